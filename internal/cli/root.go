@@ -1,0 +1,111 @@
+// Package cli maps redline's command lines onto the library packages. It is
+// the only package that parses flags, prints to the terminal or decides exit
+// codes; every command lives in its own file and registers itself here.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, in one place. Commands return errors; Main turns them into codes.
+const (
+	ExitOK       = 0 // success, nothing to report
+	ExitFailure  = 1 // the command ran and failed (or, for doctor, found problems)
+	ExitError    = 2 // the command could not run: bad input, unreadable state
+	ExitSignaled = 130
+)
+
+// exitError carries a specific exit code and an optional message through
+// cobra's error return. An empty message means the command already printed
+// what the user needs to know.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+// exitCode returns an error that makes Main exit with code and print msg
+// (unless msg is empty) on stderr.
+func exitCode(code int, msg string) error { return &exitError{code: code, msg: msg} }
+
+// usageError is a bad-input error: printed, exit 1 for bench (as
+// redis-benchmark does) or ExitError elsewhere, decided by the command.
+func usageError(format string, args ...any) error {
+	return &exitError{code: ExitError, msg: fmt.Sprintf(format, args...)}
+}
+
+// streams bundles the command's I/O so tests can capture it.
+type streams struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// commandFactory builds one top-level command.
+type commandFactory func(*streams) *cobra.Command
+
+var factories []commandFactory
+
+// register adds a top-level command; each command file calls it from init.
+func register(f commandFactory) { factories = append(factories, f) }
+
+// newRoot builds the command tree around the given streams.
+func newRoot(s *streams) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "redline",
+		Short: "Measure, diagnose, tune reversibly and prove Redis performance on Linux",
+		Long: `redline measures a Redis server (bench), models its host (inspect), finds
+problems (doctor), applies journaled, reversible fixes (tune) and runs the whole
+before/after experiment with repeated measurements and a report (lab).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       Version(),
+	}
+	root.SetIn(s.in)
+	root.SetOut(s.out)
+	root.SetErr(s.err)
+	// bench keeps redis-benchmark's -h HOST, so help is long-form only
+	// everywhere (cobra would otherwise panic on the duplicate shorthand).
+	root.PersistentFlags().Bool("help", false, "help for this command")
+	root.SetVersionTemplate("redline {{.Version}}\n")
+	for _, f := range factories {
+		root.AddCommand(f(s))
+	}
+	return root
+}
+
+// Main runs redline with args and returns the process exit code.
+func Main(args []string) int {
+	return run(context.Background(), args, &streams{in: os.Stdin, out: os.Stdout, err: os.Stderr})
+}
+
+func run(ctx context.Context, args []string, s *streams) int {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	root := newRoot(s)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintln(s.err, ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(s.err, "redline:", err)
+	if ctx.Err() != nil {
+		return ExitSignaled
+	}
+	return ExitFailure
+}

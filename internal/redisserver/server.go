@@ -1,0 +1,280 @@
+// Package redisserver starts and stops a redis-server that redline manages:
+// on a free port, in its own directory, with its log kept. The lab uses it
+// for its managed target and the tests use it (through redistest) for a
+// real server on loopback.
+package redisserver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"redline/internal/resp"
+)
+
+// Options says how to start a server. The zero value starts redis-server
+// from PATH on a free port of 127.0.0.1 in a new temporary directory, with
+// persistence off.
+type Options struct {
+	Binary string   // redis-server binary; default "redis-server" from PATH
+	Dir    string   // working directory; default a new temporary directory, removed by Stop
+	Bind   string   // default 127.0.0.1
+	Port   int      // 0 picks a free port
+	Unix   bool     // also listen on a unix socket in Dir
+	Config []string // extra redis.conf lines, e.g. "io-threads 2"
+	Env    []string // extra environment, e.g. "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4"
+	// Wrap is a command prefix such as ["numactl", "-N", "0"] or
+	// ["ip", "netns", "exec", "srv"]; the prefix must exec redis-server.
+	Wrap         []string
+	StartTimeout time.Duration // default 10s
+}
+
+// Server is a running redis-server.
+type Server struct {
+	Host     string
+	Port     int
+	Socket   string // unix socket path, when Options.Unix
+	Dir      string
+	LogPath  string
+	ConfPath string
+	cmd      *exec.Cmd
+	exited   chan struct{}
+	ownDir   bool
+}
+
+// Addr returns host:port.
+func (s *Server) Addr() string { return net.JoinHostPort(s.Host, strconv.Itoa(s.Port)) }
+
+// Pid returns the server's process id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
+
+// Start starts a server and waits until it answers PING. On failure it
+// returns an error that quotes the end of the server's log.
+func Start(ctx context.Context, o Options) (*Server, error) {
+	if o.Binary == "" {
+		o.Binary = "redis-server"
+	}
+	bin, err := exec.LookPath(o.Binary)
+	if err != nil {
+		return nil, fmt.Errorf("redis-server binary %q not found (install it: apt-get install -y redis-server, or pass the path): %w", o.Binary, err)
+	}
+	o.Binary = bin
+	if o.Bind == "" {
+		o.Bind = "127.0.0.1"
+	}
+	if o.StartTimeout <= 0 {
+		o.StartTimeout = 10 * time.Second
+	}
+	var lastErr error
+	for attempt := 0; attempt < 5; attempt++ {
+		s, err := startOnce(ctx, o)
+		if err == nil {
+			return s, nil
+		}
+		lastErr = err
+		// A free port can be taken between our probe and the server's bind.
+		if o.Port != 0 || !strings.Contains(err.Error(), "Address already in use") {
+			break
+		}
+	}
+	return nil, lastErr
+}
+
+func startOnce(ctx context.Context, o Options) (*Server, error) {
+	s := &Server{Host: o.Bind, Port: o.Port, Dir: o.Dir, exited: make(chan struct{})}
+	if s.Dir == "" {
+		d, err := os.MkdirTemp("", "redline-redis-")
+		if err != nil {
+			return nil, err
+		}
+		s.Dir, s.ownDir = d, true
+	}
+	if s.Port == 0 {
+		p, err := FreePort(o.Bind)
+		if err != nil {
+			s.removeDir()
+			return nil, err
+		}
+		s.Port = p
+	}
+	if err := s.writeConfig(o); err != nil {
+		s.removeDir()
+		return nil, err
+	}
+	argv := append(append([]string{}, o.Wrap...), o.Binary, s.ConfPath)
+	s.cmd = exec.Command(argv[0], argv[1:]...)
+	s.cmd.Dir = s.Dir
+	s.cmd.Env = append(os.Environ(), o.Env...)
+	// Its own process group keeps a terminal's Ctrl-C from killing the
+	// server before redline has restored the host; Pdeathsig stops it if
+	// redline itself dies.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	var stderr bytes.Buffer
+	s.cmd.Stdout, s.cmd.Stderr = &stderr, &stderr
+	if err := s.cmd.Start(); err != nil {
+		s.removeDir()
+		return nil, fmt.Errorf("start %s: %w", strings.Join(argv, " "), err)
+	}
+	go func() { s.cmd.Wait(); close(s.exited) }()
+	if err := s.waitReady(ctx, o.StartTimeout); err != nil {
+		s.kill()
+		msg := strings.TrimSpace(stderr.String() + "\n" + s.LogTail(15))
+		s.removeDir()
+		return nil, fmt.Errorf("redis-server on %s did not start: %w\n%s", s.Addr(), err, msg)
+	}
+	return s, nil
+}
+
+func (s *Server) writeConfig(o Options) error {
+	s.LogPath = filepath.Join(s.Dir, "redis.log")
+	s.ConfPath = filepath.Join(s.Dir, "redis.conf")
+	lines := []string{
+		"bind " + o.Bind,
+		"port " + strconv.Itoa(s.Port),
+		"dir " + s.Dir,
+		"logfile " + s.LogPath,
+		"daemonize no",
+		`save ""`,
+		"appendonly no",
+	}
+	if o.Unix {
+		s.Socket = filepath.Join(s.Dir, "redis.sock")
+		lines = append(lines, "unixsocket "+s.Socket, "unixsocketperm 700")
+	}
+	lines = append(lines, o.Config...)
+	return os.WriteFile(s.ConfPath, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	var last error
+	for time.Now().Before(deadline) {
+		select {
+		case <-s.exited:
+			return fmt.Errorf("redis-server exited: %v", s.cmd.ProcessState)
+		case <-ctx.Done():
+			return ctx.Err()
+		default:
+		}
+		if last = s.ping(ctx); last == nil {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return fmt.Errorf("no PONG within %s: %v", timeout, last)
+}
+
+func (s *Server) ping(ctx context.Context) error {
+	c, err := s.Client(ctx)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	v, err := c.Do(ctx, "PING")
+	if err != nil {
+		return err
+	}
+	if v.IsError() && !strings.HasPrefix(v.Str, "NOAUTH") {
+		return v.Err()
+	}
+	return nil
+}
+
+// Client dials the server with a one-second timeout.
+func (s *Server) Client(ctx context.Context) (*resp.Client, error) {
+	return resp.Dial(ctx, resp.DialOptions{Addr: s.Addr(), Timeout: time.Second})
+}
+
+// LogTail returns up to n last lines of the server's log.
+func (s *Server) LogTail(n int) string {
+	b, err := os.ReadFile(s.LogPath)
+	if err != nil {
+		return ""
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Exited is closed when the server process has exited.
+func (s *Server) Exited() <-chan struct{} { return s.exited }
+
+// Stop shuts the server down (SHUTDOWN NOSAVE, then SIGTERM, then SIGKILL,
+// each with a deadline) and removes its directory if Start created it.
+func (s *Server) Stop() error {
+	defer s.removeDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if c, err := s.Client(ctx); err == nil {
+		c.Do(ctx, "SHUTDOWN", "NOSAVE") // the connection drops; no reply expected
+		c.Close()
+	}
+	if s.waitExit(3 * time.Second) {
+		return nil
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	if s.waitExit(3 * time.Second) {
+		return nil
+	}
+	s.kill()
+	return errors.New("redis-server did not stop on SHUTDOWN or SIGTERM; killed")
+}
+
+func (s *Server) waitExit(d time.Duration) bool {
+	select {
+	case <-s.exited:
+		return true
+	case <-time.After(d):
+		return false
+	}
+}
+
+func (s *Server) kill() {
+	s.cmd.Process.Kill()
+	s.waitExit(5 * time.Second)
+}
+
+func (s *Server) removeDir() {
+	if s.ownDir {
+		os.RemoveAll(s.Dir)
+	}
+}
+
+// FreePort returns a TCP port that was free on host a moment ago.
+func FreePort(host string) (int, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
+	if err != nil {
+		return 0, fmt.Errorf("find a free port on %s: %w", host, err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// Version runs "redis-server --version" and returns the version number,
+// e.g. "7.0.15".
+func Version(binary string) (string, error) {
+	if binary == "" {
+		binary = "redis-server"
+	}
+	out, err := exec.Command(binary, "--version").Output()
+	if err != nil {
+		return "", err
+	}
+	for _, f := range strings.Fields(string(out)) {
+		if v, ok := strings.CutPrefix(f, "v="); ok {
+			return v, nil
+		}
+	}
+	return "", fmt.Errorf("unexpected output of %s --version: %q", binary, out)
+}

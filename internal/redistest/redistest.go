@@ -1,0 +1,57 @@
+// Package redistest gives tests a real redis-server on a free loopback port,
+// in a temporary directory, stopped when the test ends.
+package redistest
+
+import (
+	"context"
+	"testing"
+
+	"redline/internal/redisserver"
+	"redline/internal/resp"
+)
+
+// Start starts a redis-server for t and registers its shutdown. Extra
+// redis.conf lines go in config.
+func Start(t testing.TB, config ...string) *redisserver.Server {
+	t.Helper()
+	return StartWith(t, redisserver.Options{Config: config})
+}
+
+// StartWith starts a server with full options.
+func StartWith(t testing.TB, o redisserver.Options) *redisserver.Server {
+	t.Helper()
+	if o.Dir == "" {
+		o.Dir = t.TempDir()
+	}
+	s, err := redisserver.Start(context.Background(), o)
+	if err != nil {
+		t.Fatalf("start redis-server: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Stop(); err != nil {
+			t.Errorf("stop redis-server: %v", err)
+		}
+	})
+	return s
+}
+
+// Client returns a control connection to s, closed when the test ends.
+func Client(t testing.TB, s *redisserver.Server) *resp.Client {
+	t.Helper()
+	c, err := s.Client(context.Background())
+	if err != nil {
+		t.Fatalf("connect to redis-server %s: %v", s.Addr(), err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// Do runs one command on c and fails the test on an I/O error.
+func Do(t testing.TB, c *resp.Client, args ...string) resp.Value {
+	t.Helper()
+	v, err := c.Do(context.Background(), args...)
+	if err != nil {
+		t.Fatalf("%v: %v", args, err)
+	}
+	return v
+}
