@@ -1,0 +1,144 @@
+package redisadmin
+
+// The server's own files, read through /proc/PID/root and /proc/PID/cwd so
+// that a server in another mount namespace (a container) is read as it
+// sees them. redis.conf lines look like
+//
+//	maxclients 10000
+//	save 3600 1 300 100
+//
+// and start-up warnings in the log like
+//
+//	9726:M 29 Nov 2026 10:00:00.000 # WARNING: The TCP backlog setting of 511 cannot be enforced ...
+
+import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// ConfFile is the redis.conf the server was started with, as directives
+// (lower-case name to its arguments; a repeated directive keeps the last).
+// It says what the operator asked for, where CONFIG GET says what the
+// server runs with (Redis lowers maxclients when the fd limit is too low).
+type ConfFile struct {
+	Path       string            `json:"path"`
+	Directives map[string]string `json:"directives"`
+}
+
+// parseConfFile reads redis.conf directives; "include" files are not
+// followed.
+func parseConfFile(r io.Reader) map[string]string {
+	out := map[string]string{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		name, args, _ := strings.Cut(line, " ")
+		out[strings.ToLower(name)] = strings.TrimSpace(args)
+	}
+	return out
+}
+
+// serverPath maps a path as the server sees it to one this process can
+// open: absolute paths through /proc/PID/root, relative ones through the
+// server's working directory.
+func serverPath(procRoot string, pid int, p string) string {
+	base := filepath.Join(procRoot, strconv.Itoa(pid))
+	if filepath.IsAbs(p) {
+		return filepath.Join(base, "root", p)
+	}
+	return filepath.Join(base, "cwd", p)
+}
+
+// openServerFile opens p through the server's view, falling back to this
+// process's view (when /proc/PID/root is not readable without root).
+func openServerFile(procRoot string, pid int, p string) (*os.File, string, error) {
+	f, err := os.Open(serverPath(procRoot, pid, p))
+	if err == nil {
+		return f, p, nil
+	}
+	if filepath.IsAbs(p) {
+		if f2, err2 := os.Open(p); err2 == nil {
+			return f2, p, nil
+		}
+	}
+	return nil, p, err
+}
+
+// readConfFile reads the server's redis.conf; ok is false when it has none
+// or it cannot be read.
+func readConfFile(procRoot string, pid int, path string) (*ConfFile, error) {
+	f, shown, err := openServerFile(procRoot, pid, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return &ConfFile{Path: shown, Directives: parseConfFile(io.LimitReader(f, 4<<20))}, nil
+}
+
+// logTailBytes bounds how much of the log is read: start-up warnings sit
+// right after the banner, and a long-running server's log can be huge.
+const logTailBytes = 512 << 10
+
+// startMarker opens every start of the server in its log.
+const startMarker = "Redis is starting"
+
+// readLogWarnings returns the "# WARNING" lines that the current run of the
+// server logged, read from the tail of its log file.
+func readLogWarnings(procRoot string, pid int, path string) ([]string, error) {
+	f, _, err := openServerFile(procRoot, pid, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > logTailBytes {
+		f.Seek(st.Size()-logTailBytes, io.SeekStart)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, logTailBytes))
+	if err != nil {
+		return nil, err
+	}
+	return parseLogWarnings(string(b), pid), nil
+}
+
+// parseLogWarnings picks the warning lines of the last start whose lines
+// carry pid (a log file can hold several servers' runs).
+func parseLogWarnings(log string, pid int) []string {
+	prefix := strconv.Itoa(pid) + ":"
+	var out []string
+	for line := range strings.SplitSeq(log, "\n") {
+		line = strings.TrimRight(line, "\r")
+		if !strings.HasPrefix(line, prefix) {
+			continue
+		}
+		if strings.Contains(line, startMarker) {
+			out = out[:0]
+			continue
+		}
+		if _, msg, ok := strings.Cut(line, " # "); ok && isWarning(msg) {
+			out = append(out, msg)
+		}
+	}
+	return out
+}
+
+// warningWords pick, among the lines logged at warning level ("#"), the
+// ones about the host or the configuration; banners such as "Redis is
+// starting" and "Configuration loaded" are logged at the same level.
+var warningWords = []string{"WARNING", "maxclients", "ulimit", "open files"}
+
+func isWarning(msg string) bool {
+	for _, w := range warningWords {
+		if strings.Contains(msg, w) {
+			return true
+		}
+	}
+	return false
+}

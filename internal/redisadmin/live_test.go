@@ -1,0 +1,204 @@
+package redisadmin_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"redline/internal/redisadmin"
+	"redline/internal/redisserver"
+	"redline/internal/redistest"
+)
+
+func dial(t *testing.T, s *redisserver.Server) *redisadmin.Conn {
+	t.Helper()
+	c, err := redisadmin.Dial(context.Background(), redisadmin.Options{Addr: s.Addr()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// A server started with a low open-files limit lowers maxclients itself;
+// Collect must show both what redis.conf asked and what the server runs
+// with, the server's start-up warnings, and that it is local.
+func TestCollectLive(t *testing.T) {
+	s := redistest.StartWith(t, redisserver.Options{
+		Config: []string{"maxclients 10000", "tcp-backlog 511", "latency-monitor-threshold 0"},
+		Wrap:   []string{"prlimit", "--nofile=256:256", "--"},
+	})
+	c := dial(t, s)
+	f, err := redisadmin.Collect(context.Background(), c, redisadmin.CollectOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Version == "" || !strings.HasPrefix(f.Version, "7.") && !strings.HasPrefix(f.Version, "8.") {
+		t.Errorf("Version = %q", f.Version)
+	}
+	if n, _ := f.Config.Int("maxclients"); n != 256-32 {
+		t.Errorf("running maxclients = %d, want 224 (256 fds - 32)", n)
+	}
+	if f.ConfFile == nil || f.ConfFile.Directives["maxclients"] != "10000" {
+		t.Errorf("ConfFile = %+v (err %q), want maxclients 10000", f.ConfFile, f.Errors["conf-file"])
+	}
+	if !slices.ContainsFunc(f.LogWarnings, func(w string) bool { return strings.Contains(w, "maxclients has been reduced to 224") }) {
+		t.Errorf("LogWarnings = %q (err %q), want the maxclients reduction", f.LogWarnings, f.Errors["log"])
+	}
+	if !f.Process.Local || f.Process.Pid != s.Pid() {
+		t.Errorf("Process = %+v, want local pid %d", f.Process, s.Pid())
+	}
+	if same, known := f.Process.SameNetNS(); !known || !same {
+		t.Errorf("SameNetNS = %v, %v; want same and known", same, known)
+	}
+	if len(f.Errors) != 0 {
+		t.Errorf("Errors = %v", f.Errors)
+	}
+	if f.RoundTrips != 3 {
+		t.Errorf("RoundTrips = %d, want 3 (INFO, CONFIG GET, LATENCY LATEST)", f.RoundTrips)
+	}
+	if _, ok := f.Info.Section("Commandstats"); !ok {
+		t.Error("INFO everything has no Commandstats section")
+	}
+}
+
+func TestLatencyLatestLive(t *testing.T) {
+	s := redistest.Start(t, "latency-monitor-threshold 1", "enable-debug-command yes")
+	c := dial(t, s)
+	ctx := context.Background()
+	if _, err := c.Do(ctx, "DEBUG", "SLEEP", "0.02"); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := c.LatencyLatest(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ev, func(e redisadmin.LatencyEvent) bool { return e.Event == "command" })
+	if i < 0 || ev[i].Max < 15*time.Millisecond {
+		t.Errorf("LATENCY LATEST = %+v, want a command event of about 20ms", ev)
+	}
+}
+
+func TestDialErrors(t *testing.T) {
+	ctx := context.Background()
+	port, err := redisserver.FreePort("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = redisadmin.Dial(ctx, redisadmin.Options{Addr: "127.0.0.1:" + strconv.Itoa(port), Timeout: time.Second})
+	if err == nil || !strings.Contains(err.Error(), "127.0.0.1:"+strconv.Itoa(port)) {
+		t.Errorf("dial to a closed port: %v, want an error naming the address", err)
+	}
+	s := redistest.Start(t, "requirepass sekret")
+	if _, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: s.Addr(), Password: "wrong"}); err == nil || !strings.Contains(err.Error(), "password") {
+		t.Errorf("wrong password: %v", err)
+	}
+	c, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: s.Addr(), Password: "sekret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Info(ctx, "server"); err != nil {
+		t.Errorf("INFO after AUTH: %v", err)
+	}
+	if _, err := redisadmin.Dial(ctx, redisadmin.Options{}); err == nil {
+		t.Error("empty address accepted")
+	}
+}
+
+// A stalled server (a listener that never answers) must not hang a round trip.
+func TestRoundTripDeadline(t *testing.T) {
+	s := redistest.Start(t, "enable-debug-command yes")
+	c, err := redisadmin.Dial(context.Background(), redisadmin.Options{Addr: s.Addr(), Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	start := time.Now()
+	_, err = c.Do(context.Background(), "DEBUG", "SLEEP", "1")
+	if err == nil || !strings.Contains(err.Error(), "no reply") || time.Since(start) > 900*time.Millisecond {
+		t.Errorf("err = %v after %s; want a deadline error well before the 1s sleep ends", err, time.Since(start))
+	}
+}
+
+func TestLocateNotLocal(t *testing.T) {
+	s := redistest.Start(t)
+	c := dial(t, s)
+	info, err := c.Info(context.Background(), "server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	if p := redisadmin.Locate(info, "/proc", 0, now); !p.Local {
+		t.Errorf("real server not local: %+v", p)
+	}
+	// pid 1 exists but is not the server.
+	if p := redisadmin.Locate(info, "/proc", 1, now); p.Local {
+		t.Errorf("pid 1 taken for the server: %+v", p)
+	}
+	// A fake /proc whose process has the right name but the wrong start.
+	root := t.TempDir()
+	pid, _ := info.ProcessID()
+	dir := filepath.Join(root, strconv.Itoa(pid))
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(root, "stat"), []byte("cpu 1 2 3\nbtime 1000\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "stat"), []byte(strconv.Itoa(pid)+" (redis-server) S 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 100 20\n"), 0o644)
+	p := redisadmin.Locate(info, root, 0, now)
+	if p.Local || !strings.Contains(p.Reason, "different process") {
+		t.Errorf("stale pid: %+v", p)
+	}
+}
+
+// ReadInNetNS must read the server's namespace, not ours: a namespace the
+// test creates gets a somaxconn different from the host's.
+func TestReadInNetNS(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("entering a network namespace needs root")
+	}
+	ns := "redline-ra-" + strconv.Itoa(os.Getpid())
+	run := func(args ...string) {
+		t.Helper()
+		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	run("ip", "netns", "add", ns)
+	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
+	host, _ := os.ReadFile("/proc/sys/net/core/somaxconn")
+	want := "1234"
+	if strings.TrimSpace(string(host)) == want {
+		want = "1235"
+	}
+	run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.core.somaxconn="+want)
+	cmd := exec.Command("ip", "netns", "exec", ns, "sleep", "30")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var got map[string]string
+	var err error
+	for range 50 { // ip netns exec execs sleep after setns; wait for the switch
+		got, err = redisadmin.ReadInNetNS(cmd.Process.Pid, []string{"/proc/sys/net/core/somaxconn", "/proc/sys/net/no/such"})
+		if err == nil && got["/proc/sys/net/core/somaxconn"] == want {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil || got["/proc/sys/net/core/somaxconn"] != want {
+		t.Fatalf("ReadInNetNS = %v, %v; want somaxconn %s", got, err, want)
+	}
+	if _, ok := got["/proc/sys/net/no/such"]; ok {
+		t.Error("a missing file was reported")
+	}
+	// This goroutine's thread must still be in the host namespace.
+	now, _ := os.ReadFile("/proc/sys/net/core/somaxconn")
+	if string(now) != string(host) {
+		t.Errorf("host somaxconn reads %q after ReadInNetNS, was %q", now, host)
+	}
+}
