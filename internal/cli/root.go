@@ -49,6 +49,7 @@ func usageError(format string, args ...any) error {
 type streams struct {
 	in       io.Reader
 	out, err io.Writer
+	argv     []string // the command line, for results' provenance
 }
 
 // commandFactory builds one top-level command.
@@ -90,6 +91,7 @@ func Main(args []string) int {
 }
 
 func run(ctx context.Context, args []string, s *streams) int {
+	s.argv = append([]string{"redline"}, args...)
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRoot(s)

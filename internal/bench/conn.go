@@ -1,0 +1,71 @@
+package bench
+
+// connState is where a connection is in its life.
+type connState uint8
+
+const (
+	stConnecting connState = iota // non-blocking connect in progress
+	stHandshake                   // AUTH/TRACKING/SELECT/HELLO replies pending
+	stReady                       // set up, waiting for the measurement to start
+	stActive                      // sending and receiving the workload
+	stDone                        // nothing more to send, nothing outstanding
+)
+
+// pending is one request written (or, in rate mode, due) and not yet
+// answered.
+type pending struct {
+	sent     int64 // when it was written, ns since the run's origin
+	intended int64 // when it was due (rate mode); == sent in closed loop
+	class    uint8 // index of the command in a mix
+	measured bool  // false for warm-up requests
+}
+
+// queue is a FIFO of pending requests: replies come back in order.
+type queue struct {
+	buf        []pending
+	head, size int
+}
+
+func (q *queue) push(p pending) {
+	if q.size == len(q.buf) {
+		q.grow()
+	}
+	q.buf[(q.head+q.size)%len(q.buf)] = p
+	q.size++
+}
+
+func (q *queue) pop() pending {
+	p := q.buf[q.head]
+	q.head++
+	if q.head == len(q.buf) {
+		q.head = 0
+	}
+	q.size--
+	return p
+}
+
+func (q *queue) grow() {
+	n := make([]pending, max(16, 2*len(q.buf)))
+	for i := range q.size {
+		n[i] = q.buf[(q.head+i)%len(q.buf)]
+	}
+	q.buf, q.head = n, 0
+}
+
+// conn is one connection's protocol state. The event loop owns it; no
+// locks.
+type conn struct {
+	fd       int
+	state    connState
+	out      []byte // bytes to write
+	outOff   int
+	in       []byte // bytes read and not yet consumed
+	q        queue
+	prefix   int   // handshake replies still to discard
+	lastIO   int64 // last read, or the write that started a wait
+	wantOut  bool  // registered for EPOLLOUT after a short write
+	started  int64 // connect start, for the connect timeout
+	batchEnd bool  // closed loop: the current batch is fully answered
+}
+
+const readChunk = 64 << 10

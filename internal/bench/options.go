@@ -1,0 +1,108 @@
+package bench
+
+import (
+	"crypto/tls"
+	"fmt"
+	"time"
+)
+
+// Defaults, as in redis-benchmark where it has the setting.
+const (
+	DefaultClients    = 50
+	DefaultRequests   = 100000
+	DefaultDataSize   = 3
+	DefaultPipeline   = 1
+	DefaultPrecision  = 3
+	DefaultTimeout    = 10 * time.Second
+	DefaultMaxPending = 1000
+	// MaxLatency is the histogram's ceiling: one hour, against
+	// redis-benchmark's silent 3 s clamp.
+	MaxLatency = time.Hour
+)
+
+// Options configures one benchmark run. The zero value is not usable; start
+// from DefaultOptions.
+type Options struct {
+	Network string      // "tcp" or "unix"
+	Addr    string      // host:port, or the socket path for "unix"
+	TLS     *tls.Config // nil: plain connections
+
+	User, Password string // AUTH [user] password on every connection
+	DB             int    // SELECT db on every connection when > 0
+	RESP3          bool   // HELLO 3 on every connection
+	Tracking       bool   // CLIENT TRACKING on, on every connection
+
+	Clients   int   // connections
+	Requests  int64 // requests per test; 0 with Duration: until the duration ends
+	Duration  time.Duration
+	Warmup    time.Duration // load before measuring starts; not counted
+	Pipeline  int           // requests per batch (closed loop)
+	Threads   int           // event loops; 0 means 1
+	KeepAlive bool          // false: reconnect after every batch (-k 0)
+
+	Keys  KeyOptions
+	Sizes SizeSpec
+
+	// Rate, when > 0, sends requests open-loop at this many per second in
+	// total, each timed from its intended send time; MaxPending bounds the
+	// requests outstanding on one connection.
+	Rate       float64
+	MaxPending int
+
+	Precision int           // HDR significant figures, 1..5
+	Timeout   time.Duration // longest wait for a connect or for any reply
+	Seed      uint64        // 0: seeded from the clock
+
+	// Progress, if set, is called every ProgressInterval from a separate
+	// goroutine while a test runs.
+	Progress         func(Progress)
+	ProgressInterval time.Duration
+}
+
+// DefaultOptions returns redis-benchmark's defaults against 127.0.0.1:6379.
+func DefaultOptions() Options {
+	return Options{
+		Network:    "tcp",
+		Addr:       "127.0.0.1:6379",
+		Clients:    DefaultClients,
+		Requests:   DefaultRequests,
+		Pipeline:   DefaultPipeline,
+		KeepAlive:  true,
+		Sizes:      SizeSpec{Min: DefaultDataSize, Max: DefaultDataSize},
+		Precision:  DefaultPrecision,
+		Timeout:    DefaultTimeout,
+		MaxPending: DefaultMaxPending,
+	}
+}
+
+// Validate checks the options and says what to change.
+func (o *Options) Validate() error {
+	checks := []struct {
+		bad bool
+		msg string
+	}{
+		{o.Clients < 1, fmt.Sprintf("clients must be at least 1, got %d (-c)", o.Clients)},
+		{o.Requests < 0, fmt.Sprintf("requests must not be negative, got %d (-n)", o.Requests)},
+		{o.Requests == 0 && o.Duration <= 0, "nothing to do: -n 0 without --duration (give -n N or --duration D)"},
+		{o.Pipeline < 1, fmt.Sprintf("pipeline must be at least 1, got %d (-P)", o.Pipeline)},
+		{o.Threads < 0, fmt.Sprintf("threads must not be negative, got %d (--threads)", o.Threads)},
+		{o.Precision < 1 || o.Precision > 5, fmt.Sprintf("precision must be 1..5 significant figures, got %d (--precision)", o.Precision)},
+		{o.Rate < 0, fmt.Sprintf("rate must not be negative, got %v (--rate)", o.Rate)},
+		{o.Rate > 0 && o.MaxPending < 1, "max pending must be at least 1 with --rate"},
+		{o.Timeout <= 0, "timeout must be positive (--timeout)"},
+		{o.Duration < 0 || o.Warmup < 0, "durations must not be negative"},
+		{o.Sizes.Min < 1 && len(o.Sizes.List) == 0, fmt.Sprintf("value size must be at least 1 byte, got %d (-d)", o.Sizes.Min)},
+		{o.Sizes.Largest() > MaxValueSize, fmt.Sprintf("value size above 1 GiB: %d (-d)", o.Sizes.Largest())},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return fmt.Errorf("%s", c.msg)
+		}
+	}
+	return nil
+}
+
+func (o *Options) threads() int {
+	t := max(o.Threads, 1)
+	return min(t, o.Clients)
+}

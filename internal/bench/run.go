@@ -1,0 +1,510 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+	"golang.org/x/sys/unix"
+
+	"redline/internal/resp"
+)
+
+// Progress is a live view of a running test, passed to Options.Progress.
+type Progress struct {
+	Title    string
+	Warmup   bool
+	Elapsed  time.Duration // since measurement started
+	Requests int64         // measured requests completed so far
+	// Interval figures cover the time since the previous call.
+	IntervalRPS float64
+	IntervalAvg float64 // ms
+	IntervalP99 float64 // ms
+	OverallRPS  float64
+}
+
+// eventLoop is one unit of the load: an epoll worker, or a group of TLS
+// connections.
+type eventLoop interface {
+	run(ready chan<- error, start <-chan struct{}) error
+	close()
+	recorder() *recorder
+}
+
+// runner is the state shared by the workers of one test.
+type runner struct {
+	o        *Options
+	test     Test
+	origin   time.Time
+	target   string
+	domain   int
+	sockaddr unix.Sockaddr
+
+	prefix      []byte
+	prefixCount int
+	prefixNames []string
+	cmdNames    []string
+
+	loops []eventLoop
+
+	budget    atomic.Int64
+	started   atomic.Bool
+	measuring atomic.Bool
+	stopIssue atomic.Bool
+	abort     atomic.Bool
+
+	mu          sync.Mutex
+	err         error
+	interrupted bool
+	abortedAt   int64
+	measureFrom int64
+}
+
+func (r *runner) now() int64 { return int64(time.Since(r.origin)) }
+
+// claim takes up to k requests from the budget; 0 means stop sending.
+// Warm-up requests are not counted against it.
+func (r *runner) claim(k int) int {
+	if r.stopIssue.Load() || r.abort.Load() {
+		return 0
+	}
+	if !r.measuring.Load() {
+		return k
+	}
+	for {
+		cur := r.budget.Load()
+		if cur <= 0 {
+			return 0
+		}
+		take := min(int64(k), cur)
+		if r.budget.CompareAndSwap(cur, cur-take) {
+			return int(take)
+		}
+	}
+}
+
+// issuingOpen reports whether more requests may still be sent.
+func (r *runner) issuingOpen() bool {
+	return !r.stopIssue.Load() && !r.abort.Load() && (!r.measuring.Load() || r.budget.Load() > 0)
+}
+
+func (r *runner) fail(err error) {
+	r.mu.Lock()
+	if r.err == nil {
+		r.err = err
+		r.abortedAt = r.now()
+	}
+	r.mu.Unlock()
+	r.abort.Store(true)
+}
+
+// Run runs one test and returns what it measured. data holds the value
+// bytes for __data__ (at least the largest size). When the run fails or is
+// interrupted after measuring started, the Summary holds the partial
+// results and has Error or Interrupted set, and the error is returned too.
+func Run(ctx context.Context, o Options, t Test, data []byte) (*Summary, error) {
+	if err := o.Validate(); err != nil {
+		return nil, err
+	}
+	if o.TLS != nil && (o.Rate > 0 || !o.KeepAlive) {
+		return nil, fmt.Errorf("--rate and -k 0 are not supported with --tls yet")
+	}
+	r := &runner{o: &o, test: t, origin: time.Now()}
+	if err := r.resolve(); err != nil {
+		return nil, err
+	}
+	r.buildPrefix()
+	gens, err := r.generators(data)
+	if err != nil {
+		return nil, err
+	}
+	if o.Requests > 0 {
+		r.budget.Store(o.Requests)
+	} else {
+		r.budget.Store(math.MaxInt64)
+	}
+	if err := r.makeWorkers(gens); err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, l := range r.loops {
+			l.close()
+		}
+	}()
+	return r.execute(ctx)
+}
+
+func (r *runner) resolve() error {
+	if r.o.Network == "unix" {
+		r.domain, r.sockaddr, r.target = unix.AF_UNIX, &unix.SockaddrUnix{Name: r.o.Addr}, r.o.Addr
+		return nil
+	}
+	r.target = r.o.Addr
+	a, err := net.ResolveTCPAddr("tcp", r.o.Addr)
+	if err != nil {
+		return fmt.Errorf("Could not resolve %s: %w", r.o.Addr, err)
+	}
+	if ip4 := a.IP.To4(); ip4 != nil {
+		sa := &unix.SockaddrInet4{Port: a.Port}
+		copy(sa.Addr[:], ip4)
+		r.domain, r.sockaddr = unix.AF_INET, sa
+		return nil
+	}
+	sa := &unix.SockaddrInet6{Port: a.Port}
+	copy(sa.Addr[:], a.IP.To16())
+	if a.Zone != "" {
+		if ifi, err := net.InterfaceByName(a.Zone); err == nil {
+			sa.ZoneId = uint32(ifi.Index)
+		}
+	}
+	r.domain, r.sockaddr = unix.AF_INET6, sa
+	return nil
+}
+
+// buildPrefix prepares the commands every connection sends first, in
+// redis-benchmark's order; their replies are checked and dropped.
+func (r *runner) buildPrefix() {
+	add := func(name string, args ...string) {
+		r.prefix = resp.AppendCommand(r.prefix, args...)
+		r.prefixNames = append(r.prefixNames, name)
+	}
+	switch {
+	case r.o.Password != "" && r.o.User != "":
+		add("AUTH", "AUTH", r.o.User, r.o.Password)
+	case r.o.Password != "":
+		add("AUTH", "AUTH", r.o.Password)
+	}
+	if r.o.Tracking {
+		add("CLIENT TRACKING", "CLIENT", "TRACKING", "on")
+	}
+	if r.o.DB != 0 {
+		add("SELECT", "SELECT", fmt.Sprint(r.o.DB))
+	}
+	if r.o.RESP3 {
+		add("HELLO 3", "HELLO", "3")
+	}
+	r.prefixCount = len(r.prefixNames)
+}
+
+// generators compiles the test once per worker, each with its own random
+// source.
+func (r *runner) generators(data []byte) ([]generator, error) {
+	parts := r.test.Mix
+	if len(parts) == 0 {
+		parts = []MixPart{{Name: r.test.Title, Args: r.test.Args, Weight: 1}}
+	}
+	if len(parts) > 255 {
+		return nil, fmt.Errorf("a mix can hold at most 255 commands, got %d", len(parts))
+	}
+	var fixed []byte
+	if r.o.Sizes.Fixed() {
+		if len(data) < r.o.Sizes.Min {
+			return nil, fmt.Errorf("payload of %d bytes is shorter than the value size %d", len(data), r.o.Sizes.Min)
+		}
+		fixed = data[:r.o.Sizes.Min]
+	}
+	var cmds []command
+	var weights []int
+	for _, p := range parts {
+		c, err := compile(p.Args, r.test.Inline, r.o.Keys.Space > 0, fixed)
+		if err != nil {
+			return nil, fmt.Errorf("command %q: %w", strings.Join(p.Args, " "), err)
+		}
+		cmds = append(cmds, c)
+		weights = append(weights, max(p.Weight, 1))
+		r.cmdNames = append(r.cmdNames, p.Name)
+	}
+	seq := new(atomic.Uint64)
+	keys := r.o.Keys
+	keys.Sequence = seq
+	seed := r.o.Seed
+	var gens []generator
+	for i := range r.o.threads() {
+		ks, err := newKeySource(keys)
+		if err != nil {
+			return nil, err
+		}
+		g := generator{cmds: cmds, keys: ks, sizes: newSizeSource(r.o.Sizes), data: data,
+			rng: newRand(seed, uint64(i)+1)}
+		if len(cmds) > 1 {
+			g.schedule = mixSchedule(weights)
+			g.step = i % len(g.schedule)
+		}
+		gens = append(gens, g)
+	}
+	return gens, nil
+}
+
+func (r *runner) makeWorkers(gens []generator) error {
+	n := len(gens)
+	for i, g := range gens {
+		share := r.o.Clients / n
+		if i < r.o.Clients%n {
+			share++
+		}
+		if r.o.TLS != nil {
+			r.loops = append(r.loops, newTLSGroup(r, i, share, g))
+			continue
+		}
+		w, err := newWorker(r, i, share, g)
+		if err != nil {
+			for _, l := range r.loops {
+				l.close()
+			}
+			return err
+		}
+		r.loops = append(r.loops, w)
+	}
+	return nil
+}
+
+func newRand(seed, stream uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, stream)) }
+
+// execute connects everything, measures and summarises.
+func (r *runner) execute(ctx context.Context) (*Summary, error) {
+	ready := make(chan error, len(r.loops))
+	start := make(chan struct{})
+	done := make(chan error, len(r.loops))
+	for _, l := range r.loops {
+		go func() { done <- l.run(ready, start) }()
+	}
+	if err := r.awaitReady(ctx, ready); err != nil {
+		r.abort.Store(true)
+		close(start)
+		r.drain(done)
+		return nil, err
+	}
+	startWall := time.Now()
+	r.started.Store(true)
+	r.measuring.Store(r.o.Warmup == 0)
+	r.measureFrom = r.now()
+	close(start)
+	stopTimers := r.schedule(ctx)
+	r.watch(ctx, done)
+	stopTimers()
+	return r.summarise(startWall)
+}
+
+func (r *runner) awaitReady(ctx context.Context, ready <-chan error) error {
+	for range r.loops {
+		select {
+		case err := <-ready:
+			if err != nil {
+				return err
+			}
+		case <-ctx.Done():
+			return fmt.Errorf("interrupted while connecting: %w", ctx.Err())
+		}
+	}
+	return nil
+}
+
+func (r *runner) drain(done <-chan error) {
+	for range r.loops {
+		<-done
+	}
+}
+
+// schedule arms the warm-up and duration timers.
+func (r *runner) schedule(ctx context.Context) func() {
+	var timers []*time.Timer
+	if r.o.Warmup > 0 {
+		timers = append(timers, time.AfterFunc(r.o.Warmup, func() {
+			r.mu.Lock()
+			r.measureFrom = r.now()
+			r.mu.Unlock()
+			r.measuring.Store(true)
+		}))
+	}
+	if r.o.Duration > 0 {
+		timers = append(timers, time.AfterFunc(r.o.Warmup+r.o.Duration, func() { r.stopIssue.Store(true) }))
+	}
+	return func() {
+		for _, t := range timers {
+			t.Stop()
+		}
+	}
+}
+
+// watch waits for the workers, reporting progress and handling Ctrl-C.
+func (r *runner) watch(ctx context.Context, done <-chan error) {
+	interval := r.o.ProgressInterval
+	if interval <= 0 {
+		interval = 250 * time.Millisecond
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	p := progressState{last: r.now()}
+	remaining := len(r.loops)
+	ctxDone := ctx.Done()
+	for remaining > 0 {
+		select {
+		case err := <-done:
+			remaining--
+			if err != nil {
+				r.fail(err)
+			}
+		case <-ctxDone:
+			ctxDone = nil
+			r.mu.Lock()
+			r.interrupted = true
+			r.abortedAt = r.now()
+			r.mu.Unlock()
+			r.abort.Store(true)
+		case <-tick.C:
+			if r.o.Progress != nil {
+				r.o.Progress(r.progress(&p))
+			}
+		}
+	}
+}
+
+type progressState struct {
+	last     int64
+	lastDone int64
+}
+
+func (r *runner) progress(p *progressState) Progress {
+	now := r.now()
+	var done int64
+	tick := hdr.New(1, int64(MaxLatency), tickPrecision)
+	for _, l := range r.loops {
+		done += l.recorder().done.Load()
+		if h := l.recorder().take(); h != nil {
+			tick.Merge(h)
+		}
+	}
+	r.mu.Lock()
+	from := r.measureFrom
+	r.mu.Unlock()
+	dt := float64(now-p.last) / 1e9
+	pr := Progress{
+		Title:       r.test.Title,
+		Warmup:      !r.measuring.Load(),
+		Elapsed:     time.Duration(now - from),
+		Requests:    done,
+		IntervalRPS: float64(done-p.lastDone) / dt,
+		IntervalAvg: tick.Mean() / 1e6,
+		IntervalP99: float64(tick.ValueAtPercentile(99)) / 1e6,
+	}
+	if el := float64(now-from) / 1e9; el > 0 && !pr.Warmup {
+		pr.OverallRPS = float64(done) / el
+	}
+	p.last, p.lastDone = now, done
+	return pr
+}
+
+// summarise merges the workers' histograms into a Summary.
+func (r *runner) summarise(startWall time.Time) (*Summary, error) {
+	classes := len(r.cmdNames)
+	total := NewHistogram(r.o.Precision)
+	var unc *Histogram
+	if r.o.Rate > 0 {
+		unc = NewHistogram(r.o.Precision)
+	}
+	per := make([]*Histogram, classes)
+	var last int64
+	for i := range per {
+		per[i] = NewHistogram(r.o.Precision)
+	}
+	for _, l := range r.loops {
+		rec := l.recorder()
+		for i, h := range rec.hists {
+			per[i].Merge(h)
+			total.Merge(h)
+			if unc != nil {
+				unc.Merge(rec.unc[i])
+			}
+		}
+		last = max(last, rec.last)
+	}
+	r.mu.Lock()
+	from, err, interrupted, abortedAt := r.measureFrom, r.err, r.interrupted, r.abortedAt
+	r.mu.Unlock()
+	end := last
+	if err != nil || interrupted || end < from {
+		end = max(abortedAt, last)
+	}
+	elapsed := time.Duration(max(end-from, 0))
+	s := &Summary{
+		Schema:         SchemaVersion,
+		Title:          r.test.Title,
+		Command:        r.commandText(),
+		Start:          startWall.Add(time.Duration(from)),
+		End:            startWall.Add(time.Duration(end)),
+		ElapsedSeconds: elapsed.Seconds(),
+		Requests:       total.TotalCount(),
+		Latency:        Digest(total.Histogram),
+		Histogram:      total,
+		Interrupted:    interrupted,
+		Config:         r.runConfig(),
+	}
+	if elapsed > 0 {
+		s.RPS = float64(s.Requests) / elapsed.Seconds()
+	}
+	if unc != nil {
+		d := Digest(unc.Histogram)
+		s.Uncorrected, s.UncorrectedHistogram = &d, unc
+	}
+	if classes > 1 {
+		for i, h := range per {
+			cr := CommandResult{Name: r.cmdNames[i], Requests: h.TotalCount(), Latency: Digest(h.Histogram), Histogram: h}
+			if elapsed > 0 {
+				cr.RPS = float64(cr.Requests) / elapsed.Seconds()
+			}
+			s.Commands = append(s.Commands, cr)
+		}
+	}
+	if err != nil {
+		s.Error = err.Error()
+		s.Errors = 1
+		return s, err
+	}
+	if interrupted {
+		return s, ErrInterrupted
+	}
+	return s, nil
+}
+
+// ErrInterrupted is returned with the partial Summary when the context was
+// cancelled (Ctrl-C) during the measurement.
+var ErrInterrupted = errors.New("interrupted")
+
+func (r *runner) commandText() string {
+	if len(r.test.Mix) == 0 {
+		return strings.Join(r.test.Args, " ")
+	}
+	var parts []string
+	for _, p := range r.test.Mix {
+		parts = append(parts, fmt.Sprintf("%d x %s", p.Weight, strings.Join(p.Args, " ")))
+	}
+	return strings.Join(parts, " | ")
+}
+
+func (r *runner) runConfig() RunConfig {
+	o := r.o
+	c := RunConfig{
+		Target: o.Network + "://" + r.target, TLS: o.TLS != nil, Clients: o.Clients, Requests: o.Requests,
+		DurationSec: o.Duration.Seconds(), WarmupSec: o.Warmup.Seconds(), Pipeline: o.Pipeline,
+		Threads: len(r.loops), KeepAlive: o.KeepAlive, KeySpace: o.Keys.Space, Rate: o.Rate,
+		DB: o.DB, RESP3: o.RESP3, Precision: o.Precision, Seed: o.Seed, PayloadBytes: o.Sizes.Min,
+	}
+	if o.Keys.Space > 0 {
+		c.KeyDist = string(o.Keys.Dist)
+		if c.KeyDist == "" {
+			c.KeyDist = string(KeyUniform)
+		}
+	}
+	if !o.Sizes.Fixed() {
+		c.ValueSizes = o.Sizes.String()
+	}
+	return c
+}

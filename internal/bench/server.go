@@ -1,0 +1,106 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"redline/internal/resp"
+)
+
+// ErrAuth marks an authentication failure (wrong password, NOAUTH).
+var ErrAuth = errors.New("authentication failed")
+
+// FetchServerInfo asks the server about itself before a run: INFO server
+// and memory, CONFIG GET save/appendonly/io-threads. A server that answers
+// but refuses CONFIG (renamed command, ACL) gives a ServerInfo with
+// ConfigErr set and a nil error; an unreachable server or a failed AUTH is
+// an error.
+func FetchServerInfo(ctx context.Context, o Options) (ServerInfo, error) {
+	var info ServerInfo
+	c, err := resp.Dial(ctx, resp.DialOptions{Network: o.Network, Addr: o.Addr, TLS: o.TLS, Timeout: o.Timeout})
+	if err != nil {
+		return info, fmt.Errorf("Could not connect to Redis at %s: %s", o.Addr, capitalise(rootCause(err)))
+	}
+	defer c.Close()
+	if err := authenticate(ctx, c, o); err != nil {
+		return info, err
+	}
+	if v, err := c.Do(ctx, "INFO", "server"); err == nil && !v.IsError() {
+		parseInfoServer(v.Str, &info)
+	}
+	if v, err := c.Do(ctx, "INFO", "memory"); err == nil && !v.IsError() {
+		info.Allocator = infoField(v.Str, "mem_allocator")
+	}
+	v, err := c.Do(ctx, "CONFIG", "GET", "*")
+	switch {
+	case err != nil:
+		return info, fmt.Errorf("CONFIG GET on %s: %w", o.Addr, err)
+	case v.IsError():
+		if strings.HasPrefix(v.Str, "NOAUTH") || strings.HasPrefix(v.Str, "WRONGPASS") {
+			return info, fmt.Errorf("%w: Node %s replied with error:\n%s (pass the password with -a, and --user for an ACL user)", ErrAuth, o.Addr, v.Str)
+		}
+		info.ConfigErr = v.Str
+	default:
+		info.Config = configMap(v)
+		info.IOThreads = info.Config["io-threads"]
+	}
+	return info, nil
+}
+
+func authenticate(ctx context.Context, c *resp.Client, o Options) error {
+	if o.Password == "" {
+		return nil
+	}
+	args := []string{"AUTH", o.Password}
+	if o.User != "" {
+		args = []string{"AUTH", o.User, o.Password}
+	}
+	v, err := c.Do(ctx, args...)
+	if err != nil {
+		return fmt.Errorf("AUTH on %s: %w", o.Addr, err)
+	}
+	if v.IsError() {
+		return fmt.Errorf("%w: Node %s replied with error:\n%s (check -a and --user)", ErrAuth, o.Addr, v.Str)
+	}
+	return nil
+}
+
+// configMap keeps the settings a report or a doctor cares about; the whole
+// CONFIG GET * reply is a few hundred pairs.
+func configMap(v resp.Value) map[string]string {
+	m := map[string]string{}
+	for i := 0; i+1 < len(v.Elems); i += 2 {
+		m[v.Elems[i].Str] = v.Elems[i+1].Str
+	}
+	return m
+}
+
+func parseInfoServer(s string, info *ServerInfo) {
+	info.Version = infoField(s, "redis_version")
+	info.Mode = infoField(s, "redis_mode")
+	info.OS = infoField(s, "os")
+	info.Executable = infoField(s, "executable")
+	info.ProcessID, _ = strconv.Atoi(infoField(s, "process_id"))
+}
+
+func infoField(s, key string) string {
+	for _, line := range strings.Split(s, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), key+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func rootCause(err error) string {
+	for {
+		u := errors.Unwrap(err)
+		if u == nil {
+			return err.Error()
+		}
+		err = u
+	}
+}

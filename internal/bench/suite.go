@@ -1,0 +1,145 @@
+package bench
+
+import (
+	"fmt"
+	"strings"
+)
+
+// suiteEntry is one test of redis-benchmark's default suite: its printed
+// title, the -t names that select it and the command it sends. In args,
+// "__data__" stands for the payload and ":{tag}" is the cluster hash-tag slot
+// (dropped outside cluster mode), exactly as redis-benchmark 7.2 builds them.
+type suiteEntry struct {
+	title  string
+	names  []string
+	args   []string
+	inline bool // PING_INLINE is sent as the inline "PING\r\n", not RESP
+}
+
+// defaultSuite is redis-benchmark 7.2's suite, in its order.
+var defaultSuite = []suiteEntry{
+	{title: "PING_INLINE", names: []string{"ping_inline", "ping"}, args: []string{"PING"}, inline: true},
+	{title: "PING_MBULK", names: []string{"ping_mbulk", "ping"}, args: []string{"PING"}},
+	{title: "SET", names: []string{"set"}, args: []string{"SET", "key{tag}:__rand_int__", "__data__"}},
+	{title: "GET", names: []string{"get"}, args: []string{"GET", "key{tag}:__rand_int__"}},
+	{title: "INCR", names: []string{"incr"}, args: []string{"INCR", "counter{tag}:__rand_int__"}},
+	{title: "LPUSH", names: []string{"lpush"}, args: []string{"LPUSH", "mylist{tag}", "__data__"}},
+	{title: "RPUSH", names: []string{"rpush"}, args: []string{"RPUSH", "mylist{tag}", "__data__"}},
+	{title: "LPOP", names: []string{"lpop"}, args: []string{"LPOP", "mylist{tag}"}},
+	{title: "RPOP", names: []string{"rpop"}, args: []string{"RPOP", "mylist{tag}"}},
+	{title: "SADD", names: []string{"sadd"}, args: []string{"SADD", "myset{tag}", "element:__rand_int__"}},
+	{title: "HSET", names: []string{"hset"}, args: []string{"HSET", "myhash{tag}", "element:__rand_int__", "__data__"}},
+	{title: "SPOP", names: []string{"spop"}, args: []string{"SPOP", "myset{tag}"}},
+	{title: "ZADD", names: []string{"zadd"}, args: []string{"ZADD", "myzset{tag}", "__score__", "element:__rand_int__"}},
+	{title: "ZPOPMIN", names: []string{"zpopmin"}, args: []string{"ZPOPMIN", "myzset{tag}"}},
+	{title: "LPUSH (needed to benchmark LRANGE)", names: []string{"lrange", "lrange_100", "lrange_300", "lrange_500", "lrange_600"}, args: []string{"LPUSH", "mylist{tag}", "__data__"}},
+	{title: "LRANGE_100 (first 100 elements)", names: []string{"lrange", "lrange_100"}, args: []string{"LRANGE", "mylist{tag}", "0", "99"}},
+	{title: "LRANGE_300 (first 300 elements)", names: []string{"lrange", "lrange_300"}, args: []string{"LRANGE", "mylist{tag}", "0", "299"}},
+	{title: "LRANGE_500 (first 500 elements)", names: []string{"lrange", "lrange_500"}, args: []string{"LRANGE", "mylist{tag}", "0", "499"}},
+	{title: "LRANGE_600 (first 600 elements)", names: []string{"lrange", "lrange_600"}, args: []string{"LRANGE", "mylist{tag}", "0", "599"}},
+	{title: "MSET (10 keys)", names: []string{"mset"}, args: msetArgs()},
+	{title: "XADD", names: []string{"xadd"}, args: []string{"XADD", "mystream{tag}", "*", "myfield", "__data__"}},
+}
+
+func msetArgs() []string {
+	args := []string{"MSET"}
+	for range 10 {
+		args = append(args, "key{tag}:__rand_int__", "__data__")
+	}
+	return args
+}
+
+// TestNames lists every name -t accepts, for help and error messages.
+func TestNames() []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, e := range defaultSuite {
+		for _, n := range e.names {
+			if !seen[n] {
+				seen[n] = true
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
+// Test is one benchmark: a title and the commands it sends.
+type Test struct {
+	Title string
+	// Args is the command with placeholders (__rand_int__, __data__,
+	// __score__, {tag}); Inline sends it as an inline command.
+	Args   []string
+	Inline bool
+	// Mix, when set, replaces Args: a weighted sequence of commands, such
+	// as SET and GET in the ratio 1:10.
+	Mix []MixPart
+}
+
+// MixPart is one command of a mixed workload and its weight.
+type MixPart struct {
+	Name   string // label in per-command results, e.g. "SET"
+	Args   []string
+	Weight int
+}
+
+// SuiteTests returns the default suite's tests selected by names (the -t
+// list, case-insensitive; empty selects all). An unknown name is an error
+// that lists the valid ones: redis-benchmark silently ignores it and runs
+// nothing. randomKeys (-r given) makes ZADD's score random too, as in
+// redis-benchmark.
+func SuiteTests(names []string, randomKeys bool) ([]Test, error) {
+	want := map[string]bool{}
+	valid := map[string]bool{}
+	for _, n := range TestNames() {
+		valid[n] = true
+	}
+	for _, n := range names {
+		n = strings.ToLower(strings.TrimSpace(n))
+		if n == "" {
+			continue
+		}
+		if !valid[n] {
+			return nil, fmt.Errorf("unknown test %q in -t; valid names: %s", n, strings.Join(TestNames(), ","))
+		}
+		want[n] = true
+	}
+	var tests []Test
+	for _, e := range defaultSuite {
+		if len(want) > 0 && !selected(e.names, want) {
+			continue
+		}
+		tests = append(tests, Test{Title: e.title, Args: suiteArgs(e.args, randomKeys), Inline: e.inline})
+	}
+	return tests, nil
+}
+
+func selected(names []string, want map[string]bool) bool {
+	for _, n := range names {
+		if want[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// CustomTest is a user's command line, as in "redline bench -r 1000 lpush
+// mylist __rand_int__". Its title is the arguments joined by spaces.
+func CustomTest(args []string) Test {
+	return Test{Title: strings.Join(args, " "), Args: args}
+}
+
+// suiteArgs resolves the suite-only placeholders: the cluster tag (empty
+// outside cluster mode) and ZADD's score.
+func suiteArgs(args []string, randomKeys bool) []string {
+	score := "0"
+	if randomKeys {
+		score = "__rand_int__"
+	}
+	out := make([]string, len(args))
+	for i, a := range args {
+		a = strings.ReplaceAll(a, "{tag}", "")
+		out[i] = strings.ReplaceAll(a, "__score__", score)
+	}
+	return out
+}

@@ -1,0 +1,175 @@
+package bench
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// SchemaVersion names the JSON layout of Summary; it changes when a field
+// changes meaning or disappears (adding fields keeps it).
+const SchemaVersion = "redline.bench.summary/v1"
+
+// Summary is what one test measured. Lab results are lists of Summaries
+// with labels; reports read only these. Latencies are in milliseconds; the
+// histograms record nanoseconds.
+type Summary struct {
+	Schema      string    `json:"schema"`
+	Title       string    `json:"title"`
+	Command     string    `json:"command"`
+	Label       string    `json:"label,omitempty"`
+	CommandLine []string  `json:"command_line,omitempty"`
+	Config      RunConfig `json:"config"`
+
+	Start          time.Time `json:"start"`
+	End            time.Time `json:"end"`
+	ElapsedSeconds float64   `json:"elapsed_seconds"`
+
+	Requests     int64            `json:"requests"`
+	Errors       int64            `json:"errors"`
+	ErrorsByType map[string]int64 `json:"errors_by_type,omitempty"`
+	RPS          float64          `json:"rps"`
+
+	// Latency is per request: from the moment it was written (closed loop)
+	// or was due to be written (--rate) to the read that completed its
+	// reply. Uncorrected, in rate mode, is timed from the actual write.
+	Latency              Latency    `json:"latency_ms"`
+	Uncorrected          *Latency   `json:"uncorrected_latency_ms,omitempty"`
+	Histogram            *Histogram `json:"histogram,omitempty"`
+	UncorrectedHistogram *Histogram `json:"uncorrected_histogram,omitempty"`
+
+	Commands []CommandResult `json:"commands,omitempty"`
+
+	Server ServerInfo `json:"server"`
+	Client ClientInfo `json:"client"`
+
+	Interrupted bool   `json:"interrupted,omitempty"`
+	Error       string `json:"error,omitempty"`
+}
+
+// RunConfig is the configuration a Summary was measured with.
+type RunConfig struct {
+	Target       string  `json:"target"`
+	TLS          bool    `json:"tls,omitempty"`
+	Clients      int     `json:"clients"`
+	Requests     int64   `json:"requests"`
+	DurationSec  float64 `json:"duration_seconds,omitempty"`
+	WarmupSec    float64 `json:"warmup_seconds,omitempty"`
+	Pipeline     int     `json:"pipeline"`
+	Threads      int     `json:"threads"`
+	KeepAlive    bool    `json:"keepalive"`
+	KeySpace     uint64  `json:"keyspace,omitempty"`
+	KeyDist      string  `json:"key_distribution,omitempty"`
+	PayloadBytes int     `json:"payload_bytes"`
+	ValueSizes   string  `json:"value_sizes,omitempty"`
+	Rate         float64 `json:"rate,omitempty"`
+	DB           int     `json:"db,omitempty"`
+	RESP3        bool    `json:"resp3,omitempty"`
+	Precision    int     `json:"precision"`
+	Seed         uint64  `json:"seed"`
+}
+
+// Latency is a latency digest in milliseconds.
+type Latency struct {
+	Avg   float64 `json:"avg"`
+	Min   float64 `json:"min"`
+	P50   float64 `json:"p50"`
+	P90   float64 `json:"p90"`
+	P95   float64 `json:"p95"`
+	P99   float64 `json:"p99"`
+	P999  float64 `json:"p99_9"`
+	P9999 float64 `json:"p99_99"`
+	Max   float64 `json:"max"`
+}
+
+// CommandResult is one command's share of a mixed workload.
+type CommandResult struct {
+	Name      string     `json:"name"`
+	Requests  int64      `json:"requests"`
+	RPS       float64    `json:"rps"`
+	Latency   Latency    `json:"latency_ms"`
+	Histogram *Histogram `json:"histogram,omitempty"`
+}
+
+// ServerInfo is what the server said about itself before the run.
+type ServerInfo struct {
+	Version    string            `json:"version,omitempty"`
+	Mode       string            `json:"mode,omitempty"`
+	OS         string            `json:"os,omitempty"`
+	Allocator  string            `json:"allocator,omitempty"`
+	Config     map[string]string `json:"config,omitempty"`
+	ConfigErr  string            `json:"config_error,omitempty"`
+	ProcessID  int               `json:"process_id,omitempty"`
+	IOThreads  string            `json:"io_threads,omitempty"`
+	Executable string            `json:"executable,omitempty"`
+}
+
+// ClientInfo records where the load came from.
+type ClientInfo struct {
+	Redline  string `json:"redline"`
+	Go       string `json:"go"`
+	Hostname string `json:"hostname"`
+	Kernel   string `json:"kernel,omitempty"`
+	CPUs     int    `json:"cpus"`
+}
+
+// Histogram is an HDR histogram of nanoseconds that serialises to the
+// standard compressed, base64 form ("HISTFAAA..."), which other HDR tools
+// read and which merges losslessly.
+type Histogram struct{ *hdr.Histogram }
+
+// NewHistogram returns an empty histogram covering 1 ns to MaxLatency with
+// the given significant figures.
+func NewHistogram(precision int) *Histogram {
+	return &Histogram{hdr.New(1, int64(MaxLatency), precision)}
+}
+
+// MarshalJSON encodes the histogram.
+func (h *Histogram) MarshalJSON() ([]byte, error) {
+	b, err := h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return nil, fmt.Errorf("encode histogram: %w", err)
+	}
+	return json.Marshal(string(b))
+}
+
+// UnmarshalJSON decodes the histogram.
+func (h *Histogram) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	if _, err := base64.StdEncoding.DecodeString(s); err != nil {
+		return fmt.Errorf("histogram is not base64: %w", err)
+	}
+	d, err := hdr.Decode([]byte(s))
+	if err != nil {
+		return fmt.Errorf("decode histogram: %w", err)
+	}
+	h.Histogram = d
+	return nil
+}
+
+// Digest summarises h in milliseconds, with redis-benchmark's rules:
+// percentiles are highest equivalent values, the mean uses median
+// equivalent values.
+func Digest(h *hdr.Histogram) Latency {
+	if h == nil || h.TotalCount() == 0 {
+		return Latency{}
+	}
+	ms := func(v int64) float64 { return float64(v) / 1e6 }
+	return Latency{
+		Avg:   h.Mean() / 1e6,
+		Min:   ms(h.Min()),
+		P50:   ms(h.ValueAtPercentile(50)),
+		P90:   ms(h.ValueAtPercentile(90)),
+		P95:   ms(h.ValueAtPercentile(95)),
+		P99:   ms(h.ValueAtPercentile(99)),
+		P999:  ms(h.ValueAtPercentile(99.9)),
+		P9999: ms(h.ValueAtPercentile(99.99)),
+		Max:   ms(h.Max()),
+	}
+}

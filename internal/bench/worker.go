@@ -1,0 +1,576 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"redline/internal/resp"
+)
+
+// worker is one event loop: a locked OS thread that drives its share of the
+// connections with raw non-blocking sockets and epoll. It reads each ready
+// socket once (level-triggered), parses every complete reply, records its
+// latency and writes the next batch in the same pass, so a request costs one
+// write and one read and no epoll_ctl: redis-benchmark's ae loop re-arms the
+// write event with two epoll_ctl calls per request.
+type worker struct {
+	id      int
+	r       *runner
+	epfd    int
+	timerfd int
+	conns   []*conn
+	byFD    []*conn
+	gen     generator
+	rec     *recorder
+	events  [256]unix.EpollEvent
+	live    int // connections not done
+	pending int // requests outstanding on all connections
+
+	// rate mode
+	interval int64
+	nextSend int64
+	issuing  bool
+	rr       int
+	timerSet bool
+
+	lastSweep int64
+	rbuf      []byte
+}
+
+func newWorker(r *runner, id, nconns int, gen generator) (*worker, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, fmt.Errorf("epoll_create1: %w", err)
+	}
+	w := &worker{id: id, r: r, epfd: epfd, timerfd: -1, gen: gen, rec: newRecorder(r.o.Precision, len(gen.cmds), r.o.Rate > 0)}
+	for range nconns {
+		w.conns = append(w.conns, &conn{fd: -1})
+	}
+	w.live = nconns
+	if r.o.Rate > 0 {
+		if err := w.initTimer(); err != nil {
+			w.close()
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+func (w *worker) initTimer() error {
+	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
+	if err != nil {
+		return fmt.Errorf("timerfd_create: %w", err)
+	}
+	w.timerfd = fd
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+	return unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, fd, &ev)
+}
+
+func (w *worker) recorder() *recorder { return w.rec }
+
+func (w *worker) close() {
+	for _, c := range w.conns {
+		if c.fd >= 0 {
+			unix.Close(c.fd)
+			c.fd = -1
+		}
+	}
+	if w.timerfd >= 0 {
+		unix.Close(w.timerfd)
+	}
+	unix.Close(w.epfd)
+}
+
+// setup connects and hands shakes every connection, at most maxConnecting
+// at a time so a small listen backlog is not overrun.
+func (w *worker) setup() error {
+	const maxConnecting = 64
+	next, inProgress := 0, 0
+	for w.countState(stReady) < len(w.conns) {
+		if w.r.abort.Load() {
+			return nil
+		}
+		for next < len(w.conns) && inProgress < maxConnecting {
+			if err := w.dial(w.conns[next]); err != nil {
+				return err
+			}
+			next++
+			inProgress++
+		}
+		if err := w.poll(100); err != nil {
+			return err
+		}
+		inProgress = next - w.countState(stReady)
+		if err := w.checkConnectTimeouts(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *worker) countState(s connState) int {
+	n := 0
+	for _, c := range w.conns {
+		if c.state == s {
+			n++
+		}
+	}
+	return n
+}
+
+func (w *worker) dial(c *conn) error {
+	fd, err := unix.Socket(w.r.domain, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("socket: %w (raise the open-files limit: ulimit -n)", err)
+	}
+	if w.r.domain != unix.AF_UNIX {
+		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+	}
+	err = unix.Connect(fd, w.r.sockaddr)
+	if err != nil && !errors.Is(err, unix.EINPROGRESS) {
+		unix.Close(fd)
+		return w.r.connectError(err)
+	}
+	c.fd, c.state, c.started = fd, stConnecting, w.r.now()
+	c.out, c.outOff, c.in, c.prefix, c.wantOut = c.out[:0], 0, c.in[:0], 0, false
+	for fd >= len(w.byFD) {
+		w.byFD = append(w.byFD, make([]*conn, len(w.byFD)+64)...)
+	}
+	w.byFD[fd] = c
+	ev := unix.EpollEvent{Events: unix.EPOLLIN | unix.EPOLLOUT, Fd: int32(fd)}
+	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+		unix.Close(fd)
+		return fmt.Errorf("epoll_ctl: %w", err)
+	}
+	return nil
+}
+
+func (w *worker) checkConnectTimeouts() error {
+	now := w.r.now()
+	for _, c := range w.conns {
+		if c.state == stConnecting && now-c.started > int64(w.r.o.Timeout) {
+			return w.r.connectError(fmt.Errorf("no connection within %s", w.r.o.Timeout))
+		}
+		if c.state == stHandshake && now-c.lastIO > int64(w.r.o.Timeout) {
+			return fmt.Errorf("no reply to the connection set-up commands (AUTH/SELECT/HELLO) within %s", w.r.o.Timeout)
+		}
+	}
+	return nil
+}
+
+// poll waits up to ms milliseconds and handles what is ready.
+func (w *worker) poll(ms int) error {
+	n, err := unix.EpollWait(w.epfd, w.events[:], ms)
+	if err != nil {
+		if errors.Is(err, unix.EINTR) {
+			return nil
+		}
+		return fmt.Errorf("epoll_wait: %w", err)
+	}
+	for i := range n {
+		ev := &w.events[i]
+		fd := int(ev.Fd)
+		if fd == w.timerfd {
+			var b [8]byte
+			unix.Read(fd, b[:])
+			w.timerSet = false
+			continue
+		}
+		c := w.byFD[fd]
+		if c == nil || c.fd != fd {
+			continue
+		}
+		if err := w.handle(c, ev.Events); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *worker) handle(c *conn, events uint32) error {
+	if c.state == stConnecting {
+		return w.connected(c)
+	}
+	if events&unix.EPOLLOUT != 0 && c.wantOut {
+		if err := w.flush(c); err != nil {
+			return err
+		}
+	}
+	if events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		return w.readable(c)
+	}
+	return nil
+}
+
+func (w *worker) connected(c *conn) error {
+	soerr, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+	if err == nil && soerr != 0 {
+		err = unix.Errno(soerr)
+	}
+	if err != nil {
+		return w.r.connectError(err)
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(c.fd)}
+	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
+		return fmt.Errorf("epoll_ctl: %w", err)
+	}
+	c.lastIO = w.r.now()
+	if len(w.r.prefix) == 0 {
+		return w.ready(c)
+	}
+	c.state, c.prefix = stHandshake, w.r.prefixCount
+	c.out = append(c.out[:0], w.r.prefix...)
+	return w.flush(c)
+}
+
+// ready marks a set-up connection; during the run (after a -k 0
+// reconnect) it starts sending at once.
+func (w *worker) ready(c *conn) error {
+	if !w.r.started.Load() {
+		c.state = stReady
+		return nil
+	}
+	c.state = stActive
+	if w.r.o.Rate > 0 {
+		return nil
+	}
+	return w.sendBatch(c)
+}
+
+// start moves every ready connection to active: the closed loop sends
+// each one's first batch; rate mode begins its schedule.
+func (w *worker) start() error {
+	now := w.r.now()
+	if w.r.o.Rate > 0 {
+		n := len(w.r.loops)
+		w.interval = int64(float64(time.Second) * float64(n) / w.r.o.Rate)
+		w.nextSend = now + int64(w.id)*w.interval/int64(n)
+		w.issuing = true
+	}
+	for _, c := range w.conns {
+		c.state = stActive
+		if w.r.o.Rate == 0 {
+			if err := w.sendBatch(c); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// sendBatch writes the connection's next batch of up to Pipeline requests.
+func (w *worker) sendBatch(c *conn) error {
+	k := w.r.claim(w.r.o.Pipeline)
+	if k == 0 {
+		w.finish(c)
+		return nil
+	}
+	measured := w.r.measuring.Load()
+	c.out = c.out[:0]
+	for range k {
+		var cls uint8
+		c.out, cls = w.gen.appendRequest(c.out)
+		c.q.push(pending{class: cls, measured: measured})
+	}
+	now := w.r.now()
+	for i := range k {
+		p := &c.q.buf[(c.q.head+i)%len(c.q.buf)]
+		p.sent, p.intended = now, now
+	}
+	w.pending += k
+	c.lastIO = now
+	return w.flush(c)
+}
+
+func (w *worker) finish(c *conn) {
+	if c.state != stDone {
+		c.state = stDone
+		w.live--
+	}
+}
+
+func (w *worker) flush(c *conn) error {
+	for c.outOff < len(c.out) {
+		n, err := unix.Write(c.fd, c.out[c.outOff:])
+		if n > 0 {
+			c.outOff += n
+			continue
+		}
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if errors.Is(err, unix.EAGAIN) {
+			return w.watchOut(c, true)
+		}
+		return w.r.ioError("write", err, c.q.size)
+	}
+	c.out, c.outOff = c.out[:0], 0
+	return w.watchOut(c, false)
+}
+
+func (w *worker) watchOut(c *conn, on bool) error {
+	if c.wantOut == on {
+		return nil
+	}
+	c.wantOut = on
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(c.fd)}
+	if on {
+		ev.Events |= unix.EPOLLOUT
+	}
+	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
+		return fmt.Errorf("epoll_ctl: %w", err)
+	}
+	return nil
+}
+
+func (w *worker) readable(c *conn) error {
+	if cap(c.in)-len(c.in) < readChunk/4 {
+		c.in = growBuf(c.in, len(c.in)+readChunk)
+	}
+	n, err := unix.Read(c.fd, c.in[len(c.in):cap(c.in)])
+	if n <= 0 {
+		if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
+			return nil
+		}
+		if err == nil {
+			return w.r.closedError(c.q.size)
+		}
+		return w.r.ioError("read", err, c.q.size)
+	}
+	now := w.r.now()
+	c.in = c.in[:len(c.in)+n]
+	c.lastIO = now
+	used, err := w.consume(c, now)
+	if err != nil {
+		return err
+	}
+	rest := copy(c.in, c.in[used:])
+	c.in = c.in[:rest]
+	if c.state == stActive && c.q.size == 0 && w.r.o.Rate == 0 {
+		return w.batchDone(c)
+	}
+	if c.state == stActive && c.q.size == 0 && !w.issuing {
+		w.finish(c)
+	}
+	return nil
+}
+
+// consume parses every complete reply in c.in and returns the bytes used.
+func (w *worker) consume(c *conn, now int64) (int, error) {
+	pos := 0
+	for pos < len(c.in) {
+		n, kind, need, err := resp.Scan(c.in[pos:])
+		if err != nil {
+			return 0, fmt.Errorf("reading replies from %s: %w", w.r.target, err)
+		}
+		if n == 0 {
+			if need > cap(c.in)-pos {
+				c.in = growBuf(c.in, pos+need)
+			}
+			break
+		}
+		reply := c.in[pos : pos+n]
+		pos += n
+		if kind == resp.KindPush {
+			continue
+		}
+		if c.state == stHandshake {
+			if err := w.handshakeReply(c, kind, reply); err != nil {
+				return 0, err
+			}
+			continue
+		}
+		if c.q.size == 0 {
+			return 0, fmt.Errorf("reply with no request outstanding from %s: %q", w.r.target, clip(reply))
+		}
+		p := c.q.pop()
+		w.pending--
+		if kind == resp.KindError {
+			return 0, w.r.replyError(reply, p.class)
+		}
+		if p.measured {
+			w.rec.record(p, now)
+		}
+	}
+	return pos, nil
+}
+
+func (w *worker) handshakeReply(c *conn, kind resp.Kind, reply []byte) error {
+	if kind == resp.KindError {
+		return w.r.handshakeError(reply)
+	}
+	if c.prefix--; c.prefix == 0 {
+		return w.ready(c)
+	}
+	return nil
+}
+
+// batchDone runs when every request of a closed-loop batch is answered:
+// send the next batch, on a fresh connection with -k 0.
+func (w *worker) batchDone(c *conn) error {
+	if !w.r.o.KeepAlive && w.r.issuingOpen() {
+		unix.Close(c.fd)
+		w.byFD[c.fd] = nil
+		c.fd = -1
+		return w.dial(c)
+	}
+	return w.sendBatch(c)
+}
+
+// loop runs the measurement until every connection is done or the run is
+// aborted.
+func (w *worker) loop() error {
+	for w.live > 0 && !w.r.abort.Load() {
+		ms := 100
+		if w.r.o.Rate > 0 {
+			var err error
+			if ms, err = w.pace(); err != nil {
+				return err
+			}
+			if !w.issuing && w.pending == 0 {
+				break
+			}
+		}
+		if err := w.poll(ms); err != nil {
+			return err
+		}
+		if err := w.housekeeping(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *worker) housekeeping() error {
+	now := w.r.now()
+	w.rec.maybePublish(now)
+	if now-w.lastSweep < int64(100*time.Millisecond) {
+		return nil
+	}
+	w.lastSweep = now
+	if w.r.stopIssue.Load() && w.r.o.Rate == 0 {
+		// Duration over: connections that are between batches are done.
+		for _, c := range w.conns {
+			if c.state == stActive && c.q.size == 0 {
+				w.finish(c)
+			}
+		}
+	}
+	for _, c := range w.conns {
+		if c.q.size > 0 && now-c.lastIO > int64(w.r.o.Timeout) {
+			return w.r.timeoutError(c.q.size)
+		}
+		if c.state == stConnecting && now-c.started > int64(w.r.o.Timeout) {
+			return w.r.connectError(fmt.Errorf("no connection within %s", w.r.o.Timeout))
+		}
+	}
+	return nil
+}
+
+// pace issues every request whose time has come (open loop) and returns
+// how long poll may wait.
+func (w *worker) pace() (int, error) {
+	now := w.r.now()
+	for w.issuing && w.nextSend <= now {
+		c := w.pick()
+		if c == nil {
+			break // every connection is at MaxPending: the request is late
+		}
+		if w.r.claim(1) == 0 {
+			w.issuing = false
+			break
+		}
+		var cls uint8
+		c.out, cls = w.gen.appendRequest(c.out)
+		c.q.push(pending{sent: now, intended: w.nextSend, class: cls, measured: w.r.measuring.Load()})
+		if c.q.size == 1 {
+			c.lastIO = now
+		}
+		w.pending++
+		w.nextSend += w.interval
+		if err := w.flush(c); err != nil {
+			return 0, err
+		}
+	}
+	if w.issuing && !w.r.issuingOpen() {
+		w.issuing = false
+	}
+	if !w.issuing {
+		for _, c := range w.conns {
+			if c.state == stActive && c.q.size == 0 {
+				w.finish(c)
+			}
+		}
+		return 100, nil
+	}
+	return w.armTimer(w.nextSend - w.r.now())
+}
+
+// pick returns the next active connection with room, round-robin.
+func (w *worker) pick() *conn {
+	for range w.conns {
+		c := w.conns[w.rr]
+		if w.rr++; w.rr == len(w.conns) {
+			w.rr = 0
+		}
+		if c.state == stActive && c.q.size < w.r.o.MaxPending {
+			return c
+		}
+	}
+	return nil
+}
+
+// armTimer makes poll return when the next request is due: epoll_wait's
+// millisecond timeout is too coarse for high rates, so a timerfd gives
+// nanosecond precision; very short waits just poll without blocking.
+func (w *worker) armTimer(delay int64) (int, error) {
+	if delay <= int64(20*time.Microsecond) {
+		return 0, nil
+	}
+	if delay >= int64(100*time.Millisecond) {
+		return 100, nil
+	}
+	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(delay)}
+	if err := unix.TimerfdSettime(w.timerfd, 0, &spec, nil); err != nil {
+		return 0, fmt.Errorf("timerfd_settime: %w", err)
+	}
+	w.timerSet = true
+	return 100, nil
+}
+
+// run is the worker's goroutine: locked to its thread, set up, wait for
+// the start, measure.
+func (w *worker) run(ready chan<- error, start <-chan struct{}) error {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	err := w.setup()
+	ready <- err
+	if err != nil {
+		return err
+	}
+	<-start
+	if w.r.abort.Load() {
+		return nil
+	}
+	if err := w.start(); err != nil {
+		return err
+	}
+	return w.loop()
+}
+
+func growBuf(b []byte, n int) []byte {
+	nb := make([]byte, len(b), max(n, 2*cap(b)))
+	copy(nb, b)
+	return nb
+}
+
+func clip(b []byte) string {
+	if len(b) > 120 {
+		return string(b[:120]) + "..."
+	}
+	return string(b)
+}

@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"golang.org/x/term"
+
+	"redline/internal/bench"
+)
+
+// progressPrinter shows a running test: on a terminal, one line rewritten
+// in place (redis-benchmark's layout plus p99); otherwise a plain line on
+// stderr every second, so logs stay readable; or nothing.
+type progressPrinter struct {
+	mu        sync.Mutex
+	w         io.Writer
+	mode      string // "tty", "plain" or "none"
+	lastPlain time.Time
+	printed   bool
+}
+
+func newProgressPrinter(s *streams, f *benchFlags) *progressPrinter {
+	p := &progressPrinter{mode: f.progress}
+	switch p.mode {
+	case "auto":
+		switch {
+		case !f.csv && isTerminal(s.out):
+			p.mode, p.w = "tty", s.out
+		case isTerminal(s.err):
+			p.mode, p.w = "tty", s.err
+		default:
+			p.mode, p.w = "plain", s.err
+		}
+	case "tty":
+		p.w = s.err
+		if !f.csv && isTerminal(s.out) {
+			p.w = s.out
+		}
+	case "plain":
+		p.w = s.err
+	default:
+		p.mode = "none"
+	}
+	return p
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+func (p *progressPrinter) begin(string) {
+	p.mu.Lock()
+	p.lastPlain = time.Now()
+	p.mu.Unlock()
+}
+
+func (p *progressPrinter) show(pr bench.Progress) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	phase := ""
+	if pr.Warmup {
+		phase = " [warm-up]"
+	}
+	switch p.mode {
+	case "tty":
+		fmt.Fprintf(p.w, "\r\033[K%s%s: rps=%.1f (overall: %.1f) avg_msec=%.3f p99_msec=%.3f", pr.Title, phase, pr.IntervalRPS, pr.OverallRPS, pr.IntervalAvg, pr.IntervalP99)
+		p.printed = true
+	case "plain":
+		if time.Since(p.lastPlain) < time.Second {
+			return
+		}
+		p.lastPlain = time.Now()
+		fmt.Fprintf(p.w, "%s%s: %.1fs %d requests, rps=%.1f (overall: %.1f) avg_msec=%.3f p99_msec=%.3f\n", pr.Title, phase, pr.Elapsed.Seconds(), pr.Requests, pr.IntervalRPS, pr.OverallRPS, pr.IntervalAvg, pr.IntervalP99)
+	}
+}
+
+// end clears the progress line before the report is printed.
+func (p *progressPrinter) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.printed {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.printed = false
+	}
+}
+
+// runIdle is -I: hold idle connections until Ctrl-C.
+func runIdle(ctx context.Context, s *streams, o bench.Options) error {
+	fmt.Fprintf(s.out, "Creating %d idle connections and waiting forever (Ctrl+C when done)\n", o.Clients)
+	tty := isTerminal(s.out)
+	err := bench.Idle(ctx, o, func(open int) {
+		if tty {
+			fmt.Fprintf(s.out, "clients: %d\r", open)
+		}
+	})
+	if err != nil {
+		return exitCode(ExitFailure, err.Error())
+	}
+	return nil
+}
