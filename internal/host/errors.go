@@ -1,0 +1,101 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	iofs "io/fs"
+	"syscall"
+)
+
+// ErrParse is wrapped by every error about a file's contents.
+var ErrParse = errors.New("malformed")
+
+// ParseError says which file and line did not parse. Line is 1-based; 0
+// means the file as a whole.
+type ParseError struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (e *ParseError) Error() string {
+	where := e.Path
+	if where == "" {
+		where = "input"
+	}
+	if e.Line > 0 {
+		where = fmt.Sprintf("%s:%d", where, e.Line)
+	}
+	return fmt.Sprintf("%s: %v", where, e.Err)
+}
+
+// Unwrap lets errors.Is find both ErrParse and the cause.
+func (e *ParseError) Unwrap() []error { return []error{ErrParse, e.Err} }
+
+// lineErr builds a ParseError for line n; the reader fills in the path.
+func lineErr(n int, format string, args ...any) *ParseError {
+	return &ParseError{Line: n, Err: fmt.Errorf(format, args...)}
+}
+
+// inFile names the file in a parser's error (parsers see only bytes).
+func inFile(err error, path string) error {
+	var pe *ParseError
+	if errors.As(err, &pe) && pe.Path == "" {
+		pe.Path = path
+		return pe
+	}
+	if err != nil && pe == nil {
+		return &ParseError{Path: path, Err: err}
+	}
+	return err
+}
+
+// SourceError is one probe's failure, kept in the snapshot (as
+// node_exporter keeps a failed collector's status) so that one bad file
+// never loses the rest of the snapshot.
+type SourceError struct {
+	Source string `json:"source"`         // the probe: "interrupts", "nic eth0", "process 1234"
+	Path   string `json:"path,omitempty"` // the host file, when one is to blame
+	Line   int    `json:"line,omitempty"` // 1-based line of a malformed file
+	Error  string `json:"error"`
+}
+
+func sourceError(source string, err error) SourceError {
+	se := SourceError{Source: source, Error: err.Error()}
+	var pe *ParseError
+	var pathErr *iofs.PathError
+	switch {
+	case errors.As(err, &pe):
+		se.Path, se.Line = pe.Path, pe.Line
+	case errors.As(err, &pathErr):
+		se.Path = pathErr.Path
+	}
+	return se
+}
+
+// isAbsent reports errors that mean "this host has no such thing": the
+// file does not exist (an older kernel, no cpufreq in a VM).
+func isAbsent(err error) bool {
+	return errors.Is(err, iofs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)
+}
+
+// isUnsupported reports errors with which the kernel refuses to read a file
+// it lists: the attribute does not apply to this device (xps_cpus of a
+// single-queue virtio NIC gives ENOENT, speed of a down link EINVAL).
+func isUnsupported(err error) bool {
+	for _, e := range []error{iofs.ErrNotExist, syscall.EINVAL, syscall.ENODEV, syscall.EOPNOTSUPP,
+		syscall.ENODATA, syscall.EIO, syscall.ENXIO, syscall.EBUSY} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// permissionHint adds what the user can do to a permission error.
+func permissionHint(err error) error {
+	if errors.Is(err, iofs.ErrPermission) {
+		return fmt.Errorf("%w (run redline as root to read it)", err)
+	}
+	return err
+}

@@ -1,0 +1,202 @@
+package host
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// /proc/interrupts has a header naming the online CPUs' columns, then a
+// line per IRQ: counts per column, the chip, the hardware IRQ with the
+// flow handler (x86) or the trigger (arm64), and the actions' names.
+//
+//	           CPU0       CPU1
+//	 38:          0       2042 PCI-MSIX-0000:00:03.0   1-edge      virtio2-input.0
+//	 11:       5123       4911     GICv3  27 Level     arch_timer
+//	 75:          0          0  IR-PCI-MSI 1048576-edge      eth0-TxRx-0
+//	NMI:          0          0   Non-maskable interrupts
+//	ERR:          0
+func readInterrupts(r *reader) error {
+	data, ok := r.file("/proc/interrupts")
+	if !ok {
+		return nil
+	}
+	in, err := parseInterrupts(data)
+	in.DefaultAffinity = r.snap.Interrupts.DefaultAffinity
+	r.snap.Interrupts = in
+	return inFile(err, "/proc/interrupts")
+}
+
+// parseInterrupts parses /proc/interrupts. A malformed line is skipped and
+// reported (the first one) in the error; the other lines are still parsed.
+func parseInterrupts(data []byte) (Interrupts, error) {
+	in := Interrupts{IRQs: []IRQ{}}
+	header, rest, _ := bytes.Cut(data, []byte("\n"))
+	cpus, err := parseInterruptHeader(string(header))
+	if err != nil {
+		return in, &ParseError{Line: 1, Err: err}
+	}
+	in.CPUs = cpus
+	var first error
+	for line := 2; len(rest) > 0; line++ {
+		var l []byte
+		l, rest, _ = bytes.Cut(rest, []byte("\n"))
+		if len(bytes.TrimSpace(l)) == 0 {
+			continue
+		}
+		if err := in.addLine(string(l), len(cpus)); err != nil && first == nil {
+			first = &ParseError{Line: line, Err: err}
+		}
+	}
+	sort.SliceStable(in.IRQs, func(i, j int) bool { return in.IRQs[i].Number < in.IRQs[j].Number })
+	return in, first
+}
+
+// parseInterruptHeader reads "CPU0 CPU1 CPU4 ..." into CPU numbers.
+func parseInterruptHeader(h string) ([]int, error) {
+	fields := strings.Fields(h)
+	if len(fields) == 0 {
+		return nil, fmt.Errorf("header %q names no CPU column", clip(h))
+	}
+	cpus := make([]int, 0, len(fields))
+	for _, f := range fields {
+		n, ok := strings.CutPrefix(f, "CPU")
+		id, err := strconv.Atoi(n)
+		if !ok || err != nil || id < 0 || id >= MaxCPUs {
+			return nil, fmt.Errorf("header column %q is not CPUn", clip(f))
+		}
+		cpus = append(cpus, id)
+	}
+	return cpus, nil
+}
+
+// addLine parses one IRQ or counter line.
+func (in *Interrupts) addLine(l string, ncol int) error {
+	label, tail, ok := strings.Cut(l, ":")
+	label = strings.TrimSpace(label)
+	if !ok || label == "" || strings.ContainsAny(label, " \t") {
+		return fmt.Errorf("line %q has no \"LABEL:\"", clip(l))
+	}
+	counts, tail, err := parseCounts(tail, ncol)
+	if err != nil {
+		return fmt.Errorf("%s: %w", label, err)
+	}
+	num, err := strconv.Atoi(label)
+	if err != nil {
+		in.Counters = append(in.Counters, InterruptCounter{Name: label, Counts: counts, Description: strings.TrimSpace(tail)})
+		return nil
+	}
+	if num < 0 || len(counts) != ncol {
+		return fmt.Errorf("IRQ %s has %d counts for %d CPU columns", label, len(counts), ncol)
+	}
+	irq := IRQ{Number: num, Counts: counts}
+	for _, c := range counts {
+		irq.Total += c
+	}
+	irq.Chip, irq.HWIRQ, irq.Trigger, irq.Name = parseIRQTail(tail)
+	in.IRQs = append(in.IRQs, irq)
+	return nil
+}
+
+// parseCounts reads up to ncol decimal counts and returns the rest.
+func parseCounts(s string, ncol int) ([]uint64, string, error) {
+	counts := make([]uint64, 0, ncol)
+	i := 0
+	for len(counts) < ncol {
+		j := skipSpace(s, i)
+		k := j
+		var v uint64
+		for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			if v > (1<<63)/10 {
+				return nil, "", fmt.Errorf("count %q overflows", clip(s[j:]))
+			}
+			v = v*10 + uint64(s[k]-'0')
+			k++
+		}
+		if k == j || (k < len(s) && s[k] != ' ' && s[k] != '\t') {
+			break // not a count: the chip or description starts here
+		}
+		counts = append(counts, v)
+		i = k
+	}
+	return counts, s[i:], nil
+}
+
+func skipSpace(s string, i int) int {
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	return i
+}
+
+// nextField returns the field at or after i and the index after it.
+func nextField(s string, i int) (string, int) {
+	j := skipSpace(s, i)
+	k := j
+	for k < len(s) && s[k] != ' ' && s[k] != '\t' {
+		k++
+	}
+	return s[j:k], k
+}
+
+// parseIRQTail splits "PCI-MSIX-0000:00:03.0   1-edge      virtio2-input.0"
+// (or "GICv3  27 Level     arch_timer", or the old
+// "IR-PCI-MSI-edge      eth0-TxRx-0") into chip, hwirq, trigger and the
+// actions' names.
+func parseIRQTail(s string) (chip, hwirq, trigger, name string) {
+	chip, i := nextField(s, 0)
+	if f, j := nextField(s, i); isHWIRQ(f) {
+		hwirq, trigger, _ = strings.Cut(f, "-")
+		i = j
+	}
+	if f, j := nextField(s, i); f == "Edge" || f == "Level" {
+		trigger, i = strings.ToLower(f), j
+	}
+	if f, j := nextField(s, i); strings.HasPrefix(f, "-") && len(f) > 1 {
+		if trigger == "" {
+			trigger = f[1:]
+		}
+		i = j // a flow handler name ("-edge", "-virq")
+	}
+	return chip, hwirq, trigger, strings.TrimSpace(s[i:])
+}
+
+// isHWIRQ matches "27", "1048576-edge" and "5-fasteoi".
+func isHWIRQ(f string) bool {
+	num, handler, _ := strings.Cut(f, "-")
+	if num == "" || strings.ContainsFunc(num, func(c rune) bool { return c < '0' || c > '9' }) {
+		return false
+	}
+	return !strings.ContainsFunc(handler, func(c rune) bool { return c < 'a' || c > 'z' })
+}
+
+// IRQ returns the IRQ with the given number, or nil.
+func (in *Interrupts) IRQ(n int) *IRQ {
+	i := sort.Search(len(in.IRQs), func(i int) bool { return in.IRQs[i].Number >= n })
+	if i < len(in.IRQs) && in.IRQs[i].Number == n {
+		return &in.IRQs[i]
+	}
+	return nil
+}
+
+// Actions returns the names of the IRQ's actions (a shared IRQ has
+// several).
+func (q *IRQ) Actions() []string {
+	if q.Name == "" {
+		return nil
+	}
+	return strings.Split(q.Name, ", ")
+}
+
+// CountsByCPU returns the IRQ's counts keyed by CPU number.
+func (in *Interrupts) CountsByCPU(q *IRQ) map[int]uint64 {
+	out := make(map[int]uint64, len(q.Counts))
+	for i, c := range q.Counts {
+		if i < len(in.CPUs) {
+			out[in.CPUs[i]] = c
+		}
+	}
+	return out
+}

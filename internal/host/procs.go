@@ -1,0 +1,241 @@
+package host
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Processes are found by scanning /proc/PID/comm:
+//
+//	/proc/4242/comm      redis-server
+//	/proc/4242/cmdline   redis-server\x00*:6379\x00
+//	/proc/4242/ns/net -> net:[4026531833]
+//	/proc/4242/fd/7   -> socket:[22220]
+
+// procEntry is one process of the scan.
+type procEntry struct {
+	pid  int
+	comm string
+}
+
+// processes scans /proc once; later callers share the result.
+func (r *reader) processes() []procEntry {
+	if r.scanned {
+		return r.procs
+	}
+	r.scanned = true
+	for _, pid := range numbered(r.dir("/proc"), "") {
+		data, err := r.fs.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+		if err != nil {
+			continue // the process ended, or is hidden from us
+		}
+		r.procs = append(r.procs, procEntry{pid: pid, comm: strings.TrimSpace(string(data))})
+	}
+	return r.procs
+}
+
+func (r *reader) commOf(pid int) (string, bool) {
+	for _, p := range r.processes() {
+		if p.pid == pid {
+			return p.comm, true
+		}
+	}
+	return "", false
+}
+
+// readProcesses describes Options.PIDs, or every process named like a
+// Redis server.
+func readProcesses(r *reader) error {
+	r.selfNetNS = r.netnsOf("/proc/self/ns/net")
+	if r.opts.NoProcesses {
+		return nil
+	}
+	pids := r.opts.PIDs
+	if len(pids) == 0 {
+		for _, p := range r.processes() {
+			if slices.Contains(r.opts.Comms, p.comm) {
+				pids = append(pids, p.pid)
+			}
+		}
+	}
+	for _, pid := range pids {
+		src := r.source
+		r.source = fmt.Sprintf("process %d", pid)
+		if p, ok := readProcess(r, pid); ok {
+			r.snap.Processes = append(r.snap.Processes, p)
+		}
+		r.source = src
+	}
+	return nil
+}
+
+func readProcess(r *reader, pid int) (Process, bool) {
+	p := Process{PID: pid, Threads: []Thread{}}
+	comm, ok := r.commOf(pid)
+	if !ok {
+		r.fail(fmt.Errorf("process %d: no /proc/%d (it is not running, or is hidden: check the pid)", pid, pid))
+		return p, false
+	}
+	p.Comm = comm
+	if data, ok := r.file(fmt.Sprintf("/proc/%d/cmdline", pid)); ok {
+		p.Cmdline = splitCmdlineNUL(data)
+	}
+	readThreads(r, &p)
+	readProcMemory(r, &p)
+	if data, ok := r.file(fmt.Sprintf("/proc/%d/limits", pid)); ok {
+		lim, err := parseOpenFilesLimit(data)
+		if err != nil {
+			r.fail(inFile(err, fmt.Sprintf("/proc/%d/limits", pid)))
+		}
+		p.OpenFiles = lim
+	}
+	readProcNet(r, &p)
+	p.Cgroup = readCgroup(r, pid)
+	return p, true
+}
+
+func splitCmdlineNUL(data []byte) []string {
+	data = bytes.TrimRight(data, "\x00")
+	if len(data) == 0 {
+		return nil
+	}
+	return strings.Split(string(data), "\x00")
+}
+
+// readProcMemory reads smaps_rollup and numa_maps (both need the
+// process's owner or root).
+func readProcMemory(r *reader, p *Process) {
+	path := fmt.Sprintf("/proc/%d/smaps_rollup", p.PID)
+	if data, ok := r.file(path); ok {
+		v, err := parseSmapsRollup(data)
+		if err != nil {
+			r.fail(inFile(err, path))
+		}
+		p.AnonHugePages = v
+	}
+	path = fmt.Sprintf("/proc/%d/numa_maps", p.PID)
+	if data, ok := r.file(path); ok {
+		pages, bytesPerNode, err := parseNUMAMaps(data)
+		if err != nil {
+			r.fail(inFile(err, path))
+		}
+		if len(pages) > 0 {
+			p.NUMAPages, p.NUMABytes = pages, bytesPerNode
+		}
+	}
+}
+
+// netnsOf reads a ns/net link ("net:[4026531833]") into its inode.
+func (r *reader) netnsOf(link string) uint64 {
+	target, err := r.fs.Readlink(link)
+	if err != nil {
+		if !isAbsent(err) {
+			r.fail(permissionHint(err))
+		}
+		return 0
+	}
+	ino, err := parseNSLink(target)
+	if err != nil {
+		r.fail(&ParseError{Path: link, Err: err})
+	}
+	return ino
+}
+
+func parseNSLink(target string) (uint64, error) {
+	_, rest, ok := strings.Cut(target, ":[")
+	if !ok || !strings.HasSuffix(rest, "]") {
+		return 0, fmt.Errorf("namespace link %q is not TYPE:[INODE]", target)
+	}
+	return strconv.ParseUint(strings.TrimSuffix(rest, "]"), 10, 64)
+}
+
+// readProcNet finds the process's network namespace, its listening
+// sockets and, when the namespace is not the inspector's, that
+// namespace's sysctls and counters.
+func readProcNet(r *reader, p *Process) {
+	p.NetNS = r.netnsOf(fmt.Sprintf("/proc/%d/ns/net", p.PID))
+	p.NetNSIsInspector = p.NetNS != 0 && p.NetNS == r.selfNetNS
+	dir := "/proc/net"
+	if !p.NetNSIsInspector {
+		dir = fmt.Sprintf("/proc/%d/net", p.PID)
+	}
+	socks, _ := r.tcpTables(p.NetNS, dir)
+	p.Listen = listeningSockets(socks, socketInodes(r, p.PID))
+	if p.NetNSIsInspector || p.NetNS == 0 {
+		return
+	}
+	p.NetSysctls = readNetnsSysctls(r, p.PID, p.NetNS)
+	net := &NetStats{}
+	var err error
+	if net.TcpExt, err = readNetstat(r, dir+"/netstat"); err != nil {
+		r.fail(err)
+	}
+	if net.Sockstat, err = readSockstat(r, dir); err != nil {
+		r.fail(err)
+	}
+	var ports []int
+	for _, l := range p.Listen {
+		ports = append(ports, l.Port)
+	}
+	net.TCP = summarizeTCP(socks, ports)
+	p.Net = net
+}
+
+// socketInodes reads the process's fd links and keeps the sockets'
+// inodes ("socket:[22220]").
+func socketInodes(r *reader, pid int) map[uint64]bool {
+	out := map[uint64]bool{}
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	for _, fd := range numbered(r.dir(dir), "") {
+		target, err := r.fs.Readlink(fmt.Sprintf("%s/%d", dir, fd))
+		if err != nil {
+			continue // closed meanwhile
+		}
+		if s, ok := strings.CutPrefix(target, "socket:["); ok {
+			if ino, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
+				out[ino] = true
+			}
+		}
+	}
+	return out
+}
+
+// listeningSockets keeps the LISTEN sockets whose inode the process holds.
+func listeningSockets(socks []tcpSocket, inodes map[uint64]bool) []ListenSocket {
+	var out []ListenSocket
+	for _, s := range socks {
+		if s.state == tcpListen && inodes[s.inode] {
+			out = append(out, ListenSocket{Family: s.family, Addr: formatHexAddr(s.local), Port: s.localPort, Inode: s.inode})
+		}
+	}
+	slices.SortFunc(out, func(a, b ListenSocket) int {
+		if a.Port != b.Port {
+			return a.Port - b.Port
+		}
+		return strings.Compare(a.Family+a.Addr, b.Family+b.Addr)
+	})
+	return out
+}
+
+// Process returns the process with the given pid, or nil.
+func (s *Snapshot) Process(pid int) *Process {
+	for i := range s.Processes {
+		if s.Processes[i].PID == pid {
+			return &s.Processes[i]
+		}
+	}
+	return nil
+}
+
+// MainThread returns the process's main thread (tid == pid), or nil.
+func (p *Process) MainThread() *Thread {
+	for i := range p.Threads {
+		if p.Threads[i].TID == p.PID {
+			return &p.Threads[i]
+		}
+	}
+	return nil
+}
