@@ -31,6 +31,19 @@ type KeyOptions struct {
 	Sequence *atomic.Uint64
 }
 
+// Validate checks the key settings without drawing anything.
+func (o KeyOptions) Validate() error {
+	if o.Space == 0 {
+		switch o.Dist {
+		case "", KeyUniform:
+			return nil
+		}
+		return fmt.Errorf("--key-dist %s needs a key space (-r N)", o.Dist)
+	}
+	_, err := newKeySource(o)
+	return err
+}
+
 // keySource draws one key number.
 type keySource interface{ next(r *rand.Rand) uint64 }
 

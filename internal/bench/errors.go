@@ -29,6 +29,9 @@ func (r *runner) closedError(outstanding int) error {
 }
 
 func (r *runner) ioError(op string, err error, outstanding int) error {
+	if errors.Is(err, unix.ECONNRESET) || errors.Is(err, unix.EPIPE) {
+		return fmt.Errorf("Error: Server closed the connection (%s: %v; %d requests outstanding on it)", r.target, err, outstanding)
+	}
 	return fmt.Errorf("Error: %s %s: %v (%d requests outstanding on that connection)", op, r.target, err, outstanding)
 }
 

@@ -202,3 +202,5 @@ func WriteCSVRow(w io.Writer, s *Summary) error {
 }
 
 func csvQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
+
+func newBufWriter(w io.Writer) *bufio.Writer { return bufio.NewWriter(w) }

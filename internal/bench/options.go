@@ -99,7 +99,7 @@ func (o *Options) Validate() error {
 			return fmt.Errorf("%s", c.msg)
 		}
 	}
-	return nil
+	return o.Keys.Validate()
 }
 
 func (o *Options) threads() int {

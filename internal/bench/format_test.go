@@ -1,0 +1,176 @@
+package bench
+
+import (
+	"bytes"
+	"flag"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// goldenSummary is a Summary with a fixed, known histogram: 20000 requests
+// with latencies spread like a loopback SET run plus a slow tail.
+func goldenSummary() *Summary {
+	h := NewHistogram(3)
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 19900 {
+		h.RecordValue(int64(100_000 + r.NormFloat64()*30_000 + 200_000*r.Float64()))
+	}
+	for i := range 100 {
+		h.RecordValue(int64(2_000_000 + i*40_000))
+	}
+	return &Summary{
+		Title: "SET", Requests: h.TotalCount(), ElapsedSeconds: 0.289, RPS: float64(h.TotalCount()) / 0.289,
+		Config:    RunConfig{Clients: 50, PayloadBytes: 3, KeepAlive: true, Threads: 1, Pipeline: 1},
+		Server:    ServerInfo{Config: map[string]string{"save": "", "appendonly": "no"}},
+		Latency:   Digest(h.Histogram),
+		Histogram: h,
+	}
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if d := cmp.Diff(string(want), string(got)); d != "" {
+		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
+	}
+}
+
+func TestGoldenReport(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteReport(&b, goldenSummary()); err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "report.golden", b.Bytes())
+	// The layout is redis-benchmark's: same section headers in the same
+	// order as in its real output.
+	sample, err := os.ReadFile("../../../shared/reference/samples/redis-benchmark-7.0.15/default_set.txt")
+	if err != nil {
+		t.Skip("reference samples not available")
+	}
+	for _, marker := range []string{"====== SET ======", "requests completed in", "parallel clients", "bytes payload",
+		"keep alive: 1", `host configuration "save":`, `host configuration "appendonly": no`, "multi-thread: no",
+		"Latency by percentile distribution:", "Cumulative distribution of latencies:", "Summary:",
+		"throughput summary:", "latency summary (msec):", "avg       min       p50       p95       p99       max"} {
+		if strings.Count(string(sample), marker) != strings.Count(b.String(), marker) {
+			t.Errorf("marker %q: sample has %d, ours %d", marker, strings.Count(string(sample), marker), strings.Count(b.String(), marker))
+		}
+	}
+}
+
+func TestGoldenQuietAndCSV(t *testing.T) {
+	s := goldenSummary()
+	var b bytes.Buffer
+	WriteQuiet(&b, s)
+	b.WriteString(CSVHeader)
+	WriteCSVRow(&b, s)
+	s.Title = `eval "return 1" 0`
+	WriteCSVRow(&b, s)
+	golden(t, "quiet_csv.golden", b.Bytes())
+}
+
+func TestGoldenRateAndMix(t *testing.T) {
+	s := goldenSummary()
+	s.Title = "SET:GET 1:10"
+	u := s.Latency
+	u.P99 /= 4
+	s.Uncorrected = &u
+	s.Config.Rate, s.Config.Pipeline, s.Config.Threads = 50000, 1, 2
+	s.Commands = []CommandResult{{Name: "SET", Requests: 1818, RPS: 6290.66, Latency: s.Latency}, {Name: "GET", Requests: 18182, RPS: 62913.49, Latency: s.Latency}}
+	var b bytes.Buffer
+	WriteReport(&b, s)
+	golden(t, "report_rate_mix.golden", b.Bytes())
+}
+
+// TestPercentileSectionFollowsHdrC checks the percentile lines against
+// HdrHistogram_c's rules on a small histogram worked out by hand.
+func TestPercentileSectionFollowsHdrC(t *testing.T) {
+	h := NewHistogram(3)
+	for _, v := range []int64{1000, 1000, 2000, 3000} { // ns
+		h.RecordValue(v)
+	}
+	var b bytes.Buffer
+	w := newBufWriter(&b)
+	writePercentiles(w, h)
+	w.Flush()
+	want := "0.000% <= 0.001 milliseconds (cumulative count 2)\n" +
+		"75.000% <= 0.002 milliseconds (cumulative count 3)\n" +
+		"87.500% <= 0.003 milliseconds (cumulative count 4)\n" +
+		"100.000% <= 0.003 milliseconds (cumulative count 4)\n"
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Errorf("(-want +got)\n%s", d)
+	}
+}
+
+func TestCumulativeSectionStepsAndEnd(t *testing.T) {
+	h := NewHistogram(3)
+	h.RecordValue(150_000)   // 0.15 ms
+	h.RecordValue(2_479_000) // 2.479 ms
+	var b bytes.Buffer
+	w := newBufWriter(&b)
+	writeCumulative(w, h)
+	w.Flush()
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	// 0.1 (0), 0.2 (1), then nothing new until 3.1 ms: after 2.1 ms the
+	// step is 1 ms, and the iteration ends at the first level past the max.
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "0.000% <= 0.100") || !strings.HasPrefix(lines[1], "50.000% <= 0.200") || !strings.HasPrefix(lines[2], "100.000% <= 3.101") {
+		t.Errorf("cumulative section:\n%s", b.String())
+	}
+}
+
+func TestGeometryMatchesLibrary(t *testing.T) {
+	for _, prec := range []int{1, 2, 3, 4, 5} {
+		h := hdr.New(1, int64(MaxLatency), prec)
+		g := newGeometry(h)
+		r := rand.New(rand.NewPCG(3, uint64(prec)))
+		for range 2000 {
+			v := int64(r.Float64() * r.Float64() * float64(MaxLatency))
+			lo, hi := g.lowestEquivalent(v), g.highestEquivalent(v)
+			if lo > v || hi < v || !h.ValuesAreEquivalent(lo, hi) || h.ValuesAreEquivalent(lo, hi+1) || (lo > 0 && h.ValuesAreEquivalent(lo-1, lo)) {
+				t.Fatalf("precision %d value %d: range [%d,%d] disagrees with hdrhistogram-go", prec, v, lo, hi)
+			}
+		}
+	}
+}
+
+func TestHistogramJSONRoundTrip(t *testing.T) {
+	s := goldenSummary()
+	s.Start = time.Unix(0, 0).UTC()
+	var b bytes.Buffer
+	path := filepath.Join(t.TempDir(), "d.json")
+	if err := WriteDocument(path, Document{Schema: DocumentSchema, Results: []*Summary{s}}); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := ReadDocument(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := doc.Results[0].Histogram
+	if got.TotalCount() != s.Histogram.TotalCount() || got.ValueAtPercentile(99) != s.Histogram.ValueAtPercentile(99) {
+		t.Errorf("histogram changed in the round trip")
+	}
+	merged := NewHistogram(3)
+	merged.Merge(got.Histogram)
+	merged.Merge(s.Histogram.Histogram)
+	if merged.TotalCount() != 2*s.Requests {
+		t.Errorf("merged count %d", merged.TotalCount())
+	}
+	_ = b
+}
