@@ -1,0 +1,372 @@
+package tune
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Outcome is what happened to one change (or what would happen, in a
+// preview).
+type Outcome struct {
+	Change Change `json:"change"`
+	// Old is the value before; New the value read back after (or the
+	// wanted value in a preview); Now the live value when a rollback or
+	// status found it changed by someone else.
+	Old    string `json:"old"`
+	New    string `json:"new,omitempty"`
+	Now    string `json:"now,omitempty"`
+	Status Status `json:"status"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// ApplyOptions controls Apply.
+type ApplyOptions struct {
+	// StateDir holds the journal; DefaultStateDir when empty.
+	StateDir string
+	// Progress, when set, is called after each change.
+	Progress func(Outcome)
+
+	// hook, in tests, is called at each step of each change; returning
+	// true makes Apply stop dead there, as if the process were killed.
+	hook func(step int, at phase) bool
+}
+
+// phase is a point inside one change's apply where a crash can happen.
+type phase int
+
+const (
+	afterIntent phase = iota // the intent is on disk, nothing written
+	afterWrite               // written, not read back or recorded
+	afterDone                // written, read back and recorded
+	phases
+)
+
+// ApplyResult is what Apply did.
+type ApplyResult struct {
+	Session  string    `json:"session"`
+	Outcomes []Outcome `json:"outcomes"`
+	// Undo is set when a failure made Apply roll back what it had applied.
+	Undo *RollbackResult `json:"undo,omitempty"`
+}
+
+// Count returns how many outcomes have status st.
+func (r *ApplyResult) Count(st Status) int { return count(r.Outcomes, st) }
+
+func count(outs []Outcome, st Status) int {
+	n := 0
+	for _, o := range outs {
+		if o.Status == st {
+			n++
+		}
+	}
+	return n
+}
+
+// Preview reads the live value of every change and says what applying the
+// plan would do, without writing anything.
+func Preview(ctx context.Context, s *System, p *Plan) ([]Outcome, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	useRedis(s, p)
+	out := make([]Outcome, len(p.Changes))
+	for i, c := range p.Changes {
+		o, err := preview(ctx, s, c)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = o
+	}
+	return out, nil
+}
+
+// preview is check + read for one change: refused, unchanged or planned.
+func preview(ctx context.Context, s *System, c Change) (Outcome, error) {
+	ops, err := opsFor(c)
+	if err != nil {
+		return Outcome{}, err
+	}
+	o := Outcome{Change: c, New: c.Value, Status: StatusPlanned}
+	old, rerr := ops.read(ctx, s, c)
+	o.Old = old
+	if err := ops.check(ctx, s, c); err != nil || rerr != nil {
+		if err == nil {
+			err = rerr
+		}
+		if r, ok := AsRefusal(err); ok {
+			o.Status, o.Reason = StatusRefused, r.Error()
+			return o, nil
+		}
+		return o, fmt.Errorf("%s: %w", c.Key(), err)
+	}
+	if ops.same(c, old, c.Value) {
+		o.Status = StatusUnchanged
+	}
+	return o, nil
+}
+
+func useRedis(s *System, p *Plan) {
+	if p.Redis != nil && s.Redis.Addr == "" {
+		s.Redis.Network, s.Redis.Addr, s.Redis.User = p.Redis.Network, p.Redis.Addr, p.Redis.User
+	}
+}
+
+// Apply makes the plan's changes behind the journal in o.StateDir. For each
+// change it journals the old value and fsyncs before writing, reads back
+// after writing, and journals the value read back. Changes that cannot be
+// made here are refused and reported; the rest go ahead. Any failure (a
+// write error that is not a refusal, or a read-back that differs) rolls
+// back everything this apply changed and returns an error.
+func Apply(ctx context.Context, s *System, p *Plan, o ApplyOptions) (*ApplyResult, error) {
+	previews, err := Preview(ctx, s, p)
+	if err != nil {
+		return nil, err
+	}
+	j, sessions, err := openForWrite(stateDir(o.StateDir))
+	if err != nil {
+		return nil, err
+	}
+	if err := refuseInterrupted(sessions); err != nil {
+		j.close()
+		return nil, err
+	}
+	a := &applier{s: s, j: j, o: o, id: newSessionID(time.Now())}
+	if err := a.begin(ctx, p); err != nil {
+		j.close()
+		return nil, err
+	}
+	res, err := a.run(ctx, p, previews)
+	if a.dead {
+		return res, errKilled
+	}
+	if cerr := j.close(); err == nil && cerr != nil {
+		err = cerr
+	}
+	return res, err
+}
+
+// errKilled is returned only in tests, by an apply the hook stopped dead.
+var errKilled = errors.New("apply stopped dead by the test hook")
+
+func stateDir(d string) string {
+	if d == "" {
+		return DefaultStateDir
+	}
+	return d
+}
+
+// openForWrite locks the journal and replays it.
+func openForWrite(dir string) (*journal, []*Session, error) {
+	j, err := openJournal(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	recs, err := readRecords(dir)
+	if err == nil {
+		var sessions []*Session
+		if sessions, err = ledger(recs); err == nil {
+			return j, sessions, nil
+		}
+	}
+	j.close()
+	return nil, nil, err
+}
+
+// refuseInterrupted stops a new apply on top of one that was killed: its
+// changes must be rolled back (or looked at) first.
+func refuseInterrupted(sessions []*Session) error {
+	for _, s := range sessions {
+		if s.End == "" && len(s.Pending()) > 0 {
+			return fmt.Errorf("apply %s was interrupted (%d changes journaled); run `redline tune status` to see them and `redline tune rollback` before applying again", s.ID, len(s.Pending()))
+		}
+	}
+	return nil
+}
+
+type applier struct {
+	s    *System
+	j    *journal
+	o    ApplyOptions
+	id   string
+	info SessionInfo
+	dead bool
+}
+
+func (a *applier) begin(ctx context.Context, p *Plan) error {
+	host, _ := os.Hostname()
+	a.info = SessionInfo{Hostname: host, BootID: a.s.bootID(), Root: a.s.Root, Sources: p.Sources}
+	if p.Redis != nil {
+		r := a.s.Redis
+		r.Password = ""
+		a.info.Redis, a.info.Rewrite = &r, p.Redis.Rewrite
+	}
+	return a.j.append(record{Op: opBegin, Session: a.id, Begin: &a.info}, true)
+}
+
+// run applies each change; on failure it undoes this session.
+func (a *applier) run(ctx context.Context, p *Plan, previews []Outcome) (*ApplyResult, error) {
+	res := &ApplyResult{Session: a.id}
+	var failure error
+	for i, c := range p.Changes {
+		if failure = ctx.Err(); failure != nil {
+			break
+		}
+		out, err := a.one(ctx, i+1, c, previews[i])
+		if a.dead {
+			return res, nil
+		}
+		res.Outcomes = append(res.Outcomes, out)
+		if a.o.Progress != nil {
+			a.o.Progress(out)
+		}
+		if failure = err; failure != nil {
+			break
+		}
+	}
+	if failure == nil && a.info.Rewrite && anyApplied(res.Outcomes, KindRedisConfig) {
+		failure = redisRewrite(ctx, a.s)
+	}
+	if failure == nil {
+		return res, a.j.append(record{Op: opCommit, Session: a.id}, true)
+	}
+	undo, uerr := a.undo(ctx)
+	res.Undo = undo
+	if uerr != nil {
+		return res, fmt.Errorf("%w; and the rollback after it failed too: %v (run `redline tune rollback` again)", failure, uerr)
+	}
+	return res, fmt.Errorf("%w (everything this apply changed was rolled back)", failure)
+}
+
+func anyApplied(outs []Outcome, k Kind) bool {
+	for _, o := range outs {
+		if o.Status == StatusApplied && o.Change.Kind == k {
+			return true
+		}
+	}
+	return false
+}
+
+// undo rolls back this session after a failure, without a second lock.
+func (a *applier) undo(ctx context.Context) (*RollbackResult, error) {
+	recs, err := readRecords(a.j.dir)
+	if err != nil {
+		return nil, err
+	}
+	sessions, err := ledger(recs)
+	if err != nil {
+		return nil, err
+	}
+	r := &roller{j: a.j, sys: func(SessionInfo) (*System, error) { return a.s, nil }}
+	for _, s := range sessions {
+		if s.ID == a.id {
+			res, err := r.session(ctx, s)
+			if aerr := a.j.append(record{Op: opAbort, Session: a.id}, true); err == nil {
+				err = aerr
+			}
+			if err == nil {
+				_, err = r.archiveIfDone()
+			}
+			return res, err
+		}
+	}
+	return nil, fmt.Errorf("session %s missing from the journal", a.id)
+}
+
+// stop reports whether the test hook kills the apply at this point; if so
+// the journal is closed as process exit would close it, and nothing else
+// runs.
+func (a *applier) stop(step int, at phase) bool {
+	if a.o.hook == nil || !a.o.hook(step, at) {
+		return false
+	}
+	a.j.close()
+	a.dead = true
+	return true
+}
+
+// one applies change c, the seq-th of the plan.
+func (a *applier) one(ctx context.Context, seq int, c Change, pre Outcome) (Outcome, error) {
+	ops, _ := opsFor(c)
+	if pre.Status == StatusRefused {
+		return pre, a.j.append(record{Op: opRefused, Session: a.id, Seq: seq, Change: &c, Detail: pre.Reason}, false)
+	}
+	out := Outcome{Change: c}
+	old, err := ops.read(ctx, a.s, c)
+	if err != nil {
+		return a.refusedOrFailed(out, seq, c, err, false)
+	}
+	out.Old = old
+	if ops.same(c, old, c.Value) {
+		out.Status, out.New = StatusUnchanged, old
+		return out, nil
+	}
+	if err := a.intent(ctx, ops, seq, c, old); err != nil {
+		return a.refusedOrFailed(out, seq, c, err, false)
+	}
+	if a.stop(seq, afterIntent) {
+		return out, nil
+	}
+	if err := ops.write(ctx, a.s, c, c.Value); err != nil {
+		return a.refusedOrFailed(out, seq, c, err, true)
+	}
+	if a.stop(seq, afterWrite) {
+		return out, nil
+	}
+	return a.readBack(ctx, ops, seq, c, out)
+}
+
+// intent journals the old value (and what identifies the target) and
+// fsyncs it: only then may the write happen.
+func (a *applier) intent(ctx context.Context, ops *kindOps, seq int, c Change, old string) error {
+	rec := record{Op: opIntent, Session: a.id, Seq: seq, Change: &c, Old: ptr(old)}
+	var err error
+	if ops.aux != nil {
+		if rec.Aux, err = ops.aux(ctx, a.s, c); err != nil {
+			return err
+		}
+	}
+	if ops.identity != nil {
+		if rec.Ident, err = ops.identity(ctx, a.s, c); err != nil {
+			return err
+		}
+	}
+	return a.j.append(rec, true)
+}
+
+func (a *applier) readBack(ctx context.Context, ops *kindOps, seq int, c Change, out Outcome) (Outcome, error) {
+	got, err := ops.read(ctx, a.s, c)
+	if err == nil && !ops.same(c, got, c.Value) {
+		err = mismatch(c, c.Value, got)
+	}
+	if err != nil {
+		// Record what was read so rollback knows the value is ours.
+		out.Status, out.Reason, out.New = StatusFailed, err.Error(), got
+		jerr := a.j.append(record{Op: opFailed, Session: a.id, Seq: seq, Applied: ptr(got), Detail: err.Error()}, true)
+		return out, errors.Join(err, jerr)
+	}
+	out.Status, out.New = StatusApplied, got
+	if err := a.j.append(record{Op: opDone, Session: a.id, Seq: seq, Applied: ptr(got)}, false); err != nil {
+		return out, err
+	}
+	a.stop(seq, afterDone)
+	return out, nil
+}
+
+// refusedOrFailed records a refusal (the apply goes on) or a failure (it
+// stops and rolls back). journaled says whether an intent precedes it.
+func (a *applier) refusedOrFailed(out Outcome, seq int, c Change, err error, journaled bool) (Outcome, error) {
+	if r, ok := AsRefusal(err); ok {
+		out.Status, out.Reason = StatusRefused, r.Error()
+		return out, a.j.append(record{Op: opRefused, Session: a.id, Seq: seq, Change: &c, Detail: out.Reason}, false)
+	}
+	out.Status, out.Reason = StatusFailed, err.Error()
+	if journaled {
+		if jerr := a.j.append(record{Op: opFailed, Session: a.id, Seq: seq, Detail: out.Reason}, true); jerr != nil {
+			err = errors.Join(err, jerr)
+		}
+	}
+	return out, fmt.Errorf("%s: %w", c.Key(), err)
+}

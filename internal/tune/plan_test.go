@@ -1,0 +1,140 @@
+package tune
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+const yamlPlan = `version: 1
+host: db1
+sources: [profile:net-sysctl]
+redis:
+  addr: 127.0.0.1:6379
+  rewrite: true
+changes:
+  - kind: sysctl
+    target: net.core.somaxconn
+    value: "8192"
+    why: listen() caps the backlog at somaxconn
+    rule: net-sysctl
+  - kind: file
+    target: /proc/irq/24/smp_affinity_list
+    value: "1"
+  - kind: redis-config
+    target: hz
+    value: "20"
+`
+
+func TestParsePlanYAMLAndJSON(t *testing.T) {
+	p, err := ParsePlan([]byte(yamlPlan), ".yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Changes) != 3 || p.Redis.Addr != "127.0.0.1:6379" || !p.Redis.Rewrite || p.Changes[0].Rule != "net-sysctl" {
+		t.Fatalf("parsed: %+v", p)
+	}
+	var js bytes.Buffer
+	if err := p.EncodeJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ParsePlan(js.Bytes(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(p, back); d != "" {
+		t.Fatalf("JSON round trip (-yaml +json):\n%s", d)
+	}
+	var ys bytes.Buffer
+	if err := p.EncodeYAML(&ys, "made by a test", map[int]string{1: "now: 0-7"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(ys.String(), "# made by a test") || !strings.Contains(ys.String(), `value: "1" # now: 0-7`) {
+		t.Fatalf("YAML output lacks its comments:\n%s", ys.String())
+	}
+	again, err := ParsePlan(ys.Bytes(), ".yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(p, again); d != "" {
+		t.Fatalf("YAML round trip:\n%s", d)
+	}
+}
+
+func TestParsePlanErrors(t *testing.T) {
+	cases := []struct{ name, doc, want string }{
+		{"unknown field", strings.Replace(yamlPlan, "value: \"8192\"", "valu: \"8192\"", 1), "valu"},
+		{"version", strings.Replace(yamlPlan, "version: 1", "version: 2", 1), "version 2"},
+		{"kind", strings.Replace(yamlPlan, "kind: sysctl", "kind: sysctrl", 1), "unknown change kind"},
+		{"outside proc", strings.Replace(yamlPlan, "/proc/irq/24/smp_affinity_list", "/etc/passwd", 1), "outside /proc and /sys"},
+		{"dot dot", strings.Replace(yamlPlan, "/proc/irq/24/smp_affinity_list", "/proc/../etc/passwd", 1), "clean absolute path"},
+		{"bad cpulist", strings.Replace(yamlPlan, `value: "1"`, `value: "x"`, 1), "not a CPU number"},
+		{"duplicate", yamlPlan + "  - kind: sysctl\n    target: net.core.somaxconn\n    value: \"1\"\n", "both set sysctl net.core.somaxconn"},
+		{"no redis addr", strings.Replace(yamlPlan, "  addr: 127.0.0.1:6379\n", "", 1), "no redis.addr"},
+		{"two docs", yamlPlan + "---\nversion: 1\n", "more than one document"},
+		{"empty", "", "empty plan"},
+		{"json unknown", `{"version":1,"changes":[],"extra":1}`, "unknown field"},
+	}
+	for _, c := range cases {
+		_, err := ParsePlan([]byte(c.doc), "")
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want it to mention %q", c.name, err, c.want)
+		}
+	}
+}
+
+func TestMergeKeepsFirst(t *testing.T) {
+	a := FromChanges([]Change{{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "1", Rule: "a"}}, "a")
+	b := FromChanges([]Change{{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "2", Rule: "b"},
+		{Kind: KindSysctl, Target: "vm.overcommit_memory", Value: "1", Rule: "b"}}, "b")
+	a.Merge(b)
+	if len(a.Changes) != 2 || a.Changes[0].Value != "1" || len(a.Notes) != 1 || len(a.Sources) != 2 {
+		t.Fatalf("merged: %+v", a)
+	}
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func FuzzParsePlan(f *testing.F) {
+	f.Add([]byte(yamlPlan))
+	f.Add([]byte(`{"version":1,"changes":[{"kind":"file","target":"/sys/x/rps_cpus","value":"f"}]}`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		p, err := ParsePlan(b, "")
+		if err != nil {
+			return
+		}
+		// Whatever parses must survive its own encoding.
+		var buf bytes.Buffer
+		if err := p.EncodeYAML(&buf, "", nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ParsePlan(buf.Bytes(), ".yaml"); err != nil {
+			t.Fatalf("re-parse of an encoded plan: %v\n%s", err, buf.String())
+		}
+	})
+}
+
+func FuzzJournal(f *testing.F) {
+	f.Add([]byte(`{"op":"begin","session":"s","time":"2025-01-01T00:00:00Z","begin":{"root":"/"}}
+{"op":"intent","session":"s","seq":1,"time":"2025-01-01T00:00:00Z","change":{"kind":"sysctl","target":"a.b","value":"1"},"old":"0"}
+{"op":"done","session":"s","seq":1,"time":"2025-01-01T00:00:00Z","applied":"1"}
+`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		recs, err := parseRecords(bytes.NewReader(b), "fuzz")
+		if err != nil {
+			return
+		}
+		sessions, err := ledger(recs)
+		if err != nil {
+			return
+		}
+		for _, s := range sessions {
+			for _, e := range s.Pending() {
+				_ = e.ours()
+			}
+		}
+	})
+}

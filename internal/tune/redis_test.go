@@ -1,0 +1,195 @@
+package tune
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"redline/internal/redisserver"
+	"redline/internal/redistest"
+)
+
+func redisSystem(srv *redisserver.Server) *System {
+	s := RehearsalSystem(os.TempDir())
+	s.Redis = RedisOptions{Addr: srv.Addr()}
+	return s
+}
+
+func configGet(t *testing.T, srv *redisserver.Server, name string) string {
+	t.Helper()
+	c := redistest.Client(t, srv)
+	v := redistest.Do(t, c, "CONFIG", "GET", name)
+	if len(v.Elems) < 2 {
+		t.Fatalf("CONFIG GET %s: %+v", name, v)
+	}
+	return v.Elems[1].Str
+}
+
+func redisPlan(srv *redisserver.Server, changes ...Change) *Plan {
+	return &Plan{Version: 1, Redis: &PlanRedis{Addr: srv.Addr()}, Changes: changes}
+}
+
+func TestRedisConfigApplyRollback(t *testing.T) {
+	srv := redistest.Start(t)
+	before := map[string]string{}
+	names := []string{"maxmemory", "maxmemory-policy", "hz", "client-output-buffer-limit", "save"}
+	for _, n := range names {
+		before[n] = configGet(t, srv, n)
+	}
+	p := redisPlan(srv,
+		Change{Kind: KindRedisConfig, Target: "maxmemory", Value: "100mb"},
+		Change{Kind: KindRedisConfig, Target: "maxmemory-policy", Value: "ALLKEYS-LRU"},
+		Change{Kind: KindRedisConfig, Target: "hz", Value: "50"},
+		// One class only: Redis keeps the others and reads back all three.
+		Change{Kind: KindRedisConfig, Target: "client-output-buffer-limit", Value: "pubsub 64mb 16mb 90"},
+		Change{Kind: KindRedisConfig, Target: "save", Value: "900 1"},
+	)
+	s := redisSystem(srv)
+	defer s.Close()
+	state := t.TempDir()
+	res, err := Apply(bg, s, p, ApplyOptions{StateDir: state})
+	if err != nil || res.Count(StatusApplied) != 5 {
+		t.Fatalf("apply: %+v %v", res, err)
+	}
+	if got := configGet(t, srv, "maxmemory"); got != "104857600" {
+		t.Errorf("maxmemory = %s after apply", got)
+	}
+	if got := configGet(t, srv, "maxmemory-policy"); got != "allkeys-lru" {
+		t.Errorf("maxmemory-policy = %s after apply", got)
+	}
+	if got := configGet(t, srv, "client-output-buffer-limit"); !strings.Contains(got, "pubsub 67108864 16777216 90") {
+		t.Errorf("client-output-buffer-limit = %s after apply", got)
+	}
+	rb, err := Rollback(bg, RollbackOptions{StateDir: state})
+	if err != nil || rb.Count(StatusRestored) != 5 {
+		t.Fatalf("rollback: %+v %v", rb, err)
+	}
+	for _, n := range names {
+		if got := configGet(t, srv, n); got != before[n] {
+			t.Errorf("%s = %q after rollback, want %q", n, got, before[n])
+		}
+	}
+}
+
+func TestRedisImmutableAndUnknownAreRefused(t *testing.T) {
+	srv := redistest.Start(t)
+	p := redisPlan(srv,
+		Change{Kind: KindRedisConfig, Target: "io-threads", Value: "4"},
+		Change{Kind: KindRedisConfig, Target: "no-such-parameter", Value: "1"},
+		Change{Kind: KindRedisConfig, Target: "hz", Value: "20"},
+	)
+	s := redisSystem(srv)
+	defer s.Close()
+	state := t.TempDir()
+	res, err := Apply(bg, s, p, ApplyOptions{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reasons := map[string]string{}
+	for _, o := range res.Outcomes {
+		reasons[o.Change.Target] = string(o.Status) + ": " + o.Reason
+	}
+	if !strings.Contains(reasons["io-threads"], "restart Redis") || !strings.Contains(reasons["no-such-parameter"], "no config parameter") ||
+		!strings.HasPrefix(reasons["hz"], "applied") {
+		t.Fatalf("outcomes: %v", reasons)
+	}
+	if _, err := Rollback(bg, RollbackOptions{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A bad value fails the apply and rolls back what was set before it.
+func TestRedisBadValueRollsBack(t *testing.T) {
+	srv := redistest.Start(t)
+	hz := configGet(t, srv, "hz")
+	p := redisPlan(srv,
+		Change{Kind: KindRedisConfig, Target: "hz", Value: "77"},
+		Change{Kind: KindRedisConfig, Target: "maxmemory-policy", Value: "sometimes"},
+	)
+	s := redisSystem(srv)
+	defer s.Close()
+	_, err := Apply(bg, s, p, ApplyOptions{StateDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "maxmemory-policy") {
+		t.Fatalf("apply with a bad value: %v", err)
+	}
+	if got := configGet(t, srv, "hz"); got != hz {
+		t.Errorf("hz = %s after the failed apply, want %s", got, hz)
+	}
+}
+
+// CONFIG SET values die with the server; rollback must say so rather than
+// set them on the new server.
+func TestRedisRestartIsGone(t *testing.T) {
+	srv := redistest.Start(t)
+	port := srv.Port
+	s := redisSystem(srv)
+	state := t.TempDir()
+	if _, err := Apply(bg, s, redisPlan(srv, Change{Kind: KindRedisConfig, Target: "hz", Value: "42"}), ApplyOptions{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	srv2 := redistest.StartWith(t, redisserver.Options{Port: port})
+	redistest.Do(t, redistest.Client(t, srv2), "CONFIG", "SET", "hz", "42")
+	rb, err := Rollback(bg, RollbackOptions{StateDir: state})
+	if err != nil || rb.Count(StatusGone) != 1 || !strings.Contains(rb.Outcomes[0].Reason, "restarted") {
+		t.Fatalf("rollback after a restart: %+v %v", rb, err)
+	}
+	if got := configGet(t, srv2, "hz"); got != "42" {
+		t.Errorf("rollback touched the new server: hz = %s", got)
+	}
+}
+
+// With rewrite, the change goes into redis.conf, and rollback rewrites the
+// file again with the old value.
+func TestRedisRewrite(t *testing.T) {
+	srv := redistest.Start(t)
+	s := redisSystem(srv)
+	defer s.Close()
+	p := redisPlan(srv, Change{Kind: KindRedisConfig, Target: "maxmemory", Value: "123mb"})
+	p.Redis.Rewrite = true
+	state := t.TempDir()
+	if _, err := Apply(bg, s, p, ApplyOptions{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	conf, _ := os.ReadFile(srv.ConfPath)
+	if !strings.Contains(string(conf), "maxmemory 123mb") {
+		t.Fatalf("redis.conf after apply with rewrite:\n%s", conf)
+	}
+	if _, err := Rollback(bg, RollbackOptions{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	conf, _ = os.ReadFile(srv.ConfPath)
+	if strings.Contains(string(conf), "123mb") {
+		t.Fatalf("redis.conf after rollback still has the change:\n%s", conf)
+	}
+}
+
+func TestRedisNormal(t *testing.T) {
+	cases := []struct {
+		a, b string
+		same bool
+	}{
+		{"1gb", "1073741824", true},
+		{"1k", "1000", true},
+		{"100MB", "104857600", true},
+		{"Yes", "yes", true},
+		{"900 1  300 10", "900 1 300 10", true},
+		{"allkeys-lru", "allkeys-lfu", false},
+	}
+	c := Change{Kind: KindRedisConfig, Target: "x"}
+	for _, tc := range cases {
+		if got := c.Same(tc.a, tc.b); got != tc.same {
+			t.Errorf("Same(%q, %q) = %v", tc.a, tc.b, got)
+		}
+	}
+	cob := Change{Kind: KindRedisConfig, Target: "client-output-buffer-limit"}
+	if !cob.Same("replica 256mb 64mb 60", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60") {
+		t.Error("one class should match the full list")
+	}
+	if cob.Same("pubsub 1mb 1mb 1", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60") {
+		t.Error("a different pubsub limit should not match")
+	}
+}

@@ -1,0 +1,233 @@
+// Package simfs is a copy of a host's /proc and /sys tree that answers
+// writes the way the kernel does: a CPU list written to smp_affinity_list
+// reads back in canonical form, a mask written to rps_cpus reads back at
+// the file's width, "never" written to a THP file reads back as
+// "always madvise [never]", a port range written with a space reads back
+// with a tab, and bad values fail with EINVAL. tune's tests apply and roll
+// back plans on such trees and require them byte-identical afterwards;
+// `redline tune apply --root DIR` rehearses a plan on one.
+package simfs
+
+import (
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"redline/internal/tune/kernfmt"
+)
+
+// FS is a simulated kernel file tree below Root.
+type FS struct {
+	Root string
+	// Delay is slept before every write, so a test can kill a process in
+	// the middle of an apply.
+	Delay time.Duration
+
+	mu       sync.Mutex
+	faults   map[string]error
+	readOnly []string
+	writes   int
+}
+
+// New returns a simulated tree rooted at root (a directory holding proc/
+// and sys/).
+func New(root string) *FS { return &FS{Root: root, faults: map[string]error{}} }
+
+// Fail makes every write to name fail with err (syscall.EIO models an IRQ
+// that cannot move).
+func (f *FS) Fail(name string, err error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.faults[name] = err
+}
+
+// ReadOnly makes writes below prefix fail with EROFS, as in a container
+// whose /proc/sys is mounted read-only.
+func (f *FS) ReadOnly(prefix string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.readOnly = append(f.readOnly, prefix)
+}
+
+// Writes returns the number of successful writes so far.
+func (f *FS) Writes() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.writes
+}
+
+func (f *FS) path(name string) string { return filepath.Join(f.Root, name) }
+
+// ReadFile reads name.
+func (f *FS) ReadFile(name string) ([]byte, error) { return os.ReadFile(f.path(name)) }
+
+// ReadDir lists name.
+func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(f.path(name)) }
+
+// CheckWrite reports a missing file, a read-only prefix or an injected
+// fault.
+func (f *FS) CheckWrite(name string) error {
+	if _, err := os.Stat(f.path(name)); err != nil {
+		return err
+	}
+	return f.blocked(name)
+}
+
+func (f *FS) blocked(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.readOnly {
+		if name == p || strings.HasPrefix(name, strings.TrimSuffix(p, "/")+"/") {
+			return &fs.PathError{Op: "write", Path: name, Err: syscall.EROFS}
+		}
+	}
+	return nil
+}
+
+// WriteFile stores data the way the kernel would format it on read.
+func (f *FS) WriteFile(name string, data []byte) error {
+	if f.Delay > 0 {
+		time.Sleep(f.Delay)
+	}
+	if err := f.blocked(name); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	fault := f.faults[name]
+	f.mu.Unlock()
+	if fault != nil {
+		return &fs.PathError{Op: "write", Path: name, Err: fault}
+	}
+	cur, err := os.ReadFile(f.path(name))
+	if err != nil {
+		return err
+	}
+	stored, side, err := format(name, string(cur), string(data), f.ReadFile)
+	if err != nil {
+		return &fs.PathError{Op: "write", Path: name, Err: err}
+	}
+	for other, v := range side {
+		if err := f.store(other, v); err != nil {
+			return err
+		}
+	}
+	if err := f.store(name, stored); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.writes++
+	f.mu.Unlock()
+	return nil
+}
+
+func (f *FS) store(name, content string) error {
+	p := f.path(name)
+	st, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(p, []byte(content), st.Mode().Perm())
+}
+
+// coupled are the dirty-writeback sysctl pairs of which the kernel keeps
+// only one non-zero: writing a new value to one zeroes the other, and the
+// bytes forms reject 0 with EINVAL (tuned PR #882 tripped on exactly this
+// while restoring).
+var coupled = map[string]string{
+	"/proc/sys/vm/dirty_bytes":            "/proc/sys/vm/dirty_ratio",
+	"/proc/sys/vm/dirty_ratio":            "/proc/sys/vm/dirty_bytes",
+	"/proc/sys/vm/dirty_background_bytes": "/proc/sys/vm/dirty_background_ratio",
+	"/proc/sys/vm/dirty_background_ratio": "/proc/sys/vm/dirty_background_bytes",
+}
+
+// format returns the new content of name after data is written over cur,
+// and other files the write changes as a side effect.
+func format(name, cur, data string, read func(string) ([]byte, error)) (string, map[string]string, error) {
+	base := path.Base(name)
+	switch {
+	case strings.HasSuffix(base, "_list"):
+		cpus, err := kernfmt.ParseList(data)
+		if err != nil || len(cpus) == 0 {
+			return "", nil, syscall.EINVAL
+		}
+		return cpus.List() + "\n", nil, nil
+	case maskFiles[base]:
+		cpus, err := kernfmt.ParseMask(data)
+		if err != nil {
+			return "", nil, syscall.EINVAL
+		}
+		return cpus.Mask(kernfmt.MaskWidth(cur)) + "\n", nil, nil
+	}
+	if opts, _, ok := kernfmt.Choices(cur); ok {
+		return choose(opts, strings.TrimSpace(data))
+	}
+	v, err := numericFields(cur, data)
+	if err != nil {
+		return "", nil, err
+	}
+	if err := coupledCheck(name, v); err != nil {
+		return "", nil, err
+	}
+	if v == cur {
+		return v, nil, nil
+	}
+	return v, coupledSide(name), nil
+}
+
+// maskFiles hold hex CPU masks.
+var maskFiles = map[string]bool{
+	"smp_affinity": true, "default_smp_affinity": true, "rps_cpus": true,
+	"xps_cpus": true, "xps_rxqs": true, "rps_default_mask": true,
+}
+
+func choose(options []string, want string) (string, map[string]string, error) {
+	for _, o := range options {
+		if o == want {
+			return kernfmt.FormatChoices(options, want) + "\n", nil, nil
+		}
+	}
+	return "", nil, syscall.EINVAL
+}
+
+// numericFields keeps the kernel's separator (a tab between the values of
+// multi-value sysctls) and rejects a different number of integers where
+// the file holds integers.
+func numericFields(cur, data string) (string, error) {
+	old, nw := strings.Fields(cur), strings.Fields(data)
+	if len(nw) == 0 {
+		return "", syscall.EINVAL
+	}
+	if allInts(old) && (len(nw) != len(old) || !allInts(nw)) {
+		return "", syscall.EINVAL
+	}
+	return strings.Join(nw, "\t") + "\n", nil
+}
+
+func allInts(fields []string) bool {
+	for _, f := range fields {
+		if _, err := strconv.ParseInt(f, 10, 64); err != nil {
+			return false
+		}
+	}
+	return len(fields) > 0
+}
+
+func coupledSide(name string) map[string]string {
+	if other, ok := coupled[name]; ok {
+		return map[string]string{other: "0\n"}
+	}
+	return nil
+}
+
+func coupledCheck(name, v string) error {
+	if _, ok := coupled[name]; ok && strings.HasSuffix(name, "_bytes") && strings.TrimSpace(v) == "0" {
+		return syscall.EINVAL
+	}
+	return nil
+}

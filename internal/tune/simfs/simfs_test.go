@@ -1,0 +1,81 @@
+package simfs
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+func TestKernelFormatting(t *testing.T) {
+	cases := []struct {
+		name, before, write, after string
+		err                        error
+	}{
+		{"/proc/irq/24/smp_affinity_list", "0-7\n", "3,1,2", "1-3\n", nil},
+		{"/proc/irq/24/smp_affinity_list", "0-7\n", "x", "", syscall.EINVAL},
+		{"/proc/irq/24/smp_affinity_list", "0-7\n", "", "", syscall.EINVAL},
+		{"/proc/irq/24/smp_affinity", "00000000,000000ff\n", "3", "00000000,00000003\n", nil},
+		{"/sys/class/net/eth0/queues/rx-0/rps_cpus", "00\n", "f", "0f\n", nil},
+		{"/sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n", "never", "always madvise [never]\n", nil},
+		{"/sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n", "sometimes", "", syscall.EINVAL},
+		{"/proc/sys/net/ipv4/ip_local_port_range", "32768\t60999\n", "1024 65000", "1024\t65000\n", nil},
+		{"/proc/sys/net/ipv4/ip_local_port_range", "32768\t60999\n", "1024", "", syscall.EINVAL},
+		{"/proc/sys/net/core/somaxconn", "4096\n", "many", "", syscall.EINVAL},
+		{"/proc/sys/kernel/core_pattern", "core\n", "|/bin/x %p", "|/bin/x\t%p\n", nil},
+		{"/proc/sys/vm/dirty_bytes", "0\n", "0", "", syscall.EINVAL},
+	}
+	for _, c := range cases {
+		root := t.TempDir()
+		p := filepath.Join(root, c.name)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		os.WriteFile(p, []byte(c.before), 0o644)
+		err := New(root).WriteFile(c.name, []byte(c.write))
+		if !errors.Is(err, c.err) || (err != nil) != (c.err != nil) {
+			t.Errorf("write %q to %s: error %v, want %v", c.write, c.name, err, c.err)
+			continue
+		}
+		got, _ := os.ReadFile(p)
+		if c.err == nil && string(got) != c.after {
+			t.Errorf("write %q to %s: reads %q, want %q", c.write, c.name, got, c.after)
+		}
+		if c.err != nil && string(got) != c.before {
+			t.Errorf("a failed write changed %s to %q", c.name, got)
+		}
+	}
+}
+
+func TestCoupledAndFaults(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "proc/sys/vm"), 0o755)
+	os.WriteFile(filepath.Join(root, "proc/sys/vm/dirty_bytes"), []byte("0\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "proc/sys/vm/dirty_ratio"), []byte("20\n"), 0o644)
+	f := New(root)
+	if err := f.WriteFile("/proc/sys/vm/dirty_bytes", []byte("1000000")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := f.ReadFile("/proc/sys/vm/dirty_ratio"); string(b) != "0\n" {
+		t.Errorf("dirty_ratio = %q after writing dirty_bytes", b)
+	}
+	if err := f.WriteFile("/proc/sys/vm/dirty_ratio", []byte("20")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := f.ReadFile("/proc/sys/vm/dirty_bytes"); string(b) != "0\n" {
+		t.Errorf("dirty_bytes = %q after writing dirty_ratio", b)
+	}
+	f.Fail("/proc/sys/vm/dirty_ratio", syscall.EIO)
+	if err := f.WriteFile("/proc/sys/vm/dirty_ratio", []byte("10")); !errors.Is(err, syscall.EIO) {
+		t.Errorf("injected fault: %v", err)
+	}
+	f.ReadOnly("/proc/sys")
+	if err := f.CheckWrite("/proc/sys/vm/dirty_bytes"); !errors.Is(err, syscall.EROFS) {
+		t.Errorf("read-only prefix: %v", err)
+	}
+	if err := f.CheckWrite("/proc/sys/vm/nope"); !os.IsNotExist(err) {
+		t.Errorf("missing file: %v", err)
+	}
+	if f.Writes() != 2 {
+		t.Errorf("Writes() = %d, want 2", f.Writes())
+	}
+}

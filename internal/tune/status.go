@@ -1,0 +1,166 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+)
+
+// StatusUnknown is a journaled value that could not be read now.
+const StatusUnknown Status = "unknown"
+
+// StatusOptions controls Journaled.
+type StatusOptions struct {
+	StateDir      string
+	System        *System // nil: each session's own root (see RollbackOptions)
+	RedisPassword string
+}
+
+// StatusReport is every apply still in the journal and where each of its
+// changes stands now.
+type StatusReport struct {
+	Sessions []SessionStatus `json:"sessions"`
+}
+
+// SessionStatus is one journaled apply.
+type SessionStatus struct {
+	ID      string      `json:"id"`
+	Info    SessionInfo `json:"info"`
+	End     string      `json:"end,omitempty"`
+	Started string      `json:"started"`
+	// Rebooted is true when the machine booted since the apply.
+	Rebooted bool `json:"rebooted"`
+	// Changes are the pending entries: applied (still in place), drift,
+	// gone, intended or unknown. LostOn in each says what else undoes it.
+	Changes []StatusLine `json:"changes"`
+	Refused []Entry      `json:"refused,omitempty"`
+}
+
+// StatusLine is one journaled change now.
+type StatusLine struct {
+	Outcome
+	LostOn string `json:"lost_on"`
+}
+
+// Clean reports whether every journaled change is still in place.
+func (r *StatusReport) Clean() bool {
+	for _, s := range r.Sessions {
+		for _, c := range s.Changes {
+			if c.Status != StatusApplied {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// Pending returns the number of changes a rollback would look at.
+func (r *StatusReport) Pending() int {
+	n := 0
+	for _, s := range r.Sessions {
+		n += len(s.Changes)
+	}
+	return n
+}
+
+// Journaled reads the journal without locking it or writing anything and
+// compares each journaled change with the live value: still ours
+// (applied), changed by someone else (drift), undone by a reboot or a
+// restart (gone).
+func Journaled(ctx context.Context, o StatusOptions) (*StatusReport, error) {
+	recs, err := readRecords(stateDir(o.StateDir))
+	if err != nil {
+		return nil, err
+	}
+	sessions, err := ledger(recs)
+	if err != nil {
+		return nil, err
+	}
+	sys := systemsFor(RollbackOptions{System: o.System, RedisPassword: o.RedisPassword})
+	rep := &StatusReport{}
+	for _, sess := range sessions {
+		if len(sess.Pending()) == 0 {
+			continue
+		}
+		s, err := sys(sess.Info)
+		if err != nil {
+			return nil, err
+		}
+		st := sessionStatus(ctx, rollEnv{sess: sess, s: s, bootID: s.bootID()})
+		rep.Sessions = append(rep.Sessions, st)
+		if o.System == nil {
+			s.Close()
+		}
+	}
+	return rep, nil
+}
+
+func sessionStatus(ctx context.Context, env rollEnv) SessionStatus {
+	sess := env.sess
+	st := SessionStatus{ID: sess.ID, Info: sess.Info, End: sess.End, Rebooted: env.rebooted(),
+		Started: sess.Started.Format("2006-01-02 15:04:05 MST"), Refused: sess.Refused}
+	for _, e := range sess.Pending() {
+		st.Changes = append(st.Changes, StatusLine{Outcome: entryNow(ctx, env, e), LostOn: e.Change.LostOn()})
+	}
+	return st
+}
+
+// entryNow compares one journaled change with the live value.
+func entryNow(ctx context.Context, env rollEnv, e *Entry) Outcome {
+	c := e.Change
+	out := Outcome{Change: c, Old: e.Old, New: e.ours(), Status: StatusUnknown}
+	ops, err := opsFor(c)
+	if err != nil {
+		out.Reason = err.Error()
+		return out
+	}
+	if reason := gone(ctx, env, ops, e); reason != "" {
+		out.Status, out.Reason = StatusGone, reason
+		return out
+	}
+	cur, err := ops.read(ctx, env.s, c)
+	if err != nil {
+		out.Reason = "cannot read it now: " + err.Error()
+		return out
+	}
+	out.Now = cur
+	switch {
+	case ops.same(c, cur, e.ours()):
+		out.Status = StatusApplied
+		if e.Status == StatusRestoreFailed {
+			out.Reason = "a rollback could not restore it: " + e.Detail
+		}
+	case e.Status == StatusIntended && ops.same(c, cur, e.Old):
+		out.Status, out.Reason = StatusIntended, "journaled but never written (the apply stopped first)"
+	default:
+		out.Status = StatusDrift
+		out.Reason = fmt.Sprintf("changed by someone else since redline set it (now %s)", c.Show(cur))
+	}
+	return out
+}
+
+// Verify compares the live value of every change in p with the value the
+// plan wants: ok, mismatch, or refused when it cannot be read here.
+func Verify(ctx context.Context, s *System, p *Plan) ([]Outcome, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	useRedis(s, p)
+	out := make([]Outcome, len(p.Changes))
+	for i, c := range p.Changes {
+		ops, _ := opsFor(c)
+		o := Outcome{Change: c, New: c.Value, Status: StatusOK}
+		cur, err := ops.read(ctx, s, c)
+		switch r, refused := AsRefusal(err); {
+		case refused:
+			o.Status, o.Reason = StatusRefused, r.Error()
+		case err != nil:
+			return nil, fmt.Errorf("%s: %w", c.Key(), err)
+		case !ops.same(c, cur, c.Value):
+			o.Status, o.Now = StatusMismatch, cur
+		default:
+			o.Now = cur
+		}
+		out[i] = o
+	}
+	return out, nil
+}

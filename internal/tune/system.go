@@ -1,0 +1,128 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+
+	"redline/internal/resp"
+	"redline/internal/tune/simfs"
+)
+
+// System is the machine tune changes: where its kernel files are and how
+// to reach its processes, services, NICs and Redis server. Controllers left
+// nil make the changes of their kind report-only, with the reason.
+type System struct {
+	// Root is the directory holding proc/ and sys/: "/" on the live host.
+	Root string
+	FS   FS
+	// Live is true on the live host. Only then are thread affinities,
+	// services and NIC channels reachable, and only then does tune insist
+	// on root.
+	Live bool
+	// Redis says how to reach the server that redis-config changes go to.
+	Redis    RedisOptions
+	Affinity AffinityController
+	Services ServiceController
+	Channels ChannelController
+
+	// euid is the effective user, os.Geteuid() unless a test sets it.
+	euid int
+
+	mu    sync.Mutex
+	redis *resp.Client
+}
+
+// RedisOptions says how to reach a Redis server. The password is never
+// written to a plan or the journal; rollback needs it passed again.
+type RedisOptions struct {
+	Network  string `json:"network,omitempty" yaml:"network,omitempty"` // "tcp" (default) or "unix"
+	Addr     string `json:"addr,omitempty" yaml:"addr,omitempty"`
+	User     string `json:"user,omitempty" yaml:"user,omitempty"`
+	Password string `json:"-" yaml:"-"`
+}
+
+// LiveSystem is the live host: root "/", sched_setaffinity for threads,
+// systemctl for services when the host runs systemd, ethtool for channels.
+func LiveSystem() *System {
+	return &System{
+		Root: "/", FS: OSFS{Root: "/"}, Live: true,
+		Affinity: SchedAffinity{}, Services: DetectServices(), Channels: Ethtool{},
+		euid: os.Geteuid(),
+	}
+}
+
+// RehearsalSystem is a copy of a host's /proc and /sys tree below root,
+// written with the kernel's formatting rules (see simfs). Thread
+// affinities, services and NIC channels are report-only there.
+func RehearsalSystem(root string) *System {
+	return &System{Root: root, FS: simfs.New(root), euid: os.Geteuid()}
+}
+
+// requireRoot refuses host writes on the live host without root.
+func (s *System) requireRoot() error {
+	if s.Live && s.euid != 0 {
+		return refuse("not root (run as root, or use --dry-run to see the plan)", nil)
+	}
+	return nil
+}
+
+// redisClient dials the Redis server once and keeps the connection.
+func (s *System) redisClient(ctx context.Context) (*resp.Client, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.redis != nil {
+		return s.redis, nil
+	}
+	if s.Redis.Addr == "" {
+		return nil, refuse("no Redis server given (pass --redis HOST:PORT, or set redis.addr in the plan)", nil)
+	}
+	c, err := resp.Dial(ctx, resp.DialOptions{Network: s.Redis.Network, Addr: s.Redis.Addr})
+	if err != nil {
+		return nil, fmt.Errorf("connect to Redis at %s: %w (is it running? pass --redis)", s.Redis.Addr, err)
+	}
+	if err := s.auth(ctx, c); err != nil {
+		c.Close()
+		return nil, err
+	}
+	s.redis = c
+	return c, nil
+}
+
+func (s *System) auth(ctx context.Context, c *resp.Client) error {
+	if s.Redis.Password == "" {
+		return nil
+	}
+	args := []string{"AUTH", s.Redis.Password}
+	if s.Redis.User != "" {
+		args = []string{"AUTH", s.Redis.User, s.Redis.Password}
+	}
+	if _, err := c.DoOK(ctx, args...); err != nil {
+		return fmt.Errorf("authenticate to Redis at %s: %w (check the user and REDISCLI_AUTH)", s.Redis.Addr, err)
+	}
+	return nil
+}
+
+// Close releases the Redis connection.
+func (s *System) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.redis == nil {
+		return nil
+	}
+	err := s.redis.Close()
+	s.redis = nil
+	return err
+}
+
+// bootID identifies the current boot, so rollback knows which journaled
+// values a reboot has already undone. Empty when unknown.
+func (s *System) bootID() string {
+	b, err := s.FS.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}
