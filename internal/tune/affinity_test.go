@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"redline/internal/host"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
-	"redline/internal/tune/kernfmt"
 )
 
 // affinitySystem reaches real processes: affinity of a redis-server this
@@ -80,7 +80,7 @@ func TestAffinityPerThreadRestore(t *testing.T) {
 	srv := redistest.Start(t)
 	tids := sortedTids(threadAffinities(t, srv.Pid()))
 	last := tids[len(tids)-1]
-	if err := (SchedAffinity{}).Set(last, kernfmt.CPUs{0}); err != nil {
+	if err := (SchedAffinity{}).Set(last, host.NewCPUSet(0)); err != nil {
 		t.Fatal(err)
 	}
 	before := threadAffinities(t, srv.Pid())

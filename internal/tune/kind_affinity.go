@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"redline/internal/tune/kernfmt"
+	"redline/internal/host"
 )
 
 // The CPU affinity of every thread of a process. Value is a CPU list for
@@ -32,32 +32,32 @@ func init() {
 
 // AffinityController reads and sets one thread's CPU affinity.
 type AffinityController interface {
-	Get(tid int) (kernfmt.CPUs, error)
-	Set(tid int, cpus kernfmt.CPUs) error
+	Get(tid int) (host.CPUSet, error)
+	Set(tid int, cpus host.CPUSet) error
 }
 
 // SchedAffinity is sched_getaffinity(2) and sched_setaffinity(2).
 type SchedAffinity struct{}
 
 // Get returns tid's allowed CPUs.
-func (SchedAffinity) Get(tid int) (kernfmt.CPUs, error) {
+func (SchedAffinity) Get(tid int) (host.CPUSet, error) {
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(tid, &set); err != nil {
-		return nil, fmt.Errorf("sched_getaffinity %d: %w", tid, err)
+		return host.CPUSet{}, fmt.Errorf("sched_getaffinity %d: %w", tid, err)
 	}
-	var out kernfmt.CPUs
+	var out host.CPUSet
 	for cpu := 0; cpu < len(set)*64; cpu++ {
 		if set.IsSet(cpu) {
-			out = append(out, cpu)
+			out.Add(cpu)
 		}
 	}
 	return out, nil
 }
 
 // Set pins tid to cpus.
-func (SchedAffinity) Set(tid int, cpus kernfmt.CPUs) error {
+func (SchedAffinity) Set(tid int, cpus host.CPUSet) error {
 	var set unix.CPUSet
-	for _, c := range cpus {
+	for _, c := range cpus.CPUs() {
 		set.Set(c)
 	}
 	if err := unix.SchedSetaffinity(tid, &set); err != nil {
@@ -108,7 +108,7 @@ func readAffinity(_ context.Context, s *System, c Change) (string, error) {
 	if err != nil {
 		return "", classify(c, err)
 	}
-	per := map[int]kernfmt.CPUs{}
+	per := map[int]host.CPUSet{}
 	for _, tid := range tids {
 		cpus, err := s.Affinity.Get(tid)
 		if isMissing(err) {
@@ -125,7 +125,7 @@ func readAffinity(_ context.Context, s *System, c Change) (string, error) {
 	return formatAffinity(per), nil
 }
 
-func formatAffinity(per map[int]kernfmt.CPUs) string {
+func formatAffinity(per map[int]host.CPUSet) string {
 	tids := make([]int, 0, len(per))
 	for tid := range per {
 		tids = append(tids, tid)
@@ -147,25 +147,25 @@ func formatAffinity(per map[int]kernfmt.CPUs) string {
 
 // parseAffinity reads a CPU list (all threads) or "TID=LIST ..." (per
 // thread).
-func parseAffinity(v string) (all kernfmt.CPUs, per map[int]kernfmt.CPUs, err error) {
+func parseAffinity(v string) (all host.CPUSet, per map[int]host.CPUSet, err error) {
 	if !strings.Contains(v, "=") {
-		all, err = kernfmt.ParseList(v)
-		if err == nil && len(all) == 0 {
+		all, err = host.ParseCPUList(v)
+		if err == nil && all.IsEmpty() {
 			err = errors.New("empty CPU list")
 		}
 		return all, nil, err
 	}
-	per = map[int]kernfmt.CPUs{}
+	per = map[int]host.CPUSet{}
 	for _, f := range strings.Fields(v) {
 		t, list, _ := strings.Cut(f, "=")
 		tid, terr := strconv.Atoi(t)
-		cpus, lerr := kernfmt.ParseList(list)
-		if terr != nil || lerr != nil || len(cpus) == 0 {
-			return nil, nil, fmt.Errorf("%q is not TID=CPULIST", f)
+		cpus, lerr := host.ParseCPUList(list)
+		if terr != nil || lerr != nil || cpus.IsEmpty() {
+			return host.CPUSet{}, nil, fmt.Errorf("%q is not TID=CPULIST", f)
 		}
 		per[tid] = cpus
 	}
-	return nil, per, nil
+	return host.CPUSet{}, per, nil
 }
 
 // writeAffinity pins every thread. With a per-thread value, threads born
@@ -182,14 +182,13 @@ func writeAffinity(_ context.Context, s *System, c Change, v string) error {
 		return classify(c, err)
 	}
 	for _, tid := range tids {
-		want := all
+		want, ok := all, true
 		if per != nil {
-			want = per[tid]
-			if want == nil {
-				want = per[pid]
+			if want, ok = per[tid]; !ok {
+				want, ok = per[pid]
 			}
 		}
-		if want == nil {
+		if !ok {
 			continue
 		}
 		if err := s.Affinity.Set(tid, want); err != nil && !isMissing(err) {
@@ -226,7 +225,7 @@ func sameAffinity(a, b string) bool {
 	return common > 0
 }
 
-func everyThread(per map[int]kernfmt.CPUs, cpus kernfmt.CPUs) bool {
+func everyThread(per map[int]host.CPUSet, cpus host.CPUSet) bool {
 	for _, c := range per {
 		if !c.Equal(cpus) {
 			return false

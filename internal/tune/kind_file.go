@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"redline/internal/host"
 	"redline/internal/tune/kernfmt"
 )
 
@@ -67,13 +68,13 @@ func validateFile(c Change) error {
 func validateFileValue(c Change) error {
 	switch fileForm(c.Target) {
 	case formList:
-		cpus, err := kernfmt.ParseList(c.Value)
-		if err == nil && len(cpus) == 0 {
+		cpus, err := host.ParseCPUList(c.Value)
+		if err == nil && cpus.IsEmpty() {
 			err = errors.New("empty CPU list")
 		}
 		return err
 	case formMask:
-		_, err := kernfmt.ParseMask(c.Value)
+		_, err := host.ParseCPUMask(c.Value)
 		return err
 	}
 	return nil
@@ -142,14 +143,14 @@ func fileForm(target string) form {
 func sameFileValue(c Change, a, b string) bool {
 	switch fileForm(c.Target) {
 	case formList:
-		return sameCPUs(kernfmt.ParseList, a, b)
+		return sameCPUs(host.ParseCPUList, a, b)
 	case formMask:
-		return sameCPUs(kernfmt.ParseMask, a, b)
+		return sameCPUs(host.ParseCPUMask, a, b)
 	}
 	return choiceOrFields(a) == choiceOrFields(b)
 }
 
-func sameCPUs(parse func(string) (kernfmt.CPUs, error), a, b string) bool {
+func sameCPUs(parse func(string) (host.CPUSet, error), a, b string) bool {
 	x, errA := parse(a)
 	y, errB := parse(b)
 	if errA != nil || errB != nil {
@@ -171,11 +172,11 @@ func showFileValue(c Change, v string) string {
 	if fileForm(c.Target) != formMask {
 		return strings.TrimSpace(v)
 	}
-	cpus, err := kernfmt.ParseMask(v)
+	cpus, err := host.ParseCPUMask(v)
 	if err != nil {
 		return v
 	}
-	if len(cpus) == 0 {
+	if cpus.IsEmpty() {
 		return strings.TrimSpace(v) + " (none)"
 	}
 	return strings.TrimSpace(v) + " (cpus " + cpus.List() + ")"

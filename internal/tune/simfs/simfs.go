@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"redline/internal/host"
 	"redline/internal/tune/kernfmt"
 )
 
@@ -152,17 +153,19 @@ func format(name, cur, data string, read func(string) ([]byte, error)) (string, 
 	base := path.Base(name)
 	switch {
 	case strings.HasSuffix(base, "_list"):
-		cpus, err := kernfmt.ParseList(data)
-		if err != nil || len(cpus) == 0 {
+		cpus, err := host.ParseCPUList(data)
+		if err != nil || cpus.IsEmpty() {
 			return "", nil, syscall.EINVAL
 		}
 		return cpus.List() + "\n", nil, nil
 	case maskFiles[base]:
-		cpus, err := kernfmt.ParseMask(data)
+		cpus, err := host.ParseCPUMask(data)
 		if err != nil {
 			return "", nil, syscall.EINVAL
 		}
-		return cpus.Mask(kernfmt.MaskWidth(cur)) + "\n", nil, nil
+		// The kernel prints masks nr_cpu_ids bits wide; keep the file's
+		// width.
+		return cpus.MaskWidth(hexDigits(cur)*4) + "\n", nil, nil
 	}
 	if opts, _, ok := kernfmt.Choices(cur); ok {
 		return choose(opts, strings.TrimSpace(data))
@@ -179,6 +182,8 @@ func format(name, cur, data string, read func(string) ([]byte, error)) (string, 
 	}
 	return v, coupledSide(name), nil
 }
+
+func hexDigits(mask string) int { return len(strings.ReplaceAll(strings.TrimSpace(mask), ",", "")) }
 
 // maskFiles hold hex CPU masks.
 var maskFiles = map[string]bool{
