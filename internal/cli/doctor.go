@@ -1,0 +1,159 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"redline/internal/doctor"
+	_ "redline/internal/doctor/rules" // registers the rules
+	"redline/internal/redisadmin"
+)
+
+// doctorOptions are redline doctor's flags.
+type doctorOptions struct {
+	root               string
+	host               string
+	port               int
+	socket             string
+	user, password     string
+	noRedis            bool
+	pid                int
+	iface              string
+	clients            int
+	sample             time.Duration
+	intrinsic          time.Duration
+	timeout            time.Duration
+	only, skip         []string
+	minSeverity        string
+	json, markdown     bool
+	verbose, list      bool
+	redisExplicitlySet bool
+}
+
+func init() { register(newDoctorCmd) }
+
+func newDoctorCmd(s *streams) *cobra.Command {
+	o := &doctorOptions{}
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Find what is wrong with this host and its Redis server, with evidence and reversible fixes",
+		Long: `doctor checks the host (NUMA, NIC queues and IRQs, RPS/XPS, sysctls in the
+server's network namespace, THP, memory, cgroup limits) and the server (INFO,
+CONFIG, LATENCY LATEST, its start-up warnings) against the rules in
+docs/doctor.md. Each finding shows the values it read and where from, the exact
+commands that fix it and undo the fix. doctor never changes anything.
+
+Exit status: 0 when nothing at or above --min-severity fired, 1 when something
+did, 2 when doctor could not run.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.redisExplicitlySet = cmd.Flags().Changed("host") || cmd.Flags().Changed("port") || cmd.Flags().Changed("socket")
+			return runDoctor(cmd.Context(), s, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.root, "root", "/", "host root to read: / for this machine, or a fixture tree (then no server is checked)")
+	f.StringVar(&o.host, "host", "127.0.0.1", "Redis host")
+	f.IntVarP(&o.port, "port", "p", 6379, "Redis port")
+	f.StringVarP(&o.socket, "socket", "s", "", "Redis unix socket (overrides --host/--port)")
+	f.StringVar(&o.user, "user", "", "Redis ACL user")
+	f.StringVarP(&o.password, "pass", "a", "", "Redis password")
+	f.BoolVar(&o.noRedis, "no-redis", false, "check the host only")
+	f.IntVar(&o.pid, "pid", 0, "the server's pid on this host (when it runs in another PID namespace)")
+	f.StringVar(&o.iface, "iface", "", "the NIC that carries Redis traffic (default: every physical NIC that is up)")
+	f.IntVar(&o.clients, "clients", 0, "peak number of clients expected to connect at once (checks backlogs against it)")
+	f.DurationVar(&o.sample, "sample", 0, "read twice this far apart and judge counters by how much they rose (e.g. 5s)")
+	f.DurationVar(&o.intrinsic, "intrinsic-latency", 0, "measure this host's intrinsic latency for this long (saturates one core)")
+	f.DurationVar(&o.timeout, "timeout", redisadmin.DefaultTimeout, "deadline for connecting to Redis and for each command")
+	f.StringSliceVar(&o.only, "rule", nil, "run only these rules (IDs or patterns such as 'tcp-*'; repeatable)")
+	f.StringSliceVar(&o.skip, "no-rule", nil, "skip these rules (IDs or patterns; repeatable)")
+	f.StringVar(&o.minSeverity, "min-severity", "info", "show and fail on findings at or above: info, low, medium, high")
+	f.BoolVar(&o.json, "json", false, "write the report as JSON")
+	f.BoolVar(&o.markdown, "markdown", false, "write the report as Markdown")
+	f.BoolVarP(&o.verbose, "verbose", "v", false, "also list the rules that passed")
+	f.BoolVar(&o.list, "list", false, "list the rules and exit")
+	return cmd
+}
+
+func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
+	min, err := doctor.ParseSeverity(o.minSeverity)
+	if err != nil {
+		return usageError("redline doctor: --min-severity: %v", err)
+	}
+	if o.json && o.markdown {
+		return usageError("redline doctor: choose one of --json and --markdown")
+	}
+	if o.list {
+		return listRules(s.out)
+	}
+	if _, err := doctor.Select(doctor.Options{Only: o.only, Skip: o.skip}); err != nil {
+		return usageError("redline doctor: %v", err)
+	}
+	facts, err := gatherDoctor(ctx, s, o)
+	if err != nil {
+		return exitCode(ExitError, "redline doctor: "+err.Error())
+	}
+	if o.intrinsic > 0 {
+		d := doctor.MeasureIntrinsicLatency(ctx, o.intrinsic)
+		facts.IntrinsicLatency = &d
+	}
+	rep, err := doctor.Run(ctx, facts, doctor.Options{Only: o.only, Skip: o.skip})
+	if err != nil {
+		return exitCode(ExitError, "redline doctor: "+err.Error())
+	}
+	if err := writeDoctorReport(s.out, rep, o, min); err != nil {
+		return exitCode(ExitError, "redline doctor: write the report: "+err.Error())
+	}
+	if len(rep.Fired(min)) > 0 {
+		return exitCode(ExitFailure, "")
+	}
+	return nil
+}
+
+func gatherDoctor(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Facts, error) {
+	g := doctor.GatherOptions{Root: o.root, Pid: o.pid, Sample: o.sample, Iface: o.iface, ExpectedClients: o.clients}
+	if !o.noRedis {
+		g.Redis = &redisadmin.Options{Addr: net.JoinHostPort(o.host, strconv.Itoa(o.port)), Username: o.user, Password: o.password, Timeout: o.timeout}
+		if o.socket != "" {
+			g.Redis.Network, g.Redis.Addr = "unix", o.socket
+		}
+	}
+	facts, err := doctor.Gather(ctx, g)
+	if err == nil || o.redisExplicitlySet || g.Redis == nil || o.root != "/" {
+		return facts, err
+	}
+	// Nobody asked for this server: go on with the host alone and say why.
+	fmt.Fprintf(s.err, "redline doctor: %v; checking the host only\n", err)
+	g.Redis = nil
+	facts, err = doctor.Gather(ctx, g)
+	if facts != nil {
+		facts.RedisNote = "no server at the default address " + net.JoinHostPort(o.host, strconv.Itoa(o.port))
+	}
+	return facts, err
+}
+
+func writeDoctorReport(w io.Writer, rep *doctor.Report, o *doctorOptions, min doctor.Severity) error {
+	ro := doctor.RenderOptions{MinSeverity: min, Verbose: o.verbose}
+	switch {
+	case o.json:
+		return doctor.WriteJSON(w, rep)
+	case o.markdown:
+		return doctor.WriteMarkdown(w, rep, ro)
+	}
+	return doctor.WriteText(w, rep, ro)
+}
+
+func listRules(w io.Writer) error {
+	for _, r := range doctor.Rules() {
+		if _, err := fmt.Fprintf(w, "%-26s %-7s %-13s %s\n", r.ID, r.Severity, r.Section, r.Title); err != nil {
+			return err
+		}
+	}
+	return nil
+}

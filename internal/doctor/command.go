@@ -1,0 +1,68 @@
+package doctor
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	"redline/internal/tune"
+)
+
+// Command returns the shell command that makes change c by hand, the
+// equivalent of what `redline tune apply` does for it. redisAddr
+// ("host:port" or a socket path) is used for redis-config changes.
+func Command(c tune.Change, redisAddr string) string {
+	if f, ok := commandFormats[c.Kind]; ok {
+		return f(c, redisAddr)
+	}
+	return fmt.Sprintf("# %s %s = %s", c.Kind, c.Target, c.Value)
+}
+
+var commandFormats = map[tune.Kind]func(tune.Change, string) string{
+	tune.KindSysctl: func(c tune.Change, _ string) string {
+		return fmt.Sprintf("sysctl -w %s=%s", c.Target, shellQuote(c.Value))
+	},
+	tune.KindFile: func(c tune.Change, _ string) string {
+		return fmt.Sprintf("echo %s > %s", shellQuote(c.Value), c.Target)
+	},
+	tune.KindRedisConfig: func(c tune.Change, addr string) string {
+		return fmt.Sprintf("redis-cli %sCONFIG SET %s %s", redisCLIArgs(addr), c.Target, shellQuote(c.Value))
+	},
+	tune.KindAffinity: func(c tune.Change, _ string) string {
+		return fmt.Sprintf("taskset -a -p -c %s %s", c.Value, c.Target)
+	},
+	tune.KindService: func(c tune.Change, _ string) string {
+		if c.Value == "active" {
+			return "systemctl start " + c.Target
+		}
+		return "systemctl stop " + c.Target
+	},
+	tune.KindChannels: func(c tune.Change, _ string) string {
+		return fmt.Sprintf("ethtool -L %s combined %s", c.Target, c.Value)
+	},
+}
+
+// redisCLIArgs returns "-h H -p P " (or "-s PATH ") for redis-cli.
+func redisCLIArgs(addr string) string {
+	if addr == "" {
+		return ""
+	}
+	if strings.HasPrefix(addr, "/") {
+		return "-s " + addr + " "
+	}
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("-h %s -p %s ", h, p)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/=+@%", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

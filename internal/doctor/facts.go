@@ -1,0 +1,344 @@
+package doctor
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"redline/internal/host"
+	"redline/internal/redisadmin"
+)
+
+// Facts is everything the rules read: the host snapshot, the server's
+// facts, and optionally an earlier sample of both so that counters can be
+// judged as rising rather than as totals since boot.
+type Facts struct {
+	Host *host.Snapshot
+	// Prev is an earlier snapshot of the same host, Interval before Host.
+	Prev     *host.Snapshot
+	Interval time.Duration
+
+	// Redis is nil when no server was checked; RedisNote says why ("no
+	// server address given", the connection error).
+	Redis     *redisadmin.Facts
+	PrevRedis *redisadmin.Facts
+	RedisNote string
+
+	// Iface is the NIC that carries Redis traffic; empty means every
+	// physical NIC that is up.
+	Iface string
+	// ExpectedClients is the peak number of simultaneous clients the
+	// operator expects (the write-up's 5000); 0 means unknown.
+	ExpectedClients int
+	// IntrinsicLatency is a measured intrinsic latency (redis-cli
+	// --intrinsic-latency) of this host, when one was taken.
+	IntrinsicLatency *time.Duration
+}
+
+// HasRedis reports whether a server's INFO was read.
+func (f *Facts) HasRedis() bool { return f.Redis != nil && f.Redis.Info != nil }
+
+// Info returns the server's INFO (nil-safe accessors).
+func (f *Facts) Info() *redisadmin.Info {
+	if f.Redis == nil {
+		return nil
+	}
+	return f.Redis.Info
+}
+
+// RedisProcess returns the server's process in the host snapshot: the one
+// with the server's pid when a local server was checked, else (a fixture
+// tree, or no server address) the first Redis process the snapshot holds.
+// Nil when there is none, or the server is on another host.
+func (f *Facts) RedisProcess() *host.Process {
+	if f.Host == nil || len(f.Host.Processes) == 0 {
+		return nil
+	}
+	if f.HasRedis() {
+		if !f.Redis.Process.Local {
+			return nil
+		}
+		for i := range f.Host.Processes {
+			if f.Host.Processes[i].PID == f.Redis.Process.Pid {
+				return &f.Host.Processes[i]
+			}
+		}
+		return nil
+	}
+	return &f.Host.Processes[0]
+}
+
+// sysctlPath maps "net.core.somaxconn" to its /proc/sys path.
+func sysctlPath(name string) string {
+	return "/proc/sys/" + strings.ReplaceAll(name, ".", "/")
+}
+
+// Sysctl returns a sysctl's value and the evidence for it. net.* values
+// come from the server's network namespace when it differs from the
+// inspector's: that is the namespace whose values govern the server's
+// sockets.
+func (f *Facts) Sysctl(name string) (string, Evidence, bool) {
+	ev := Evidence{Source: sysctlPath(name)}
+	if f.Host == nil {
+		return "", ev, false
+	}
+	if p := f.RedisProcess(); p != nil && strings.HasPrefix(name, "net.") && !p.NetNSIsInspector && p.NetSysctls != nil {
+		v, ok := p.NetSysctls[name]
+		ev.Value, ev.Note = v, fmt.Sprintf("in the network namespace of redis-server pid %d", p.PID)
+		return v, ev, ok
+	}
+	v, ok := f.Host.Sysctls[name]
+	ev.Value = v
+	return v, ev, ok
+}
+
+// SysctlInt returns a numeric sysctl.
+func (f *Facts) SysctlInt(name string) (int64, Evidence, bool) {
+	v, ev, ok := f.Sysctl(name)
+	if !ok {
+		return 0, ev, false
+	}
+	n, err := parseInt(v)
+	return n, ev, err == nil
+}
+
+// SysctlInts returns a sysctl holding several numbers ("32768 60999").
+func (f *Facts) SysctlInts(name string) ([]int64, Evidence, bool) {
+	v, ev, ok := f.Sysctl(name)
+	if !ok {
+		return nil, ev, false
+	}
+	var out []int64
+	for _, s := range strings.Fields(v) {
+		n, err := parseInt(s)
+		if err != nil {
+			return nil, ev, false
+		}
+		out = append(out, n)
+	}
+	return out, ev, len(out) > 0
+}
+
+// NetStats returns the counters of the server's network namespace (the
+// host's when it shares the inspector's), and of the earlier sample.
+func (f *Facts) NetStats() (cur, prev *host.NetStats) {
+	pick := func(s *host.Snapshot) *host.NetStats {
+		if s == nil {
+			return nil
+		}
+		if p := f.RedisProcess(); p != nil && !p.NetNSIsInspector && p.Net != nil {
+			for i := range s.Processes {
+				if s.Processes[i].PID == p.PID && s.Processes[i].Net != nil {
+					return s.Processes[i].Net
+				}
+			}
+		}
+		return &s.Net
+	}
+	return pick(f.Host), pick(f.Prev)
+}
+
+// Config returns a CONFIG GET value and its evidence.
+func (f *Facts) Config(name string) (string, Evidence, bool) {
+	ev := Evidence{Source: "CONFIG GET " + name}
+	if f.Redis == nil || f.Redis.Config == nil {
+		return "", ev, false
+	}
+	v, ok := f.Redis.Config.Get(name)
+	ev.Value = v
+	return v, ev, ok
+}
+
+// ConfigInt returns a numeric CONFIG GET value.
+func (f *Facts) ConfigInt(name string) (int64, Evidence, bool) {
+	v, ev, ok := f.Config(name)
+	if !ok {
+		return 0, ev, false
+	}
+	n, err := parseInt(v)
+	return n, ev, err == nil
+}
+
+// InfoInt returns a numeric INFO field and its evidence.
+func (f *Facts) InfoInt(key string) (int64, Evidence, bool) {
+	ev := Evidence{Source: "INFO " + key}
+	n, ok := f.Info().Int(key)
+	if ok {
+		ev.Value = fmt.Sprint(n)
+	}
+	return n, ev, ok
+}
+
+// InfoDelta returns how much an INFO counter grew between the two server
+// samples, or its total since the server started when there is one sample
+// (sampled says which).
+func (f *Facts) InfoDelta(key string) (delta int64, sampled bool, ev Evidence, ok bool) {
+	cur, ev, ok := f.InfoInt(key)
+	if !ok {
+		return 0, false, ev, false
+	}
+	if f.PrevRedis != nil {
+		if prev, ok := f.PrevRedis.Info.Int(key); ok {
+			ev.Note = fmt.Sprintf("rose by %d in %s", cur-prev, f.Interval)
+			return cur - prev, true, ev, true
+		}
+	}
+	ev.Note = "total since the server started"
+	return cur, false, ev, true
+}
+
+// HostDelta returns how much a host counter grew between the two samples,
+// or its total since boot when there is one sample.
+func (f *Facts) HostDelta(get func(*host.Snapshot) (uint64, bool)) (delta uint64, sampled, ok bool) {
+	cur, ok := get(f.Host)
+	if !ok {
+		return 0, false, false
+	}
+	if f.Prev != nil {
+		if prev, ok := get(f.Prev); ok && cur >= prev {
+			return cur - prev, true, true
+		}
+	}
+	return cur, false, true
+}
+
+// Since describes the window of a delta for messages.
+func (f *Facts) Since(sampled bool) string {
+	if sampled {
+		return "in the last " + f.Interval.String()
+	}
+	return "since boot (one sample: run with --sample to see whether it is still rising)"
+}
+
+// Nodes returns the host's NUMA nodes.
+func (f *Facts) Nodes() []host.Node {
+	if f.Host == nil {
+		return nil
+	}
+	return f.Host.NUMA.Nodes
+}
+
+// MultiNode reports whether the host has more than one NUMA node.
+func (f *Facts) MultiNode() bool { return len(f.Nodes()) > 1 }
+
+// NodeOf returns the NUMA node of cpu.
+func (f *Facts) NodeOf(cpu int) (int, bool) {
+	for _, n := range f.Nodes() {
+		if n.CPUs.Contains(cpu) {
+			return n.ID, true
+		}
+	}
+	return 0, false
+}
+
+// NodeCPUs returns the CPUs of node id.
+func (f *Facts) NodeCPUs(id int) (host.CPUSet, bool) {
+	for _, n := range f.Nodes() {
+		if n.ID == id {
+			return n.CPUs, true
+		}
+	}
+	return host.CPUSet{}, false
+}
+
+// NodesOf returns the nodes that the CPUs of set belong to, ascending.
+func (f *Facts) NodesOf(set host.CPUSet) []int {
+	seen := map[int]bool{}
+	for _, c := range set.CPUs() {
+		if n, ok := f.NodeOf(c); ok {
+			seen[n] = true
+		}
+	}
+	out := make([]int, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Ints(out)
+	return out
+}
+
+// OnlineCPUs returns the host's online CPUs.
+func (f *Facts) OnlineCPUs() host.CPUSet {
+	if f.Host == nil || f.Host.CPU.Online == nil {
+		return host.CPUSet{}
+	}
+	return *f.Host.CPU.Online
+}
+
+// AllowedCPUs returns the CPUs the server may run on: its affinity,
+// narrowed by its cgroup's cpuset (cpuset.cpus.effective), with the
+// evidence. Without a process it returns the online CPUs.
+func (f *Facts) AllowedCPUs() (host.CPUSet, []Evidence) {
+	set := f.OnlineCPUs()
+	ev := []Evidence{Ev("/sys/devices/system/cpu/online", set.List())}
+	p := f.RedisProcess()
+	if p == nil {
+		return set, ev
+	}
+	if p.CPUsAllowed != nil {
+		set = set.Intersect(*p.CPUsAllowed)
+		ev = append(ev, Ev(fmt.Sprintf("/proc/%d/status Cpus_allowed_list", p.PID), p.CPUsAllowed.List()))
+	}
+	if p.Cgroup != nil && p.Cgroup.CPUs != nil {
+		set = set.Intersect(*p.Cgroup.CPUs)
+		ev = append(ev, Ev("cgroup "+p.Cgroup.Path+" cpuset.cpus.effective", p.Cgroup.CPUs.List()))
+	}
+	return set, ev
+}
+
+// TargetNICs returns the NICs rules about Redis traffic look at: Iface if
+// set, else every non-virtual NIC that is up (or whose state is unknown).
+func (f *Facts) TargetNICs() []*host.NIC {
+	if f.Host == nil {
+		return nil
+	}
+	var out []*host.NIC
+	for i := range f.Host.NICs {
+		n := &f.Host.NICs[i]
+		switch {
+		case f.Iface != "":
+			if n.Name == f.Iface {
+				out = append(out, n)
+			}
+		case !n.Virtual && n.OperState != "down":
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// MainThread returns the server's main thread.
+func (f *Facts) MainThread() *host.Thread {
+	p := f.RedisProcess()
+	if p == nil {
+		return nil
+	}
+	for i := range p.Threads {
+		if p.Threads[i].TID == p.PID || p.Threads[i].Role == "main" {
+			return &p.Threads[i]
+		}
+	}
+	return nil
+}
+
+// IRQ returns interrupt n.
+func (f *Facts) IRQ(n int) *host.IRQ {
+	if f.Host == nil {
+		return nil
+	}
+	for i := range f.Host.Interrupts.IRQs {
+		if f.Host.Interrupts.IRQs[i].Number == n {
+			return &f.Host.Interrupts.IRQs[i]
+		}
+	}
+	return nil
+}
+
+// RedisAddr returns host and port for redis-cli commands.
+func (f *Facts) RedisAddr() string {
+	if f.Redis == nil {
+		return ""
+	}
+	return f.Redis.Addr
+}

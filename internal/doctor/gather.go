@@ -1,0 +1,105 @@
+package doctor
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"redline/internal/host"
+	"redline/internal/redisadmin"
+)
+
+// GatherOptions says what to read for a run.
+type GatherOptions struct {
+	// Root is the host root: "/" for this machine, or a fixture tree.
+	Root string
+	// Redis, when set, is the server to check. It is only contacted when
+	// Root is the live machine: a fixture tree has no server.
+	Redis *redisadmin.Options
+	// Pid overrides the server's INFO process_id (a server in another PID
+	// namespace whose host pid is known).
+	Pid int
+	// Sample, when positive, reads everything twice this far apart so
+	// that counters (drops, overflows, rejected connections, migrations)
+	// are judged by how much they rose rather than by totals since boot.
+	Sample time.Duration
+	// Host passes options to host.Read (extra IRQ patterns, ports).
+	Host host.Options
+
+	Iface           string
+	ExpectedClients int
+}
+
+// Gather reads the host and, when asked, the server, and returns the facts
+// Run checks. A server that cannot be reached is an error; the caller
+// decides whether to go on without it (see Facts.RedisNote).
+func Gather(ctx context.Context, o GatherOptions) (*Facts, error) {
+	if o.Root == "" {
+		o.Root = "/"
+	}
+	fs, err := host.NewFS(o.Root)
+	if err != nil {
+		return nil, fmt.Errorf("host root %s: %w", o.Root, err)
+	}
+	f := &Facts{Iface: o.Iface, ExpectedClients: o.ExpectedClients}
+	var conn *redisadmin.Conn
+	switch {
+	case o.Redis != nil && fs.Live():
+		if conn, err = redisadmin.Dial(ctx, *o.Redis); err != nil {
+			return nil, err
+		}
+		defer conn.Close()
+	case o.Redis != nil:
+		f.RedisNote = "--root reads a fixture tree, which has no server"
+	default:
+		f.RedisNote = "no server address given"
+	}
+	read := func() (*host.Snapshot, *redisadmin.Facts, error) {
+		return gatherOnce(ctx, fs, conn, o)
+	}
+	if f.Host, f.Redis, err = read(); err != nil {
+		return nil, err
+	}
+	if o.Sample > 0 {
+		if err := sleep(ctx, o.Sample); err != nil {
+			return nil, err
+		}
+		f.Prev, f.PrevRedis = f.Host, f.Redis
+		if f.Host, f.Redis, err = read(); err != nil {
+			return nil, err
+		}
+		f.Interval = o.Sample
+	}
+	return f, nil
+}
+
+func gatherOnce(ctx context.Context, fs *host.FS, conn *redisadmin.Conn, o GatherOptions) (*host.Snapshot, *redisadmin.Facts, error) {
+	var rf *redisadmin.Facts
+	hopts := o.Host
+	if conn != nil {
+		var err error
+		rf, err = redisadmin.Collect(ctx, conn, redisadmin.CollectOptions{Pid: o.Pid})
+		if err != nil {
+			return nil, nil, err
+		}
+		if rf.Process.Local {
+			hopts.PIDs = []int{rf.Process.Pid}
+		}
+	}
+	snap, err := host.Read(fs, hopts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read host %s: %w", fs.Root(), err)
+	}
+	return snap, rf, nil
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,89 @@
+package doctor
+
+import (
+	"io"
+	"strings"
+)
+
+// WriteMarkdown writes the report as Markdown: a summary, then one section
+// per fired finding with an evidence table and the fix and undo as shell
+// blocks, then tables of the rules that did not run or did not apply.
+func WriteMarkdown(w io.Writer, r *Report, o RenderOptions) error {
+	mw := &errWriter{w: w}
+	mw.printf("# redline doctor\n\n")
+	mw.printf("Target: %s.\n\n", r.Target.describe())
+	mw.printf("Summary: %s.\n", r.Summarize().line())
+	for sev := High; sev >= o.MinSeverity; sev-- {
+		fs := r.bySeverity(sev)
+		if len(fs) == 0 {
+			continue
+		}
+		name := sev.String()
+		mw.printf("\n## %s\n", strings.ToUpper(name[:1])+name[1:])
+		for _, f := range fs {
+			writeMarkdownFinding(mw, f, r.Target.Redis)
+		}
+	}
+	for _, st := range []Status{Errored, NotChecked, NotApplicable} {
+		writeMarkdownTable(mw, statusTitle[st], r.byStatus(st), func(f Finding) string { return f.Reason })
+	}
+	if o.Verbose {
+		writeMarkdownTable(mw, "OK", r.byStatus(OK), func(f Finding) string { return f.Message })
+	}
+	return mw.err
+}
+
+func writeMarkdownFinding(mw *errWriter, f Finding, addr string) {
+	mw.printf("\n### `%s`: %s\n\n%s\n\n*Why:* %s (%s)\n", f.ID, mdEscape(f.Title), mdEscape(f.Message), mdEscape(f.Why), mdEscape(f.Source))
+	if len(f.Evidence) > 0 {
+		mw.printf("\n| source | value | note |\n|---|---|---|\n")
+		for _, e := range f.Evidence {
+			mw.printf("| `%s` | `%s` | %s |\n", e.Source, e.Value, mdEscape(e.Note))
+		}
+	}
+	for _, n := range f.Notes {
+		mw.printf("\n> Note: %s\n", mdEscape(n))
+	}
+	if f.Fix == nil {
+		return
+	}
+	fx := f.Fix
+	if fx.Caution != "" {
+		mw.printf("\n**Caution:** %s\n", mdEscape(fx.Caution))
+	}
+	if len(fx.Changes) > 0 {
+		mw.printf("\nFix%s:\n\n```sh\n", fx.needs())
+		for _, c := range fx.Changes {
+			mw.printf("%s\n", Command(c, addr))
+		}
+		mw.printf("```\n")
+	}
+	for _, a := range fx.Advice {
+		mw.printf("\n- %s\n", mdEscape(a))
+	}
+	if len(fx.Undo) > 0 {
+		mw.printf("\nUndo:\n\n```sh\n")
+		for _, c := range fx.Undo {
+			mw.printf("%s\n", Command(c, addr))
+		}
+		mw.printf("```\n")
+	}
+	if len(fx.Persist) > 0 {
+		mw.printf("\nPersist:\n\n```sh\n%s\n```\n", strings.Join(fx.Persist, "\n"))
+	}
+}
+
+func writeMarkdownTable(mw *errWriter, title string, fs []Finding, text func(Finding) string) {
+	if len(fs) == 0 {
+		return
+	}
+	mw.printf("\n## %s (%d)\n\n| rule | |\n|---|---|\n", title, len(fs))
+	for _, f := range fs {
+		mw.printf("| `%s` | %s |\n", f.ID, mdEscape(text(f)))
+	}
+}
+
+// mdEscape keeps table cells and text from breaking the Markdown.
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ", "*", `\*`, "_", `\_`).Replace(s)
+}

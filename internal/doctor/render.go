@@ -1,0 +1,251 @@
+package doctor
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// RenderOptions controls the human and Markdown reports.
+type RenderOptions struct {
+	// MinSeverity hides fired findings below it (they are counted).
+	MinSeverity Severity
+	// Verbose also lists the rules that passed, with what they checked.
+	Verbose bool
+}
+
+// SchemaVersion is the version of the JSON report.
+const SchemaVersion = 1
+
+// Summary counts a report's findings.
+type Summary struct {
+	Fired         map[string]int `json:"fired"` // by severity name
+	OK            int            `json:"ok"`
+	NotApplicable int            `json:"not_applicable"`
+	NotChecked    int            `json:"not_checked"`
+	Errors        int            `json:"errors"`
+	Rules         int            `json:"rules"`
+}
+
+// Summarize counts r's findings.
+func (r *Report) Summarize() Summary {
+	s := Summary{Fired: map[string]int{}, Rules: len(r.Findings)}
+	for _, f := range r.Findings {
+		switch f.Status {
+		case Fired:
+			s.Fired[f.Severity.String()]++
+		case OK:
+			s.OK++
+		case NotApplicable:
+			s.NotApplicable++
+		case NotChecked:
+			s.NotChecked++
+		case Errored:
+			s.Errors++
+		}
+	}
+	return s
+}
+
+func (s Summary) line() string {
+	var parts []string
+	for sev := High; sev >= Info; sev-- {
+		parts = append(parts, fmt.Sprintf("%d %s", s.Fired[sev.String()], sev))
+	}
+	return fmt.Sprintf("%s; %d ok, %d not applicable, %d not checked, %d errors (%d rules)",
+		strings.Join(parts, ", "), s.OK, s.NotApplicable, s.NotChecked, s.Errors, s.Rules)
+}
+
+// WriteJSON writes the report as JSON: every rule's finding, with its
+// status, evidence and fix.
+func WriteJSON(w io.Writer, r *Report) error {
+	doc := struct {
+		Schema   int       `json:"schema"`
+		Target   Target    `json:"target"`
+		Summary  Summary   `json:"summary"`
+		Findings []Finding `json:"findings"`
+	}{SchemaVersion, r.Target, r.Summarize(), r.Findings}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// WriteText writes the human report: fired findings grouped by severity,
+// each with its evidence, fix, undo and persistence commands; then one
+// line each for the rules that could not check or do not apply.
+func WriteText(w io.Writer, r *Report, o RenderOptions) error {
+	tw := &errWriter{w: w}
+	tw.printf("redline doctor: %s\n", r.Target.describe())
+	tw.printf("%s\n", r.Summarize().line())
+	for sev := High; sev >= o.MinSeverity; sev-- {
+		fs := r.bySeverity(sev)
+		if len(fs) == 0 {
+			continue
+		}
+		tw.printf("\n%s (%d)\n", strings.ToUpper(sev.String()), len(fs))
+		for _, f := range fs {
+			writeTextFinding(tw, f, r.Target.Redis)
+		}
+	}
+	if n := len(r.Fired(Info)) - len(r.Fired(o.MinSeverity)); n > 0 {
+		tw.printf("\n%d finding(s) below --min-severity %s not shown.\n", n, o.MinSeverity)
+	}
+	writeTextOthers(tw, r, o)
+	return tw.err
+}
+
+func writeTextFinding(tw *errWriter, f Finding, addr string) {
+	tw.printf("\n  [%s] %s\n", f.ID, f.Title)
+	tw.printf("    %s\n", f.Message)
+	tw.printf("    why: %s [%s]\n", f.Why, f.Source)
+	if len(f.Evidence) > 0 {
+		tw.printf("    evidence:\n")
+		for _, e := range f.Evidence {
+			tw.printf("      %s\n", e.text())
+		}
+	}
+	for _, n := range f.Notes {
+		tw.printf("    note: %s\n", n)
+	}
+	if f.Fix == nil {
+		return
+	}
+	fx := f.Fix
+	if fx.Caution != "" {
+		tw.printf("    caution: %s\n", fx.Caution)
+	}
+	if len(fx.Changes) > 0 {
+		tw.printf("    fix%s:\n", fx.needs())
+		for _, c := range fx.Changes {
+			tw.printf("      %s\n", Command(c, addr))
+		}
+	}
+	for _, a := range fx.Advice {
+		tw.printf("    advice: %s\n", a)
+	}
+	if len(fx.Changes) == 0 && fx.needs() != "" {
+		tw.printf("    (the advice%s)\n", fx.needs())
+	}
+	if len(fx.Undo) > 0 {
+		tw.printf("    undo:\n")
+		for _, c := range fx.Undo {
+			tw.printf("      %s\n", Command(c, addr))
+		}
+	}
+	for _, p := range fx.Persist {
+		tw.printf("    persist: %s\n", p)
+	}
+}
+
+func writeTextOthers(tw *errWriter, r *Report, o RenderOptions) {
+	for _, st := range []Status{Errored, NotChecked, NotApplicable} {
+		fs := r.byStatus(st)
+		if len(fs) == 0 {
+			continue
+		}
+		tw.printf("\n%s (%d):\n", statusTitle[st], len(fs))
+		for _, f := range fs {
+			tw.printf("  %-24s %s\n", f.ID, f.Reason)
+		}
+	}
+	if o.Verbose {
+		fs := r.byStatus(OK)
+		tw.printf("\nOK (%d):\n", len(fs))
+		for _, f := range fs {
+			tw.printf("  %-24s %s\n", f.ID, f.Message)
+		}
+	}
+}
+
+var statusTitle = map[Status]string{
+	Errored:       "Errors",
+	NotChecked:    "Not checked",
+	NotApplicable: "Not applicable",
+	OK:            "OK",
+	Fired:         "Fired",
+}
+
+func (e Evidence) text() string {
+	s := e.Source + " = " + e.Value
+	if e.Value == "" {
+		s = e.Source + " (absent)"
+	}
+	if e.Note != "" {
+		s += "  (" + e.Note + ")"
+	}
+	return s
+}
+
+func (fx *Fix) needs() string {
+	var n []string
+	if fx.NeedsRoot {
+		n = append(n, "root")
+	}
+	if fx.NeedsRedisRestart {
+		n = append(n, "a Redis restart")
+	}
+	if fx.NeedsReboot {
+		n = append(n, "a reboot")
+	}
+	if len(n) == 0 {
+		return ""
+	}
+	return " (needs " + strings.Join(n, ", ") + ")"
+}
+
+func (t Target) describe() string {
+	var b strings.Builder
+	switch {
+	case t.Live:
+		b.WriteString("this host")
+	default:
+		b.WriteString("fixture tree " + t.Root)
+	}
+	if t.Redis != "" {
+		fmt.Fprintf(&b, ", Redis %s at %s", t.Version, t.Redis)
+		if t.Local {
+			fmt.Fprintf(&b, " (pid %d, local)", t.Pid)
+		} else {
+			b.WriteString(" (not on this host)")
+		}
+	} else if t.RedisNote != "" {
+		b.WriteString(", Redis not checked: " + t.RedisNote)
+	}
+	if t.Interval != "" {
+		b.WriteString(", counters sampled over " + t.Interval)
+	}
+	return b.String()
+}
+
+func (r *Report) bySeverity(s Severity) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Status == Fired && f.Severity == s {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func (r *Report) byStatus(s Status) []Finding {
+	var out []Finding
+	for _, f := range r.Findings {
+		if f.Status == s {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// errWriter keeps the first write error so the renderers stay readable.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}

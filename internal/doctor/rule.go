@@ -1,0 +1,165 @@
+// Package doctor runs rules over a host snapshot and a Redis server's
+// INFO and CONFIG and reports findings: what is wrong, the values that show
+// it (with the paths they were read from), the exact change that fixes it
+// and the change that undoes the fix.
+//
+// Rules live one per file in internal/doctor/rules and register themselves
+// from init, as node_exporter's collectors do; import that package (blank)
+// wherever Run is called. Doctor reads only: fixes are data (tune.Change)
+// that internal/tune applies behind its journal.
+package doctor
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Severity ranks findings.
+type Severity int
+
+// Severities, lowest first.
+const (
+	Info Severity = iota
+	Low
+	Medium
+	High
+)
+
+var severityNames = []string{"info", "low", "medium", "high"}
+
+// String returns "info", "low", "medium" or "high".
+func (s Severity) String() string {
+	if s < Info || s > High {
+		return fmt.Sprintf("severity(%d)", int(s))
+	}
+	return severityNames[s]
+}
+
+// MarshalText writes the name.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a name.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	*s = v
+	return err
+}
+
+// ParseSeverity reads "info", "low", "medium" or "high" (or their first
+// letters, as the check catalogue writes them).
+func ParseSeverity(name string) (Severity, error) {
+	n := strings.ToLower(strings.TrimSpace(name))
+	for i, s := range severityNames {
+		if n == s || n == s[:1] {
+			return Severity(i), nil
+		}
+	}
+	return Info, fmt.Errorf("unknown severity %q (use info, low, medium or high)", name)
+}
+
+// Need says what a rule reads; Run reports the rule as not checked when
+// the facts lack it, so a check function may assume what it needs.
+type Need uint8
+
+// Needs.
+const (
+	// NeedHost: the host snapshot.
+	NeedHost Need = 1 << iota
+	// NeedRedis: the server's INFO (and usually CONFIG).
+	NeedRedis
+	// NeedRedisProcess: the server runs on this host and the snapshot
+	// describes its process (threads, limits, affinity).
+	NeedRedisProcess
+)
+
+// Rule is one check. Rules are values registered once at init.
+type Rule struct {
+	ID string
+	// Section is the check catalogue's section: see Sections.
+	Section string
+	// Severity is the severity of a finding unless the check raises or
+	// lowers it for a specific case.
+	Severity Severity
+	Title    string
+	// Why is one line saying why this matters; Source the references it
+	// rests on, in the catalogue's keys ("RS server.c; K-ip").
+	Why    string
+	Source string
+	Needs  Need
+	Check  func(*Facts) Result
+}
+
+// Sections are the catalogue's sections, in report order.
+var Sections = []string{"redis-startup", "network", "numa-cpu", "memory", "tcp", "redis", "client"}
+
+var (
+	regMu    sync.Mutex
+	registry = map[string]Rule{}
+)
+
+var idPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// Register adds a rule. It panics on a malformed or duplicate rule: rules
+// register from init, so this is a programming error found by any test.
+func Register(r Rule) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	switch {
+	case !idPattern.MatchString(r.ID):
+		panic(fmt.Sprintf("doctor: rule id %q is not lower-case-with-dashes", r.ID))
+	case registry[r.ID].ID != "":
+		panic("doctor: rule " + r.ID + " registered twice")
+	case r.Check == nil || r.Title == "" || r.Why == "" || r.Source == "":
+		panic("doctor: rule " + r.ID + " needs a title, a why, a source and a check")
+	case !validSection(r.Section):
+		panic(fmt.Sprintf("doctor: rule %s: unknown section %q", r.ID, r.Section))
+	}
+	registry[r.ID] = r
+}
+
+func validSection(s string) bool {
+	for _, x := range Sections {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Rules returns the registered rules, by section then ID.
+func Rules() []Rule {
+	regMu.Lock()
+	defer regMu.Unlock()
+	out := make([]Rule, 0, len(registry))
+	for _, r := range registry {
+		out = append(out, r)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		sa, sb := sectionIndex(out[a].Section), sectionIndex(out[b].Section)
+		if sa != sb {
+			return sa < sb
+		}
+		return out[a].ID < out[b].ID
+	})
+	return out
+}
+
+// Lookup returns the rule registered as id.
+func Lookup(id string) (Rule, bool) {
+	regMu.Lock()
+	defer regMu.Unlock()
+	r, ok := registry[id]
+	return r, ok
+}
+
+func sectionIndex(s string) int {
+	for i, x := range Sections {
+		if x == s {
+			return i
+		}
+	}
+	return len(Sections)
+}

@@ -1,0 +1,56 @@
+package rules
+
+import (
+	"fmt"
+
+	"redline/internal/doctor"
+	"redline/internal/host"
+	"redline/internal/tune"
+)
+
+func init() {
+	doctor.Register(doctor.Rule{
+		ID: "cpu-governor", Section: "numa-cpu", Severity: doctor.Medium,
+		Title:  "CPUs that serve Redis are not at the performance governor",
+		Why:    "a single-threaded server is latency-bound on one core; benchmarks ask for \"the highest possible fixed frequency\" and powersave/schedutil ramp up late",
+		Source: "RD-bench; K-freq (performance governor)",
+		Needs:  doctor.NeedHost,
+		Check:  checkGovernor,
+	})
+}
+
+func checkGovernor(f *doctor.Facts) doctor.Result {
+	if len(f.Host.CPU.Freq) == 0 {
+		return doctor.Skip("no cpufreq (common in VMs): the hypervisor sets the frequency")
+	}
+	cpus, evs := f.AllowedCPUs()
+	fix := new(doctor.Fix)
+	var slow []string
+	for _, p := range f.Host.CPU.Freq {
+		if p.CPUs.Intersect(cpus).IsEmpty() || p.Governor == "performance" || p.Governor == "" {
+			continue
+		}
+		slow = append(slow, fmt.Sprintf("%s=%s", p.Name, p.Governor))
+		evs = append(evs, doctor.Ev(fmt.Sprintf("/sys/devices/system/cpu/cpufreq/%s/scaling_governor", p.Name), p.Governor))
+		if hasGovernor(p, "performance") {
+			fix.Set(tune.KindFile, fmt.Sprintf("/sys/devices/system/cpu/cpufreq/%s/scaling_governor", p.Name), "performance", p.Governor, "run at the highest frequency")
+		}
+	}
+	if len(slow) == 0 {
+		return doctor.Pass("the server's CPUs run the performance governor")
+	}
+	fix.Caution = "costs power; keep it if redline lab shows the gain"
+	return doctor.Fire("%d cpufreq policies of the server's CPUs are not at performance (%s)", len(slow), slow[0]).With(evs...).WithFix(fix)
+}
+
+func hasGovernor(p host.FreqPolicy, g string) bool {
+	if len(p.Governors) == 0 {
+		return true
+	}
+	for _, x := range p.Governors {
+		if x == g {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,51 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+
+	"redline/internal/doctor"
+	"redline/internal/tune"
+)
+
+func init() {
+	doctor.Register(doctor.Rule{
+		ID: "irqbalance-pinning", Section: "network", Severity: doctor.Medium,
+		Title:  "irqbalance runs while NIC interrupts need pinning",
+		Why:    "irqbalance rewrites IRQ affinity every 10 s and \"may override any manual settings\": pins made by hand or by redline do not stay",
+		Source: "K-scal; KP (stop and disable irqbalance); tuners.md (irqbalance section)",
+		Needs:  doctor.NeedHost,
+		Check:  checkIrqbalance,
+	})
+}
+
+func checkIrqbalance(f *doctor.Facts) doctor.Result {
+	ib := f.Host.Irqbalance
+	ev := doctor.Ev("irqbalance running", ib.Running)
+	if !ib.Running {
+		return doctor.Pass("irqbalance is not running").With(ev)
+	}
+	var wanted []int
+	for _, n := range f.TargetNICs() {
+		off, _, _ := offNodeIRQs(f, n)
+		for _, irq := range append(off, overlapIRQs(f, n)...) {
+			if !slices.Contains(ib.BannedIRQs, irq.Number) && !slices.Contains(wanted, irq.Number) {
+				wanted = append(wanted, irq.Number)
+			}
+		}
+	}
+	if len(wanted) == 0 {
+		return doctor.Pass("irqbalance runs; no NIC IRQ needs a manual pin").With(ev)
+	}
+	fix := new(doctor.Fix).Set(tune.KindService, "irqbalance", "inactive", "active", "stop it from moving pinned IRQs")
+	fix.Advice = []string{"to keep it off after a reboot: systemctl disable irqbalance (undo: systemctl enable irqbalance)",
+		fmt.Sprintf("or leave it running and exclude these IRQs: --banirq=%s in %s", joinInts(wanted), orDefault(ib.ConfigPath, "/etc/default/irqbalance"))}
+	return doctor.Fire("irqbalance is running and %d NIC IRQ(s) need pinning (%s)", len(wanted), joinInts(wanted)).With(ev, doctor.Ev("irqbalance pids", joinInts(ib.PIDs))).WithFix(fix)
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}

@@ -1,0 +1,83 @@
+package rules
+
+import (
+	"sort"
+
+	"redline/internal/doctor"
+	"redline/internal/host"
+)
+
+// irqTargetCPUs returns the CPUs to put a NIC's queue IRQs on, best first:
+// the NIC's local CPUs, one hardware thread per physical core before the
+// siblings, and the server's main-thread CPU last (KP: IRQs on the NIC's
+// node but not on the cores that run Redis).
+func irqTargetCPUs(f *doctor.Facts, local host.CPUSet) []int {
+	main := -1
+	if t := f.MainThread(); t != nil && t.CPU != nil {
+		main = *t.CPU
+	}
+	var first, siblings, last []int
+	seenCore := map[[2]int]bool{}
+	for _, c := range f.Host.CPU.CPUs {
+		if !c.Online || !local.Contains(c.ID) {
+			continue
+		}
+		switch {
+		case c.ID == main:
+			last = append(last, c.ID)
+		case c.Core != nil && c.Package != nil && seenCore[[2]int{*c.Package, *c.Core}]:
+			siblings = append(siblings, c.ID)
+		default:
+			if c.Core != nil && c.Package != nil {
+				seenCore[[2]int{*c.Package, *c.Core}] = true
+			}
+			first = append(first, c.ID)
+		}
+	}
+	if len(first)+len(siblings)+len(last) == 0 {
+		first = local.CPUs()
+	}
+	sort.Ints(first)
+	sort.Ints(siblings)
+	return append(append(first, siblings...), last...)
+}
+
+// offNodeIRQs returns the queue IRQs of n that are delivered outside the
+// NIC's local CPUs, with the local CPUs. ok is false when the rule does
+// not apply (one node, unknown NIC node).
+func offNodeIRQs(f *doctor.Facts, n *host.NIC) (off []*host.IRQ, local host.CPUSet, ok bool) {
+	if !f.MultiNode() {
+		return nil, local, false
+	}
+	if _, known := nicNode(n); !known {
+		return nil, local, false
+	}
+	local, ok = nicNodeCPUs(f, n)
+	if !ok {
+		return nil, local, false
+	}
+	for _, q := range n.QueueIRQs {
+		irq := f.IRQ(q.IRQ)
+		if cpus, _, ok := irqCPUs(irq); ok && !cpus.IsSubsetOf(local) {
+			off = append(off, irq)
+		}
+	}
+	return off, local, true
+}
+
+// overlapIRQs returns the queue IRQs pinned to exactly the server's
+// main-thread CPU.
+func overlapIRQs(f *doctor.Facts, n *host.NIC) []*host.IRQ {
+	t := f.MainThread()
+	if t == nil || t.CPU == nil {
+		return nil
+	}
+	var out []*host.IRQ
+	for _, q := range n.QueueIRQs {
+		irq := f.IRQ(q.IRQ)
+		if cpus, _, ok := irqCPUs(irq); ok && cpus.Len() == 1 && cpus.Contains(*t.CPU) {
+			out = append(out, irq)
+		}
+	}
+	return out
+}

@@ -1,0 +1,32 @@
+package rules
+
+import (
+	"redline/internal/doctor"
+	"redline/internal/tune"
+)
+
+func init() {
+	doctor.Register(doctor.Rule{
+		ID: "thp-defrag", Section: "memory", Severity: doctor.Medium,
+		Title:  "THP defrag stalls allocations",
+		Why:    "defrag always makes an allocation that finds no huge page \"stall ... and directly reclaim pages and compact memory\"; redis-server does not check this",
+		Source: "K-thp (defrag); the default is madvise",
+		Needs:  doctor.NeedHost,
+		Check:  checkTHPDefrag,
+	})
+}
+
+const thpDefragPath = "/sys/kernel/mm/transparent_hugepage/defrag"
+
+func checkTHPDefrag(f *doctor.Facts) doctor.Result {
+	thp := f.Host.THP
+	if thp == nil || thp.Defrag == "" {
+		return doctor.Skip("this kernel has no THP defrag setting")
+	}
+	ev := doctor.Ev(thpDefragPath, thp.DefragRaw)
+	if thp.Defrag != "always" {
+		return doctor.Pass("THP defrag %s", thp.Defrag).With(ev)
+	}
+	return doctor.Fire("THP defrag is [always]: allocations stall for compaction").With(ev).
+		WithFix(new(doctor.Fix).Set(tune.KindFile, thpDefragPath, "madvise", "always", "no direct compaction for ordinary allocations"))
+}

@@ -1,0 +1,73 @@
+package rules
+
+import (
+	"fmt"
+
+	"redline/internal/doctor"
+	"redline/internal/host"
+	"redline/internal/tune"
+)
+
+func init() {
+	doctor.Register(doctor.Rule{
+		ID: "xps", Section: "network", Severity: doctor.Low,
+		Title:  "Transmit queues are not mapped to the NIC's CPUs",
+		Why:    "XPS picks the TX queue by the sending CPU; with empty or cross-node maps, replies leave through queues whose completions land on other nodes",
+		Source: "K-scal (XPS: map each CPU to one TX queue); W (xps_cpus set per queue)",
+		Needs:  doctor.NeedHost,
+		Check:  checkXPS,
+	})
+}
+
+func checkXPS(f *doctor.Facts) doctor.Result {
+	for _, n := range f.TargetNICs() {
+		tx := usableTx(n)
+		if len(tx) < 2 {
+			continue
+		}
+		local, ok := nicNodeCPUs(f, n)
+		if !ok {
+			local = f.OnlineCPUs()
+		}
+		var bad []host.TxQueue
+		for _, q := range tx {
+			if q.XPSCPUs.IsEmpty() || !q.XPSCPUs.IsSubsetOf(local) {
+				bad = append(bad, q)
+			}
+		}
+		if len(bad) > 0 {
+			return doctor.Fire("%d of %d TX queues of %s have empty or off-node XPS maps", len(bad), len(tx), n.Name).
+				With(doctor.Ev(fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, bad[0].Index), orDefault(bad[0].XPSCPUs.List(), "empty"))).
+				WithFix(xpsFix(f, n, tx, local))
+		}
+	}
+	return doctor.Pass("no multi-queue NIC with unmapped TX queues")
+}
+
+func usableTx(n *host.NIC) []host.TxQueue {
+	var out []host.TxQueue
+	for _, q := range n.TxQueues {
+		if !q.XPSUnsupported && q.XPSCPUs != nil {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// xpsFix maps TX queue i to the i-th local CPU (round robin), so each CPU
+// sends on one queue.
+func xpsFix(f *doctor.Facts, n *host.NIC, tx []host.TxQueue, local host.CPUSet) *doctor.Fix {
+	fix := new(doctor.Fix)
+	cpus := irqTargetCPUs(f, local)
+	for i, q := range tx {
+		set := host.NewCPUSet()
+		for c := i; c < len(cpus); c += len(tx) {
+			set.Add(cpus[c])
+		}
+		if set.IsEmpty() {
+			set.Add(cpus[i%len(cpus)])
+		}
+		fix.Set(tune.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, q.Index), set.Mask(), orDefault(q.XPSCPUs.Mask(), "0"), "send from local CPUs on their own queue")
+	}
+	return fix
+}
