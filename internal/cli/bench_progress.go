@@ -24,12 +24,12 @@ type progressPrinter struct {
 	printed   bool
 }
 
-func newProgressPrinter(s *streams, f *benchFlags) *progressPrinter {
-	p := &progressPrinter{mode: f.progress}
+func newProgressPrinter(s *streams, f *bench.CommandLine) *progressPrinter {
+	p := &progressPrinter{mode: f.Progress}
 	switch p.mode {
 	case "auto":
 		switch {
-		case !f.csv && isTerminal(s.out):
+		case !f.CSV && isTerminal(s.out):
 			p.mode, p.w = "tty", s.out
 		case isTerminal(s.err):
 			p.mode, p.w = "tty", s.err
@@ -38,7 +38,7 @@ func newProgressPrinter(s *streams, f *benchFlags) *progressPrinter {
 		}
 	case "tty":
 		p.w = s.err
-		if !f.csv && isTerminal(s.out) {
+		if !f.CSV && isTerminal(s.out) {
 			p.w = s.out
 		}
 	case "plain":

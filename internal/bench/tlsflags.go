@@ -1,4 +1,4 @@
-package cli
+package bench
 
 import (
 	"crypto/tls"
@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	"github.com/spf13/pflag"
-
-	"redline/internal/resp"
 )
 
 // tlsFlags are redis-benchmark's --tls options.
@@ -165,5 +163,3 @@ func checkSuites13(list string) error {
 	}
 	return nil
 }
-
-func encodeCommand(args []string) []byte { return resp.AppendCommand(nil, args...) }

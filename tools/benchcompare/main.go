@@ -1,0 +1,216 @@
+// Command benchcompare runs redline bench and redis-benchmark side by side
+// against one redis-server and prints, per case, the median ratio
+// (redline / redis-benchmark) of throughput and of client CPU seconds for
+// the same number of requests, and the server's CPU per request, so the
+// numbers can be read against the server-bound limit.
+//
+// Runs alternate A B B A, the server flushed before each run.
+//
+//	go run ./tools/benchcompare [-pairs 6] [-redline bin/redline] [-addr host:port]
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+
+	"redline/internal/redisserver"
+	"redline/internal/resp"
+)
+
+type benchCase struct {
+	name     string
+	clients  int
+	pipeline int
+	requests int
+}
+
+var cases = []benchCase{
+	{"SET -c 32 -P 1", 32, 1, 400000},
+	{"SET -c 32 -P 16", 32, 16, 3000000},
+	{"SET -c 500 -P 1", 500, 1, 400000},
+}
+
+type sample struct {
+	rps       float64
+	clientCPU float64 // seconds, user+sys
+	serverUS  float64 // server CPU microseconds per request
+}
+
+func main() {
+	pairs := flag.Int("pairs", 6, "A/B pairs per case (at least 6)")
+	redline := flag.String("redline", "bin/redline", "redline binary")
+	rb := flag.String("redis-benchmark", "redis-benchmark", "redis-benchmark binary")
+	addr := flag.String("addr", "", "use this server instead of starting one (host:port)")
+	scale := flag.Float64("scale", 1, "multiply the request counts")
+	only := flag.String("case", "", "run only cases whose name contains this")
+	flag.Parse()
+	if err := run(*pairs, *redline, *rb, *addr, *scale, *only); err != nil {
+		fmt.Fprintln(os.Stderr, "benchcompare:", err)
+		os.Exit(1)
+	}
+}
+
+func run(pairs int, redline, rb, addr string, scale float64, only string) error {
+	ctx := context.Background()
+	if addr == "" {
+		s, err := redisserver.Start(ctx, redisserver.Options{Config: []string{"maxclients 10000"}})
+		if err != nil {
+			return err
+		}
+		defer s.Stop()
+		addr = s.Addr()
+	}
+	ver, _ := exec.Command(rb, "--version").Output()
+	fmt.Printf("server %s; %s; redline %s\n", addr, strings.TrimSpace(string(ver)), redline)
+	fmt.Printf("%-18s %12s %12s %7s %9s %9s %7s %10s %10s\n", "case", "redline rps", "r-b rps", "ratio", "rl cpu s", "rb cpu s", "ratio", "srv us/req", "srv bound")
+	for _, c := range cases {
+		if only != "" && !strings.Contains(c.name, only) {
+			continue
+		}
+		c.requests = int(float64(c.requests) * scale)
+		var a, b []sample
+		for i := range pairs {
+			order := []bool{true, false} // A B
+			if i%2 == 1 {
+				order = []bool{false, true} // B A
+			}
+			for _, isA := range order {
+				s, err := measure(ctx, addr, c, isA, redline, rb)
+				if err != nil {
+					return fmt.Errorf("%s: %w", c.name, err)
+				}
+				if isA {
+					a = append(a, s)
+				} else {
+					b = append(b, s)
+				}
+			}
+		}
+		report(c, a, b)
+	}
+	return nil
+}
+
+func measure(ctx context.Context, addr string, c benchCase, redline bool, rlBin, rbBin string) (sample, error) {
+	host, port, _ := strings.Cut(addr, ":")
+	admin, err := resp.Dial(ctx, resp.DialOptions{Addr: addr})
+	if err != nil {
+		return sample{}, err
+	}
+	defer admin.Close()
+	if _, err := admin.DoOK(ctx, "FLUSHALL"); err != nil {
+		return sample{}, err
+	}
+	cpu0, err := serverCPU(ctx, admin)
+	if err != nil {
+		return sample{}, err
+	}
+	args := []string{"-h", host, "-p", port, "-t", "set", "-c", strconv.Itoa(c.clients), "-P", strconv.Itoa(c.pipeline),
+		"-n", strconv.Itoa(c.requests), "-r", "1000000", "--csv"}
+	bin := rbBin
+	if redline {
+		bin = rlBin
+		args = append([]string{"bench"}, append(args, "--progress", "none")...)
+	}
+	cmd := exec.Command(bin, args...)
+	out, err := cmd.Output()
+	if err != nil {
+		return sample{}, fmt.Errorf("%s %s: %w", bin, strings.Join(args, " "), err)
+	}
+	cpu1, err := serverCPU(ctx, admin)
+	if err != nil {
+		return sample{}, err
+	}
+	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	s := sample{clientCPU: tv(ru.Utime) + tv(ru.Stime), serverUS: (cpu1 - cpu0) * 1e6 / float64(c.requests)}
+	s.rps, err = csvRPS(string(out))
+	return s, err
+}
+
+func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+
+// serverCPU returns used_cpu_sys + used_cpu_user in seconds.
+func serverCPU(ctx context.Context, c *resp.Client) (float64, error) {
+	v, err := c.DoOK(ctx, "INFO", "cpu")
+	if err != nil {
+		return 0, err
+	}
+	total := 0.0
+	for _, line := range strings.Split(v.Str, "\n") {
+		k, val, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
+			f, _ := strconv.ParseFloat(val, 64)
+			total += f
+		}
+	}
+	return total, nil
+}
+
+func csvRPS(out string) (float64, error) {
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, `"SET"`) {
+			f := strings.Split(line, ",")
+			return strconv.ParseFloat(strings.Trim(f[1], `"`), 64)
+		}
+	}
+	return 0, fmt.Errorf("no SET row in output %q", out)
+}
+
+func report(c benchCase, a, b []sample) {
+	var rpsRatio, cpuRatio []float64
+	for i := range a {
+		rpsRatio = append(rpsRatio, a[i].rps/b[i].rps)
+		cpuRatio = append(cpuRatio, a[i].clientCPU/b[i].clientCPU)
+	}
+	pick := func(s []sample, f func(sample) float64) float64 {
+		var v []float64
+		for _, x := range s {
+			v = append(v, f(x))
+		}
+		return median(v)
+	}
+	rps := func(s sample) float64 { return s.rps }
+	cpu := func(s sample) float64 { return s.clientCPU }
+	srv := func(s sample) float64 { return s.serverUS }
+	srvUS := median(append(valuesOf(a, srv), valuesOf(b, srv)...))
+	fmt.Printf("%-18s %12.0f %12.0f %7.3f %9.3f %9.3f %7.3f %10.2f %10.0f\n", c.name,
+		pick(a, rps), pick(b, rps), median(rpsRatio), pick(a, cpu), pick(b, cpu), median(cpuRatio), srvUS, 1e6/srvUS)
+	fmt.Printf("%-18s   redline rps %s\n%-18s   r-b rps     %s\n", "", list(a, rps), "", list(b, rps))
+	fmt.Printf("%-18s   srv us/req  redline %.2f, redis-benchmark %.2f (%d requests per run, %d pairs)\n", "", pick(a, srv), pick(b, srv), c.requests, len(a))
+}
+
+func valuesOf(s []sample, f func(sample) float64) []float64 {
+	var v []float64
+	for _, x := range s {
+		v = append(v, f(x))
+	}
+	return v
+}
+
+func list(s []sample, f func(sample) float64) string {
+	var parts []string
+	for _, x := range s {
+		parts = append(parts, fmt.Sprintf("%.0f", f(x)))
+	}
+	return strings.Join(parts, " ")
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := append([]float64(nil), v...)
+	sort.Float64s(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
