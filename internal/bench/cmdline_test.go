@@ -40,7 +40,9 @@ func TestParseWorkloadWriteupLines(t *testing.T) {
 		check   func(Workload) bool
 	}{
 		{"redis-benchmark -t set,get -c 32 -n 500000 -r 500000 --threads 6 -l -q --csv -h 192.168.100.2", 32, []string{"SET", "GET"},
-			func(w Workload) bool { return w.Options.Threads == 6 && w.Options.Addr == "192.168.100.2:6379" && w.Options.Keys.Space == 500000 }},
+			func(w Workload) bool {
+				return w.Options.Threads == 6 && w.Options.Addr == "192.168.100.2:6379" && w.Options.Keys.Space == 500000
+			}},
 		{"redis-benchmark -h 10.0.0.5 -p 6379 -n 1000000 -c 5000 -q", 5000, nil,
 			func(w Workload) bool { return len(w.Tests) == 21 && w.Options.Requests == 1000000 }},
 		{"./src/redis-benchmark -h HOST -c 40 -n 5500000 -d 3000 --threads 40 -r 100000 -t SET", 40, []string{"SET"},

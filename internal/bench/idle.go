@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"net"
 	"time"
+
+	"redline/internal/netns"
 )
 
 // Idle opens n connections (after AUTH/SELECT as configured) and holds them
 // until ctx is done, calling report with the number still open every
 // 250 ms. It is redis-benchmark's -I.
 func Idle(ctx context.Context, o Options, report func(open int)) error {
-	d := net.Dialer{Timeout: o.Timeout}
+	dial := netns.Dialer(o.NetNS)
 	var conns []net.Conn
 	defer func() {
 		for _, c := range conns {
@@ -19,7 +21,9 @@ func Idle(ctx context.Context, o Options, report func(open int)) error {
 		}
 	}()
 	for range o.Clients {
-		c, err := d.DialContext(ctx, o.Network, o.Addr)
+		dctx, cancel := context.WithTimeout(ctx, o.Timeout)
+		c, err := dial(dctx, o.Network, o.Addr)
+		cancel()
 		if err != nil {
 			return fmt.Errorf("Could not connect to Redis at %s: %s (%d connections open)", o.Addr, capitalise(rootCause(err)), len(conns))
 		}

@@ -26,6 +26,9 @@ type Options struct {
 	Network string      // "tcp" or "unix"
 	Addr    string      // host:port, or the socket path for "unix"
 	TLS     *tls.Config // nil: plain connections
+	// NetNS, when set, names the network namespace (ip netns) the load
+	// comes from: every connection is made from inside it.
+	NetNS string
 
 	User, Password string // AUTH [user] password on every connection
 	DB             int    // SELECT db on every connection when > 0

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"redline/internal/netns"
 	"redline/internal/resp"
 )
 
@@ -20,7 +21,7 @@ var ErrAuth = errors.New("authentication failed")
 // an error.
 func FetchServerInfo(ctx context.Context, o Options) (ServerInfo, error) {
 	var info ServerInfo
-	c, err := resp.Dial(ctx, resp.DialOptions{Network: o.Network, Addr: o.Addr, TLS: o.TLS, Timeout: o.Timeout})
+	c, err := resp.Dial(ctx, resp.DialOptions{Network: o.Network, Addr: o.Addr, TLS: o.TLS, Timeout: o.Timeout, Dial: netns.Dialer(o.NetNS)})
 	if err != nil {
 		return info, fmt.Errorf("Could not connect to Redis at %s: %s", o.Addr, capitalise(rootCause(err)))
 	}

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"redline/internal/netns"
 	"redline/internal/resp"
 )
 
@@ -89,16 +89,16 @@ func (g *tlsGroup) unblockOnAbort(stop <-chan struct{}) {
 }
 
 func (g *tlsGroup) setup() error {
-	d := &net.Dialer{Timeout: g.r.o.Timeout}
 	for range g.n {
 		ctx, cancel := context.WithTimeout(context.Background(), g.r.o.Timeout)
-		c, err := (&tls.Dialer{NetDialer: d, Config: g.r.o.TLS}).DialContext(ctx, g.r.o.Network, g.r.o.Addr)
+		c, err := resp.Dial(ctx, resp.DialOptions{Network: g.r.o.Network, Addr: g.r.o.Addr, TLS: g.r.o.TLS, Timeout: g.r.o.Timeout, Dial: netns.Dialer(g.r.o.NetNS)})
 		cancel()
 		if err != nil {
 			return fmt.Errorf("Could not connect to Redis at %s: %s", g.r.target, capitalise(rootCause(err)))
 		}
-		g.conns = append(g.conns, c)
-		if err := g.handshake(c); err != nil {
+		conn := c.Conn()
+		g.conns = append(g.conns, conn)
+		if err := g.handshake(conn); err != nil {
 			return err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"redline/internal/netns"
 	"redline/internal/resp"
 )
 
@@ -546,8 +547,17 @@ func (w *worker) armTimer(delay int64) (int, error) {
 // the start, measure.
 func (w *worker) run(ready chan<- error, start <-chan struct{}) error {
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	err := w.setup()
+	// A thread that entered the load's network namespace is never
+	// unlocked: it ends with this goroutine instead of serving others.
+	var err error
+	if w.r.o.NetNS == "" {
+		defer runtime.UnlockOSThread()
+	} else {
+		err = netns.Enter(w.r.o.NetNS)
+	}
+	if err == nil {
+		err = w.setup()
+	}
 	ready <- err
 	if err != nil {
 		return err

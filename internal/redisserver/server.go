@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"redline/internal/netns"
 	"redline/internal/resp"
 )
 
@@ -36,6 +37,10 @@ type Options struct {
 	// ["ip", "netns", "exec", "srv"]; the prefix must exec redis-server.
 	Wrap         []string
 	StartTimeout time.Duration // default 10s
+	// NetNS runs the server inside this network namespace (ip netns exec)
+	// and makes Client connect from inside it. Bind must then be an
+	// address of that namespace.
+	NetNS string
 }
 
 // Server is a running redis-server.
@@ -46,6 +51,7 @@ type Server struct {
 	Dir      string
 	LogPath  string
 	ConfPath string
+	NetNS    string
 	cmd      *exec.Cmd
 	exited   chan struct{}
 	ownDir   bool
@@ -90,7 +96,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 }
 
 func startOnce(ctx context.Context, o Options) (*Server, error) {
-	s := &Server{Host: o.Bind, Port: o.Port, Dir: o.Dir, exited: make(chan struct{})}
+	s := &Server{Host: o.Bind, Port: o.Port, Dir: o.Dir, NetNS: o.NetNS, exited: make(chan struct{})}
 	if s.Dir == "" {
 		d, err := os.MkdirTemp("", "redline-redis-")
 		if err != nil {
@@ -99,7 +105,7 @@ func startOnce(ctx context.Context, o Options) (*Server, error) {
 		s.Dir, s.ownDir = d, true
 	}
 	if s.Port == 0 {
-		p, err := FreePort(o.Bind)
+		p, err := freePortIn(o.NetNS, o.Bind)
 		if err != nil {
 			s.removeDir()
 			return nil, err
@@ -111,6 +117,9 @@ func startOnce(ctx context.Context, o Options) (*Server, error) {
 		return nil, err
 	}
 	argv := append(append([]string{}, o.Wrap...), o.Binary, s.ConfPath)
+	if o.NetNS != "" {
+		argv = append([]string{"ip", "netns", "exec", o.NetNS}, argv...)
+	}
 	s.cmd = exec.Command(argv[0], argv[1:]...)
 	s.cmd.Dir = s.Dir
 	s.cmd.Env = append(os.Environ(), o.Env...)
@@ -191,7 +200,7 @@ func (s *Server) ping(ctx context.Context) error {
 
 // Client dials the server with a one-second timeout.
 func (s *Server) Client(ctx context.Context) (*resp.Client, error) {
-	return resp.Dial(ctx, resp.DialOptions{Addr: s.Addr(), Timeout: time.Second})
+	return resp.Dial(ctx, resp.DialOptions{Addr: s.Addr(), Timeout: time.Second, Dial: netns.Dialer(s.NetNS)})
 }
 
 // LogTail returns up to n last lines of the server's log.
@@ -249,6 +258,19 @@ func (s *Server) removeDir() {
 	if s.ownDir {
 		os.RemoveAll(s.Dir)
 	}
+}
+
+func freePortIn(ns, host string) (int, error) {
+	if ns == "" {
+		return FreePort(host)
+	}
+	var p int
+	err := netns.Do(ns, func() error {
+		var err error
+		p, err = FreePort(host)
+		return err
+	})
+	return p, err
 }
 
 // FreePort returns a TCP port that was free on host a moment ago.

@@ -31,6 +31,9 @@ type DialOptions struct {
 	Addr    string      // host:port or socket path
 	TLS     *tls.Config // nil for plain TCP
 	Timeout time.Duration
+	// Dial, when set, makes the connection (for example from inside a
+	// network namespace); TLS is layered on top.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 // Dial connects to a server. Errors name the address, as in
@@ -42,23 +45,34 @@ func Dial(ctx context.Context, o DialOptions) (*Client, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
-	d := net.Dialer{Timeout: o.Timeout}
-	var c net.Conn
-	var err error
-	if o.TLS != nil {
-		td := tls.Dialer{NetDialer: &d, Config: o.TLS}
-		c, err = td.DialContext(ctx, o.Network, o.Addr)
-	} else {
-		c, err = d.DialContext(ctx, o.Network, o.Addr)
+	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
+	defer cancel()
+	dial := o.Dial
+	if dial == nil {
+		var d net.Dialer
+		dial = d.DialContext
 	}
+	c, err := dial(ctx, o.Network, o.Addr)
 	if err != nil {
 		return nil, err
+	}
+	if o.TLS != nil {
+		tc := tls.Client(c, o.TLS)
+		if err := tc.HandshakeContext(ctx); err != nil {
+			c.Close()
+			return nil, err
+		}
+		c = tc
 	}
 	return &Client{conn: c, Timeout: o.Timeout}, nil
 }
 
 // NewClient wraps an established connection.
 func NewClient(c net.Conn) *Client { return &Client{conn: c, Timeout: DefaultTimeout} }
+
+// Conn returns the underlying connection, for callers that take over the
+// raw stream (the load generator's TLS path).
+func (c *Client) Conn() net.Conn { return c.conn }
 
 // Close closes the connection.
 func (c *Client) Close() error { return c.conn.Close() }

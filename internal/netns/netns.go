@@ -1,0 +1,75 @@
+// Package netns runs code inside a named network namespace (as made by
+// "ip netns add NAME", /run/netns/NAME) and manages the namespaces and veth
+// links of the lab's two-host topology.
+package netns
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// Dir is where iproute2 keeps named namespaces.
+const Dir = "/run/netns"
+
+// Path returns the namespace file of name; a name with a slash is a path.
+func Path(name string) string {
+	if strings.Contains(name, "/") {
+		return name
+	}
+	return filepath.Join(Dir, name)
+}
+
+// Do runs fn on an OS thread that has entered namespace name. The thread
+// is never handed back to the Go scheduler: it ends with the goroutine, so
+// no other goroutine can run in the wrong namespace. Sockets fn creates
+// belong to the namespace and can be used from any goroutine afterwards.
+func Do(name string, fn func() error) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread() // no Unlock on purpose, see above
+		if err := Enter(name); err != nil {
+			errc <- err
+			return
+		}
+		errc <- fn()
+	}()
+	return <-errc
+}
+
+// Enter moves the calling OS thread into namespace name. The caller must
+// have locked the goroutine to its thread and must never unlock it.
+func Enter(name string) error {
+	fd, err := unix.Open(Path(name), unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("network namespace %s: %w", name, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
+		return fmt.Errorf("enter network namespace %s: %w (needs root)", name, err)
+	}
+	return nil
+}
+
+// Dialer returns a dial function that connects from inside namespace name,
+// or a plain dialer when name is empty.
+func Dialer(name string) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		var d net.Dialer
+		if name == "" {
+			return d.DialContext(ctx, network, addr)
+		}
+		var c net.Conn
+		err := Do(name, func() error {
+			var err error
+			c, err = d.DialContext(ctx, network, addr)
+			return err
+		})
+		return c, err
+	}
+}
