@@ -29,6 +29,9 @@ type Options struct {
 	// NetNS, when set, names the network namespace (ip netns) the load
 	// comes from: every connection is made from inside it.
 	NetNS string
+	// CPUs, when set, pins the load generator's event-loop threads to
+	// these CPUs (a client/server CPU layout).
+	CPUs []int
 
 	User, Password string // AUTH [user] password on every connection
 	DB             int    // SELECT db on every connection when > 0
@@ -94,6 +97,7 @@ func (o *Options) Validate() error {
 		{o.Rate > 0 && o.MaxPending < 1, "max pending must be at least 1 with --rate"},
 		{o.Timeout <= 0, "timeout must be positive (--timeout)"},
 		{o.Duration < 0 || o.Warmup < 0, "durations must not be negative"},
+		{badCPUs(o.CPUs), fmt.Sprintf("client CPUs %v: each must be 0..%d", o.CPUs, maxCPUs-1)},
 		{o.Sizes.Min < 1 && len(o.Sizes.List) == 0, fmt.Sprintf("value size must be at least 1 byte, got %d (-d)", o.Sizes.Min)},
 		{o.Sizes.Largest() > MaxValueSize, fmt.Sprintf("value size above 1 GiB: %d (-d)", o.Sizes.Largest())},
 	}
@@ -108,4 +112,15 @@ func (o *Options) Validate() error {
 func (o *Options) threads() int {
 	t := max(o.Threads, 1)
 	return min(t, o.Clients)
+}
+
+const maxCPUs = 1024 // unix.CPUSet's size
+
+func badCPUs(cpus []int) bool {
+	for _, c := range cpus {
+		if c < 0 || c >= maxCPUs {
+			return true
+		}
+	}
+	return false
 }

@@ -107,7 +107,8 @@ func (r *runner) fail(err error) {
 }
 
 // Run runs one test and returns what it measured. data holds the value
-// bytes for __data__ (at least the largest size). When the run fails or is
+// bytes for __data__; when it is shorter than the largest value size,
+// redis-benchmark's payload is used. When the run fails or is
 // interrupted after measuring started, the Summary holds the partial
 // results and has Error or Interrupted set, and the error is returned too.
 func Run(ctx context.Context, o Options, t Test, data []byte) (*Summary, error) {
@@ -204,11 +205,11 @@ func (r *runner) generators(data []byte) ([]generator, error) {
 	if len(parts) > 255 {
 		return nil, fmt.Errorf("a mix can hold at most 255 commands, got %d", len(parts))
 	}
+	if len(data) < r.o.Sizes.Largest() {
+		data = NewPayload().Next(r.o.Sizes.Largest())
+	}
 	var fixed []byte
 	if r.o.Sizes.Fixed() {
-		if len(data) < r.o.Sizes.Min {
-			return nil, fmt.Errorf("payload of %d bytes is shorter than the value size %d", len(data), r.o.Sizes.Min)
-		}
 		fixed = data[:r.o.Sizes.Min]
 	}
 	var cmds []command

@@ -39,3 +39,18 @@ func TestRunSetExactCount(t *testing.T) {
 	}
 	t.Logf("rps %.0f p50 %.3f ms", sum.RPS, sum.Latency.P50)
 }
+
+func TestRunPinnedToCPU(t *testing.T) {
+	s := redistest.Start(t)
+	o := testOptions(s)
+	o.Clients, o.Requests, o.Threads, o.CPUs = 4, 2000, 2, []int{0}
+	tests, _ := SuiteTests([]string{"ping_mbulk"}, false)
+	sum, err := Run(context.Background(), o, tests[0], nil)
+	if err != nil || sum.Requests != 2000 {
+		t.Fatalf("pinned run: %v, %d requests", err, sum.Requests)
+	}
+	o.CPUs = []int{5000}
+	if _, err := Run(context.Background(), o, tests[0], nil); err == nil {
+		t.Error("CPU 5000 accepted")
+	}
+}

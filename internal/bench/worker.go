@@ -549,11 +549,16 @@ func (w *worker) run(ready chan<- error, start <-chan struct{}) error {
 	runtime.LockOSThread()
 	// A thread that entered the load's network namespace is never
 	// unlocked: it ends with this goroutine instead of serving others.
+	// The same goes for a thread pinned to the client's CPUs.
 	var err error
-	if w.r.o.NetNS == "" {
+	if w.r.o.NetNS == "" && len(w.r.o.CPUs) == 0 {
 		defer runtime.UnlockOSThread()
-	} else {
+	}
+	if w.r.o.NetNS != "" {
 		err = netns.Enter(w.r.o.NetNS)
+	}
+	if err == nil && len(w.r.o.CPUs) > 0 {
+		err = pinThread(w.r.o.CPUs)
 	}
 	if err == nil {
 		err = w.setup()
@@ -570,6 +575,17 @@ func (w *worker) run(ready chan<- error, start <-chan struct{}) error {
 		return err
 	}
 	return w.loop()
+}
+
+func pinThread(cpus []int) error {
+	var set unix.CPUSet
+	for _, c := range cpus {
+		set.Set(c)
+	}
+	if err := unix.SchedSetaffinity(0, &set); err != nil {
+		return fmt.Errorf("pin the load generator to CPUs %v: %w", cpus, err)
+	}
+	return nil
 }
 
 func growBuf(b []byte, n int) []byte {
