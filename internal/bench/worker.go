@@ -547,19 +547,14 @@ func (w *worker) armTimer(delay int64) (int, error) {
 // the start, measure.
 func (w *worker) run(ready chan<- error, start <-chan struct{}) error {
 	runtime.LockOSThread()
-	// A thread that entered the load's network namespace is never
-	// unlocked: it ends with this goroutine instead of serving others.
-	// The same goes for a thread pinned to the client's CPUs.
-	var err error
-	if w.r.o.NetNS == "" && len(w.r.o.CPUs) == 0 {
-		defer runtime.UnlockOSThread()
-	}
-	if w.r.o.NetNS != "" {
-		err = netns.Enter(w.r.o.NetNS)
-	}
-	if err == nil && len(w.r.o.CPUs) > 0 {
-		err = pinThread(w.r.o.CPUs)
-	}
+	restore, err := w.placeThread()
+	defer func() {
+		// A thread that cannot be put back stays locked and ends with
+		// this goroutine rather than serve others in the wrong place.
+		if restore() == nil {
+			runtime.UnlockOSThread()
+		}
+	}()
 	if err == nil {
 		err = w.setup()
 	}
@@ -575,6 +570,39 @@ func (w *worker) run(ready chan<- error, start <-chan struct{}) error {
 		return err
 	}
 	return w.loop()
+}
+
+// placeThread moves the worker's thread into the load's network namespace
+// and onto the client's CPUs, and returns how to undo both.
+func (w *worker) placeThread() (func() error, error) {
+	var undo []func() error
+	restore := func() error {
+		var first error
+		for i := len(undo) - 1; i >= 0; i-- {
+			if err := undo[i](); err != nil && first == nil {
+				first = err
+			}
+		}
+		return first
+	}
+	if w.r.o.NetNS != "" {
+		back, err := netns.Enter(w.r.o.NetNS)
+		if err != nil {
+			return restore, err
+		}
+		undo = append(undo, back)
+	}
+	if len(w.r.o.CPUs) > 0 {
+		var old unix.CPUSet
+		if err := unix.SchedGetaffinity(0, &old); err != nil {
+			return restore, fmt.Errorf("read the thread's CPU affinity: %w", err)
+		}
+		if err := pinThread(w.r.o.CPUs); err != nil {
+			return restore, err
+		}
+		undo = append(undo, func() error { return unix.SchedSetaffinity(0, &old) })
+	}
+	return restore, nil
 }
 
 func pinThread(cpus []int) error {

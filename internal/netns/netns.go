@@ -25,35 +25,51 @@ func Path(name string) string {
 	return filepath.Join(Dir, name)
 }
 
-// Do runs fn on an OS thread that has entered namespace name. The thread
-// is never handed back to the Go scheduler: it ends with the goroutine, so
-// no other goroutine can run in the wrong namespace. Sockets fn creates
-// belong to the namespace and can be used from any goroutine afterwards.
+// Do runs fn on an OS thread that has entered namespace name, then moves
+// the thread back. Sockets fn creates belong to the namespace and can be
+// used from any goroutine afterwards. If the thread cannot be moved back it
+// is never handed to another goroutine: it ends with this one.
 func Do(name string, fn func() error) error {
 	errc := make(chan error, 1)
 	go func() {
-		runtime.LockOSThread() // no Unlock on purpose, see above
-		if err := Enter(name); err != nil {
+		runtime.LockOSThread()
+		restore, err := Enter(name)
+		if err != nil {
+			runtime.UnlockOSThread()
 			errc <- err
 			return
 		}
-		errc <- fn()
+		err = fn()
+		if restore() == nil {
+			runtime.UnlockOSThread()
+		}
+		errc <- err
 	}()
 	return <-errc
 }
 
-// Enter moves the calling OS thread into namespace name. The caller must
-// have locked the goroutine to its thread and must never unlock it.
-func Enter(name string) error {
+// Enter moves the calling OS thread, which the caller has locked, into
+// namespace name, and returns a function that moves it back. Unlock the
+// thread only if that function succeeds.
+func Enter(name string) (restore func() error, err error) {
+	orig, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, fmt.Errorf("current network namespace: %w", err)
+	}
 	fd, err := unix.Open(Path(name), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("network namespace %s: %w", name, err)
+		unix.Close(orig)
+		return nil, fmt.Errorf("network namespace %s: %w", name, err)
 	}
 	defer unix.Close(fd)
 	if err := unix.Setns(fd, unix.CLONE_NEWNET); err != nil {
-		return fmt.Errorf("enter network namespace %s: %w (needs root)", name, err)
+		unix.Close(orig)
+		return nil, fmt.Errorf("enter network namespace %s: %w (needs root)", name, err)
 	}
-	return nil
+	return func() error {
+		defer unix.Close(orig)
+		return unix.Setns(orig, unix.CLONE_NEWNET)
+	}, nil
 }
 
 // Dialer returns a dial function that connects from inside namespace name,

@@ -13,8 +13,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -129,7 +131,7 @@ func startOnce(ctx context.Context, o Options) (*Server, error) {
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	var stderr bytes.Buffer
 	s.cmd.Stdout, s.cmd.Stderr = &stderr, &stderr
-	if err := s.cmd.Start(); err != nil {
+	if err := spawn(s.cmd); err != nil {
 		s.removeDir()
 		return nil, fmt.Errorf("start %s: %w", strings.Join(argv, " "), err)
 	}
@@ -154,6 +156,11 @@ func (s *Server) writeConfig(o Options) error {
 		"daemonize no",
 		`save ""`,
 		"appendonly no",
+	}
+	if o.NetNS != "" {
+		// The namespace is private to the lab; the client reaches the
+		// server over the veth link, which protected mode would refuse.
+		lines = append(lines, "protected-mode no")
 	}
 	if o.Unix {
 		s.Socket = filepath.Join(s.Dir, "redis.sock")
@@ -300,3 +307,32 @@ func Version(binary string) (string, error) {
 	}
 	return "", fmt.Errorf("unexpected output of %s --version: %q", binary, out)
 }
+
+// spawn starts cmd from one OS thread that lives as long as redline: the
+// kernel sends Pdeathsig when the thread that forked the child exits, not
+// the process, and Go ends threads (a goroutine that exits while locked to
+// its thread ends it), which would kill a healthy server mid-run.
+func spawn(cmd *exec.Cmd) error {
+	spawnOnce.Do(func() {
+		spawnReq = make(chan spawnCall)
+		go func() {
+			runtime.LockOSThread() // never unlocked: this thread must not end
+			for c := range spawnReq {
+				c.done <- c.cmd.Start()
+			}
+		}()
+	})
+	done := make(chan error)
+	spawnReq <- spawnCall{cmd, done}
+	return <-done
+}
+
+type spawnCall struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+var (
+	spawnOnce sync.Once
+	spawnReq  chan spawnCall
+)

@@ -1,0 +1,176 @@
+package lab
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"redline/internal/bench"
+)
+
+// DefaultRepetitions is how many times each variant runs each workload.
+const DefaultRepetitions = 5
+
+// LoadScenario reads and validates a scenario file.
+func LoadScenario(path string) (Scenario, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return Scenario{}, err
+	}
+	s, err := ParseScenario(b)
+	if err != nil {
+		return Scenario{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// ParseScenario decodes a scenario strictly: an unknown field, a wrong type
+// or a bad value is an error that names its line.
+func ParseScenario(b []byte) (Scenario, error) {
+	var s Scenario
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, io.EOF) {
+			return s, fmt.Errorf("empty scenario")
+		}
+		return s, fmt.Errorf("%w", err)
+	}
+	var node yaml.Node
+	if err := yaml.Unmarshal(b, &node); err != nil {
+		return s, err
+	}
+	s.fillDefaults()
+	if err := s.validate(lineFinder(&node)); err != nil {
+		return s, err
+	}
+	return s, nil
+}
+
+func (s *Scenario) fillDefaults() {
+	if s.Target.Kind == "" {
+		s.Target.Kind = "managed"
+	}
+	if s.Repetitions == 0 {
+		s.Repetitions = DefaultRepetitions
+	}
+	if len(s.Variants) == 0 {
+		s.Variants = []VariantSpec{{Name: "baseline", Baseline: true}}
+	}
+	hasBase := false
+	for _, v := range s.Variants {
+		hasBase = hasBase || v.Baseline
+	}
+	if !hasBase {
+		s.Variants[0].Baseline = true
+	}
+}
+
+// validate checks values; lines maps a dotted path to its line number.
+func (s *Scenario) validate(line func(path string) string) error {
+	var errs []string
+	bad := func(path, format string, args ...any) {
+		errs = append(errs, line(path)+path+": "+fmt.Sprintf(format, args...))
+	}
+	switch s.Target.Kind {
+	case "managed", "netns":
+		if s.Target.Address != "" {
+			bad("target.address", "only for kind: address")
+		}
+	case "address":
+		if s.Target.Address == "" {
+			bad("target.address", "required for kind: address (host:port)")
+		}
+	default:
+		bad("target.kind", "%q is not managed, netns or address", s.Target.Kind)
+	}
+	if s.Repetitions < 1 || s.Repetitions > 1000 {
+		bad("repetitions", "%d is not in 1..1000", s.Repetitions)
+	}
+	if s.Warmup < 0 || s.Warmup > time.Hour {
+		bad("warmup", "%s is not in 0..1h", s.Warmup)
+	}
+	if len(s.Workloads) == 0 {
+		bad("workloads", "at least one workload is required")
+	}
+	names := map[string]bool{}
+	for i, w := range s.Workloads {
+		p := fmt.Sprintf("workloads.%d", i)
+		if w.Name == "" || names["w:"+w.Name] {
+			bad(p+".name", "missing or duplicate name %q", w.Name)
+		}
+		names["w:"+w.Name] = true
+		if _, err := bench.ParseWorkload(w.Bench); err != nil {
+			bad(p+".bench", "%v", err)
+		}
+	}
+	bases := 0
+	for i, v := range s.Variants {
+		p := fmt.Sprintf("variants.%d", i)
+		if v.Name == "" || names["v:"+v.Name] {
+			bad(p+".name", "missing or duplicate name %q", v.Name)
+		}
+		names["v:"+v.Name] = true
+		if v.Baseline {
+			bases++
+		}
+		if v.Server != nil && s.Target.Kind == "address" {
+			bad(p+".server", "server variants need a managed or netns target (redline cannot restart a server it did not start)")
+		}
+		if v.Baseline && v.Tune != nil {
+			bad(p+".tune", "the baseline variant cannot tune")
+		}
+	}
+	if bases != 1 {
+		bad("variants", "exactly one variant must be the baseline, found %d", bases)
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "\n"))
+	}
+	return nil
+}
+
+// lineFinder returns "line N: " for a dotted path (list indexes as
+// numbers) in the YAML document, or "" when the path is not in it.
+func lineFinder(doc *yaml.Node) func(string) string {
+	return func(path string) string {
+		n := doc
+		if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+			n = n.Content[0]
+		}
+		for _, part := range strings.Split(path, ".") {
+			next := child(n, part)
+			if next == nil {
+				break
+			}
+			n = next
+		}
+		if n == nil || n.Line == 0 {
+			return ""
+		}
+		return fmt.Sprintf("line %d: ", n.Line)
+	}
+}
+
+func child(n *yaml.Node, key string) *yaml.Node {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i+1]
+			}
+		}
+	case yaml.SequenceNode:
+		var idx int
+		if _, err := fmt.Sscanf(key, "%d", &idx); err == nil && idx < len(n.Content) {
+			return n.Content[idx]
+		}
+	}
+	return nil
+}

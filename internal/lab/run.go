@@ -1,0 +1,397 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"redline/internal/bench"
+	"redline/internal/host"
+	"redline/internal/tune"
+)
+
+// Options configures a lab run.
+type Options struct {
+	Scenario     Scenario
+	ScenarioFile string
+	CommandLine  []string
+	Version      string // redline's
+	// ResultPath is where the Result is written (atomically) after every
+	// measurement; empty keeps it in memory only.
+	ResultPath string
+	// Tuner applies and rolls back tuned variants; Doctor diagnoses the
+	// host and server before the baseline. Either may be nil: a scenario
+	// that needs one then fails before measuring anything.
+	Tuner  Tuner
+	Doctor Diagnoser
+	// Observer, if set, is told about progress.
+	Observer func(Event)
+}
+
+// Tuner applies a tuned variant's changes, journaled, and undoes them.
+type Tuner interface {
+	Apply(ctx context.Context, spec TuneSpec, env Env) ([]PlanStep, error)
+	Rollback(ctx context.Context, env Env) ([]PlanStep, error)
+}
+
+// Diagnoser runs the doctor against the running server and its host and
+// returns the findings and the fixes it considers safe to apply here.
+type Diagnoser interface {
+	Diagnose(ctx context.Context, env Env) ([]Finding, []tune.Change, error)
+}
+
+// Env tells tuning and diagnosis which server and namespace they act on.
+type Env struct {
+	RedisAddr     string
+	RedisUser     string
+	RedisPassword string
+	ServerPID     int
+	// ServerNetNS is the server's network namespace ("" for the current
+	// one); ClientNetNS the load's.
+	ServerNetNS, ClientNetNS string
+	// SafeFixes are the doctor's fixes from before the baseline, for
+	// TuneSpec.Doctor.
+	SafeFixes []tune.Change
+}
+
+// Event reports progress.
+type Event struct {
+	Message  string
+	Run      int // runs done, including this one
+	Runs     int // runs in all
+	Variant  string
+	Workload string
+	Rep      int
+	Summary  *bench.Summary // set when a run has finished
+	ETA      time.Duration
+}
+
+// item is one test of one workload: what a Run measures.
+type item struct {
+	name string
+	opts bench.Options
+	test bench.Test
+}
+
+type labRun struct {
+	o         Options
+	s         Scenario
+	res       *Result
+	tg        *target
+	items     []item
+	env       Env
+	started   time.Time
+	runs      int
+	tuned     string // the variant whose changes are applied now
+	safeFixes []tune.Change
+}
+
+// Execute runs the scenario. It always rolls back what it applied, stops what
+// it started and removes the namespaces it made, also on error or when ctx
+// is cancelled; the Result then has Complete false and says why.
+func Execute(ctx context.Context, o Options) (*Result, error) {
+	l := &labRun{o: o, s: o.Scenario, started: time.Now()}
+	l.res = &Result{Schema: ResultSchema, Redline: o.Version, CommandLine: o.CommandLine, ScenarioFile: o.ScenarioFile,
+		Scenario: o.Scenario, Started: l.started}
+	err := l.run(ctx)
+	if cerr := l.cleanup(); cerr != nil && err == nil {
+		err = cerr
+	}
+	l.res.Finished = time.Now()
+	l.res.Comparisons = comparisons(l.res, l.s)
+	switch {
+	case err != nil:
+		l.res.Error = err.Error()
+	case ctx.Err() != nil:
+		l.res.Error = "interrupted"
+		err = ctx.Err()
+	default:
+		l.res.Complete = true
+	}
+	if serr := l.save(); serr != nil && err == nil {
+		err = serr
+	}
+	return l.res, err
+}
+
+func (l *labRun) run(ctx context.Context) error {
+	if err := l.check(); err != nil {
+		return err
+	}
+	if err := l.save(); err != nil {
+		return err
+	}
+	l.event(Event{Message: "preparing the target (" + l.s.Target.Kind + ")"})
+	tg, err := newTarget(ctx, l.s.Target)
+	if err != nil {
+		return err
+	}
+	l.tg = tg
+	if err := l.tg.ensure(ctx, l.s.Server); err != nil {
+		return err
+	}
+	l.res.Target = l.tg.info()
+	l.res.Host = hostFacts()
+	l.env = l.envNow(ctx)
+	if err := l.diagnose(ctx); err != nil {
+		return err
+	}
+	if l.items, err = expand(l.s, l.tg, l.clientCPUs(nil)); err != nil {
+		return err
+	}
+	for _, v := range l.s.Variants {
+		l.res.Variants = append(l.res.Variants, VariantInfo{Name: v.Name, Baseline: v.Baseline, Description: describe(v), Server: serverDiff(v)})
+	}
+	l.runs = l.s.Repetitions * len(l.s.Variants) * len(l.items)
+	for rep := 1; rep <= l.s.Repetitions; rep++ {
+		for _, vi := range order(len(l.s.Variants), rep) {
+			if ctx.Err() != nil {
+				return nil
+			}
+			if err := l.variant(ctx, vi, rep); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// check refuses, before touching anything, a scenario that needs tuning or
+// diagnosis the caller did not provide.
+func (l *labRun) check() error {
+	for _, v := range l.s.Variants {
+		if v.Tune != nil && l.o.Tuner == nil {
+			return fmt.Errorf("variant %s tunes, but no tuner is available", v.Name)
+		}
+	}
+	return nil
+}
+
+// order interleaves the variants, reversing every other round so neither
+// always runs first (A B C, C B A, A B C ...).
+func order(n, rep int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	if rep%2 == 0 {
+		slices.Reverse(idx)
+	}
+	return idx
+}
+
+// variant runs every workload once under variant vi.
+func (l *labRun) variant(ctx context.Context, vi, rep int) error {
+	v := l.s.Variants[vi]
+	if err := l.tg.ensure(ctx, mergeServer(l.s.Server, v.Server)); err != nil {
+		return fmt.Errorf("variant %s: %w", v.Name, err)
+	}
+	l.env = l.envNow(ctx)
+	if v.Tune != nil {
+		l.event(Event{Message: "applying the changes of variant " + v.Name, Variant: v.Name, Rep: rep})
+		l.tuned = v.Name
+		steps, err := l.o.Tuner.Apply(ctx, *v.Tune, l.env)
+		l.recordPlan(vi, steps, rep == 1 || len(l.res.Variants[vi].Plan) == 0)
+		if err != nil {
+			return fmt.Errorf("variant %s: apply: %w", v.Name, err)
+		}
+	}
+	cpus := l.clientCPUs(v.Client)
+	for _, it := range l.items {
+		if ctx.Err() != nil {
+			break
+		}
+		// A restarted server has a new port.
+		it.opts.Addr, it.opts.CPUs = l.tg.addr, cpus
+		if err := l.measure(ctx, it, v.Name, rep); err != nil {
+			return err
+		}
+	}
+	return l.rollback(ctx)
+}
+
+func (l *labRun) recordPlan(vi int, steps []PlanStep, keep bool) {
+	if keep && len(steps) > 0 {
+		l.res.Variants[vi].Plan = steps
+	}
+}
+
+// rollback undoes the applied variant's changes, if any.
+func (l *labRun) rollback(ctx context.Context) error {
+	if l.tuned == "" {
+		return nil
+	}
+	name := l.tuned
+	l.tuned = ""
+	l.event(Event{Message: "rolling back variant " + name, Variant: name})
+	// Roll back even when ctx is cancelled: the host must be restored.
+	steps, err := l.o.Tuner.Rollback(context.WithoutCancel(ctx), l.env)
+	for i := range l.res.Variants {
+		if l.res.Variants[i].Name == name {
+			l.res.Variants[i].RolledBack = err == nil
+			l.res.Variants[i].Notes = appendNotes(l.res.Variants[i].Notes, steps)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("variant %s: rollback: %w (run redline tune rollback to retry)", name, err)
+	}
+	return nil
+}
+
+func appendNotes(notes []string, steps []PlanStep) []string {
+	for _, s := range steps {
+		if s.Status != "restored" && s.Note != "" {
+			n := fmt.Sprintf("%s %s: %s", s.Change.Kind, s.Change.Target, s.Note)
+			if !slices.Contains(notes, n) {
+				notes = append(notes, n)
+			}
+		}
+	}
+	return notes
+}
+
+// measure runs one item once and records it.
+func (l *labRun) measure(ctx context.Context, it item, variant string, rep int) error {
+	if err := l.tg.flush(ctx); err != nil {
+		return fmt.Errorf("FLUSHALL before %s: %w", it.name, err)
+	}
+	cpu0, _ := l.tg.cpuSeconds(ctx)
+	sum, err := bench.Run(ctx, it.opts, it.test, nil)
+	cpu1, _ := l.tg.cpuSeconds(context.WithoutCancel(ctx))
+	if sum != nil {
+		sum.Label = variant
+		sum.CommandLine = l.o.CommandLine
+		sum.Client = bench.LocalClientInfo(l.o.Version)
+		sum.Server.Version = l.tg.version
+		run := Run{Seq: len(l.res.Runs) + 1, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ServerCPU: cpu1 - cpu0}
+		if sum.Requests > 0 {
+			run.ServerCPUPerRequest = run.ServerCPU * 1e6 / float64(sum.Requests)
+		}
+		l.res.Runs = append(l.res.Runs, run)
+		if serr := l.save(); serr != nil {
+			return serr
+		}
+		l.event(Event{Run: len(l.res.Runs), Runs: l.runs, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ETA: l.eta()})
+	}
+	if errors.Is(err, bench.ErrInterrupted) {
+		return nil // ctx is cancelled; Run reports it
+	}
+	if err != nil {
+		return fmt.Errorf("%s under %s (repetition %d): %w", it.name, variant, rep, err)
+	}
+	return nil
+}
+
+func (l *labRun) eta() time.Duration {
+	done := len(l.res.Runs)
+	if done == 0 {
+		return 0
+	}
+	per := time.Since(l.started) / time.Duration(done)
+	return per * time.Duration(l.runs-done)
+}
+
+func (l *labRun) diagnose(ctx context.Context) error {
+	if l.o.Doctor == nil || (l.s.Doctor != nil && !*l.s.Doctor) {
+		return nil
+	}
+	l.event(Event{Message: "diagnosing the host and the server"})
+	f, fixes, err := l.o.Doctor.Diagnose(ctx, l.env)
+	if err != nil {
+		return fmt.Errorf("doctor: %w", err)
+	}
+	l.res.Findings, l.safeFixes = f, fixes
+	l.env.SafeFixes = fixes
+	return nil
+}
+
+func (l *labRun) envNow(ctx context.Context) Env {
+	return Env{RedisAddr: l.tg.addr, RedisUser: l.s.Target.User, RedisPassword: l.s.Target.Password,
+		ServerPID: l.tg.pid(ctx), ServerNetNS: l.tg.serverNS(), ClientNetNS: l.tg.clientNS(), SafeFixes: l.safeFixes}
+}
+
+func (l *labRun) clientCPUs(override *ClientSpec) []int {
+	spec := l.s.Client
+	if override != nil && override.CPUs != "" {
+		spec = *override
+	}
+	if spec.CPUs == "" {
+		return nil
+	}
+	set, err := host.ParseCPUList(spec.CPUs)
+	if err != nil {
+		return nil // validated when the scenario was loaded
+	}
+	return set.CPUs()
+}
+
+// cleanup rolls back, stops the server and removes namespaces.
+func (l *labRun) cleanup() error {
+	var err error
+	if l.tuned != "" {
+		err = l.rollback(context.Background())
+	}
+	if l.tg != nil {
+		if cerr := l.tg.close(); cerr != nil && err == nil {
+			err = fmt.Errorf("clean up the target: %w", cerr)
+		}
+	}
+	return err
+}
+
+func (l *labRun) event(e Event) {
+	if l.o.Observer != nil {
+		l.o.Observer(e)
+	}
+}
+
+// save writes the Result atomically.
+func (l *labRun) save() error {
+	if l.o.ResultPath == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(l.res, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := l.o.ResultPath + ".tmp"
+	f, err := os.Create(tmp)
+	if err != nil {
+		return fmt.Errorf("write results: %w", err)
+	}
+	if _, err = f.Write(append(b, '\n')); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, l.o.ResultPath)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write results to %s: %w", l.o.ResultPath, err)
+	}
+	return nil
+}
+
+// ReadResult reads a results file.
+func ReadResult(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("%s: not a redline lab result: %w", filepath.Base(path), err)
+	}
+	if r.Schema != ResultSchema {
+		return nil, fmt.Errorf("%s: schema %q, want %q", path, r.Schema, ResultSchema)
+	}
+	return &r, nil
+}

@@ -1,0 +1,128 @@
+package lab
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"redline/internal/netns"
+)
+
+const tinyScenario = `
+name: tiny
+target: {kind: %s}
+workloads:
+  - name: setget
+    bench: redis-benchmark -t set,get -c 4 -n 3000 -r 1000 -q
+variants:
+  - name: baseline
+    baseline: true
+  - name: hz50
+    server: {config: ["hz 50"]}
+  - name: split-cpus
+    server: {cpus: "0"}
+    client: {cpus: "1"}
+repetitions: 3
+`
+
+func tiny(t *testing.T, kind string) Scenario {
+	t.Helper()
+	s, err := ParseScenario([]byte(strings.Replace(tinyScenario, "%s", kind, 1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestLabManagedEndToEnd(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "result.json")
+	var events []Event
+	res, err := Execute(context.Background(), Options{Scenario: tiny(t, "managed"), ResultPath: path, Version: "test",
+		Observer: func(e Event) { events = append(events, e) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || len(res.Runs) != 3*3*2 {
+		t.Fatalf("complete %v, %d runs; want 18", res.Complete, len(res.Runs))
+	}
+	// Interleaved: round 1 in order, round 2 reversed.
+	var seq []string
+	for _, r := range res.Runs[:12] {
+		if strings.HasSuffix(r.Workload, "/SET") {
+			seq = append(seq, r.Variant)
+		}
+	}
+	if strings.Join(seq, ",") != "baseline,hz50,split-cpus,split-cpus,hz50,baseline" {
+		t.Errorf("order %v", seq)
+	}
+	for _, r := range res.Runs {
+		if r.Summary.Requests != 3000 || r.ServerCPUPerRequest <= 0 {
+			t.Errorf("run %d: %d requests, %.2f us/request of server CPU", r.Seq, r.Summary.Requests, r.ServerCPUPerRequest)
+		}
+	}
+	if len(res.Comparisons) != 2*2*2 {
+		t.Errorf("%d comparisons, want 8 (2 variants x 2 tests x 2 metrics)", len(res.Comparisons))
+	}
+	for _, c := range res.Comparisons {
+		if c.N != 3 || c.BaselineN != 3 || c.CILow > c.CIHigh || c.Verdict == "" {
+			t.Errorf("comparison %+v", c)
+		}
+	}
+	back, err := ReadResult(path)
+	if err != nil || len(back.Runs) != 18 || !back.Complete || back.Runs[0].Summary.Histogram == nil {
+		t.Fatalf("results file: %v", err)
+	}
+	if res.Target.Kind != "managed" || res.Target.ServerVersion == "" || res.Host.CPUs == 0 {
+		t.Errorf("provenance: %+v %+v", res.Target, res.Host)
+	}
+	if len(events) < 18 || events[len(events)-1].Run != 18 {
+		t.Errorf("%d progress events", len(events))
+	}
+}
+
+func TestLabNetnsTarget(t *testing.T) {
+	s := tiny(t, "netns")
+	s.Variants = s.Variants[:2]
+	s.Repetitions = 2
+	res, err := Execute(context.Background(), Options{Scenario: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 2*2*2 || !strings.HasPrefix(res.Target.Address, "10.77.0.1:") || !strings.Contains(res.Target.Topology, "veth") {
+		t.Fatalf("%d runs against %+v", len(res.Runs), res.Target)
+	}
+	// The namespaces are gone afterwards.
+	entries, _ := os.ReadDir(netns.Dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), "rl-") {
+			t.Errorf("namespace %s left behind", e.Name())
+		}
+	}
+}
+
+func TestLabInterruptKeepsPartialResults(t *testing.T) {
+	s := tiny(t, "managed")
+	s.Workloads[0].Bench = "-t set -c 2 --duration 300ms"
+	s.Repetitions = 20
+	path := filepath.Join(t.TempDir(), "result.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	res, err := Execute(ctx, Options{Scenario: s, ResultPath: path})
+	if err == nil || res.Complete {
+		t.Fatalf("interrupted run: err %v complete %v", err, res.Complete)
+	}
+	back, rerr := ReadResult(path)
+	if rerr != nil || back.Complete || len(back.Runs) == 0 || back.Error != "interrupted" {
+		t.Fatalf("partial file: %v, %+v", rerr, back)
+	}
+}
+
+func TestLabAddressTargetRefusesServerVariants(t *testing.T) {
+	_, err := ParseScenario([]byte("name: x\ntarget: {kind: address, address: '127.0.0.1:1'}\nworkloads: [{name: a, bench: -t set}]\nvariants: [{name: b, baseline: true}, {name: c, server: {config: [x]}}]\n"))
+	if err == nil || !strings.Contains(err.Error(), "cannot restart a server it did not start") {
+		t.Fatal(err)
+	}
+}

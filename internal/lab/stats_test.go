@@ -1,0 +1,48 @@
+package lab
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+func TestMedian(t *testing.T) {
+	if m := median([]float64{3, 1, 2}); m != 2 {
+		t.Errorf("median odd = %v", m)
+	}
+	if m := median([]float64{4, 1, 2, 3}); m != 2.5 {
+		t.Errorf("median even = %v", m)
+	}
+}
+
+func TestVerdicts(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	noisy := func(center, spread float64, n int) []float64 {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = center + (r.Float64()-0.5)*spread
+		}
+		return v
+	}
+	base := noisy(100000, 2000, 7)
+	cases := []struct {
+		name   string
+		vals   []float64
+		higher bool
+		want   string
+	}{
+		{"clear gain", noisy(120000, 2000, 7), true, VerdictHelps},
+		{"clear loss", noisy(80000, 2000, 7), true, VerdictHurts},
+		{"noise", noisy(100500, 2000, 7), true, VerdictNoClear},
+		{"latency down is good", noisy(80000, 2000, 7), false, VerdictHelps},
+		{"too few runs", noisy(150000, 10, 2), true, VerdictNoClear},
+	}
+	for _, c := range cases {
+		got := compare("w", "v", "b", "rps", c.higher, c.vals, base)
+		if got.Verdict != c.want {
+			t.Errorf("%s: verdict %q (ratio %.3f CI %.3f..%.3f), want %q", c.name, got.Verdict, got.Ratio, got.CILow, got.CIHigh, c.want)
+		}
+		if got.N > 2 && (got.CILow > got.Ratio || got.CIHigh < got.Ratio) {
+			t.Errorf("%s: ratio %.3f outside its CI %.3f..%.3f", c.name, got.Ratio, got.CILow, got.CIHigh)
+		}
+	}
+}

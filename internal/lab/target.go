@@ -1,0 +1,230 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"redline/internal/netns"
+	"redline/internal/redisserver"
+	"redline/internal/resp"
+)
+
+// target is where the server runs and how the load reaches it.
+type target struct {
+	kind    string
+	pair    *netns.Pair
+	server  *redisserver.Server
+	spec    ServerSpec // the running server's settings
+	running bool
+	addr    string
+	user    string
+	pass    string
+	admin   *resp.Client
+	version string
+}
+
+// newTarget prepares the topology; the server starts with ensure.
+func newTarget(ctx context.Context, t TargetSpec) (*target, error) {
+	tg := &target{kind: t.Kind, addr: t.Address, user: t.User, pass: t.Password}
+	if t.Kind == "netns" {
+		netns.RemoveStale()
+		p, err := netns.NewPair(ctx)
+		if err != nil {
+			return nil, err
+		}
+		tg.pair = p
+	}
+	return tg, nil
+}
+
+// clientNS is the namespace the load comes from ("" for the current one).
+func (t *target) clientNS() string {
+	if t.pair != nil {
+		return t.pair.Client
+	}
+	return ""
+}
+
+// serverNS is the namespace the server runs in ("" for the current one).
+func (t *target) serverNS() string {
+	if t.pair != nil {
+		return t.pair.Server
+	}
+	return ""
+}
+
+// ensure makes the server run with spec, restarting it when its settings
+// differ. An address target is only checked.
+func (t *target) ensure(ctx context.Context, spec ServerSpec) error {
+	if t.kind == "address" {
+		if t.admin != nil {
+			return nil
+		}
+		return t.connect(ctx)
+	}
+	if t.running && reflect.DeepEqual(spec, t.spec) {
+		return nil
+	}
+	t.stopServer()
+	o, err := serverOptions(spec)
+	if err != nil {
+		return err
+	}
+	if t.pair != nil {
+		o.NetNS, o.Bind = t.pair.Server, t.pair.ServerIP
+	}
+	s, err := redisserver.Start(ctx, o)
+	if err != nil {
+		return err
+	}
+	t.server, t.spec, t.running, t.addr = s, spec, true, s.Addr()
+	return t.connect(ctx)
+}
+
+// serverOptions maps a ServerSpec onto redisserver options: CPU pinning
+// with taskset, NUMA binding with numactl.
+func serverOptions(spec ServerSpec) (redisserver.Options, error) {
+	o := redisserver.Options{Binary: spec.Binary, Config: append([]string{"maxclients 10000"}, spec.Config...)}
+	keys := make([]string, 0, len(spec.Env))
+	for k := range spec.Env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		o.Env = append(o.Env, k+"="+spec.Env[k])
+	}
+	if spec.NUMANode != nil {
+		n := strconv.Itoa(*spec.NUMANode)
+		o.Wrap = append(o.Wrap, "numactl", "--cpunodebind="+n, "--membind="+n)
+	}
+	if spec.CPUs != "" {
+		o.Wrap = append(o.Wrap, "taskset", "-c", spec.CPUs)
+	}
+	return o, nil
+}
+
+func (t *target) connect(ctx context.Context) error {
+	if t.admin != nil {
+		t.admin.Close()
+	}
+	c, err := resp.Dial(ctx, resp.DialOptions{Addr: t.addr, Timeout: 5 * time.Second, Dial: netns.Dialer(t.clientNS())})
+	if err != nil {
+		return fmt.Errorf("connect to the server at %s: %w", t.addr, err)
+	}
+	if t.pass != "" {
+		args := []string{"AUTH", t.pass}
+		if t.user != "" {
+			args = []string{"AUTH", t.user, t.pass}
+		}
+		if _, err := c.DoOK(ctx, args...); err != nil {
+			c.Close()
+			return fmt.Errorf("AUTH on %s: %w", t.addr, err)
+		}
+	}
+	v, err := c.DoOK(ctx, "INFO", "server")
+	if err != nil {
+		c.Close()
+		return fmt.Errorf("INFO on %s: %w", t.addr, err)
+	}
+	t.admin, t.version = c, infoValue(v.Str, "redis_version")
+	return nil
+}
+
+// flush empties the server before a run, so every run starts alike. An
+// address target is someone's server: it is never flushed.
+func (t *target) flush(ctx context.Context) error {
+	if t.kind == "address" {
+		return nil
+	}
+	_, err := t.admin.DoOK(ctx, "FLUSHALL")
+	return err
+}
+
+// cpuSeconds returns the server's used_cpu_sys + used_cpu_user.
+func (t *target) cpuSeconds(ctx context.Context) (float64, error) {
+	v, err := t.admin.DoOK(ctx, "INFO", "cpu")
+	if err != nil {
+		return 0, err
+	}
+	sys, _ := strconv.ParseFloat(infoValue(v.Str, "used_cpu_sys"), 64)
+	user, _ := strconv.ParseFloat(infoValue(v.Str, "used_cpu_user"), 64)
+	return sys + user, nil
+}
+
+func (t *target) pid(ctx context.Context) int {
+	if t.admin == nil {
+		return 0
+	}
+	v, err := t.admin.DoOK(ctx, "INFO", "server")
+	if err != nil {
+		return 0
+	}
+	p, _ := strconv.Atoi(infoValue(v.Str, "process_id"))
+	return p
+}
+
+func (t *target) info() TargetInfo {
+	ti := TargetInfo{Kind: t.kind, Address: t.addr, ServerVersion: t.version}
+	switch {
+	case t.pair != nil:
+		ti.Topology = fmt.Sprintf("veth %s (%s, netns %s) <-> %s (%s, netns %s)", t.pair.ClientIf, t.pair.ClientIP, t.pair.Client, t.pair.ServerIf, t.pair.ServerIP, t.pair.Server)
+	case t.kind == "managed":
+		ti.Topology = "loopback"
+	default:
+		ti.Topology = "network"
+	}
+	if t.spec.Binary != "" {
+		ti.Binary = t.spec.Binary
+	} else if t.kind != "address" {
+		ti.Binary = "redis-server"
+	}
+	return ti
+}
+
+func (t *target) stopServer() error {
+	if t.admin != nil {
+		t.admin.Close()
+		t.admin = nil
+	}
+	if !t.running {
+		return nil
+	}
+	t.running = false
+	return t.server.Stop()
+}
+
+// close stops the server and removes the namespaces, whatever happened.
+func (t *target) close() error {
+	err := t.stopServer()
+	if t.pair != nil {
+		if perr := t.pair.Remove(); perr != nil && err == nil {
+			err = perr
+		}
+	}
+	return err
+}
+
+func infoValue(info, key string) string {
+	for _, line := range strings.Split(info, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), key+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// hostPort splits the target address for bench options.
+func hostPort(addr string) (string, int) {
+	h, p, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr, 6379
+	}
+	n, _ := strconv.Atoi(p)
+	return h, n
+}
