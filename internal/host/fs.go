@@ -63,6 +63,8 @@ type Access struct {
 	Path string // host path, e.g. "/proc/irq/24/node"
 	Data []byte // the bytes read (files, virtual) or the link target (links)
 	Err  error  // nil, or the error the read returned
+	// Entries is a directory's listing (ReadDir).
+	Entries []DirEntry
 }
 
 // NewFS returns an FS rooted at root ("/" for the live machine). It fails
@@ -273,11 +275,7 @@ func (f *FS) ReadDir(hostPath string) ([]DirEntry, error) {
 		out = append(out, d)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	names := make([]string, len(out))
-	for i, e := range out {
-		names[i] = e.Name
-	}
-	f.record(Access{Kind: AccessDir, Path: hostPath, Data: []byte(strings.Join(names, "\n")), Err: err})
+	f.record(Access{Kind: AccessDir, Path: hostPath, Entries: out, Err: err})
 	return out, err
 }
 

@@ -101,6 +101,7 @@ type reader struct {
 	selfNetNS  uint64 // the inspector's network namespace inode (0: unknown)
 	mountinfo  []mount
 	tcpCache   map[string]tcpTable
+	memo       map[string]memoFile
 }
 
 func newReader(fs *FS, opts Options) *reader {
@@ -125,7 +126,7 @@ func newReader(fs *FS, opts Options) *reader {
 		t := opts.Now().UTC()
 		s.Source.Time = &t
 	}
-	return &reader{fs: fs, opts: opts, snap: s, nodeOf: map[int]int{}, tcpCache: map[string]tcpTable{}}
+	return &reader{fs: fs, opts: opts, snap: s, nodeOf: map[int]int{}, tcpCache: map[string]tcpTable{}, memo: map[string]memoFile{}}
 }
 
 func joinRoot(root, dir string) string {
@@ -147,15 +148,29 @@ func (r *reader) failAs(source string, err error) {
 // file reads a file that may legitimately be missing: absent (or listed
 // but refused by the kernel) gives ok=false and no error; any other failure
 // is recorded and gives ok=false.
+//
+// Files are read once per snapshot: two Redis processes in one cgroup
+// share its files, and the second asks the memo.
 func (r *reader) file(path string) ([]byte, bool) {
+	if m, ok := r.memo[path]; ok {
+		return m.data, m.ok
+	}
 	data, err := r.fs.ReadFile(path)
-	if err == nil {
-		return data, true
+	ok := err == nil
+	if !ok {
+		data = nil
+		if !isAbsent(err) && !isUnsupported(err) {
+			r.fail(permissionHint(err))
+		}
 	}
-	if !isAbsent(err) && !isUnsupported(err) {
-		r.fail(permissionHint(err))
-	}
-	return nil, false
+	r.memo[path] = memoFile{data, ok}
+	return data, ok
+}
+
+// memoFile is one remembered read.
+type memoFile struct {
+	data []byte
+	ok   bool
 }
 
 // str reads a one-line file, trimmed.

@@ -1,0 +1,106 @@
+package host
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// snapshotCmp compares snapshots (CPUSet has unexported storage).
+var snapshotCmp = cmp.Options{
+	cmp.Comparer(func(a, b CPUSet) bool { return a.Equal(b) }),
+	cmpopts.EquateEmpty(),
+}
+
+// A capture of the live machine, read back, gives the same snapshot: the
+// capture holds exactly what was read.
+func TestCaptureRoundTripLive(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("needs Linux /proc and /sys")
+	}
+	fs, err := NewFS("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	live, err := Read(fs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "tree")
+	st, err := Capture(fs, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Files < 50 || st.Links == 0 {
+		t.Errorf("capture wrote %d files and %d links; expected a real tree", st.Files, st.Links)
+	}
+	tree, err := NewFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Read(tree, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	live.Source, again.Source = Source{}, Source{}
+	if diff := cmp.Diff(live, again, snapshotCmp); diff != "" {
+		t.Errorf("snapshot of the capture differs from the live one (-live +capture):\n%s", diff)
+	}
+	// The tree reads nothing the capture did not write.
+	for _, a := range tree.Log() {
+		if a.Kind == AccessFile && a.Err == nil {
+			if _, err := os.Lstat(tree.Path(a.Path)); err != nil {
+				t.Errorf("read %s, which is not in the capture", a.Path)
+			}
+		}
+	}
+}
+
+func TestCaptureRefusesNonEmptyDir(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"proc", "sys"} {
+		if err := os.Mkdir(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs, err := NewFS(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Capture(fs, dir); err == nil {
+		t.Error("Capture wrote into a non-empty directory")
+	}
+}
+
+// No file is read twice in one snapshot (the benchmark's second promise).
+func TestReadsNoFileTwice(t *testing.T) {
+	fs, err := NewFS("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Read(fs, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, a := range fs.Log() {
+		if a.Kind == AccessFile || a.Kind == AccessVirtual {
+			seen[a.Path]++
+		}
+	}
+	for p, n := range seen {
+		if n > 1 {
+			t.Errorf("%s read %d times", p, n)
+		}
+	}
+	if seen["/proc/interrupts"] != 1 {
+		t.Error("the snapshot did not read /proc/interrupts")
+	}
+}

@@ -1,0 +1,49 @@
+// Command gen writes the modelled fixture trees of testdata/hosts from the
+// machine descriptions in internal/host/hostgen:
+//
+//	go run ./testdata/hosts/gen            # rewrite every modelled tree
+//	go run ./testdata/hosts/gen NAME...    # only these
+//
+// Each tree keeps its hand-written SOURCE file. internal/host's tests fail
+// when a committed tree no longer matches its model.
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"redline/internal/host/hostgen"
+)
+
+func main() {
+	names := os.Args[1:]
+	if len(names) == 0 {
+		for n := range hostgen.Models {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+	}
+	base := filepath.Join("testdata", "hosts")
+	for _, name := range names {
+		model, ok := hostgen.Models[name]
+		if !ok {
+			fmt.Fprintf(os.Stderr, "gen: no model %q\n", name)
+			os.Exit(2)
+		}
+		dir := filepath.Join(base, name)
+		for _, sub := range []string{"proc", "sys", "etc", "ethtool", "netns"} {
+			if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
+				fmt.Fprintln(os.Stderr, "gen:", err)
+				os.Exit(1)
+			}
+		}
+		tree := model().Build()
+		if err := tree.WriteTo(dir); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		fmt.Printf("%s: %d files, %d links\n", dir, len(tree.Files), len(tree.Links))
+	}
+}
