@@ -161,3 +161,19 @@ func TestParseStartTime(t *testing.T) {
 }
 
 func sortedTids(m map[int]string) []int { return slices.Sorted(maps.Keys(m)) }
+
+// A plan made for one program never pins another that took its pid.
+func TestAffinityGuard(t *testing.T) {
+	srv := redistest.Start(t)
+	s := affinitySystem()
+	pid := strconv.Itoa(srv.Pid())
+	p := &Plan{Version: 1, Changes: []Change{{Kind: KindAffinity, Target: pid, Value: "0", Guard: "comm=valkey-server"}}}
+	outs, err := Preview(bg, s, p)
+	if err != nil || outs[0].Status != StatusRefused || !strings.Contains(outs[0].Reason, "stale") {
+		t.Fatalf("guard mismatch: %+v %v", outs, err)
+	}
+	p.Changes[0].Guard = "comm=redis-server"
+	if outs, err = Preview(bg, s, p); err != nil || outs[0].Status == StatusRefused {
+		t.Fatalf("guard match: %+v %v", outs, err)
+	}
+}

@@ -41,4 +41,8 @@ type Change struct {
 	// profile that asked for the change.
 	Why  string `json:"why,omitempty" yaml:"why,omitempty"`
 	Rule string `json:"rule,omitempty" yaml:"rule,omitempty"`
+	// Guard, when set, must hold at apply time or the change is refused
+	// as stale. For affinity it is "comm=NAME": the pid must still be that
+	// program, so a plan never pins a process that reused the pid.
+	Guard string `json:"guard,omitempty" yaml:"guard,omitempty"`
 }

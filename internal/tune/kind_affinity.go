@@ -70,6 +70,9 @@ func validateAffinity(c Change) error {
 	if pid, err := strconv.Atoi(c.Target); err != nil || pid <= 0 {
 		return errors.New("target must be a process id")
 	}
+	if c.Guard != "" && !strings.HasPrefix(c.Guard, "comm=") {
+		return fmt.Errorf("guard %q: an affinity guard is comm=NAME", c.Guard)
+	}
 	_, _, err := parseAffinity(c.Value)
 	return err
 }
@@ -77,6 +80,15 @@ func validateAffinity(c Change) error {
 func checkAffinity(ctx context.Context, s *System, c Change) error {
 	if s.Affinity == nil {
 		return refuse("thread affinity can only be set on the live host", nil)
+	}
+	if want, ok := strings.CutPrefix(c.Guard, "comm="); ok {
+		b, err := s.FS.ReadFile("/proc/" + c.Target + "/comm")
+		if err != nil {
+			return classify(c, err)
+		}
+		if got := strings.TrimSpace(string(b)); got != want {
+			return refuse(fmt.Sprintf("pid %s is now %q, not %q: the plan is stale (run redline tune plan again)", c.Target, got, want), nil)
+		}
 	}
 	_, err := readAffinity(ctx, s, c)
 	return err

@@ -22,6 +22,7 @@ func init() {
 		same:     func(_ Change, a, b string) bool { return kernfmt.Fields(a) == kernfmt.Fields(b) },
 		aux:      coupledAux,
 		restore:  restoreCoupled,
+		show:     func(_ Change, v string) string { return showEmpty(kernfmt.Fields(v)) },
 		lostOn:   "reboot",
 	})
 	registerKind(KindFile, &kindOps{
@@ -168,9 +169,17 @@ func choiceOrFields(v string) string {
 	return kernfmt.Fields(v)
 }
 
+// showEmpty makes an empty value visible.
+func showEmpty(v string) string {
+	if v == "" {
+		return `""`
+	}
+	return v
+}
+
 func showFileValue(c Change, v string) string {
 	if fileForm(c.Target) != formMask {
-		return strings.TrimSpace(v)
+		return showEmpty(strings.TrimSpace(v))
 	}
 	cpus, err := host.ParseCPUMask(v)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -58,6 +59,10 @@ func LiveSystem() *System {
 // written with the kernel's formatting rules (see simfs). Thread
 // affinities, services and NIC channels are report-only there.
 func RehearsalSystem(root string) *System {
+	// The journal records the root; rollback may run from another directory.
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs
+	}
 	return &System{Root: root, FS: simfs.New(root), euid: os.Geteuid()}
 }
 

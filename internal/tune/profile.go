@@ -1,0 +1,274 @@
+package tune
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"redline/internal/host"
+)
+
+// PlanInput is what the planner knows about the machine and what the user
+// chose.
+type PlanInput struct {
+	Host *host.Snapshot
+	// NIC is the interface that carries Redis traffic; empty picks the one
+	// physical NIC that is up (an error when there are several).
+	NIC string
+	// PID is the Redis server; 0 picks the one Redis process in the
+	// snapshot (an error when there are several).
+	PID int
+	// NICNode overrides the NIC's NUMA node. It is needed when the
+	// firmware reports -1 on a machine with several nodes: redline does
+	// not guess (Intel's script silently takes node 0).
+	NICNode *int
+	// KeepIrqbalance leaves a running irqbalance alone and reports that it
+	// will move the pinned IRQs back, instead of stopping it (journaled).
+	KeepIrqbalance bool
+	// Redis is where redis-config changes go.
+	Redis *PlanRedis
+}
+
+// Profile is a named set of changes built from the host model.
+type Profile struct {
+	Name    string
+	Summary string
+	build   func(pc *planContext) error
+}
+
+// profiles run in this order whatever order the user names them in:
+// irq-local must stop irqbalance before its writes and decide the IRQ CPUs
+// that numa-bind and rps-xps keep Redis and RPS away from.
+var profiles = []Profile{
+	{"net-sysctl", "raise listen and SYN backlogs, the NIC backlog and budget, widen the local port range (never lowers a value)", buildNetSysctl},
+	{"memory", "overcommit_memory=1, THP to madvise, no NUMA balancing on multi-node hosts (Redis's own checks)", buildMemory},
+	{"redis-config", "run-time Redis settings: lazy freeing, latency monitor; advice for settings that need a restart", buildRedisConfig},
+	{"irq-local", "one CPU per NIC queue IRQ on the NIC's NUMA node, physical cores first, never on Redis's main or io-thread CPUs", buildIRQLocal},
+	{"numa-bind", "move every Redis thread onto the NIC's NUMA node (off the IRQ CPUs when irq-local runs too)", buildNUMABind},
+	{"rps-xps", "RPS/RFS when the NIC has fewer RX queues than local CPUs, XPS one TX queue per CPU", buildRPSXPS},
+}
+
+// Profiles lists the profiles in the order they are planned.
+func Profiles() []Profile { return slices.Clone(profiles) }
+
+// ProfileNames lists the profile names.
+func ProfileNames() []string {
+	out := make([]string, len(profiles))
+	for i, p := range profiles {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// planContext carries one planning run: the input, what was chosen, and
+// decisions later profiles build on.
+type planContext struct {
+	in     PlanInput
+	want   map[string]bool
+	plan   *Plan
+	nic    *host.NIC
+	proc   *host.Process
+	irqCPU host.CPUSet // CPUs irq-local gave to queue IRQs
+	bindTo host.CPUSet // CPUs numa-bind gives Redis
+}
+
+// PlanProfiles builds a plan from the named profiles. A profile that
+// cannot be planned on this host fails the whole plan with an error that
+// says what to pass; a profile with nothing to do adds a note.
+func PlanProfiles(in PlanInput, names ...string) (*Plan, error) {
+	if in.Host == nil {
+		return nil, errors.New("planning profiles needs a host snapshot")
+	}
+	pc := &planContext{in: in, want: map[string]bool{}, plan: &Plan{Version: PlanVersion, Host: in.Host.Hostname, Redis: in.Redis}}
+	for _, n := range names {
+		if !slices.Contains(ProfileNames(), n) {
+			return nil, fmt.Errorf("unknown profile %q (known: %s)", n, strings.Join(ProfileNames(), ", "))
+		}
+		pc.want[n] = true
+	}
+	for _, p := range profiles {
+		if !pc.want[p.Name] {
+			continue
+		}
+		pc.plan.Sources = append(pc.plan.Sources, "profile:"+p.Name)
+		if err := p.build(pc); err != nil {
+			return nil, fmt.Errorf("profile %s: %w", p.Name, err)
+		}
+	}
+	if !pc.needsRedis() {
+		pc.plan.Redis = nil
+	}
+	return pc.plan, pc.plan.Validate()
+}
+
+func (pc *planContext) needsRedis() bool {
+	for _, c := range pc.plan.Changes {
+		if c.Kind == KindRedisConfig {
+			return true
+		}
+	}
+	return false
+}
+
+func (pc *planContext) add(rule string, c Change) {
+	c.Rule = rule
+	pc.plan.Changes = append(pc.plan.Changes, c)
+}
+
+// note adds a note once: several profiles may notice the same thing.
+func (pc *planContext) note(format string, args ...any) {
+	n := fmt.Sprintf(format, args...)
+	if !slices.Contains(pc.plan.Notes, n) {
+		pc.plan.Notes = append(pc.plan.Notes, n)
+	}
+}
+
+// pickNIC returns the NIC Redis traffic uses: the one named, or the only
+// physical NIC that is up.
+func (pc *planContext) pickNIC() (*host.NIC, error) {
+	if pc.nic != nil {
+		return pc.nic, nil
+	}
+	snap := pc.in.Host
+	if pc.in.NIC != "" {
+		if n := snap.NIC(pc.in.NIC); n != nil {
+			pc.nic = n
+			return n, nil
+		}
+		return nil, fmt.Errorf("no NIC named %q on this host (see redline inspect)", pc.in.NIC)
+	}
+	var up []*host.NIC
+	for i := range snap.NICs {
+		n := &snap.NICs[i]
+		if !n.Virtual && n.OperState == "up" {
+			up = append(up, n)
+		}
+	}
+	switch len(up) {
+	case 0:
+		return nil, errors.New("no physical NIC is up; name the one Redis uses with --nic")
+	case 1:
+		pc.nic = up[0]
+		pc.note("NIC %s (driver %s) carries Redis traffic (the only physical NIC that is up; --nic to choose)", up[0].Name, up[0].Driver)
+		return up[0], nil
+	}
+	names := make([]string, len(up))
+	for i, n := range up {
+		names[i] = n.Name
+	}
+	return nil, fmt.Errorf("several NICs are up (%s); name the one Redis uses with --nic", strings.Join(names, ", "))
+}
+
+// pickRedis returns the Redis process: the pid given, or the only one.
+// nil without error when there is none and none was asked for.
+func (pc *planContext) pickRedis() (*host.Process, error) {
+	if pc.proc != nil {
+		return pc.proc, nil
+	}
+	snap := pc.in.Host
+	if pc.in.PID != 0 {
+		if p := snap.Process(pc.in.PID); p != nil {
+			pc.proc = p
+			return p, nil
+		}
+		return nil, fmt.Errorf("pid %d is not a Redis process in the snapshot (is it running? pass the server's pid)", pc.in.PID)
+	}
+	switch len(snap.Processes) {
+	case 0:
+		return nil, nil
+	case 1:
+		pc.proc = &snap.Processes[0]
+		return pc.proc, nil
+	}
+	pids := make([]string, len(snap.Processes))
+	for i, p := range snap.Processes {
+		pids[i] = fmt.Sprint(p.PID)
+	}
+	return nil, fmt.Errorf("several Redis processes (pids %s); choose one with --pid", strings.Join(pids, ", "))
+}
+
+// nicCPUs returns the CPUs local to the NIC, without isolated and
+// nohz_full CPUs (irqbalance bans them too), and the node they are on (-1
+// when the machine has one node and the NIC does not say).
+func (pc *planContext) nicCPUs(nic *host.NIC) (host.CPUSet, int, error) {
+	snap := pc.in.Host
+	online := onlineCPUs(snap)
+	node, known := -1, false
+	switch {
+	case pc.in.NICNode != nil:
+		node, known = *pc.in.NICNode, true
+	case nic.NUMANode != nil && *nic.NUMANode >= 0:
+		node, known = *nic.NUMANode, true
+	}
+	var cpus host.CPUSet
+	switch {
+	case known:
+		cpus = snap.NodeCPUs(node)
+		if cpus.IsEmpty() {
+			return cpus, node, fmt.Errorf("NUMA node %d has no CPUs on this host", node)
+		}
+	case len(snap.NUMA.Nodes) > 1:
+		return cpus, -1, fmt.Errorf("%s does not report its NUMA node (-1) and this machine has %d nodes: redline will not guess (Intel's set_irq_affinity silently takes node 0); pass --nic-node N", nic.Name, len(snap.NUMA.Nodes))
+	default:
+		cpus = online
+		pc.note("%s reports NUMA node -1 (unknown); the machine has one node, so every CPU (%s) is local", nic.Name, online.List())
+	}
+	cpus = cpus.Intersect(online)
+	if banned := bannedCPUs(snap).Intersect(cpus); !banned.IsEmpty() {
+		pc.note("CPUs %s are isolated or nohz_full: left out of IRQ and RPS placement", banned.List())
+		cpus = cpus.Difference(banned)
+	}
+	if cpus.IsEmpty() {
+		return cpus, node, fmt.Errorf("no online, non-isolated CPU is local to %s", nic.Name)
+	}
+	return cpus, node, nil
+}
+
+func onlineCPUs(snap *host.Snapshot) host.CPUSet {
+	if snap.CPU.Online != nil {
+		return snap.CPU.Online.Clone()
+	}
+	var s host.CPUSet
+	for _, c := range snap.CPU.CPUs {
+		if c.Online {
+			s.Add(c.ID)
+		}
+	}
+	return s
+}
+
+func bannedCPUs(snap *host.Snapshot) host.CPUSet {
+	var s host.CPUSet
+	for _, set := range []*host.CPUSet{snap.CPU.Isolated, snap.CPU.NohzFull} {
+		if set != nil {
+			s = s.Union(*set)
+		}
+	}
+	return s
+}
+
+// redisCPUs are the CPUs of Redis's main and io threads: their affinity
+// when pinned narrower than the online CPUs, else the CPU each last ran on
+// (pinned is then false: the scheduler may move them).
+func redisCPUs(snap *host.Snapshot, p *host.Process) (cpus host.CPUSet, pinned bool) {
+	online := onlineCPUs(snap)
+	pinned = true
+	for _, t := range p.Threads {
+		if t.Role != "main" && t.Role != "io" {
+			continue
+		}
+		allowed := t.CPUsAllowed
+		if allowed == nil {
+			allowed = p.CPUsAllowed
+		}
+		switch {
+		case allowed != nil && !online.IsSubsetOf(*allowed):
+			cpus = cpus.Union(*allowed)
+		case t.CPU != nil:
+			cpus.Add(*t.CPU)
+			pinned = false
+		}
+	}
+	return cpus, pinned
+}

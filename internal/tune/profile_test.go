@@ -1,0 +1,373 @@
+package tune
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"testing"
+
+	"redline/internal/host"
+)
+
+func iptr(i int) *int { return &i }
+
+func cset(list string) *host.CPUSet {
+	s, err := host.ParseCPUList(list)
+	if err != nil {
+		panic(err)
+	}
+	return &s
+}
+
+// twoSocket models a 2-socket machine, 8 cores x 2 threads per socket:
+// node 0 has CPUs 0-7,16-23, node 1 8-15,24-31 (CPU n and n+16 are SMT
+// siblings). Its mlx5 NIC sits on node 1 with queues IRQs 100.. and Redis
+// (pid 4242) is unpinned, its main thread last on CPU 9 and two io threads
+// on 10 and 11. irqbalance runs.
+func twoSocket(queues int) *host.Snapshot {
+	s := &host.Snapshot{Hostname: "db1", Sysctls: host.Sysctls{}}
+	s.CPU.Online = cset("0-31")
+	for id := 0; id < 32; id++ {
+		core, node := id%16, (id%16)/8
+		s.CPU.CPUs = append(s.CPU.CPUs, host.CPU{ID: id, Online: true, Package: iptr(node), Core: iptr(core),
+			Siblings: cset(fmt.Sprintf("%d,%d", core, core+16)), Node: iptr(node)})
+	}
+	s.NUMA.Nodes = []host.Node{{ID: 0, CPUs: *cset("0-7,16-23")}, {ID: 1, CPUs: *cset("8-15,24-31")}}
+	nic := host.NIC{Name: "ens1f0", Driver: "mlx5_core", OperState: "up", NUMANode: iptr(1), LocalCPUs: cset("8-15,24-31")}
+	for q := 0; q < queues; q++ {
+		nic.QueueIRQs = append(nic.QueueIRQs, host.QueueIRQ{IRQ: 100 + q, Name: fmt.Sprintf("mlx5_comp%d@pci:0000:3b:00.0", q), Queue: q, Kind: host.QueueCombined, Rule: "mlx5"})
+		nic.RxQueues = append(nic.RxQueues, host.RxQueue{Index: q, RPSCPUs: cset(""), RPSFlowCnt: iptr(0)})
+		nic.TxQueues = append(nic.TxQueues, host.TxQueue{Index: q, XPSCPUs: cset("")})
+	}
+	s.NICs = []host.NIC{nic, {Name: "lo", Virtual: true, OperState: "unknown"}}
+	s.Processes = []host.Process{{PID: 4242, Comm: "redis-server", CPUsAllowed: cset("0-31"), NetNSIsInspector: true,
+		NUMABytes: map[int]uint64{0: 3 << 30, 1: 1 << 30},
+		Listen:    []host.ListenSocket{{Family: "tcp", Addr: "0.0.0.0", Port: 6379}},
+		Threads: []host.Thread{
+			{TID: 4242, Comm: "redis-server", Role: "main", CPU: iptr(9)},
+			{TID: 4243, Comm: "bio_close_file", Role: "bio", CPU: iptr(3)},
+			{TID: 4244, Comm: "io_thd_1", Role: "io", CPU: iptr(10)},
+			{TID: 4245, Comm: "io_thd_2", Role: "io", CPU: iptr(11)},
+		}}}
+	s.Irqbalance = host.Irqbalance{Running: true, PIDs: []int{800}, ConfigPath: "/etc/default/irqbalance"}
+	s.Sysctls = host.Sysctls{
+		"net.core.somaxconn": "4096", "net.ipv4.tcp_max_syn_backlog": "512", "net.core.netdev_max_backlog": "1000",
+		"net.core.netdev_budget": "300", "net.ipv4.ip_local_port_range": "32768 60999", "net.ipv4.ip_local_reserved_ports": "",
+		"net.ipv4.tcp_max_tw_buckets": "262144", "net.core.rps_sock_flow_entries": "0",
+		"vm.overcommit_memory": "0", "kernel.numa_balancing": "1", "vm.zone_reclaim_mode": "0",
+	}
+	s.THP = &host.THP{Enabled: "always", Defrag: "madvise"}
+	return s
+}
+
+// irqPlacement maps IRQ -> CPU from a plan.
+func irqPlacement(t *testing.T, p *Plan) map[int]int {
+	t.Helper()
+	out := map[int]int{}
+	for _, c := range p.Changes {
+		var irq int
+		if _, err := fmt.Sscanf(c.Target, "/proc/irq/%d/smp_affinity_list", &irq); err != nil {
+			continue
+		}
+		cpu, err := strconv.Atoi(c.Value)
+		if err != nil {
+			t.Fatalf("IRQ %d gets %q, not one CPU", irq, c.Value)
+		}
+		out[irq] = cpu
+	}
+	return out
+}
+
+func TestIRQLocalPlacement(t *testing.T) {
+	snap := twoSocket(8)
+	p, err := PlanProfiles(PlanInput{Host: snap}, "irq-local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Changes[0].Kind != KindService || p.Changes[0].Value != "inactive" {
+		t.Fatalf("irqbalance is not stopped before the IRQ writes: %v", p.Changes[0])
+	}
+	got := irqPlacement(t, p)
+	if len(got) != 8 {
+		t.Fatalf("placed %d IRQs, want 8: %v", len(got), got)
+	}
+	busy := map[int]bool{9: true, 10: true, 11: true}
+	for irq, cpu := range got {
+		if !snap.NUMA.Nodes[1].CPUs.Contains(cpu) {
+			t.Errorf("IRQ %d on CPU %d, off the NIC's node 1", irq, cpu)
+		}
+		if busy[cpu] {
+			t.Errorf("IRQ %d on CPU %d, where a Redis main or io thread runs", irq, cpu)
+		}
+	}
+	// Node 1 has 8 cores; 3 run Redis, so 5 cores are free: the first 5
+	// queues take 5 different cores, never two on one while one is free
+	// (oeAware's modulo bug).
+	cores := map[int]bool{}
+	for q := 0; q < 5; q++ {
+		core := got[100+q] % 16
+		if cores[core] || busy[core] {
+			t.Errorf("queue %d on core %d: taken already or Redis's, while free cores remain", q, core)
+		}
+		cores[core] = true
+	}
+	want := map[int]int{100: 8, 101: 12, 102: 13, 103: 14, 104: 15, 105: 24, 106: 28, 107: 29}
+	for irq, cpu := range want {
+		if got[irq] != cpu {
+			t.Errorf("IRQ %d on CPU %d, want %d (cores first, Redis's siblings last): %v", irq, got[irq], cpu, got)
+		}
+	}
+	if !hasNote(p, "not pinned") || !hasNote(p, "ethtool -L") {
+		t.Errorf("notes lack the unpinned-Redis or too-many-queues advice: %q", p.Notes)
+	}
+}
+
+// With fewer queues than free cores every queue gets a whole core.
+func TestIRQLocalOneCorePerQueue(t *testing.T) {
+	p, err := PlanProfiles(PlanInput{Host: twoSocket(4)}, "irq-local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cores := map[int]bool{}
+	for _, cpu := range irqPlacement(t, p) {
+		if cores[cpu%16] {
+			t.Fatalf("two queues on core %d while free cores remain: %v", cpu%16, irqPlacement(t, p))
+		}
+		cores[cpu%16] = true
+	}
+}
+
+func TestIRQLocalWithNUMABind(t *testing.T) {
+	snap := twoSocket(8)
+	p, err := PlanProfiles(PlanInput{Host: snap}, "numa-bind", "irq-local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	irqs := host.CPUSet{}
+	for _, cpu := range irqPlacement(t, p) {
+		irqs.Add(cpu)
+	}
+	var bind *Change
+	for i := range p.Changes {
+		if p.Changes[i].Kind == KindAffinity {
+			bind = &p.Changes[i]
+		}
+	}
+	if bind == nil || bind.Target != "4242" {
+		t.Fatalf("no affinity change for Redis: %v", p.Changes)
+	}
+	redis, _ := host.ParseCPUList(bind.Value)
+	if !redis.IsSubsetOf(snap.NUMA.Nodes[1].CPUs) || !redis.Intersect(irqs).IsEmpty() {
+		t.Fatalf("Redis bound to %s, IRQs on %s: want node 1 and disjoint", redis.List(), irqs.List())
+	}
+	// Three whole cores (13-15 with siblings 29-31) stay free of IRQs for
+	// the main and two io threads.
+	for _, cpu := range []int{13, 14, 15, 29, 30, 31} {
+		if irqs.Contains(cpu) {
+			t.Errorf("IRQ on CPU %d, which was kept for Redis", cpu)
+		}
+	}
+	if p.Changes[len(p.Changes)-1].Kind != KindAffinity {
+		t.Error("numa-bind should come after irq-local in the plan")
+	}
+	if !hasNote(p, "numactl --cpunodebind=1 --membind=1") {
+		t.Errorf("no note that Redis's memory stays on node 0: %q", p.Notes)
+	}
+}
+
+func TestIRQLocalNodeUnknown(t *testing.T) {
+	snap := twoSocket(4)
+	snap.NICs[0].NUMANode = iptr(-1)
+	snap.NICs[0].LocalCPUs = nil
+	_, err := PlanProfiles(PlanInput{Host: snap}, "irq-local")
+	if err == nil || !strings.Contains(err.Error(), "--nic-node") {
+		t.Fatalf("node -1 on a 2-node machine: %v", err)
+	}
+	p, err := PlanProfiles(PlanInput{Host: snap, NICNode: iptr(0)}, "irq-local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for irq, cpu := range irqPlacement(t, p) {
+		if !snap.NUMA.Nodes[0].CPUs.Contains(cpu) {
+			t.Errorf("IRQ %d on CPU %d with --nic-node 0", irq, cpu)
+		}
+	}
+	// One node: -1 means every CPU is local, and the plan says so.
+	one := twoSocket(2)
+	one.NUMA.Nodes = []host.Node{{ID: 0, CPUs: *cset("0-31")}}
+	one.NICs[0].NUMANode = iptr(-1)
+	one.NICs[0].LocalCPUs = nil
+	p, err = PlanProfiles(PlanInput{Host: one}, "irq-local")
+	if err != nil || !hasNote(p, "NUMA node -1") {
+		t.Fatalf("node -1 on a one-node machine: %v %q", err, p.Notes)
+	}
+}
+
+func TestIRQLocalRefusesRedisCPUs(t *testing.T) {
+	snap := twoSocket(2)
+	snap.NICs[0].LocalCPUs = cset("9")
+	snap.NUMA.Nodes[1].CPUs = *cset("9")
+	_, err := PlanProfiles(PlanInput{Host: snap}, "irq-local")
+	if err == nil || !strings.Contains(err.Error(), "Redis's main or io threads") {
+		t.Fatalf("IRQs on the only local CPU, Redis's: %v", err)
+	}
+}
+
+func TestKeepIrqbalance(t *testing.T) {
+	p, err := PlanProfiles(PlanInput{Host: twoSocket(2), KeepIrqbalance: true}, "irq-local")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range p.Changes {
+		if c.Kind == KindService {
+			t.Fatalf("irqbalance stopped despite KeepIrqbalance")
+		}
+	}
+	if !hasNote(p, "--banirq") {
+		t.Errorf("no irqbalance warning: %q", p.Notes)
+	}
+}
+
+func TestNetSysctlNeverLowers(t *testing.T) {
+	snap := twoSocket(2)
+	snap.Sysctls["net.core.somaxconn"] = "100000"
+	snap.Net.TcpExt = map[string]uint64{"TCPTimeWaitOverflow": 12}
+	p, err := PlanProfiles(PlanInput{Host: snap}, "net-sysctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range p.Changes {
+		got[c.Target] = c.Value
+	}
+	want := map[string]string{
+		"net.ipv4.tcp_max_syn_backlog": "65536", "net.core.netdev_max_backlog": "10000", "net.core.netdev_budget": "600",
+		"net.ipv4.ip_local_port_range": "10000 65535", "net.ipv4.ip_local_reserved_ports": "16379",
+		"net.ipv4.tcp_max_tw_buckets": "524288",
+	}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	if _, ok := got["net.core.somaxconn"]; ok {
+		t.Error("somaxconn 100000 was lowered")
+	}
+	if _, ok := got["net.ipv4.tcp_rmem"]; ok {
+		t.Error("tcp_rmem must not be planned")
+	}
+	if !hasNote(p, "87380") {
+		t.Errorf("no tcp_rmem caveat: %q", p.Notes)
+	}
+	snap.Net.TcpExt = nil
+	p, _ = PlanProfiles(PlanInput{Host: snap}, "net-sysctl")
+	for _, c := range p.Changes {
+		if c.Target == "net.ipv4.tcp_max_tw_buckets" {
+			t.Error("tcp_max_tw_buckets changed without overflows")
+		}
+	}
+}
+
+func TestNetSysctlOtherNetns(t *testing.T) {
+	snap := twoSocket(2)
+	snap.Processes[0].NetNSIsInspector = false
+	p, err := PlanProfiles(PlanInput{Host: snap}, "net-sysctl")
+	if err != nil || len(p.Changes) != 0 || !hasNote(p, "another network namespace") {
+		t.Fatalf("Redis in another netns: %v %v %q", err, p.Changes, p.Notes)
+	}
+}
+
+func TestRPSXPS(t *testing.T) {
+	p, err := PlanProfiles(PlanInput{Host: twoSocket(2)}, "rps-xps")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range p.Changes {
+		got[c.Target] = c.Value
+	}
+	// 2 RX queues for 16 local CPUs: RPS over node 1 without Redis's
+	// main/io CPUs 9-11.
+	rps, _ := host.ParseCPUMask(got["/sys/class/net/ens1f0/queues/rx-0/rps_cpus"])
+	if rps.List() != "8,12-15,24-31" {
+		t.Errorf("rps_cpus = %s", rps.List())
+	}
+	if got["net.core.rps_sock_flow_entries"] != "32768" || got["/sys/class/net/ens1f0/queues/rx-1/rps_flow_cnt"] != "16384" {
+		t.Errorf("RFS not set: %v", got)
+	}
+	x0, _ := host.ParseCPUMask(got["/sys/class/net/ens1f0/queues/tx-0/xps_cpus"])
+	x1, _ := host.ParseCPUMask(got["/sys/class/net/ens1f0/queues/tx-1/xps_cpus"])
+	if x0.Len() != 16 || x1.Len() != 16 || !x0.Intersect(x1).IsEmpty() {
+		t.Errorf("xps maps %s and %s: each CPU should map to exactly one queue", x0.List(), x1.List())
+	}
+	// As many RX queues as local CPUs: RPS is redundant and cleared.
+	snap := twoSocket(16)
+	snap.NICs[0].RxQueues[3].RPSCPUs = cset("8-9")
+	p, _ = PlanProfiles(PlanInput{Host: snap}, "rps-xps")
+	n := 0
+	for _, c := range p.Changes {
+		if strings.HasSuffix(c.Target, "rps_cpus") {
+			n++
+			if c.Target != "/sys/class/net/ens1f0/queues/rx-3/rps_cpus" || c.Value != "0" {
+				t.Errorf("redundant RPS: %v", c)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d rps changes with one queue per CPU, want 1 (clearing rx-3)", n)
+	}
+}
+
+func TestMemoryAndRedisConfigProfiles(t *testing.T) {
+	snap := twoSocket(2)
+	if _, err := PlanProfiles(PlanInput{Host: snap}, "redis-config"); err == nil || !strings.Contains(err.Error(), "--redis") {
+		t.Errorf("redis-config without an address: %v", err)
+	}
+	p, err := PlanProfiles(PlanInput{Host: snap, Redis: &PlanRedis{Addr: "127.0.0.1:6379"}}, "memory", "redis-config")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, c := range p.Changes {
+		got[c.Target] = c.Value
+	}
+	for k, v := range map[string]string{"vm.overcommit_memory": "1", "/sys/kernel/mm/transparent_hugepage/enabled": "madvise",
+		"kernel.numa_balancing": "0", "lazyfree-lazy-eviction": "yes", "latency-monitor-threshold": "100"} {
+		if got[k] != v {
+			t.Errorf("%s = %q, want %q", k, got[k], v)
+		}
+	}
+	if _, ok := got["/sys/kernel/mm/transparent_hugepage/defrag"]; ok {
+		t.Error("defrag is madvise already")
+	}
+	if !hasNote(p, "io-threads") {
+		t.Errorf("no io-threads advice: %q", p.Notes)
+	}
+}
+
+func TestPlanProfileErrors(t *testing.T) {
+	snap := twoSocket(2)
+	if _, err := PlanProfiles(PlanInput{Host: snap}, "irq-lokal"); err == nil || !strings.Contains(err.Error(), "irq-local") {
+		t.Errorf("unknown profile: %v", err)
+	}
+	if _, err := PlanProfiles(PlanInput{Host: snap, NIC: "eth9"}, "irq-local"); err == nil || !strings.Contains(err.Error(), "eth9") {
+		t.Errorf("unknown NIC: %v", err)
+	}
+	snap.NICs = append(snap.NICs, host.NIC{Name: "ens2", OperState: "up"})
+	if _, err := PlanProfiles(PlanInput{Host: snap}, "irq-local"); err == nil || !strings.Contains(err.Error(), "--nic") {
+		t.Errorf("two NICs up: %v", err)
+	}
+	snap.Processes = append(snap.Processes, host.Process{PID: 5000})
+	if _, err := PlanProfiles(PlanInput{Host: snap, NIC: "ens1f0"}, "numa-bind"); err == nil || !strings.Contains(err.Error(), "--pid") {
+		t.Errorf("two Redis processes: %v", err)
+	}
+}
+
+func hasNote(p *Plan, s string) bool {
+	for _, n := range p.Notes {
+		if strings.Contains(n, s) {
+			return true
+		}
+	}
+	return false
+}
