@@ -46,7 +46,12 @@ directory, so a machine can be sent and inspected elsewhere (redline inspect --r
   redline inspect --pid 4242 --irq-pattern 'REGEXP:VAR_ETH_qpVAR_QUEUE'
   redline inspect --capture /tmp/myhost && tar czf myhost.tgz -C /tmp myhost
   redline inspect --root testdata/hosts/kunpeng920-4node-hinic`,
-		Args:              cobra.NoArgs,
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usageError("redline inspect: unexpected argument %q (inspect takes only flags; see redline inspect --help)", args[0])
+			}
+			return nil
+		},
 		DisableAutoGenTag: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runInspect(s, o)
