@@ -633,6 +633,8 @@ func tunePrintOutcome(w io.Writer, o tune.Outcome) {
 		line += ": " + c.Show(o.Now) + ", want " + c.Show(c.Value)
 	case tune.StatusDrift:
 		line += ": now " + c.Show(o.Now)
+	case tune.StatusRefused:
+		line += ": want " + c.Show(c.Value)
 	default:
 		line += ": " + c.Show(o.Old) + " -> " + c.Show(tuneOrStr(o.New, c.Value))
 	}

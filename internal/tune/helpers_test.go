@@ -66,6 +66,12 @@ func snapshot(t testing.TB, root string) map[string]string {
 		if err != nil || d.IsDir() {
 			return err
 		}
+		rel, _ := filepath.Rel(root, p)
+		if d.Type()&fs.ModeSymlink != 0 {
+			link, err := os.Readlink(p)
+			out[rel] = "symlink " + link
+			return err
+		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return err
@@ -74,7 +80,6 @@ func snapshot(t testing.TB, root string) map[string]string {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, p)
 		out[rel] = info.Mode().String() + " " + string(b)
 		return nil
 	})

@@ -104,8 +104,11 @@ func readFile(s *System, c Change) (string, error) {
 	return strings.TrimSuffix(string(b), "\n"), nil
 }
 
-// writeFile writes v; a bracketed choice list (an old THP value as read)
-// is written as its selected choice, which is what the kernel accepts.
+// writeFile writes v as echo would, with a newline: a zero-length write
+// is a no-op in procfs, so restoring an empty value (an empty
+// ip_local_reserved_ports) needs the newline. A bracketed choice list (an
+// old THP value as read) is written as its selected choice, which is what
+// the kernel accepts.
 func writeFile(_ context.Context, s *System, c Change, v string) error {
 	p, err := filePath(c)
 	if err != nil {
@@ -114,7 +117,7 @@ func writeFile(_ context.Context, s *System, c Change, v string) error {
 	if _, sel, ok := kernfmt.Choices(v); ok {
 		v = sel
 	}
-	return classify(c, s.FS.WriteFile(p, []byte(v)))
+	return classify(c, s.FS.WriteFile(p, []byte(v+"\n")))
 }
 
 type form int

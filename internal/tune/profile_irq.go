@@ -35,9 +35,13 @@ func buildIRQLocal(pc *planContext) error {
 	for i, q := range qs {
 		cpu := order[i%len(order)]
 		pc.irqCPU.Add(cpu)
+		where := fmt.Sprintf("on CPU %d alone", cpu)
+		if len(qs) > len(order) {
+			where = fmt.Sprintf("on CPU %d (shared: more queues than CPUs)", cpu)
+		}
 		for _, irq := range queues[q] {
 			pc.add("irq-local", Change{Kind: KindFile, Target: fmt.Sprintf("/proc/irq/%d/smp_affinity_list", irq.IRQ), Value: strconv.Itoa(cpu),
-				Why: fmt.Sprintf("%s queue %d (%s) on CPU %d alone, local to the NIC", nic.Name, q, irq.Name, cpu)})
+				Why: fmt.Sprintf("%s queue %d (%s) %s, local to the NIC", nic.Name, q, irq.Name, where)})
 		}
 	}
 	for _, u := range nic.UnmappedIRQs {
@@ -94,6 +98,13 @@ func (pc *planContext) irqOrder(nic *host.NIC) (order []int, cores int, err erro
 		pc.note("Redis (pid %d) is not pinned: IRQs avoid CPUs %s where its main/io threads last ran, which holds only while the scheduler keeps them there (add numa-bind to pin it)", proc.PID, busy.List())
 	}
 	free := local.Difference(busy)
+	if free.IsEmpty() && !pinned {
+		// Unpinned threads that last ran everywhere say little; keep the
+		// IRQs off the main thread's CPU at least.
+		busy = mainCPU(proc)
+		free = local.Difference(busy)
+		pc.note("Redis's threads last ran on every CPU local to %s: IRQs avoid only the main thread's CPU %s (numa-bind would keep them off all of Redis's)", nic.Name, busy.List())
+	}
 	if free.IsEmpty() {
 		return nil, 0, fmt.Errorf("every CPU local to %s (%s) runs Redis's main or io threads; IRQs there would share them. Pin Redis elsewhere first, or add numa-bind", nic.Name, local.List())
 	}
@@ -252,4 +263,14 @@ func guardComm(p *host.Process) string {
 		return ""
 	}
 	return "comm=" + p.Comm
+}
+
+// mainCPU is the CPU the main thread last ran on.
+func mainCPU(p *host.Process) host.CPUSet {
+	for _, t := range p.Threads {
+		if t.Role == "main" && t.CPU != nil {
+			return host.NewCPUSet(*t.CPU)
+		}
+	}
+	return host.CPUSet{}
 }

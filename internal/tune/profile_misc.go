@@ -160,7 +160,20 @@ func (pc *planContext) rfs(nic *host.NIC) {
 	}
 }
 
-// xps maps every online CPU to one TX queue, round robin, so a CPU always
+// partitions reports whether the queues' XPS masks give every online CPU
+// exactly one queue.
+func partitions(queues []host.TxQueue, online host.CPUSet) bool {
+	var seen host.CPUSet
+	for _, q := range queues {
+		if !q.XPSCPUs.Intersect(seen).IsEmpty() {
+			return false
+		}
+		seen = seen.Union(*q.XPSCPUs)
+	}
+	return seen.Equal(online)
+}
+
+// xps maps every online CPU to one TX queue, in contiguous blocks, so a CPU always
 // transmits on the same queue.
 func (pc *planContext) xps(nic *host.NIC) {
 	var queues []host.TxQueue
@@ -173,9 +186,17 @@ func (pc *planContext) xps(nic *host.NIC) {
 		pc.note("%s has no multi-queue XPS to set (single TX queue, or xps_cpus absent)", nic.Name)
 		return
 	}
+	online := onlineCPUs(pc.in.Host)
+	if partitions(queues, online) {
+		pc.note("%s's XPS already maps every CPU to one TX queue: left alone", nic.Name)
+		return
+	}
+	// Contiguous blocks, as virtio_net sets them itself: CPU c transmits
+	// on queue c*queues/cpus.
 	maps := make([]host.CPUSet, len(queues))
-	for i, cpu := range onlineCPUs(pc.in.Host).CPUs() {
-		maps[i%len(queues)].Add(cpu)
+	cpus := online.CPUs()
+	for i, cpu := range cpus {
+		maps[i*len(queues)/len(cpus)].Add(cpu)
 	}
 	for i, q := range queues {
 		if maps[i].IsEmpty() {

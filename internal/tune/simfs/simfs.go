@@ -66,7 +66,39 @@ func (f *FS) Writes() int {
 func (f *FS) path(name string) string { return filepath.Join(f.Root, name) }
 
 // ReadFile reads name.
-func (f *FS) ReadFile(name string) ([]byte, error) { return os.ReadFile(f.path(name)) }
+func (f *FS) ReadFile(name string) ([]byte, error) {
+	b, err := os.ReadFile(f.path(name))
+	return b, f.marker(name, err)
+}
+
+// unreadablePrefix starts the target of a dangling symlink that stands, in
+// a captured fixture tree, for a file the kernel lists but refuses to read
+// or write ("unreadable:ENOENT" for xps_cpus of a single-queue virtio NIC);
+// see internal/host's fixture format.
+const unreadablePrefix = "unreadable:"
+
+var markerErrnos = map[string]syscall.Errno{
+	"ENOENT": syscall.ENOENT, "EIO": syscall.EIO, "EACCES": syscall.EACCES,
+	"EPERM": syscall.EPERM, "EINVAL": syscall.EINVAL, "ENODEV": syscall.ENODEV,
+	"EOPNOTSUPP": syscall.EOPNOTSUPP, "ENODATA": syscall.ENODATA,
+	"ENXIO": syscall.ENXIO, "EBUSY": syscall.EBUSY,
+}
+
+// marker turns the "no such file" of a marker symlink into its errno.
+func (f *FS) marker(name string, err error) error {
+	if err == nil || !os.IsNotExist(err) {
+		return err
+	}
+	target, lerr := os.Readlink(f.path(name))
+	if lerr != nil || !strings.HasPrefix(target, unreadablePrefix) {
+		return err
+	}
+	errno, ok := markerErrnos[strings.TrimPrefix(target, unreadablePrefix)]
+	if !ok {
+		errno = syscall.EIO
+	}
+	return &fs.PathError{Op: "open", Path: name, Err: errno}
+}
 
 // ReadDir lists name.
 func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(f.path(name)) }
@@ -75,7 +107,7 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(f.p
 // fault.
 func (f *FS) CheckWrite(name string) error {
 	if _, err := os.Stat(f.path(name)); err != nil {
-		return err
+		return f.marker(name, err)
 	}
 	return f.blocked(name)
 }
@@ -105,7 +137,7 @@ func (f *FS) WriteFile(name string, data []byte) error {
 	if fault != nil {
 		return &fs.PathError{Op: "write", Path: name, Err: fault}
 	}
-	cur, err := os.ReadFile(f.path(name))
+	cur, err := f.ReadFile(name)
 	if err != nil {
 		return err
 	}
@@ -170,7 +202,7 @@ func format(name, cur, data string, read func(string) ([]byte, error)) (string, 
 	if opts, _, ok := kernfmt.Choices(cur); ok {
 		return choose(opts, strings.TrimSpace(data))
 	}
-	v, err := numericFields(cur, data)
+	v, err := numericFields(name, cur, data)
 	if err != nil {
 		return "", nil, err
 	}
@@ -203,15 +235,18 @@ func choose(options []string, want string) (string, map[string]string, error) {
 // numericFields keeps the kernel's separator (a tab between the values of
 // multi-value sysctls) and rejects a different number of integers where
 // the file holds integers.
-func numericFields(cur, data string) (string, error) {
+func numericFields(name, cur, data string) (string, error) {
 	old, nw := strings.Fields(cur), strings.Fields(data)
-	if len(nw) == 0 {
-		return "", syscall.EINVAL
-	}
-	if allInts(old) && (len(nw) != len(old) || !allInts(nw)) {
+	if !lists[name] && allInts(old) && (len(nw) != len(old) || !allInts(nw)) {
 		return "", syscall.EINVAL
 	}
 	return strings.Join(nw, "\t") + "\n", nil
+}
+
+// lists are sysctls holding a comma-separated list, which may be emptied;
+// "6379" there is a list of one, not an integer.
+var lists = map[string]bool{
+	"/proc/sys/net/ipv4/ip_local_reserved_ports": true,
 }
 
 func allInts(fields []string) bool {

@@ -79,3 +79,38 @@ func TestCoupledAndFaults(t *testing.T) {
 		t.Errorf("Writes() = %d, want 2", f.Writes())
 	}
 }
+
+func TestUnreadableMarker(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "sys/class/net/eth0/queues/tx-0")
+	os.MkdirAll(dir, 0o755)
+	os.Symlink("unreadable:ENOENT", filepath.Join(dir, "xps_cpus"))
+	os.Symlink("unreadable:EWHAT", filepath.Join(dir, "other"))
+	f := New(root)
+	if _, err := f.ReadFile("/sys/class/net/eth0/queues/tx-0/xps_cpus"); !errors.Is(err, syscall.ENOENT) {
+		t.Errorf("read marker: %v", err)
+	}
+	if err := f.WriteFile("/sys/class/net/eth0/queues/tx-0/xps_cpus", []byte("1")); !errors.Is(err, syscall.ENOENT) {
+		t.Errorf("write marker: %v", err)
+	}
+	if _, err := f.ReadFile("/sys/class/net/eth0/queues/tx-0/other"); !errors.Is(err, syscall.EIO) {
+		t.Errorf("unknown errno marker: %v", err)
+	}
+}
+
+func TestListSysctlMayBeEmptied(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "proc/sys/net/ipv4/ip_local_reserved_ports")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("6379\n"), 0o644)
+	if err := New(root).WriteFile("/proc/sys/net/ipv4/ip_local_reserved_ports", []byte("\n")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "\n" {
+		t.Errorf("emptied list reads %q", b)
+	}
+	os.WriteFile(filepath.Join(root, "proc/sys/net/ipv4/somaxconn"), []byte("4096\n"), 0o644)
+	if err := New(root).WriteFile("/proc/sys/net/ipv4/somaxconn", []byte("\n")); !errors.Is(err, syscall.EINVAL) {
+		t.Errorf("an integer sysctl emptied: %v", err)
+	}
+}
