@@ -65,7 +65,7 @@ func TestGeneratedFixturesMatchModels(t *testing.T) {
 			if len(diffs) > 10 {
 				diffs = append(diffs[:10], "...")
 			}
-			t.Errorf("%s differs from its model (run: go run ./testdata/hosts/gen %s):\n%v", name, name, diffs)
+			t.Errorf("%s differs from its model (run: go run ./testdata/hosts/gen.go %s):\n%v", name, name, diffs)
 		}
 	}
 }

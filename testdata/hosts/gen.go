@@ -1,8 +1,8 @@
 // Command gen writes the modelled fixture trees of testdata/hosts from the
 // machine descriptions in internal/host/hostgen:
 //
-//	go run ./testdata/hosts/gen            # rewrite every modelled tree
-//	go run ./testdata/hosts/gen NAME...    # only these
+//	go run ./testdata/hosts/gen.go            # rewrite every modelled tree
+//	go run ./testdata/hosts/gen.go NAME...    # only these
 //
 // Each tree keeps its hand-written SOURCE file. internal/host's tests fail
 // when a committed tree no longer matches its model.
