@@ -1,0 +1,75 @@
+package report
+
+import (
+	"encoding/csv"
+	"io"
+	"strconv"
+	"time"
+)
+
+// csvColumns is the CSV layout: one row per run, raw numbers (rps with two
+// decimals, latencies in ms with three, CPU in µs per request).
+var csvColumns = []struct {
+	header string
+	value  func(*Sample) string
+}{
+	{"seq", func(s *Sample) string { return itoa(s.Seq) }},
+	{"variant", func(s *Sample) string { return s.Variant }},
+	{"workload", func(s *Sample) string { return s.Workload }},
+	{"rep", func(s *Sample) string { return itoa(s.Rep) }},
+	{"rps", func(s *Sample) string { return fixed(s.RPS, 2) }},
+	{"avg_ms", func(s *Sample) string { return fixed(s.Latency.Avg, 3) }},
+	{"p50_ms", func(s *Sample) string { return fixed(s.Latency.P50, 3) }},
+	{"p95_ms", func(s *Sample) string { return fixed(s.Latency.P95, 3) }},
+	{"p99_ms", func(s *Sample) string { return fixed(s.Latency.P99, 3) }},
+	{"p99_9_ms", func(s *Sample) string { return fixed(s.Latency.P999, 3) }},
+	{"max_ms", func(s *Sample) string { return fixed(s.Latency.Max, 3) }},
+	{"requests", func(s *Sample) string { return strconv.FormatInt(s.Requests, 10) }},
+	{"errors", func(s *Sample) string { return strconv.FormatInt(s.Errors, 10) }},
+	{"server_cpu_us_per_request", func(s *Sample) string { return optFixed(s.ServerCPUPerRequest, 3) }},
+	{"start", func(s *Sample) string { return rfc3339(s.Start) }},
+	{"source", func(s *Sample) string { return s.Source }},
+	{"label", func(s *Sample) string { return s.Label }},
+	{"row", func(s *Sample) string { return s.Row }},
+	{"left_out", func(s *Sample) string { return s.Problem }},
+}
+
+func fixed(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }
+
+// optFixed leaves an unmeasured value empty rather than writing 0.
+func optFixed(v float64, prec int) string {
+	if v <= 0 {
+		return ""
+	}
+	return fixed(v, prec)
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// WriteCSV writes one row per run, in the order the runs were taken.
+func WriteCSV(w io.Writer, r *Report) error {
+	cw := csv.NewWriter(w)
+	header := make([]string, len(csvColumns))
+	for i, c := range csvColumns {
+		header[i] = c.header
+	}
+	if err := cw.Write(header); err != nil {
+		return err
+	}
+	for _, s := range r.Runs {
+		row := make([]string, len(csvColumns))
+		for i, c := range csvColumns {
+			row[i] = c.value(s)
+		}
+		if err := cw.Write(row); err != nil {
+			return err
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}

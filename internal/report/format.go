@@ -1,0 +1,126 @@
+package report
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// fmtRPS prints requests per second as a whole number with thousands
+// separators: 105,219.
+func fmtRPS(v float64) string {
+	s := strconv.FormatInt(int64(math.Round(v)), 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 && s[i-1] != '-' {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// fmtMs prints milliseconds with three decimals (microsecond resolution,
+// as redis-benchmark does).
+func fmtMs(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+// fmtPct prints a signed percentage: +15.2%, -4.0%.
+func fmtPct(v float64) string { return fmt.Sprintf("%+.1f%%", v) }
+
+// fmtRatio prints a ratio with three decimals.
+func fmtRatio(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
+
+// fmtCI prints a ratio's interval, "[0.970, 1.040]", or "" without one.
+func fmtCI(v *Versus) string {
+	if v == nil || !v.HasCI {
+		return ""
+	}
+	return "[" + fmtRatio(v.CILow) + ", " + fmtRatio(v.CIHigh) + "]"
+}
+
+// fmtVersus prints "1.152× [1.090, 1.213]", with † when mark is set and
+// the report computed it.
+func fmtVersus(v *Versus, mark bool) string {
+	if v == nil {
+		return "n/a"
+	}
+	s := fmtRatio(v.Ratio) + "×"
+	if ci := fmtCI(v); ci != "" {
+		s += " " + ci
+	}
+	if mark && v.ComputedBy == "report" {
+		s += " †"
+	}
+	return s
+}
+
+// claims reports whether the verdict says there is a difference: only
+// then does a report print the size of the change.
+func claims(v *Versus) bool {
+	if v == nil {
+		return false
+	}
+	switch v.Verdict {
+	case labWords.better, labWords.worse, mergeWords.better, mergeWords.worse:
+		return true
+	}
+	return false
+}
+
+// fmtVerdict prints the verdict, with the change in percent only when the
+// verdict claims one: "helps (+15.2%)", "no clear change".
+func fmtVerdict(v *Versus) string {
+	if v == nil {
+		return ""
+	}
+	if claims(v) {
+		return fmt.Sprintf("%s (%s)", v.Verdict, fmtPct(100*(v.Ratio-1)))
+	}
+	return v.Verdict
+}
+
+// fmtCPU prints server CPU per request in microseconds, or "n/a".
+func fmtCPU(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return strconv.FormatFloat(*v, 'f', 2, 64)
+}
+
+func fmtTime(t time.Time) string {
+	if t.IsZero() {
+		return "n/a"
+	}
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// shellJoin quotes argv so it can be pasted into a shell.
+func shellJoin(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, unsafeShell) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func unsafeShell(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%", r))
+}
+
+// fmtBrief is a summary cell's verdict: the change when the verdict claims
+// one, the bare ratio when there were too few runs for a verdict.
+func fmtBrief(v *Versus) string {
+	if v.Verdict == VerdictTooFew {
+		return "(" + fmtRatio(v.Ratio) + "×, " + VerdictTooFew + ")"
+	}
+	return fmtVerdict(v)
+}

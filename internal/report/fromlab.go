@@ -1,0 +1,218 @@
+package report
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"redline/internal/lab"
+)
+
+// FromResult builds the report of one lab result: its variants are the
+// labels and its baseline the reference. file names the result in the
+// report's provenance ("" when it was not read from a file).
+func FromResult(res *lab.Result, file string) *Report {
+	r := &Report{Schema: ReportSchema, Title: labTitle(res), Dimension: "variant", Lab: res, markComputed: true}
+	r.Labels, r.Reference = variantLabels(res)
+	for i := range res.Runs {
+		r.Runs = append(r.Runs, labSample(res, &res.Runs[i], i+1, file, res.Runs[i].Variant))
+	}
+	r.Notes = labNotes(res)
+	r.assemble(labWords)
+	r.useLabComparisons(res.Comparisons)
+	r.noteShortGroups(res.Scenario.Repetitions)
+	r.Inputs = []InputInfo{labInput(res, file, "")}
+	return r
+}
+
+func labTitle(res *lab.Result) string {
+	if res.Scenario.Name == "" {
+		return "redline lab"
+	}
+	return "redline lab: " + res.Scenario.Name
+}
+
+// variantLabels orders the variants as the lab described them, then any
+// only the scenario or the runs name, and finds the baseline.
+func variantLabels(res *lab.Result) (labels []string, ref string) {
+	add := func(name string, baseline bool) {
+		if name != "" && !slices.Contains(labels, name) {
+			labels = append(labels, name)
+		}
+		if baseline && ref == "" {
+			ref = name
+		}
+	}
+	for _, v := range res.Variants {
+		add(v.Name, v.Baseline)
+	}
+	for _, v := range res.Scenario.Variants {
+		add(v.Name, v.Baseline)
+	}
+	for _, run := range res.Runs {
+		add(run.Variant, false)
+	}
+	if ref == "" && len(labels) > 0 {
+		ref = labels[0]
+	}
+	return labels, ref
+}
+
+func labSample(res *lab.Result, run *lab.Run, index int, file, label string) *Sample {
+	s := &Sample{
+		Index: index, Source: file, Label: label, Row: run.Workload,
+		Seq: run.Seq, Variant: run.Variant, Workload: run.Workload, Rep: run.Rep,
+		ServerCPUPerRequest: run.ServerCPUPerRequest,
+		command:             workloadCommand(res, run),
+		fromLab:             true,
+	}
+	return newSample(s, run.Summary)
+}
+
+// workloadCommand is the workload as the scenario wrote it, or else the
+// command line the run recorded.
+func workloadCommand(res *lab.Result, run *lab.Run) string {
+	for _, w := range res.Scenario.Workloads {
+		if w.Name == run.Workload && w.Bench != "" {
+			return w.Bench
+		}
+	}
+	if run.Summary != nil {
+		return shellJoin(run.Summary.CommandLine)
+	}
+	return ""
+}
+
+// useLabComparisons puts the lab's own comparisons in place of the ones
+// assemble computed: the lab's are the record of the experiment.
+func (r *Report) useLabComparisons(cs []lab.Comparison) {
+	for _, c := range cs {
+		g := r.group(c.Workload, c.Variant)
+		if g == nil || g.Reference {
+			continue
+		}
+		v := &Versus{N: c.N, RefN: c.BaselineN, Ratio: c.Ratio, CILow: c.CILow, CIHigh: c.CIHigh,
+			HasCI: c.CILow != 0 || c.CIHigh != 0, Verdict: c.Verdict, ComputedBy: "lab"}
+		switch c.Metric {
+		case "rps":
+			g.VsThroughput = v
+		case "p99_ms":
+			g.VsP99 = v
+		}
+		r.checkVerdict(c, v)
+	}
+	r.noteComputed()
+}
+
+// checkVerdict flags a lab verdict that claims a difference its own
+// interval does not support.
+func (r *Report) checkVerdict(c lab.Comparison, v *Versus) {
+	claims := c.Verdict == lab.VerdictHelps || c.Verdict == lab.VerdictHurts
+	if claims && v.HasCI && v.CILow <= 1 && v.CIHigh >= 1 {
+		r.Notes = append(r.Notes, fmt.Sprintf("The lab's verdict %q for %s on %s (%s) is not supported by its own 95%% interval %s, which includes 1: read it as no clear change.",
+			c.Verdict, c.Variant, c.Workload, c.Metric, fmtCI(v)))
+	}
+}
+
+func (r *Report) group(workload, label string) *Group {
+	for _, w := range r.Workloads {
+		if w.Name == workload {
+			return w.Group(label)
+		}
+	}
+	return nil
+}
+
+// noteComputed says when some comparisons come from the report rather
+// than from the lab.
+func (r *Report) noteComputed() {
+	n := 0
+	for _, w := range r.Workloads {
+		for _, g := range w.Groups {
+			for _, v := range []*Versus{g.VsThroughput, g.VsP99} {
+				if v != nil && v.ComputedBy == "report" {
+					n++
+				}
+			}
+		}
+	}
+	if n > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("%d comparison(s) marked † are not in the file (the lab did not record them); redline report computed them from the runs with the lab's method (ratio of medians, 95%% percentile bootstrap).", n))
+	}
+}
+
+// noteShortGroups flags groups with fewer runs than the scenario asked for.
+func (r *Report) noteShortGroups(want int) {
+	if want <= 0 {
+		return
+	}
+	var short []string
+	for _, w := range r.Workloads {
+		for _, g := range w.Groups {
+			if g.N < want {
+				short = append(short, fmt.Sprintf("%s on %s %d", g.Label, w.Name, g.N))
+			}
+		}
+	}
+	if len(short) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("Fewer usable runs than the %d repetitions asked for: %s.", want, strings.Join(short, ", ")))
+	}
+}
+
+// labNotes are the caveats about the experiment as a whole.
+func labNotes(res *lab.Result) []string {
+	var notes []string
+	if !res.Complete {
+		n := fmt.Sprintf("This lab run did not finish (the file is a partial record); the tables cover the %d runs it measured", len(res.Runs))
+		if p := plannedRuns(&res.Scenario); p > 0 {
+			n += fmt.Sprintf(" of the %d planned", p)
+		}
+		notes = append(notes, n+".")
+	}
+	if res.Error != "" {
+		notes = append(notes, "The lab stopped with an error: "+res.Error+".")
+	}
+	if len(res.Runs) == 0 {
+		notes = append(notes, "No run was measured.")
+	}
+	for _, v := range res.Variants {
+		notes = append(notes, variantNotes(v)...)
+	}
+	return notes
+}
+
+func plannedRuns(sc *lab.Scenario) int {
+	return sc.Repetitions * len(sc.Workloads) * len(sc.Variants)
+}
+
+// variantNotes flags changes that did not happen as planned and a variant
+// the host was not recorded as restored from.
+func variantNotes(v lab.VariantInfo) []string {
+	count := map[string]int{}
+	for _, st := range v.Plan {
+		count[st.Status]++
+	}
+	var notes []string
+	if k := count["refused"] + count["skipped"]; k > 0 {
+		notes = append(notes, fmt.Sprintf("Variant %s: %d of its %d planned changes were not applied (refused or skipped); its runs measure the others.", v.Name, k, len(v.Plan)))
+	}
+	if k := count["drifted"]; k > 0 {
+		notes = append(notes, fmt.Sprintf("Variant %s: %d change(s) drifted (something else changed the value after redline set it).", v.Name, k))
+	}
+	if count["applied"]+count["drifted"]+count["restored"] > 0 && !v.RolledBack {
+		notes = append(notes, fmt.Sprintf("Variant %s: its changes are not recorded as rolled back; check the host with `redline tune status` and restore with `redline tune rollback`.", v.Name))
+	}
+	return notes
+}
+
+func labInput(res *lab.Result, file, label string) InputInfo {
+	in := InputInfo{
+		File: file, Label: label, Kind: "lab", Schema: res.Schema, Redline: res.Redline,
+		CommandLine: res.CommandLine, Started: res.Started, Finished: res.Finished,
+		Complete: res.Complete, Error: res.Error, Hostname: res.Host.Hostname,
+		Kernel: res.Host.Kernel, CPUs: res.Host.CPUs, ServerVersion: res.Target.ServerVersion,
+		Runs: len(res.Runs),
+	}
+	in.Target = strings.TrimSpace(res.Target.Kind + " " + res.Target.Address)
+	return in
+}

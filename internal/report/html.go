@@ -1,0 +1,225 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"strings"
+
+	"redline/internal/lab"
+)
+
+//go:embed report.html.tmpl
+var htmlTemplate string
+
+//go:embed report.css
+var htmlCSS string
+
+var page = template.Must(template.New("report").Parse(htmlTemplate))
+
+// WriteHTML writes the report as one self-contained HTML file: inline CSS,
+// charts as inline SVG, no scripts and no references outside the file, so
+// it opens offline and can be mailed or archived as is.
+func WriteHTML(w io.Writer, r *Report) error {
+	if err := page.Execute(w, newHTMLView(r)); err != nil {
+		return fmt.Errorf("render HTML: %w", err)
+	}
+	return nil
+}
+
+// htmlView is everything the template prints, already formatted.
+type htmlView struct {
+	Title, Description, Dimension, Reference, HowToRead string
+	CSS                                                 template.CSS
+	Notes                                               []string
+	Summary                                             []htmlTable
+	Lab                                                 bool
+	Host, Target                                        [][2]string
+	HostNotes                                           []string
+	Findings                                            []htmlSeverity
+	Variants                                            []htmlVariant
+	Workloads                                           []htmlWorkload
+	Runs                                                htmlTable
+	Inputs                                              []htmlInput
+	Servers, Clients                                    []string
+}
+
+// htmlTable is a table of text cells; Class styles a cell ("num", "good").
+type htmlTable struct {
+	Title  string
+	Header []string
+	Rows   [][]htmlCell
+}
+
+type htmlCell struct{ Text, Class string }
+
+type htmlSeverity struct {
+	Name     string
+	Findings []lab.Finding
+}
+
+type htmlVariant struct {
+	Name, Description, RolledBack string
+	Reference, Warn               bool
+	Plan                          htmlTable
+	Server                        string
+	Notes                         []string
+}
+
+type htmlWorkload struct {
+	Name, ID    string
+	Commands    []string
+	Throughput  template.HTML
+	Change      template.HTML
+	Percentiles template.HTML
+	Tables      []htmlTable
+}
+
+type htmlInput struct {
+	Title string
+	Rows  [][2]string
+}
+
+func newHTMLView(r *Report) *htmlView {
+	v := &htmlView{Title: r.Title, Dimension: r.Dimension, Reference: r.Reference, HowToRead: howToRead,
+		CSS: template.CSS(htmlCSS), Notes: r.Notes, Lab: r.Lab != nil}
+	v.Summary = summaryTables(r)
+	if r.Lab != nil {
+		v.labContext(r)
+	}
+	for i, w := range r.Workloads {
+		v.Workloads = append(v.Workloads, workloadView(r, w, i))
+	}
+	v.Runs = runsTable(r)
+	for _, in := range r.Inputs {
+		v.Inputs = append(v.Inputs, inputView(in))
+	}
+	v.Servers, v.Clients = serverSeen(r)
+	return v
+}
+
+func (v *htmlView) labContext(r *Report) {
+	res := r.Lab
+	v.Description = res.Scenario.Description
+	v.Host, v.HostNotes, v.Target = hostRows(res.Host), res.Host.Notes, targetRows(res)
+	order, by := findingsBySeverity(res.Findings)
+	for _, sev := range order {
+		v.Findings = append(v.Findings, htmlSeverity{Name: sev, Findings: by[sev]})
+	}
+	for _, vi := range res.Variants {
+		v.Variants = append(v.Variants, variantView(vi, r.Reference))
+	}
+}
+
+func variantView(vi lab.VariantInfo, ref string) htmlVariant {
+	hv := htmlVariant{Name: vi.Name, Description: vi.Description, Reference: vi.Name == ref,
+		RolledBack: rolledBack(vi), Server: strings.Join(vi.Server, "; "), Notes: vi.Notes}
+	hv.Warn = len(vi.Plan) > 0 && !vi.RolledBack
+	hv.Plan.Header = planHeader
+	for i, st := range vi.Plan {
+		hv.Plan.Rows = append(hv.Plan.Rows, cells(planRow(i, st), "num", "", "code", "code", "", "", "status-"+st.Status, ""))
+	}
+	return hv
+}
+
+// cells pairs texts with classes; missing classes are "".
+func cells(texts []string, classes ...string) []htmlCell {
+	out := make([]htmlCell, len(texts))
+	for i, t := range texts {
+		out[i].Text = t
+		if i < len(classes) {
+			out[i].Class = classes[i]
+		}
+	}
+	return out
+}
+
+func summaryTables(r *Report) []htmlTable {
+	var ts []htmlTable
+	for _, m := range metrics {
+		t := htmlTable{Title: m.title + ", median of the runs", Header: append([]string{"workload"}, r.Labels...)}
+		for _, w := range r.Workloads {
+			row := []htmlCell{{Text: w.Name}}
+			for _, l := range r.Labels {
+				row = append(row, summaryHTMLCell(w.Group(l), m))
+			}
+			t.Rows = append(t.Rows, row)
+		}
+		ts = append(ts, t)
+	}
+	return ts
+}
+
+func summaryHTMLCell(g *Group, m metric) htmlCell {
+	if g == nil || g.N == 0 {
+		return htmlCell{Text: "n/a", Class: "num"}
+	}
+	c := htmlCell{Text: m.format(m.spread(g).Median), Class: "num"}
+	if v := m.versus(g); v != nil {
+		c.Text += " " + fmtBrief(v)
+		c.Class += " " + verdictClass(v)
+	}
+	return c
+}
+
+func workloadView(r *Report, w *Workload, i int) htmlWorkload {
+	hw := htmlWorkload{Name: w.Name, Commands: w.Commands, ID: fmt.Sprintf("w%d", i+1),
+		Throughput:  template.HTML(throughputChart(r, w)),
+		Change:      template.HTML(changeChart(r, w)),
+		Percentiles: template.HTML(percentileChart(r, w))}
+	header := []string{r.Dimension, "runs", "median", "min..max", "spread", "ratio [95% CI]", "verdict"}
+	for _, m := range metrics {
+		t := htmlTable{Title: m.title, Header: header}
+		for _, row := range metricRows(w, m, r.markComputed) {
+			t.Rows = append(t.Rows, cells(row, "", "num", "num", "num", "num", "num", ""))
+		}
+		markVerdicts(t.Rows, w, m)
+		hw.Tables = append(hw.Tables, t)
+	}
+	pt := htmlTable{Title: "Latency percentiles (ms), from the HDR histograms of each group's runs merged into one", Header: percentileHeader(r.Dimension)}
+	for _, row := range percentileRows(w) {
+		pt.Rows = append(pt.Rows, cells(row, "", "num", "num", "num", "num", "num", "num", "num", "num", "num", "num"))
+	}
+	hw.Tables = append(hw.Tables, pt)
+	return hw
+}
+
+// markVerdicts colours the verdict column.
+func markVerdicts(rows [][]htmlCell, w *Workload, m metric) {
+	for i, g := range w.Groups {
+		rows[i][len(rows[i])-1].Class = verdictClass(m.versus(g))
+	}
+}
+
+func runsTable(r *Report) htmlTable {
+	cols := runColumns(r)
+	t := htmlTable{}
+	for _, c := range cols {
+		t.Header = append(t.Header, c.header)
+	}
+	for _, s := range r.Runs {
+		row := make([]htmlCell, len(cols))
+		for i, c := range cols {
+			row[i] = htmlCell{Text: c.value(s), Class: map[byte]string{'r': "num"}[c.align]}
+		}
+		if s.Problem != "" {
+			row[len(row)-1].Class = "bad"
+		}
+		t.Rows = append(t.Rows, row)
+	}
+	return t
+}
+
+func inputView(in InputInfo) htmlInput {
+	title := orDefault(in.File, "(result)")
+	if in.Label != "" {
+		title += " = " + in.Label
+	}
+	title += fmt.Sprintf(" (%s, %s): %d runs, %s", in.Kind, in.Schema, in.Runs, completeness(in))
+	return htmlInput{Title: title, Rows: present([][2]string{
+		{"command", shellJoin(in.CommandLine)}, {"redline", in.Redline},
+		{"started", fmtTimeOpt(in.Started)}, {"finished", finished(in)},
+		{"host", hostLine(in)}, {"server", in.ServerVersion}, {"target", in.Target}, {"error", in.Error},
+	})}
+}

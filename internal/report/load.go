@@ -1,0 +1,155 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+
+	"redline/internal/bench"
+	"redline/internal/lab"
+)
+
+// Source is one input file: a lab results file or a `redline bench --json`
+// document, with the label given on the command line (FILE=LABEL).
+type Source struct {
+	// Path names the file as the user gave it.
+	Path string
+	// Label is the explicit label, or "" when none was given.
+	Label string
+	// Result is set for a lab results file, Bench for a bench document.
+	Result *lab.Result
+	Bench  *bench.Document
+}
+
+// InputError is a file redline report cannot use: unreadable, not JSON,
+// not a redline results file, or a schema this version does not read.
+type InputError struct {
+	Path    string
+	Problem string
+	Err     error
+}
+
+func (e *InputError) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Path, e.Problem, e.Err)
+	}
+	return e.Path + ": " + e.Problem
+}
+
+func (e *InputError) Unwrap() error { return e.Err }
+
+// readsWhat ends every "not a results file" message with what to give
+// instead.
+const readsWhat = "redline report reads the files written by `redline lab` (schema " +
+	lab.ResultSchema + ") and `redline bench --json` (schema " + bench.DocumentSchema + ")"
+
+// schemaField finds the schema of a file too damaged to decode.
+var schemaField = regexp.MustCompile(`"schema"\s*:\s*"([^"]{1,64})"`)
+
+// Load reads one input file.
+func Load(path string) (*Source, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, &InputError{Path: path, Problem: "cannot read", Err: err}
+	}
+	return Decode(path, bytes.NewReader(b))
+}
+
+// Decode reads one input from r; name is used in messages.
+func Decode(name string, r io.Reader) (*Source, error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &InputError{Path: name, Problem: "cannot read", Err: err}
+	}
+	var head struct {
+		Schema *string `json:"schema"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		if m := schemaField.FindSubmatch(b); m != nil && strings.HasPrefix(string(m[1]), "redline.") {
+			return nil, &InputError{Path: name, Problem: "truncated or damaged " + string(m[1]) + " file (" + jsonProblem(b, err) + ")"}
+		}
+		return nil, &InputError{Path: name, Problem: "not a redline results file (" + jsonProblem(b, err) + "); " + readsWhat}
+	}
+	if head.Schema == nil {
+		return nil, &InputError{Path: name, Problem: `not a redline results file (no "schema" field); ` + readsWhat}
+	}
+	src := &Source{Path: name}
+	switch *head.Schema {
+	case lab.ResultSchema:
+		src.Result = new(lab.Result)
+		err = json.Unmarshal(b, src.Result)
+	case bench.DocumentSchema:
+		src.Bench = new(bench.Document)
+		err = json.Unmarshal(b, src.Bench)
+	default:
+		return nil, &InputError{Path: name, Problem: unknownSchema(*head.Schema)}
+	}
+	if err != nil {
+		return nil, &InputError{Path: name, Problem: "damaged " + *head.Schema + " file (" + jsonProblem(b, err) + ")"}
+	}
+	return src, src.check()
+}
+
+func unknownSchema(s string) string {
+	for _, known := range []string{lab.ResultSchema, bench.DocumentSchema} {
+		family := known[:strings.LastIndex(known, "/")+1]
+		if strings.HasPrefix(s, family) {
+			return fmt.Sprintf("schema %q is a version this redline does not read (it reads %s); use the redline that wrote it, or a newer one", s, known)
+		}
+	}
+	if s == bench.SchemaVersion {
+		return fmt.Sprintf("schema %q is a single bench summary, not a results file; %s", s, readsWhat)
+	}
+	return fmt.Sprintf("not a redline results file (schema %q); %s", s, readsWhat)
+}
+
+// jsonProblem says where the JSON went wrong, with a line number.
+func jsonProblem(b []byte, err error) string {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("invalid JSON at line %d: %v", lineOf(b, syn.Offset), syn)
+	}
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &typ) {
+		return fmt.Sprintf("field %q at line %d holds a JSON %s, want %s", typ.Field, lineOf(b, typ.Offset), typ.Value, typ.Type)
+	}
+	return err.Error()
+}
+
+func lineOf(b []byte, off int64) int {
+	off = min(max(off, 0), int64(len(b)))
+	return 1 + bytes.Count(b[:off], []byte("\n"))
+}
+
+// check rejects files that decode but hold nothing a report can show.
+func (s *Source) check() error {
+	if s.Bench != nil && len(s.Bench.Results) == 0 {
+		return &InputError{Path: s.Path, Problem: "bench document holds no results (the run measured nothing)"}
+	}
+	for i, sum := range s.benchResults() {
+		if sum == nil {
+			return &InputError{Path: s.Path, Problem: fmt.Sprintf("results[%d] is null", i)}
+		}
+	}
+	return nil
+}
+
+func (s *Source) benchResults() []*bench.Summary {
+	if s.Bench == nil {
+		return nil
+	}
+	return s.Bench.Results
+}
+
+// Kind is "lab" or "bench".
+func (s *Source) Kind() string {
+	if s.Result != nil {
+		return "lab"
+	}
+	return "bench"
+}

@@ -1,0 +1,250 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// errWriter keeps the first write error so rendering code can write
+// without checking each line.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = fmt.Fprintf(e.w, format, args...)
+	}
+}
+
+// WriteMarkdown writes the report as Markdown: notes, a summary table,
+// for a lab result its host, target, findings and plans, then per
+// workload the throughput, p99 and percentile tables, every run, and the
+// provenance.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	mw := &errWriter{w: w}
+	mw.printf("# %s\n", md(r.Title))
+	if r.Lab != nil && r.Lab.Scenario.Description != "" {
+		mw.printf("\n%s\n", md(r.Lab.Scenario.Description))
+	}
+	writeNotesMD(mw, r.Notes)
+	writeSummaryMD(mw, r)
+	if r.Lab != nil {
+		writeLabContextMD(mw, r)
+	}
+	writeResultsMD(mw, r)
+	writeRunsMD(mw, r)
+	writeProvenanceMD(mw, r)
+	return mw.err
+}
+
+func writeNotesMD(mw *errWriter, notes []string) {
+	if len(notes) == 0 {
+		return
+	}
+	mw.printf("\n> **Read this first.**\n")
+	for _, n := range notes {
+		mw.printf(">\n> - %s\n", md(n))
+	}
+}
+
+// md makes text safe inside Markdown paragraphs and table cells.
+func md(s string) string {
+	s = strings.ReplaceAll(s, "\n", " ")
+	return strings.ReplaceAll(s, "|", `\|`)
+}
+
+// code wraps s in a code span that survives backticks and table pipes.
+func code(s string) string {
+	if s == "" {
+		return ""
+	}
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + md(s) + " " + fence
+	}
+	return fence + md(s) + fence
+}
+
+// table writes a Markdown table; align holds one of 'l' or 'r' per column.
+func table(mw *errWriter, align string, header []string, rows [][]string) {
+	mw.printf("\n| %s |\n|", strings.Join(header, " | "))
+	for _, a := range align {
+		mw.printf("%s|", map[rune]string{'l': "---", 'r': "--:"}[a])
+	}
+	mw.printf("\n")
+	for _, row := range rows {
+		mw.printf("| %s |\n", strings.Join(row, " | "))
+	}
+}
+
+// writeSummaryMD writes one pivot per metric: workloads by labels.
+func writeSummaryMD(mw *errWriter, r *Report) {
+	if len(r.Workloads) == 0 {
+		return
+	}
+	mw.printf("\n## Summary\n")
+	for _, m := range metrics {
+		mw.printf("\n%s, median of the runs; the change against %s is named only where its 95%% interval excludes 1.\n", m.title, md(r.Reference))
+		header := append([]string{"workload"}, mdAll(r.Labels)...)
+		table(mw, "l"+strings.Repeat("r", len(r.Labels)), header, summaryRows(r, m))
+	}
+}
+
+func mdAll(ss []string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = md(s)
+	}
+	return out
+}
+
+func summaryRows(r *Report, m metric) [][]string {
+	var rows [][]string
+	for _, w := range r.Workloads {
+		row := []string{md(w.Name)}
+		for _, l := range r.Labels {
+			row = append(row, summaryCell(w.Group(l), m))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+func summaryCell(g *Group, m metric) string {
+	if g == nil || g.N == 0 {
+		return "n/a"
+	}
+	s := m.format(m.spread(g).Median)
+	if v := m.versus(g); v != nil {
+		s += " " + fmtBrief(v)
+	}
+	return s
+}
+
+// writeResultsMD writes, per workload, the comparison tables.
+func writeResultsMD(mw *errWriter, r *Report) {
+	mw.printf("\n## Results\n\n%s\n", howToRead)
+	for _, w := range r.Workloads {
+		mw.printf("\n### %s\n", md(w.Name))
+		writeCommandsMD(mw, w.Commands)
+		for _, m := range metrics {
+			mw.printf("\n**%s**\n", m.title)
+			table(mw, "lrrrrrl", []string{md(r.Dimension), "runs", "median", "min..max", "spread", "ratio [95% CI]", "verdict"}, mdRows(metricRows(w, m, r.markComputed)))
+		}
+		mw.printf("\n**Latency percentiles** (ms), from the HDR histograms of each group's runs merged into one\n")
+		table(mw, "lrrrrrrrrrr", mdAll(percentileHeader(r.Dimension)), mdRows(percentileRows(w)))
+	}
+}
+
+// howToRead explains the numbers once, in every format.
+const howToRead = "Each figure is the median over a group's runs, with min..max and the spread ((max-min)/median) between runs. " +
+	"The ratio divides a group's median by the reference's; its 95% confidence interval comes from a bootstrap over the runs. " +
+	"A verdict names a change only when that interval excludes 1; otherwise it says there is no clear change, however large the ratio looks. " +
+	"The p99 comparison uses each run's own p99. The percentile tables and curves read the HDR histograms of all runs of a group merged into one: " +
+	"merging histograms combines percentiles exactly, averaging per-run percentiles would not."
+
+func metricRows(w *Workload, m metric, mark bool) [][]string {
+	var rows [][]string
+	for _, g := range w.Groups {
+		if g.N == 0 {
+			rows = append(rows, []string{groupName(g), runsCell(g), "n/a", "", "", "", ""})
+			continue
+		}
+		sp := m.spread(g)
+		v := m.versus(g)
+		rows = append(rows, []string{groupName(g), runsCell(g), m.format(sp.Median),
+			m.format(sp.Min) + ".." + m.format(sp.Max), fmt.Sprintf("%.1f%%", sp.Pct()), versusCell(g, v, mark), fmtVerdict(v)})
+	}
+	return rows
+}
+
+func versusCell(g *Group, v *Versus, mark bool) string {
+	if g.Reference {
+		return "reference"
+	}
+	return fmtVersus(v, mark)
+}
+
+func groupName(g *Group) string {
+	if g.Reference {
+		return g.Label + " (ref)"
+	}
+	return g.Label
+}
+
+// mdRows escapes every cell.
+func mdRows(rows [][]string) [][]string {
+	for _, row := range rows {
+		for i := range row {
+			row[i] = md(row[i])
+		}
+	}
+	return rows
+}
+
+func runsCell(g *Group) string {
+	s := itoa(g.N)
+	if g.LeftOut > 0 {
+		s += fmt.Sprintf(" (+%d left out)", g.LeftOut)
+	}
+	return s
+}
+
+func percentileHeader(dim string) []string {
+	return []string{dim, "requests", "errors", "p50", "p90", "p99", "p99.9", "p99.99", "max", "runs merged", "server CPU µs/req"}
+}
+
+func percentileRows(w *Workload) [][]string {
+	var rows [][]string
+	for _, g := range w.Groups {
+		row := []string{g.Label, fmtRPS(float64(g.Requests)), fmtRPS(float64(g.Errors))}
+		if l := g.Latency; l != nil {
+			row = append(row, fmtMs(l.P50), fmtMs(l.P90), fmtMs(l.P99), fmtMs(l.P999), fmtMs(l.P9999), fmtMs(l.Max))
+		} else {
+			row = append(row, "n/a", "n/a", "n/a", "n/a", "n/a", "n/a")
+		}
+		rows = append(rows, append(row, fmt.Sprintf("%d of %d", g.HistogramRuns, g.N), fmtCPU(g.ServerCPUPerRequest)))
+	}
+	return rows
+}
+
+func writeRunsMD(mw *errWriter, r *Report) {
+	if len(r.Runs) == 0 {
+		return
+	}
+	cols := runColumns(r)
+	mw.printf("\n## Runs\n\nEvery measurement in the order it was taken.\n")
+	header, align := make([]string, len(cols)), ""
+	for i, c := range cols {
+		header[i] = c.header
+		align += string(c.align)
+	}
+	var rows [][]string
+	for _, s := range r.Runs {
+		row := make([]string, len(cols))
+		for i, c := range cols {
+			row[i] = md(c.value(s))
+		}
+		rows = append(rows, row)
+	}
+	table(mw, align, header, rows)
+}
+
+func writeCommandsMD(mw *errWriter, cmds []string) {
+	if len(cmds) == 1 {
+		mw.printf("\nCommand: %s\n", code(cmds[0]))
+		return
+	}
+	if len(cmds) > 1 {
+		mw.printf("\nCommands:\n\n")
+	}
+	for _, c := range cmds {
+		mw.printf("- %s\n", code(c))
+	}
+}

@@ -1,0 +1,355 @@
+package report
+
+import (
+	"fmt"
+	"html"
+	"math"
+	"strings"
+)
+
+// Charts are hand-written SVG: small, exact, no fonts or scripts to embed,
+// and they render the same offline in any browser.
+
+// palette is Okabe and Ito's colour-blind-safe set; the reference is grey.
+var palette = []string{"#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#000000"}
+
+const refColor = "#6b6b6b"
+
+// colorOf gives each label a stable colour across a report's charts.
+func colorOf(r *Report, label string) string {
+	if label == r.Reference {
+		return refColor
+	}
+	i := 0
+	for _, l := range r.Labels {
+		if l == label {
+			return palette[i%len(palette)]
+		}
+		if l != r.Reference {
+			i++
+		}
+	}
+	return palette[0]
+}
+
+// canvas writes one SVG element.
+type canvas struct {
+	b strings.Builder
+}
+
+func (c *canvas) add(format string, args ...any) { fmt.Fprintf(&c.b, format, args...) }
+
+func (c *canvas) open(w, h float64, title string) {
+	c.add(`<svg class="chart" viewBox="0 0 %s %s" width="%s" height="%s" role="img" aria-label="%s">`, num(w), num(h), num(w), num(h), esc(title))
+	c.add(`<title>%s</title>`, esc(title))
+}
+
+func (c *canvas) text(x, y float64, anchor, class, s string) {
+	c.add(`<text x="%s" y="%s" text-anchor="%s" class="%s">%s</text>`, num(x), num(y), anchor, class, esc(s))
+}
+
+func (c *canvas) line(x1, y1, x2, y2 float64, class string) {
+	c.add(`<line x1="%s" y1="%s" x2="%s" y2="%s" class="%s"/>`, num(x1), num(y1), num(x2), num(y2), class)
+}
+
+func (c *canvas) String() string { return c.b.String() + "</svg>" }
+
+func esc(s string) string { return html.EscapeString(s) }
+
+// num prints a coordinate with one decimal, without a trailing ".0".
+func num(v float64) string {
+	s := fmt.Sprintf("%.1f", v)
+	return strings.TrimSuffix(s, ".0")
+}
+
+// niceStep picks a 1-2-5 tick step giving about n ticks over span.
+func niceStep(span float64, n int) float64 {
+	if span <= 0 {
+		return 1
+	}
+	raw := span / float64(n)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if raw <= m*mag {
+			return m * mag
+		}
+	}
+	return 10 * mag
+}
+
+// shortNum prints an axis value compactly: 50k, 1.2M, 0.5.
+func shortNum(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		return trimZeros(v/1e6) + "M"
+	case a >= 1e3:
+		return trimZeros(v/1e3) + "k"
+	}
+	return trimZeros(v)
+}
+
+func trimZeros(v float64) string {
+	s := fmt.Sprintf("%.3f", v)
+	s = strings.TrimRight(s, "0")
+	return strings.TrimSuffix(s, ".")
+}
+
+// labelWidth estimates the pixels a left-hand label column needs.
+func labelWidth(labels []string) float64 {
+	n := 0
+	for _, l := range labels {
+		n = max(n, len([]rune(l)))
+	}
+	return math.Min(math.Max(float64(n)*7+12, 80), 240)
+}
+
+const chartWidth = 680
+
+// throughputChart draws each group's median throughput as a bar, the
+// range of its runs as a whisker and each run as a dot.
+func throughputChart(r *Report, w *Workload) string {
+	var labels []string
+	hi := 0.0
+	for _, g := range w.Groups {
+		labels = append(labels, g.Label)
+		hi = math.Max(hi, g.Throughput.Max)
+	}
+	left, right, top, row := labelWidth(labels), 80.0, 8.0, 28.0
+	plotW := chartWidth - left - right
+	step := niceStep(hi, 6)
+	xmax := math.Max(step, math.Ceil(hi/step)*step)
+	x := func(v float64) float64 { return left + plotW*v/xmax }
+	h := top + row*float64(len(w.Groups)) + 28
+	var c canvas
+	c.open(chartWidth, h, "Throughput of "+w.Name+" (requests/s): median bar, min..max whisker, one dot per run")
+	for t := 0.0; t <= xmax+step/2; t += step {
+		c.line(x(t), top, x(t), h-24, "grid")
+		c.text(x(t), h-8, "middle", "tick", shortNum(t))
+	}
+	for i, g := range w.Groups {
+		y := top + row*float64(i)
+		throughputRow(&c, g, y, x, colorOf(r, g.Label))
+		c.text(left-6, y+row/2+4, "end", "label", g.Label)
+		if g.N > 0 {
+			c.text(chartWidth-right+6, y+row/2+4, "start", "value", fmtRPS(g.Throughput.Median))
+		}
+	}
+	return c.String()
+}
+
+func throughputRow(c *canvas, g *Group, y float64, x func(float64) float64, color string) {
+	if g.N == 0 {
+		return
+	}
+	mid := y + 14
+	c.add(`<rect x="%s" y="%s" width="%s" height="16" fill="%s" class="bar"/>`, num(x(0)), num(y+6), num(x(g.Throughput.Median)-x(0)), color)
+	c.line(x(g.Throughput.Min), mid, x(g.Throughput.Max), mid, "whisker")
+	c.line(x(g.Throughput.Min), mid-5, x(g.Throughput.Min), mid+5, "whisker")
+	c.line(x(g.Throughput.Max), mid-5, x(g.Throughput.Max), mid+5, "whisker")
+	for _, v := range g.rps {
+		c.add(`<circle cx="%s" cy="%s" r="2.5" class="dot"/>`, num(x(v)), num(mid))
+	}
+}
+
+// changeRow is one line of the change chart.
+type changeRow struct {
+	label string
+	v     *Versus
+}
+
+// changeChart plots each group's change against the reference, in
+// percent, with its 95% interval: throughput and p99 side by side.
+func changeChart(r *Report, w *Workload) string {
+	var rows []changeRow
+	for _, g := range w.Groups {
+		for _, m := range metrics {
+			if v := m.versus(g); v != nil && !g.Reference {
+				rows = append(rows, changeRow{g.Label + " · " + map[string]string{"rps": "throughput", "p99_ms": "p99"}[m.key], v})
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return ""
+	}
+	lo, hi := changeRange(rows)
+	var labels []string
+	for _, cr := range rows {
+		labels = append(labels, cr.label)
+	}
+	left, right, top, row := labelWidth(labels), 150.0, 8.0, 24.0
+	plotW := chartWidth - left - right
+	x := func(p float64) float64 { return left + plotW*(p-lo)/(hi-lo) }
+	h := top + row*float64(len(rows)) + 28
+	var c canvas
+	c.open(chartWidth, h, "Change of "+w.Name+" against "+r.Reference+" in percent, with 95% confidence intervals")
+	step := niceStep(hi-lo, 6)
+	for t := math.Ceil(lo/step) * step; t <= hi; t += step {
+		c.line(x(t), top, x(t), h-24, "grid")
+		c.text(x(t), h-8, "middle", "tick", pctTick(t))
+	}
+	c.line(x(0), top, x(0), h-24, "zero")
+	for i, cr := range rows {
+		changeMark(&c, cr, top+row*float64(i), x)
+		c.text(left-6, top+row*float64(i)+row/2+4, "end", "label", cr.label)
+		c.text(chartWidth-right+8, top+row*float64(i)+row/2+4, "start", "value "+verdictClass(cr.v), fmtVerdict(cr.v))
+	}
+	return c.String()
+}
+
+func changeMark(c *canvas, cr changeRow, y float64, x func(float64) float64) {
+	mid, cls := y+12, verdictClass(cr.v)
+	if cr.v.HasCI {
+		lo, hi := 100*(cr.v.CILow-1), 100*(cr.v.CIHigh-1)
+		c.line(x(lo), mid, x(hi), mid, "ci "+cls)
+		c.line(x(lo), mid-5, x(lo), mid+5, "ci "+cls)
+		c.line(x(hi), mid-5, x(hi), mid+5, "ci "+cls)
+	}
+	c.add(`<circle cx="%s" cy="%s" r="4" class="point %s"/>`, num(x(100*(cr.v.Ratio-1))), num(mid), cls)
+}
+
+func pctTick(t float64) string {
+	t = math.Round(t*100) / 100
+	if t == 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%+g%%", t)
+}
+
+// changeRange spans 0 and every point and interval, padded.
+func changeRange(rows []changeRow) (lo, hi float64) {
+	for _, cr := range rows {
+		for _, r := range []float64{cr.v.Ratio, cr.v.CILow, cr.v.CIHigh} {
+			if r > 0 {
+				lo, hi = math.Min(lo, 100*(r-1)), math.Max(hi, 100*(r-1))
+			}
+		}
+	}
+	pad := math.Max((hi-lo)*0.08, 0.5)
+	return lo - pad, hi + pad
+}
+
+// verdictClass colours a verdict: good, bad or unclear.
+func verdictClass(v *Versus) string {
+	switch {
+	case v == nil || !claims(v):
+		return "unclear"
+	case v.Verdict == labWords.better || v.Verdict == mergeWords.better:
+		return "good"
+	}
+	return "bad"
+}
+
+// percentileChart draws each group's latency against percentile on
+// HdrHistogram's "nines" axis, from the group's merged histogram; the
+// latency axis is logarithmic so p50 and max both stay readable.
+func percentileChart(r *Report, w *Workload) string {
+	maxX, lo, hi := 0.0, math.Inf(1), 0.0
+	for _, g := range w.Groups {
+		for _, p := range g.Curve {
+			maxX = math.Max(maxX, p.X)
+			if p.Ms > 0 {
+				lo, hi = math.Min(lo, p.Ms), math.Max(hi, p.Ms)
+			}
+		}
+	}
+	if hi == 0 {
+		return ""
+	}
+	maxX = math.Max(2, math.Ceil(maxX))
+	ylo, yhi := math.Log10(step125(lo, false)), math.Log10(step125(hi, true))
+	left, right, top, bottom := 64.0, 36.0, 12.0, 44.0
+	h := 320.0
+	x := func(v float64) float64 { return left + (chartWidth-left-right)*v/maxX }
+	y := func(ms float64) float64 { return h - bottom - (h-top-bottom)*(math.Log10(ms)-ylo)/(yhi-ylo) }
+	var c canvas
+	c.open(chartWidth, h, "Latency by percentile for "+w.Name+" (ms, log scale), from the merged HDR histograms")
+	percentileAxes(&c, maxX, ylo, yhi, x, y, h-bottom, top)
+	for _, g := range w.Groups {
+		percentileLine(&c, g, x, y, colorOf(r, g.Label))
+	}
+	legendBox(&c, r, w, left+8, top+6)
+	return c.String()
+}
+
+// step125 rounds v down (or up) to the nearest 1, 2 or 5 times a power
+// of ten, the ticks of a log axis.
+func step125(v float64, up bool) float64 {
+	d := math.Pow(10, math.Floor(math.Log10(v)))
+	steps := []float64{1, 2, 5, 10}
+	if up {
+		for _, m := range steps {
+			if m*d >= v*(1-1e-9) {
+				return m * d
+			}
+		}
+	}
+	for i := len(steps) - 1; i >= 0; i-- {
+		if steps[i]*d <= v*(1+1e-9) {
+			return steps[i] * d
+		}
+	}
+	return d
+}
+
+// ninesLabel names a point of the nines axis: 0 -> 0%, 2 -> 99%.
+func ninesLabel(n int) string {
+	switch n {
+	case 0:
+		return "0%"
+	case 1:
+		return "90%"
+	case 2:
+		return "99%"
+	}
+	return "99." + strings.Repeat("9", n-2) + "%"
+}
+
+func percentileAxes(c *canvas, maxX, ylo, yhi float64, x func(float64) float64, y func(float64) float64, base, top float64) {
+	for n := 0; float64(n) <= maxX; n++ {
+		c.line(x(float64(n)), top, x(float64(n)), base, "grid")
+		c.text(x(float64(n)), base+16, "middle", "tick", ninesLabel(n))
+	}
+	c.text(x(maxX/2), base+36, "middle", "axis", "percentile")
+	for d := math.Floor(ylo); d <= yhi; d++ {
+		for _, m := range []float64{1, 2, 5} {
+			v := m * math.Pow(10, d)
+			if lv := math.Log10(v); lv < ylo-1e-9 || lv > yhi+1e-9 {
+				continue
+			}
+			c.line(x(0), y(v), x(maxX), y(v), map[bool]string{true: "grid", false: "grid minor"}[m == 1])
+			c.text(x(0)-6, y(v)+4, "end", "tick", shortNum(v))
+		}
+	}
+	c.add(`<text x="14" y="%s" text-anchor="middle" class="axis" transform="rotate(-90 14 %s)">latency (ms)</text>`, num((base+top)/2), num((base+top)/2))
+}
+
+func percentileLine(c *canvas, g *Group, x, y func(float64) float64, color string) {
+	if len(g.Curve) == 0 {
+		return
+	}
+	pts := make([]string, 0, len(g.Curve))
+	for _, p := range g.Curve {
+		if p.Ms > 0 {
+			pts = append(pts, num(x(p.X))+","+num(y(p.Ms)))
+		}
+	}
+	c.add(`<polyline points="%s" fill="none" stroke="%s" class="curve"/>`, strings.Join(pts, " "), color)
+}
+
+// legendBox lists the groups' colours on a white box, so curves passing
+// underneath do not hide it.
+func legendBox(c *canvas, r *Report, w *Workload, x, y float64) {
+	var labels []string
+	for _, g := range w.Groups {
+		labels = append(labels, g.Label)
+	}
+	c.add(`<rect x="%s" y="%s" width="%s" height="%s" class="legendbox"/>`, num(x), num(y), num(labelWidth(labels)+34), num(16*float64(len(labels))+6))
+	for i, l := range labels {
+		legend(c, x+6, y+16+16*float64(i), colorOf(r, l), l)
+	}
+}
+
+func legend(c *canvas, x, y float64, color, label string) {
+	c.add(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" class="curve"/>`, num(x), num(y-4), num(x+18), num(y-4), color)
+	c.text(x+24, y, "start", "legend", label)
+}

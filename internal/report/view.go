@@ -1,0 +1,235 @@
+package report
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"redline/internal/lab"
+)
+
+// metric is one compared quantity; every format walks this table.
+type metric struct {
+	key, title, unit string
+	higherIsBetter   bool
+	spread           func(*Group) Spread
+	versus           func(*Group) *Versus
+	format           func(float64) string
+}
+
+var metrics = []metric{
+	{"rps", "Throughput (requests/s, higher is better)", "requests/s", true,
+		func(g *Group) Spread { return g.Throughput }, func(g *Group) *Versus { return g.VsThroughput }, fmtRPS},
+	{"p99_ms", "p99 latency (ms, lower is better; each run's p99)", "ms", false,
+		func(g *Group) Spread { return g.P99 }, func(g *Group) *Versus { return g.VsP99 }, fmtMs},
+}
+
+// runColumn is one column of the runs table.
+type runColumn struct {
+	header string
+	align  byte
+	value  func(*Sample) string
+}
+
+// runColumns picks the runs table's columns: a lab result shows its
+// sequence numbers and variants, a merge its files and labels.
+func runColumns(r *Report) []runColumn {
+	var cols []runColumn
+	if r.Lab != nil {
+		cols = append(cols, runColumn{"seq", 'r', func(s *Sample) string { return itoa(s.Seq) }},
+			runColumn{"variant", 'l', func(s *Sample) string { return s.Variant }})
+	} else {
+		cols = append(cols, runColumn{"#", 'r', func(s *Sample) string { return itoa(s.Index) }},
+			runColumn{"file", 'l', func(s *Sample) string { return s.Source }},
+			runColumn{r.Dimension, 'l', func(s *Sample) string { return s.Label }})
+	}
+	return append(cols, measuredColumns...)
+}
+
+var measuredColumns = []runColumn{
+	{"workload", 'l', func(s *Sample) string { return s.Row }},
+	{"rep", 'r', func(s *Sample) string { return itoa(s.Rep) }},
+	{"rps", 'r', func(s *Sample) string { return fmtRPS(s.RPS) }},
+	{"p50 ms", 'r', func(s *Sample) string { return fmtMs(s.Latency.P50) }},
+	{"p99 ms", 'r', func(s *Sample) string { return fmtMs(s.Latency.P99) }},
+	{"server CPU µs/req", 'r', func(s *Sample) string { return cpuOf(s) }},
+	{"errors", 'r', func(s *Sample) string { return fmtRPS(float64(s.Errors)) }},
+	{"note", 'l', func(s *Sample) string { return s.Problem }},
+}
+
+func cpuOf(s *Sample) string {
+	if s.ServerCPUPerRequest <= 0 {
+		return "n/a"
+	}
+	return strconv.FormatFloat(s.ServerCPUPerRequest, 'f', 2, 64)
+}
+
+// severityRank orders findings, most severe first; unknown names last.
+var severityRank = map[string]int{"critical": 0, "high": 1, "medium": 2, "warning": 2, "low": 3, "info": 4}
+
+// findingsBySeverity groups findings under their severities, most severe
+// first, keeping the doctor's order within a severity.
+func findingsBySeverity(fs []lab.Finding) (order []string, by map[string][]lab.Finding) {
+	by = map[string][]lab.Finding{}
+	for _, f := range fs {
+		sev := strings.ToLower(orDefault(f.Severity, "unknown"))
+		if by[sev] == nil {
+			order = append(order, sev)
+		}
+		by[sev] = append(by[sev], f)
+	}
+	slices.SortStableFunc(order, func(a, b string) int { return rankOf(a) - rankOf(b) })
+	return order, by
+}
+
+func rankOf(sev string) int {
+	if r, ok := severityRank[sev]; ok {
+		return r
+	}
+	return len(severityRank)
+}
+
+// hostRows are the host facts as label/value pairs, absent ones left out.
+func hostRows(h lab.HostFacts) [][2]string {
+	rows := [][2]string{
+		{"host", h.Hostname}, {"kernel", h.Kernel}, {"arch", h.Arch}, {"CPU", h.CPUModel},
+		{"CPUs", nonZero(h.CPUs)}, {"NUMA nodes", nonZero(h.NUMANodes)},
+		{"memory", mib(h.MemoryMiB)}, {"virtualization", h.Virtual},
+	}
+	for _, n := range h.NICs {
+		rows = append(rows, [2]string{"NIC", n})
+	}
+	return present(rows)
+}
+
+// targetRows describe the server measured and the scenario's settings.
+func targetRows(res *lab.Result) [][2]string {
+	t, sc := res.Target, res.Scenario
+	rows := [][2]string{
+		{"kind", t.Kind}, {"address", t.Address}, {"server version", t.ServerVersion},
+		{"binary", t.Binary}, {"topology", t.Topology},
+		{"repetitions", nonZero(sc.Repetitions)}, {"warm-up", durationOf(sc)},
+		{"server config", strings.Join(sc.Server.Config, "; ")}, {"server env", envOf(sc.Server.Env)},
+		{"server CPUs", sc.Server.CPUs}, {"client CPUs", sc.Client.CPUs},
+	}
+	if sc.Server.NUMANode != nil {
+		rows = append(rows, [2]string{"server NUMA node", itoa(*sc.Server.NUMANode)})
+	}
+	return present(rows)
+}
+
+func durationOf(sc lab.Scenario) string {
+	if sc.Warmup == 0 {
+		return ""
+	}
+	return sc.Warmup.String()
+}
+
+func envOf(env map[string]string) string {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for i, k := range keys {
+		keys[i] = k + "=" + env[k]
+	}
+	return strings.Join(keys, " ")
+}
+
+func present(rows [][2]string) [][2]string {
+	return slices.DeleteFunc(rows, func(r [2]string) bool { return r[1] == "" })
+}
+
+func nonZero(n int) string {
+	if n == 0 {
+		return ""
+	}
+	return itoa(n)
+}
+
+func mib(n int64) string {
+	if n == 0 {
+		return ""
+	}
+	return fmtRPS(float64(n)) + " MiB"
+}
+
+// planRow is one plan step as the report prints it.
+func planRow(i int, st lab.PlanStep) []string {
+	c := st.Change
+	return []string{itoa(i + 1), string(c.Kind), c.Target, orDefault(st.Old, "?") + " → " + c.Value, c.Why, c.Rule, st.Status, st.Note}
+}
+
+var planHeader = []string{"#", "kind", "target", "old → new", "why", "rule", "status", "note"}
+
+// rolledBack says what a reader needs to know about a variant's rollback.
+func rolledBack(v lab.VariantInfo) string {
+	switch {
+	case len(v.Plan) == 0:
+		return ""
+	case v.RolledBack:
+		return "rolled back after its runs"
+	}
+	return "NOT recorded as rolled back"
+}
+
+// serverSeen lists the distinct server and client descriptions the runs
+// recorded, for provenance.
+func serverSeen(r *Report) (servers, clients []string) {
+	for _, s := range r.Runs {
+		if s.summary == nil {
+			continue
+		}
+		servers = appendNew(servers, serverLine(s))
+		clients = appendNew(clients, clientLine(s))
+	}
+	return servers, clients
+}
+
+func serverLine(s *Sample) string {
+	sv := s.summary.Server
+	parts := []string{}
+	if sv.Version != "" {
+		parts = append(parts, "Redis "+sv.Version)
+	}
+	for _, p := range []string{sv.Mode, allocator(sv.Allocator), ioThreads(sv.IOThreads), sv.Executable} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func allocator(a string) string {
+	if a == "" {
+		return ""
+	}
+	return "allocator " + a
+}
+
+func ioThreads(n string) string {
+	if n == "" {
+		return ""
+	}
+	return "io-threads " + n
+}
+
+func clientLine(s *Sample) string {
+	c := s.summary.Client
+	line := "redline " + orDefault(c.Redline, "?") + " (" + orDefault(c.Go, "?") + ") on " + orDefault(c.Hostname, "?")
+	if c.Kernel != "" {
+		line += ", kernel " + c.Kernel
+	}
+	if c.CPUs > 0 {
+		line += ", " + itoa(c.CPUs) + " CPUs"
+	}
+	return line
+}
+
+func appendNew(ss []string, s string) []string {
+	if s == "" || slices.Contains(ss, s) {
+		return ss
+	}
+	return append(ss, s)
+}
