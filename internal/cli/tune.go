@@ -178,7 +178,7 @@ func runTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []st
 			Preview []tune.Outcome `json:"preview"`
 		}{p, previews})
 	}
-	tunePrintPreview(s.out, p, previews)
+	tunePrintPreview(s.out, p, previews, tune.Warnings(sys, p))
 	if o.out != "" {
 		fmt.Fprintf(s.out, "\nplan written to %s; apply it with: redline tune apply %s --yes\n", o.out, o.out)
 	}
@@ -367,11 +367,14 @@ func runTuneApply(ctx context.Context, s *streams, o *tuneApplyOptions, path str
 		if err != nil {
 			return exitCode(ExitError, "redline tune apply: "+err.Error())
 		}
-		tunePrintPreview(s.out, p, previews)
+		tunePrintPreview(s.out, p, previews, tune.Warnings(sys, p))
 		if o.dryRun {
 			return nil
 		}
 		return exitCode(ExitError, "redline tune apply: nothing changed: add --yes to apply this plan")
+	}
+	for _, w := range tune.Warnings(sys, p) {
+		fmt.Fprintln(s.err, "redline tune apply: WARNING:", w)
 	}
 	progress := func(out tune.Outcome) { tunePrintOutcome(s.out, out) }
 	if o.json {
@@ -661,7 +664,7 @@ func tuneOrStr(a, b string) string {
 	return b
 }
 
-func tunePrintPreview(w io.Writer, p *tune.Plan, outs []tune.Outcome) {
+func tunePrintPreview(w io.Writer, p *tune.Plan, outs []tune.Outcome, warnings []string) {
 	counts := map[tune.Status]int{}
 	for _, o := range outs {
 		counts[o.Status]++
@@ -672,6 +675,9 @@ func tunePrintPreview(w io.Writer, p *tune.Plan, outs []tune.Outcome) {
 	}
 	for _, n := range p.Notes {
 		fmt.Fprintln(w, "note:", n)
+	}
+	for _, n := range warnings {
+		fmt.Fprintln(w, "WARNING:", n)
 	}
 	fmt.Fprintf(w, "\n%d changes: %d to make, %d already in place, %d refused here\n",
 		len(outs), counts[tune.StatusPlanned], counts[tune.StatusUnchanged], counts[tune.StatusRefused])

@@ -232,7 +232,9 @@ func (a *applier) run(ctx context.Context, p *Plan, previews []Outcome) (*ApplyR
 	if failure == nil {
 		return res, a.j.append(record{Op: opCommit, Session: a.id}, true)
 	}
-	undo, uerr := a.undo(ctx)
+	// The undo must finish even when the failure was a cancelled context
+	// (Ctrl-C during apply).
+	undo, uerr := a.undo(context.WithoutCancel(ctx))
 	res.Undo = undo
 	if uerr != nil {
 		return res, fmt.Errorf("%w; and the rollback after it failed too: %v (run `redline tune rollback` again)", failure, uerr)
@@ -369,4 +371,25 @@ func (a *applier) refusedOrFailed(out Outcome, seq int, c Change, err error, jou
 		}
 	}
 	return out, fmt.Errorf("%s: %w", c.Key(), err)
+}
+
+// Warnings are things about a plan as a whole that the user should know
+// before applying it: IRQ pinning that a running irqbalance will undo.
+func Warnings(s *System, p *Plan) []string {
+	var out []string
+	irqs, stops := 0, false
+	for _, c := range p.Changes {
+		if isIRQFile(c) {
+			irqs++
+		}
+		stops = stops || (c.Kind == KindService && c.Target == "irqbalance" && c.Value == "inactive")
+	}
+	if irqs == 0 || stops {
+		return nil
+	}
+	if pids, err := findProcesses(s.FS, "irqbalance"); err == nil && len(pids) > 0 {
+		out = append(out, fmt.Sprintf("irqbalance is running (pid %s) and will move the %d pinned IRQs back within 10 s: "+
+			"put {kind: service, target: irqbalance, value: inactive} before them, or plan with --profile irq-local", pids[0], irqs))
+	}
+	return out
 }

@@ -60,10 +60,12 @@ func classify(c Change, err error) error {
 	if _, ok := AsRefusal(err); ok {
 		return err
 	}
-	if errors.Is(err, syscall.EIO) && isIRQFile(c) {
+	if isIRQFile(c) && (errors.Is(err, syscall.EIO) || errors.Is(err, syscall.EPERM)) {
 		// tuned and irqbalance both mark such IRQs unchangeable/unmanaged:
-		// managed, per-CPU and some chained interrupts return EIO.
-		return &Refusal{Reason: "the kernel will not move this IRQ (EIO: managed or per-CPU interrupt); marked unchangeable", Unchangeable: true, Err: err}
+		// the kernel answers EPERM for IRQs whose affinity it manages
+		// itself (irq_can_set_affinity_usr) and EIO when the interrupt
+		// chip cannot move one. Writes reach here as root only.
+		return &Refusal{Reason: "the kernel will not move this IRQ (" + errnoOf(err) + ": kernel-managed or fixed interrupt); marked unchangeable", Unchangeable: true, Err: err}
 	}
 	for _, r := range errnoRefusals {
 		if errors.Is(err, r.errno) {
@@ -80,4 +82,11 @@ func isIRQFile(c Change) bool {
 // mismatch is a read-back that differs from what was written.
 func mismatch(c Change, wrote, got string) error {
 	return fmt.Errorf("%s %s: wrote %q but read back %q (the kernel or server did not take the value)", c.Kind, c.Target, wrote, strings.TrimSpace(got))
+}
+
+func errnoOf(err error) string {
+	if errors.Is(err, syscall.EPERM) {
+		return "EPERM"
+	}
+	return "EIO"
 }

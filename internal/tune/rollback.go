@@ -128,6 +128,10 @@ func (r *roller) session(ctx context.Context, sess *Session) (*RollbackResult, e
 	restoredRedis := false
 	pending := sess.Pending()
 	for i := len(pending) - 1; i >= 0; i-- {
+		if err := ctx.Err(); err != nil {
+			// Every entry so far is recorded: a new rollback resumes here.
+			return res, fmt.Errorf("rollback interrupted with %d changes left (run it again): %w", i+1, err)
+		}
 		e := pending[i]
 		out, op := r.entry(ctx, env, e)
 		if !r.dry {
