@@ -32,7 +32,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 type htmlView struct {
 	Title, Description, Dimension, Reference, HowToRead string
 	CSS                                                 template.CSS
-	Notes                                               []string
+	Notes                                               []template.HTML
 	Summary                                             []htmlTable
 	Lab                                                 bool
 	Host, Target                                        [][2]string
@@ -83,7 +83,10 @@ type htmlInput struct {
 
 func newHTMLView(r *Report) *htmlView {
 	v := &htmlView{Title: r.Title, Dimension: r.Dimension, Reference: r.Reference, HowToRead: howToRead,
-		CSS: template.CSS(htmlCSS), Notes: r.Notes, Lab: r.Lab != nil}
+		CSS: template.CSS(htmlCSS), Lab: r.Lab != nil}
+	for _, n := range r.Notes {
+		v.Notes = append(v.Notes, codeSpans(n))
+	}
 	v.Summary = summaryTables(r)
 	if r.Lab != nil {
 		v.labContext(r)
@@ -93,7 +96,7 @@ func newHTMLView(r *Report) *htmlView {
 	}
 	v.Runs = runsTable(r)
 	for _, in := range r.Inputs {
-		v.Inputs = append(v.Inputs, inputView(in))
+		v.Inputs = append(v.Inputs, inputView(in, r.Lab == nil))
 	}
 	v.Servers, v.Clients = serverSeen(r)
 	return v
@@ -211,7 +214,7 @@ func runsTable(r *Report) htmlTable {
 	return t
 }
 
-func inputView(in InputInfo) htmlInput {
+func inputView(in InputInfo, merged bool) htmlInput {
 	title := orDefault(in.File, "(result)")
 	if in.Label != "" {
 		title += " = " + in.Label
@@ -221,5 +224,23 @@ func inputView(in InputInfo) htmlInput {
 		{"command", shellJoin(in.CommandLine)}, {"redline", in.Redline},
 		{"started", fmtTimeOpt(in.Started)}, {"finished", finished(in)},
 		{"host", hostLine(in)}, {"server", in.ServerVersion}, {"target", in.Target}, {"error", in.Error},
+		{"findings and plans", labDetails(in, merged)},
 	})}
+}
+
+// codeSpans escapes s and shows its `backticked` parts as code, as the
+// Markdown does.
+func codeSpans(s string) template.HTML {
+	parts := strings.Split(template.HTMLEscapeString(s), "`")
+	if len(parts)%2 == 0 { // unbalanced: leave the backticks as they are
+		return template.HTML(template.HTMLEscapeString(s))
+	}
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 {
+			p = "<code>" + p + "</code>"
+		}
+		b.WriteString(p)
+	}
+	return template.HTML(b.String())
 }

@@ -165,3 +165,15 @@ func TestHTMLEscapesInput(t *testing.T) {
 		t.Error("the scenario name is not shown as text")
 	}
 }
+
+func TestCodeSpans(t *testing.T) {
+	for in, want := range map[string]string{
+		"run `redline tune rollback` now": "run <code>redline tune rollback</code> now",
+		"a <b> & `x<y`":                   "a &lt;b&gt; &amp; <code>x&lt;y</code>",
+		"odd ` tick":                      "odd ` tick",
+	} {
+		if got := string(codeSpans(in)); got != want {
+			t.Errorf("codeSpans(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -110,7 +110,7 @@ func writeVariantBodyMD(mw *errWriter, v lab.VariantInfo) {
 func writeProvenanceMD(mw *errWriter, r *Report) {
 	mw.printf("\n## Provenance\n")
 	for _, in := range r.Inputs {
-		writeInputMD(mw, in)
+		writeInputMD(mw, in, r.Lab == nil)
 	}
 	servers, clients := serverSeen(r)
 	writeListMD(mw, "Servers measured", servers)
@@ -118,7 +118,7 @@ func writeProvenanceMD(mw *errWriter, r *Report) {
 	writeWorkloadCommandsMD(mw, r)
 }
 
-func writeInputMD(mw *errWriter, in InputInfo) {
+func writeInputMD(mw *errWriter, in InputInfo, merged bool) {
 	name := orDefault(in.File, "(result)")
 	if in.Label != "" {
 		name += " = " + in.Label
@@ -128,7 +128,7 @@ func writeInputMD(mw *errWriter, in InputInfo) {
 		{"command", code(shellJoin(in.CommandLine))}, {"redline", md(in.Redline)},
 		{"started", fmtTimeOpt(in.Started)}, {"finished", finished(in)},
 		{"host", md(hostLine(in))}, {"server", md(in.ServerVersion)}, {"target", md(in.Target)},
-		{"error", md(in.Error)},
+		{"error", md(in.Error)}, {"findings and plans", code(labDetails(in, merged))},
 	})
 	for _, p := range rows {
 		mw.printf("- %s: %s\n", p[0], p[1])
@@ -195,4 +195,13 @@ func writeWorkloadCommandsMD(mw *errWriter, r *Report) {
 			mw.printf("- %s: %s\n", md(w.Name), code(c))
 		}
 	}
+}
+
+// labDetails tells the reader of a merge where a lab result's findings
+// and plans are, which a merged report leaves out.
+func labDetails(in InputInfo, merged bool) string {
+	if !merged || in.Kind != "lab" || in.File == "" {
+		return ""
+	}
+	return "redline report " + shellQuote(in.File)
 }

@@ -123,6 +123,9 @@ func TestMergeLabAndBench(t *testing.T) {
 	if !slices.Equal(r.Labels, []string{"lab", "kernel-3.10"}) {
 		t.Errorf("labels %v, want the file names", r.Labels)
 	}
+	if md := string(render(t, r, Markdown)); !strings.Contains(md, "- findings and plans: `redline report testdata/input/lab.json`") {
+		t.Error("a merge does not say where the lab result's findings and plans are")
+	}
 }
 
 func TestMergeSingleLabByVariant(t *testing.T) {
