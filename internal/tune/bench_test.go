@@ -3,6 +3,7 @@ package tune
 import (
 	"fmt"
 	"testing"
+	"time"
 )
 
 // plan200 is a plan of 200 changes on a simulated tree: 100 IRQ affinities
@@ -26,10 +27,13 @@ func plan200(b *testing.B) (*System, *Plan) {
 func BenchmarkApplyRollback200(b *testing.B) {
 	s, p := plan200(b)
 	state := b.TempDir()
-	b.ResetTimer()
+	var apply, rollback time.Duration
 	for b.Loop() {
-		applyRollback(b, s, p, state)
+		a, r := applyRollback(b, s, p, state)
+		apply, rollback = apply+a, rollback+r
 	}
+	b.ReportMetric(float64(apply.Milliseconds())/float64(b.N), "apply-ms/op")
+	b.ReportMetric(float64(rollback.Milliseconds())/float64(b.N), "rollback-ms/op")
 }
 
 // BenchmarkApplyRollback200Veth does the same on the real kernel: RPS and
@@ -48,19 +52,25 @@ func BenchmarkApplyRollback200Veth(b *testing.B) {
 			Change{Kind: KindFile, Target: fmt.Sprintf("%stx-%d/xps_cpus", q, i), Value: "2"})
 	}
 	state := b.TempDir()
-	b.ResetTimer()
+	var apply, rollback time.Duration
 	for b.Loop() {
-		applyRollback(b, s, p, state)
+		a, r := applyRollback(b, s, p, state)
+		apply, rollback = apply+a, rollback+r
 	}
+	b.ReportMetric(float64(apply.Milliseconds())/float64(b.N), "apply-ms/op")
+	b.ReportMetric(float64(rollback.Milliseconds())/float64(b.N), "rollback-ms/op")
 }
 
-func applyRollback(b *testing.B, s *System, p *Plan, state string) {
+func applyRollback(b *testing.B, s *System, p *Plan, state string) (apply, rollback time.Duration) {
+	t0 := time.Now()
 	res, err := Apply(bg, s, p, ApplyOptions{StateDir: state})
 	if err != nil || res.Count(StatusApplied) != len(p.Changes) {
 		b.Fatalf("apply: %v (%d applied)", err, res.Count(StatusApplied))
 	}
+	t1 := time.Now()
 	rb, err := Rollback(bg, RollbackOptions{StateDir: state, System: s})
 	if err != nil || rb.Count(StatusRestored) != len(p.Changes) {
 		b.Fatalf("rollback: %v", err)
 	}
+	return t1.Sub(t0), time.Since(t1)
 }
