@@ -17,6 +17,7 @@ func FromResult(res *lab.Result, file string) *Report {
 	for i := range res.Runs {
 		r.Runs = append(r.Runs, labSample(res, &res.Runs[i], i+1, file, res.Runs[i].Variant))
 	}
+	splitMixedWorkloads(r.Runs)
 	r.Notes = labNotes(res)
 	r.assemble(labWords)
 	r.useLabComparisons(res.Comparisons)
@@ -215,4 +216,25 @@ func labInput(res *lab.Result, file, label string) InputInfo {
 	}
 	in.Target = strings.TrimSpace(res.Target.Kind + " " + res.Target.Address)
 	return in
+}
+
+// splitMixedWorkloads gives each test its own row when one workload's runs
+// measured several (a -t set,get workload): pooling SET with GET would
+// compare nothing.
+func splitMixedWorkloads(ss []*Sample) {
+	titles := map[string]map[string]bool{}
+	for _, s := range ss {
+		if s.summary == nil {
+			continue
+		}
+		if titles[s.Workload] == nil {
+			titles[s.Workload] = map[string]bool{}
+		}
+		titles[s.Workload][s.summary.Title] = true
+	}
+	for _, s := range ss {
+		if s.summary != nil && len(titles[s.Workload]) > 1 {
+			s.Row = s.Workload + rowSep + s.summary.Title
+		}
+	}
 }

@@ -109,3 +109,19 @@ func TestParseFormat(t *testing.T) {
 		t.Errorf("pdf: %v", err)
 	}
 }
+
+// TestFromResultSplitsMixedWorkloads: runs of one workload that measured
+// different tests are not pooled.
+func TestFromResultSplitsMixedWorkloads(t *testing.T) {
+	res := mustLoad(t, "lab.json").Result
+	for i := range res.Runs {
+		res.Runs[i].Workload = "mixed"
+	}
+	r := FromResult(res, "lab.json")
+	if got := rowNames(r); len(got) != 2 || got[0] != "mixed · SET" || got[1] != "mixed · GET" {
+		t.Fatalf("rows %v, want one per test", got)
+	}
+	if g := r.Workloads[0].Group("tuned"); g.N != 3 || g.VsThroughput.ComputedBy != "report" {
+		t.Errorf("tuned: N=%d %+v", g.N, g.VsThroughput)
+	}
+}

@@ -219,7 +219,7 @@ func inputView(in InputInfo, merged bool) htmlInput {
 	if in.Label != "" {
 		title += " = " + in.Label
 	}
-	title += fmt.Sprintf(" (%s, %s): %d runs, %s", in.Kind, in.Schema, in.Runs, completeness(in))
+	title += fmt.Sprintf(" (%s, %s): %s, %s", in.Kind, in.Schema, runsWord(in.Runs), completeness(in))
 	return htmlInput{Title: title, Rows: present([][2]string{
 		{"command", shellJoin(in.CommandLine)}, {"redline", in.Redline},
 		{"started", fmtTimeOpt(in.Started)}, {"finished", finished(in)},

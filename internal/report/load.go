@@ -34,6 +34,7 @@ type InputError struct {
 	Err     error
 }
 
+// Error says which file and what is wrong with it.
 func (e *InputError) Error() string {
 	if e.Err != nil {
 		return fmt.Sprintf("%s: %s: %v", e.Path, e.Problem, e.Err)
@@ -41,6 +42,7 @@ func (e *InputError) Error() string {
 	return e.Path + ": " + e.Problem
 }
 
+// Unwrap returns the underlying error, if any.
 func (e *InputError) Unwrap() error { return e.Err }
 
 // readsWhat ends every "not a results file" message with what to give

@@ -123,7 +123,7 @@ func writeInputMD(mw *errWriter, in InputInfo, merged bool) {
 	if in.Label != "" {
 		name += " = " + in.Label
 	}
-	mw.printf("\n**%s** (%s, %s): %d runs, %s.\n\n", md(name), in.Kind, in.Schema, in.Runs, completeness(in))
+	mw.printf("\n**%s** (%s, %s): %s, %s.\n\n", md(name), in.Kind, in.Schema, runsWord(in.Runs), completeness(in))
 	rows := present([][2]string{
 		{"command", code(shellJoin(in.CommandLine))}, {"redline", md(in.Redline)},
 		{"started", fmtTimeOpt(in.Started)}, {"finished", finished(in)},
@@ -204,4 +204,12 @@ func labDetails(in InputInfo, merged bool) string {
 		return ""
 	}
 	return "redline report " + shellQuote(in.File)
+}
+
+// runsWord is "1 run" or "N runs".
+func runsWord(n int) string {
+	if n == 1 {
+		return "1 run"
+	}
+	return itoa(n) + " runs"
 }

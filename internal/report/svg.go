@@ -52,6 +52,7 @@ func (c *canvas) line(x1, y1, x2, y2 float64, class string) {
 	c.add(`<line x1="%s" y1="%s" x2="%s" y2="%s" class="%s"/>`, num(x1), num(y1), num(x2), num(y2), class)
 }
 
+// String closes the element and returns it.
 func (c *canvas) String() string { return c.b.String() + "</svg>" }
 
 func esc(s string) string { return html.EscapeString(s) }
