@@ -407,6 +407,7 @@ func tuneApplyExit(s *streams, o *tuneApplyOptions, res *tune.ApplyResult, err e
 		fmt.Fprintf(s.out, "\napplied %d, already in place %d, refused %d (journal %s, session %s)\n",
 			applied, res.Count(tune.StatusUnchanged), refused, o.stateDir, res.Session)
 		if applied > 0 {
+			fmt.Fprintln(s.out, tuneVolatility(res.Outcomes))
 			fmt.Fprintln(s.out, "undo with: redline tune rollback"+tuneStateDirFlag(o.stateDir))
 		}
 	}
@@ -414,6 +415,28 @@ func tuneApplyExit(s *streams, o *tuneApplyOptions, res *tune.ApplyResult, err e
 		return exitCode(ExitFailure, fmt.Sprintf("redline tune apply: %d change(s) refused here (report-only; reasons above)", refused))
 	}
 	return nil
+}
+
+// tuneVolatility says what undoes the applied changes without redline:
+// nothing is persisted.
+func tuneVolatility(outs []tune.Outcome) string {
+	byCause := map[string]int{}
+	var causes []string
+	for _, o := range outs {
+		if o.Status != tune.StatusApplied {
+			continue
+		}
+		cause := o.Change.LostOn()
+		if byCause[cause] == 0 {
+			causes = append(causes, cause)
+		}
+		byCause[cause]++
+	}
+	parts := make([]string, len(causes))
+	for i, c := range causes {
+		parts[i] = fmt.Sprintf("%d on %s", byCause[c], c)
+	}
+	return "nothing was persisted: lost " + strings.Join(parts, ", ")
 }
 
 func tuneStateDirFlag(dir string) string {

@@ -121,8 +121,9 @@ func useRedis(s *System, p *Plan) {
 // write error that is not a refusal, or a read-back that differs) rolls
 // back everything this apply changed and returns an error.
 func Apply(ctx context.Context, s *System, p *Plan, o ApplyOptions) (*ApplyResult, error) {
-	previews, err := Preview(ctx, s, p)
-	if err != nil {
+	// A change that is wrong for this machine (not merely refused) stops
+	// the apply before anything is written.
+	if _, err := Preview(ctx, s, p); err != nil {
 		return nil, err
 	}
 	j, sessions, err := openForWrite(stateDir(o.StateDir))
@@ -138,7 +139,7 @@ func Apply(ctx context.Context, s *System, p *Plan, o ApplyOptions) (*ApplyResul
 		j.close()
 		return nil, err
 	}
-	res, err := a.run(ctx, p, previews)
+	res, err := a.run(ctx, p)
 	if a.dead {
 		return res, errKilled
 	}
@@ -207,14 +208,14 @@ func (a *applier) begin(ctx context.Context, p *Plan) error {
 }
 
 // run applies each change; on failure it undoes this session.
-func (a *applier) run(ctx context.Context, p *Plan, previews []Outcome) (*ApplyResult, error) {
+func (a *applier) run(ctx context.Context, p *Plan) (*ApplyResult, error) {
 	res := &ApplyResult{Session: a.id}
 	var failure error
 	for i, c := range p.Changes {
 		if failure = ctx.Err(); failure != nil {
 			break
 		}
-		out, err := a.one(ctx, i+1, c, previews[i])
+		out, err := a.one(ctx, i+1, c)
 		if a.dead {
 			return res, nil
 		}
@@ -230,7 +231,12 @@ func (a *applier) run(ctx context.Context, p *Plan, previews []Outcome) (*ApplyR
 		failure = redisRewrite(ctx, a.s)
 	}
 	if failure == nil {
-		return res, a.j.append(record{Op: opCommit, Session: a.id}, true)
+		if err := a.j.append(record{Op: opCommit, Session: a.id}, true); err != nil {
+			return res, err
+		}
+		// An apply that changed nothing leaves nothing to undo.
+		_, err := a.j.archiveIfDone()
+		return res, err
 	}
 	// The undo must finish even when the failure was a cancelled context
 	// (Ctrl-C during apply).
@@ -269,7 +275,7 @@ func (a *applier) undo(ctx context.Context) (*RollbackResult, error) {
 				err = aerr
 			}
 			if err == nil {
-				_, err = r.archiveIfDone()
+				_, err = a.j.archiveIfDone()
 			}
 			return res, err
 		}
@@ -290,12 +296,14 @@ func (a *applier) stop(step int, at phase) bool {
 }
 
 // one applies change c, the seq-th of the plan.
-func (a *applier) one(ctx context.Context, seq int, c Change, pre Outcome) (Outcome, error) {
+func (a *applier) one(ctx context.Context, seq int, c Change) (Outcome, error) {
 	ops, _ := opsFor(c)
-	if pre.Status == StatusRefused {
-		return pre, a.j.append(record{Op: opRefused, Session: a.id, Seq: seq, Change: &c, Detail: pre.Reason}, false)
-	}
 	out := Outcome{Change: c}
+	// Check again: an earlier change may have made this one possible
+	// (new channels create queue files) or impossible.
+	if err := ops.check(ctx, a.s, c); err != nil {
+		return a.refusedOrFailed(out, seq, c, err, false)
+	}
 	old, err := ops.read(ctx, a.s, c)
 	if err != nil {
 		return a.refusedOrFailed(out, seq, c, err, false)

@@ -316,6 +316,9 @@ func TestUnchangedIsNotJournaled(t *testing.T) {
 	if st, _ := Journaled(bg, StatusOptions{StateDir: state}); st.Pending() != 0 {
 		t.Errorf("unchanged values were journaled")
 	}
+	if _, err := os.Stat(filepath.Join(state, journalName)); !os.IsNotExist(err) {
+		t.Errorf("an apply that changed nothing left an active journal: %v", err)
+	}
 }
 
 func TestStateDirInUse(t *testing.T) {

@@ -19,6 +19,7 @@ type Refusal struct {
 	Err          error
 }
 
+// Error is the reason, with the kernel's or server's error when there is one.
 func (r *Refusal) Error() string {
 	if r.Err != nil {
 		return r.Reason + ": " + r.Err.Error()
@@ -26,6 +27,7 @@ func (r *Refusal) Error() string {
 	return r.Reason
 }
 
+// Unwrap returns the underlying error (an errno, a server reply).
 func (r *Refusal) Unwrap() error { return r.Err }
 
 func refuse(reason string, err error) *Refusal { return &Refusal{Reason: reason, Err: err} }

@@ -73,7 +73,7 @@ func Rollback(ctx context.Context, o RollbackOptions) (*RollbackResult, error) {
 	if len(errs) > 0 || o.DryRun {
 		return res, errors.Join(errs...)
 	}
-	res.Archived, err = r.archiveIfDone()
+	res.Archived, err = j.archiveIfDone()
 	return res, err
 }
 
@@ -274,8 +274,8 @@ func (r *roller) restore(ctx context.Context, s *System, ops *kindOps, e *Entry,
 
 // archiveIfDone moves the journal to history/ when no session has anything
 // left to undo, and says whether it did.
-func (r *roller) archiveIfDone() (bool, error) {
-	recs, err := readRecords(r.j.dir)
+func (j *journal) archiveIfDone() (bool, error) {
+	recs, err := readRecords(j.dir)
 	if err != nil {
 		return false, err
 	}
@@ -283,7 +283,7 @@ func (r *roller) archiveIfDone() (bool, error) {
 	if err != nil || !allDone(now) || len(now) == 0 {
 		return false, err
 	}
-	return true, r.j.archive(now[0].ID)
+	return true, j.archive(now[0].ID)
 }
 
 func allDone(sessions []*Session) bool {
