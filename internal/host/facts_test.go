@@ -50,6 +50,9 @@ func TestKunpengFacts(t *testing.T) {
 	if p.NUMAPages[0] < 300000 || len(p.Listen) != 2 || p.Listen[0].Port != 6379 || !p.NetNSIsInspector {
 		t.Errorf("redis pages %v listen %v", p.NUMAPages, p.Listen)
 	}
+	if len(p.Traffic) != 1 || p.Traffic[0].NIC != "enp25s0" || p.Traffic[0].Connections != 32 || p.ListenNICs != nil {
+		t.Errorf("traffic %+v listen NICs %v (0.0.0.0 names none)", p.Traffic, p.ListenNICs)
+	}
 	if cg := p.Cgroup; cg == nil || cg.Version != 1 || cg.CPUQuotaUs != nil || cg.MemoryMax != nil || cg.CPUs.String() != "0-127" {
 		t.Errorf("cgroup v1 (no quota, unlimited memory): %+v", cg)
 	}
@@ -124,6 +127,17 @@ func TestX86Mlx5Facts(t *testing.T) {
 	if ctr.Net.TCP.Ports[0].FromEstablished != 12 || ctr.Cgroup.CPUs.String() != "20-23" {
 		t.Errorf("container sockets %+v cgroup %+v", ctr.Net.TCP, ctr.Cgroup)
 	}
+	// The address is on a VLAN over the mlx5 port: the traffic NIC leads
+	// down to the NIC with the queues.
+	if len(host.Traffic) != 1 || host.Traffic[0].NIC != "ens2f0np0.100" || host.Traffic[0].Connections != 64 {
+		t.Errorf("host redis traffic %+v", host.Traffic)
+	}
+	if low := s.LowerNICs(s.NIC("ens2f0np0.100")); len(low) != 1 || low[0].Name != "ens2f0np0" {
+		t.Errorf("LowerNICs = %v", low)
+	}
+	if ctr.Traffic != nil {
+		t.Errorf("a process in another namespace gets no traffic NICs (ours hold other addresses): %+v", ctr.Traffic)
+	}
 	if b := s.Irqbalance.BannedCPUs; b == nil || b.String() != "0,40" {
 		t.Errorf("banned CPUs %v", b)
 	}
@@ -156,8 +170,11 @@ func TestVirtioFacts(t *testing.T) {
 	if *p.AnonHugePages == 0 || s.THP.Enabled != "always" || len(s.CPU.Freq) != 0 || s.Virtualization == nil || !s.Virtualization.Hypervisor {
 		t.Errorf("THP %v freq %v virt %+v", p.AnonHugePages, s.CPU.Freq, s.Virtualization)
 	}
-	if p.Listen[0].Addr != "127.0.0.1" || p.Listen[1].Addr != "::1" {
-		t.Errorf("listen %+v", p.Listen)
+	if p.Listen[0].Addr != "127.0.0.1" || p.Listen[1].Addr != "::1" || !slices.Equal(p.ListenNICs, []string{"lo"}) {
+		t.Errorf("listen %+v on %v", p.Listen, p.ListenNICs)
+	}
+	if !slices.Equal(eth.Addresses, []string{"10.10.1.5/24", "fe80::5054:ff:fe8c:2e11/64"}) {
+		t.Errorf("eth0 addresses %v", eth.Addresses)
 	}
 	if order := s.SpreadOrder(CPURange(0, 5)); !slices.Equal(order, []int{0, 2, 4, 1, 3, 5}) {
 		t.Errorf("SpreadOrder with adjacent siblings = %v", order)

@@ -28,6 +28,7 @@ func liveFS(t testing.TB) *FS {
 // and memory come out of the live snapshot.
 func TestLiveRedisProcess(t *testing.T) {
 	srv := redistest.Start(t, "io-threads 2", "io-threads-do-reads yes")
+	redistest.Do(t, redistest.Client(t, srv), "PING") // one client connection
 	fs := liveFS(t)
 	s, err := Read(fs, Options{PIDs: []int{srv.Pid()}})
 	if err != nil {
@@ -56,6 +57,9 @@ func TestLiveRedisProcess(t *testing.T) {
 	}
 	if !p.NetNSIsInspector || p.OpenFiles == nil || p.OpenFiles.Soft <= 0 || p.CPUsAllowed == nil || p.VmRSS == nil || len(p.NUMAPages) == 0 {
 		t.Errorf("netns %v nofile %+v cpus %v rss %v pages %v", p.NetNSIsInspector, p.OpenFiles, p.CPUsAllowed, p.VmRSS, p.NUMAPages)
+	}
+	if len(p.Traffic) == 0 || p.Traffic[0].NIC != "lo" || p.Traffic[0].Connections < 1 {
+		t.Errorf("traffic %+v: want the loopback client on lo", p.Traffic)
 	}
 	// The inspector's TCP summary counts the server's port.
 	ok := false

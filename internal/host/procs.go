@@ -64,26 +64,35 @@ func readProcesses(r *reader) error {
 	for _, pid := range pids {
 		src := r.source
 		r.source = fmt.Sprintf("process %d", pid)
-		if p, ok := readProcess(r, pid); ok {
+		p, err := readProcess(r, pid)
+		switch {
+		case err == nil:
 			r.snap.Processes = append(r.snap.Processes, p)
+		case len(r.opts.PIDs) > 0:
+			r.fail(err) // asked for by pid: say why it is missing
 		}
 		r.source = src
 	}
 	return nil
 }
 
-func readProcess(r *reader, pid int) (Process, bool) {
+// readProcess describes one process. A process that ends between the
+// scan and the read (or, in a capture, one that was only scanned) has no
+// threads to read: it is reported gone rather than described empty.
+func readProcess(r *reader, pid int) (Process, error) {
 	p := Process{PID: pid, Threads: []Thread{}}
 	comm, ok := r.commOf(pid)
 	if !ok {
-		r.fail(fmt.Errorf("process %d: no /proc/%d (it is not running, or is hidden: check the pid)", pid, pid))
-		return p, false
+		return p, fmt.Errorf("process %d: no /proc/%d (it is not running, or is hidden: check the pid)", pid, pid)
 	}
 	p.Comm = comm
+	readThreads(r, &p)
+	if len(p.Threads) == 0 {
+		return p, fmt.Errorf("process %d (%s): no threads under /proc/%d/task (it ended while being read)", pid, comm, pid)
+	}
 	if data, ok := r.file(fmt.Sprintf("/proc/%d/cmdline", pid)); ok {
 		p.Cmdline = splitCmdlineNUL(data)
 	}
-	readThreads(r, &p)
 	readProcMemory(r, &p)
 	if data, ok := r.file(fmt.Sprintf("/proc/%d/limits", pid)); ok {
 		lim, err := parseOpenFilesLimit(data)
@@ -94,7 +103,7 @@ func readProcess(r *reader, pid int) (Process, bool) {
 	}
 	readProcNet(r, &p)
 	p.Cgroup = readCgroup(r, pid)
-	return p, true
+	return p, nil
 }
 
 func splitCmdlineNUL(data []byte) []string {
@@ -164,6 +173,10 @@ func readProcNet(r *reader, p *Process) {
 	}
 	socks, _ := r.tcpTables(p.NetNS, dir)
 	p.Listen = listeningSockets(socks, socketInodes(r, p.PID))
+	if p.NetNSIsInspector {
+		p.ListenNICs = listenNICs(r.snap, p)
+		p.Traffic = processTraffic(r.snap, socks, p)
+	}
 	if p.NetNSIsInspector || p.NetNS == 0 {
 		return
 	}

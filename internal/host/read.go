@@ -60,6 +60,7 @@ var probes = []probe{
 	{"irq", readIRQSettings},
 	{"irqbalance", readIrqbalance},
 	{"nics", readNICs},
+	{"addresses", readNICAddrs},
 	{"ethtool", readEthtool},
 	{"sysctls", readSysctls},
 	{"thp", readTHP},

@@ -248,12 +248,18 @@ type NIC struct {
 	NUMANodeFrom string  `json:"numa_node_from,omitempty"`
 	LocalCPUs    *CPUSet `json:"local_cpus,omitempty"` // local_cpulist, found the same way
 
-	OperState  string `json:"operstate,omitempty"`
-	Address    string `json:"address,omitempty"`
-	MTU        *int   `json:"mtu,omitempty"`
-	SpeedMbps  *int   `json:"speed_mbps,omitempty"` // nil when unknown (-1, or a down link)
-	Duplex     string `json:"duplex,omitempty"`
-	TxQueueLen *int   `json:"tx_queue_len,omitempty"`
+	OperState string `json:"operstate,omitempty"`
+	Address   string `json:"address,omitempty"` // MAC
+	// Addresses are the IP addresses with prefix length ("10.0.0.7/24"),
+	// from netlink on a live machine.
+	Addresses []string `json:"addresses,omitempty"`
+	// Lower names the devices under this one: a bond's slaves, a VLAN's
+	// parent, a bridge's ports (the lower_* links).
+	Lower      []string `json:"lower,omitempty"`
+	MTU        *int     `json:"mtu,omitempty"`
+	SpeedMbps  *int     `json:"speed_mbps,omitempty"` // nil when unknown (-1, or a down link)
+	Duplex     string   `json:"duplex,omitempty"`
+	TxQueueLen *int     `json:"tx_queue_len,omitempty"`
 
 	RxQueues []RxQueue `json:"rx_queues"`
 	TxQueues []TxQueue `json:"tx_queues"`
@@ -520,6 +526,13 @@ type Process struct {
 
 	// Listen are the TCP sockets it listens on.
 	Listen []ListenSocket `json:"listen,omitempty"`
+	// ListenNICs names the NICs of its specific listening addresses
+	// (none for 0.0.0.0 and ::).
+	ListenNICs []string `json:"listen_nics,omitempty"`
+	// Traffic counts its established connections by the NIC holding their
+	// local address, busiest first: the NICs its clients come through.
+	// Only for a process in the inspector's network namespace.
+	Traffic []NICTraffic `json:"traffic,omitempty"`
 
 	Cgroup *Cgroup `json:"cgroup,omitempty"`
 }
@@ -542,6 +555,13 @@ type Thread struct {
 	// CPUsAllowed is the thread's own affinity, when it differs from the
 	// process's (Redis's server_cpulist, bio_cpulist ...).
 	CPUsAllowed *CPUSet `json:"cpus_allowed,omitempty"`
+}
+
+// NICTraffic counts a process's connections through one NIC ("unknown"
+// when no NIC holds the local address).
+type NICTraffic struct {
+	NIC         string `json:"nic"`
+	Connections int    `json:"connections"`
 }
 
 // RLimit is a resource limit; -1 means unlimited.

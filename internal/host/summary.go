@@ -186,6 +186,16 @@ func idleLine(t CPUTopology) string {
 
 func (sw *summaryWriter) nic(n *NIC) {
 	sw.printf("\nNIC %s  %s\n", n.Name, nicLine(n))
+	if len(n.Addresses) > 0 {
+		sw.printf("  addresses %s\n", strings.Join(n.Addresses, " "))
+	}
+	if len(n.Lower) > 0 {
+		var phys []string
+		for _, l := range sw.s.LowerNICs(n) {
+			phys = append(phys, l.Name)
+		}
+		sw.printf("  over %s (queues and IRQs: %s)\n", strings.Join(n.Lower, ", "), strings.Join(phys, ", "))
+	}
 	if n.Virtual && len(n.QueueIRQs) == 0 {
 		sw.printf("  virtual, %d rx / %d tx queues%s\n", len(n.RxQueues), len(n.TxQueues), rpsXPSLine(n))
 		return
@@ -341,6 +351,9 @@ func (sw *summaryWriter) process(p *Process) {
 	if len(listen) > 0 {
 		sw.printf("  listens  %s\n", strings.Join(listen, ", "))
 	}
+	if len(p.Traffic) > 0 || len(p.ListenNICs) > 0 {
+		sw.printf("  via      %s\n", trafficLine(p))
+	}
 	if p.CPUsAllowed != nil {
 		sw.printf("  CPUs     %s (nodes %s)\n", p.CPUsAllowed, joinInts(s.NodesOf(*p.CPUsAllowed)))
 	}
@@ -360,6 +373,17 @@ func (sw *summaryWriter) process(p *Process) {
 		sw.printf("  cgroup   %s\n", cgroupSummary(cg))
 	}
 	sw.threadTable(p)
+}
+
+func trafficLine(p *Process) string {
+	var parts []string
+	for _, t := range p.Traffic {
+		parts = append(parts, fmt.Sprintf("%s (%d connection%s)", t.NIC, t.Connections, plural(t.Connections)))
+	}
+	if len(parts) == 0 {
+		return "listening on " + strings.Join(p.ListenNICs, ", ") + " (no connections now)"
+	}
+	return strings.Join(parts, ", ")
 }
 
 func memoryLine(p *Process) string {
@@ -548,6 +572,13 @@ func limitStr(v int64) string {
 		return "unlimited"
 	}
 	return strconv.FormatInt(v, 10)
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func orDash(s string) string {

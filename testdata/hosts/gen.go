@@ -33,7 +33,7 @@ func main() {
 			os.Exit(2)
 		}
 		dir := filepath.Join(base, name)
-		for _, sub := range []string{"proc", "sys", "etc", "ethtool", "netns"} {
+		for _, sub := range []string{"proc", "sys", "etc", "ethtool", "netns", "netaddr"} {
 			if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
 				fmt.Fprintln(os.Stderr, "gen:", err)
 				os.Exit(1)

@@ -1,6 +1,7 @@
 package hostgen
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/netip"
 	"path"
@@ -61,15 +62,34 @@ func (m *Machine) irqDir(t *Tree, q IRQ) {
 	t.Line(dir+"/node", "%d", q.Node)
 }
 
+// netDir is the directory /sys/class/net/NAME links to.
+func (n NIC) netDir() string {
+	if n.VirtualDir != "" {
+		return n.VirtualDir
+	}
+	return n.Device + "/net/" + n.Name
+}
+
 // nics writes /sys/class/net and the devices behind it.
 func (m *Machine) nics(t *Tree) {
+	dirs := map[string]string{}
 	for _, n := range m.NICs {
+		dirs[n.Name] = n.netDir()
+	}
+	for _, n := range m.NICs {
+		if n.Addrs != nil {
+			js, _ := json.Marshal(n.Addrs)
+			t.File("/netaddr/"+n.Name+".json", string(js))
+		}
+		for _, l := range n.Lower {
+			t.Link(n.netDir()+"/lower_"+l, relTo(n.netDir(), dirs[l]))
+		}
 		if n.VirtualDir != "" {
 			t.Link("/sys/class/net/"+n.Name, "../.."+strings.TrimPrefix(n.VirtualDir, "/sys"))
 			m.nicFiles(t, n, n.VirtualDir)
 			continue
 		}
-		netDir := n.Device + "/net/" + n.Name
+		netDir := n.netDir()
 		t.Link("/sys/class/net/"+n.Name, "../.."+strings.TrimPrefix(netDir, "/sys"))
 		t.Link(netDir+"/device", "../../../"+path.Base(n.Device))
 		t.Link(n.Device+"/driver", relTo(n.Device, "/sys/bus/"+n.DriverBus+"/drivers/"+n.Driver))

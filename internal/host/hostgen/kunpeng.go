@@ -94,6 +94,7 @@ func kunpengDevices(ncpu int) ([]IRQ, []NIC) {
 		Device: "/sys/devices/pci0000:14/0000:14:00.0/" + hinicBus, NUMANode: 1, LocalCPUs: "32-63", MSI: hinicMSI,
 		MTU: 1500, Speed: 25000, Oper: "up", Addr: "28:41:c6:5a:0e:31", Duplex: "full", TxQLen: 1000, RxQ: 32, TxQ: 32,
 		RPS: func(int) string { return Mask(nil, ncpu) }, XPS: func(int) string { return Mask(nil, ncpu) },
+		Addrs:   []string{"192.168.100.2/24", "fe80::2a41:c6ff:fe5a:e31/64"},
 		Ethtool: `{"driver":"hinic","version":"2.3.2.17","firmware":"2.4.1.0","bus_info":"0000:19:00.0","channels":{"max_rx":0,"max_tx":0,"max_other":0,"max_combined":64,"rx":0,"tx":0,"other":0,"combined":32},"ring":{"rx_max":16384,"tx_max":16384,"rx":4096,"tx":4096},"coalesce":{"adaptive_rx":false,"adaptive_tx":false,"rx_usecs":16,"rx_frames":32,"tx_usecs":0,"tx_frames":0}}`,
 	}
 	hinic.PCIDev = hinic.Device
@@ -104,8 +105,9 @@ func kunpengDevices(ncpu int) ([]IRQ, []NIC) {
 	}
 	hns3.PCIDev = hns3.Device
 	lo := NIC{Name: "lo", VirtualDir: "/sys/devices/virtual/net/lo", MTU: 65536, Speed: -1, Oper: "unknown",
-		Addr: "00:00:00:00:00:00", Duplex: "unknown", RxQ: 1, TxQ: 1,
+		Addr: "00:00:00:00:00:00", Duplex: "unknown", RxQ: 1, TxQ: 1, Addrs: []string{"127.0.0.1/8", "::1/128"},
 		RPS: func(int) string { return Mask(nil, ncpu) }, XPS: func(int) string { return "" }}
+	hns3.Addrs = []string{}
 	return irqs, []NIC{hinic, hns3, lo}
 }
 

@@ -121,8 +121,10 @@ type NIC struct {
 	RPS        func(q int) string // mask text
 	XPS        func(q int) string // "" = listed but unreadable
 	FlowCnt    int
-	Ethtool    string // JSON, "" = none captured
-	VirtualDir string // for virtual NICs: /sys/devices/virtual/net/NAME
+	Ethtool    string   // JSON, "" = none captured
+	VirtualDir string   // for virtual NICs: /sys/devices/virtual/net/NAME
+	Addrs      []string // IP addresses with prefix ("10.0.0.7/24")
+	Lower      []string // names of lower devices (a VLAN's parent, bond slaves)
 }
 
 // Proc is a process.

@@ -104,10 +104,12 @@ func virtioDevices(ncpu int) ([]IRQ, []NIC) {
 		Device: "/sys/devices/pci0000:00/" + bus + "/virtio1", NUMANode: -1, LocalCPUs: "0-15", MSI: msi,
 		MTU: 1500, Speed: -1, Oper: "up", Addr: "52:54:00:8c:2e:11", Duplex: "unknown", TxQLen: 1000, RxQ: 8, TxQ: 8,
 		RPS: zero, XPS: func(q int) string { return Mask(xps[q], ncpu) },
+		Addrs:   []string{"10.10.1.5/24", "fe80::5054:ff:fe8c:2e11/64"},
 		Ethtool: `{"driver":"virtio_net","version":"1.0.0","bus_info":"0000:00:03.0","channels":{"max_rx":0,"max_tx":0,"max_other":0,"max_combined":8,"rx":0,"tx":0,"other":0,"combined":8},"ring":{"rx_max":256,"tx_max":256,"rx":256,"tx":256},"coalesce":{"adaptive_rx":false,"adaptive_tx":false,"rx_usecs":0,"rx_frames":1,"tx_usecs":0,"tx_frames":1},"unsupported":["features"]}`,
 	}
 	lo := NIC{Name: "lo", VirtualDir: "/sys/devices/virtual/net/lo", MTU: 65536, Speed: -1, Oper: "unknown",
-		Addr: "00:00:00:00:00:00", Duplex: "unknown", RxQ: 1, TxQ: 1, RPS: zero, XPS: func(int) string { return "" }}
+		Addr: "00:00:00:00:00:00", Duplex: "unknown", RxQ: 1, TxQ: 1, RPS: zero, XPS: func(int) string { return "" },
+		Addrs: []string{"127.0.0.1/8", "::1/128"}}
 	return irqs, []NIC{eth0, lo}
 }
 

@@ -111,9 +111,16 @@ func x86Devices(ncpu int) ([]IRQ, []NIC) {
 	i40e.PCIDev = i40e.Device
 	lo := NIC{Name: "lo", VirtualDir: "/sys/devices/virtual/net/lo", MTU: 65536, Speed: -1, Oper: "unknown",
 		Addr: "00:00:00:00:00:00", Duplex: "unknown", RxQ: 1, TxQ: 1, RPS: zero, XPS: func(int) string { return "" }}
+	lo.Addrs = []string{"127.0.0.1/8", "::1/128"}
 	docker0 := NIC{Name: "docker0", VirtualDir: "/sys/devices/virtual/net/docker0", MTU: 1500, Speed: -1, Oper: "up",
-		Addr: "02:42:5c:1e:0b:7a", Duplex: "unknown", RxQ: 1, TxQ: 1, RPS: zero, XPS: func(int) string { return "" }}
-	return irqs, []NIC{mlx, i40e, lo, docker0}
+		Addr: "02:42:5c:1e:0b:7a", Duplex: "unknown", RxQ: 1, TxQ: 1, RPS: zero, XPS: func(int) string { return "" },
+		Addrs: []string{"172.17.0.1/16"}}
+	// The server's address is on a VLAN over the mlx5 port.
+	vlan := NIC{Name: "ens2f0np0.100", VirtualDir: "/sys/devices/virtual/net/ens2f0np0.100", MTU: 9000, Speed: 100000,
+		Oper: "up", Addr: "b8:ce:f6:0a:1c:40", Duplex: "full", RxQ: 1, TxQ: 1, RPS: zero, XPS: func(int) string { return "" },
+		Addrs: []string{"10.0.0.7/24"}, Lower: []string{"ens2f0np0"}}
+	mlx.Addrs, i40e.Addrs = []string{"fe80::bace:f6ff:fe0a:1c40/64"}, []string{}
+	return irqs, []NIC{mlx, i40e, lo, docker0, vlan}
 }
 
 // x86Counters are x86's named rows.
