@@ -558,6 +558,7 @@ func tuneVerifyPlanFile(ctx context.Context, s *streams, o *tuneOptions, path st
 type tuneRollbackOptions struct {
 	tuneOptions
 	last, dryRun bool
+	session      string
 }
 
 func newTuneRollbackCmd(s *streams) *cobra.Command {
@@ -578,6 +579,7 @@ restored (they stay journaled: run rollback again), 2 when it could not run.`,
 	}
 	o.stateFlags(cmd)
 	cmd.Flags().BoolVar(&o.last, "last", false, "roll back only the most recent apply")
+	cmd.Flags().StringVar(&o.session, "session", "", "roll back only this apply (its id, as apply and status print it)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would be restored and stop")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the result as JSON")
 	return cmd
@@ -588,7 +590,7 @@ func runTuneRollback(ctx context.Context, s *streams, o *tuneRollbackOptions) er
 	if o.json {
 		progress = nil
 	}
-	res, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: o.stateDir, Last: o.last, DryRun: o.dryRun,
+	res, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: o.stateDir, Last: o.last, Session: o.session, DryRun: o.dryRun,
 		RedisPassword: os.Getenv("REDISCLI_AUTH"), Progress: progress})
 	if res == nil {
 		return exitCode(ExitError, "redline tune rollback: "+err.Error())

@@ -241,6 +241,29 @@ func TestStackedApplies(t *testing.T) {
 	requireSame(t, orig, snapshot(t, root), "stacked")
 }
 
+func TestRollbackOneSession(t *testing.T) {
+	s, root, orig := rehearsal(t)
+	state := t.TempDir()
+	first, err := Apply(bg, s, &Plan{Version: 1, Changes: []Change{{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "8192"}}}, ApplyOptions{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Apply(bg, s, &Plan{Version: 1, Changes: []Change{{Kind: KindSysctl, Target: "vm.overcommit_memory", Value: "1"}}}, ApplyOptions{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := Rollback(bg, RollbackOptions{StateDir: state, Session: first.Session})
+	if err != nil || rb.Count(StatusRestored) != 1 || rb.Archived {
+		t.Fatalf("rollback of the first session: %+v %v", rb, err)
+	}
+	if readRel(t, root, "proc/sys/net/core/somaxconn") != "4096" || readRel(t, root, "proc/sys/vm/overcommit_memory") != "1" {
+		t.Fatal("rolled back the wrong session")
+	}
+	if _, err := Rollback(bg, RollbackOptions{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	requireSame(t, orig, snapshot(t, root), "one session at a time")
+}
+
 // After a reboot the volatile values are back at their boot defaults:
 // rollback must not write the old values over whatever the new boot set.
 func TestRollbackAfterReboot(t *testing.T) {

@@ -102,7 +102,7 @@ func FuzzParsePlan(f *testing.F) {
 	f.Add([]byte(yamlPlan))
 	f.Add([]byte(`{"version":1,"changes":[{"kind":"file","target":"/sys/x/rps_cpus","value":"f"}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := ParsePlan(b, "")
+		p, err := ParseSource(b, "", "info")
 		if err != nil {
 			return
 		}

@@ -19,6 +19,10 @@ type RollbackOptions struct {
 	RedisPassword string
 	// Last rolls back only the most recent apply that still has changes.
 	Last bool
+	// Session, when set, rolls back only that apply (ApplyResult.Session).
+	// A later apply's changes to the same targets make its values drift,
+	// and they are left alone.
+	Session string
 	// DryRun says what would be restored without writing.
 	DryRun bool
 	// Progress, when set, is called after each entry.
@@ -56,7 +60,7 @@ func Rollback(ctx context.Context, o RollbackOptions) (*RollbackResult, error) {
 	var errs []error
 	for i := len(sessions) - 1; i >= 0; i-- {
 		s := sessions[i]
-		if len(s.Pending()) == 0 {
+		if len(s.Pending()) == 0 || (o.Session != "" && s.ID != o.Session) {
 			continue
 		}
 		sr, err := r.session(ctx, s)
