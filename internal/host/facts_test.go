@@ -176,6 +176,10 @@ func TestVirtioFacts(t *testing.T) {
 	if !slices.Equal(eth.Addresses, []string{"10.10.1.5/24", "fe80::5054:ff:fe8c:2e11/64"}) {
 		t.Errorf("eth0 addresses %v", eth.Addresses)
 	}
+	// CPUs taking the input IRQs (effective 0, 2, 4 ...) show softirq time.
+	if ts := s.CPU.Times; len(ts) != 16 || ts[2].SoftIRQ < 10*ts[3].SoftIRQ {
+		t.Errorf("per-CPU times %+v", ts)
+	}
 	if order := s.SpreadOrder(CPURange(0, 5)); !slices.Equal(order, []int{0, 2, 4, 1, 3, 5}) {
 		t.Errorf("SpreadOrder with adjacent siblings = %v", order)
 	}

@@ -419,3 +419,23 @@ func TestParseEnvFileAndBanIRQ(t *testing.T) {
 		t.Errorf("parseBanIRQ = %v", got)
 	}
 }
+
+func TestParseStat(t *testing.T) {
+	in := "cpu  120736 346 44342 319793 2205 0 4755 274 0 0\ncpu0 59775 149 21023 162591 364 0 2094 134 0 0\ncpu3 1 2 3 4 5 6 7 8\nintr 6974526 0 0\nctxt 123\n"
+	got, err := parseStat([]byte(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []CPUTime{
+		{CPU: 0, User: 59775, Nice: 149, System: 21023, Idle: 162591, IOWait: 364, SoftIRQ: 2094, Steal: 134},
+		{CPU: 3, User: 1, Nice: 2, System: 3, Idle: 4, IOWait: 5, IRQ: 6, SoftIRQ: 7, Steal: 8},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("parseStat (-want +got):\n%s", diff)
+	}
+	for _, bad := range []string{"cpu0 1 2 3\n", "cpux 1 2 3 4 5 6 7 8\n", "cpu1 1 2 3 4 5 6 7 z\n"} {
+		if _, err := parseStat([]byte(bad)); err == nil {
+			t.Errorf("parseStat(%q): no error", bad)
+		}
+	}
+}

@@ -53,6 +53,7 @@ var probes = []probe{
 	{"cpu", readCPUs},
 	{"cpufreq", readCPUFreq},
 	{"cpuidle", readCPUIdle},
+	{"stat", readStat},
 	{"clocksource", readClocksource},
 	{"virtualization", readVirtualization},
 	{"container", readContainer},

@@ -121,6 +121,8 @@ type CPUTopology struct {
 	// Freq lists the cpufreq policies; empty without cpufreq (common in
 	// VMs).
 	Freq []FreqPolicy `json:"freq,omitempty"`
+	// Times are /proc/stat's per-CPU times (online CPUs).
+	Times []CPUTime `json:"times,omitempty"`
 	// IdleDriver and IdleGovernor are cpuidle's current ones.
 	IdleDriver   string `json:"idle_driver,omitempty"`
 	IdleGovernor string `json:"idle_governor,omitempty"`
@@ -143,6 +145,20 @@ type CPU struct {
 	Governor string `json:"governor,omitempty"`
 	// Idle lists the cpuidle states of this CPU.
 	Idle []IdleState `json:"idle,omitempty"`
+}
+
+// CPUTime is one CPU's time per state since boot, in clock ticks
+// (USER_HZ).
+type CPUTime struct {
+	CPU     int    `json:"cpu"`
+	User    uint64 `json:"user"`
+	Nice    uint64 `json:"nice"`
+	System  uint64 `json:"system"`
+	Idle    uint64 `json:"idle"`
+	IOWait  uint64 `json:"iowait"`
+	IRQ     uint64 `json:"irq"`
+	SoftIRQ uint64 `json:"softirq"`
+	Steal   uint64 `json:"steal"`
 }
 
 // FreqPolicy is one cpufreq policy (/sys/devices/system/cpu/cpufreq/policyN).

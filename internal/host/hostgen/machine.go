@@ -310,6 +310,7 @@ func (m *Machine) misc(t *Tree) {
 	t.File("/proc/net/sockstat", m.Sockstat)
 	m.softnet(t)
 	m.softirqs(t)
+	m.stat(t)
 	for dir, socks := range m.TCP {
 		t.File(dir+"/tcp", tcpTable(socks, false))
 		t.File(dir+"/tcp6", tcpTable(socks, true))
@@ -336,6 +337,37 @@ func (m *Machine) softnet(t *Tree) {
 		b.WriteByte('\n')
 	}
 	t.File("/proc/net/softnet_stat", b.String())
+}
+
+// stat writes /proc/stat's CPU lines: CPUs that take a busy queue IRQ
+// spend a lot of time in softirq.
+func (m *Machine) stat(t *Tree) {
+	hot := map[int]bool{}
+	for _, q := range m.IRQs {
+		if q.Hits >= 1000000 && len(q.Effective) < m.NCPU {
+			for _, c := range q.Effective {
+				hot[c] = true
+			}
+		}
+	}
+	var b strings.Builder
+	var sum [8]uint64
+	lines := make([]string, m.NCPU)
+	for c := 0; c < m.NCPU; c++ {
+		v := [8]uint64{uint64(400000 + 1009*c), uint64(120 + c), uint64(150000 + 503*c), uint64(9000000 - 2003*c), uint64(2100 + c), 0, uint64(5000 + 17*c), 0}
+		if hot[c] {
+			v[6] += 650000
+			v[3] -= 650000
+		}
+		for i := range v {
+			sum[i] += v[i]
+		}
+		lines[c] = fmt.Sprintf("cpu%d %d %d %d %d %d %d %d %d 0 0\n", c, v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7])
+	}
+	fmt.Fprintf(&b, "cpu  %d %d %d %d %d %d %d %d 0 0\n", sum[0], sum[1], sum[2], sum[3], sum[4], sum[5], sum[6], sum[7])
+	b.WriteString(strings.Join(lines, ""))
+	b.WriteString("intr 91234567 44 9 0 0\nctxt 812345678\nbtime 1732812345\nprocesses 123456\nprocs_running 3\nprocs_blocked 0\nsoftirq 71234567 0 1234567 12 5123456 0 0 123 2345678 0 912345\n")
+	t.File("/proc/stat", b.String())
 }
 
 func (m *Machine) softirqs(t *Tree) {
