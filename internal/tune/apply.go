@@ -348,14 +348,16 @@ func (a *applier) intent(ctx context.Context, ops *kindOps, seq int, c Change, o
 
 func (a *applier) readBack(ctx context.Context, ops *kindOps, seq int, c Change, out Outcome) (Outcome, error) {
 	got, err := ops.read(ctx, a.s, c)
+	rec := record{Op: opFailed, Session: a.id, Seq: seq}
 	if err == nil && !ops.same(c, got, c.Value) {
-		err = mismatch(c, c.Value, got)
+		// Record what was read: it is what this apply left, so rollback
+		// treats it as ours and restores the old value over it.
+		err, rec.Applied = mismatch(c, c.Value, got), ptr(got)
 	}
 	if err != nil {
-		// Record what was read so rollback knows the value is ours.
 		out.Status, out.Reason, out.New = StatusFailed, err.Error(), got
-		jerr := a.j.append(record{Op: opFailed, Session: a.id, Seq: seq, Applied: ptr(got), Detail: err.Error()}, true)
-		return out, errors.Join(err, jerr)
+		rec.Detail = err.Error()
+		return out, errors.Join(err, a.j.append(rec, true))
 	}
 	out.Status, out.New = StatusApplied, got
 	if err := a.j.append(record{Op: opDone, Session: a.id, Seq: seq, Applied: ptr(got)}, false); err != nil {

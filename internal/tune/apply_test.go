@@ -393,3 +393,35 @@ func TestCoupledDirtySysctls(t *testing.T) {
 	}
 	requireSame(t, orig, snapshot(t, root), "coupled sysctls")
 }
+
+// A read-back that fails leaves the value unknown: rollback must still
+// restore what the write changed, not call it drift.
+func TestReadBackErrorStillRestores(t *testing.T) {
+	s, root, orig := rehearsal(t)
+	s.FS = &failReadAfterWrite{FS: s.FS, name: "/proc/irq/26/smp_affinity_list"}
+	_, err := Apply(bg, s, smallPlan(), ApplyOptions{StateDir: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "rolled back") {
+		t.Fatalf("apply: %v", err)
+	}
+	requireSame(t, orig, snapshot(t, root), "read-back error")
+}
+
+// failReadAfterWrite fails the first read of name after its first write.
+type failReadAfterWrite struct {
+	FS
+	name            string
+	written, failed bool
+}
+
+func (f *failReadAfterWrite) WriteFile(name string, data []byte) error {
+	f.written = f.written || name == f.name
+	return f.FS.WriteFile(name, data)
+}
+
+func (f *failReadAfterWrite) ReadFile(name string) ([]byte, error) {
+	if name == f.name && f.written && !f.failed {
+		f.failed = true
+		return nil, syscall.EBUSY
+	}
+	return f.FS.ReadFile(name)
+}
