@@ -530,8 +530,9 @@ type Process struct {
 	// OpenFiles is "Max open files" from limits.
 	OpenFiles *RLimit `json:"open_files,omitempty"`
 
-	// NetNS is the network namespace's inode; NetNSIsInspector is true
-	// when it is the inspector's own (so Snapshot.Sysctls apply).
+	// NetNS is the network namespace's inode (absent when ns/net could not
+	// be read: unknown); NetNSIsInspector is true when it is the
+	// inspector's own (so Snapshot.Sysctls apply).
 	NetNS            uint64 `json:"netns,omitempty"`
 	NetNSIsInspector bool   `json:"netns_is_inspector"`
 	// NetSysctls are the net.* sysctls read inside the process's network

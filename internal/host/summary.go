@@ -359,7 +359,10 @@ func (sw *summaryWriter) process(p *Process) {
 	}
 	sw.printf("  memory   %s\n", memoryLine(p))
 	netns := "the inspector's"
-	if !p.NetNSIsInspector {
+	switch {
+	case p.NetNS == 0:
+		netns = "unknown (run as root to read it)"
+	case !p.NetNSIsInspector:
 		netns = fmt.Sprintf("its own (%d)", p.NetNS)
 		if v, ok := p.NetSysctls["net.core.somaxconn"]; ok {
 			netns += ", somaxconn " + v
