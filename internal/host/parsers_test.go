@@ -439,3 +439,20 @@ func TestParseStat(t *testing.T) {
 		}
 	}
 }
+
+func TestParseCPUWordsAndInts(t *testing.T) {
+	set, err := parseCPUWords("0 1 2 70\n")
+	if err != nil || set.String() != "0-2,70" {
+		t.Errorf("parseCPUWords = %q, %v", set.String(), err)
+	}
+	if _, err := parseCPUWords("0 x"); err == nil {
+		t.Error("parseCPUWords accepted x")
+	}
+	d, err := parseInts("10 21 31")
+	if err != nil || !equalInts(d, []int{10, 21, 31}) {
+		t.Errorf("parseInts = %v, %v", d, err)
+	}
+	if _, err := parseInts("10 x"); err == nil {
+		t.Error("parseInts accepted x")
+	}
+}
