@@ -250,7 +250,11 @@ func (f *FS) unreadableMarker(hostPath string, err error) error {
 	if !ok {
 		errno = syscall.EIO
 	}
-	return &iofs.PathError{Op: "read", Path: hostPath, Err: errno}
+	op := "read" // as a sysfs attribute refuses: open works, read fails
+	if errno == syscall.EACCES || errno == syscall.EPERM {
+		op = "open"
+	}
+	return &iofs.PathError{Op: op, Path: hostPath, Err: errno}
 }
 
 // DirEntry is one name in a directory listing.
