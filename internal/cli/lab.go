@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"redline/internal/lab"
+)
+
+func init() { register(newLabCmd) }
+
+type labFlags struct {
+	out      string
+	reps     int
+	stateDir string
+	progress string
+	noDoctor bool
+}
+
+func newLabCmd(s *streams) *cobra.Command {
+	f := &labFlags{}
+	cmd := &cobra.Command{
+		Use:   "lab [scenario.yaml]",
+		Short: "run a before/after experiment: baseline, tuned variants, repetitions, rollback, report",
+		Long: `lab runs the whole experiment that tuning guides do by hand: it starts (or reaches) a
+redis-server, diagnoses the host and the server, measures a baseline, applies each variant
+(journaled tune changes, server settings such as io-threads or an allocator, CPU layouts),
+re-measures with interleaved repetitions, tells a real gain from noise with bootstrap
+confidence intervals, always rolls back, and writes the results and a report.
+
+Without a scenario file it runs the default scenario: a redis-server it starts on loopback,
+the doctor, a baseline, the doctor's safe fixes, and the server and the load generator on
+separate CPUs. See docs/lab.md for the scenario format.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runLab(cmd.Context(), s, f, args)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVarP(&f.out, "out", "o", "", "directory for results and reports (default ./redline-lab-TIMESTAMP)")
+	fl.IntVar(&f.reps, "repetitions", 0, "override the scenario's repetitions")
+	fl.StringVar(&f.stateDir, "state-dir", "", "tune journal directory (default /var/lib/redline)")
+	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto, tty, plain, none")
+	fl.BoolVar(&f.noDoctor, "no-doctor", false, "skip the doctor (and so the doctor's fixes)")
+	return cmd
+}
+
+func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
+	sc := lab.DefaultScenario()
+	file := ""
+	if len(args) == 1 {
+		file = args[0]
+		var err error
+		if sc, err = lab.LoadScenario(file); err != nil {
+			return exitCode(ExitError, "redline lab: "+err.Error())
+		}
+	}
+	if f.reps > 0 {
+		sc.Repetitions = f.reps
+	}
+	if f.noDoctor {
+		no := false
+		sc.Doctor = &no
+	}
+	out := f.out
+	if out == "" {
+		out = "redline-lab-" + time.Now().Format("20060102-150405")
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return exitCode(ExitError, fmt.Sprintf("redline lab: create %s: %v", out, err))
+	}
+	resultPath := filepath.Join(out, "result.json")
+	p := newLabProgress(s, f.progress)
+	tuner, doctor := labTuning(f.stateDir)
+	fmt.Fprintf(s.err, "redline lab: scenario %s, results in %s\n", sc.Name, resultPath)
+	res, err := lab.Execute(ctx, lab.Options{Scenario: sc, ScenarioFile: file, CommandLine: s.argv, Version: Version(),
+		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, Observer: p.event})
+	p.done()
+	reports, rerr := writeLabReports(out, res)
+	for _, r := range reports {
+		fmt.Fprintf(s.out, "report: %s\n", r)
+	}
+	printVerdicts(s, res)
+	switch {
+	case errors.Is(err, context.Canceled) || (err == nil && ctx.Err() != nil):
+		return exitCode(ExitSignaled, fmt.Sprintf("redline lab: interrupted; everything was rolled back; partial results in %s", resultPath))
+	case err != nil:
+		return exitCode(ExitFailure, fmt.Sprintf("redline lab: %v\n(what was measured is in %s)", err, resultPath))
+	case rerr != nil:
+		return exitCode(ExitFailure, "redline lab: report: "+rerr.Error())
+	}
+	return nil
+}
+
+// printVerdicts prints the throughput comparisons, the one-line answer.
+func printVerdicts(s *streams, res *lab.Result) {
+	if res == nil {
+		return
+	}
+	for _, c := range res.Comparisons {
+		if c.Metric != "rps" {
+			continue
+		}
+		fmt.Fprintf(s.out, "%-16s %-14s %12.0f rps vs %12.0f  x%.3f [%.3f, %.3f]  %s\n",
+			c.Workload, c.Variant, c.Median, c.BaselineMedian, c.Ratio, c.CILow, c.CIHigh, c.Verdict)
+	}
+}
+
+// labProgress shows the lab's progress with an ETA: one rewritten line on
+// a terminal, plain lines otherwise.
+type labProgress struct {
+	mu   sync.Mutex
+	s    *streams
+	tty  bool
+	none bool
+	line bool
+}
+
+func newLabProgress(s *streams, mode string) *labProgress {
+	p := &labProgress{s: s}
+	switch mode {
+	case "none":
+		p.none = true
+	case "tty":
+		p.tty = true
+	case "auto":
+		p.tty = isTerminal(s.err)
+	}
+	return p
+}
+
+func (p *labProgress) event(e lab.Event) {
+	if p.none {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var msg string
+	if e.Summary == nil {
+		msg = e.Message
+	} else {
+		msg = fmt.Sprintf("[%d/%d] %s %s rep %d: %.0f rps, p99 %.3f ms; ETA %s",
+			e.Run, e.Runs, e.Variant, e.Workload, e.Rep, e.Summary.RPS, e.Summary.Latency.P99, e.ETA.Round(time.Second))
+	}
+	if p.tty {
+		fmt.Fprintf(p.s.err, "\r\033[K%s", msg)
+		p.line = true
+		return
+	}
+	fmt.Fprintln(p.s.err, msg)
+}
+
+func (p *labProgress) done() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.line {
+		fmt.Fprint(p.s.err, "\r\033[K")
+	}
+}

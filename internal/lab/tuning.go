@@ -1,0 +1,174 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"redline/internal/doctor"
+	_ "redline/internal/doctor/rules" // registers the doctor's rules
+	"redline/internal/host"
+	"redline/internal/netns"
+	"redline/internal/redisadmin"
+	"redline/internal/tune"
+)
+
+// HostTuner is the Tuner built on internal/tune: a variant's plan comes
+// from tune profiles, a plan file and the doctor's safe fixes, and is
+// applied behind tune's on-disk journal, so "redline tune rollback"
+// restores the host even if the lab is killed. Against a netns target
+// everything runs inside the server's namespace, whose net.* sysctls are
+// its own.
+type HostTuner struct {
+	StateDir string
+	session  string // the last Apply's journal session
+}
+
+// Apply plans and applies spec.
+func (t *HostTuner) Apply(ctx context.Context, spec TuneSpec, env Env) ([]PlanStep, error) {
+	var steps []PlanStep
+	err := inNamespace(env.ServerNetNS, func() error {
+		sys := tune.LiveSystem()
+		sys.Redis = tune.RedisOptions{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
+		plan, err := t.plan(spec, env)
+		if err != nil {
+			return err
+		}
+		defer sys.Close()
+		res, err := tune.Apply(ctx, sys, plan, tune.ApplyOptions{StateDir: t.StateDir})
+		if res != nil {
+			steps, t.session = stepsOf(res.Outcomes), res.Session
+		}
+		return err
+	})
+	return steps, err
+}
+
+// plan gathers the variant's changes.
+func (t *HostTuner) plan(spec TuneSpec, env Env) (*tune.Plan, error) {
+	redis := &tune.PlanRedis{Addr: env.RedisAddr, User: env.RedisUser}
+	plan := &tune.Plan{Version: tune.PlanVersion, Redis: redis}
+	if len(spec.Profiles) > 0 {
+		snap, err := snapshot(env.ServerPID)
+		if err != nil {
+			return nil, err
+		}
+		p, err := tune.PlanProfiles(tune.PlanInput{Host: snap, PID: env.ServerPID, Redis: redis}, spec.Profiles...)
+		if err != nil {
+			return nil, err
+		}
+		plan.Merge(p)
+	}
+	if spec.Plan != "" {
+		p, err := tune.ReadPlanFile(spec.Plan)
+		if err != nil {
+			return nil, err
+		}
+		plan.Merge(p)
+	}
+	if spec.Doctor && len(env.SafeFixes) > 0 {
+		plan.Merge(tune.FromChanges(env.SafeFixes, "doctor"))
+	}
+	plan.Redis = redis
+	return plan, plan.Validate()
+}
+
+// Rollback restores what the last Apply changed.
+func (t *HostTuner) Rollback(ctx context.Context, env Env) ([]PlanStep, error) {
+	var steps []PlanStep
+	err := inNamespace(env.ServerNetNS, func() error {
+		o := tune.RollbackOptions{StateDir: t.StateDir, RedisPassword: env.RedisPassword, Session: t.session}
+		if t.session == "" {
+			o.Last = true
+		}
+		res, err := tune.Rollback(ctx, o)
+		t.session = ""
+		if res != nil {
+			steps = stepsOf(res.Outcomes)
+		}
+		return err
+	})
+	return steps, err
+}
+
+func stepsOf(outs []tune.Outcome) []PlanStep {
+	steps := make([]PlanStep, 0, len(outs))
+	for _, o := range outs {
+		steps = append(steps, PlanStep{Change: o.Change, Old: o.Old, Status: string(o.Status), Note: o.Reason})
+	}
+	return steps
+}
+
+func snapshot(pid int) (*host.Snapshot, error) {
+	fs, err := host.NewFS("/")
+	if err != nil {
+		return nil, err
+	}
+	opts := host.Options{}
+	if pid > 0 {
+		opts.PIDs = []int{pid}
+	}
+	return host.Read(fs, opts)
+}
+
+// inNamespace runs fn in network namespace ns, or here when ns is empty.
+func inNamespace(ns string, fn func() error) error {
+	if ns == "" {
+		return fn()
+	}
+	return netns.Do(ns, fn)
+}
+
+// HostDoctor is the Diagnoser built on internal/doctor. Its safe fixes are
+// the doctor's plan at medium severity and above without cautions, limited
+// to sysctls, kernel files and Redis settings: nothing that stops a
+// service, moves threads or changes a NIC.
+type HostDoctor struct{}
+
+// safeKinds are the change kinds the lab applies from the doctor unasked.
+var safeKinds = []tune.Kind{tune.KindSysctl, tune.KindFile, tune.KindRedisConfig}
+
+// Diagnose runs every rule against the host and the server.
+func (HostDoctor) Diagnose(ctx context.Context, env Env) ([]Finding, []tune.Change, error) {
+	var findings []Finding
+	var fixes []tune.Change
+	err := inNamespace(env.ServerNetNS, func() error {
+		facts, err := doctor.Gather(ctx, doctor.GatherOptions{Root: "/", Pid: env.ServerPID,
+			Redis: &redisadmin.Options{Addr: env.RedisAddr, Username: env.RedisUser, Password: env.RedisPassword}})
+		if err != nil {
+			return err
+		}
+		rep, err := doctor.Run(ctx, facts, doctor.Options{})
+		if err != nil {
+			return err
+		}
+		for _, f := range rep.Fired(doctor.Low) {
+			findings = append(findings, findingOf(f, env.RedisAddr))
+		}
+		for _, c := range rep.Plan(doctor.Medium, false) {
+			if slices.Contains(safeKinds, c.Kind) {
+				fixes = append(fixes, c)
+			}
+		}
+		return nil
+	})
+	return findings, fixes, err
+}
+
+func findingOf(f doctor.Finding, addr string) Finding {
+	out := Finding{ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Message: f.Message}
+	for _, e := range f.Evidence {
+		ev := fmt.Sprintf("%s = %s", e.Source, e.Value)
+		if e.Note != "" {
+			ev += " (" + e.Note + ")"
+		}
+		out.Evidence = append(out.Evidence, ev)
+	}
+	if f.Fix != nil {
+		for _, c := range f.Fix.Changes {
+			out.Fix = append(out.Fix, doctor.Command(c, addr))
+		}
+		out.Fix = append(out.Fix, f.Fix.Advice...)
+	}
+	return out
+}
