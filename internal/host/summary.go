@@ -436,7 +436,12 @@ func cgroupSummary(cg *Cgroup) string {
 
 func (sw *summaryWriter) threadTable(p *Process) {
 	own := slices.ContainsFunc(p.Threads, func(t Thread) bool { return t.CPUsAllowed != nil })
+	irqsOn := sw.queueIRQsByCPU()
+	shared := slices.ContainsFunc(p.Threads, func(t Thread) bool { return t.CPU != nil && len(irqsOn[*t.CPU]) > 0 })
 	header := []string{"tid", "role", "name", "cpu", "node"}
+	if shared {
+		header = append(header, "NIC queue IRQs on that cpu")
+	}
 	if own {
 		header = append(header, "own affinity")
 	}
@@ -450,12 +455,45 @@ func (sw *summaryWriter) threadTable(p *Process) {
 			node = strconv.Itoa(*t.Node)
 		}
 		row := []string{strconv.Itoa(t.TID), t.Role, t.Comm, cpu, node}
+		if shared {
+			on := "-"
+			if t.CPU != nil && len(irqsOn[*t.CPU]) > 0 {
+				on = strings.Join(irqsOn[*t.CPU], ", ")
+			}
+			row = append(row, on)
+		}
 		if own {
 			row = append(row, setStr(t.CPUsAllowed))
 		}
 		rows = append(rows, row)
 	}
 	sw.table(rows)
+}
+
+// queueIRQsByCPU maps each CPU to the NIC queue IRQs delivered there
+// ("33 virtio1-input.1"): the effective CPUs, else the allowed ones when
+// that is a single CPU.
+func (sw *summaryWriter) queueIRQsByCPU() map[int][]string {
+	out := map[int][]string{}
+	for _, n := range sw.s.NICs {
+		for _, m := range n.QueueIRQs {
+			q := sw.s.Interrupts.IRQ(m.IRQ)
+			if q == nil {
+				continue
+			}
+			where := q.Effective
+			if where == nil && q.Affinity != nil && q.Affinity.Len() == 1 {
+				where = q.Affinity
+			}
+			if where == nil {
+				continue
+			}
+			for _, c := range where.CPUs() {
+				out[c] = append(out[c], fmt.Sprintf("%d %s", m.IRQ, m.Name))
+			}
+		}
+	}
+	return out
 }
 
 // table prints rows in aligned columns, indented by two spaces, without
