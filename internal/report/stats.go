@@ -1,8 +1,9 @@
 package report
 
 import (
-	"math/rand/v2"
 	"slices"
+
+	"redline/internal/stats"
 )
 
 // Spread is the median and range of one metric over a group's runs.
@@ -27,57 +28,7 @@ func spreadOf(xs []float64) Spread {
 	return Spread{Median: median(xs), Min: slices.Min(xs), Max: slices.Max(xs)}
 }
 
-// median returns the median of xs (the mean of the middle two for an even
-// count) without reordering xs.
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
-}
-
-// Bootstrap settings: resamples per interval and a fixed seed, so the same
-// input always renders the same report.
-const (
-	bootstrapResamples = 4000
-	bootstrapSeed      = 0x7265646c696e65 // "redline"
-)
-
-// ratioCI bounds median(x)/median(ref) with 95% confidence by resampling
-// both groups with replacement (percentile bootstrap), the method the lab
-// uses for its own comparisons.
-func ratioCI(x, ref []float64) (lo, hi float64) {
-	rng := rand.New(rand.NewPCG(bootstrapSeed, uint64(len(x))<<32|uint64(len(ref))))
-	ratios := make([]float64, bootstrapResamples)
-	bx, br := make([]float64, len(x)), make([]float64, len(ref))
-	for i := range ratios {
-		resample(rng, x, bx)
-		resample(rng, ref, br)
-		ratios[i] = median(bx) / median(br)
-	}
-	slices.Sort(ratios)
-	return quantileSorted(ratios, 0.025), quantileSorted(ratios, 0.975)
-}
-
-func resample(rng *rand.Rand, from, to []float64) {
-	for i := range to {
-		to[i] = from[rng.IntN(len(from))]
-	}
-}
-
-// quantileSorted interpolates linearly between the closest ranks.
-func quantileSorted(s []float64, q float64) float64 {
-	pos := q * float64(len(s)-1)
-	i := int(pos)
-	if i+1 >= len(s) {
-		return s[len(s)-1]
-	}
-	f := pos - float64(i)
-	return s[i]*(1-f) + s[i+1]*f
-}
+func median(xs []float64) float64 { return stats.Median(xs) }
 
 // verdictWords are the words a computed comparison uses: the lab's for
 // variants of one experiment, neutral ones for merged results.
@@ -114,7 +65,7 @@ func compare(x, ref []float64, higherIsBetter bool, words verdictWords) *Versus 
 		v.Verdict = VerdictTooFew
 		return v
 	}
-	v.CILow, v.CIHigh = ratioCI(x, ref)
+	v.CILow, v.CIHigh = stats.RatioCI(x, ref)
 	v.HasCI = true
 	v.Verdict = words.unclear
 	switch {
