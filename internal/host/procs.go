@@ -49,7 +49,7 @@ func (r *reader) commOf(pid int) (string, bool) {
 // readProcesses describes Options.PIDs, or every process named like a
 // Redis server.
 func readProcesses(r *reader) error {
-	r.selfNetNS = r.netnsOf("/proc/self/ns/net")
+	r.selfNetNS = r.ownNetNS()
 	if r.opts.NoProcesses {
 		return nil
 	}
@@ -138,6 +138,17 @@ func readProcMemory(r *reader, p *Process) {
 }
 
 // netnsOf reads a ns/net link ("net:[4026531833]") into its inode.
+// ownNetNS is the reading thread's network namespace: a caller may have
+// entered another namespace on a locked thread (the lab tunes a server in
+// its own namespace that way), and /proc/self names the thread group
+// leader's. Trees captured before thread-self was read fall back to self.
+func (r *reader) ownNetNS() uint64 {
+	if r.fs.Exists("/proc/thread-self/ns/net") {
+		return r.netnsOf("/proc/thread-self/ns/net")
+	}
+	return r.netnsOf("/proc/self/ns/net")
+}
+
 func (r *reader) netnsOf(link string) uint64 {
 	target, err := r.fs.Readlink(link)
 	if err != nil {

@@ -1,0 +1,190 @@
+package cli
+
+import (
+	"context"
+	"encoding/csv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"redline/internal/lab"
+)
+
+// TestMain lets a test run redline itself as a child process (to kill it).
+func TestMain(m *testing.M) {
+	if os.Getenv("REDLINE_TEST_MAIN") == "1" {
+		os.Exit(Main(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+func readSysctl(t *testing.T, name string) string {
+	t.Helper()
+	b, err := os.ReadFile("/proc/sys/" + strings.ReplaceAll(name, ".", "/"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(b))
+}
+
+// TestLabNetnsTunedEndToEnd runs a tiny scenario across two network
+// namespaces with a tuned variant (the server namespace's own sysctls) and
+// checks the results, the reports and that everything was undone.
+func TestLabNetnsTunedEndToEnd(t *testing.T) {
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "tiny.yaml")
+	os.WriteFile(scenario, []byte(`
+name: tiny-netns
+description: two namespaces joined by a veth pair
+target: {kind: netns}
+workloads:
+  - name: set
+    bench: redis-benchmark -t set -c 8 -n 4000 -r 1000 -q -h 192.168.100.2
+variants:
+  - name: baseline
+    baseline: true
+  - name: tuned
+    tune: {profiles: [net-sysctl]}
+repetitions: 3
+`), 0o644)
+	before := readSysctl(t, "net.core.somaxconn")
+	out := filepath.Join(dir, "out")
+	state := filepath.Join(dir, "state")
+	stdout, stderr, code := runCLI(t, context.Background(), nil, "lab", scenario, "--out", out, "--state-dir", state, "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	res, err := lab.ReadResult(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Complete || len(res.Runs) != 6 || res.Target.Kind != "netns" {
+		t.Fatalf("complete %v, %d runs, target %+v", res.Complete, len(res.Runs), res.Target)
+	}
+	var tuned lab.VariantInfo
+	for _, v := range res.Variants {
+		if v.Name == "tuned" {
+			tuned = v
+		}
+	}
+	if !tuned.RolledBack || !planHas(tuned.Plan, "net.core.somaxconn", "applied") {
+		t.Fatalf("tuned variant: rolled back %v, plan %+v", tuned.RolledBack, tuned.Plan)
+	}
+	// The tuning happened in the server's namespace, not on this host.
+	if after := readSysctl(t, "net.core.somaxconn"); after != before {
+		t.Errorf("host somaxconn changed from %s to %s", before, after)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for _, want := range []string{"# redline lab: tiny-netns", "## Summary", "## Variants and their plans", "net.core.somaxconn", "veth"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	html, _ := os.ReadFile(filepath.Join(out, "report.html"))
+	if !strings.Contains(string(html), "<svg") || strings.Contains(string(html), "src=\"http") {
+		t.Errorf("report.html is not a self-contained page with charts")
+	}
+	f, _ := os.Open(filepath.Join(out, "runs.csv"))
+	rows, err := csv.NewReader(f).ReadAll()
+	f.Close()
+	if err != nil || len(rows) != 7 {
+		t.Errorf("runs.csv: %d rows, %v; want a header and 6 runs", len(rows), err)
+	}
+	if !strings.Contains(stdout, "report: "+filepath.Join(out, "report.html")) {
+		t.Errorf("stdout does not say where the report is:\n%s", stdout)
+	}
+	_, statusOut, _ := runCLI(t, context.Background(), nil, "tune", "status", "--state-dir", state)
+	_ = statusOut
+	for _, e := range mustReadDir(t, "/run/netns") {
+		if strings.HasPrefix(e, "rl-") {
+			t.Errorf("namespace %s left behind", e)
+		}
+	}
+}
+
+func mustReadDir(t *testing.T, dir string) []string {
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+func planHas(steps []lab.PlanStep, target, status string) bool {
+	for _, s := range steps {
+		if s.Change.Target == target && s.Status == status {
+			return true
+		}
+	}
+	return false
+}
+
+func TestLabBadScenario(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(path, []byte("name: x\nworkloads:\n  - name: a\n    bench: -t set\n    clinets: 5\n"), 0o644)
+	_, stderr, code := runCLI(t, context.Background(), nil, "lab", path)
+	if code != ExitError || !strings.Contains(stderr, "line 5: field clinets not found") {
+		t.Errorf("exit %d, %q", code, stderr)
+	}
+}
+
+// TestLabKilledThenRollback kills a lab run while its tuned variant is
+// applied and checks that the partial results are readable and that
+// "redline tune rollback" restores the host.
+func TestLabKilledThenRollback(t *testing.T) {
+	if os.Getenv("REDLINE_TEST_HOST_WRITES") != "1" {
+		t.Skip("writes a host sysctl; set REDLINE_TEST_HOST_WRITES=1 (CI does)")
+	}
+	const sysctl = "net.ipv4.tcp_keepalive_probes"
+	orig := readSysctl(t, sysctl)
+	t.Cleanup(func() { os.WriteFile("/proc/sys/net/ipv4/tcp_keepalive_probes", []byte(orig), 0o644) })
+	want := "8"
+	if orig == "8" {
+		want = "7"
+	}
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "plan.yaml")
+	os.WriteFile(plan, []byte("version: 1\nchanges:\n  - {kind: sysctl, target: "+sysctl+", value: \""+want+"\"}\n"), 0o644)
+	scenario := filepath.Join(dir, "s.yaml")
+	os.WriteFile(scenario, []byte(`
+name: killed
+workloads: [{name: set, bench: "-t set -c 2 --duration 2s"}]
+variants:
+  - {name: baseline, baseline: true}
+  - {name: tuned, tune: {plan: `+plan+`}}
+repetitions: 10
+doctor: false
+`), 0o644)
+	out, state := filepath.Join(dir, "out"), filepath.Join(dir, "state")
+	cmd := exec.Command(os.Args[0], "lab", scenario, "--out", out, "--state-dir", state, "--progress", "plain")
+	cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for readSysctl(t, sysctl) != want && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if got := readSysctl(t, sysctl); got != want {
+		t.Fatalf("the tuned variant never applied (%s = %s)", sysctl, got)
+	}
+	res, err := lab.ReadResult(filepath.Join(out, "result.json"))
+	if err != nil || res.Complete || len(res.Runs) == 0 {
+		t.Fatalf("partial results: %v, %+v", err, res)
+	}
+	_, stderr, code := runCLI(t, context.Background(), nil, "tune", "rollback", "--state-dir", state)
+	if code != 0 {
+		t.Fatalf("rollback exit %d: %s", code, stderr)
+	}
+	if got := readSysctl(t, sysctl); got != orig {
+		t.Errorf("%s = %s after rollback, want %s", sysctl, got, orig)
+	}
+}
