@@ -165,7 +165,7 @@ func (w *worker) checkConnectTimeouts() error {
 
 // poll waits up to ms milliseconds and handles what is ready.
 func (w *worker) poll(ms int) error {
-	n, err := unix.EpollWait(w.epfd, w.events[:], ms)
+	n, err := rawEpollWait(w.epfd, w.events[:], ms)
 	if err != nil {
 		if errors.Is(err, unix.EINTR) {
 			return nil
@@ -296,7 +296,7 @@ func (w *worker) finish(c *conn) {
 
 func (w *worker) flush(c *conn) error {
 	for c.outOff < len(c.out) {
-		n, err := unix.Write(c.fd, c.out[c.outOff:])
+		n, err := rawWrite(c.fd, c.out[c.outOff:])
 		if n > 0 {
 			c.outOff += n
 			continue
@@ -332,7 +332,7 @@ func (w *worker) readable(c *conn) error {
 	if cap(c.in)-len(c.in) < readChunk/4 {
 		c.in = growBuf(c.in, len(c.in)+readChunk)
 	}
-	n, err := unix.Read(c.fd, c.in[len(c.in):cap(c.in)])
+	n, err := rawRead(c.fd, c.in[len(c.in):cap(c.in)])
 	if n <= 0 {
 		if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
 			return nil
