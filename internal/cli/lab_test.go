@@ -48,7 +48,7 @@ variants:
   - name: baseline
     baseline: true
   - name: tuned
-    tune: {profiles: [net-sysctl]}
+    tune: {profiles: [net-sysctl], restart: true}
 repetitions: 3
 `), 0o644)
 	before := readSysctl(t, "net.core.somaxconn")
@@ -70,6 +70,12 @@ repetitions: 3
 		if v.Name == "tuned" {
 			tuned = v
 		}
+	}
+	// The server was restarted after the changes (restart: true), so it
+	// listened with the raised backlog: 1 start + 3 restarts after applying
+	// + 3 after rolling back (the last one at the end is skipped or not).
+	if len(res.Target.Logs) < 6 {
+		t.Errorf("%d server starts, want at least 6 with restart: true", len(res.Target.Logs))
 	}
 	if !tuned.RolledBack || !planHas(tuned.Plan, "net.core.somaxconn", "applied") {
 		t.Fatalf("tuned variant: rolled back %v, plan %+v", tuned.RolledBack, tuned.Plan)

@@ -126,6 +126,9 @@ func (s *Scenario) validate(line func(path string) string) error {
 		if v.Baseline && v.Tune != nil {
 			bad(p+".tune", "the baseline variant cannot tune")
 		}
+		if v.Tune != nil && v.Tune.Restart && s.Target.Kind == "address" {
+			bad(p+".tune.restart", "only a managed or netns server can be restarted")
+		}
 	}
 	if bases != 1 {
 		bad("variants", "exactly one variant must be the baseline, found %d", bases)

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -41,6 +42,19 @@ warmup: 2s
 		_, err := ParseScenario([]byte(c.yaml))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want it to contain %q", c.yaml, err, c.want)
+		}
+	}
+}
+
+// TestExampleScenariosParse keeps the shipped examples valid.
+func TestExampleScenariosParse(t *testing.T) {
+	files, _ := filepath.Glob("../../examples/*.yaml")
+	if len(files) < 4 {
+		t.Fatalf("found %d example scenarios", len(files))
+	}
+	for _, f := range files {
+		if _, err := LoadScenario(f); err != nil {
+			t.Errorf("%v", err)
 		}
 	}
 }

@@ -64,6 +64,9 @@ type TargetInfo struct {
 	ServerVersion string `json:"server_version,omitempty"`
 	Binary        string `json:"binary,omitempty"`
 	Topology      string `json:"topology,omitempty"` // e.g. "loopback", "veth between netns rl-srv and rl-cli"
+	// Logs are the managed server's logs, one per start, kept next to
+	// the results.
+	Logs []string `json:"logs,omitempty"`
 }
 
 // Finding is a doctor finding as the report shows it.

@@ -132,6 +132,9 @@ func (l *labRun) run(ctx context.Context) error {
 		return err
 	}
 	l.tg = tg
+	if l.o.ResultPath != "" {
+		l.tg.logDir = filepath.Dir(l.o.ResultPath)
+	}
 	if err := l.tg.ensure(ctx, l.s.Server); err != nil {
 		return err
 	}
@@ -200,6 +203,11 @@ func (l *labRun) variant(ctx context.Context, vi, rep int) error {
 		if err != nil {
 			return fmt.Errorf("variant %s: apply: %w", v.Name, err)
 		}
+		if v.Tune.Restart {
+			if err := l.restart(ctx, mergeServer(l.s.Server, v.Server)); err != nil {
+				return fmt.Errorf("variant %s: %w", v.Name, err)
+			}
+		}
 	}
 	cpus := l.clientCPUs(v.Client)
 	for _, it := range l.items {
@@ -219,6 +227,19 @@ func (l *labRun) recordPlan(vi int, steps []PlanStep, keep bool) {
 	if keep && len(steps) > 0 {
 		l.res.Variants[vi].Plan = steps
 	}
+}
+
+// restart starts the server afresh after a variant's changes, and marks it
+// to be restarted again once they are rolled back.
+func (l *labRun) restart(ctx context.Context, spec ServerSpec) error {
+	l.event(Event{Message: "restarting the server so it listens with the new settings"})
+	l.tg.stale = true
+	if err := l.tg.ensure(ctx, spec); err != nil {
+		return err
+	}
+	l.tg.stale = true // the next variant gets a server started after the rollback
+	l.env = l.envNow(ctx)
+	return nil
 }
 
 // rollback undoes the applied variant's changes, if any.
@@ -340,6 +361,7 @@ func (l *labRun) cleanup() error {
 		if cerr := l.tg.close(); cerr != nil && err == nil {
 			err = fmt.Errorf("clean up the target: %w", cerr)
 		}
+		l.res.Target.Logs = l.tg.logs
 	}
 	return err
 }

@@ -75,6 +75,16 @@ func TestLabManagedEndToEnd(t *testing.T) {
 	if err != nil || len(back.Runs) != 18 || !back.Complete || back.Runs[0].Summary.Histogram == nil {
 		t.Fatalf("results file: %v", err)
 	}
+	// Three server settings (baseline, hz50, split-cpus) were started twice
+	// each in the interleaved order, plus the first start: every log kept.
+	if len(res.Target.Logs) < 3 {
+		t.Errorf("server logs kept: %v", res.Target.Logs)
+	}
+	for _, p := range res.Target.Logs {
+		if b, err := os.ReadFile(p); err != nil || !strings.Contains(string(b), "Ready to accept connections") {
+			t.Errorf("log %s: %v", p, err)
+		}
+	}
 	if res.Target.Kind != "managed" || res.Target.ServerVersion == "" || res.Host.CPUs == 0 {
 		t.Errorf("provenance: %+v %+v", res.Target, res.Host)
 	}

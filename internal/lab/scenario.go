@@ -73,4 +73,10 @@ type TuneSpec struct {
 	Profiles []string `json:"profiles,omitempty" yaml:"profiles,omitempty"`
 	Plan     string   `json:"plan,omitempty" yaml:"plan,omitempty"`
 	Doctor   bool     `json:"doctor,omitempty" yaml:"doctor,omitempty"`
+	// Restart restarts a managed or netns server after the changes are
+	// applied (and again after they are rolled back), for settings read
+	// only when the server starts listening, such as net.core.somaxconn.
+	// Redis settings changed by CONFIG SET do not survive the restart: put
+	// them in the variant's server config instead.
+	Restart bool `json:"restart,omitempty" yaml:"restart,omitempty"`
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strconv"
@@ -18,10 +20,13 @@ import (
 // target is where the server runs and how the load reaches it.
 type target struct {
 	kind    string
+	logDir  string // where a managed server's log is kept after it stops
+	logs    []string
 	pair    *netns.Pair
 	server  *redisserver.Server
 	spec    ServerSpec // the running server's settings
 	running bool
+	stale   bool // restart at the next ensure even if the settings match
 	addr    string
 	user    string
 	pass    string
@@ -68,9 +73,10 @@ func (t *target) ensure(ctx context.Context, spec ServerSpec) error {
 		}
 		return t.connect(ctx)
 	}
-	if t.running && reflect.DeepEqual(spec, t.spec) {
+	if t.running && !t.stale && reflect.DeepEqual(spec, t.spec) {
 		return nil
 	}
+	t.stale = false
 	t.stopServer()
 	o, err := serverOptions(spec)
 	if err != nil {
@@ -196,6 +202,7 @@ func (t *target) stopServer() error {
 		return nil
 	}
 	t.running = false
+	t.keepLog()
 	return t.server.Stop()
 }
 
@@ -227,4 +234,20 @@ func hostPort(addr string) (string, int) {
 	}
 	n, _ := strconv.Atoi(p)
 	return h, n
+}
+
+// keepLog copies the server's log next to the results before the server's
+// directory goes away with it.
+func (t *target) keepLog() {
+	if t.logDir == "" || t.server == nil {
+		return
+	}
+	b, err := os.ReadFile(t.server.LogPath)
+	if err != nil {
+		return
+	}
+	p := filepath.Join(t.logDir, fmt.Sprintf("redis-server-%d.log", len(t.logs)+1))
+	if os.WriteFile(p, b, 0o644) == nil {
+		t.logs = append(t.logs, p)
+	}
 }
