@@ -9,10 +9,10 @@ import (
 	"reflect"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
 
 	"redline/internal/netns"
+	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
 	"redline/internal/resp"
 )
@@ -138,7 +138,7 @@ func (t *target) connect(ctx context.Context) error {
 		c.Close()
 		return fmt.Errorf("INFO on %s: %w", t.addr, err)
 	}
-	t.admin, t.version = c, infoValue(v.Str, "redis_version")
+	t.admin, t.version = c, redisadmin.ParseInfo(v.Str).Version()
 	return nil
 }
 
@@ -158,8 +158,9 @@ func (t *target) cpuSeconds(ctx context.Context) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	sys, _ := strconv.ParseFloat(infoValue(v.Str, "used_cpu_sys"), 64)
-	user, _ := strconv.ParseFloat(infoValue(v.Str, "used_cpu_user"), 64)
+	info := redisadmin.ParseInfo(v.Str)
+	sys, _ := info.Float("used_cpu_sys")
+	user, _ := info.Float("used_cpu_user")
 	return sys + user, nil
 }
 
@@ -171,7 +172,7 @@ func (t *target) pid(ctx context.Context) int {
 	if err != nil {
 		return 0
 	}
-	p, _ := strconv.Atoi(infoValue(v.Str, "process_id"))
+	p, _ := redisadmin.ParseInfo(v.Str).ProcessID()
 	return p
 }
 
@@ -215,15 +216,6 @@ func (t *target) close() error {
 		}
 	}
 	return err
-}
-
-func infoValue(info, key string) string {
-	for _, line := range strings.Split(info, "\n") {
-		if v, ok := strings.CutPrefix(strings.TrimRight(line, "\r"), key+":"); ok {
-			return v
-		}
-	}
-	return ""
 }
 
 // hostPort splits the target address for bench options.
