@@ -2,7 +2,7 @@
 # Both install what they need on a fresh Debian machine (as root).
 
 GO ?= go
-PKGS = redis-server redis-tools iproute2 numactl
+PKGS = redis-server redis-tools iproute2 numactl libtcmalloc-minimal4 libmimalloc2.0
 BIN = bin/redline
 
 .PHONY: setup build lab test test-short fuzz bench-compare vet fmt

@@ -84,6 +84,9 @@ func (s *Scenario) validate(line func(path string) string) error {
 			bad("target.address", "only for kind: address")
 		}
 	case "address":
+		if s.Server.Allocator != "" || s.Server.Binary != "" || len(s.Server.Config) > 0 {
+			bad("server", "server settings need a managed or netns target")
+		}
 		if s.Target.Address == "" {
 			bad("target.address", "required for kind: address (host:port)")
 		}
@@ -95,6 +98,11 @@ func (s *Scenario) validate(line func(path string) string) error {
 	}
 	if s.Warmup < 0 || s.Warmup > time.Hour {
 		bad("warmup", "%s is not in 0..1h", s.Warmup)
+	}
+	if s.Server.Allocator != "" {
+		if _, err := allocatorLib(s.Server.Allocator); err != nil {
+			bad("server.allocator", "%v", err)
+		}
 	}
 	if len(s.Workloads) == 0 {
 		bad("workloads", "at least one workload is required")
@@ -119,6 +127,11 @@ func (s *Scenario) validate(line func(path string) string) error {
 		names["v:"+v.Name] = true
 		if v.Baseline {
 			bases++
+		}
+		if v.Server != nil && v.Server.Allocator != "" {
+			if _, err := allocatorLib(v.Server.Allocator); err != nil {
+				bad(p+".server.allocator", "%v", err)
+			}
 		}
 		if v.Server != nil && s.Target.Kind == "address" {
 			bad(p+".server", "server variants need a managed or netns target (redline cannot restart a server it did not start)")

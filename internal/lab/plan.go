@@ -54,6 +54,9 @@ func mergeServer(base ServerSpec, v *ServerSpec) ServerSpec {
 	if v.Binary != "" {
 		out.Binary = v.Binary
 	}
+	if v.Allocator != "" {
+		out.Allocator = v.Allocator
+	}
 	out.Config = append(out.Config, v.Config...)
 	if len(v.Env) > 0 {
 		out.Env = map[string]string{}
@@ -79,6 +82,9 @@ func serverDiff(v VariantSpec) []string {
 	if v.Server != nil {
 		if v.Server.Binary != "" {
 			d = append(d, "binary "+v.Server.Binary)
+		}
+		if v.Server.Allocator != "" {
+			d = append(d, "allocator "+v.Server.Allocator)
 		}
 		for _, c := range v.Server.Config {
 			d = append(d, "config "+c)

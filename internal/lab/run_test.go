@@ -136,3 +136,36 @@ func TestLabAddressTargetRefusesServerVariants(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestLabAllocatorVariants swaps the server's allocator with the OS
+// packages' jemalloc, tcmalloc and mimalloc and checks each was loaded.
+func TestLabAllocatorVariants(t *testing.T) {
+	s, err := ParseScenario([]byte(`
+name: allocators
+workloads: [{name: set, bench: "-t set -c 4 -n 2000 -r 1000 -d 512"}]
+variants:
+  - {name: jemalloc, baseline: true, server: {allocator: jemalloc}}
+  - {name: tcmalloc, server: {allocator: tcmalloc}}
+  - {name: mimalloc, server: {allocator: mimalloc}}
+repetitions: 1
+`))
+	if err != nil {
+		t.Fatal(err) // CI installs libtcmalloc-minimal4 and libmimalloc2.0
+	}
+	res, err := Execute(context.Background(), Options{Scenario: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 3 {
+		t.Fatalf("%d runs", len(res.Runs))
+	}
+	for _, v := range res.Variants {
+		if !strings.Contains(v.Description, "allocator "+v.Name) {
+			t.Errorf("variant %s described as %q", v.Name, v.Description)
+		}
+	}
+	_, err = ParseScenario([]byte("name: x\nworkloads: [{name: a, bench: -t set}]\nvariants: [{name: b, baseline: true, server: {allocator: hoard}}]\n"))
+	if err == nil || !strings.Contains(err.Error(), `unknown allocator "hoard"`) {
+		t.Errorf("unknown allocator: %v", err)
+	}
+}

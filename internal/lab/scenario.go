@@ -36,6 +36,9 @@ type ServerSpec struct {
 	Binary string            `json:"binary,omitempty" yaml:"binary,omitempty"`
 	Config []string          `json:"config,omitempty" yaml:"config,omitempty"`
 	Env    map[string]string `json:"env,omitempty" yaml:"env,omitempty"`
+	// Allocator preloads jemalloc, tcmalloc or mimalloc from the OS
+	// packages (LD_PRELOAD); the lab checks the server really mapped it.
+	Allocator string `json:"allocator,omitempty" yaml:"allocator,omitempty"`
 	// CPUs pins the server (taskset-style cpulist); NUMANode binds its CPUs
 	// and memory (numactl --cpunodebind --membind).
 	CPUs     string `json:"cpus,omitempty" yaml:"cpus,omitempty"`

@@ -90,6 +90,12 @@ func (t *target) ensure(ctx context.Context, spec ServerSpec) error {
 		return err
 	}
 	t.server, t.spec, t.running, t.addr = s, spec, true, s.Addr()
+	if spec.Allocator != "" {
+		lib, _ := allocatorLib(spec.Allocator)
+		if err := checkMapped(s.Pid(), lib); err != nil {
+			return err
+		}
+	}
 	return t.connect(ctx)
 }
 
@@ -104,6 +110,16 @@ func serverOptions(spec ServerSpec) (redisserver.Options, error) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		o.Env = append(o.Env, k+"="+spec.Env[k])
+	}
+	if spec.Allocator != "" {
+		lib, err := allocatorLib(spec.Allocator)
+		if err != nil {
+			return o, err
+		}
+		if _, set := spec.Env["LD_PRELOAD"]; set {
+			return o, fmt.Errorf("allocator %s and an LD_PRELOAD in env: give one", spec.Allocator)
+		}
+		o.Env = append(o.Env, "LD_PRELOAD="+lib)
 	}
 	if spec.NUMANode != nil {
 		n := strconv.Itoa(*spec.NUMANode)
