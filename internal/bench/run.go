@@ -267,6 +267,20 @@ func (r *runner) makeWorkers(gens []generator) error {
 	return nil
 }
 
+// sockaddrCopy returns a private copy of the target address.
+func (r *runner) sockaddrCopy() unix.Sockaddr {
+	switch sa := r.sockaddr.(type) {
+	case *unix.SockaddrInet4:
+		c := &unix.SockaddrInet4{Port: sa.Port, Addr: sa.Addr}
+		return c
+	case *unix.SockaddrInet6:
+		return &unix.SockaddrInet6{Port: sa.Port, ZoneId: sa.ZoneId, Addr: sa.Addr}
+	case *unix.SockaddrUnix:
+		return &unix.SockaddrUnix{Name: sa.Name}
+	}
+	return r.sockaddr
+}
+
 func newRand(seed, stream uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, stream)) }
 
 // execute connects everything, measures and summarises.

@@ -39,7 +39,7 @@ type worker struct {
 	timerSet bool
 
 	lastSweep int64
-	rbuf      []byte
+	sockaddr  unix.Sockaddr // this worker's own copy of the target
 }
 
 func newWorker(r *runner, id, nconns int, gen generator) (*worker, error) {
@@ -47,7 +47,8 @@ func newWorker(r *runner, id, nconns int, gen generator) (*worker, error) {
 	if err != nil {
 		return nil, fmt.Errorf("epoll_create1: %w", err)
 	}
-	w := &worker{id: id, r: r, epfd: epfd, timerfd: -1, gen: gen, rec: newRecorder(r.o.Precision, len(gen.cmds), r.o.Rate > 0)}
+	w := &worker{id: id, r: r, epfd: epfd, timerfd: -1, gen: gen, rec: newRecorder(r.o.Precision, len(gen.cmds), r.o.Rate > 0),
+		sockaddr: r.sockaddrCopy()}
 	for range nconns {
 		w.conns = append(w.conns, &conn{fd: -1})
 	}
@@ -131,7 +132,7 @@ func (w *worker) dial(c *conn) error {
 	if w.r.domain != unix.AF_UNIX {
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	}
-	err = unix.Connect(fd, w.r.sockaddr)
+	err = unix.Connect(fd, w.sockaddr)
 	if err != nil && !errors.Is(err, unix.EINPROGRESS) {
 		unix.Close(fd)
 		return w.r.connectError(err)
