@@ -108,8 +108,12 @@ func printVerdicts(s *streams, res *lab.Result) {
 		if c.Metric != "rps" {
 			continue
 		}
+		verdict := c.Verdict
+		if c.N < 3 || c.BaselineN < 3 {
+			verdict = fmt.Sprintf("too few runs for a verdict (%d and %d)", c.N, c.BaselineN)
+		}
 		fmt.Fprintf(s.out, "%-16s %-14s %12.0f rps vs %12.0f  x%.3f [%.3f, %.3f]  %s\n",
-			c.Workload, c.Variant, c.Median, c.BaselineMedian, c.Ratio, c.CILow, c.CIHigh, c.Verdict)
+			c.Workload, c.Variant, c.Median, c.BaselineMedian, c.Ratio, c.CILow, c.CIHigh, verdict)
 	}
 }
 
