@@ -98,18 +98,21 @@ func Execute(ctx context.Context, o Options) (*Result, error) {
 	l := &labRun{o: o, s: o.Scenario, started: time.Now()}
 	l.res = &Result{Schema: ResultSchema, Redline: o.Version, CommandLine: o.CommandLine, ScenarioFile: o.ScenarioFile,
 		Scenario: o.Scenario, Started: l.started}
-	err := l.run(ctx)
-	if cerr := l.cleanup(); cerr != nil && err == nil {
-		err = cerr
-	}
+	runErr := l.run(ctx)
+	cleanErr := l.cleanup()
 	l.res.Finished = time.Now()
 	l.res.Comparisons = comparisons(l.res, l.s)
+	var err error
 	switch {
-	case err != nil:
-		l.res.Error = err.Error()
-	case ctx.Err() != nil:
-		l.res.Error = "interrupted"
+	case cleanErr != nil: // a failed rollback matters more than anything else
+		err = cleanErr
+		l.res.Error = cleanErr.Error()
+	case ctx.Err() != nil: // what failed after Ctrl-C failed because of it
 		err = ctx.Err()
+		l.res.Error = "interrupted"
+	case runErr != nil:
+		err = runErr
+		l.res.Error = runErr.Error()
 	default:
 		l.res.Complete = true
 	}
