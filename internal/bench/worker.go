@@ -466,11 +466,8 @@ func (w *worker) housekeeping() error {
 		if c.q.size > 0 && now-c.lastIO > int64(w.r.o.Timeout) {
 			return w.r.timeoutError(c.q.size)
 		}
-		if c.state == stConnecting && now-c.started > int64(w.r.o.Timeout) {
-			return w.r.connectError(fmt.Errorf("no connection within %s", w.r.o.Timeout))
-		}
 	}
-	return nil
+	return w.checkConnectTimeouts() // -k 0 reconnects during the run
 }
 
 // pace issues every request whose time has come (open loop) and returns
