@@ -1,7 +1,7 @@
 # redline: the two set-up commands in the README are `make lab` and `make test`.
 # Both install what they need on a fresh Debian machine (as root).
 
-GO ?= go
+GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 PKGS = redis-server redis-tools iproute2 numactl libtcmalloc-minimal4 libmimalloc2.0
 BIN = bin/redline
 
