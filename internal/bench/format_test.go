@@ -153,7 +153,6 @@ func TestGeometryMatchesLibrary(t *testing.T) {
 func TestHistogramJSONRoundTrip(t *testing.T) {
 	s := goldenSummary()
 	s.Start = time.Unix(0, 0).UTC()
-	var b bytes.Buffer
 	path := filepath.Join(t.TempDir(), "d.json")
 	if err := WriteDocument(path, Document{Schema: DocumentSchema, Results: []*Summary{s}}); err != nil {
 		t.Fatal(err)
@@ -172,5 +171,4 @@ func TestHistogramJSONRoundTrip(t *testing.T) {
 	if merged.TotalCount() != 2*s.Requests {
 		t.Errorf("merged count %d", merged.TotalCount())
 	}
-	_ = b
 }

@@ -192,3 +192,18 @@ func (r *benchRun) save(sum *bench.Summary) error {
 	doc := bench.Document{Schema: bench.DocumentSchema, Redline: Version(), CommandLine: r.argv, Started: r.started, Results: r.results}
 	return bench.WriteDocument(r.f.JSONOut, doc)
 }
+
+// runIdle is -I: hold idle connections until Ctrl-C.
+func runIdle(ctx context.Context, s *streams, o bench.Options) error {
+	fmt.Fprintf(s.out, "Creating %d idle connections and waiting forever (Ctrl+C when done)\n", o.Clients)
+	tty := isTerminal(s.out)
+	err := bench.Idle(ctx, o, func(open int) {
+		if tty {
+			fmt.Fprintf(s.out, "clients: %d\r", open)
+		}
+	})
+	if err != nil {
+		return exitCode(ExitFailure, err.Error())
+	}
+	return nil
+}

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -88,19 +87,4 @@ func (p *progressPrinter) end() {
 		fmt.Fprint(p.w, "\r\033[K")
 		p.printed = false
 	}
-}
-
-// runIdle is -I: hold idle connections until Ctrl-C.
-func runIdle(ctx context.Context, s *streams, o bench.Options) error {
-	fmt.Fprintf(s.out, "Creating %d idle connections and waiting forever (Ctrl+C when done)\n", o.Clients)
-	tty := isTerminal(s.out)
-	err := bench.Idle(ctx, o, func(open int) {
-		if tty {
-			fmt.Fprintf(s.out, "clients: %d\r", open)
-		}
-	})
-	if err != nil {
-		return exitCode(ExitFailure, err.Error())
-	}
-	return nil
 }

@@ -68,6 +68,11 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	if f.noDoctor {
 		no := false
 		sc.Doctor = &no
+		for i := range sc.Variants {
+			if t := sc.Variants[i].Tune; t != nil {
+				t.Doctor = false
+			}
+		}
 	}
 	out := f.out
 	if out == "" {

@@ -103,8 +103,11 @@ repetitions: 3
 	if !strings.Contains(stdout, "report: "+filepath.Join(out, "report.html")) {
 		t.Errorf("stdout does not say where the report is:\n%s", stdout)
 	}
-	_, statusOut, _ := runCLI(t, context.Background(), nil, "tune", "status", "--state-dir", state)
-	_ = statusOut
+	// Nothing is left applied in the lab's journal.
+	statusOut, _, _ := runCLI(t, context.Background(), nil, "tune", "status", "--state-dir", state)
+	if !strings.Contains(statusOut, "nothing applied") {
+		t.Errorf("tune status after the lab:\n%s", statusOut)
+	}
 	for _, e := range mustReadDir(t, "/run/netns") {
 		if strings.HasPrefix(e, "rl-") {
 			t.Errorf("namespace %s left behind", e)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -156,7 +157,7 @@ func freqLine(policies []FreqPolicy) string {
 		byGov[p.Governor] = byGov[p.Governor].Union(p.CPUs)
 	}
 	var parts []string
-	for _, g := range sortedKeys(byGov) {
+	for _, g := range slices.Sorted(maps.Keys(byGov)) {
 		parts = append(parts, fmt.Sprintf("%s on %s", g, byGov[g].String()))
 	}
 	return driver + ": " + strings.Join(parts, ", ")
@@ -641,15 +642,6 @@ func humanBytes(b uint64) string {
 		return fmt.Sprintf("%d B", b)
 	}
 	return fmt.Sprintf("%.1f %s", v, units[i])
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
 
 func sortedIntKeys[V any](m map[int]V) []int {

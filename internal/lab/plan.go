@@ -150,7 +150,7 @@ func comparisons(r *Result, s Scenario) []Comparison {
 			continue
 		}
 		k := key{run.Workload, run.Variant}
-		if _, seen := rps[key{run.Workload, base}]; !seen && !slices.Contains(workloads, run.Workload) {
+		if !slices.Contains(workloads, run.Workload) {
 			workloads = append(workloads, run.Workload)
 		}
 		rps[k] = append(rps[k], sum.RPS)

@@ -170,9 +170,13 @@ func (l *labRun) run(ctx context.Context) error {
 // check refuses, before touching anything, a scenario that needs tuning or
 // diagnosis the caller did not provide.
 func (l *labRun) check() error {
+	doctorOff := l.o.Doctor == nil || (l.s.Doctor != nil && !*l.s.Doctor)
 	for _, v := range l.s.Variants {
 		if v.Tune != nil && l.o.Tuner == nil {
 			return fmt.Errorf("variant %s tunes, but no tuner is available", v.Name)
+		}
+		if v.Tune != nil && v.Tune.Doctor && doctorOff {
+			return fmt.Errorf("variant %s applies the doctor's fixes, but the doctor is off (set doctor: true, or drop tune.doctor)", v.Name)
 		}
 	}
 	return nil

@@ -169,3 +169,16 @@ repetitions: 1
 		t.Errorf("unknown allocator: %v", err)
 	}
 }
+
+// A variant that asks for the doctor's fixes with the doctor off must say
+// so before anything runs, not silently apply nothing.
+func TestLabDoctorFixesNeedTheDoctor(t *testing.T) {
+	no := false
+	s := tiny(t, "managed")
+	s.Doctor = &no
+	s.Variants = append(s.Variants[:1], VariantSpec{Name: "fixes", Tune: &TuneSpec{Doctor: true}})
+	res, err := Execute(context.Background(), Options{Scenario: s, Tuner: &HostTuner{StateDir: t.TempDir()}, Doctor: HostDoctor{}})
+	if err == nil || !strings.Contains(err.Error(), "the doctor is off") || len(res.Runs) != 0 {
+		t.Fatalf("err %v, %d runs", err, len(res.Runs))
+	}
+}

@@ -290,24 +290,6 @@ func FreePort(host string) (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Version runs "redis-server --version" and returns the version number,
-// e.g. "7.0.15".
-func Version(binary string) (string, error) {
-	if binary == "" {
-		binary = "redis-server"
-	}
-	out, err := exec.Command(binary, "--version").Output()
-	if err != nil {
-		return "", err
-	}
-	for _, f := range strings.Fields(string(out)) {
-		if v, ok := strings.CutPrefix(f, "v="); ok {
-			return v, nil
-		}
-	}
-	return "", fmt.Errorf("unexpected output of %s --version: %q", binary, out)
-}
-
 // spawn starts cmd from one OS thread that lives as long as redline: the
 // kernel sends Pdeathsig when the thread that forked the child exits, not
 // the process, and Go ends threads (a goroutine that exits while locked to

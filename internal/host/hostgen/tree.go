@@ -10,8 +10,10 @@ import (
 	"bytes"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -39,7 +41,7 @@ func (t *Tree) Link(path, target string) { t.Links[path] = target }
 // WriteTo writes the tree below dir, which must not hold anything else
 // that matters: existing files are replaced.
 func (t *Tree) WriteTo(dir string) error {
-	for _, p := range sortedKeys(t.Files) {
+	for _, p := range slices.Sorted(maps.Keys(t.Files)) {
 		dst := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
@@ -48,7 +50,7 @@ func (t *Tree) WriteTo(dir string) error {
 			return err
 		}
 	}
-	for _, p := range sortedKeys(t.Links) {
+	for _, p := range slices.Sorted(maps.Keys(t.Links)) {
 		dst := filepath.Join(dir, filepath.FromSlash(p))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 			return err
@@ -110,13 +112,4 @@ func keysOf[V any](m map[string]V) map[string]bool {
 		out[k] = true
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
