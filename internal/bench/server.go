@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"redline/internal/benchdata"
 	"redline/internal/netns"
 	"redline/internal/resp"
 )
@@ -19,8 +20,8 @@ var ErrAuth = errors.New("authentication failed")
 // but refuses CONFIG (renamed command, ACL) gives a ServerInfo with
 // ConfigErr set and a nil error; an unreachable server or a failed AUTH is
 // an error.
-func FetchServerInfo(ctx context.Context, o Options) (ServerInfo, error) {
-	var info ServerInfo
+func FetchServerInfo(ctx context.Context, o Options) (benchdata.ServerInfo, error) {
+	var info benchdata.ServerInfo
 	c, err := resp.Dial(ctx, resp.DialOptions{Network: o.Network, Addr: o.Addr, TLS: o.TLS, Timeout: o.Timeout, Dial: netns.Dialer(o.NetNS)})
 	if err != nil {
 		return info, fmt.Errorf("Could not connect to Redis at %s: %s", o.Addr, capitalise(rootCause(err)))
@@ -79,7 +80,7 @@ func configMap(v resp.Value) map[string]string {
 	return m
 }
 
-func parseInfoServer(s string, info *ServerInfo) {
+func parseInfoServer(s string, info *benchdata.ServerInfo) {
 	info.Version = infoField(s, "redis_version")
 	info.Mode = infoField(s, "redis_mode")
 	info.OS = infoField(s, "os")

@@ -8,7 +8,7 @@ package lab
 import (
 	"time"
 
-	"redline/internal/bench"
+	"redline/internal/benchdata"
 	"redline/internal/tune"
 )
 
@@ -102,11 +102,11 @@ type PlanStep struct {
 
 // Run is one measurement: a workload under a variant, one repetition.
 type Run struct {
-	Seq      int            `json:"seq"`
-	Variant  string         `json:"variant"`
-	Workload string         `json:"workload"`
-	Rep      int            `json:"rep"`
-	Summary  *bench.Summary `json:"summary"`
+	Seq      int                `json:"seq"`
+	Variant  string             `json:"variant"`
+	Workload string             `json:"workload"`
+	Rep      int                `json:"rep"`
+	Summary  *benchdata.Summary `json:"summary"`
 	// ServerCPU is the server's CPU seconds (user+sys) during the run, and
 	// ServerCPUPerRequest the same per request in microseconds.
 	ServerCPU           float64 `json:"server_cpu_seconds,omitempty"`

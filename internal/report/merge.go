@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"redline/internal/bench"
+	"redline/internal/benchdata"
 )
 
 // MergeOptions says how Merge labels and compares runs from several files.
@@ -89,7 +89,7 @@ func collect(srcs []*Source) []*item {
 	return items
 }
 
-func benchCommand(doc *bench.Document, sum *bench.Summary) string {
+func benchCommand(doc *benchdata.Document, sum *benchdata.Summary) string {
 	if len(sum.CommandLine) > 0 {
 		return shellJoin(sum.CommandLine)
 	}
@@ -157,7 +157,7 @@ func nameRows(items []*item, by string, isField bool) {
 
 // settingsOf are the bench settings that can tell two runs of one
 // workload apart, as redis-benchmark flags.
-func settingsOf(s *bench.Summary) [][2]string {
+func settingsOf(s *benchdata.Summary) [][2]string {
 	if s == nil {
 		return nil
 	}
