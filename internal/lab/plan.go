@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"redline/internal/bench"
+	"redline/internal/bench/cmdline"
 	"redline/internal/host"
 )
 
@@ -18,7 +18,7 @@ func expand(s Scenario, tg *target, cpus []int) ([]item, error) {
 	var items []item
 	h, p := hostPort(tg.addr)
 	for _, w := range s.Workloads {
-		wl, err := bench.ParseWorkload(w.Bench)
+		wl, err := cmdline.ParseWorkload(w.Bench)
 		if err != nil {
 			return nil, fmt.Errorf("workload %s: %w", w.Name, err)
 		}

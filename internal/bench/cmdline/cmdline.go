@@ -1,4 +1,4 @@
-package bench
+package cmdline
 
 import (
 	"fmt"
@@ -10,13 +10,15 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"redline/internal/bench"
 )
 
-// CommandLine holds redis-benchmark's options plus redline's own. The CLI
+// Flags holds redis-benchmark's options plus redline's own. The CLI
 // registers these flags on its bench command; the lab parses workload lines
 // of scenario files with the same table, so the write-ups'
 // redis-benchmark command lines work verbatim in both places.
-type CommandLine struct {
+type Flags struct {
 	host, socket, password, user, uri string
 	port, clients, dataSize, dbnum    int
 	requests                          int64
@@ -44,29 +46,29 @@ type CommandLine struct {
 	fs *pflag.FlagSet
 }
 
-// NewCommandLine returns a CommandLine whose flags are defined on fs (a new
+// New returns a Flags whose flags are defined on fs (a new
 // set when fs is nil).
-func NewCommandLine(fs *pflag.FlagSet) *CommandLine {
+func New(fs *pflag.FlagSet) *Flags {
 	if fs == nil {
 		fs = pflag.NewFlagSet("bench", pflag.ContinueOnError)
 		fs.SetInterspersed(false)
 		fs.Usage = func() {}
 	}
-	f := &CommandLine{fs: fs}
+	f := &Flags{fs: fs}
 	f.define(fs)
 	return f
 }
 
-func (f *CommandLine) define(fl *pflag.FlagSet) {
+func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.StringVarP(&f.host, "host", "h", "127.0.0.1", "server hostname")
 	fl.IntVarP(&f.port, "port", "p", 6379, "server port")
 	fl.StringVarP(&f.socket, "socket", "s", "", "server unix socket (overrides host and port)")
 	fl.StringVarP(&f.password, "password", "a", "", "password for Redis AUTH")
 	fl.StringVar(&f.user, "user", "", "ACL username for AUTH username password (needs -a)")
 	fl.StringVarP(&f.uri, "uri", "u", "", "server URI: redis://[user:password@]host[:port][/db] (rediss:// for TLS)")
-	fl.IntVarP(&f.clients, "clients", "c", DefaultClients, "number of parallel connections")
-	fl.Int64VarP(&f.requests, "requests", "n", DefaultRequests, "total number of requests per test (0 with --duration: no limit)")
-	fl.IntVarP(&f.dataSize, "data-size", "d", DefaultDataSize, "value size in bytes for SET/GET/...")
+	fl.IntVarP(&f.clients, "clients", "c", bench.DefaultClients, "number of parallel connections")
+	fl.Int64VarP(&f.requests, "requests", "n", bench.DefaultRequests, "total number of requests per test (0 with --duration: no limit)")
+	fl.IntVarP(&f.dataSize, "data-size", "d", bench.DefaultDataSize, "value size in bytes for SET/GET/...")
 	fl.IntVar(&f.dbnum, "dbnum", 0, "SELECT this db number")
 	fl.BoolVarP(&f.resp3, "resp3", "3", false, "start sessions in RESP3 protocol mode (HELLO 3)")
 	fl.IntVar(&f.threads, "threads", 0, "number of event-loop threads (default 1)")
@@ -74,12 +76,12 @@ func (f *CommandLine) define(fl *pflag.FlagSet) {
 	fl.BoolVar(&f.tracking, "enable-tracking", false, "send CLIENT TRACKING on before starting")
 	fl.IntVarP(&f.keepalive, "keepalive", "k", 1, "1=keep alive 0=reconnect after every batch")
 	fl.Int64VarP(&f.KeySpace, "keyspace", "r", 0, "random keys: replace __rand_int__ with a 12-digit number in [0, keyspace)")
-	fl.IntVarP(&f.pipeline, "pipeline", "P", DefaultPipeline, "pipeline this many requests")
+	fl.IntVarP(&f.pipeline, "pipeline", "P", bench.DefaultPipeline, "pipeline this many requests")
 	fl.BoolVarP(&f.Quiet, "quiet", "q", false, "quiet: just show requests/sec and p50")
-	fl.IntVar(&f.precision, "precision", DefaultPrecision, "latency histogram significant figures (1..5)")
+	fl.IntVar(&f.precision, "precision", bench.DefaultPrecision, "latency histogram significant figures (1..5)")
 	fl.BoolVar(&f.CSV, "csv", false, "output in CSV format")
 	fl.BoolVarP(&f.Loop, "loop", "l", false, "loop: run the tests until interrupted")
-	fl.StringVarP(&f.TestList, "tests", "t", "", "only run this comma-separated list of tests ("+strings.Join(TestNames(), ",")+")")
+	fl.StringVarP(&f.TestList, "tests", "t", "", "only run this comma-separated list of tests ("+strings.Join(bench.TestNames(), ",")+")")
 	fl.BoolVarP(&f.Idle, "idle", "I", false, "idle mode: open N idle connections and wait")
 	fl.BoolVarP(&f.StdinArg, "stdin", "x", false, "read the last argument of the command from standard input")
 	fl.BoolVarP(&f.ShowErrors, "show-errors", "e", false, "no effect (errors always end the run with a message)")
@@ -90,8 +92,8 @@ func (f *CommandLine) define(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.duration, "duration", 0, "run each test for this long instead of -n requests (e.g. 30s)")
 	fl.DurationVar(&f.warmup, "warmup", 0, "send load for this long before measuring (not counted)")
 	fl.Float64Var(&f.rate, "rate", 0, "fixed total rate in requests/s (open loop; latency from intended send times)")
-	fl.IntVar(&f.maxPending, "max-pending", DefaultMaxPending, "with --rate: most requests outstanding on one connection")
-	fl.DurationVar(&f.timeout, "timeout", DefaultTimeout, "longest wait for a connection or for any reply")
+	fl.IntVar(&f.maxPending, "max-pending", bench.DefaultMaxPending, "with --rate: most requests outstanding on one connection")
+	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "longest wait for a connection or for any reply")
 	fl.StringVar(&f.JSONOut, "json", "", "write results as JSON to this file (schema in docs/bench.md)")
 	fl.StringVar(&f.HdrOut, "hdr-out", "", "write each test's latency distribution to PREFIX-TEST.hgrm")
 	fl.StringVar(&f.Ratio, "ratio", "", "memtier-style SET:GET mix, e.g. 1:10, instead of the suite")
@@ -106,7 +108,7 @@ func (f *CommandLine) define(fl *pflag.FlagSet) {
 
 // Parse parses args (options, then an optional custom command) and
 // returns the custom command's arguments.
-func (f *CommandLine) Parse(args []string) ([]string, error) {
+func (f *Flags) Parse(args []string) ([]string, error) {
 	if err := f.fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -114,8 +116,8 @@ func (f *CommandLine) Parse(args []string) ([]string, error) {
 }
 
 // Options turns the parsed flags into Options, checking every value.
-func (f *CommandLine) Options() (Options, error) {
-	o := DefaultOptions()
+func (f *Flags) Options() (bench.Options, error) {
+	o := bench.DefaultOptions()
 	if err := f.target(&o); err != nil {
 		return o, err
 	}
@@ -158,7 +160,7 @@ func (f *CommandLine) Options() (Options, error) {
 	if o.Seed == 0 {
 		o.Seed = uint64(time.Now().UnixNano())
 	}
-	o.Keys = KeyOptions{Dist: KeyDist(f.keyDist), Space: uint64(f.KeySpace), StdDev: f.keyStdDev, Median: f.keyMedian, ZipfExp: f.zipfExp}
+	o.Keys = bench.KeyOptions{Dist: bench.KeyDist(f.keyDist), Space: uint64(f.KeySpace), StdDev: f.keyStdDev, Median: f.keyMedian, ZipfExp: f.zipfExp}
 	sizes, err := f.sizes()
 	if err != nil {
 		return o, err
@@ -170,23 +172,23 @@ func (f *CommandLine) Options() (Options, error) {
 	return o, o.Validate()
 }
 
-func (f *CommandLine) sizes() (SizeSpec, error) {
+func (f *Flags) sizes() (bench.SizeSpec, error) {
 	switch {
 	case f.sizeRange != "" && f.sizeList != "":
-		return SizeSpec{}, fmt.Errorf("give --data-size-range or --data-size-list, not both")
+		return bench.SizeSpec{}, fmt.Errorf("give --data-size-range or --data-size-list, not both")
 	case f.sizeRange != "":
-		return ParseSizeRange(f.sizeRange)
+		return bench.ParseSizeRange(f.sizeRange)
 	case f.sizeList != "":
-		return ParseSizeList(f.sizeList)
+		return bench.ParseSizeList(f.sizeList)
 	}
-	if f.dataSize < 1 || f.dataSize > MaxValueSize {
-		return SizeSpec{}, fmt.Errorf("-d must be 1..%d bytes, got %d", MaxValueSize, f.dataSize)
+	if f.dataSize < 1 || f.dataSize > bench.MaxValueSize {
+		return bench.SizeSpec{}, fmt.Errorf("-d must be 1..%d bytes, got %d", bench.MaxValueSize, f.dataSize)
 	}
-	return SizeSpec{Min: f.dataSize, Max: f.dataSize}, nil
+	return bench.SizeSpec{Min: f.dataSize, Max: f.dataSize}, nil
 }
 
 // target sets the address from -h/-p, -s or -u.
-func (f *CommandLine) target(o *Options) error {
+func (f *Flags) target(o *bench.Options) error {
 	host, port := f.host, f.port
 	if f.uri != "" {
 		u, err := ParseRedisURI(f.uri)
@@ -251,13 +253,13 @@ func ParseRedisURI(s string) (RedisURI, error) {
 
 // Tests returns the custom command (its last argument read from stdin
 // with -x), the SET:GET mix, or the selected suite tests.
-func (f *CommandLine) Tests(args []string, stdin io.Reader) ([]Test, []string, error) {
+func (f *Flags) Tests(args []string, stdin io.Reader) ([]bench.Test, []string, error) {
 	var warnings []string
 	if len(args) > 0 {
 		if f.TestList != "" {
 			warnings = append(warnings, "WARNING: Option -t is ignored.")
 		}
-		t := CustomTest(args)
+		t := bench.CustomTest(args)
 		if f.StdinArg {
 			last, err := io.ReadAll(stdin)
 			if err != nil {
@@ -265,45 +267,45 @@ func (f *CommandLine) Tests(args []string, stdin io.Reader) ([]Test, []string, e
 			}
 			t.Args = append(append([]string{}, args...), string(last))
 		}
-		return []Test{t}, warnings, nil
+		return []bench.Test{t}, warnings, nil
 	}
 	if f.StdinArg {
 		return nil, warnings, fmt.Errorf("-x needs a command: its last argument is read from standard input")
 	}
 	if f.Ratio != "" {
 		t, err := RatioTest(f.Ratio)
-		return []Test{t}, warnings, err
+		return []bench.Test{t}, warnings, err
 	}
 	var names []string
 	if f.TestList != "" {
 		names = strings.Split(f.TestList, ",")
 	}
-	tests, err := SuiteTests(names, f.KeySpace > 0)
+	tests, err := bench.SuiteTests(names, f.KeySpace > 0)
 	return tests, warnings, err
 }
 
 // RatioTest builds memtier's SET:GET mix, e.g. "1:10".
-func RatioTest(ratio string) (Test, error) {
+func RatioTest(ratio string) (bench.Test, error) {
 	a, b, ok := strings.Cut(ratio, ":")
 	sets, err1 := strconv.Atoi(a)
 	gets, err2 := strconv.Atoi(b)
 	if !ok || err1 != nil || err2 != nil || sets < 0 || gets < 0 || sets+gets == 0 || sets+gets > 255 {
-		return Test{}, fmt.Errorf("bad --ratio %q: want SETS:GETS, e.g. 1:10 (weights 0..255, not both 0)", ratio)
+		return bench.Test{}, fmt.Errorf("bad --ratio %q: want SETS:GETS, e.g. 1:10 (weights 0..255, not both 0)", ratio)
 	}
-	t := Test{Title: "SET:GET " + ratio}
+	t := bench.Test{Title: "SET:GET " + ratio}
 	if sets > 0 {
-		t.Mix = append(t.Mix, MixPart{Name: "SET", Args: []string{"SET", "key:__rand_int__", Data}, Weight: sets})
+		t.Mix = append(t.Mix, bench.MixPart{Name: "SET", Args: []string{"SET", "key:__rand_int__", bench.Data}, Weight: sets})
 	}
 	if gets > 0 {
-		t.Mix = append(t.Mix, MixPart{Name: "GET", Args: []string{"GET", "key:__rand_int__"}, Weight: gets})
+		t.Mix = append(t.Mix, bench.MixPart{Name: "GET", Args: []string{"GET", "key:__rand_int__"}, Weight: gets})
 	}
 	return t, nil
 }
 
 // Workload is a parsed workload line: options and tests.
 type Workload struct {
-	Options Options
-	Tests   []Test
+	Options bench.Options
+	Tests   []bench.Test
 	Args    []string // the line's arguments after the program name
 }
 
@@ -318,7 +320,7 @@ func ParseWorkload(line string) (Workload, error) {
 		return Workload{}, err
 	}
 	args = stripProgram(args)
-	f := NewCommandLine(nil)
+	f := New(nil)
 	custom, err := f.Parse(args)
 	if err != nil {
 		return Workload{}, fmt.Errorf("%q: %w", line, err)
