@@ -1,4 +1,4 @@
-package lab
+package cli
 
 import (
 	"context"
@@ -8,25 +8,32 @@ import (
 	"redline/internal/doctor"
 	_ "redline/internal/doctor/rules" // registers the doctor's rules
 	"redline/internal/host"
+	"redline/internal/lab"
+	"redline/internal/labdata"
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
 	"redline/internal/tune"
 )
 
-// HostTuner is the Tuner built on internal/tune: a variant's plan comes
+// labTuning returns the lab's tuner and doctor on the live host.
+func labTuning(stateDir string) (lab.Tuner, lab.Diagnoser) {
+	return &hostTuner{StateDir: stateDir}, hostDoctor{}
+}
+
+// hostTuner is the lab.Tuner built on internal/tune: a variant's plan comes
 // from tune profiles, a plan file and the doctor's safe fixes, and is
 // applied behind tune's on-disk journal, so "redline tune rollback"
 // restores the host even if the lab is killed. Against a netns target
 // everything runs inside the server's namespace, whose net.* sysctls are
 // its own.
-type HostTuner struct {
+type hostTuner struct {
 	StateDir string
 	session  string // the last Apply's journal session
 }
 
 // Apply plans and applies spec.
-func (t *HostTuner) Apply(ctx context.Context, spec TuneSpec, env Env) ([]PlanStep, error) {
-	var steps []PlanStep
+func (t *hostTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.Env) ([]labdata.PlanStep, error) {
+	var steps []labdata.PlanStep
 	err := inNamespace(env.ServerNetNS, func() error {
 		sys := tune.LiveSystem()
 		sys.Redis = tune.RedisOptions{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
@@ -45,7 +52,7 @@ func (t *HostTuner) Apply(ctx context.Context, spec TuneSpec, env Env) ([]PlanSt
 }
 
 // plan gathers the variant's changes.
-func (t *HostTuner) plan(spec TuneSpec, env Env) (*tune.Plan, error) {
+func (t *hostTuner) plan(spec labdata.TuneSpec, env lab.Env) (*tune.Plan, error) {
 	redis := &tune.PlanRedis{Addr: env.RedisAddr, User: env.RedisUser}
 	plan := &tune.Plan{Version: tune.PlanVersion, Redis: redis}
 	if len(spec.Profiles) > 0 {
@@ -67,15 +74,15 @@ func (t *HostTuner) plan(spec TuneSpec, env Env) (*tune.Plan, error) {
 		plan.Merge(p)
 	}
 	if spec.Doctor && len(env.SafeFixes) > 0 {
-		plan.Merge(tune.FromChanges(env.SafeFixes, "doctor"))
+		plan.Merge(tune.FromChanges(tuneChangesOf(env.SafeFixes), "doctor"))
 	}
 	plan.Redis = redis
 	return plan, plan.Validate()
 }
 
 // Rollback restores what the last Apply changed.
-func (t *HostTuner) Rollback(ctx context.Context, env Env) ([]PlanStep, error) {
-	var steps []PlanStep
+func (t *hostTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanStep, error) {
+	var steps []labdata.PlanStep
 	err := inNamespace(env.ServerNetNS, func() error {
 		o := tune.RollbackOptions{StateDir: t.StateDir, RedisPassword: env.RedisPassword, Session: t.session}
 		if t.session == "" {
@@ -91,12 +98,26 @@ func (t *HostTuner) Rollback(ctx context.Context, env Env) ([]PlanStep, error) {
 	return steps, err
 }
 
-func stepsOf(outs []tune.Outcome) []PlanStep {
-	steps := make([]PlanStep, 0, len(outs))
+func stepsOf(outs []tune.Outcome) []labdata.PlanStep {
+	steps := make([]labdata.PlanStep, 0, len(outs))
 	for _, o := range outs {
-		steps = append(steps, PlanStep{Change: o.Change, Old: o.Old, Status: string(o.Status), Note: o.Reason})
+		steps = append(steps, labdata.PlanStep{Change: changeRecord(o.Change), Old: o.Old, Status: string(o.Status), Note: o.Reason})
 	}
 	return steps
+}
+
+// changeRecord is c as a result file records it.
+func changeRecord(c tune.Change) labdata.Change {
+	return labdata.Change{Kind: string(c.Kind), Target: c.Target, Value: c.Value, Why: c.Why, Rule: c.Rule, Guard: c.Guard}
+}
+
+// tuneChangesOf turns recorded changes back into tune's.
+func tuneChangesOf(rs []labdata.Change) []tune.Change {
+	cs := make([]tune.Change, 0, len(rs))
+	for _, r := range rs {
+		cs = append(cs, tune.Change{Kind: tune.Kind(r.Kind), Target: r.Target, Value: r.Value, Why: r.Why, Rule: r.Rule, Guard: r.Guard})
+	}
+	return cs
 }
 
 func snapshot(pid int) (*host.Snapshot, error) {
@@ -119,19 +140,19 @@ func inNamespace(ns string, fn func() error) error {
 	return netns.Do(ns, fn)
 }
 
-// HostDoctor is the Diagnoser built on internal/doctor. Its safe fixes are
+// hostDoctor is the lab.Diagnoser built on internal/doctor. Its safe fixes are
 // the doctor's plan at medium severity and above without cautions, limited
 // to sysctls, kernel files and Redis settings: nothing that stops a
 // service, moves threads or changes a NIC.
-type HostDoctor struct{}
+type hostDoctor struct{}
 
 // safeKinds are the change kinds the lab applies from the doctor unasked.
 var safeKinds = []tune.Kind{tune.KindSysctl, tune.KindFile, tune.KindRedisConfig}
 
 // Diagnose runs every rule against the host and the server.
-func (HostDoctor) Diagnose(ctx context.Context, env Env) ([]Finding, []tune.Change, error) {
-	var findings []Finding
-	var fixes []tune.Change
+func (hostDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding, []labdata.Change, error) {
+	var findings []labdata.Finding
+	var fixes []labdata.Change
 	err := inNamespace(env.ServerNetNS, func() error {
 		facts, err := doctor.Gather(ctx, doctor.GatherOptions{Root: "/", Pid: env.ServerPID,
 			Redis: &redisadmin.Options{Addr: env.RedisAddr, Username: env.RedisUser, Password: env.RedisPassword}})
@@ -147,7 +168,7 @@ func (HostDoctor) Diagnose(ctx context.Context, env Env) ([]Finding, []tune.Chan
 		}
 		for _, c := range rep.Plan(doctor.Medium, false) {
 			if slices.Contains(safeKinds, c.Kind) {
-				fixes = append(fixes, c)
+				fixes = append(fixes, changeRecord(c))
 			}
 		}
 		return nil
@@ -155,8 +176,8 @@ func (HostDoctor) Diagnose(ctx context.Context, env Env) ([]Finding, []tune.Chan
 	return findings, fixes, err
 }
 
-func findingOf(f doctor.Finding, addr string) Finding {
-	out := Finding{ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Message: f.Message}
+func findingOf(f doctor.Finding, addr string) labdata.Finding {
+	out := labdata.Finding{ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Message: f.Message}
 	for _, e := range f.Evidence {
 		ev := fmt.Sprintf("%s = %s", e.Source, e.Value)
 		if e.Note != "" {
