@@ -127,3 +127,18 @@ func TestFromResultSplitsMixedWorkloads(t *testing.T) {
 		t.Errorf("tuned: N=%d %+v", g.N, g.VsThroughput)
 	}
 }
+
+// TestPlannedRunsAreTheLabs: the report says how many runs the lab
+// planned, as recorded (a -t set,get workload counts twice), and claims no
+// plan for a file that did not record one.
+func TestPlannedRunsAreTheLabs(t *testing.T) {
+	res := mustLoad(t, "lab-partial.json").Result
+	res.Planned = &labdata.PlannedRuns{Total: 30}
+	if r := FromResult(res, "x.json"); !anyContains(r.Notes, "the 14 runs it measured of the 30 planned") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	res.Planned = nil
+	if r := FromResult(res, "x.json"); !anyContains(r.Notes, "the 14 runs it measured.") {
+		t.Errorf("notes %q", r.Notes)
+	}
+}
