@@ -34,7 +34,7 @@ type hostTuner struct {
 // Apply plans and applies spec.
 func (t *hostTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.Env) ([]labdata.PlanStep, error) {
 	var steps []labdata.PlanStep
-	err := inNamespace(env.ServerNetNS, func() error {
+	err := inLabNamespace(env.ServerNetNS, func() error {
 		sys := tune.LiveSystem()
 		sys.Redis = tune.RedisOptions{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
 		plan, err := t.plan(spec, env)
@@ -56,7 +56,7 @@ func (t *hostTuner) plan(spec labdata.TuneSpec, env lab.Env) (*tune.Plan, error)
 	redis := &tune.PlanRedis{Addr: env.RedisAddr, User: env.RedisUser}
 	plan := &tune.Plan{Version: tune.PlanVersion, Redis: redis}
 	if len(spec.Profiles) > 0 {
-		snap, err := snapshot(env.ServerPID)
+		snap, err := labSnapshot(env.ServerPID)
 		if err != nil {
 			return nil, err
 		}
@@ -83,7 +83,7 @@ func (t *hostTuner) plan(spec labdata.TuneSpec, env lab.Env) (*tune.Plan, error)
 // Rollback restores what the last Apply changed.
 func (t *hostTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanStep, error) {
 	var steps []labdata.PlanStep
-	err := inNamespace(env.ServerNetNS, func() error {
+	err := inLabNamespace(env.ServerNetNS, func() error {
 		o := tune.RollbackOptions{StateDir: t.StateDir, RedisPassword: env.RedisPassword, Session: t.session}
 		if t.session == "" {
 			o.Last = true
@@ -120,7 +120,7 @@ func tuneChangesOf(rs []labdata.Change) []tune.Change {
 	return cs
 }
 
-func snapshot(pid int) (*host.Snapshot, error) {
+func labSnapshot(pid int) (*host.Snapshot, error) {
 	fs, err := host.NewFS("/")
 	if err != nil {
 		return nil, err
@@ -132,8 +132,8 @@ func snapshot(pid int) (*host.Snapshot, error) {
 	return host.Read(fs, opts)
 }
 
-// inNamespace runs fn in network namespace ns, or here when ns is empty.
-func inNamespace(ns string, fn func() error) error {
+// inLabNamespace runs fn in network namespace ns, or here when ns is empty.
+func inLabNamespace(ns string, fn func() error) error {
 	if ns == "" {
 		return fn()
 	}
@@ -153,7 +153,7 @@ var safeKinds = []tune.Kind{tune.KindSysctl, tune.KindFile, tune.KindRedisConfig
 func (hostDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding, []labdata.Change, error) {
 	var findings []labdata.Finding
 	var fixes []labdata.Change
-	err := inNamespace(env.ServerNetNS, func() error {
+	err := inLabNamespace(env.ServerNetNS, func() error {
 		facts, err := doctor.Gather(ctx, doctor.GatherOptions{Root: "/", Pid: env.ServerPID,
 			Redis: &redisadmin.Options{Addr: env.RedisAddr, Username: env.RedisUser, Password: env.RedisPassword}})
 		if err != nil {
