@@ -3,7 +3,6 @@ package redisadmin_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -152,53 +151,5 @@ func TestLocateNotLocal(t *testing.T) {
 	p := redisadmin.Locate(info, root, 0, now)
 	if p.Local || !strings.Contains(p.Reason, "different process") {
 		t.Errorf("stale pid: %+v", p)
-	}
-}
-
-// ReadInNetNS must read the server's namespace, not ours: a namespace the
-// test creates gets a somaxconn different from the host's.
-func TestReadInNetNS(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("entering a network namespace needs root")
-	}
-	ns := "redline-ra-" + strconv.Itoa(os.Getpid())
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, out)
-		}
-	}
-	run("ip", "netns", "add", ns)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	host, _ := os.ReadFile("/proc/sys/net/core/somaxconn")
-	want := "1234"
-	if strings.TrimSpace(string(host)) == want {
-		want = "1235"
-	}
-	run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.core.somaxconn="+want)
-	cmd := exec.Command("ip", "netns", "exec", ns, "sleep", "30")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	var got map[string]string
-	var err error
-	for range 50 { // ip netns exec execs sleep after setns; wait for the switch
-		got, err = redisadmin.ReadInNetNS(cmd.Process.Pid, []string{"/proc/sys/net/core/somaxconn", "/proc/sys/net/no/such"})
-		if err == nil && got["/proc/sys/net/core/somaxconn"] == want {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil || got["/proc/sys/net/core/somaxconn"] != want {
-		t.Fatalf("ReadInNetNS = %v, %v; want somaxconn %s", got, err, want)
-	}
-	if _, ok := got["/proc/sys/net/no/such"]; ok {
-		t.Error("a missing file was reported")
-	}
-	// This goroutine's thread must still be in the host namespace.
-	now, _ := os.ReadFile("/proc/sys/net/core/somaxconn")
-	if string(now) != string(host) {
-		t.Errorf("host somaxconn reads %q after ReadInNetNS, was %q", now, host)
 	}
 }
