@@ -2,6 +2,7 @@ package redisadmin_test
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"redline/internal/netns"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
@@ -151,5 +153,75 @@ func TestLocateNotLocal(t *testing.T) {
 	p := redisadmin.Locate(info, root, 0, now)
 	if p.Local || !strings.Contains(p.Reason, "different process") {
 		t.Errorf("stale pid: %+v", p)
+	}
+}
+
+// AUTH with a password, an ACL user, and HELLO 3 all authenticate; a
+// refusal is ErrAuth and its message never holds the password.
+func TestHandshakeNeverShowsPassword(t *testing.T) {
+	ctx := context.Background()
+	s := redistest.Start(t, "requirepass sekret-default", "user alice on >sekret-alice ~* &* +@all")
+	good := []redisadmin.Options{
+		{Password: "sekret-default"},
+		{Username: "alice", Password: "sekret-alice"},
+		{Username: "alice", Password: "sekret-alice", RESP3: true},
+		{Password: "sekret-default", RESP3: true},
+	}
+	for _, o := range good {
+		o.Addr = s.Addr()
+		c, err := redisadmin.Dial(ctx, o)
+		if err != nil {
+			t.Errorf("user %q resp3 %v: %v", o.Username, o.RESP3, err)
+			continue
+		}
+		if cfg, err := c.ConfigGet(ctx, "maxclients"); err != nil || cfg["maxclients"] == "" {
+			t.Errorf("user %q resp3 %v: CONFIG GET = %v, %v", o.Username, o.RESP3, cfg, err)
+		}
+		c.Close()
+	}
+	bad := []redisadmin.Options{
+		{Password: "wrong-pw-1"},
+		{Username: "alice", Password: "wrong-pw-2"},
+		{Username: "alice", Password: "wrong-pw-3", RESP3: true},
+		{RESP3: true},
+	}
+	for _, o := range bad {
+		o.Addr = s.Addr()
+		_, err := redisadmin.Dial(ctx, o)
+		if !errors.Is(err, redisadmin.ErrAuth) {
+			t.Errorf("user %q password %q resp3 %v: %v, want ErrAuth", o.Username, o.Password, o.RESP3, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "wrong-pw") {
+			t.Errorf("the error shows the password: %v", err)
+		}
+	}
+}
+
+// With NetNS the connection starts inside that namespace: the server of a
+// veth pair is reachable from the client namespace, not from ours.
+func TestDialFromNamespace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatal("network namespace tests need root (CI runs as root)")
+	}
+	p, err := netns.NewPair(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Remove() })
+	s := redistest.StartWith(t, redisserver.Options{NetNS: p.Server, Bind: p.ServerIP})
+	c, err := redisadmin.Dial(context.Background(), redisadmin.Options{Addr: s.Addr(), NetNS: p.Client})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Info(context.Background(), "server"); err != nil {
+		t.Error(err)
+	}
+	if !strings.HasPrefix(c.LocalAddr().String(), p.ClientIP+":") {
+		t.Errorf("local address %s, want the client end %s", c.LocalAddr(), p.ClientIP)
+	}
+	if _, err := redisadmin.Dial(context.Background(), redisadmin.Options{Addr: s.Addr(), Timeout: 300 * time.Millisecond}); err == nil {
+		t.Error("the server in its namespace was reachable from ours")
 	}
 }
