@@ -78,7 +78,7 @@ func liveReadInNetns(pid int, paths []string, data [][]byte, errs []error) {
 		return nil
 	})
 	if err != nil && !read {
-		err = fmt.Errorf("%w (run as root to read the sysctls of pid %d)", err, pid)
+		err = fmt.Errorf("net sysctls of pid %d: %w", pid, err) // permissionHint adds "run as root"
 		for i := range errs {
 			errs[i] = err
 		}
