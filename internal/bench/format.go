@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"redline/internal/benchdata"
 )
 
 // The text formats below follow redis-benchmark 7.x byte for byte in
@@ -16,7 +18,7 @@ import (
 // computed in float64 over nanoseconds.
 
 // WriteReport writes the default report block for s.
-func WriteReport(w io.Writer, s *Summary) error {
+func WriteReport(w io.Writer, s *benchdata.Summary) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintf(b, "====== %s ======\n", s.Title)
 	fmt.Fprintf(b, "  %d requests completed in %.2f seconds\n", s.Requests, s.ElapsedSeconds)
@@ -55,7 +57,7 @@ func WriteReport(w io.Writer, s *Summary) error {
 
 // writeExtras adds header lines for settings redis-benchmark does not have;
 // a run with only redis-benchmark's flags prints none of them.
-func writeExtras(b *bufio.Writer, s *Summary) {
+func writeExtras(b *bufio.Writer, s *benchdata.Summary) {
 	c := s.Config
 	if c.Pipeline > 1 {
 		fmt.Fprintf(b, "  pipeline: %d\n", c.Pipeline)
@@ -86,7 +88,7 @@ func boolInt(b bool) int {
 
 // writePercentiles prints HdrHistogram_c's percentile iteration with one
 // tick per half distance, a line whenever the cumulative count changes.
-func writePercentiles(b *bufio.Writer, h *Histogram) {
+func writePercentiles(b *bufio.Writer, h *benchdata.Histogram) {
 	if h == nil || h.TotalCount() == 0 {
 		return
 	}
@@ -102,7 +104,7 @@ func writePercentiles(b *bufio.Writer, h *Histogram) {
 
 // writeCumulative prints HdrHistogram_c's linear iteration in 100 µs steps,
 // 1 ms steps once past 2 ms, as redis-benchmark does.
-func writeCumulative(b *bufio.Writer, h *Histogram) {
+func writeCumulative(b *bufio.Writer, h *benchdata.Histogram) {
 	if h == nil || h.TotalCount() == 0 {
 		return
 	}
@@ -183,7 +185,7 @@ func (g geometry) highestEquivalent(v int64) int64 {
 }
 
 // WriteQuiet writes the -q line.
-func WriteQuiet(w io.Writer, s *Summary) error {
+func WriteQuiet(w io.Writer, s *benchdata.Summary) error {
 	_, err := fmt.Fprintf(w, "%s: %.2f requests per second, p50=%.3f msec\n", s.Title, s.RPS, s.Latency.P50)
 	return err
 }
@@ -194,7 +196,7 @@ const CSVHeader = `"test","rps","avg_latency_ms","min_latency_ms","p50_latency_m
 // WriteCSVRow writes one CSV row. Unlike redis-benchmark, a quote in the
 // title is escaped (doubled, RFC 4180), so a custom command such as
 // eval "return 1" 0 does not break the file.
-func WriteCSVRow(w io.Writer, s *Summary) error {
+func WriteCSVRow(w io.Writer, s *benchdata.Summary) error {
 	l := s.Latency
 	_, err := fmt.Fprintf(w, "%s,\"%.2f\",\"%.3f\",\"%.3f\",\"%.3f\",\"%.3f\",\"%.3f\",\"%.3f\"\n",
 		csvQuote(s.Title), s.RPS, l.Avg, l.Min, l.P50, l.P95, l.P99, l.Max)

@@ -8,18 +8,19 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"github.com/google/go-cmp/cmp"
+
+	"redline/internal/benchdata"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // goldenSummary is a Summary with a fixed, known histogram: 20000 requests
 // with latencies spread like a loopback SET run plus a slow tail.
-func goldenSummary() *Summary {
-	h := NewHistogram(3)
+func goldenSummary() *benchdata.Summary {
+	h := benchdata.NewHistogram(3)
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 19900 {
 		h.RecordValue(int64(100_000 + r.NormFloat64()*30_000 + 200_000*r.Float64()))
@@ -27,11 +28,11 @@ func goldenSummary() *Summary {
 	for i := range 100 {
 		h.RecordValue(int64(2_000_000 + i*40_000))
 	}
-	return &Summary{
+	return &benchdata.Summary{
 		Title: "SET", Requests: h.TotalCount(), ElapsedSeconds: 0.289, RPS: float64(h.TotalCount()) / 0.289,
-		Config:    RunConfig{Clients: 50, PayloadBytes: 3, KeepAlive: true, Threads: 1, Pipeline: 1},
-		Server:    ServerInfo{Config: map[string]string{"save": "", "appendonly": "no"}},
-		Latency:   Digest(h.Histogram),
+		Config:    benchdata.RunConfig{Clients: 50, PayloadBytes: 3, KeepAlive: true, Threads: 1, Pipeline: 1},
+		Server:    benchdata.ServerInfo{Config: map[string]string{"save": "", "appendonly": "no"}},
+		Latency:   benchdata.Digest(h.Histogram),
 		Histogram: h,
 	}
 }
@@ -93,7 +94,7 @@ func TestGoldenRateAndMix(t *testing.T) {
 	u.P99 /= 4
 	s.Uncorrected = &u
 	s.Config.Rate, s.Config.Pipeline, s.Config.Threads = 50000, 1, 2
-	s.Commands = []CommandResult{{Name: "SET", Requests: 1818, RPS: 6290.66, Latency: s.Latency}, {Name: "GET", Requests: 18182, RPS: 62913.49, Latency: s.Latency}}
+	s.Commands = []benchdata.CommandResult{{Name: "SET", Requests: 1818, RPS: 6290.66, Latency: s.Latency}, {Name: "GET", Requests: 18182, RPS: 62913.49, Latency: s.Latency}}
 	var b bytes.Buffer
 	WriteReport(&b, s)
 	golden(t, "report_rate_mix.golden", b.Bytes())
@@ -102,7 +103,7 @@ func TestGoldenRateAndMix(t *testing.T) {
 // TestPercentileSectionFollowsHdrC checks the percentile lines against
 // HdrHistogram_c's rules on a small histogram worked out by hand.
 func TestPercentileSectionFollowsHdrC(t *testing.T) {
-	h := NewHistogram(3)
+	h := benchdata.NewHistogram(3)
 	for _, v := range []int64{1000, 1000, 2000, 3000} { // ns
 		h.RecordValue(v)
 	}
@@ -120,7 +121,7 @@ func TestPercentileSectionFollowsHdrC(t *testing.T) {
 }
 
 func TestCumulativeSectionStepsAndEnd(t *testing.T) {
-	h := NewHistogram(3)
+	h := benchdata.NewHistogram(3)
 	h.RecordValue(150_000)   // 0.15 ms
 	h.RecordValue(2_479_000) // 2.479 ms
 	var b bytes.Buffer
@@ -137,38 +138,15 @@ func TestCumulativeSectionStepsAndEnd(t *testing.T) {
 
 func TestGeometryMatchesLibrary(t *testing.T) {
 	for _, prec := range []int{1, 2, 3, 4, 5} {
-		h := hdr.New(1, int64(MaxLatency), prec)
+		h := hdr.New(1, int64(benchdata.MaxLatency), prec)
 		g := newGeometry(h)
 		r := rand.New(rand.NewPCG(3, uint64(prec)))
 		for range 2000 {
-			v := int64(r.Float64() * r.Float64() * float64(MaxLatency))
+			v := int64(r.Float64() * r.Float64() * float64(benchdata.MaxLatency))
 			lo, hi := g.lowestEquivalent(v), g.highestEquivalent(v)
 			if lo > v || hi < v || !h.ValuesAreEquivalent(lo, hi) || h.ValuesAreEquivalent(lo, hi+1) || (lo > 0 && h.ValuesAreEquivalent(lo-1, lo)) {
 				t.Fatalf("precision %d value %d: range [%d,%d] disagrees with hdrhistogram-go", prec, v, lo, hi)
 			}
 		}
-	}
-}
-
-func TestHistogramJSONRoundTrip(t *testing.T) {
-	s := goldenSummary()
-	s.Start = time.Unix(0, 0).UTC()
-	path := filepath.Join(t.TempDir(), "d.json")
-	if err := WriteDocument(path, Document{Schema: DocumentSchema, Results: []*Summary{s}}); err != nil {
-		t.Fatal(err)
-	}
-	doc, err := ReadDocument(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := doc.Results[0].Histogram
-	if got.TotalCount() != s.Histogram.TotalCount() || got.ValueAtPercentile(99) != s.Histogram.ValueAtPercentile(99) {
-		t.Errorf("histogram changed in the round trip")
-	}
-	merged := NewHistogram(3)
-	merged.Merge(got.Histogram)
-	merged.Merge(s.Histogram.Histogram)
-	if merged.TotalCount() != 2*s.Requests {
-		t.Errorf("merged count %d", merged.TotalCount())
 	}
 }

@@ -15,9 +15,6 @@ const (
 	DefaultPrecision  = 3
 	DefaultTimeout    = 10 * time.Second
 	DefaultMaxPending = 1000
-	// MaxLatency is the histogram's ceiling: one hour, against
-	// redis-benchmark's silent 3 s clamp.
-	MaxLatency = time.Hour
 )
 
 // Options configures one benchmark run. The zero value is not usable; start

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
+
+	"redline/internal/benchdata"
 )
 
 // tickPrecision is the significant figures of the short progress
@@ -30,18 +32,18 @@ type recorder struct {
 func newRecorder(precision, classes int, rate bool) *recorder {
 	r := &recorder{tick: newTick()}
 	for range classes {
-		r.hists = append(r.hists, hdr.New(1, int64(MaxLatency), precision))
+		r.hists = append(r.hists, hdr.New(1, int64(benchdata.MaxLatency), precision))
 		if rate {
-			r.unc = append(r.unc, hdr.New(1, int64(MaxLatency), precision))
+			r.unc = append(r.unc, hdr.New(1, int64(benchdata.MaxLatency), precision))
 		}
 	}
 	return r
 }
 
-func newTick() *hdr.Histogram { return hdr.New(1, int64(MaxLatency), tickPrecision) }
+func newTick() *hdr.Histogram { return hdr.New(1, int64(benchdata.MaxLatency), tickPrecision) }
 
 func clampLatency(v int64) int64 {
-	return min(max(v, 1), int64(MaxLatency))
+	return min(max(v, 1), int64(benchdata.MaxLatency))
 }
 
 func (r *recorder) record(p pending, now int64) {

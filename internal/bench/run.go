@@ -15,6 +15,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/sys/unix"
 
+	"redline/internal/benchdata"
 	"redline/internal/resp"
 )
 
@@ -111,7 +112,7 @@ func (r *runner) fail(err error) {
 // redis-benchmark's payload is used. When the run fails or is
 // interrupted after measuring started, the Summary holds the partial
 // results and has Error or Interrupted set, and the error is returned too.
-func Run(ctx context.Context, o Options, t Test, data []byte) (*Summary, error) {
+func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summary, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -284,7 +285,7 @@ func (r *runner) sockaddrCopy() unix.Sockaddr {
 func newRand(seed, stream uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, stream)) }
 
 // execute connects everything, measures and summarises.
-func (r *runner) execute(ctx context.Context) (*Summary, error) {
+func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 	ready := make(chan error, len(r.loops))
 	start := make(chan struct{})
 	done := make(chan error, len(r.loops))
@@ -390,7 +391,7 @@ type progressState struct {
 func (r *runner) progress(p *progressState) Progress {
 	now := r.now()
 	var done int64
-	tick := hdr.New(1, int64(MaxLatency), tickPrecision)
+	tick := hdr.New(1, int64(benchdata.MaxLatency), tickPrecision)
 	for _, l := range r.loops {
 		done += l.recorder().done.Load()
 		if h := l.recorder().take(); h != nil {
@@ -418,17 +419,17 @@ func (r *runner) progress(p *progressState) Progress {
 }
 
 // summarise merges the workers' histograms into a Summary.
-func (r *runner) summarise(startWall time.Time) (*Summary, error) {
+func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 	classes := len(r.cmdNames)
-	total := NewHistogram(r.o.Precision)
-	var unc *Histogram
+	total := benchdata.NewHistogram(r.o.Precision)
+	var unc *benchdata.Histogram
 	if r.o.Rate > 0 {
-		unc = NewHistogram(r.o.Precision)
+		unc = benchdata.NewHistogram(r.o.Precision)
 	}
-	per := make([]*Histogram, classes)
+	per := make([]*benchdata.Histogram, classes)
 	var last int64
 	for i := range per {
-		per[i] = NewHistogram(r.o.Precision)
+		per[i] = benchdata.NewHistogram(r.o.Precision)
 	}
 	for _, l := range r.loops {
 		rec := l.recorder()
@@ -449,15 +450,15 @@ func (r *runner) summarise(startWall time.Time) (*Summary, error) {
 		end = max(abortedAt, last)
 	}
 	elapsed := time.Duration(max(end-from, 0))
-	s := &Summary{
-		Schema:         SchemaVersion,
+	s := &benchdata.Summary{
+		Schema:         benchdata.SchemaVersion,
 		Title:          r.test.Title,
 		Command:        r.commandText(),
 		Start:          startWall.Add(time.Duration(from)),
 		End:            startWall.Add(time.Duration(end)),
 		ElapsedSeconds: elapsed.Seconds(),
 		Requests:       total.TotalCount(),
-		Latency:        Digest(total.Histogram),
+		Latency:        benchdata.Digest(total.Histogram),
 		Histogram:      total,
 		Interrupted:    interrupted,
 		Config:         r.runConfig(),
@@ -466,12 +467,12 @@ func (r *runner) summarise(startWall time.Time) (*Summary, error) {
 		s.RPS = float64(s.Requests) / elapsed.Seconds()
 	}
 	if unc != nil {
-		d := Digest(unc.Histogram)
+		d := benchdata.Digest(unc.Histogram)
 		s.Uncorrected, s.UncorrectedHistogram = &d, unc
 	}
 	if classes > 1 {
 		for i, h := range per {
-			cr := CommandResult{Name: r.cmdNames[i], Requests: h.TotalCount(), Latency: Digest(h.Histogram), Histogram: h}
+			cr := benchdata.CommandResult{Name: r.cmdNames[i], Requests: h.TotalCount(), Latency: benchdata.Digest(h.Histogram), Histogram: h}
 			if elapsed > 0 {
 				cr.RPS = float64(cr.Requests) / elapsed.Seconds()
 			}
@@ -504,9 +505,9 @@ func (r *runner) commandText() string {
 	return strings.Join(parts, " | ")
 }
 
-func (r *runner) runConfig() RunConfig {
+func (r *runner) runConfig() benchdata.RunConfig {
 	o := r.o
-	c := RunConfig{
+	c := benchdata.RunConfig{
 		Target: o.Network + "://" + r.target, TLS: o.TLS != nil, Clients: o.Clients, Requests: o.Requests,
 		DurationSec: o.Duration.Seconds(), WarmupSec: o.Warmup.Seconds(), Pipeline: o.Pipeline,
 		Threads: len(r.loops), KeepAlive: o.KeepAlive, KeySpace: o.Keys.Space, Rate: o.Rate,

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"redline/internal/bench"
+	"redline/internal/benchdata"
 	"redline/internal/resp"
 )
 
@@ -96,10 +97,10 @@ type benchRun struct {
 	s        *streams
 	f        *bench.CommandLine
 	o        bench.Options
-	info     bench.ServerInfo
+	info     benchdata.ServerInfo
 	argv     []string
 	progress *progressPrinter
-	results  []*bench.Summary
+	results  []*benchdata.Summary
 	started  time.Time
 }
 
@@ -137,7 +138,7 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 		return exitCode(ExitFailure, err.Error())
 	}
 	sum.Server = r.info
-	sum.Client = bench.LocalClientInfo(Version())
+	sum.Client = benchdata.LocalClientInfo(Version())
 	sum.CommandLine = r.argv
 	if custom {
 		sum.Config.PayloadBytes = len(resp.AppendCommand(nil, t.Args...))
@@ -167,7 +168,7 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 	return nil
 }
 
-func (r *benchRun) print(sum *bench.Summary) {
+func (r *benchRun) print(sum *benchdata.Summary) {
 	switch {
 	case r.f.CSV:
 		bench.WriteCSVRow(r.s.out, sum)
@@ -180,7 +181,7 @@ func (r *benchRun) print(sum *bench.Summary) {
 
 // save rewrites the JSON file and the HDR file after every test, so a crash
 // or Ctrl-C keeps what was measured.
-func (r *benchRun) save(sum *bench.Summary) error {
+func (r *benchRun) save(sum *benchdata.Summary) error {
 	if r.f.HdrOut != "" {
 		if err := bench.WriteHgrmFile(r.f.HdrOut, sum); err != nil {
 			return err
@@ -189,8 +190,8 @@ func (r *benchRun) save(sum *bench.Summary) error {
 	if r.f.JSONOut == "" {
 		return nil
 	}
-	doc := bench.Document{Schema: bench.DocumentSchema, Redline: Version(), CommandLine: r.argv, Started: r.started, Results: r.results}
-	return bench.WriteDocument(r.f.JSONOut, doc)
+	doc := benchdata.Document{Schema: benchdata.DocumentSchema, Redline: Version(), CommandLine: r.argv, Started: r.started, Results: r.results}
+	return benchdata.WriteDocument(r.f.JSONOut, doc)
 }
 
 // runIdle is -I: hold idle connections until Ctrl-C.

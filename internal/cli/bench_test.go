@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"redline/internal/bench"
+	"redline/internal/benchdata"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
 )
@@ -230,7 +231,7 @@ func TestBenchDurationWarmupAndJSON(t *testing.T) {
 	if el := time.Since(start); el < time.Second || el > 5*time.Second {
 		t.Errorf("run took %s for 300ms warm-up + 700ms", el)
 	}
-	doc, err := bench.ReadDocument(jsonPath)
+	doc, err := benchdata.ReadDocument(jsonPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +253,7 @@ func TestBenchDurationWarmupAndJSON(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(jsonPath)
 	var generic map[string]any
-	if err := json.Unmarshal(raw, &generic); err != nil || generic["schema"] != bench.DocumentSchema {
+	if err := json.Unmarshal(raw, &generic); err != nil || generic["schema"] != benchdata.DocumentSchema {
 		t.Errorf("schema field: %v %v", generic["schema"], err)
 	}
 }
@@ -349,7 +350,7 @@ func TestBenchServerClosesConnectionMidRun(t *testing.T) {
 	if time.Since(start) > 5*time.Second {
 		t.Errorf("took %s after the server closed the connection", time.Since(start))
 	}
-	doc, err := bench.ReadDocument(jsonPath)
+	doc, err := benchdata.ReadDocument(jsonPath)
 	if err != nil || len(doc.Results) != 1 || doc.Results[0].Requests == 0 || doc.Results[0].Error == "" {
 		t.Fatalf("partial results not kept: %v %+v", err, doc)
 	}
@@ -399,7 +400,7 @@ func TestBenchRateModeCorrectsCoordinatedOmission(t *testing.T) {
 	if code != 0 {
 		t.Fatal(errOut)
 	}
-	doc, err := bench.ReadDocument(jsonPath)
+	doc, err := benchdata.ReadDocument(jsonPath)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"redline/internal/bench"
+	"redline/internal/benchdata"
 	"redline/internal/labdata"
 )
 
@@ -126,7 +127,7 @@ func TestLabAlwaysRollsBack(t *testing.T) {
 // failWhileTuned makes every run fail while f has changes applied.
 func failWhileTuned(t *testing.T, f *fakeTuner) {
 	real := runBench
-	runBench = func(ctx context.Context, o bench.Options, tt bench.Test, data []byte) (*bench.Summary, error) {
+	runBench = func(ctx context.Context, o bench.Options, tt bench.Test, data []byte) (*benchdata.Summary, error) {
 		if f.isActive() {
 			return nil, errors.New("connection reset")
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"redline/internal/bench"
+	"redline/internal/benchdata"
 	"redline/internal/host"
 	"redline/internal/labdata"
 )
@@ -67,7 +68,7 @@ type Event struct {
 	Variant  string
 	Workload string
 	Rep      int
-	Summary  *bench.Summary // set when a run has finished
+	Summary  *benchdata.Summary // set when a run has finished
 	ETA      time.Duration
 }
 
@@ -298,7 +299,7 @@ func (l *labRun) measure(ctx context.Context, it item, variant string, rep int) 
 	if sum != nil {
 		sum.Label = variant
 		sum.CommandLine = l.o.CommandLine
-		sum.Client = bench.LocalClientInfo(l.o.Version)
+		sum.Client = benchdata.LocalClientInfo(l.o.Version)
 		sum.Server.Version = l.tg.version
 		run := labdata.Run{Seq: len(l.res.Runs) + 1, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ServerCPU: cpu1 - cpu0}
 		if sum.Requests > 0 {

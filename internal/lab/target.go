@@ -11,12 +11,10 @@ import (
 	"strconv"
 	"time"
 
+	"redline/internal/labdata"
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
-	"redline/internal/resp"
-
-	"redline/internal/labdata"
 )
 
 // target is where the server runs and how the load reaches it.
@@ -32,7 +30,7 @@ type target struct {
 	addr    string
 	user    string
 	pass    string
-	admin   *resp.Client
+	admin   *redisadmin.Conn
 	version string
 }
 
@@ -136,27 +134,20 @@ func serverOptions(spec labdata.ServerSpec) (redisserver.Options, error) {
 func (t *target) connect(ctx context.Context) error {
 	if t.admin != nil {
 		t.admin.Close()
+		t.admin = nil
 	}
-	c, err := resp.Dial(ctx, resp.DialOptions{Addr: t.addr, Timeout: 5 * time.Second, Dial: netns.Dialer(t.clientNS())})
+	c, err := redisadmin.Dial(ctx, redisadmin.Options{
+		Addr: t.addr, Username: t.user, Password: t.pass, Timeout: 5 * time.Second, NetNS: t.clientNS(),
+	})
 	if err != nil {
-		return fmt.Errorf("connect to the server at %s: %w", t.addr, err)
+		return err
 	}
-	if t.pass != "" {
-		args := []string{"AUTH", t.pass}
-		if t.user != "" {
-			args = []string{"AUTH", t.user, t.pass}
-		}
-		if _, err := c.DoOK(ctx, args...); err != nil {
-			c.Close()
-			return fmt.Errorf("AUTH on %s: %w", t.addr, err)
-		}
-	}
-	v, err := c.DoOK(ctx, "INFO", "server")
+	info, err := c.Info(ctx, "server")
 	if err != nil {
 		c.Close()
-		return fmt.Errorf("INFO on %s: %w", t.addr, err)
+		return fmt.Errorf("Redis at %s: %w", t.addr, err)
 	}
-	t.admin, t.version = c, redisadmin.ParseInfo(v.Str).Version()
+	t.admin, t.version = c, info.Version()
 	return nil
 }
 
@@ -166,17 +157,16 @@ func (t *target) flush(ctx context.Context) error {
 	if t.kind == "address" {
 		return nil
 	}
-	_, err := t.admin.DoOK(ctx, "FLUSHALL")
+	_, err := t.admin.Do(ctx, "FLUSHALL")
 	return err
 }
 
 // cpuSeconds returns the server's used_cpu_sys + used_cpu_user.
 func (t *target) cpuSeconds(ctx context.Context) (float64, error) {
-	v, err := t.admin.DoOK(ctx, "INFO", "cpu")
+	info, err := t.admin.Info(ctx, "cpu")
 	if err != nil {
 		return 0, err
 	}
-	info := redisadmin.ParseInfo(v.Str)
 	sys, _ := info.Float("used_cpu_sys")
 	user, _ := info.Float("used_cpu_user")
 	return sys + user, nil
@@ -186,11 +176,11 @@ func (t *target) pid(ctx context.Context) int {
 	if t.admin == nil {
 		return 0
 	}
-	v, err := t.admin.DoOK(ctx, "INFO", "server")
+	info, err := t.admin.Info(ctx, "server")
 	if err != nil {
 		return 0
 	}
-	p, _ := redisadmin.ParseInfo(v.Str).ProcessID()
+	p, _ := info.ProcessID()
 	return p
 }
 

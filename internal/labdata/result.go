@@ -7,7 +7,7 @@ package labdata
 import (
 	"time"
 
-	"redline/internal/bench"
+	"redline/internal/benchdata"
 )
 
 // ResultSchema names the layout of a lab results file. v2 records the
@@ -123,11 +123,11 @@ type PlanStep struct {
 
 // Run is one measurement: a workload under a variant, one repetition.
 type Run struct {
-	Seq      int            `json:"seq"`
-	Variant  string         `json:"variant"`
-	Workload string         `json:"workload"`
-	Rep      int            `json:"rep"`
-	Summary  *bench.Summary `json:"summary"`
+	Seq      int                `json:"seq"`
+	Variant  string             `json:"variant"`
+	Workload string             `json:"workload"`
+	Rep      int                `json:"rep"`
+	Summary  *benchdata.Summary `json:"summary"`
 	// ServerCPU is the server's CPU seconds (user+sys) during the run, and
 	// ServerCPUPerRequest the same per request in microseconds.
 	ServerCPU           float64 `json:"server_cpu_seconds,omitempty"`

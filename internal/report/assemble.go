@@ -3,7 +3,7 @@ package report
 import (
 	"fmt"
 
-	"redline/internal/bench"
+	"redline/internal/benchdata"
 	"redline/internal/stats"
 )
 
@@ -44,7 +44,7 @@ func (r *Report) samplesOf(row, label string) []*Sample {
 func newGroup(label string, ss []*Sample) *Group {
 	g := &Group{Label: label, samples: ss}
 	var cpu []float64
-	var sums []*bench.Summary
+	var sums []*benchdata.Summary
 	files := map[string]bool{}
 	for _, s := range ss {
 		files[s.Source] = true
@@ -68,7 +68,7 @@ func newGroup(label string, ss []*Sample) *Group {
 	}
 	g.merged, g.HistogramRuns = mergeHistograms(sums)
 	if g.merged != nil {
-		l := bench.Digest(g.merged)
+		l := benchdata.Digest(g.merged)
 		g.Latency, g.Curve = &l, percentileCurve(g.merged)
 	}
 	return g

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"redline/internal/bench"
+	"redline/internal/benchdata"
 	"redline/internal/labdata"
 )
 
@@ -16,7 +16,7 @@ import (
 type item struct {
 	src *Source
 	run *labdata.Run // nil for a bench document
-	sum *bench.Summary
+	sum *benchdata.Summary
 	s   *Sample
 }
 
@@ -52,7 +52,7 @@ func lookupField(key string) (field, bool) {
 		return f, true
 	}
 	if name, ok := strings.CutPrefix(key, "config."); ok && name != "" {
-		return field{read: sumField(func(s *bench.Summary) string { return s.Server.Config[name] })}, true
+		return field{read: sumField(func(s *benchdata.Summary) string { return s.Server.Config[name] })}, true
 	}
 	return field{}, false
 }
@@ -65,37 +65,37 @@ var fields = map[string]field{
 	"variant":                {"the lab variant (none for bench documents)", func(it *item) string { return it.s.Variant }},
 	"workload":               {"the lab workload, or the bench test's title", func(it *item) string { return it.s.Workload }},
 	"scenario":               {"the lab scenario's name", labField(func(r *labdata.Result) string { return r.Scenario.Name })},
-	"host.hostname":          {"the server host's name (bench: the client's)", hostField(func(h labdata.HostFacts) string { return h.Hostname }, func(c bench.ClientInfo) string { return c.Hostname })},
-	"host.kernel":            {"the server host's kernel release (bench: the client's)", hostField(func(h labdata.HostFacts) string { return h.Kernel }, func(c bench.ClientInfo) string { return c.Kernel })},
-	"host.cpus":              {"the server host's CPU count (bench: the client's)", hostField(func(h labdata.HostFacts) string { return itoa(h.CPUs) }, func(c bench.ClientInfo) string { return itoa(c.CPUs) })},
+	"host.hostname":          {"the server host's name (bench: the client's)", hostField(func(h labdata.HostFacts) string { return h.Hostname }, func(c benchdata.ClientInfo) string { return c.Hostname })},
+	"host.kernel":            {"the server host's kernel release (bench: the client's)", hostField(func(h labdata.HostFacts) string { return h.Kernel }, func(c benchdata.ClientInfo) string { return c.Kernel })},
+	"host.cpus":              {"the server host's CPU count (bench: the client's)", hostField(func(h labdata.HostFacts) string { return itoa(h.CPUs) }, func(c benchdata.ClientInfo) string { return itoa(c.CPUs) })},
 	"host.arch":              {"the server host's architecture (lab only)", labField(func(r *labdata.Result) string { return r.Host.Arch })},
 	"host.cpu_model":         {"the server host's CPU model (lab only)", labField(func(r *labdata.Result) string { return r.Host.CPUModel })},
 	"host.virtualization":    {"the server host's virtualization (lab only)", labField(func(r *labdata.Result) string { return r.Host.Virtual })},
 	"target.kind":            {"managed, netns or address (lab only)", labField(func(r *labdata.Result) string { return r.Target.Kind })},
 	"target.topology":        {"how the load reached the server (lab only)", labField(func(r *labdata.Result) string { return r.Target.Topology })},
 	"target.server_version":  {"the server version the lab found", serverVersion},
-	"server.version":         {"the server version the run recorded", sumField(func(s *bench.Summary) string { return s.Server.Version })},
-	"server.allocator":       {"the server's allocator (INFO mem_allocator)", sumField(func(s *bench.Summary) string { return s.Server.Allocator })},
-	"server.io_threads":      {"the server's io-threads", sumField(func(s *bench.Summary) string { return s.Server.IOThreads })},
-	"server.executable":      {"the server's executable", sumField(func(s *bench.Summary) string { return s.Server.Executable })},
-	"client.hostname":        {"the load generator's host name", sumField(func(s *bench.Summary) string { return s.Client.Hostname })},
-	"client.kernel":          {"the load generator's kernel release", sumField(func(s *bench.Summary) string { return s.Client.Kernel })},
-	"client.redline":         {"the redline version that measured", sumField(func(s *bench.Summary) string { return s.Client.Redline })},
-	"bench.target":           {"the address the load went to", sumField(func(s *bench.Summary) string { return s.Config.Target })},
-	"bench.clients":          {"-c", sumField(func(s *bench.Summary) string { return itoa(s.Config.Clients) })},
-	"bench.pipeline":         {"-P", sumField(func(s *bench.Summary) string { return itoa(s.Config.Pipeline) })},
-	"bench.threads":          {"--threads", sumField(func(s *bench.Summary) string { return itoa(s.Config.Threads) })},
-	"bench.payload_bytes":    {"-d, the value size in bytes", sumField(func(s *bench.Summary) string { return itoa(s.Config.PayloadBytes) })},
-	"bench.value_sizes":      {"the value size distribution", sumField(func(s *bench.Summary) string { return s.Config.ValueSizes })},
-	"bench.keyspace":         {"-r", sumField(func(s *bench.Summary) string { return strconv.FormatUint(s.Config.KeySpace, 10) })},
-	"bench.key_distribution": {"--key-dist", sumField(func(s *bench.Summary) string { return s.Config.KeyDist })},
-	"bench.rate":             {"--rate", sumField(func(s *bench.Summary) string { return strconv.FormatFloat(s.Config.Rate, 'f', -1, 64) })},
-	"bench.tls":              {"--tls", sumField(func(s *bench.Summary) string { return strconv.FormatBool(s.Config.TLS) })},
+	"server.version":         {"the server version the run recorded", sumField(func(s *benchdata.Summary) string { return s.Server.Version })},
+	"server.allocator":       {"the server's allocator (INFO mem_allocator)", sumField(func(s *benchdata.Summary) string { return s.Server.Allocator })},
+	"server.io_threads":      {"the server's io-threads", sumField(func(s *benchdata.Summary) string { return s.Server.IOThreads })},
+	"server.executable":      {"the server's executable", sumField(func(s *benchdata.Summary) string { return s.Server.Executable })},
+	"client.hostname":        {"the load generator's host name", sumField(func(s *benchdata.Summary) string { return s.Client.Hostname })},
+	"client.kernel":          {"the load generator's kernel release", sumField(func(s *benchdata.Summary) string { return s.Client.Kernel })},
+	"client.redline":         {"the redline version that measured", sumField(func(s *benchdata.Summary) string { return s.Client.Redline })},
+	"bench.target":           {"the address the load went to", sumField(func(s *benchdata.Summary) string { return s.Config.Target })},
+	"bench.clients":          {"-c", sumField(func(s *benchdata.Summary) string { return itoa(s.Config.Clients) })},
+	"bench.pipeline":         {"-P", sumField(func(s *benchdata.Summary) string { return itoa(s.Config.Pipeline) })},
+	"bench.threads":          {"--threads", sumField(func(s *benchdata.Summary) string { return itoa(s.Config.Threads) })},
+	"bench.payload_bytes":    {"-d, the value size in bytes", sumField(func(s *benchdata.Summary) string { return itoa(s.Config.PayloadBytes) })},
+	"bench.value_sizes":      {"the value size distribution", sumField(func(s *benchdata.Summary) string { return s.Config.ValueSizes })},
+	"bench.keyspace":         {"-r", sumField(func(s *benchdata.Summary) string { return strconv.FormatUint(s.Config.KeySpace, 10) })},
+	"bench.key_distribution": {"--key-dist", sumField(func(s *benchdata.Summary) string { return s.Config.KeyDist })},
+	"bench.rate":             {"--rate", sumField(func(s *benchdata.Summary) string { return strconv.FormatFloat(s.Config.Rate, 'f', -1, 64) })},
+	"bench.tls":              {"--tls", sumField(func(s *benchdata.Summary) string { return strconv.FormatBool(s.Config.TLS) })},
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
 
-func sumField(f func(*bench.Summary) string) func(*item) string {
+func sumField(f func(*benchdata.Summary) string) func(*item) string {
 	return func(it *item) string {
 		if it.sum == nil {
 			return ""
@@ -113,7 +113,7 @@ func labField(f func(*labdata.Result) string) func(*item) string {
 	}
 }
 
-func hostField(fromLab func(labdata.HostFacts) string, fromClient func(bench.ClientInfo) string) func(*item) string {
+func hostField(fromLab func(labdata.HostFacts) string, fromClient func(benchdata.ClientInfo) string) func(*item) string {
 	return func(it *item) string {
 		if it.src.Result != nil {
 			return fromLab(it.src.Result.Host)

@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"redline/internal/bench"
+	"redline/internal/benchdata"
 	"redline/internal/labdata"
 	"redline/internal/stats"
 )
@@ -75,17 +75,17 @@ type runShape struct {
 	medianNs float64 // median latency
 	sigma    float64 // lognormal spread
 	n        int     // latencies recorded
-	cfg      bench.RunConfig
+	cfg      benchdata.RunConfig
 	argv     []string
-	server   bench.ServerInfo
-	client   bench.ClientInfo
+	server   benchdata.ServerInfo
+	client   benchdata.ClientInfo
 	start    time.Time
 }
 
 // summary records a run with latencies exp(N(ln median, sigma)) and a
 // 0.2% tail eight to twenty times slower.
-func (rs runShape) summary(rng *rand.Rand) *bench.Summary {
-	h := bench.NewHistogram(3)
+func (rs runShape) summary(rng *rand.Rand) *benchdata.Summary {
+	h := benchdata.NewHistogram(3)
 	for i := range rs.n {
 		v := rs.medianNs * math.Exp(rng.NormFloat64()*rs.sigma)
 		if i%500 == 0 {
@@ -94,11 +94,11 @@ func (rs runShape) summary(rng *rand.Rand) *bench.Summary {
 		h.RecordValue(int64(v))
 	}
 	elapsed := float64(h.TotalCount()) / rs.rps
-	return &bench.Summary{
-		Schema: bench.SchemaVersion, Title: rs.title, Command: strings.Fields(rs.title)[0], CommandLine: rs.argv,
+	return &benchdata.Summary{
+		Schema: benchdata.SchemaVersion, Title: rs.title, Command: strings.Fields(rs.title)[0], CommandLine: rs.argv,
 		Config: rs.cfg, Start: rs.start, End: rs.start.Add(time.Duration(elapsed * float64(time.Second))),
 		ElapsedSeconds: elapsed, Requests: h.TotalCount(), RPS: rs.rps,
-		Latency: bench.Digest(h.Histogram), Histogram: h, Server: rs.server, Client: rs.client,
+		Latency: benchdata.Digest(h.Histogram), Histogram: h, Server: rs.server, Client: rs.client,
 	}
 }
 
@@ -157,10 +157,10 @@ func labFixture(complete bool) *labdata.Result {
 func labRun(rng *rand.Rand, seq, rep int, workload, cmd string, rps, medianNs float64, variant string, cpu float64) labdata.Run {
 	rs := runShape{
 		title: strings.ToUpper(workload), rps: noisy(rng, rps, 2.5), medianNs: noisy(rng, medianNs, 2), sigma: 0.35, n: 20000,
-		cfg:    bench.RunConfig{Target: "127.0.0.1:40123", Clients: 50, Requests: 20000, Pipeline: 1, Threads: 2, KeepAlive: true, KeySpace: 100000, PayloadBytes: 64, Precision: 3, Seed: uint64(seq)},
+		cfg:    benchdata.RunConfig{Target: "127.0.0.1:40123", Clients: 50, Requests: 20000, Pipeline: 1, Threads: 2, KeepAlive: true, KeySpace: 100000, PayloadBytes: 64, Precision: 3, Seed: uint64(seq)},
 		argv:   strings.Fields(cmd),
-		server: bench.ServerInfo{Version: "7.0.15", Mode: "standalone", Allocator: "jemalloc-5.3.0", IOThreads: ioThreadsOf(variant), Executable: "/usr/bin/redis-server"},
-		client: bench.ClientInfo{Redline: "0.1.0", Go: "go1.26.8", Hostname: "lab1", Kernel: "6.1.0-28-amd64", CPUs: 2},
+		server: benchdata.ServerInfo{Version: "7.0.15", Mode: "standalone", Allocator: "jemalloc-5.3.0", IOThreads: ioThreadsOf(variant), Executable: "/usr/bin/redis-server"},
+		client: benchdata.ClientInfo{Redline: "0.1.0", Go: "go1.26.8", Hostname: "lab1", Kernel: "6.1.0-28-amd64", CPUs: 2},
 		start:  epoch.Add(time.Duration(seq) * 5 * time.Second),
 	}
 	sum := rs.summary(rng)
@@ -237,7 +237,7 @@ func fixtureScenario() labdata.Scenario {
 // fixtureComparisons plays the lab: each variant against the baseline.
 func fixtureComparisons(res *labdata.Result) []labdata.Comparison {
 	var cs []labdata.Comparison
-	values := func(workload, variant string, f func(*bench.Summary) float64) []float64 {
+	values := func(workload, variant string, f func(*benchdata.Summary) float64) []float64 {
 		var xs []float64
 		for _, r := range res.Runs {
 			if r.Workload == workload && r.Variant == variant {
@@ -251,8 +251,8 @@ func fixtureComparisons(res *labdata.Result) []labdata.Comparison {
 			for _, m := range []struct {
 				name   string
 				higher bool
-				f      func(*bench.Summary) float64
-			}{{"rps", true, func(s *bench.Summary) float64 { return s.RPS }}, {"p99_ms", false, func(s *bench.Summary) float64 { return s.Latency.P99 }}} {
+				f      func(*benchdata.Summary) float64
+			}{{"rps", true, func(s *benchdata.Summary) float64 { return s.RPS }}, {"p99_ms", false, func(s *benchdata.Summary) float64 { return s.Latency.P99 }}} {
 				x, ref := values(w.name, v.name, m.f), values(w.name, "baseline", m.f)
 				vs := compare(x, ref, m.higher, stats.LabWords)
 				cs = append(cs, labdata.Comparison{Workload: w.name, Variant: v.name, Baseline: "baseline", Metric: m.name, HigherIsBetter: m.higher,
@@ -266,17 +266,17 @@ func fixtureComparisons(res *labdata.Result) []labdata.Comparison {
 
 // kernelFixture is one host's `redline bench -t set,get -l` run stopped
 // after three loops, as in the write-up comparing kernels.
-func kernelFixture(kernel string, speed float64, seed uint64) *bench.Document {
+func kernelFixture(kernel string, speed float64, seed uint64) *benchdata.Document {
 	rng := rand.New(rand.NewPCG(seed, 11))
 	argv := strings.Fields("redline bench -t set,get -c 32 -n 500000 -r 500000 --threads 6 -l --json kernel.json")
-	doc := &bench.Document{Schema: bench.DocumentSchema, Redline: "0.1.0", CommandLine: argv, Started: epoch}
+	doc := &benchdata.Document{Schema: benchdata.DocumentSchema, Redline: "0.1.0", CommandLine: argv, Started: epoch}
 	for i := range 6 {
 		title, rps := []string{"SET", "GET"}[i%2], []float64{104000, 108000}[i%2]
 		rs := runShape{title: title, rps: noisy(rng, rps*speed, 2), medianNs: noisy(rng, 280000/speed, 2), sigma: 0.3, n: 5000,
-			cfg:    bench.RunConfig{Target: "192.168.100.2:6379", Clients: 32, Requests: 500000, Pipeline: 1, Threads: 6, KeepAlive: true, KeySpace: 500000, PayloadBytes: 3, Precision: 3},
+			cfg:    benchdata.RunConfig{Target: "192.168.100.2:6379", Clients: 32, Requests: 500000, Pipeline: 1, Threads: 6, KeepAlive: true, KeySpace: 500000, PayloadBytes: 3, Precision: 3},
 			argv:   argv,
-			server: bench.ServerInfo{Version: "6.2.7", Mode: "standalone", Allocator: "jemalloc-5.1.0"},
-			client: bench.ClientInfo{Redline: "0.1.0", Go: "go1.26.8", Hostname: "kunpeng-client", Kernel: kernel, CPUs: 128},
+			server: benchdata.ServerInfo{Version: "6.2.7", Mode: "standalone", Allocator: "jemalloc-5.1.0"},
+			client: benchdata.ClientInfo{Redline: "0.1.0", Go: "go1.26.8", Hostname: "kunpeng-client", Kernel: kernel, CPUs: 128},
 			start:  epoch.Add(time.Duration(i) * 5 * time.Second)}
 		doc.Results = append(doc.Results, rs.summary(rng))
 	}
@@ -285,9 +285,9 @@ func kernelFixture(kernel string, speed float64, seed uint64) *bench.Document {
 
 // valueSizeFixture is SET and GET at four value sizes, three loops each, on
 // one network path, as in the write-up comparing 10GbE with RDMA.
-func valueSizeFixture(path string, seed uint64) *bench.Document {
+func valueSizeFixture(path string, seed uint64) *benchdata.Document {
 	rng := rand.New(rand.NewPCG(seed, 13))
-	doc := &bench.Document{Schema: bench.DocumentSchema, Redline: "0.1.0", Started: epoch,
+	doc := &benchdata.Document{Schema: benchdata.DocumentSchema, Redline: "0.1.0", Started: epoch,
 		CommandLine: []string{"sh", "-c", "for d in 3 300 3000 10000; do redline bench -t set,get -d $d -n 100000 -c 50 --json " + path + "-$d.json; done"}}
 	bw := map[string]float64{"10GbE": 1.25e9, "RDMA": 3.1e9}[path]
 	for _, d := range []int{3, 300, 3000, 10000} {
@@ -296,10 +296,10 @@ func valueSizeFixture(path string, seed uint64) *bench.Document {
 			rps := 1 / (1/125000.0 + float64(d)/bw)
 			argv := strings.Fields(fmt.Sprintf("redline bench -t set,get -d %d -n 100000 -c 50", d))
 			rs := runShape{title: title, rps: noisy(rng, rps, 2), medianNs: noisy(rng, 50/rps*1e9, 2), sigma: 0.3, n: 3000,
-				cfg:    bench.RunConfig{Target: "192.168.2.101:6379", Clients: 50, Requests: 100000, Pipeline: 1, Threads: 1, KeepAlive: true, PayloadBytes: d, Precision: 3},
+				cfg:    benchdata.RunConfig{Target: "192.168.2.101:6379", Clients: 50, Requests: 100000, Pipeline: 1, Threads: 1, KeepAlive: true, PayloadBytes: d, Precision: 3},
 				argv:   argv,
-				server: bench.ServerInfo{Version: "7.2.4"},
-				client: bench.ClientInfo{Redline: "0.1.0", Go: "go1.26.8", Hostname: "client-" + path, Kernel: "5.10.0", CPUs: 48},
+				server: benchdata.ServerInfo{Version: "7.2.4"},
+				client: benchdata.ClientInfo{Redline: "0.1.0", Go: "go1.26.8", Hostname: "client-" + path, Kernel: "5.10.0", CPUs: 48},
 				start:  epoch.Add(time.Duration(d+i) * time.Second)}
 			doc.Results = append(doc.Results, rs.summary(rng))
 		}

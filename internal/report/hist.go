@@ -5,14 +5,14 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"redline/internal/bench"
+	"redline/internal/benchdata"
 )
 
 // mergeHistograms adds up the runs' latency histograms. Percentiles of a
 // group are read from this sum: merging HDR histograms is exact, while
 // averaging per-run percentiles has no meaning. It returns nil when no run
 // carries a histogram, and how many did.
-func mergeHistograms(sums []*bench.Summary) (*hdr.Histogram, int) {
+func mergeHistograms(sums []*benchdata.Summary) (*hdr.Histogram, int) {
 	var merged *hdr.Histogram
 	n := 0
 	for _, s := range sums {

@@ -10,7 +10,7 @@ import (
 	"regexp"
 	"strings"
 
-	"redline/internal/bench"
+	"redline/internal/benchdata"
 	"redline/internal/labdata"
 )
 
@@ -23,7 +23,7 @@ type Source struct {
 	Label string
 	// Result is set for a lab results file, Bench for a bench document.
 	Result *labdata.Result
-	Bench  *bench.Document
+	Bench  *benchdata.Document
 }
 
 // InputError is a file redline report cannot use: unreadable, not JSON,
@@ -48,7 +48,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // readsWhat ends every "not a results file" message with what to give
 // instead.
 const readsWhat = "redline report reads the files written by `redline lab` (schema " +
-	labdata.ResultSchema + ") and `redline bench --json` (schema " + bench.DocumentSchema + ")"
+	labdata.ResultSchema + ") and `redline bench --json` (schema " + benchdata.DocumentSchema + ")"
 
 // schemaField finds the schema of a file too damaged to decode.
 var schemaField = regexp.MustCompile(`"schema"\s*:\s*"([^"]{1,64})"`)
@@ -87,8 +87,8 @@ func Decode(name string, r io.Reader) (*Source, error) {
 		if err = json.Unmarshal(b, src.Result); err == nil {
 			labdata.Upgrade(src.Result)
 		}
-	case bench.DocumentSchema:
-		src.Bench = new(bench.Document)
+	case benchdata.DocumentSchema:
+		src.Bench = new(benchdata.Document)
 		err = json.Unmarshal(b, src.Bench)
 	default:
 		return nil, &InputError{Path: name, Problem: unknownSchema(*head.Schema)}
@@ -100,13 +100,13 @@ func Decode(name string, r io.Reader) (*Source, error) {
 }
 
 func unknownSchema(s string) string {
-	for _, known := range []string{labdata.ResultSchema, bench.DocumentSchema} {
+	for _, known := range []string{labdata.ResultSchema, benchdata.DocumentSchema} {
 		family := known[:strings.LastIndex(known, "/")+1]
 		if strings.HasPrefix(s, family) {
 			return fmt.Sprintf("schema %q is a version this redline does not read (it reads %s); use the redline that wrote it, or a newer one", s, known)
 		}
 	}
-	if s == bench.SchemaVersion {
+	if s == benchdata.SchemaVersion {
 		return fmt.Sprintf("schema %q is a single bench summary, not a results file; %s", s, readsWhat)
 	}
 	return fmt.Sprintf("not a redline results file (schema %q); %s", s, readsWhat)
@@ -143,7 +143,7 @@ func (s *Source) check() error {
 	return nil
 }
 
-func (s *Source) benchResults() []*bench.Summary {
+func (s *Source) benchResults() []*benchdata.Summary {
 	if s.Bench == nil {
 		return nil
 	}

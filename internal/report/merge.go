@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"redline/internal/bench"
+	"redline/internal/benchdata"
 	"redline/internal/stats"
 )
 
@@ -90,7 +90,7 @@ func collect(srcs []*Source) []*item {
 	return items
 }
 
-func benchCommand(doc *bench.Document, sum *bench.Summary) string {
+func benchCommand(doc *benchdata.Document, sum *benchdata.Summary) string {
 	if len(sum.CommandLine) > 0 {
 		return shellJoin(sum.CommandLine)
 	}
@@ -158,7 +158,7 @@ func nameRows(items []*item, by string, isField bool) {
 
 // settingsOf are the bench settings that can tell two runs of one
 // workload apart, as redis-benchmark flags.
-func settingsOf(s *bench.Summary) [][2]string {
+func settingsOf(s *benchdata.Summary) [][2]string {
 	if s == nil {
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
-	"redline/internal/bench"
+	"redline/internal/benchdata"
 	"redline/internal/labdata"
 )
 
@@ -62,11 +62,11 @@ type Group struct {
 	P99        Spread `json:"p99_ms"`
 	// Latency is read from the HDR histograms of the group's runs merged
 	// into one (HistogramRuns of them carried one).
-	Latency       *bench.Latency `json:"merged_latency_ms,omitempty"`
-	HistogramRuns int            `json:"histogram_runs"`
-	Curve         []CurvePoint   `json:"-"`
-	Requests      int64          `json:"requests"`
-	Errors        int64          `json:"errors"`
+	Latency       *benchdata.Latency `json:"merged_latency_ms,omitempty"`
+	HistogramRuns int                `json:"histogram_runs"`
+	Curve         []CurvePoint       `json:"-"`
+	Requests      int64              `json:"requests"`
+	Errors        int64              `json:"errors"`
 	// ServerCPUPerRequest is the median over runs that measured it.
 	ServerCPUPerRequest *float64 `json:"server_cpu_us_per_request,omitempty"`
 	VsThroughput        *Versus  `json:"rps_vs_reference,omitempty"`
@@ -106,17 +106,17 @@ type Sample struct {
 	Workload string `json:"workload"`
 	Rep      int    `json:"rep"`
 
-	RPS                 float64       `json:"rps"`
-	Latency             bench.Latency `json:"latency_ms"`
-	Requests            int64         `json:"requests"`
-	Errors              int64         `json:"errors"`
-	ServerCPUPerRequest float64       `json:"server_cpu_us_per_request,omitempty"`
-	Start               time.Time     `json:"start,omitzero"`
+	RPS                 float64           `json:"rps"`
+	Latency             benchdata.Latency `json:"latency_ms"`
+	Requests            int64             `json:"requests"`
+	Errors              int64             `json:"errors"`
+	ServerCPUPerRequest float64           `json:"server_cpu_us_per_request,omitempty"`
+	Start               time.Time         `json:"start,omitzero"`
 	// Problem says why the run is left out of the statistics ("" when it
 	// is in).
 	Problem string `json:"left_out,omitempty"`
 
-	summary *bench.Summary
+	summary *benchdata.Summary
 	command string
 	fromLab bool
 }
@@ -142,7 +142,7 @@ type InputInfo struct {
 }
 
 // problemOf says why a run cannot count, or "".
-func problemOf(sum *bench.Summary) string {
+func problemOf(sum *benchdata.Summary) string {
 	switch {
 	case sum == nil:
 		return "no summary recorded"
@@ -157,7 +157,7 @@ func problemOf(sum *bench.Summary) string {
 }
 
 // newSample fills the measured fields of s from sum.
-func newSample(s *Sample, sum *bench.Summary) *Sample {
+func newSample(s *Sample, sum *benchdata.Summary) *Sample {
 	s.summary = sum
 	s.Problem = problemOf(sum)
 	if sum == nil {

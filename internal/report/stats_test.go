@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"redline/internal/bench"
+	"redline/internal/benchdata"
 	"redline/internal/stats"
 )
 
@@ -57,15 +57,15 @@ func TestMedianAndSpread(t *testing.T) {
 // TestMergedPercentiles: a group's percentiles come from the histograms
 // added up, which is not what averaging the runs' percentiles gives.
 func TestMergedPercentiles(t *testing.T) {
-	fast, slow := bench.NewHistogram(3), bench.NewHistogram(3)
-	all := bench.NewHistogram(3)
+	fast, slow := benchdata.NewHistogram(3), benchdata.NewHistogram(3)
+	all := benchdata.NewHistogram(3)
 	for i := range 1000 {
 		fast.RecordValue(int64(100_000 + i))   // ~0.1 ms
 		slow.RecordValue(int64(1_000_000 + i)) // ~1 ms
 		all.RecordValue(int64(100_000 + i))
 		all.RecordValue(int64(1_000_000 + i))
 	}
-	sums := []*bench.Summary{{Histogram: fast}, {Histogram: slow}, nil, {}}
+	sums := []*benchdata.Summary{{Histogram: fast}, {Histogram: slow}, nil, {}}
 	merged, n := mergeHistograms(sums)
 	if n != 2 {
 		t.Fatalf("merged %d histograms, want 2", n)
@@ -73,8 +73,8 @@ func TestMergedPercentiles(t *testing.T) {
 	if merged.TotalCount() != 2000 || !merged.Equals(all.Histogram) {
 		t.Fatalf("merged histogram differs from recording every value once")
 	}
-	got := bench.Digest(merged).P99
-	avg := (bench.Digest(fast.Histogram).P99 + bench.Digest(slow.Histogram).P99) / 2
+	got := benchdata.Digest(merged).P99
+	avg := (benchdata.Digest(fast.Histogram).P99 + benchdata.Digest(slow.Histogram).P99) / 2
 	if got < 1.0 || got > 1.01 {
 		t.Errorf("merged p99 %.4f ms, want about 1.0 (the slow run's tail)", got)
 	}
@@ -84,7 +84,7 @@ func TestMergedPercentiles(t *testing.T) {
 }
 
 func TestPercentileCurve(t *testing.T) {
-	h := bench.NewHistogram(3)
+	h := benchdata.NewHistogram(3)
 	for i := 1; i <= 10000; i++ {
 		h.RecordValue(int64(i) * 1000)
 	}

@@ -8,12 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
+
+	"redline/internal/netns"
 )
 
 // These tests write the real host. They run only with
@@ -209,20 +209,10 @@ func mountNetnsSysfs(t testing.TB, ns string) string {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	errc := make(chan error)
-	go func() {
-		// This thread changes namespace and never runs anything else.
-		runtime.LockOSThread()
-		h, err := netns.GetFromName(ns)
-		if err == nil {
-			err = netns.Set(h)
-		}
-		if err == nil {
-			err = unix.Mount("sysfs", dir, "sysfs", 0, "")
-		}
-		errc <- err
-	}()
-	if err := <-errc; err != nil {
+	err := netns.Do(ns, func() error {
+		return unix.Mount("sysfs", dir, "sysfs", 0, "")
+	})
+	if err != nil {
 		t.Fatalf("mount the sysfs of %s: %v", ns, err)
 	}
 	t.Cleanup(func() { unix.Unmount(dir, unix.MNT_DETACH) })

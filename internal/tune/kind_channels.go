@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/safchain/ethtool"
-	"github.com/vishvananda/netns"
+
+	"redline/internal/netns"
 )
 
 // NIC channel counts (ethtool -L). Value is "N" for N combined channels,
@@ -83,31 +83,14 @@ func (e Ethtool) do(f func(*ethtool.Ethtool) error) error {
 	return f(t)
 }
 
-func (e Ethtool) open() (*ethtool.Ethtool, error) {
-	if e.NetNS == "" {
-		return ethtool.NewEthtool()
-	}
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	orig, err := netns.Get()
-	if err != nil {
-		return nil, err
-	}
-	defer orig.Close()
-	ns, err := netns.GetFromName(e.NetNS)
-	if err != nil {
-		return nil, fmt.Errorf("network namespace %s: %w", e.NetNS, err)
-	}
-	defer ns.Close()
-	if err := netns.Set(ns); err != nil {
-		return nil, err
-	}
-	t, err := ethtool.NewEthtool()
-	if serr := netns.Set(orig); serr != nil {
-		// The thread is in the wrong namespace; keep it locked so the
-		// runtime retires it instead of reusing it.
-		runtime.LockOSThread()
-		return nil, serr
+func (e Ethtool) open() (t *ethtool.Ethtool, err error) {
+	err = netns.Do(e.NetNS, func() error {
+		t, err = ethtool.NewEthtool()
+		return err
+	})
+	if err != nil && t != nil { // opened, but the thread could not go back
+		t.Close()
+		t = nil
 	}
 	return t, err
 }

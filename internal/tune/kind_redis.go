@@ -38,28 +38,31 @@ func checkRedisConfig(ctx context.Context, s *System, c Change) error {
 }
 
 func readRedisConfig(ctx context.Context, s *System, c Change) (string, error) {
-	cl, err := s.redisClient(ctx)
+	conn, err := s.redisConn(ctx)
 	if err != nil {
 		return "", err
 	}
-	v, err := cl.DoOK(ctx, "CONFIG", "GET", c.Target)
+	cfg, err := conn.ConfigGet(ctx, c.Target)
 	if err != nil {
-		return "", fmt.Errorf("CONFIG GET %s on %s: %w", c.Target, s.Redis.Addr, err)
+		return "", fmt.Errorf("read %s on Redis at %s: %w", c.Target, s.Redis.Addr, err)
 	}
-	// CONFIG GET answers a flat name/value list (RESP2) or a map (RESP3);
-	// both put the value at index 1.
-	if len(v.Elems) < 2 {
-		return "", refuse(fmt.Sprintf("Redis at %s has no config parameter %q (older version, or a typo)", s.Redis.Addr, c.Target), nil)
+	if v, ok := cfg.Get(strings.ToLower(c.Target)); ok {
+		return v, nil
 	}
-	return v.Elems[1].Str, nil
+	if len(cfg) == 1 { // an alias may answer under its other name
+		for _, v := range cfg {
+			return v, nil
+		}
+	}
+	return "", refuse(fmt.Sprintf("Redis at %s has no config parameter %q (older version, or a typo)", s.Redis.Addr, c.Target), nil)
 }
 
 func writeRedisConfig(ctx context.Context, s *System, c Change, v string) error {
-	cl, err := s.redisClient(ctx)
+	conn, err := s.redisConn(ctx)
 	if err != nil {
 		return err
 	}
-	_, err = cl.DoOK(ctx, "CONFIG", "SET", c.Target, v)
+	err = conn.ConfigSet(ctx, c.Target, v)
 	if err == nil {
 		return nil
 	}
@@ -67,7 +70,7 @@ func writeRedisConfig(ctx context.Context, s *System, c Change, v string) error 
 	if errors.As(err, &se) && immutable(se.Msg) {
 		return refuse(fmt.Sprintf("Redis cannot change %s at run time; set it in redis.conf and restart Redis", c.Target), err)
 	}
-	return fmt.Errorf("CONFIG SET %s %q on %s: %w", c.Target, v, s.Redis.Addr, err)
+	return fmt.Errorf("set %s to %q on Redis at %s: %w", c.Target, v, s.Redis.Addr, err)
 }
 
 // immutable recognises Redis's refusals of parameters that only a restart
@@ -81,30 +84,26 @@ func immutable(msg string) bool {
 // redisRunID identifies the server process: after a restart the run_id
 // changes, and CONFIG SET values are gone unless they were rewritten.
 func redisRunID(ctx context.Context, s *System, _ Change) (string, error) {
-	cl, err := s.redisClient(ctx)
+	conn, err := s.redisConn(ctx)
 	if err != nil {
 		return "", err
 	}
-	v, err := cl.DoOK(ctx, "INFO", "server")
+	info, err := conn.Info(ctx, "server")
 	if err != nil {
-		return "", fmt.Errorf("INFO server on %s: %w", s.Redis.Addr, err)
+		return "", fmt.Errorf("Redis at %s: %w", s.Redis.Addr, err)
 	}
-	for _, line := range strings.Split(v.Str, "\n") {
-		if id, ok := strings.CutPrefix(strings.TrimSpace(line), "run_id:"); ok {
-			return id, nil
-		}
-	}
-	return "", nil
+	id, _ := info.Get("run_id")
+	return id, nil
 }
 
 // redisRewrite persists the running config to redis.conf.
 func redisRewrite(ctx context.Context, s *System) error {
-	cl, err := s.redisClient(ctx)
+	conn, err := s.redisConn(ctx)
 	if err != nil {
 		return err
 	}
-	if _, err := cl.DoOK(ctx, "CONFIG", "REWRITE"); err != nil {
-		return fmt.Errorf("CONFIG REWRITE on %s: %w (does the server run from a config file it may write?)", s.Redis.Addr, err)
+	if err := conn.ConfigRewrite(ctx); err != nil {
+		return fmt.Errorf("Redis at %s: %w (does the server run from a config file it may write?)", s.Redis.Addr, err)
 	}
 	return nil
 }

@@ -193,3 +193,23 @@ func TestRedisNormal(t *testing.T) {
 		t.Error("a different pubsub limit should not match")
 	}
 }
+
+// The redis-config kind authenticates through redisadmin as an ACL user,
+// and a wrong password fails without showing it.
+func TestRedisConfigAuthenticates(t *testing.T) {
+	srv := redistest.Start(t, "user tuner on >tuner-pw ~* &* +@all")
+	s := redisSystem(srv)
+	s.Redis.User, s.Redis.Password = "tuner", "tuner-pw"
+	defer s.Close()
+	c := Change{Kind: KindRedisConfig, Target: "hz", Value: "20"}
+	if v, err := readRedisConfig(bg, s, c); err != nil || v == "" {
+		t.Fatalf("read hz as tuner: %q, %v", v, err)
+	}
+	bad := redisSystem(srv)
+	bad.Redis.User, bad.Redis.Password = "tuner", "not-the-pw"
+	defer bad.Close()
+	_, err := readRedisConfig(bg, bad, c)
+	if err == nil || strings.Contains(err.Error(), "not-the-pw") {
+		t.Errorf("wrong password: %v", err)
+	}
+}

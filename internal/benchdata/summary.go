@@ -1,4 +1,8 @@
-package bench
+// Package benchdata holds what a benchmark run produces and others read:
+// Summary, the --json Document, and the HDR Histogram they carry. It is a
+// leaf: reports and lab results import it without linking the load
+// generator.
+package benchdata
 
 import (
 	"encoding/base64"
@@ -8,6 +12,10 @@ import (
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
+
+// MaxLatency is the histograms' ceiling: one hour, against
+// redis-benchmark's silent 3 s clamp.
+const MaxLatency = time.Hour
 
 // SchemaVersion names the JSON layout of Summary; it changes when a field
 // changes meaning or disappears (adding fields keeps it).
