@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
 	"redline/internal/redisadmin"
@@ -226,7 +227,7 @@ func (o *tunePlanOptions) redisTarget(p *tune.Plan) {
 
 func tuneHasRedisChange(p *tune.Plan) bool {
 	for _, c := range p.Changes {
-		if c.Kind == tune.KindRedisConfig {
+		if c.Kind == change.KindRedisConfig {
 			return true
 		}
 	}
@@ -635,15 +636,15 @@ var tuneStatusWord = map[tune.Status]string{
 }
 
 // target names a change for people: the file path for files and sysctls.
-func tuneTarget(c tune.Change) string {
+func tuneTarget(c change.Change) string {
 	switch c.Kind {
-	case tune.KindSysctl:
+	case change.KindSysctl:
 		return "sysctl " + c.Target + " (" + host.SysctlPath(c.Target) + ")"
-	case tune.KindFile:
+	case change.KindFile:
 		return c.Target
-	case tune.KindAffinity:
+	case change.KindAffinity:
 		return "affinity of pid " + c.Target + " (every thread)"
-	case tune.KindChannels:
+	case change.KindChannels:
 		return "channels of " + c.Target
 	}
 	return string(c.Kind) + " " + c.Target

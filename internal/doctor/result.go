@@ -3,7 +3,7 @@ package doctor
 import (
 	"fmt"
 
-	"redline/internal/tune"
+	"redline/internal/change"
 )
 
 // Status is what a rule concluded.
@@ -45,9 +45,9 @@ func Ev(source string, value any) Evidence {
 // automated: BIOS, the kernel command line, redis.conf settings that need
 // a restart, application changes.
 type Fix struct {
-	Changes []tune.Change `json:"changes,omitempty"`
-	Undo    []tune.Change `json:"undo,omitempty"`
-	Advice  []string      `json:"advice,omitempty"`
+	Changes []change.Change `json:"changes,omitempty"`
+	Undo    []change.Change `json:"undo,omitempty"`
+	Advice  []string        `json:"advice,omitempty"`
 	// Persist says how to keep an applied change across a reboot.
 	Persist []string `json:"persist,omitempty"`
 
@@ -60,10 +60,10 @@ type Fix struct {
 }
 
 // Set adds a change of target from old to value, and its undo.
-func (f *Fix) Set(kind tune.Kind, target, value, old, why string) *Fix {
-	f.Changes = append(f.Changes, tune.Change{Kind: kind, Target: target, Value: value, Why: why})
-	f.Undo = append(f.Undo, tune.Change{Kind: kind, Target: target, Value: old, Why: "restore"})
-	if kind != tune.KindRedisConfig {
+func (f *Fix) Set(kind change.Kind, target, value, old, why string) *Fix {
+	f.Changes = append(f.Changes, change.Change{Kind: kind, Target: target, Value: value, Why: why})
+	f.Undo = append(f.Undo, change.Change{Kind: kind, Target: target, Value: old, Why: "restore"})
+	if kind != change.KindRedisConfig {
 		f.NeedsRoot = true
 	}
 	return f
@@ -71,7 +71,7 @@ func (f *Fix) Set(kind tune.Kind, target, value, old, why string) *Fix {
 
 // Sysctl adds a sysctl change and how to persist it.
 func (f *Fix) Sysctl(name, value, old, why string) *Fix {
-	f.Set(tune.KindSysctl, name, value, old, why)
+	f.Set(change.KindSysctl, name, value, old, why)
 	f.Persist = append(f.Persist, fmt.Sprintf("echo '%s = %s' >> %s && sysctl --system", name, value, SysctlFile))
 	return f
 }

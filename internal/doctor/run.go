@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"redline/internal/tune"
+	"redline/internal/change"
 )
 
 // Options selects rules.
@@ -252,9 +252,9 @@ func (r *Report) Count(s Status) int {
 // want the same target the more severe one wins. Findings whose fix
 // carries a Caution are left out unless withCautions is set (the write-up
 // values that contradict kernel documentation, weaker durability).
-func (r *Report) Plan(min Severity, withCautions bool) []tune.Change {
+func (r *Report) Plan(min Severity, withCautions bool) []change.Change {
 	seen := map[string]bool{}
-	var out []tune.Change
+	var out []change.Change
 	for _, f := range r.Fired(min) {
 		if f.Fix == nil || f.Fix.Caution != "" && !withCautions {
 			continue

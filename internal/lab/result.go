@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"redline/internal/benchdata"
-	"redline/internal/tune"
+	"redline/internal/change"
 )
 
 // ResultSchema names the layout of a lab results file.
@@ -94,10 +94,10 @@ type VariantInfo struct {
 
 // PlanStep is one change of a variant's plan and what happened to it.
 type PlanStep struct {
-	Change tune.Change `json:"change"`
-	Old    string      `json:"old,omitempty"`
-	Status string      `json:"status"` // applied, skipped, refused, restored, drifted
-	Note   string      `json:"note,omitempty"`
+	Change change.Change `json:"change"`
+	Old    string        `json:"old,omitempty"`
+	Status string        `json:"status"` // applied, skipped, refused, restored, drifted
+	Note   string        `json:"note,omitempty"`
 }
 
 // Run is one measurement: a workload under a variant, one repetition.

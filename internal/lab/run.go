@@ -12,8 +12,8 @@ import (
 
 	"redline/internal/bench"
 	"redline/internal/benchdata"
+	"redline/internal/change"
 	"redline/internal/host"
-	"redline/internal/tune"
 )
 
 // Options configures a lab run.
@@ -43,7 +43,7 @@ type Tuner interface {
 // Diagnoser runs the doctor against the running server and its host and
 // returns the findings and the fixes it considers safe to apply here.
 type Diagnoser interface {
-	Diagnose(ctx context.Context, env Env) ([]Finding, []tune.Change, error)
+	Diagnose(ctx context.Context, env Env) ([]Finding, []change.Change, error)
 }
 
 // Env tells tuning and diagnosis which server and namespace they act on.
@@ -57,7 +57,7 @@ type Env struct {
 	ServerNetNS, ClientNetNS string
 	// SafeFixes are the doctor's fixes from before the baseline, for
 	// TuneSpec.Doctor.
-	SafeFixes []tune.Change
+	SafeFixes []change.Change
 }
 
 // Event reports progress.
@@ -89,7 +89,7 @@ type labRun struct {
 	started   time.Time
 	runs      int
 	tuned     string // the variant whose changes are applied now
-	safeFixes []tune.Change
+	safeFixes []change.Change
 }
 
 // Execute runs the scenario. It always rolls back what it applied, stops what

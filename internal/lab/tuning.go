@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
 	_ "redline/internal/doctor/rules" // registers the doctor's rules
 	"redline/internal/host"
@@ -126,12 +127,12 @@ func inNamespace(ns string, fn func() error) error {
 type HostDoctor struct{}
 
 // safeKinds are the change kinds the lab applies from the doctor unasked.
-var safeKinds = []tune.Kind{tune.KindSysctl, tune.KindFile, tune.KindRedisConfig}
+var safeKinds = []change.Kind{change.KindSysctl, change.KindFile, change.KindRedisConfig}
 
 // Diagnose runs every rule against the host and the server.
-func (HostDoctor) Diagnose(ctx context.Context, env Env) ([]Finding, []tune.Change, error) {
+func (HostDoctor) Diagnose(ctx context.Context, env Env) ([]Finding, []change.Change, error) {
 	var findings []Finding
-	var fixes []tune.Change
+	var fixes []change.Change
 	err := inNamespace(env.ServerNetNS, func() error {
 		facts, err := doctor.Gather(ctx, doctor.GatherOptions{Root: "/", Pid: env.ServerPID,
 			Redis: &redisadmin.Options{Addr: env.RedisAddr, Username: env.RedisUser, Password: env.RedisPassword}})

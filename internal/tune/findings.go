@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"redline/internal/change"
 )
 
 // doctorReport is the part of `redline doctor --json` a plan needs. It is
@@ -25,10 +27,10 @@ type doctorReport struct {
 		Severity string `json:"severity"`
 		Status   string `json:"status"`
 		Fix      *struct {
-			Changes           []Change `json:"changes"`
-			Caution           string   `json:"caution"`
-			NeedsRedisRestart bool     `json:"needs_redis_restart"`
-			Advice            []string `json:"advice"`
+			Changes           []change.Change `json:"changes"`
+			Caution           string          `json:"caution"`
+			NeedsRedisRestart bool            `json:"needs_redis_restart"`
+			Advice            []string        `json:"advice"`
 		} `json:"fix"`
 	} `json:"findings"`
 }
@@ -72,13 +74,13 @@ func PlanFromDoctorJSON(b []byte, minSeverity string) (*Plan, error) {
 		}
 		p.Merge(sub)
 	}
-	if len(p.Changes) == 0 || !p.hasKind(KindRedisConfig) {
+	if len(p.Changes) == 0 || !p.hasKind(change.KindRedisConfig) {
 		p.Redis = nil
 	}
 	return p, p.Validate()
 }
 
-func (p *Plan) hasKind(k Kind) bool {
+func (p *Plan) hasKind(k change.Kind) bool {
 	for _, c := range p.Changes {
 		if c.Kind == k {
 			return true
@@ -115,7 +117,7 @@ func ParseSource(b []byte, ext, minSeverity string) (*Plan, error) {
 	case bytes.HasPrefix(trimmed, []byte("{")) && bytes.Contains(b, []byte(`"findings"`)):
 		return PlanFromDoctorJSON(b, minSeverity)
 	case isList(trimmed, ext):
-		var changes []Change
+		var changes []change.Change
 		if err := decodeList(trimmed, &changes); err != nil {
 			return nil, err
 		}
@@ -134,7 +136,7 @@ func isList(b []byte, ext string) bool {
 	return yaml.Unmarshal(b, &n) == nil && len(n.Content) == 1 && n.Content[0].Kind == yaml.SequenceNode
 }
 
-func decodeList(b []byte, v *[]Change) error {
+func decodeList(b []byte, v *[]change.Change) error {
 	if bytes.HasPrefix(b, []byte("[")) {
 		return decodeJSONStrict(b, v)
 	}

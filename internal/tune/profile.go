@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"redline/internal/change"
 	"redline/internal/host"
 )
 
@@ -104,14 +105,14 @@ func PlanProfiles(in PlanInput, names ...string) (*Plan, error) {
 
 func (pc *planContext) needsRedis() bool {
 	for _, c := range pc.plan.Changes {
-		if c.Kind == KindRedisConfig {
+		if c.Kind == change.KindRedisConfig {
 			return true
 		}
 	}
 	return false
 }
 
-func (pc *planContext) add(rule string, c Change) {
+func (pc *planContext) add(rule string, c change.Change) {
 	c.Rule = rule
 	pc.plan.Changes = append(pc.plan.Changes, c)
 }

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 
+	"redline/internal/change"
 	"redline/internal/host"
 )
 
@@ -40,7 +41,7 @@ func buildIRQLocal(pc *planContext) error {
 			where = fmt.Sprintf("on CPU %d (shared: more queues than CPUs)", cpu)
 		}
 		for _, irq := range queues[q] {
-			pc.add("irq-local", Change{Kind: KindFile, Target: fmt.Sprintf("/proc/irq/%d/smp_affinity_list", irq.IRQ), Value: strconv.Itoa(cpu),
+			pc.add("irq-local", change.Change{Kind: change.KindFile, Target: fmt.Sprintf("/proc/irq/%d/smp_affinity_list", irq.IRQ), Value: strconv.Itoa(cpu),
 				Why: fmt.Sprintf("%s queue %d (%s) %s, local to the NIC", nic.Name, q, irq.Name, where)})
 		}
 	}
@@ -176,7 +177,7 @@ func (pc *planContext) stopIrqbalance() {
 		pc.note("irqbalance is running (pids %v) and will rewrite these IRQs' affinity within 10 s; stop it, or ban them with --banirq in %s", ib.PIDs, orDefault(ib.ConfigPath, "its config"))
 		return
 	}
-	pc.add("irq-local", Change{Kind: KindService, Target: "irqbalance", Value: "inactive",
+	pc.add("irq-local", change.Change{Kind: change.KindService, Target: "irqbalance", Value: "inactive",
 		Why: "irqbalance rewrites smp_affinity every 10 s and would undo the pinning (started again by rollback)"})
 }
 
@@ -222,7 +223,7 @@ func buildNUMABind(pc *planContext) error {
 		why += ", off the IRQ CPUs " + pc.irqCPU.List()
 	}
 	pc.bindTo = target
-	pc.add("numa-bind", Change{Kind: KindAffinity, Target: strconv.Itoa(proc.PID), Value: target.List(), Why: why, Guard: guardComm(proc)})
+	pc.add("numa-bind", change.Change{Kind: change.KindAffinity, Target: strconv.Itoa(proc.PID), Value: target.List(), Why: why, Guard: guardComm(proc)})
 	pc.memoryNote(proc, node)
 	return nil
 }

@@ -3,8 +3,8 @@ package rules
 import (
 	"fmt"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -43,7 +43,7 @@ func checkIRQOverlap(f *doctor.Facts) doctor.Result {
 				cpus, src, _ := irqCPUs(irq)
 				evs = append(evs, doctor.Ev(src, cpus.List()))
 				if len(targets) > 0 {
-					fix.Set(tune.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", irq.Number), fmt.Sprint(targets[i%len(targets)]), affinityList(irq), "move the IRQ off the main thread's CPU")
+					fix.Set(change.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", irq.Number), fmt.Sprint(targets[i%len(targets)]), affinityList(irq), "move the IRQ off the main thread's CPU")
 				}
 			}
 			return doctor.Fire("%d queue IRQ(s) of %s are pinned to CPU %d, where the server's main thread runs", len(irqs), n.Name, cpu).With(evs...).WithFix(fix)

@@ -3,9 +3,9 @@ package rules
 import (
 	"fmt"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -56,7 +56,7 @@ func fireIRQAffinity(f *doctor.Facts, n *host.NIC, off []*host.IRQ, local host.C
 	targets := irqTargetCPUs(f, local)
 	for i, q := range n.QueueIRQs {
 		irq := f.IRQ(q.IRQ)
-		fix.Set(tune.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", q.IRQ), fmt.Sprint(targets[i%len(targets)]), affinityList(irq),
+		fix.Set(change.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", q.IRQ), fmt.Sprint(targets[i%len(targets)]), affinityList(irq),
 			fmt.Sprintf("%s queue %d on node %d", n.Name, q.Queue, node))
 	}
 	fix.Advice = []string{"stop irqbalance first or it moves them back within 10 s (see irqbalance-pinning)",
