@@ -190,7 +190,7 @@ func runTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []st
 func buildTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []string) (*tune.Plan, error) {
 	plan := &tune.Plan{Version: tune.PlanVersion}
 	for _, f := range files {
-		p, err := tune.ReadSourceFile(f, o.minSeverity)
+		p, err := readTunePlanSource(f, o.minSeverity)
 		if err != nil {
 			return nil, err
 		}
@@ -265,8 +265,8 @@ func tunePlanProfiles(o *tunePlanOptions) (*tune.Plan, error) {
 	return p, nil
 }
 
-// tunePlanFromDoctor runs doctor in-process and takes its report through the
-// same JSON path as a saved report, so both give the same plan.
+// tunePlanFromDoctor runs doctor in-process and plans from its report with
+// the same function as a saved report.
 func tunePlanFromDoctor(ctx context.Context, s *streams, o *tunePlanOptions) (*tune.Plan, error) {
 	g := doctor.GatherOptions{Root: o.root, Pid: o.pid, Iface: o.nic}
 	if o.redis != "" && o.root == "/" {
@@ -281,14 +281,51 @@ func tunePlanFromDoctor(ctx context.Context, s *streams, o *tunePlanOptions) (*t
 	if err != nil {
 		return nil, fmt.Errorf("doctor: %w", err)
 	}
-	var buf bytes.Buffer
-	if err := doctor.WriteJSON(&buf, rep); err != nil {
-		return nil, err
-	}
 	if g.Redis == nil {
 		fmt.Fprintln(s.err, "redline tune plan: --doctor without --redis checks the host only")
 	}
-	return tune.PlanFromDoctorJSON(buf.Bytes(), o.minSeverity)
+	return tunePlanOfReport(rep, o.minSeverity)
+}
+
+// readTunePlanSource reads a FILE given to tune plan: a saved doctor
+// report, a plan, or a list of changes.
+func readTunePlanSource(path, minSeverity string) (*tune.Plan, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var p *tune.Plan
+	if doctor.IsReportJSON(b) {
+		var rep *doctor.Report
+		if rep, err = doctor.ReadReport(bytes.NewReader(b)); err == nil {
+			p, err = tunePlanOfReport(rep, minSeverity)
+		}
+	} else {
+		p, err = tune.ParseSource(b, filepath.Ext(path))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if len(p.Sources) == 0 {
+		p.Sources = []string{filepath.Base(path)}
+	}
+	return p, nil
+}
+
+// tunePlanOfReport is the plan of a doctor report under
+// doctor.ReviewedPlan: the user reads it before applying it.
+func tunePlanOfReport(rep *doctor.Report, minSeverity string) (*tune.Plan, error) {
+	min, err := doctor.ParseSeverity(minSeverity)
+	if err != nil {
+		return nil, err
+	}
+	dp := rep.Plan(doctor.ReviewedPlan(min))
+	p := tune.FromChanges(dp.Changes, "doctor")
+	p.Notes = dp.Notes
+	if dp.Redis != "" {
+		p.Redis = &tune.PlanRedis{Addr: dp.Redis}
+	}
+	return p, p.Validate()
 }
 
 // tuneWritePlanFile writes the plan as YAML (with the live values as comments)

@@ -99,27 +99,6 @@ func TestRunIsolatesPanicsAndNeeds(t *testing.T) {
 	}
 }
 
-func TestPlanDedupesAndSkipsCautions(t *testing.T) {
-	rep := &Report{Findings: []Finding{
-		{ID: "a", Status: Fired, Severity: High, Fix: &Fix{Changes: []change.Change{{Kind: change.KindSysctl, Target: "x", Value: "2"}}}},
-		{ID: "b", Status: Fired, Severity: Low, Fix: &Fix{Changes: []change.Change{{Kind: change.KindSysctl, Target: "x", Value: "3"}, {Kind: change.KindSysctl, Target: "y", Value: "1"}}}},
-		{ID: "c", Status: Fired, Severity: Medium, Fix: &Fix{Caution: "durability", Changes: []change.Change{{Kind: change.KindRedisConfig, Target: "appendfsync", Value: "everysec"}}}},
-		{ID: "d", Status: OK, Fix: &Fix{Changes: []change.Change{{Kind: change.KindSysctl, Target: "z"}}}},
-	}}
-	sortFindings(rep.Findings)
-	got := rep.Plan(Info, false)
-	want := []change.Change{{Kind: change.KindSysctl, Target: "x", Value: "2"}, {Kind: change.KindSysctl, Target: "y", Value: "1"}}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("Plan (-want +got):\n%s", d)
-	}
-	if n := len(rep.Plan(Info, true)); n != 3 {
-		t.Errorf("with cautions: %d changes, want 3", n)
-	}
-	if n := len(rep.Plan(High, false)); n != 1 {
-		t.Errorf("high only: %d changes, want 1", n)
-	}
-}
-
 func TestCommand(t *testing.T) {
 	tests := []struct {
 		c    change.Change

@@ -3,7 +3,6 @@ package lab
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"redline/internal/change"
 	"redline/internal/doctor"
@@ -121,13 +120,8 @@ func inNamespace(ns string, fn func() error) error {
 }
 
 // HostDoctor is the Diagnoser built on internal/doctor. Its safe fixes are
-// the doctor's plan at medium severity and above without cautions, limited
-// to sysctls, kernel files and Redis settings: nothing that stops a
-// service, moves threads or changes a NIC.
+// the doctor's plan under doctor.UnattendedPlan.
 type HostDoctor struct{}
-
-// safeKinds are the change kinds the lab applies from the doctor unasked.
-var safeKinds = []change.Kind{change.KindSysctl, change.KindFile, change.KindRedisConfig}
 
 // Diagnose runs every rule against the host and the server.
 func (HostDoctor) Diagnose(ctx context.Context, env Env) ([]Finding, []change.Change, error) {
@@ -146,11 +140,7 @@ func (HostDoctor) Diagnose(ctx context.Context, env Env) ([]Finding, []change.Ch
 		for _, f := range rep.Fired(doctor.Low) {
 			findings = append(findings, findingOf(f, env.RedisAddr))
 		}
-		for _, c := range rep.Plan(doctor.Medium, false) {
-			if slices.Contains(safeKinds, c.Kind) {
-				fixes = append(fixes, c)
-			}
-		}
+		fixes = rep.Plan(doctor.UnattendedPlan).Changes
 		return nil
 	})
 	return findings, fixes, err

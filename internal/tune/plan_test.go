@@ -104,7 +104,7 @@ func FuzzParsePlan(f *testing.F) {
 	f.Add([]byte(yamlPlan))
 	f.Add([]byte(`{"version":1,"changes":[{"kind":"file","target":"/sys/x/rps_cpus","value":"f"}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := ParseSource(b, "", "info")
+		p, err := ParseSource(b, "")
 		if err != nil {
 			return
 		}
