@@ -40,14 +40,19 @@ func Ev(source string, value any) Evidence {
 }
 
 // Fix is how to resolve a finding. Changes are what internal/tune can
-// apply and journal; Undo restores the values read when the finding was
-// made (in apply order: tune reverses it). Advice covers what cannot be
-// automated: BIOS, the kernel command line, redis.conf settings that need
-// a restart, application changes.
+// apply and journal. Advice covers what cannot be automated: BIOS, the
+// kernel command line, redis.conf settings that need a restart,
+// application changes.
 type Fix struct {
 	Changes []change.Change `json:"changes,omitempty"`
-	Undo    []change.Change `json:"undo,omitempty"`
-	Advice  []string        `json:"advice,omitempty"`
+	// Undo has one purpose: the commands the reports print for someone
+	// who runs the fix commands by hand, to put back the values doctor
+	// read (one per change, same order). Nothing applies it: plans take
+	// only Changes, and tune restores the value its journal records at
+	// apply time, which is the right one even if the host changed since
+	// the report.
+	Undo   []change.Change `json:"undo,omitempty"`
+	Advice []string        `json:"advice,omitempty"`
 	// Persist says how to keep an applied change across a reboot.
 	Persist []string `json:"persist,omitempty"`
 
@@ -59,7 +64,8 @@ type Fix struct {
 	Caution string `json:"caution,omitempty"`
 }
 
-// Set adds a change of target from old to value, and its undo.
+// Set adds a change of target from old (the value the rule read) to
+// value, and the manual undo back to old.
 func (f *Fix) Set(kind change.Kind, target, value, old, why string) *Fix {
 	f.Changes = append(f.Changes, change.Change{Kind: kind, Target: target, Value: value, Why: why})
 	f.Undo = append(f.Undo, change.Change{Kind: kind, Target: target, Value: old, Why: "restore"})
