@@ -6,6 +6,7 @@ import (
 
 	"redline/internal/change"
 	"redline/internal/host"
+	"redline/internal/placement"
 )
 
 // buildMemory applies the memory settings Redis itself warns about at
@@ -121,7 +122,7 @@ func (pc *planContext) rpsCPUs(local host.CPUSet) host.CPUSet {
 	}
 	busy := pc.bindTo
 	if busy.IsEmpty() {
-		busy, _ = redisCPUs(pc.in.Host, proc)
+		busy, _ = placement.RedisCPUs(pc.in.Host, proc)
 	}
 	if rest := local.Difference(busy); !rest.IsEmpty() {
 		return rest
@@ -187,7 +188,7 @@ func (pc *planContext) xps(nic *host.NIC) {
 		pc.note("%s has no multi-queue XPS to set (single TX queue, or xps_cpus absent)", nic.Name)
 		return
 	}
-	online := onlineCPUs(pc.in.Host)
+	online := placement.OnlineCPUs(pc.in.Host)
 	if partitions(queues, online) {
 		pc.note("%s's XPS already maps every CPU to one TX queue: left alone", nic.Name)
 		return

@@ -58,7 +58,7 @@ func usableTx(n *host.NIC) []host.TxQueue {
 // sends on one queue.
 func xpsFix(f *doctor.Facts, n *host.NIC, tx []host.TxQueue, local host.CPUSet) *doctor.Fix {
 	fix := new(doctor.Fix)
-	cpus := irqTargetCPUs(f, local)
+	cpus := xpsOrder(f, local)
 	for i, q := range tx {
 		set := host.NewCPUSet()
 		for c := i; c < len(cpus); c += len(tx) {
