@@ -188,3 +188,25 @@ func calls(t *testing.T, file string) []string {
 	})
 	return out
 }
+
+// doctor proposes changes and never links the package that makes them:
+// both share internal/change.
+func TestDoctorDoesNotImportTune(t *testing.T) {
+	for _, dir := range []string{".", "rules"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				if imp.Path.Value == `"redline/internal/tune"` {
+					t.Errorf("%s imports internal/tune", file)
+				}
+			}
+		}
+	}
+}
