@@ -3,8 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
-	"slices"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
 	_ "redline/internal/doctor/rules" // registers the doctor's rules
 	"redline/internal/host"
@@ -34,7 +34,7 @@ type hostTuner struct {
 // Apply plans and applies spec.
 func (t *hostTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.Env) ([]labdata.PlanStep, error) {
 	var steps []labdata.PlanStep
-	err := inLabNamespace(env.ServerNetNS, func() error {
+	err := netns.Do(env.ServerNetNS, func() error {
 		sys := tune.LiveSystem()
 		sys.Redis = tune.RedisOptions{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
 		plan, err := t.plan(spec, env)
@@ -74,7 +74,7 @@ func (t *hostTuner) plan(spec labdata.TuneSpec, env lab.Env) (*tune.Plan, error)
 		plan.Merge(p)
 	}
 	if spec.Doctor && len(env.SafeFixes) > 0 {
-		plan.Merge(tune.FromChanges(tuneChangesOf(env.SafeFixes), "doctor"))
+		plan.Merge(tune.FromChanges(env.SafeFixes, "doctor"))
 	}
 	plan.Redis = redis
 	return plan, plan.Validate()
@@ -83,7 +83,7 @@ func (t *hostTuner) plan(spec labdata.TuneSpec, env lab.Env) (*tune.Plan, error)
 // Rollback restores what the last Apply changed.
 func (t *hostTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanStep, error) {
 	var steps []labdata.PlanStep
-	err := inLabNamespace(env.ServerNetNS, func() error {
+	err := netns.Do(env.ServerNetNS, func() error {
 		o := tune.RollbackOptions{StateDir: t.StateDir, RedisPassword: env.RedisPassword, Session: t.session}
 		if t.session == "" {
 			o.Last = true
@@ -101,23 +101,9 @@ func (t *hostTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanSt
 func stepsOf(outs []tune.Outcome) []labdata.PlanStep {
 	steps := make([]labdata.PlanStep, 0, len(outs))
 	for _, o := range outs {
-		steps = append(steps, labdata.PlanStep{Change: changeRecord(o.Change), Old: o.Old, Status: string(o.Status), Note: o.Reason})
+		steps = append(steps, labdata.PlanStep{Change: o.Change, Old: o.Old, Status: string(o.Status), Note: o.Reason})
 	}
 	return steps
-}
-
-// changeRecord is c as a result file records it.
-func changeRecord(c tune.Change) labdata.Change {
-	return labdata.Change{Kind: string(c.Kind), Target: c.Target, Value: c.Value, Why: c.Why, Rule: c.Rule, Guard: c.Guard}
-}
-
-// tuneChangesOf turns recorded changes back into tune's.
-func tuneChangesOf(rs []labdata.Change) []tune.Change {
-	cs := make([]tune.Change, 0, len(rs))
-	for _, r := range rs {
-		cs = append(cs, tune.Change{Kind: tune.Kind(r.Kind), Target: r.Target, Value: r.Value, Why: r.Why, Rule: r.Rule, Guard: r.Guard})
-	}
-	return cs
 }
 
 func labSnapshot(pid int) (*host.Snapshot, error) {
@@ -132,28 +118,15 @@ func labSnapshot(pid int) (*host.Snapshot, error) {
 	return host.Read(fs, opts)
 }
 
-// inLabNamespace runs fn in network namespace ns, or here when ns is empty.
-func inLabNamespace(ns string, fn func() error) error {
-	if ns == "" {
-		return fn()
-	}
-	return netns.Do(ns, fn)
-}
-
-// hostDoctor is the lab.Diagnoser built on internal/doctor. Its safe fixes are
-// the doctor's plan at medium severity and above without cautions, limited
-// to sysctls, kernel files and Redis settings: nothing that stops a
-// service, moves threads or changes a NIC.
+// hostDoctor is the lab.Diagnoser built on internal/doctor. Its safe fixes
+// are the doctor's plan under doctor.UnattendedPlan.
 type hostDoctor struct{}
 
-// safeKinds are the change kinds the lab applies from the doctor unasked.
-var safeKinds = []tune.Kind{tune.KindSysctl, tune.KindFile, tune.KindRedisConfig}
-
 // Diagnose runs every rule against the host and the server.
-func (hostDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding, []labdata.Change, error) {
+func (hostDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding, []change.Change, error) {
 	var findings []labdata.Finding
-	var fixes []labdata.Change
-	err := inLabNamespace(env.ServerNetNS, func() error {
+	var fixes []change.Change
+	err := netns.Do(env.ServerNetNS, func() error {
 		facts, err := doctor.Gather(ctx, doctor.GatherOptions{Root: "/", Pid: env.ServerPID,
 			Redis: &redisadmin.Options{Addr: env.RedisAddr, Username: env.RedisUser, Password: env.RedisPassword}})
 		if err != nil {
@@ -166,11 +139,7 @@ func (hostDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding,
 		for _, f := range rep.Fired(doctor.Low) {
 			findings = append(findings, findingOf(f, env.RedisAddr))
 		}
-		for _, c := range rep.Plan(doctor.Medium, false) {
-			if slices.Contains(safeKinds, c.Kind) {
-				fixes = append(fixes, changeRecord(c))
-			}
-		}
+		fixes = rep.Plan(doctor.UnattendedPlan).Changes
 		return nil
 	})
 	return findings, fixes, err

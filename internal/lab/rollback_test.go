@@ -9,6 +9,7 @@ import (
 
 	"redline/internal/bench"
 	"redline/internal/benchdata"
+	"redline/internal/change"
 	"redline/internal/labdata"
 )
 
@@ -22,7 +23,7 @@ type fakeTuner struct {
 	failApply           bool // apply one change, then fail
 }
 
-var fakeStep = labdata.PlanStep{Change: labdata.Change{Kind: "sysctl", Target: "net.core.somaxconn", Value: "4096"}, Old: "128", Status: "applied"}
+var fakeStep = labdata.PlanStep{Change: change.Change{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: "4096"}, Old: "128", Status: "applied"}
 
 func (f *fakeTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env Env) ([]labdata.PlanStep, error) {
 	f.mu.Lock()
@@ -56,7 +57,7 @@ func (f *fakeTuner) isActive() bool {
 
 type fakeDoctor struct{}
 
-func (fakeDoctor) Diagnose(context.Context, Env) ([]labdata.Finding, []labdata.Change, error) {
+func (fakeDoctor) Diagnose(context.Context, Env) ([]labdata.Finding, []change.Change, error) {
 	return nil, nil, nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"redline/internal/bench"
 	"redline/internal/benchdata"
+	"redline/internal/change"
 	"redline/internal/host"
 	"redline/internal/labdata"
 )
@@ -43,7 +44,7 @@ type Tuner interface {
 // Diagnoser runs the doctor against the running server and its host and
 // returns the findings and the fixes it considers safe to apply here.
 type Diagnoser interface {
-	Diagnose(ctx context.Context, env Env) ([]labdata.Finding, []labdata.Change, error)
+	Diagnose(ctx context.Context, env Env) ([]labdata.Finding, []change.Change, error)
 }
 
 // Env tells tuning and diagnosis which server and namespace they act on.
@@ -57,7 +58,7 @@ type Env struct {
 	ServerNetNS, ClientNetNS string
 	// SafeFixes are the doctor's fixes from before the baseline, for
 	// TuneSpec.Doctor.
-	SafeFixes []labdata.Change
+	SafeFixes []change.Change
 }
 
 // Event reports progress.
@@ -92,7 +93,7 @@ type labRun struct {
 	started   time.Time
 	runs      int
 	tuned     string // the variant whose changes are applied now
-	safeFixes []labdata.Change
+	safeFixes []change.Change
 }
 
 // Execute runs the scenario. It always rolls back what it applied, stops what

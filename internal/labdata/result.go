@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"redline/internal/benchdata"
+	"redline/internal/change"
 )
 
 // ResultSchema names the layout of a lab results file. v2 records the
@@ -115,10 +116,10 @@ type VariantInfo struct {
 
 // PlanStep is one change of a variant's plan and what happened to it.
 type PlanStep struct {
-	Change Change `json:"change"`
-	Old    string `json:"old,omitempty"`
-	Status string `json:"status"` // applied, skipped, refused, restored, drifted
-	Note   string `json:"note,omitempty"`
+	Change change.Change `json:"change"`
+	Old    string        `json:"old,omitempty"`
+	Status string        `json:"status"` // applied, skipped, refused, restored, drifted
+	Note   string        `json:"note,omitempty"`
 }
 
 // Run is one measurement: a workload under a variant, one repetition.

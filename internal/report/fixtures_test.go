@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"redline/internal/benchdata"
+	"redline/internal/change"
 	"redline/internal/labdata"
 	"redline/internal/stats"
 )
@@ -199,9 +200,9 @@ func labSkeleton() *labdata.Result {
 		Variants: []labdata.VariantInfo{
 			{Name: "baseline", Baseline: true, Description: "the host as found"},
 			{Name: "tuned", Description: "the doctor's safe fixes", RolledBack: true, Plan: []labdata.PlanStep{
-				{Change: labdata.Change{Kind: "sysctl", Target: "net.core.somaxconn", Value: "4096", Why: "backlog below tcp-backlog", Rule: "somaxconn-low"}, Old: "128", Status: "restored"},
-				{Change: labdata.Change{Kind: "file", Target: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "never", Why: "THP stalls forks", Rule: "thp-always"}, Old: "always", Status: "restored"},
-				{Change: labdata.Change{Kind: "service", Target: "irqbalance", Value: "inactive", Why: "keeps IRQs where placed", Rule: "irqbalance-active"}, Status: "refused", Note: "not safe on a shared host (--safe)"},
+				{Change: change.Change{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: "4096", Why: "backlog below tcp-backlog", Rule: "somaxconn-low"}, Old: "128", Status: "restored"},
+				{Change: change.Change{Kind: change.KindFile, Target: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "never", Why: "THP stalls forks", Rule: "thp-always"}, Old: "always", Status: "restored"},
+				{Change: change.Change{Kind: change.KindService, Target: "irqbalance", Value: "inactive", Why: "keeps IRQs where placed", Rule: "irqbalance-active"}, Status: "refused", Note: "not safe on a shared host (--safe)"},
 			}},
 			{Name: "io-threads-2", Description: "Redis with io-threads 2", Server: []string{"io-threads 2"}, Notes: []string{"server restarted for this variant"}},
 		},
