@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -8,66 +9,52 @@ import (
 	"strings"
 
 	"redline/internal/benchdata"
-	"redline/internal/netns"
+	"redline/internal/redisadmin"
 	"redline/internal/resp"
 )
 
 // ErrAuth marks an authentication failure (wrong password, NOAUTH).
 var ErrAuth = errors.New("authentication failed")
 
-// FetchServerInfo asks the server about itself before a run: INFO server
-// and memory, CONFIG GET save/appendonly/io-threads. A server that answers
-// but refuses CONFIG (renamed command, ACL) gives a ServerInfo with
-// ConfigErr set and a nil error; an unreachable server or a failed AUTH is
-// an error.
+// FetchServerInfo asks the server about itself before a run, over a
+// redisadmin connection: INFO server and memory, CONFIG GET
+// save/appendonly/io-threads. A server that answers but refuses CONFIG
+// (renamed command, ACL) gives a ServerInfo with ConfigErr set and a nil
+// error; an unreachable server or a failed AUTH is an error, worded as
+// redis-benchmark words it.
 func FetchServerInfo(ctx context.Context, o Options) (benchdata.ServerInfo, error) {
 	var info benchdata.ServerInfo
-	c, err := resp.Dial(ctx, resp.DialOptions{Network: o.Network, Addr: o.Addr, TLS: o.TLS, Timeout: o.Timeout, Dial: netns.Dialer(o.NetNS)})
-	if err != nil {
+	c, err := redisadmin.Dial(ctx, redisadmin.Options{
+		Network: o.Network, Addr: o.Addr, Username: o.User, Password: o.Password, TLS: o.TLS,
+		Timeout: cmp.Or(o.Timeout, resp.DefaultTimeout), NetNS: o.NetNS,
+	})
+	var se *resp.ServerError
+	switch {
+	case errors.Is(err, redisadmin.ErrAuth) && errors.As(err, &se):
+		return info, fmt.Errorf("%w: Node %s replied with error:\n%s (check -a and --user)", ErrAuth, o.Addr, se.Msg)
+	case err != nil:
 		return info, fmt.Errorf("Could not connect to Redis at %s: %s", o.Addr, capitalise(rootCause(err)))
 	}
 	defer c.Close()
-	if err := authenticate(ctx, c, o); err != nil {
-		return info, err
-	}
-	if v, err := c.Do(ctx, "INFO", "server"); err == nil && !v.IsError() {
+	if v, err := c.Do(ctx, "INFO", "server"); err == nil {
 		parseInfoServer(v.Str, &info)
 	}
-	if v, err := c.Do(ctx, "INFO", "memory"); err == nil && !v.IsError() {
+	if v, err := c.Do(ctx, "INFO", "memory"); err == nil {
 		info.Allocator = infoField(v.Str, "mem_allocator")
 	}
 	v, err := c.Do(ctx, "CONFIG", "GET", "*")
 	switch {
+	case errors.As(err, &se) && (se.Prefix() == "NOAUTH" || se.Prefix() == "WRONGPASS"):
+		return info, fmt.Errorf("%w: Node %s replied with error:\n%s (pass the password with -a, and --user for an ACL user)", ErrAuth, o.Addr, se.Msg)
+	case errors.As(err, &se):
+		info.ConfigErr = se.Msg
 	case err != nil:
 		return info, fmt.Errorf("CONFIG GET on %s: %w", o.Addr, err)
-	case v.IsError():
-		if strings.HasPrefix(v.Str, "NOAUTH") || strings.HasPrefix(v.Str, "WRONGPASS") {
-			return info, fmt.Errorf("%w: Node %s replied with error:\n%s (pass the password with -a, and --user for an ACL user)", ErrAuth, o.Addr, v.Str)
-		}
-		info.ConfigErr = v.Str
 	default:
 		info.Config = configMap(v)
 		info.IOThreads = info.Config["io-threads"]
 	}
 	return info, nil
-}
-
-func authenticate(ctx context.Context, c *resp.Client, o Options) error {
-	if o.Password == "" {
-		return nil
-	}
-	args := []string{"AUTH", o.Password}
-	if o.User != "" {
-		args = []string{"AUTH", o.User, o.Password}
-	}
-	v, err := c.Do(ctx, args...)
-	if err != nil {
-		return fmt.Errorf("AUTH on %s: %w", o.Addr, err)
-	}
-	if v.IsError() {
-		return fmt.Errorf("%w: Node %s replied with error:\n%s (check -a and --user)", ErrAuth, o.Addr, v.Str)
-	}
-	return nil
 }
 
 // configMap keeps the settings a report or a doctor cares about; the whole

@@ -2,10 +2,9 @@ package host
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 
-	"golang.org/x/sys/unix"
+	"redline/internal/netns"
 )
 
 // Network-namespaced sysctls (somaxconn, tcp_max_syn_backlog ...) are only
@@ -65,45 +64,23 @@ func (f *FS) readInNetns(pid int, ino uint64, paths []string) ([][]byte, []error
 	return data, errs
 }
 
-// liveReadInNetns enters the namespace on a locked OS thread, reads, and
-// goes back. If going back fails the thread stays locked, so the Go
-// runtime discards it rather than reuse a thread in the wrong namespace.
+// liveReadInNetns reads inside the namespace of pid through netns.Do. If
+// the namespace cannot be entered, every path gets that error; a failure
+// to come back after reading leaves the data good (netns retires the
+// thread).
 func liveReadInNetns(pid int, paths []string, data [][]byte, errs []error) {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runtime.LockOSThread()
-		restored, err := withNetns(pid, func() {
-			for i, p := range paths {
-				data[i], errs[i] = readAll(p)
-			}
-		})
-		if err != nil {
-			for i := range errs {
-				errs[i] = err
-			}
+	read := false
+	err := netns.Do(netns.PidPath(pid), func() error {
+		for i, p := range paths {
+			data[i], errs[i] = readAll(p)
 		}
-		if restored {
-			runtime.UnlockOSThread()
+		read = true
+		return nil
+	})
+	if err != nil && !read {
+		err = fmt.Errorf("net sysctls of pid %d: %w", pid, err) // permissionHint adds "run as root"
+		for i := range errs {
+			errs[i] = err
 		}
-	}()
-	<-done
-}
-
-func withNetns(pid int, fn func()) (restored bool, err error) {
-	self, err := unix.Open("/proc/thread-self/ns/net", unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return true, fmt.Errorf("open own network namespace: %w", err)
 	}
-	defer unix.Close(self)
-	target, err := unix.Open(fmt.Sprintf("/proc/%d/ns/net", pid), unix.O_RDONLY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return true, fmt.Errorf("open network namespace of pid %d: %w", pid, err)
-	}
-	defer unix.Close(target)
-	if err := unix.Setns(target, unix.CLONE_NEWNET); err != nil {
-		return true, fmt.Errorf("enter network namespace of pid %d: %w (run as root to read its sysctls)", pid, err)
-	}
-	fn()
-	return unix.Setns(self, unix.CLONE_NEWNET) == nil, nil
 }

@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"time"
 
+	"redline/internal/labdata"
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
-	"redline/internal/resp"
 )
 
 // target is where the server runs and how the load reaches it.
@@ -24,18 +24,18 @@ type target struct {
 	logs    []string
 	pair    *netns.Pair
 	server  *redisserver.Server
-	spec    ServerSpec // the running server's settings
+	spec    labdata.ServerSpec // the running server's settings
 	running bool
 	stale   bool // restart at the next ensure even if the settings match
 	addr    string
 	user    string
 	pass    string
-	admin   *resp.Client
+	admin   *redisadmin.Conn
 	version string
 }
 
 // newTarget prepares the topology; the server starts with ensure.
-func newTarget(ctx context.Context, t TargetSpec) (*target, error) {
+func newTarget(ctx context.Context, t labdata.TargetSpec) (*target, error) {
 	tg := &target{kind: t.Kind, addr: t.Address, user: t.User, pass: t.Password}
 	if t.Kind == "netns" {
 		netns.RemoveStale()
@@ -66,7 +66,7 @@ func (t *target) serverNS() string {
 
 // ensure makes the server run with spec, restarting it when its settings
 // differ. An address target is only checked.
-func (t *target) ensure(ctx context.Context, spec ServerSpec) error {
+func (t *target) ensure(ctx context.Context, spec labdata.ServerSpec) error {
 	if t.kind == "address" {
 		if t.admin != nil {
 			return nil
@@ -101,7 +101,7 @@ func (t *target) ensure(ctx context.Context, spec ServerSpec) error {
 
 // serverOptions maps a ServerSpec onto redisserver options: CPU pinning
 // with taskset, NUMA binding with numactl.
-func serverOptions(spec ServerSpec) (redisserver.Options, error) {
+func serverOptions(spec labdata.ServerSpec) (redisserver.Options, error) {
 	o := redisserver.Options{Binary: spec.Binary, Config: append([]string{"maxclients 10000"}, spec.Config...)}
 	keys := make([]string, 0, len(spec.Env))
 	for k := range spec.Env {
@@ -134,27 +134,20 @@ func serverOptions(spec ServerSpec) (redisserver.Options, error) {
 func (t *target) connect(ctx context.Context) error {
 	if t.admin != nil {
 		t.admin.Close()
+		t.admin = nil
 	}
-	c, err := resp.Dial(ctx, resp.DialOptions{Addr: t.addr, Timeout: 5 * time.Second, Dial: netns.Dialer(t.clientNS())})
+	c, err := redisadmin.Dial(ctx, redisadmin.Options{
+		Addr: t.addr, Username: t.user, Password: t.pass, Timeout: 5 * time.Second, NetNS: t.clientNS(),
+	})
 	if err != nil {
-		return fmt.Errorf("connect to the server at %s: %w", t.addr, err)
+		return err
 	}
-	if t.pass != "" {
-		args := []string{"AUTH", t.pass}
-		if t.user != "" {
-			args = []string{"AUTH", t.user, t.pass}
-		}
-		if _, err := c.DoOK(ctx, args...); err != nil {
-			c.Close()
-			return fmt.Errorf("AUTH on %s: %w", t.addr, err)
-		}
-	}
-	v, err := c.DoOK(ctx, "INFO", "server")
+	info, err := c.Info(ctx, "server")
 	if err != nil {
 		c.Close()
-		return fmt.Errorf("INFO on %s: %w", t.addr, err)
+		return fmt.Errorf("Redis at %s: %w", t.addr, err)
 	}
-	t.admin, t.version = c, redisadmin.ParseInfo(v.Str).Version()
+	t.admin, t.version = c, info.Version()
 	return nil
 }
 
@@ -164,17 +157,16 @@ func (t *target) flush(ctx context.Context) error {
 	if t.kind == "address" {
 		return nil
 	}
-	_, err := t.admin.DoOK(ctx, "FLUSHALL")
+	_, err := t.admin.Do(ctx, "FLUSHALL")
 	return err
 }
 
 // cpuSeconds returns the server's used_cpu_sys + used_cpu_user.
 func (t *target) cpuSeconds(ctx context.Context) (float64, error) {
-	v, err := t.admin.DoOK(ctx, "INFO", "cpu")
+	info, err := t.admin.Info(ctx, "cpu")
 	if err != nil {
 		return 0, err
 	}
-	info := redisadmin.ParseInfo(v.Str)
 	sys, _ := info.Float("used_cpu_sys")
 	user, _ := info.Float("used_cpu_user")
 	return sys + user, nil
@@ -184,16 +176,16 @@ func (t *target) pid(ctx context.Context) int {
 	if t.admin == nil {
 		return 0
 	}
-	v, err := t.admin.DoOK(ctx, "INFO", "server")
+	info, err := t.admin.Info(ctx, "server")
 	if err != nil {
 		return 0
 	}
-	p, _ := redisadmin.ParseInfo(v.Str).ProcessID()
+	p, _ := info.ProcessID()
 	return p
 }
 
-func (t *target) info() TargetInfo {
-	ti := TargetInfo{Kind: t.kind, Address: t.addr, ServerVersion: t.version}
+func (t *target) info() labdata.TargetInfo {
+	ti := labdata.TargetInfo{Kind: t.kind, Address: t.addr, ServerVersion: t.version}
 	switch {
 	case t.pair != nil:
 		ti.Topology = fmt.Sprintf("veth %s (%s, netns %s) <-> %s (%s, netns %s)", t.pair.ClientIf, t.pair.ClientIP, t.pair.Client, t.pair.ServerIf, t.pair.ServerIP, t.pair.Server)

@@ -2,8 +2,8 @@ package redisadmin_test
 
 import (
 	"context"
+	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"redline/internal/netns"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
@@ -155,50 +156,72 @@ func TestLocateNotLocal(t *testing.T) {
 	}
 }
 
-// ReadInNetNS must read the server's namespace, not ours: a namespace the
-// test creates gets a somaxconn different from the host's.
-func TestReadInNetNS(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("entering a network namespace needs root")
+// AUTH with a password, an ACL user, and HELLO 3 all authenticate; a
+// refusal is ErrAuth and its message never holds the password.
+func TestHandshakeNeverShowsPassword(t *testing.T) {
+	ctx := context.Background()
+	s := redistest.Start(t, "requirepass sekret-default", "user alice on >sekret-alice ~* &* +@all")
+	good := []redisadmin.Options{
+		{Password: "sekret-default"},
+		{Username: "alice", Password: "sekret-alice"},
+		{Username: "alice", Password: "sekret-alice", RESP3: true},
+		{Password: "sekret-default", RESP3: true},
 	}
-	ns := "redline-ra-" + strconv.Itoa(os.Getpid())
-	run := func(args ...string) {
-		t.Helper()
-		if out, err := exec.Command(args[0], args[1:]...).CombinedOutput(); err != nil {
-			t.Fatalf("%v: %v\n%s", args, err, out)
+	for _, o := range good {
+		o.Addr = s.Addr()
+		c, err := redisadmin.Dial(ctx, o)
+		if err != nil {
+			t.Errorf("user %q resp3 %v: %v", o.Username, o.RESP3, err)
+			continue
+		}
+		if cfg, err := c.ConfigGet(ctx, "maxclients"); err != nil || cfg["maxclients"] == "" {
+			t.Errorf("user %q resp3 %v: CONFIG GET = %v, %v", o.Username, o.RESP3, cfg, err)
+		}
+		c.Close()
+	}
+	bad := []redisadmin.Options{
+		{Password: "wrong-pw-1"},
+		{Username: "alice", Password: "wrong-pw-2"},
+		{Username: "alice", Password: "wrong-pw-3", RESP3: true},
+		{RESP3: true},
+	}
+	for _, o := range bad {
+		o.Addr = s.Addr()
+		_, err := redisadmin.Dial(ctx, o)
+		if !errors.Is(err, redisadmin.ErrAuth) {
+			t.Errorf("user %q password %q resp3 %v: %v, want ErrAuth", o.Username, o.Password, o.RESP3, err)
+			continue
+		}
+		if strings.Contains(err.Error(), "wrong-pw") {
+			t.Errorf("the error shows the password: %v", err)
 		}
 	}
-	run("ip", "netns", "add", ns)
-	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
-	host, _ := os.ReadFile("/proc/sys/net/core/somaxconn")
-	want := "1234"
-	if strings.TrimSpace(string(host)) == want {
-		want = "1235"
+}
+
+// With NetNS the connection starts inside that namespace: the server of a
+// veth pair is reachable from the client namespace, not from ours.
+func TestDialFromNamespace(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Fatal("network namespace tests need root (CI runs as root)")
 	}
-	run("ip", "netns", "exec", ns, "sysctl", "-qw", "net.core.somaxconn="+want)
-	cmd := exec.Command("ip", "netns", "exec", ns, "sleep", "30")
-	if err := cmd.Start(); err != nil {
+	p, err := netns.NewPair(context.Background())
+	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	var got map[string]string
-	var err error
-	for range 50 { // ip netns exec execs sleep after setns; wait for the switch
-		got, err = redisadmin.ReadInNetNS(cmd.Process.Pid, []string{"/proc/sys/net/core/somaxconn", "/proc/sys/net/no/such"})
-		if err == nil && got["/proc/sys/net/core/somaxconn"] == want {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
+	t.Cleanup(func() { p.Remove() })
+	s := redistest.StartWith(t, redisserver.Options{NetNS: p.Server, Bind: p.ServerIP})
+	c, err := redisadmin.Dial(context.Background(), redisadmin.Options{Addr: s.Addr(), NetNS: p.Client})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err != nil || got["/proc/sys/net/core/somaxconn"] != want {
-		t.Fatalf("ReadInNetNS = %v, %v; want somaxconn %s", got, err, want)
+	defer c.Close()
+	if _, err := c.Info(context.Background(), "server"); err != nil {
+		t.Error(err)
 	}
-	if _, ok := got["/proc/sys/net/no/such"]; ok {
-		t.Error("a missing file was reported")
+	if !strings.HasPrefix(c.LocalAddr().String(), p.ClientIP+":") {
+		t.Errorf("local address %s, want the client end %s", c.LocalAddr(), p.ClientIP)
 	}
-	// This goroutine's thread must still be in the host namespace.
-	now, _ := os.ReadFile("/proc/sys/net/core/somaxconn")
-	if string(now) != string(host) {
-		t.Errorf("host somaxconn reads %q after ReadInNetNS, was %q", now, host)
+	if _, err := redisadmin.Dial(context.Background(), redisadmin.Options{Addr: s.Addr(), Timeout: 300 * time.Millisecond}); err == nil {
+		t.Error("the server in its namespace was reachable from ours")
 	}
 }

@@ -1,13 +1,17 @@
-// Package redisadmin is redline's admin connection to a Redis server: INFO
-// parsed into sections and typed lines, CONFIG GET, LATENCY LATEST, and
-// where the server runs (its pid, whether it is on this host, its network
-// namespace). Every round trip has a deadline.
+// Package redisadmin is redline's admin connection to a Redis server, the
+// one place that dials and authenticates for INFO and CONFIG: INFO parsed
+// into sections and typed lines, CONFIG GET, LATENCY LATEST, and where the
+// server runs (its pid, whether it is on this host, its network
+// namespace). Every dial and round trip has a deadline; errors never show
+// the password.
 //
-// It reads only, except ConfigSet, which internal/tune calls to apply a
-// redis-config Change; doctor never calls it (a test enforces that).
+// It reads only, except ConfigSet and ConfigRewrite, which internal/tune
+// calls to apply redis-config Changes; doctor never calls them (a test
+// enforces that).
 package redisadmin
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"errors"
@@ -16,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"redline/internal/netns"
 	"redline/internal/resp"
 )
 
@@ -31,10 +36,19 @@ type Options struct {
 	Addr    string
 	Network string // "tcp" (default) or "unix"
 	// Username and Password are sent with AUTH when Password is set.
+	// With RESP3 the handshake is HELLO 3 (carrying AUTH when Password is
+	// set), as redis-cli -3 does.
 	Username, Password string
+	RESP3              bool
 	TLS                *tls.Config
 	Timeout            time.Duration // per dial and per round trip; default DefaultTimeout
+	// NetNS is the network namespace to connect from (a name as in
+	// /run/netns, or a path); empty for the current one.
+	NetNS string
 }
+
+// ErrAuth marks a refused AUTH or HELLO (wrong password, unknown user).
+var ErrAuth = errors.New("authentication failed")
 
 // Conn is an admin connection. It is not safe for concurrent use.
 type Conn struct {
@@ -57,40 +71,50 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	if o.Addr == "" {
 		return nil, errors.New("redisadmin: no server address (give host:port or a unix socket path)")
 	}
-	nc, err := dial(ctx, o)
+	c, err := resp.Dial(ctx, resp.DialOptions{
+		Network: o.Network, Addr: o.Addr, TLS: o.TLS, Timeout: o.Timeout, Dial: netns.Dialer(o.NetNS),
+	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to Redis at %s: %w (is redis-server running and reachable?)", o.Addr, err)
 	}
-	c := resp.NewClient(nc)
-	c.Timeout = o.Timeout
-	conn := &Conn{c: c, nc: nc, opts: o}
-	if o.Password != "" {
-		if err := conn.auth(ctx); err != nil {
-			c.Close()
-			return nil, err
-		}
+	conn := &Conn{c: c, nc: c.Conn(), opts: o}
+	if err := conn.handshake(ctx); err != nil {
+		c.Close()
+		return nil, err
 	}
 	return conn, nil
 }
 
-func dial(ctx context.Context, o Options) (net.Conn, error) {
-	d := net.Dialer{Timeout: o.Timeout}
-	if o.TLS != nil {
-		td := tls.Dialer{NetDialer: &d, Config: o.TLS}
-		return td.DialContext(ctx, o.Network, o.Addr)
+// handshake sends AUTH, or HELLO 3 with AUTH, when the options ask for it.
+// The password is in args but never in an error: the command is named by
+// its first word only.
+func (c *Conn) handshake(ctx context.Context) error {
+	o := c.opts
+	var args []string
+	switch {
+	case o.RESP3:
+		args = []string{"HELLO", "3"}
+		if o.Password != "" {
+			args = append(args, "AUTH", cmp.Or(o.Username, "default"), o.Password)
+		}
+	case o.Password != "" && o.Username != "":
+		args = []string{"AUTH", o.Username, o.Password}
+	case o.Password != "":
+		args = []string{"AUTH", o.Password}
+	default:
+		return nil
 	}
-	return d.DialContext(ctx, o.Network, o.Addr)
-}
-
-func (c *Conn) auth(ctx context.Context) error {
-	args := []string{"AUTH", c.opts.Password}
-	if c.opts.Username != "" {
-		args = []string{"AUTH", c.opts.Username, c.opts.Password}
+	c.RoundTrips++
+	_, err := c.c.DoOK(ctx, args...)
+	var se *resp.ServerError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &se) && (o.Password != "" || strings.HasPrefix(se.Msg, "NOAUTH")):
+		return fmt.Errorf("%w: %s on Redis at %s: %w (check the user name and password)", ErrAuth, args[0], o.Addr, err)
+	default:
+		return fmt.Errorf("%s on Redis at %s: %w", args[0], o.Addr, err)
 	}
-	if _, err := c.do(ctx, args...); err != nil {
-		return fmt.Errorf("authenticate to Redis at %s: %w (check the user name and password)", c.opts.Addr, err)
-	}
-	return nil
 }
 
 // Addr returns the address this connection was dialled with.
@@ -118,9 +142,19 @@ func (c *Conn) do(ctx context.Context, args ...string) (resp.Value, error) {
 	c.RoundTrips++
 	v, err := c.c.DoOK(ctx, args...)
 	if err != nil {
-		return v, fmt.Errorf("%s: %w", strings.Join(args[:min(2, len(args))], " "), err)
+		return v, fmt.Errorf("%s: %w", commandName(args), err)
 	}
 	return v, nil
+}
+
+// commandName names a command for an error: its first two words, except
+// for the commands that carry a password.
+func commandName(args []string) string {
+	switch strings.ToUpper(args[0]) {
+	case "AUTH", "HELLO", "MIGRATE":
+		return args[0]
+	}
+	return strings.Join(args[:min(2, len(args))], " ")
 }
 
 // Info runs INFO with the given sections (none: "everything", falling back
@@ -154,9 +188,17 @@ func (c *Conn) ConfigGet(ctx context.Context, pattern string) (Config, error) {
 	return parseConfigReply(v)
 }
 
-// ConfigSet runs CONFIG SET name value. Only internal/tune calls it.
+// ConfigSet runs CONFIG SET name value. Only internal/tune calls it. A
+// refusal is a *resp.ServerError in the chain.
 func (c *Conn) ConfigSet(ctx context.Context, name, value string) error {
 	_, err := c.do(ctx, "CONFIG", "SET", name, value)
+	return err
+}
+
+// ConfigRewrite runs CONFIG REWRITE, which writes the running settings to
+// the server's config file. Only internal/tune calls it.
+func (c *Conn) ConfigRewrite(ctx context.Context) error {
+	_, err := c.do(ctx, "CONFIG", "REWRITE")
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"redline/internal/redisadmin"
 	"redline/internal/resp"
 	"redline/internal/tune/simfs"
 )
@@ -33,7 +34,7 @@ type System struct {
 	euid int
 
 	mu    sync.Mutex
-	redis *resp.Client
+	redis *redisadmin.Conn
 }
 
 // RedisOptions says how to reach a Redis server. The password is never
@@ -74,8 +75,9 @@ func (s *System) requireRoot() error {
 	return nil
 }
 
-// redisClient dials the Redis server once and keeps the connection.
-func (s *System) redisClient(ctx context.Context) (*resp.Client, error) {
+// redisConn dials the Redis server once, through redisadmin, and keeps
+// the connection.
+func (s *System) redisConn(ctx context.Context) (*redisadmin.Conn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.redis != nil {
@@ -84,30 +86,17 @@ func (s *System) redisClient(ctx context.Context) (*resp.Client, error) {
 	if s.Redis.Addr == "" {
 		return nil, refuse("no Redis server given (pass --redis HOST:PORT, or set redis.addr in the plan)", nil)
 	}
-	c, err := resp.Dial(ctx, resp.DialOptions{Network: s.Redis.Network, Addr: s.Redis.Addr})
+	c, err := redisadmin.Dial(ctx, redisadmin.Options{
+		Network: s.Redis.Network, Addr: s.Redis.Addr, Username: s.Redis.User, Password: s.Redis.Password,
+		// CONFIG SET maxmemory may evict and CONFIG REWRITE writes a file:
+		// give them longer than a doctor's reads.
+		Timeout: resp.DefaultTimeout,
+	})
 	if err != nil {
-		return nil, fmt.Errorf("connect to Redis at %s: %w (is it running? pass --redis)", s.Redis.Addr, err)
-	}
-	if err := s.auth(ctx, c); err != nil {
-		c.Close()
-		return nil, err
+		return nil, fmt.Errorf("%w (pass --redis, and the user and REDISCLI_AUTH if it needs them)", err)
 	}
 	s.redis = c
 	return c, nil
-}
-
-func (s *System) auth(ctx context.Context, c *resp.Client) error {
-	if s.Redis.Password == "" {
-		return nil
-	}
-	args := []string{"AUTH", s.Redis.Password}
-	if s.Redis.User != "" {
-		args = []string{"AUTH", s.Redis.User, s.Redis.Password}
-	}
-	if _, err := c.DoOK(ctx, args...); err != nil {
-		return fmt.Errorf("authenticate to Redis at %s: %w (check the user and REDISCLI_AUTH)", s.Redis.Addr, err)
-	}
-	return nil
 }
 
 // Close releases the Redis connection.
