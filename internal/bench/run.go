@@ -136,6 +136,9 @@ func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summar
 	if err := r.makeWorkers(gens); err != nil {
 		return nil, err
 	}
+	if o.TLS == nil {
+		defer procsFor(len(r.loops))()
+	}
 	defer func() {
 		for _, l := range r.loops {
 			l.close()
