@@ -64,8 +64,9 @@ func TestRunMoreLoopsThanCPUs(t *testing.T) {
 	if got := runtime.GOMAXPROCS(0); got != orig {
 		t.Errorf("GOMAXPROCS after the run = %d, want %d", got, orig)
 	}
-	if sum.Requests != o.Requests || sum.Latency.Min < ms(delay) || sum.Latency.P50 < ms(delay) {
-		t.Errorf("%d requests, min %.3f p50 %.3f ms: want %d, every one at least the server's %v", sum.Requests, sum.Latency.Min, sum.Latency.P50, o.Requests, delay)
+	// Every reply but the held one comes after the server's delay.
+	if sum.Requests != o.Requests || sum.Latency.P50 < ms(delay) {
+		t.Errorf("%d requests, p50 %.3f ms: want %d, p50 at least the server's %v", sum.Requests, sum.Latency.P50, o.Requests, delay)
 	}
 }
 
