@@ -88,3 +88,53 @@ func TestRunRateModeCountsStallFromDueTime(t *testing.T) {
 		t.Errorf("corrected p99 %.3f ms, uncorrected p99 %.3f ms: want the hold visible only in the corrected figure", sum.Latency.P99, sum.Uncorrected.P99)
 	}
 }
+
+// TestRunRateModeSendsWhatIsDueBeforeTheEnd: a reply held back past the
+// end of --duration leaves the requests that fell due meanwhile unsent
+// (one connection, --max-pending 1). They are still sent once the
+// connection frees up and count from their due time, so the run has
+// exactly the requests due in the duration and the stall shows.
+func TestRunRateModeSendsWhatIsDueBeforeTheEnd(t *testing.T) {
+	const hold = time.Second
+	s := respscript.Start(t, respscript.Options{Script: respscript.OnNth("GET", 900, respscript.Delay(hold))})
+	o := scriptedOptions(s)
+	o.Rate, o.Duration, o.Requests, o.Clients, o.MaxPending = 1000, time.Second, 0, 1, 1
+	sum, err := runSuiteTest(t, o, "get")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Due times are start + n ms, so exactly requests 0..999 fall due
+	// before the end.
+	if sum.Requests != 1000 || s.Count("GET") != 1000 {
+		t.Errorf("measured %d, server saw %d GETs; want the 1000 due before the end", sum.Requests, s.Count("GET"))
+	}
+	// The ~100 requests due behind the held reply wait for it: 10% of
+	// the run is slower than half the hold.
+	if sum.Latency.P99 < ms(hold)/2 {
+		t.Errorf("corrected p99 %.3f ms: the %v hold past the end is hidden", sum.Latency.P99, hold)
+	}
+	if sum.Drain == nil || sum.Drain.Expired() || sum.Drain.LimitSeconds != DefaultDrain.Seconds() {
+		t.Errorf("drain = %+v, want reported, within the default limit", sum.Drain)
+	}
+}
+
+// TestRunRateModeDrainLimit: a reply that never comes ends the drain at
+// its limit, and what it cut off is counted, not timed.
+func TestRunRateModeDrainLimit(t *testing.T) {
+	s := respscript.Start(t, respscript.Options{Script: respscript.OnNth("GET", 100, respscript.Stall())})
+	o := scriptedOptions(s)
+	o.Rate, o.Duration, o.Requests, o.Clients, o.MaxPending = 1000, 300*time.Millisecond, 0, 1, 1
+	o.Drain = 200 * time.Millisecond
+	sum, err := runSuiteTest(t, o, "get")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := benchdata.Drain{LimitSeconds: 0.2, Unsent: 200, Unanswered: 1}
+	d := sum.Drain
+	if d == nil || d.Unsent != want.Unsent || d.Unanswered != want.Unanswered || d.LimitSeconds != want.LimitSeconds || !d.Expired() {
+		t.Fatalf("drain = %+v, want %+v (300 due, the 100th held)", d, want)
+	}
+	if sum.Requests != 99 || s.Count("GET") != 100 {
+		t.Errorf("measured %d, server saw %d GETs; want 99 and 100", sum.Requests, s.Count("GET"))
+	}
+}

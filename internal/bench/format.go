@@ -52,7 +52,20 @@ func WriteReport(w io.Writer, s *benchdata.Summary) error {
 	for _, c := range s.Commands {
 		fmt.Fprintf(b, "  %s: %.2f requests per second, p50=%.3f p99=%.3f msec (%d requests)\n", c.Name, c.RPS, c.Latency.P50, c.Latency.P99, c.Requests)
 	}
+	if d := s.Drain; d != nil && (d.LateAtEnd > 0 || d.Expired()) {
+		fmt.Fprintf(b, "  %s\n", drainNote(d))
+	}
 	return b.Flush()
+}
+
+// drainNote says what the end of a --rate --duration run left to send or
+// await, and what became of it.
+func drainNote(d *benchdata.Drain) string {
+	head := fmt.Sprintf("at the end of the duration %d requests were due and unsent, %d awaited replies", d.LateAtEnd, d.OutstandingAtEnd)
+	if d.Expired() {
+		return fmt.Sprintf("%s; the drain limit (%gs) cut off %d never sent and %d never answered, which no figure above includes (raise --drain)", head, d.LimitSeconds, d.Unsent, d.Unanswered)
+	}
+	return fmt.Sprintf("%s; drained in %.3f seconds (included above)", head, d.Seconds)
 }
 
 // writeExtras adds header lines for settings redis-benchmark does not have;
@@ -187,6 +200,9 @@ func (g geometry) highestEquivalent(v int64) int64 {
 // WriteQuiet writes the -q line.
 func WriteQuiet(w io.Writer, s *benchdata.Summary) error {
 	_, err := fmt.Fprintf(w, "%s: %.2f requests per second, p50=%.3f msec\n", s.Title, s.RPS, s.Latency.P50)
+	if err == nil && s.Drain.Expired() {
+		_, err = fmt.Fprintf(w, "  %s: %s\n", s.Title, drainNote(s.Drain))
+	}
 	return err
 }
 

@@ -95,8 +95,11 @@ func TestGoldenRateAndMix(t *testing.T) {
 	s.Uncorrected = &u
 	s.Config.Rate, s.Config.Pipeline, s.Config.Threads = 50000, 1, 2
 	s.Commands = []benchdata.CommandResult{{Name: "SET", Requests: 1818, RPS: 6290.66, Latency: s.Latency}, {Name: "GET", Requests: 18182, RPS: 62913.49, Latency: s.Latency}}
+	s.Drain = &benchdata.Drain{LimitSeconds: 10, Seconds: 1.523, LateAtEnd: 1491, OutstandingAtEnd: 9}
 	var b bytes.Buffer
 	WriteReport(&b, s)
+	s.Drain.Unsent, s.Drain.Unanswered, s.Drain.LimitSeconds = 12, 3, 0.5
+	WriteQuiet(&b, s)
 	golden(t, "report_rate_mix.golden", b.Bytes())
 }
 

@@ -22,6 +22,7 @@ type recorder struct {
 	unc   []*hdr.Histogram // per command, from the actual send (rate mode only)
 	count int64
 	last  int64 // when the last measured reply arrived
+	drain benchdata.Drain
 
 	tick        *hdr.Histogram
 	nextPublish int64

@@ -61,6 +61,9 @@ type runner struct {
 	measuring atomic.Bool
 	stopIssue atomic.Bool
 	abort     atomic.Bool
+	// rateEnd is when --duration ends on the run's clock in rate mode
+	// (0: no duration): requests due before it are sent however late.
+	rateEnd atomic.Int64
 
 	mu          sync.Mutex
 	err         error
@@ -90,6 +93,29 @@ func (r *runner) claim(k int) int {
 			return int(take)
 		}
 	}
+}
+
+// claimDue takes one open-loop request due at due: one due before the end
+// of --duration is still sent after it.
+func (r *runner) claimDue(due int64) bool {
+	if !r.dueOpen(due) {
+		return false
+	}
+	if !r.measuring.Load() {
+		return true
+	}
+	return r.budget.Add(-1) >= 0
+}
+
+// dueOpen reports whether an open-loop request due at due is to be sent.
+func (r *runner) dueOpen(due int64) bool {
+	if r.abort.Load() {
+		return false
+	}
+	if end := r.rateEnd.Load(); end > 0 && due >= end {
+		return false
+	}
+	return !r.measuring.Load() || r.budget.Load() > 0
 }
 
 // issuingOpen reports whether more requests may still be sent.
@@ -305,6 +331,9 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 	r.started.Store(true)
 	r.measuring.Store(r.o.Warmup == 0)
 	r.measureFrom = r.now()
+	if r.o.Rate > 0 && r.o.Duration > 0 {
+		r.rateEnd.Store(r.measureFrom + int64(r.o.Warmup+r.o.Duration))
+	}
 	close(start)
 	stopTimers := r.schedule(ctx)
 	r.watch(ctx, done)
@@ -431,6 +460,7 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 	}
 	per := make([]*benchdata.Histogram, classes)
 	var last int64
+	var drain benchdata.Drain
 	for i := range per {
 		per[i] = benchdata.NewHistogram(r.o.Precision)
 	}
@@ -444,6 +474,10 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 			}
 		}
 		last = max(last, rec.last)
+		drain.LateAtEnd += rec.drain.LateAtEnd
+		drain.OutstandingAtEnd += rec.drain.OutstandingAtEnd
+		drain.Unsent += rec.drain.Unsent
+		drain.Unanswered += rec.drain.Unanswered
 	}
 	r.mu.Lock()
 	from, err, interrupted, abortedAt := r.measureFrom, r.err, r.interrupted, r.abortedAt
@@ -468,6 +502,11 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 	}
 	if elapsed > 0 {
 		s.RPS = float64(s.Requests) / elapsed.Seconds()
+	}
+	if rateEnd := r.rateEnd.Load(); rateEnd > 0 {
+		drain.LimitSeconds = r.o.Drain.Seconds()
+		drain.Seconds = time.Duration(max(last-rateEnd, 0)).Seconds()
+		s.Drain = &drain
 	}
 	if unc != nil {
 		d := benchdata.Digest(unc.Histogram)

@@ -37,6 +37,8 @@ type worker struct {
 	issuing  bool
 	rr       int
 	timerSet bool
+	endSeen  bool // the end of --duration has been accounted
+	drained  bool // the drain limit after it has passed
 
 	lastSweep int64
 	sockaddr  unix.Sockaddr // this worker's own copy of the target
@@ -431,7 +433,7 @@ func (w *worker) loop() error {
 			if ms, err = w.pace(); err != nil {
 				return err
 			}
-			if !w.issuing && w.pending == 0 {
+			if !w.issuing && (w.pending == 0 || w.drained) {
 				break
 			}
 		}
@@ -472,6 +474,7 @@ func (w *worker) housekeeping() error {
 // how long poll may wait.
 func (w *worker) pace() (int, error) {
 	now := w.r.now()
+	w.checkEnd(now)
 	for w.issuing {
 		due := w.pacer.due(w.seq)
 		if due > now {
@@ -481,7 +484,7 @@ func (w *worker) pace() (int, error) {
 		if c == nil {
 			break // every connection is at MaxPending: the request is late
 		}
-		if w.r.claim(1) == 0 {
+		if !w.r.claimDue(due) {
 			w.issuing = false
 			break
 		}
@@ -497,7 +500,7 @@ func (w *worker) pace() (int, error) {
 			return 0, err
 		}
 	}
-	if w.issuing && !w.r.issuingOpen() {
+	if w.issuing && !w.r.dueOpen(w.pacer.due(w.seq)) {
 		w.issuing = false
 	}
 	if !w.issuing {
@@ -509,6 +512,41 @@ func (w *worker) pace() (int, error) {
 		return 100, nil
 	}
 	return w.armTimer(w.pacer.due(w.seq) - w.r.now())
+}
+
+// checkEnd accounts for the end of --duration: once when it comes, what
+// was late or outstanding; at the drain limit, what is cut off (the loop
+// then stops).
+func (w *worker) checkEnd(now int64) {
+	end := w.r.rateEnd.Load()
+	if end == 0 || now < end || w.drained {
+		return
+	}
+	d := &w.rec.drain
+	if !w.endSeen {
+		w.endSeen = true
+		d.LateAtEnd, d.OutstandingAtEnd = w.dueUnsent(end), int64(w.pending)
+	}
+	if now >= end+int64(w.r.o.Drain) {
+		w.drained = true
+		d.Unsent, d.Unanswered = w.dueUnsent(end), int64(w.pending)
+		w.issuing = false
+	}
+}
+
+// dueUnsent counts this loop's requests due before end and not sent yet.
+func (w *worker) dueUnsent(end int64) int64 {
+	if !w.issuing {
+		return 0
+	}
+	n := w.seq
+	for w.pacer.due(n) < end {
+		n++
+	}
+	if w.r.measuring.Load() {
+		return min(n-w.seq, max(w.r.budget.Load(), 0))
+	}
+	return n - w.seq
 }
 
 // pick returns the next active connection with room, round-robin.

@@ -51,6 +51,10 @@ type Summary struct {
 
 	Commands []CommandResult `json:"commands,omitempty"`
 
+	// Drain is set in rate mode with a duration: what was still due or
+	// outstanding when the duration ended, and how it was drained.
+	Drain *Drain `json:"drain,omitempty"`
+
 	Server ServerInfo `json:"server"`
 	Client ClientInfo `json:"client"`
 
@@ -79,6 +83,29 @@ type RunConfig struct {
 	Precision    int     `json:"precision"`
 	Seed         uint64  `json:"seed"`
 }
+
+// Drain is the end of an open-loop (--rate) run with a duration. Requests
+// due before the end are sent however late and awaited, up to a limit;
+// the figures above then include them. What the limit cut off is counted
+// here and in no latency figure.
+type Drain struct {
+	LimitSeconds float64 `json:"limit_seconds"`
+	// Seconds is from the end of the duration to the last reply (0 when
+	// everything was answered before the end).
+	Seconds float64 `json:"seconds"`
+	// LateAtEnd were due before the end and not yet sent when it came
+	// (every connection was at --max-pending); OutstandingAtEnd were sent
+	// and not yet answered.
+	LateAtEnd        int64 `json:"late_at_end"`
+	OutstandingAtEnd int64 `json:"outstanding_at_end"`
+	// Unsent and Unanswered are what the limit cut off: due before the
+	// end but never sent, and sent but never answered.
+	Unsent     int64 `json:"unsent,omitempty"`
+	Unanswered int64 `json:"unanswered,omitempty"`
+}
+
+// Expired reports whether the limit cut requests off.
+func (d *Drain) Expired() bool { return d != nil && d.Unsent+d.Unanswered > 0 }
 
 // Latency is a latency digest in milliseconds.
 type Latency struct {
