@@ -25,11 +25,14 @@ type Progress struct {
 	Warmup   bool
 	Elapsed  time.Duration // since measurement started
 	Requests int64         // measured requests completed so far
-	// Interval figures cover the time since the previous call.
-	IntervalRPS float64
-	IntervalAvg float64 // ms
-	IntervalP99 float64 // ms
-	OverallRPS  float64
+	// Interval figures cover exactly the replies since the previous call
+	// (the first call: since the test started).
+	IntervalRequests int64
+	IntervalRPS      float64
+	IntervalAvg      float64 // ms
+	IntervalP99      float64 // ms
+	IntervalMax      float64 // ms
+	OverallRPS       float64
 }
 
 // eventLoop is one unit of the load: an epoll worker, or a group of TLS
@@ -425,23 +428,24 @@ func (r *runner) progress(p *progressState) Progress {
 	var done int64
 	tick := hdr.New(1, int64(benchdata.MaxLatency), tickPrecision)
 	for _, l := range r.loops {
-		done += l.recorder().done.Load()
-		if h := l.recorder().take(); h != nil {
-			tick.Merge(h)
-		}
+		h, n := l.recorder().snapshot()
+		tick.Merge(h)
+		done += n
 	}
 	r.mu.Lock()
 	from := r.measureFrom
 	r.mu.Unlock()
 	dt := float64(now-p.last) / 1e9
 	pr := Progress{
-		Title:       r.test.Title,
-		Warmup:      !r.measuring.Load(),
-		Elapsed:     time.Duration(now - from),
-		Requests:    done,
-		IntervalRPS: float64(done-p.lastDone) / dt,
-		IntervalAvg: tick.Mean() / 1e6,
-		IntervalP99: float64(tick.ValueAtPercentile(99)) / 1e6,
+		Title:            r.test.Title,
+		Warmup:           !r.measuring.Load(),
+		Elapsed:          time.Duration(now - from),
+		Requests:         done,
+		IntervalRequests: done - p.lastDone,
+		IntervalRPS:      float64(done-p.lastDone) / dt,
+		IntervalAvg:      tick.Mean() / 1e6,
+		IntervalP99:      float64(tick.ValueAtPercentile(99)) / 1e6,
+		IntervalMax:      float64(tick.Max()) / 1e6,
 	}
 	if el := float64(now-from) / 1e9; el > 0 && !pr.Warmup {
 		pr.OverallRPS = float64(done) / el

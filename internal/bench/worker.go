@@ -363,6 +363,8 @@ func (w *worker) readable(c *conn) error {
 
 // consume parses every complete reply in c.in and returns the bytes used.
 func (w *worker) consume(c *conn, now int64) (int, error) {
+	w.rec.mu.Lock()
+	defer w.rec.mu.Unlock()
 	pos := 0
 	for pos < len(c.in) {
 		n, kind, need, err := resp.Scan(c.in[pos:])
@@ -449,7 +451,6 @@ func (w *worker) loop() error {
 
 func (w *worker) housekeeping() error {
 	now := w.r.now()
-	w.rec.maybePublish(now)
 	if now-w.lastSweep < int64(100*time.Millisecond) {
 		return nil
 	}
