@@ -138,3 +138,34 @@ func TestRunRateModeDrainLimit(t *testing.T) {
 		t.Errorf("measured %d, server saw %d GETs; want 99 and 100", sum.Requests, s.Count("GET"))
 	}
 }
+
+// TestRunMaxClientsRefusalNamed: a server at maxclients answers a new
+// connection with an error and closes it. Whether the client reads that
+// before any request, as the answer to its set-up commands or to its
+// first request, or fails to write first, the message names the refusal
+// and never blames the command.
+func TestRunMaxClientsRefusalNamed(t *testing.T) {
+	cases := []struct {
+		name string
+		set  func(*Options)
+	}{
+		{"no set-up commands", func(*Options) {}},
+		{"AUTH first", func(o *Options) { o.Password = "pw" }},
+		{"HELLO 3 first", func(o *Options) { o.RESP3 = true }},
+		{"two loops", func(o *Options) { o.Threads = 2 }},
+	}
+	for _, c := range cases {
+		for i := range 5 {
+			s := respscript.Start(t, respscript.Options{MaxClients: 3, Password: map[bool]string{true: "pw"}[c.name == "AUTH first"]})
+			o := scriptedOptions(s)
+			o.Clients = 8
+			c.set(&o)
+			_, err := runSuiteTest(t, o, "set")
+			if err == nil || !strings.Contains(err.Error(), "refused a connection: ERR max number of clients reached") ||
+				!strings.Contains(err.Error(), "maxclients") || strings.Contains(err.Error(), "in reply to") {
+				t.Errorf("%s, run %d: err = %v; want the maxclients refusal named", c.name, i, err)
+			}
+			s.Close()
+		}
+	}
+}

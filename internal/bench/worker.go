@@ -308,10 +308,28 @@ func (w *worker) flush(c *conn) error {
 		if errors.Is(err, unix.EAGAIN) {
 			return w.watchOut(c, true)
 		}
+		if cause := w.refusedBeforeClose(c); cause != nil {
+			return cause
+		}
 		return w.r.ioError("write", err, c.q.size)
 	}
 	c.out, c.outOff = c.out[:0], 0
 	return w.watchOut(c, false)
+}
+
+// refusedBeforeClose looks for the error reply a server sends before it
+// closes a connection it refuses (Redis at maxclients): a write to the
+// closed connection can fail before the read that would have found it.
+func (w *worker) refusedBeforeClose(c *conn) error {
+	var buf [256]byte
+	n, _ := rawRead(c.fd, buf[:])
+	if n <= 0 {
+		return nil
+	}
+	if size, kind, _, err := resp.Scan(buf[:n]); err == nil && size > 0 && kind == resp.KindError {
+		return w.r.refusedError(buf[:size])
+	}
+	return nil
 }
 
 func (w *worker) watchOut(c *conn, on bool) error {
@@ -389,6 +407,9 @@ func (w *worker) consume(c *conn, now int64) (int, error) {
 			continue
 		}
 		if c.q.size == 0 {
+			if kind == resp.KindError {
+				return 0, w.r.unsolicitedError(reply)
+			}
 			return 0, fmt.Errorf("reply with no request outstanding from %s: %q", w.r.target, clip(reply))
 		}
 		p := c.q.pop()
