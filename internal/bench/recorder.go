@@ -25,6 +25,7 @@ type recorder struct {
 	count int64
 	last  int64 // when the last measured reply arrived
 	drain benchdata.Drain
+	end   int64 // rate mode with --duration: when the loop's schedule ended
 
 	tick *hdr.Histogram // since the last snapshot
 }

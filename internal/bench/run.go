@@ -64,9 +64,6 @@ type runner struct {
 	measuring atomic.Bool
 	stopIssue atomic.Bool
 	abort     atomic.Bool
-	// rateEnd is when --duration ends on the run's clock in rate mode
-	// (0: no duration): requests due before it are sent however late.
-	rateEnd atomic.Int64
 
 	mu          sync.Mutex
 	err         error
@@ -98,10 +95,10 @@ func (r *runner) claim(k int) int {
 	}
 }
 
-// claimDue takes one open-loop request due at due: one due before the end
-// of --duration is still sent after it.
-func (r *runner) claimDue(due int64) bool {
-	if !r.dueOpen(due) {
+// claimDue takes one open-loop request due at due: one due before end
+// (the loop's end of --duration; 0: none) is still sent after it.
+func (r *runner) claimDue(due, end int64) bool {
+	if !r.dueOpen(due, end) {
 		return false
 	}
 	if !r.measuring.Load() {
@@ -111,11 +108,11 @@ func (r *runner) claimDue(due int64) bool {
 }
 
 // dueOpen reports whether an open-loop request due at due is to be sent.
-func (r *runner) dueOpen(due int64) bool {
+func (r *runner) dueOpen(due, end int64) bool {
 	if r.abort.Load() {
 		return false
 	}
-	if end := r.rateEnd.Load(); end > 0 && due >= end {
+	if end > 0 && due >= end {
 		return false
 	}
 	return !r.measuring.Load() || r.budget.Load() > 0
@@ -334,9 +331,6 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 	r.started.Store(true)
 	r.measuring.Store(r.o.Warmup == 0)
 	r.measureFrom = r.now()
-	if r.o.Rate > 0 && r.o.Duration > 0 {
-		r.rateEnd.Store(r.measureFrom + int64(r.o.Warmup+r.o.Duration))
-	}
 	close(start)
 	stopTimers := r.schedule(ctx)
 	r.watch(ctx, done)
@@ -463,7 +457,7 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 		unc = benchdata.NewHistogram(r.o.Precision)
 	}
 	per := make([]*benchdata.Histogram, classes)
-	var last int64
+	var last, drainFrom int64
 	var drain benchdata.Drain
 	for i := range per {
 		per[i] = benchdata.NewHistogram(r.o.Precision)
@@ -478,6 +472,7 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 			}
 		}
 		last = max(last, rec.last)
+		drainFrom = max(drainFrom, rec.end)
 		drain.LateAtEnd += rec.drain.LateAtEnd
 		drain.OutstandingAtEnd += rec.drain.OutstandingAtEnd
 		drain.Unsent += rec.drain.Unsent
@@ -507,9 +502,9 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 	if elapsed > 0 {
 		s.RPS = float64(s.Requests) / elapsed.Seconds()
 	}
-	if rateEnd := r.rateEnd.Load(); rateEnd > 0 {
+	if drainFrom > 0 {
 		drain.LimitSeconds = r.o.Drain.Seconds()
-		drain.Seconds = time.Duration(max(last-rateEnd, 0)).Seconds()
+		drain.Seconds = time.Duration(max(last-drainFrom, 0)).Seconds()
 		s.Drain = &drain
 	}
 	if unc != nil {

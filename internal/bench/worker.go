@@ -37,8 +37,9 @@ type worker struct {
 	issuing  bool
 	rr       int
 	timerSet bool
-	endSeen  bool // the end of --duration has been accounted
-	drained  bool // the drain limit after it has passed
+	end      int64 // when --duration ends for this loop's schedule; 0: none
+	endSeen  bool  // the end of --duration has been accounted
+	drained  bool  // the drain limit after it has passed
 
 	lastSweep int64
 	sockaddr  unix.Sockaddr // this worker's own copy of the target
@@ -248,9 +249,14 @@ func (w *worker) ready(c *conn) error {
 // start moves every ready connection to active: the closed loop sends
 // each one's first batch; rate mode begins its schedule.
 func (w *worker) start() error {
-	now := w.r.now()
 	if w.r.o.Rate > 0 {
+		now := w.r.now()
 		w.pacer = newFixedRate(w.r.o.Rate, len(w.r.loops), w.id, now)
+		if w.r.o.Duration > 0 {
+			// Exactly the requests due in the loop's --duration are sent.
+			w.end = now + int64(w.r.o.Warmup+w.r.o.Duration)
+			w.rec.end = w.end
+		}
 		w.issuing = true
 	}
 	for _, c := range w.conns {
@@ -506,7 +512,7 @@ func (w *worker) pace() (int, error) {
 		if c == nil {
 			break // every connection is at MaxPending: the request is late
 		}
-		if !w.r.claimDue(due) {
+		if !w.r.claimDue(due, w.end) {
 			w.issuing = false
 			break
 		}
@@ -522,7 +528,7 @@ func (w *worker) pace() (int, error) {
 			return 0, err
 		}
 	}
-	if w.issuing && !w.r.dueOpen(w.pacer.due(w.seq)) {
+	if w.issuing && !w.r.dueOpen(w.pacer.due(w.seq), w.end) {
 		w.issuing = false
 	}
 	if !w.issuing {
@@ -540,7 +546,7 @@ func (w *worker) pace() (int, error) {
 // was late or outstanding; at the drain limit, what is cut off (the loop
 // then stops).
 func (w *worker) checkEnd(now int64) {
-	end := w.r.rateEnd.Load()
+	end := w.end
 	if end == 0 || now < end || w.drained {
 		return
 	}
