@@ -150,6 +150,11 @@ func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summar
 		return nil, err
 	}
 	r.buildPrefix()
+	if o.TLS == nil {
+		if err := ensureFiles(o.Clients, o.threads()); err != nil {
+			return nil, err
+		}
+	}
 	gens, err := r.generators(data)
 	if err != nil {
 		return nil, err
