@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"math/bits"
+	"slices"
 	"strings"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -55,7 +58,27 @@ func WriteReport(w io.Writer, s *benchdata.Summary) error {
 	if d := s.Drain; d != nil && (d.LateAtEnd > 0 || d.Expired()) {
 		fmt.Fprintf(b, "  %s\n", drainNote(d))
 	}
+	if c := s.Connections; c != nil {
+		fmt.Fprintf(b, "\nConnections:\n  %s\n", connectionsNote(c, s.Config.Clients))
+	}
 	return b.Flush()
+}
+
+// SlowSetup is how long connection set-up may take before -q reports it.
+const SlowSetup = time.Second
+
+// connectionsNote is one line on how the connections were set up.
+func connectionsNote(c *benchdata.Connections, clients int) string {
+	l := fmt.Sprintf("%d opened, all %d ready %.3f ms after the first connect; connect p50 %.3f p99 %.3f max %.3f msec, ready (after AUTH/SELECT/HELLO) p50 %.3f p99 %.3f max %.3f msec",
+		c.Opened, clients, c.SetupSeconds*1e3, c.Connect.P50, c.Connect.P99, c.Connect.Max, c.Ready.P50, c.Ready.P99, c.Ready.Max)
+	if len(c.Failures) > 0 {
+		var f []string
+		for _, k := range slices.Sorted(maps.Keys(c.Failures)) {
+			f = append(f, fmt.Sprintf("%s %d", k, c.Failures[k]))
+		}
+		l += "; failed connects: " + strings.Join(f, ", ")
+	}
+	return l
 }
 
 // drainNote says what the end of a --rate --duration run left to send or
@@ -202,6 +225,9 @@ func WriteQuiet(w io.Writer, s *benchdata.Summary) error {
 	_, err := fmt.Fprintf(w, "%s: %.2f requests per second, p50=%.3f msec\n", s.Title, s.RPS, s.Latency.P50)
 	if err == nil && s.Drain.Expired() {
 		_, err = fmt.Fprintf(w, "  %s: %s\n", s.Title, drainNote(s.Drain))
+	}
+	if c := s.Connections; err == nil && c != nil && (len(c.Failures) > 0 || c.SetupSeconds > SlowSetup.Seconds()) {
+		_, err = fmt.Fprintf(w, "  %s: connections: %s\n", s.Title, connectionsNote(c, s.Config.Clients))
 	}
 	return err
 }

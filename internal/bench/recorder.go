@@ -28,10 +28,30 @@ type recorder struct {
 	end   int64 // rate mode with --duration: when the loop's schedule ended
 
 	tick *hdr.Histogram // since the last snapshot
+
+	// Connection set-up, written by the worker only and read after it
+	// ends.
+	connect, ready *hdr.Histogram
+	failures       map[string]int64
+}
+
+// connPrecision is the significant figures of the connection histograms:
+// 1% is plenty for set-up times, and keeps two more histograms per loop
+// small.
+const connPrecision = 2
+
+func (r *recorder) connected(d int64) { r.connect.RecordValue(clampLatency(d)) }
+func (r *recorder) isReady(d int64)   { r.ready.RecordValue(clampLatency(d)) }
+
+func (r *recorder) connectFailed(cause string) {
+	if r.failures == nil {
+		r.failures = map[string]int64{}
+	}
+	r.failures[cause]++
 }
 
 func newRecorder(precision, classes int, rate bool) *recorder {
-	r := &recorder{tick: newTick()}
+	r := &recorder{tick: newTick(), connect: newConnHist(), ready: newConnHist()}
 	for range classes {
 		r.hists = append(r.hists, hdr.New(1, int64(benchdata.MaxLatency), precision))
 		if rate {
@@ -39,6 +59,10 @@ func newRecorder(precision, classes int, rate bool) *recorder {
 		}
 	}
 	return r
+}
+
+func newConnHist() *hdr.Histogram {
+	return hdr.New(1, int64(benchdata.MaxLatency), connPrecision)
 }
 
 func newTick() *hdr.Histogram { return hdr.New(1, int64(benchdata.MaxLatency), tickPrecision) }

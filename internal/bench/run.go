@@ -70,6 +70,7 @@ type runner struct {
 	interrupted bool
 	abortedAt   int64
 	measureFrom int64
+	setupTime   time.Duration // from the first connect to all connections ready
 }
 
 func (r *runner) now() int64 { return int64(time.Since(r.origin)) }
@@ -323,6 +324,7 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 	ready := make(chan error, len(r.loops))
 	start := make(chan struct{})
 	done := make(chan error, len(r.loops))
+	setupFrom := r.now()
 	for _, l := range r.loops {
 		go func() { done <- l.run(ready, start) }()
 	}
@@ -332,6 +334,7 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 		r.drain(done)
 		return nil, err
 	}
+	r.setupTime = time.Duration(r.now() - setupFrom)
 	startWall := time.Now()
 	r.started.Store(true)
 	r.measuring.Store(r.o.Warmup == 0)
@@ -464,6 +467,7 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 	per := make([]*benchdata.Histogram, classes)
 	var last, drainFrom int64
 	var drain benchdata.Drain
+	conns := newConnections()
 	for i := range per {
 		per[i] = benchdata.NewHistogram(r.o.Precision)
 	}
@@ -478,6 +482,7 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 		}
 		last = max(last, rec.last)
 		drainFrom = max(drainFrom, rec.end)
+		conns.add(rec)
 		drain.LateAtEnd += rec.drain.LateAtEnd
 		drain.OutstandingAtEnd += rec.drain.OutstandingAtEnd
 		drain.Unsent += rec.drain.Unsent
@@ -503,6 +508,7 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 		Histogram:      total,
 		Interrupted:    interrupted,
 		Config:         r.runConfig(),
+		Connections:    conns.summary(r.setupTime),
 	}
 	if elapsed > 0 {
 		s.RPS = float64(s.Requests) / elapsed.Seconds()
@@ -534,6 +540,35 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 		return s, ErrInterrupted
 	}
 	return s, nil
+}
+
+// connections merges the loops' connection set-up records.
+type connections struct {
+	connect, ready *benchdata.Histogram
+	failures       map[string]int64
+}
+
+func newConnections() *connections {
+	return &connections{connect: benchdata.NewHistogram(connPrecision), ready: benchdata.NewHistogram(connPrecision)}
+}
+
+func (c *connections) add(rec *recorder) {
+	c.connect.Merge(rec.connect)
+	c.ready.Merge(rec.ready)
+	for k, v := range rec.failures {
+		if c.failures == nil {
+			c.failures = map[string]int64{}
+		}
+		c.failures[k] += v
+	}
+}
+
+func (c *connections) summary(setup time.Duration) *benchdata.Connections {
+	return &benchdata.Connections{
+		Opened: c.connect.TotalCount(), SetupSeconds: setup.Seconds(),
+		Connect: benchdata.Digest(c.connect.Histogram), Ready: benchdata.Digest(c.ready.Histogram),
+		ConnectHistogram: c.connect, ReadyHistogram: c.ready, Failures: c.failures,
+	}
 }
 
 // ErrInterrupted is returned with the partial Summary when the context was

@@ -89,16 +89,20 @@ func (g *tlsGroup) unblockOnAbort(stop <-chan struct{}) {
 func (g *tlsGroup) setup() error {
 	for range g.n {
 		ctx, cancel := context.WithTimeout(context.Background(), g.r.o.Timeout)
+		began := g.r.now()
 		c, err := resp.Dial(ctx, resp.DialOptions{Network: g.r.o.Network, Addr: g.r.o.Addr, TLS: g.r.o.TLS, Timeout: g.r.o.Timeout, Dial: netns.Dialer(g.r.o.NetNS)})
 		cancel()
 		if err != nil {
+			g.rec.connectFailed(errnoName(err))
 			return fmt.Errorf("Could not connect to Redis at %s: %s", g.r.target, capitalise(rootCause(err)))
 		}
+		g.rec.connected(g.r.now() - began)
 		conn := c.Conn()
 		g.conns = append(g.conns, conn)
 		if err := g.handshake(conn); err != nil {
 			return err
 		}
+		g.rec.isReady(g.r.now() - began)
 	}
 	return nil
 }

@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"time"
 
@@ -138,6 +140,7 @@ func (w *worker) dial(c *conn) error {
 	err = unix.Connect(fd, w.sockaddr)
 	if err != nil && !errors.Is(err, unix.EINPROGRESS) {
 		unix.Close(fd)
+		w.rec.connectFailed(errnoName(err))
 		return w.r.connectError(err)
 	}
 	c.fd, c.state, c.started = fd, stConnecting, w.r.now()
@@ -158,6 +161,7 @@ func (w *worker) checkConnectTimeouts() error {
 	now := w.r.now()
 	for _, c := range w.conns {
 		if c.state == stConnecting && now-c.started > int64(w.r.o.Timeout) {
+			w.rec.connectFailed("timeout")
 			return w.r.connectError(fmt.Errorf("no connection within %s", w.r.o.Timeout))
 		}
 		if c.state == stHandshake && now-c.lastIO > int64(w.r.o.Timeout) {
@@ -217,6 +221,7 @@ func (w *worker) connected(c *conn) error {
 		err = unix.Errno(soerr)
 	}
 	if err != nil {
+		w.rec.connectFailed(errnoName(err))
 		return w.r.connectError(err)
 	}
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(c.fd)}
@@ -224,6 +229,7 @@ func (w *worker) connected(c *conn) error {
 		return fmt.Errorf("epoll_ctl: %w", err)
 	}
 	c.lastIO = w.r.now()
+	w.rec.connected(c.lastIO - c.started)
 	if len(w.r.prefix) == 0 {
 		return w.ready(c)
 	}
@@ -235,6 +241,7 @@ func (w *worker) connected(c *conn) error {
 // ready marks a set-up connection; during the run (after a -k 0
 // reconnect) it starts sending at once.
 func (w *worker) ready(c *conn) error {
+	w.rec.isReady(w.r.now() - c.started)
 	if !w.r.started.Load() {
 		c.state = stReady
 		return nil
@@ -680,6 +687,20 @@ func pinThread(cpus []int) error {
 		return fmt.Errorf("pin the load generator to CPUs %v: %w", cpus, err)
 	}
 	return nil
+}
+
+// errnoName names a connect failure: ECONNREFUSED, EADDRNOTAVAIL, ...
+func errnoName(err error) string {
+	if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	var errno unix.Errno
+	if errors.As(err, &errno) {
+		if name := unix.ErrnoName(errno); name != "" {
+			return name
+		}
+	}
+	return "other"
 }
 
 func growBuf(b []byte, n int) []byte {

@@ -51,6 +51,9 @@ type Summary struct {
 
 	Commands []CommandResult `json:"commands,omitempty"`
 
+	// Connections is how the connections were set up.
+	Connections *Connections `json:"connections,omitempty"`
+
 	// Drain is set in rate mode with a duration: what was still due or
 	// outstanding when the duration ended, and how it was drained.
 	Drain *Drain `json:"drain,omitempty"`
@@ -82,6 +85,26 @@ type RunConfig struct {
 	RESP3        bool    `json:"resp3,omitempty"`
 	Precision    int     `json:"precision"`
 	Seed         uint64  `json:"seed"`
+}
+
+// Connections is how a run's connections were set up. Connect is from
+// connect() to established (with TLS: to the end of the TLS handshake);
+// Ready is from connect() to the reply to the last set-up command
+// (AUTH, CLIENT TRACKING, SELECT, HELLO), the same as Connect when there
+// are none. Both count every connection made, -k 0 reconnects included.
+type Connections struct {
+	Opened int64 `json:"opened"`
+	// SetupSeconds is from the first connect() to all -c connections
+	// ready, before the measurement starts.
+	SetupSeconds     float64    `json:"setup_seconds"`
+	Connect          Latency    `json:"connect_ms"`
+	Ready            Latency    `json:"ready_ms"`
+	ConnectHistogram *Histogram `json:"connect_histogram,omitempty"`
+	ReadyHistogram   *Histogram `json:"ready_histogram,omitempty"`
+	// Failures counts failed connects by errno name (ECONNREFUSED,
+	// ETIMEDOUT, EADDRNOTAVAIL, ...; "timeout" for no answer within
+	// --timeout). A failed connect ends the run.
+	Failures map[string]int64 `json:"failures,omitempty"`
 }
 
 // Drain is the end of an open-loop (--rate) run with a duration. Requests

@@ -165,6 +165,10 @@ func (s *Server) Refused() int {
 	return s.refused
 }
 
+// StopListening closes the listening socket: new connections are
+// refused (ECONNREFUSED), open ones go on.
+func (s *Server) StopListening() { s.ln.Close() }
+
 // Release lets every stalled connection answer again.
 func (s *Server) Release() {
 	s.mu.Lock()
