@@ -129,13 +129,14 @@ func TestRunRateModeDrainLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := benchdata.Drain{LimitSeconds: 0.2, Unsent: 200, Unanswered: 1}
-	d := sum.Drain
-	if d == nil || d.Unsent != want.Unsent || d.Unanswered != want.Unanswered || d.LimitSeconds != want.LimitSeconds || !d.Expired() {
-		t.Fatalf("drain = %+v, want %+v (300 due, the 100th held)", d, want)
+	// 300 requests fall due in the duration; the 100th is never answered,
+	// so at most 100 are sent (fewer only if this machine lags that far).
+	d, sent := sum.Drain, s.Count("GET")
+	if d == nil || !d.Expired() || d.LimitSeconds != 0.2 || sent > 100 || d.Unsent+sent != 300 || sum.Requests+d.Unanswered != sent {
+		t.Fatalf("drain = %+v, %d measured, server saw %d GETs: want every one of the 300 due sent and measured, still outstanding, or unsent", d, sum.Requests, sent)
 	}
-	if sum.Requests != 99 || s.Count("GET") != 100 {
-		t.Errorf("measured %d, server saw %d GETs; want 99 and 100", sum.Requests, s.Count("GET"))
+	if sent == 100 && (d.Unsent != 200 || d.Unanswered != 1 || sum.Requests != 99) {
+		t.Errorf("drain = %+v, %d measured: want 200 unsent, 1 unanswered, 99 measured", d, sum.Requests)
 	}
 }
 
