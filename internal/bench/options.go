@@ -67,6 +67,10 @@ type Options struct {
 	// goroutine while a test runs.
 	Progress         func(Progress)
 	ProgressInterval time.Duration
+	// ProgressFinal adds one last call, with Final set, when the test
+	// ends: it covers the replies since the previous call (a shorter
+	// interval), so a stall that ends in the test's last moments shows.
+	ProgressFinal bool
 }
 
 // DefaultOptions returns redis-benchmark's defaults against 127.0.0.1:6379.

@@ -30,7 +30,7 @@ func TestProgressIntervalsCoverEveryReply(t *testing.T) {
 	}
 	s := respscript.Start(t, respscript.Options{Script: hold})
 	o := scriptedOptions(s)
-	o.Clients, o.Requests, o.ProgressInterval = 1, 300, 2*time.Millisecond
+	o.Clients, o.Requests, o.ProgressInterval, o.ProgressFinal = 1, 300, 2*time.Millisecond, true
 	var calls []Progress
 	var t1, t2 time.Duration // the hold covered at least t1..t2
 	o.Progress = func(p Progress) {
@@ -64,7 +64,7 @@ func TestProgressIntervalsCoverEveryReply(t *testing.T) {
 			t.Fatalf("call %+v: the intervals so far add up to %d requests", p, total)
 		}
 	}
-	if t2 == 0 || total < 199 || sum.Requests != 300 {
-		t.Errorf("hold seen %v..%v, intervals covered %d, run measured %d", t1, t2, total, sum.Requests)
+	if t2 == 0 || total != 300 || sum.Requests != 300 || !calls[len(calls)-1].Final {
+		t.Errorf("hold seen %v..%v, intervals covered %d, run measured %d: want all 300 covered, the last by the final call", t1, t2, total, sum.Requests)
 	}
 }

@@ -33,6 +33,8 @@ type Progress struct {
 	IntervalP99      float64 // ms
 	IntervalMax      float64 // ms
 	OverallRPS       float64
+	// Final marks the call after the test ended (Options.ProgressFinal).
+	Final bool
 }
 
 // eventLoop is one unit of the load: an epoll worker, or a group of TLS
@@ -417,6 +419,11 @@ func (r *runner) watch(ctx context.Context, done <-chan error) {
 				r.o.Progress(r.progress(&p))
 			}
 		}
+	}
+	if r.o.Progress != nil && r.o.ProgressFinal {
+		pr := r.progress(&p)
+		pr.Final = true
+		r.o.Progress(pr)
 	}
 }
 

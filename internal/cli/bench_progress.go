@@ -84,6 +84,9 @@ func (p *progressPrinter) show(pr bench.Progress) {
 		fmt.Fprintf(p.w, "\r\033[K%s%s: rps=%.1f (overall: %.1f) avg_msec=%.3f p99_msec=%.3f", pr.Title, phase, pr.IntervalRPS, pr.OverallRPS, pr.IntervalAvg, pr.IntervalP99)
 		p.printed = true
 	case "plain":
+		if pr.Final && pr.IntervalRequests == 0 {
+			return // nothing since the last line
+		}
 		fmt.Fprintf(p.w, "%s%s: %.1fs %d requests, rps=%.1f (overall: %.1f) avg_msec=%.3f p99_msec=%.3f max_msec=%.3f\n", pr.Title, phase, pr.Elapsed.Seconds(), pr.Requests, pr.IntervalRPS, pr.OverallRPS, pr.IntervalAvg, pr.IntervalP99, pr.IntervalMax)
 	}
 }
