@@ -49,7 +49,27 @@ func TestRunCountsConnectFailures(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Connection refused") {
 		t.Fatalf("err = %v, want the refused reconnect", err)
 	}
-	if sum == nil || sum.Connections == nil || sum.Connections.Failures["ECONNREFUSED"] < 1 {
-		t.Fatalf("partial summary connections = %+v, want ECONNREFUSED counted", sum.Connections)
+	if sum == nil || sum.Connections == nil || sum.Connections.Failures["ECONNREFUSED"] != 1 || sum.Connections.Retries != 0 {
+		t.Fatalf("partial summary connections = %+v, want one ECONNREFUSED, not retried", sum.Connections)
+	}
+}
+
+// TestRunRetriesConnects: with --connect-retries 2 a refused reconnect is
+// dialled twice more, each failure counted, before the run ends.
+func TestRunRetriesConnects(t *testing.T) {
+	s := respscript.Start(t, respscript.Options{Script: respscript.OnNth("SET", 20, respscript.Stall())})
+	o := scriptedOptions(s)
+	o.KeepAlive, o.Clients, o.ConnectRetries = false, 1, 2
+	go func() {
+		<-s.Seen("SET", 20)
+		s.StopListening()
+		s.Release()
+	}()
+	sum, err := runSuiteTest(t, o, "set")
+	if err == nil || sum == nil || sum.Connections == nil {
+		t.Fatalf("err = %v, summary %+v: want the refused reconnect and partial results", err, sum)
+	}
+	if c := sum.Connections; c.Failures["ECONNREFUSED"] != 3 || c.Retries != 2 {
+		t.Errorf("connections = %+v, want 3 ECONNREFUSED, 2 retried", c)
 	}
 }

@@ -78,6 +78,9 @@ func connectionsNote(c *benchdata.Connections, clients int) string {
 		}
 		l += "; failed connects: " + strings.Join(f, ", ")
 	}
+	if c.Retries > 0 {
+		l += fmt.Sprintf(" (%d retried)", c.Retries)
+	}
 	return l
 }
 

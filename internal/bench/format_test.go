@@ -101,7 +101,7 @@ func TestGoldenRateAndMix(t *testing.T) {
 	WriteReport(&b, s)
 	WriteQuiet(&b, s) // set-up fast, no failures: no connections line
 	s.Drain.Unsent, s.Drain.Unanswered, s.Drain.LimitSeconds = 12, 3, 0.5
-	s.Connections.SetupSeconds, s.Connections.Failures = 1.5, map[string]int64{"EADDRNOTAVAIL": 2, "ECONNREFUSED": 1}
+	s.Connections.SetupSeconds, s.Connections.Failures, s.Connections.Retries = 1.5, map[string]int64{"EADDRNOTAVAIL": 2, "ECONNREFUSED": 1}, 2
 	WriteQuiet(&b, s)
 	golden(t, "report_rate_mix.golden", b.Bytes())
 }

@@ -59,6 +59,11 @@ type Options struct {
 	// unsent or unanswered at the limit is reported, not timed.
 	Drain time.Duration
 
+	// ConnectRetries is how many times in a row a failed connect is dialled
+	// again at once before the run ends; 0, as in redis-benchmark, ends it
+	// at the first.
+	ConnectRetries int
+
 	Precision int           // HDR significant figures, 1..5
 	Timeout   time.Duration // longest wait for a connect or for any reply
 	Seed      uint64        // 0: seeded from the clock
@@ -105,6 +110,7 @@ func (o *Options) Validate() error {
 		{o.Rate < 0, fmt.Sprintf("rate must not be negative, got %v (--rate)", o.Rate)},
 		{o.Rate > 0 && o.MaxPending < 1, "max pending must be at least 1 with --rate"},
 		{o.Timeout <= 0, "timeout must be positive (--timeout)"},
+		{o.ConnectRetries < 0, fmt.Sprintf("connect retries must not be negative, got %d (--connect-retries)", o.ConnectRetries)},
 		{o.Duration < 0 || o.Warmup < 0 || o.Drain < 0, "durations must not be negative"},
 		{badCPUs(o.CPUs), fmt.Sprintf("client CPUs %v: each must be 0..%d", o.CPUs, maxCPUs-1)},
 		{o.Sizes.Min < 1 && len(o.Sizes.List) == 0, fmt.Sprintf("value size must be at least 1 byte, got %d (-d)", o.Sizes.Min)},

@@ -33,6 +33,7 @@ type recorder struct {
 	// ends.
 	connect, ready *hdr.Histogram
 	failures       map[string]int64
+	retries        int64
 }
 
 // connPrecision is the significant figures of the connection histograms:

@@ -553,6 +553,7 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 type connections struct {
 	connect, ready *benchdata.Histogram
 	failures       map[string]int64
+	retries        int64
 }
 
 func newConnections() *connections {
@@ -562,6 +563,7 @@ func newConnections() *connections {
 func (c *connections) add(rec *recorder) {
 	c.connect.Merge(rec.connect)
 	c.ready.Merge(rec.ready)
+	c.retries += rec.retries
 	for k, v := range rec.failures {
 		if c.failures == nil {
 			c.failures = map[string]int64{}
@@ -574,7 +576,7 @@ func (c *connections) summary(setup time.Duration) *benchdata.Connections {
 	return &benchdata.Connections{
 		Opened: c.connect.TotalCount(), SetupSeconds: setup.Seconds(),
 		Connect: benchdata.Digest(c.connect.Histogram), Ready: benchdata.Digest(c.ready.Histogram),
-		ConnectHistogram: c.connect, ReadyHistogram: c.ready, Failures: c.failures,
+		ConnectHistogram: c.connect, ReadyHistogram: c.ready, Failures: c.failures, Retries: c.retries,
 	}
 }
 

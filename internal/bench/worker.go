@@ -140,8 +140,7 @@ func (w *worker) dial(c *conn) error {
 	err = unix.Connect(fd, w.sockaddr)
 	if err != nil && !errors.Is(err, unix.EINPROGRESS) {
 		unix.Close(fd)
-		w.rec.connectFailed(errnoName(err))
-		return w.r.connectError(err)
+		return w.connectFailed(c, errnoName(err), err)
 	}
 	c.fd, c.state, c.started = fd, stConnecting, w.r.now()
 	c.out, c.outOff, c.in, c.prefix, c.wantOut = c.out[:0], 0, c.in[:0], 0, false
@@ -157,12 +156,30 @@ func (w *worker) dial(c *conn) error {
 	return nil
 }
 
+// connectFailed counts a failed connect and dials again while
+// --connect-retries allows; otherwise the run ends with the error.
+func (w *worker) connectFailed(c *conn, cause string, err error) error {
+	w.rec.connectFailed(cause)
+	if c.fd >= 0 {
+		unix.Close(c.fd)
+		w.byFD[c.fd] = nil
+		c.fd = -1
+	}
+	if c.retries >= w.r.o.ConnectRetries {
+		return w.r.connectError(err)
+	}
+	c.retries++
+	w.rec.retries++
+	return w.dial(c)
+}
+
 func (w *worker) checkConnectTimeouts() error {
 	now := w.r.now()
 	for _, c := range w.conns {
 		if c.state == stConnecting && now-c.started > int64(w.r.o.Timeout) {
-			w.rec.connectFailed("timeout")
-			return w.r.connectError(fmt.Errorf("no connection within %s", w.r.o.Timeout))
+			if err := w.connectFailed(c, "timeout", fmt.Errorf("no connection within %s", w.r.o.Timeout)); err != nil {
+				return err
+			}
 		}
 		if c.state == stHandshake && now-c.lastIO > int64(w.r.o.Timeout) {
 			return fmt.Errorf("no reply to the connection set-up commands (AUTH/SELECT/HELLO) within %s", w.r.o.Timeout)
@@ -221,9 +238,9 @@ func (w *worker) connected(c *conn) error {
 		err = unix.Errno(soerr)
 	}
 	if err != nil {
-		w.rec.connectFailed(errnoName(err))
-		return w.r.connectError(err)
+		return w.connectFailed(c, errnoName(err), err)
 	}
+	c.retries = 0
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(c.fd)}
 	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
 		return fmt.Errorf("epoll_ctl: %w", err)

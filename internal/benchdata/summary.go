@@ -103,8 +103,10 @@ type Connections struct {
 	ReadyHistogram   *Histogram `json:"ready_histogram,omitempty"`
 	// Failures counts failed connects by errno name (ECONNREFUSED,
 	// ETIMEDOUT, EADDRNOTAVAIL, ...; "timeout" for no answer within
-	// --timeout). A failed connect ends the run.
+	// --timeout). Retries counts those dialled again (--connect-retries);
+	// a failed connect not retried ends the run.
 	Failures map[string]int64 `json:"failures,omitempty"`
+	Retries  int64            `json:"retries,omitempty"`
 }
 
 // Drain is the end of an open-loop (--rate) run with a duration. Requests

@@ -37,6 +37,7 @@ type Flags struct {
 
 	duration, warmup, timeout time.Duration
 	drain                     time.Duration
+	connectRetries            int
 	rate                      float64
 	maxPending                int
 	keyDist                   string
@@ -95,6 +96,7 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.Float64Var(&f.rate, "rate", 0, "fixed total rate in requests/s (open loop; latency from intended send times)")
 	fl.IntVar(&f.maxPending, "max-pending", bench.DefaultMaxPending, "with --rate: most requests outstanding on one connection")
 	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "longest wait for a connection or for any reply")
+	fl.IntVar(&f.connectRetries, "connect-retries", 0, "dial a failed connect again up to N times in a row before giving up")
 	fl.DurationVar(&f.drain, "drain", bench.DefaultDrain, "with --rate and --duration: how long after the end to keep sending and awaiting the requests due before it")
 	fl.StringVar(&f.JSONOut, "json", "", "write results as JSON to this file (schema in docs/bench.md)")
 	fl.StringVar(&f.HdrOut, "hdr-out", "", "write each test's latency distribution to PREFIX-TEST.hgrm")
@@ -157,6 +159,7 @@ func (f *Flags) Options() (bench.Options, error) {
 		o.Requests = 0 // --duration alone runs for the duration
 	}
 	o.Rate, o.MaxPending, o.Drain = f.rate, f.maxPending, f.drain
+	o.ConnectRetries = f.connectRetries
 	o.Precision = max(f.precision, 1)
 	o.Seed = f.seed
 	if o.Seed == 0 {
