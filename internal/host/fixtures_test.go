@@ -3,9 +3,9 @@ package host
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"sort"
 	"testing"
 
@@ -13,8 +13,6 @@ import (
 
 	"redline/internal/host/hostgen"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in internal/host/testdata/golden")
 
 // hostsDir holds the fixture trees (testdata/hosts at the module root).
 var hostsDir = filepath.Join("..", "..", "testdata", "hosts")
@@ -87,8 +85,8 @@ func TestFixtureGolden(t *testing.T) {
 			if err := WriteSummary(&summary, s); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", "golden", name+".json"), append(js, '\n'))
-			golden(t, filepath.Join("testdata", "golden", name+".txt"), summary.Bytes())
+			testutil.Golden(t, filepath.Join("testdata", "golden", name+".json"), append(js, '\n'))
+			testutil.Golden(t, filepath.Join("testdata", "golden", name+".txt"), summary.Bytes())
 			// The JSON reads back into the same snapshot.
 			var back Snapshot
 			if err := json.Unmarshal(js, &back); err != nil {
@@ -98,26 +96,6 @@ func TestFixtureGolden(t *testing.T) {
 				t.Errorf("JSON round trip (-read +decoded):\n%s", diff)
 			}
 		})
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/host -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-golden +got; go test ./internal/host -update rewrites it):\n%s", path, diff)
 	}
 }
 

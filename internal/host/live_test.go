@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"os/exec"
+	"redline/internal/testutil"
 	"runtime"
 	"strconv"
 	"strings"
@@ -79,9 +80,7 @@ func TestLiveRedisProcess(t *testing.T) {
 // A process in its own network namespace: its net.* sysctls are read
 // inside that namespace (setns on a locked thread), not from ours.
 func TestLiveNetnsSysctls(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("entering a network namespace needs root")
-	}
+	testutil.NeedRoot(t)
 	if _, err := exec.LookPath("unshare"); err != nil {
 		t.Skip("unshare(1) not installed")
 	}

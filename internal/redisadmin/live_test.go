@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"slices"
 	"strconv"
 	"strings"
@@ -201,9 +202,7 @@ func TestHandshakeNeverShowsPassword(t *testing.T) {
 // With NetNS the connection starts inside that namespace: the server of a
 // veth pair is reachable from the client namespace, not from ours.
 func TestDialFromNamespace(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Fatal("network namespace tests need root (CI runs as root)")
-	}
+	testutil.NeedRoot(t)
 	p, err := netns.NewPair(context.Background())
 	if err != nil {
 		t.Fatal(err)

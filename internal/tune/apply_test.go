@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"strings"
 	"syscall"
 	"testing"
@@ -12,6 +13,7 @@ import (
 )
 
 func TestApplyRollbackByteIdentical(t *testing.T) {
+	testutil.Heavy(t)
 	s, root, orig := rehearsal(t)
 	state := t.TempDir()
 	res, err := Apply(bg, s, smallPlan(), ApplyOptions{StateDir: state})
@@ -56,6 +58,7 @@ func TestApplyRollbackByteIdentical(t *testing.T) {
 // dead, closing the journal as process exit would, running nothing else)
 // at every phase of every step, then rolls back from the journal alone.
 func TestKillAfterEveryStep(t *testing.T) {
+	testutil.Heavy(t)
 	n := len(smallPlan().Changes)
 	for step := 1; step <= n; step++ {
 		for at := phase(0); at < phases; at++ {

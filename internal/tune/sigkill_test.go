@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"redline/internal/testutil"
 	"strings"
 	"syscall"
 	"testing"
@@ -44,13 +45,14 @@ func applyChild(planPath string) {
 // step; the rollback that follows, from the journal alone, must leave the
 // tree byte-identical.
 func TestSIGKILLDuringApply(t *testing.T) {
+	testutil.Heavy(t)
 	p := smallPlan()
 	planPath := filepath.Join(t.TempDir(), "plan.json")
 	var buf bytes.Buffer
 	p.EncodeJSON(&buf)
 	os.WriteFile(planPath, buf.Bytes(), 0o644)
 	for _, k := range []int{1, 2, len(p.Changes) / 2, len(p.Changes) - 1} {
-		root := writeTree(t, smallHost)
+		root := testutil.WriteTree(t, smallHost)
 		orig := snapshot(t, root)
 		state := t.TempDir()
 		cmd := exec.Command(os.Args[0])
