@@ -114,7 +114,11 @@ func (v nicVars) compile(rules []irqRule) []compiledRule {
 		if !ok {
 			continue
 		}
-		out = append(out, compiledRule{irqRule: r, re: regexp.MustCompile("^(?:" + expr + ")$")})
+		re, err := regexp.Compile("^(?:" + expr + ")$")
+		if err != nil {
+			continue // a value that is not UTF-8 makes no valid pattern
+		}
+		out = append(out, compiledRule{irqRule: r, re: re})
 	}
 	return out
 }

@@ -103,7 +103,10 @@ func mapNIC(n *NIC, ev irqEvidence, rules []irqRule, tryAll bool) {
 		return
 	}
 	compiled := vars.compile(rules)
-	mentions := regexp.MustCompile(`(^|[^A-Za-z0-9])` + regexp.QuoteMeta(n.Name) + `([^A-Za-z0-9]|$)`)
+	mentions, err := regexp.Compile(`(^|[^A-Za-z0-9])` + regexp.QuoteMeta(n.Name) + `([^A-Za-z0-9]|$)`)
+	if err != nil {
+		mentions = regexp.MustCompile(`^\b\B$`) // a name that is not UTF-8 is mentioned nowhere
+	}
 	var left []irqMatch
 	var split []int // QueueIRQs numbered the gve way
 	for _, c := range cands {
