@@ -2,6 +2,7 @@ package host
 
 import (
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -139,5 +140,26 @@ func TestMSISource(t *testing.T) {
 		if bus != tt.bus || idx != tt.index {
 			t.Errorf("msiSource(%s %s) = %s %d, want %s %d", tt.chip, tt.hwirq, bus, idx, tt.bus, tt.index)
 		}
+	}
+}
+
+// An IRQ whose /proc/interrupts line has no name is named by its action
+// directory in /proc/irq/N.
+func TestMatcherActionDirs(t *testing.T) {
+	const bus = "0000:27:00.0"
+	n := nicWithQueues("enp39s0", "ena", bus, "/sys/devices/pci0000:00/"+bus, 2)
+	ev := evidenceOf(msix(bus, "ena-mgmnt@pci:"+bus, "enp39s0-Tx-Rx-0", "")...)
+	ev.actions = func(irq int) []string {
+		if irq == 102 {
+			return []string{"enp39s0-Tx-Rx-1"}
+		}
+		return nil
+	}
+	mapNIC(n, ev, irqRules, false)
+	if got, want := mapping(n), "101:combined-0(ena) 102:combined-1(ena) other:100"; got != want {
+		t.Fatalf("mapping\n got  %s\n want %s", got, want)
+	}
+	if how := n.QueueIRQs[1].How; !strings.Contains(how, "action directory") || !strings.Contains(how, "PCI column") {
+		t.Errorf("how %q", how)
 	}
 }
