@@ -12,6 +12,8 @@ import (
 // request_irq/snprintf:
 //
 //	mlx5_comp3@pci:0000:3b:00.0      mlx5 (mlx5_async*, mlx5_pages* serve no queue)
+//	eth0                             misc vector beside queue vectors (ixgbe, igb); a
+//	                                 single-queue NIC's only vector (r8169, e1000e with MSI)
 //	eth2-3, mlx4-1@pci:0000:04:00.0  mlx4_en (the mlx4-N@pci vectors are EQs, not queues); sfc, r8125
 //	eth0-TxRx-3, eth0-rx-3, eth0-tx-3   ixgbe, igb, igc, bnxt_en, fm10k
 //	i40e-eth0-TxRx-3, ice-eth0-TxRx-3   i40e, ice (DRIVER-IF-...)
@@ -50,7 +52,7 @@ func (r irqRule) desc() string {
 var irqRules = []irqRule{
 	{name: "mlx5", tmpl: `mlx5_comp(\d+)@pci:{BUS}`, kind: QueueCombined},
 	{name: "mlx5", tmpl: `mlx5_[a-z_]+\d*@pci:{BUS}`, why: "mlx5 async/control vector"},
-	{name: "mlx4", tmpl: `mlx4-\d+@pci:{BUS}`, why: "mlx4 event queue vector"},
+	{name: "mlx4", tmpl: `mlx4-(?:comp-|async)?\d*@(?:pci:)?{BUS}`, why: "mlx4 event queue vector (mlx4_en renames the ones its rings use to IF-N)"},
 	{name: "hns3", tmpl: `{DRIVER}-{BUS}-TxRx-(\d+)`, kind: QueueCombined, divisor: 2, driver: "hns3"},
 	{name: "hns3", tmpl: `{DRIVER}-{BUS}-Rx-(\d+)`, kind: QueueRx, driver: "hns3"},
 	{name: "hns3", tmpl: `{DRIVER}-{BUS}-Tx-(\d+)`, kind: QueueTx, driver: "hns3"},
@@ -80,7 +82,7 @@ var irqRules = []irqRule{
 	{name: "virtio", tmpl: `{VIRTIO}-virtqueues`, why: "one vector shared by all the device's virtqueues (no per-queue IRQ)"},
 	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:misc`, why: "the driver's misc (link, mailbox) vector"},
 	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:ctrl-TxRx-\d+`, why: "ice control VSI (flow director) vector"},
-	{name: "intel-misc", tmpl: `{IF}`, why: "the driver's misc (link, mailbox) vector"},
+	{name: "if-only", tmpl: `{IF}`, why: "the driver's misc (link, mailbox) vector"},
 }
 
 // nicVars are the values a rule's placeholders stand for.

@@ -119,6 +119,8 @@ func mapNIC(n *NIC, ev irqEvidence, rules []irqRule, tryAll bool) {
 		}
 	}
 	splitHalves(n, split)
+	vmxnet3RxAfterTx(n)
+	onlyVector(n)
 	left = byVectorOrder(n, left)
 	for _, c := range left {
 		n.UnmappedIRQs = append(n.UnmappedIRQs, NICIRQ{IRQ: c.q.Number, Name: c.q.Name, Why: whyUnmatched(n, c, len(left))})
@@ -217,6 +219,40 @@ func splitHalves(n *NIC, split []int) {
 			m.Kind, m.Queue = QueueRx, m.Queue-half
 		}
 		m.How += fmt.Sprintf("; blocks 0-%d serve tx, %d-%d rx", half-1, half, blocks-1)
+	}
+}
+
+// onlyVector: a single-queue NIC whose one vector is named after it and
+// that has no queue vector (r8169, e1000e in MSI mode) serves its queue
+// pair with that vector; beside queue vectors the same name is the misc
+// vector (ixgbe, igb).
+func onlyVector(n *NIC) {
+	if len(n.QueueIRQs) > 0 || len(n.OtherIRQs) != 1 || n.OtherIRQs[0].Name != n.Name ||
+		max(len(n.RxQueues), len(n.TxQueues)) != 1 {
+		return
+	}
+	o := n.OtherIRQs[0]
+	n.OtherIRQs = nil
+	n.QueueIRQs = []QueueIRQ{{IRQ: o.IRQ, Name: o.Name, Queue: 0, Kind: QueueCombined, Rule: "if-only",
+		How: "name if-only {IF}: the single-queue NIC's only vector"}}
+}
+
+// vmxnet3RxAfterTx applies vmxnet3's numbering outside buddy-share mode:
+// IF-tx-V and IF-rx-V carry the vector number, and the rx vectors follow
+// the tx ones (vmxnet3_request_irqs), so rx queue i is IF-rx-(T+i).
+func vmxnet3RxAfterTx(n *NIC) {
+	if n.Driver != "vmxnet3" {
+		return
+	}
+	tx := 0
+	for _, m := range n.QueueIRQs {
+		tx += b2i(m.Rule == "if-tx")
+	}
+	for i := range n.QueueIRQs {
+		if m := &n.QueueIRQs[i]; m.Rule == "if-rx" && tx > 0 && m.Queue >= tx {
+			m.Queue -= tx
+			m.How += fmt.Sprintf("; vmxnet3 numbers vectors, rx after the %d tx", tx)
+		}
 	}
 }
 
