@@ -23,6 +23,9 @@ import (
 //	eth0-rxtx-3, eth0-event-0        vmxnet3 buddy-share mode, nfp, octeontx2 (the event vector serves no queue)
 //	eth0-tx-0-rx-3                   qlcnic (the first vector also serves tx-0)
 //	gve-ntfy-blk3@pci:BUS            gve (the first half of the blocks serve tx, the second rx)
+//	eth0-fp-3                        qede, bnx2x (fastpath)
+//	eth0-q3                          be2net, octeon_ep (event queue per queue pair)
+//	mana_q3@pci:BUS                  Azure MANA (mana_hwc@pci:BUS serves no queue)
 //	virtio2-input.3, virtio2-output.3   virtio_net (virtio2-config serves no queue)
 
 // irqRule is one naming convention. tmpl is a regular expression with
@@ -68,6 +71,10 @@ var irqRules = []irqRule{
 	{name: "if-rxtx", tmpl: `{IF}-rxtx-(\d+)`, kind: QueueCombined},
 	{name: "vmxnet3", tmpl: `{IF}-event-\d+`, why: "vmxnet3 event vector"},
 	{name: "if-n", tmpl: `{IF}-(\d+)`, kind: QueueCombined},
+	{name: "if-fp", tmpl: `{IF}-fp-(\d+)`, kind: QueueCombined},
+	{name: "if-q", tmpl: `{IF}-[qQ](\d+)`, kind: QueueCombined},
+	{name: "mana", tmpl: `mana_q(\d+)@pci:{BUS}`, kind: QueueCombined},
+	{name: "mana", tmpl: `mana_hwc@pci:{BUS}`, why: "MANA hardware channel vector"},
 	{name: "ena", tmpl: `{IF}-Tx-Rx-(\d+)`, kind: QueueCombined},
 	{name: "ena", tmpl: `ena-TxRx-(\d+)@pci:{BUS}`, kind: QueueCombined},
 	{name: "ena", tmpl: `ena-mgmnt@pci:{BUS}`, why: "ENA management (admin queue) vector"},
