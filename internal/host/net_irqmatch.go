@@ -37,6 +37,11 @@ func mapQueueIRQs(r *reader) {
 	}
 	rules := append(user, irqRules...)
 	ev := irqEvidence{in: &r.snap.Interrupts, actions: r.irqActionDirs}
+	for _, n := range r.snap.NICs {
+		if !n.Virtual {
+			ev.nics = append(ev.nics, n.Name)
+		}
+	}
 	for i := range r.snap.NICs {
 		mapNIC(&r.snap.NICs[i], ev, rules, len(user) > 0)
 	}
@@ -47,6 +52,21 @@ type irqEvidence struct {
 	in *Interrupts
 	// actions lists the action directories of /proc/irq/N (nil: none).
 	actions func(irq int) []string
+	// nics are the names of the host's NICs with a device: a PCI
+	// function can carry several (mlx4's two ports), and one port's
+	// vectors are not the other's to report.
+	nics []string
+}
+
+// namedForOther reports whether an IRQ name is another NIC's ("eth3-0"
+// on eth2's PCI function).
+func (ev irqEvidence) namedForOther(self, name string) bool {
+	for _, o := range ev.nics {
+		if o != self && (name == o || strings.HasPrefix(name, o+"-") || strings.HasPrefix(name, o+"_") || strings.Contains(name, "-"+o+"-")) {
+			return true
+		}
+	}
+	return false
 }
 
 // irqActionDirs lists /proc/irq/N's subdirectories, which request_irq
@@ -96,6 +116,9 @@ type irqMatch struct {
 // built-in rules (regular expressions cost; big hosts have a thousand IRQs).
 func mapNIC(n *NIC, ev irqEvidence, rules []irqRule, tryAll bool) {
 	n.QueueIRQs, n.OtherIRQs, n.UnmappedIRQs, n.UnmappedQueues = nil, nil, nil, nil
+	if n.Virtual && len(n.MSIIRQs) == 0 && !tryAll {
+		return // veth, bridges, lo: no device, no IRQs
+	}
 	vars := varsOf(n)
 	cands := candidates(n, ev, vars, tryAll)
 	if len(cands) == 0 {
@@ -114,7 +137,8 @@ func mapNIC(n *NIC, ev irqEvidence, rules []irqRule, tryAll bool) {
 		if halves {
 			split = append(split, len(n.QueueIRQs)-1)
 		}
-		if !matched && ((c.owner != "name" && c.owner != "") || mentions.MatchString(c.q.Name)) {
+		mine := mentions.MatchString(c.q.Name)
+		if !matched && ((c.owner != "name" && c.owner != "" && !ev.namedForOther(n.Name, c.q.Name)) || mine) {
 			left = append(left, c)
 		}
 	}

@@ -156,6 +156,24 @@ func TestMSISource(t *testing.T) {
 	}
 }
 
+// mlx4's two ports share a PCI function: each maps its own vectors and
+// leaves the other's unreported.
+func TestMatcherSharedFunction(t *testing.T) {
+	const bus = "0000:04:00.0"
+	ev := evidenceOf(msix(bus, "mlx4-async@pci:"+bus, "eth2-0", "eth3-0", "mystery")...)
+	ev.nics = []string{"eth2", "eth3"}
+	for name, want := range map[string]string{
+		"eth2": "101:combined-0(if-n) other:100 unmapped:103",
+		"eth3": "102:combined-0(if-n) other:100 unmapped:103",
+	} {
+		n := nicWithQueues(name, "mlx4_en", bus, "/sys/devices/pci0000:00/"+bus, 1)
+		mapNIC(n, ev, irqRules, false)
+		if got := mapping(n); got != want {
+			t.Errorf("%s:\n got  %s\n want %s", name, got, want)
+		}
+	}
+}
+
 // An IRQ whose /proc/interrupts line has no name is named by its action
 // directory in /proc/irq/N.
 func TestMatcherActionDirs(t *testing.T) {
