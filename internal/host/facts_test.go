@@ -28,8 +28,8 @@ func TestKunpengFacts(t *testing.T) {
 	if nic == nil || nic.NUMANode == nil || *nic.NUMANode != 1 || nic.LocalCPUs.String() != "32-63" || nic.Driver != "hinic" {
 		t.Fatalf("enp25s0: %+v", nic)
 	}
-	if len(nic.QueueIRQs) != 32 || len(nic.UnmappedQueues) != 0 || len(nic.UnmappedIRQs) != 4 {
-		t.Errorf("enp25s0: %d queue IRQs, unmapped queues %v, %d unmapped IRQs", len(nic.QueueIRQs), nic.UnmappedQueues, len(nic.UnmappedIRQs))
+	if len(nic.QueueIRQs) != 32 || len(nic.UnmappedQueues) != 0 || len(nic.UnmappedIRQs) != 0 || len(nic.OtherIRQs) != 4 {
+		t.Errorf("enp25s0: %d queue IRQs, unmapped queues %v, %d unmapped IRQs, %d others", len(nic.QueueIRQs), nic.UnmappedQueues, len(nic.UnmappedIRQs), len(nic.OtherIRQs))
 	}
 	// The write-up's situation: queue IRQs spread over all four nodes.
 	nodes := map[int]int{}

@@ -51,11 +51,18 @@ func readFixture(t testing.TB, name string, opts Options) (*Snapshot, *FS) {
 	return s, fs
 }
 
-// The modelled trees are generated; the committed files must be what the
-// generator writes today.
+// The modelled and captured trees are generated; the committed files must
+// be what the generator writes today.
 func TestGeneratedFixturesMatchModels(t *testing.T) {
+	trees := map[string]*hostgen.Tree{}
 	for name, model := range hostgen.Models {
-		diffs, err := model().Build().Diff(filepath.Join(hostsDir, name), "/SOURCE")
+		trees[name] = model().Build()
+	}
+	for name, capture := range hostgen.Captures {
+		trees[name] = capture().Build()
+	}
+	for name, tree := range trees {
+		diffs, err := tree.Diff(filepath.Join(hostsDir, name), "/SOURCE")
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
