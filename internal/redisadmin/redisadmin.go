@@ -120,15 +120,6 @@ func (c *Conn) handshake(ctx context.Context) error {
 // Addr returns the address this connection was dialled with.
 func (c *Conn) Addr() string { return c.opts.Addr }
 
-// Network returns "tcp" or "unix".
-func (c *Conn) Network() string { return c.opts.Network }
-
-// LocalAddr returns this end of the socket.
-func (c *Conn) LocalAddr() net.Addr { return c.nc.LocalAddr() }
-
-// RemoteAddr returns the server's end of the socket.
-func (c *Conn) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
-
 // Close closes the connection.
 func (c *Conn) Close() error { return c.c.Close() }
 
