@@ -16,7 +16,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
@@ -53,7 +52,6 @@ var ErrAuth = errors.New("authentication failed")
 // Conn is an admin connection. It is not safe for concurrent use.
 type Conn struct {
 	c    *resp.Client
-	nc   net.Conn
 	opts Options
 	// RoundTrips counts the commands sent, for reports of a run's cost.
 	RoundTrips int
@@ -77,7 +75,7 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to Redis at %s: %w (is redis-server running and reachable?)", o.Addr, err)
 	}
-	conn := &Conn{c: c, nc: c.Conn(), opts: o}
+	conn := &Conn{c: c, opts: o}
 	if err := conn.handshake(ctx); err != nil {
 		c.Close()
 		return nil, err
