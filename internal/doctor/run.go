@@ -222,4 +222,3 @@ func (r *Report) Fired(min Severity) []Finding {
 	}
 	return out
 }
-
