@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"redline/internal/tune/beneath"
 )
 
 // FS is where tune reads and writes kernel files. Names are absolute paths
@@ -29,15 +31,17 @@ type OSFS struct{ Root string }
 
 func (o OSFS) path(name string) string { return filepath.Join(o.Root, name) }
 
-// ReadFile reads name below the root.
-func (o OSFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(o.path(name)) }
+// ReadFile reads name below the root, never through a link out of /proc
+// or /sys (see beneath).
+func (o OSFS) ReadFile(name string) ([]byte, error) { return beneath.ReadFile(o.Root, name) }
 
 // ReadDir lists name below the root.
 func (o OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(o.path(name)) }
 
-// WriteFile writes data to an existing file in a single write.
+// WriteFile writes data to an existing file in a single write, resolved
+// as ReadFile is.
 func (o OSFS) WriteFile(name string, data []byte) error {
-	f, err := os.OpenFile(o.path(name), os.O_WRONLY|os.O_TRUNC, 0)
+	f, err := beneath.Open(o.Root, name, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return err
 	}
@@ -52,8 +56,8 @@ func (o OSFS) WriteFile(name string, data []byte) error {
 // CheckWrite asks the kernel whether name may be written: access(2) with
 // W_OK reports EROFS for a read-only /proc/sys (containers) even to root.
 func (o OSFS) CheckWrite(name string) error {
-	p := o.path(name)
-	if _, err := os.Stat(p); err != nil {
+	p, err := beneath.Resolve(o.Root, name)
+	if err != nil {
 		return err
 	}
 	if err := unix.Access(p, unix.W_OK); err != nil {

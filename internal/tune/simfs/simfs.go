@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"redline/internal/host"
+	"redline/internal/tune/beneath"
 	"redline/internal/tune/kernfmt"
 )
 
@@ -65,9 +66,10 @@ func (f *FS) Writes() int {
 
 func (f *FS) path(name string) string { return filepath.Join(f.Root, name) }
 
-// ReadFile reads name.
+// ReadFile reads name, never through a link out of the tree's proc/ or
+// sys/ (see beneath).
 func (f *FS) ReadFile(name string) ([]byte, error) {
-	b, err := os.ReadFile(f.path(name))
+	b, err := beneath.ReadFile(f.Root, name)
 	return b, f.marker(name, err)
 }
 
@@ -106,7 +108,7 @@ func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(f.p
 // CheckWrite reports a missing file, a read-only prefix or an injected
 // fault.
 func (f *FS) CheckWrite(name string) error {
-	if _, err := os.Stat(f.path(name)); err != nil {
+	if _, err := beneath.Resolve(f.Root, name); err != nil {
 		return f.marker(name, err)
 	}
 	return f.blocked(name)
@@ -160,12 +162,15 @@ func (f *FS) WriteFile(name string, data []byte) error {
 }
 
 func (f *FS) store(name, content string) error {
-	p := f.path(name)
-	st, err := os.Stat(p)
+	w, err := beneath.Open(f.Root, name, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(p, []byte(content), st.Mode().Perm())
+	_, werr := w.WriteString(content)
+	if cerr := w.Close(); werr == nil {
+		werr = cerr
+	}
+	return werr
 }
 
 // coupled are the dirty-writeback sysctl pairs of which the kernel keeps
