@@ -90,14 +90,23 @@ func systemsFor(o RollbackOptions) func(SessionInfo) (*System, error) {
 		if o.System != nil {
 			return o.System, nil
 		}
-		s := cache[info.Root]
+		key := info.Root
+		if info.NetNS != nil {
+			key += fmt.Sprintf("\x00%s\x00%d\x00%d", info.NetNS.Enter, info.NetNS.Ino, info.NetNS.Dev)
+		}
+		s := cache[key]
 		if s == nil {
 			if info.Root == "/" || info.Root == "" {
 				s = LiveSystem()
+				// Act in the journaled namespace, verified, never in
+				// whichever one rollback happens to run in.
+				if ns := info.NetNS; ns != nil {
+					s.NetNS, s.wantNS = ns.Enter, ns
+				}
 			} else {
 				s = RehearsalSystem(info.Root)
 			}
-			cache[info.Root] = s
+			cache[key] = s
 		}
 		if info.Redis != nil && s.Redis.Addr == "" {
 			s.Redis = *info.Redis
@@ -128,7 +137,7 @@ func (r *roller) session(ctx context.Context, sess *Session) (*RollbackResult, e
 		return nil, err
 	}
 	r.opened = append(r.opened, s)
-	env := rollEnv{sess: sess, s: s, bootID: s.bootID()}
+	env := newRollEnv(sess, s)
 	res := &RollbackResult{}
 	var errs []error
 	restoredRedis := false
@@ -173,6 +182,12 @@ type rollEnv struct {
 	sess   *Session
 	s      *System
 	bootID string
+	// nsGone says why the session's network namespace is gone, or "".
+	nsGone string
+}
+
+func newRollEnv(sess *Session, s *System) rollEnv {
+	return rollEnv{sess: sess, s: s, bootID: s.bootID(), nsGone: netNSGone(sess.Info.NetNS)}
 }
 
 // rebooted reports whether the machine booted since the session.
@@ -232,6 +247,9 @@ func alreadyOld(e *Entry) string {
 // gone says why a change is already undone by something other than us, or
 // "" if it is not.
 func gone(ctx context.Context, env rollEnv, ops *kindOps, e *Entry) string {
+	if env.nsGone != "" && e.NetNS != nil {
+		return env.nsGone
+	}
 	if env.rebooted() && e.Change.LostOn() != "" && e.Change.Kind != change.KindRedisConfig {
 		return "the machine rebooted since; the value does not survive a reboot, so it is back at its boot default"
 	}

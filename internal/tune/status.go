@@ -85,7 +85,7 @@ func Journaled(ctx context.Context, o StatusOptions) (*StatusReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		st := sessionStatus(ctx, rollEnv{sess: sess, s: s, bootID: s.bootID()})
+		st := sessionStatus(ctx, newRollEnv(sess, s))
 		rep.Sessions = append(rep.Sessions, st)
 		if o.System == nil {
 			s.Close()
