@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
+	"syscall"
 
 	"redline/internal/change"
 )
@@ -258,6 +260,8 @@ func gone(ctx context.Context, env rollEnv, ops *kindOps, e *Entry) string {
 	}
 	id, err := ops.identity(ctx, env.s, e.Change)
 	switch {
+	case err != nil && e.Change.Kind == change.KindRedisConfig:
+		return redisGone(env, err)
 	case err != nil && isMissing(err):
 		return "the process has exited; its affinity went with it"
 	case err != nil:
@@ -270,6 +274,31 @@ func gone(ctx context.Context, env rollEnv, ops *kindOps, e *Entry) string {
 		return "Redis restarted since (run_id changed); CONFIG SET values do not survive a restart"
 	}
 	return "the process restarted since (pid reused or new start time)"
+}
+
+// redisGone says whether a Redis server that cannot be reached is gone:
+// nothing listens at its address (connection refused, no socket file), so
+// its CONFIG SET values died with it, as with a lab's temporary server
+// killed with the lab. With rewrite its redis.conf holds the tuned values
+// and it will load them when started again, so it is not gone: the
+// restore fails and stays journaled. Anything else (a timeout, a refused
+// password) is not "gone" either.
+func redisGone(env rollEnv, err error) string {
+	if env.sess.Info.Rewrite || !(errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist)) {
+		return ""
+	}
+	return fmt.Sprintf("Redis at %s is not running (%v); CONFIG SET values do not outlive the server", env.s.Redis.Addr, unwrapAll(err))
+}
+
+// unwrapAll is the innermost error, for a short reason.
+func unwrapAll(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 // restore writes the old value back and reads it back.
