@@ -8,6 +8,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"redline/internal/change"
 	"redline/internal/tune/beneath"
 )
 
@@ -64,6 +65,24 @@ func (o OSFS) CheckWrite(name string) error {
 		return &os.PathError{Op: "access", Path: p, Err: err}
 	}
 	return nil
+}
+
+// recoverer is an FS that can clean up after a write killed half way
+// (simfs: the temporary file beside the target).
+type recoverer interface{ Recover(name string) error }
+
+// recoverWrite cleans up after a killed write to c's file, when the FS
+// needs that.
+func recoverWrite(s *System, c change.Change) error {
+	r, ok := s.FS.(recoverer)
+	if !ok || (c.Kind != change.KindSysctl && c.Kind != change.KindFile) {
+		return nil
+	}
+	p, err := filePath(c)
+	if err != nil {
+		return err
+	}
+	return r.Recover(p)
 }
 
 // isMissing reports whether err means the file or process does not exist.

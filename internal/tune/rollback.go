@@ -206,6 +206,12 @@ func (r *roller) entry(ctx context.Context, env rollEnv, e *Entry) (Outcome, str
 		return Outcome{Change: c, Old: e.Old, Status: StatusRestoreFailed, Reason: err.Error()}, opRestoreFailed
 	}
 	out := Outcome{Change: c, Old: e.Old, New: e.ours()}
+	if !r.dry {
+		if err := recoverWrite(env.s, c); err != nil {
+			out.Status, out.Reason = StatusRestoreFailed, err.Error()
+			return out, opRestoreFailed
+		}
+	}
 	if reason := gone(ctx, env, ops, e); reason != "" {
 		out.Status, out.Reason = StatusGone, reason
 		return out, opGone
