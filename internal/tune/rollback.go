@@ -226,20 +226,34 @@ func (r *roller) entry(ctx context.Context, env rollEnv, e *Entry) (Outcome, str
 		return out, opRestoreFailed
 	}
 	out.Now = cur
-	switch {
-	case c.Same(cur, e.Old):
-		out.Status, out.Reason = StatusRestored, alreadyOld(e)
+	switch out.Status, out.Reason = standing(e, cur); out.Status {
+	case StatusRestored:
 		return out, opRestored
-	case !c.Same(cur, e.ours()):
-		out.Status = StatusDrift
-		out.Reason = fmt.Sprintf("changed by someone else since redline set it (now %s, redline set %s); left alone", c.Show(cur), c.Show(e.ours()))
+	case StatusDrift:
 		return out, opDrift
 	}
+	out.Reason = ""
 	if r.dry {
 		out.Status, out.Reason = StatusPlanned, "would restore"
 		return out, ""
 	}
 	return r.restore(ctx, env.s, ops, e, out)
+}
+
+// standing is where a journaled change stands given its live value, in
+// the one set of words status and rollback share: restored (already back
+// at the old value, whoever put it there), drift (someone else's value:
+// left alone), or applied (still what redline left, so rollback restores
+// it).
+func standing(e *Entry, cur string) (Status, string) {
+	c := e.Change
+	switch {
+	case c.Same(cur, e.Old):
+		return StatusRestored, alreadyOld(e)
+	case !c.Same(cur, e.ours()):
+		return StatusDrift, fmt.Sprintf("changed by someone else since redline set it (now %s, redline set %s); rollback leaves it alone", c.Show(cur), c.Show(e.ours()))
+	}
+	return StatusApplied, ""
 }
 
 func alreadyOld(e *Entry) string {

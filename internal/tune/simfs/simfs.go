@@ -108,12 +108,25 @@ func (f *FS) marker(name string, err error) error {
 func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(f.path(name)) }
 
 // CheckWrite reports a missing file, a read-only prefix or an injected
-// fault.
+// fault, and asks the kernel (access(2) with W_OK) about the tree itself:
+// a copy on a read-only mount is refused in the preview as the writes
+// would be refused by apply.
 func (f *FS) CheckWrite(name string) error {
-	if _, err := beneath.Resolve(f.Root, name); err != nil {
+	real, err := beneath.Resolve(f.Root, name)
+	if err != nil {
 		return f.marker(name, err)
 	}
-	return f.blocked(name)
+	if err := f.blocked(name); err != nil {
+		return err
+	}
+	if err := unix.Access(real, unix.W_OK); err != nil {
+		return &fs.PathError{Op: "access", Path: name, Err: err}
+	}
+	if err := unix.Access(filepath.Dir(real), unix.W_OK); err != nil {
+		// The rename that replaces the file needs its directory.
+		return &fs.PathError{Op: "access", Path: path.Dir(name), Err: err}
+	}
+	return nil
 }
 
 func (f *FS) blocked(name string) error {
