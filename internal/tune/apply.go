@@ -200,7 +200,7 @@ type applier struct {
 
 func (a *applier) begin(ctx context.Context, p *Plan) error {
 	host, _ := os.Hostname()
-	a.info = SessionInfo{Hostname: host, BootID: a.s.bootID(), Root: a.s.Root, Sources: p.Sources}
+	a.info = SessionInfo{Hostname: host, BootID: a.s.bootID(), Root: a.s.Root, Live: a.s.Live, Sources: p.Sources}
 	ns, err := a.s.netNSRef()
 	if err != nil {
 		return err

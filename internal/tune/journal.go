@@ -72,6 +72,10 @@ type SessionInfo struct {
 	Hostname string `json:"hostname,omitempty"`
 	BootID   string `json:"boot_id,omitempty"`
 	Root     string `json:"root"`
+	// Live is true when Root holds the kernel's own files (a sysfs
+	// mounted elsewhere), not a rehearsal copy: rollback writes them as
+	// the kernel's, not through simfs.
+	Live bool `json:"live,omitempty"`
 	// NetNS is the network namespace the session's changes were made in
 	// (nil on a rehearsal tree and in journals of older redlines).
 	NetNS   *NetNSRef     `json:"netns,omitempty"`

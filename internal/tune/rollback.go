@@ -98,8 +98,11 @@ func systemsFor(o RollbackOptions) func(SessionInfo) (*System, error) {
 		}
 		s := cache[key]
 		if s == nil {
-			if info.Root == "/" || info.Root == "" {
+			if info.Root == "/" || info.Root == "" || info.Live {
 				s = LiveSystem()
+				if info.Root != "" {
+					s.Root, s.FS = info.Root, OSFS{Root: info.Root}
+				}
 				// Act in the journaled namespace, verified, never in
 				// whichever one rollback happens to run in.
 				if ns := info.NetNS; ns != nil {

@@ -63,7 +63,39 @@ func Open(root, name string, flags int, perm uint32) (*os.File, error) {
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: name, Err: err}
 	}
-	return os.NewFile(uintptr(fd), filepath.Join(root, name)), nil
+	f := os.NewFile(uintptr(fd), filepath.Join(root, name))
+	if flags&(os.O_WRONLY|os.O_RDWR|unix.O_PATH) != 0 {
+		if err := keepsTail(f, rest); err != nil {
+			f.Close()
+			return nil, &os.PathError{Op: "open", Path: name, Err: err}
+		}
+	}
+	return f, nil
+}
+
+// tailParts is how many trailing components of a name the file opened for
+// it must keep: a link inside the tree may move the head
+// (/sys/class/net/eth0 -> ../../devices/.../net/eth0) but not what the
+// allow-list checked ("eth0/queues/rx-0/rps_cpus" keeps its last three).
+const tailParts = 3
+
+// keepsTail checks that f, opened for writing (or as a target to check),
+// is the file the name's allow-listed shape describes: its resolved path
+// ends with the name's last components. A link that lands elsewhere in
+// /proc or /sys fails.
+func keepsTail(f *os.File, rest string) error {
+	real, err := os.Readlink(fmt.Sprintf("/proc/self/fd/%d", f.Fd()))
+	if err != nil {
+		return nil // no /proc to ask: openat2 already kept it in the tree
+	}
+	parts := strings.Split(rest, "/")
+	if len(parts) > tailParts {
+		parts = parts[len(parts)-tailParts:]
+	}
+	if tail := "/" + strings.Join(parts, "/"); !strings.HasSuffix(real, tail) {
+		return fmt.Errorf("%w: it resolves to %s", ErrEscapes, real)
+	}
+	return nil
 }
 
 func noFollowLeaf(flags int) bool { return flags&unix.O_NOFOLLOW != 0 }

@@ -57,3 +57,23 @@ func TestOpenStaysBeneath(t *testing.T) {
 		t.Errorf("/proc/self/stat (a plain link inside /proc): %v", err)
 	}
 }
+
+// A link that stays inside the tree but lands on another file than the
+// name describes is refused for writing: the allow-list holds for the
+// resolved path too.
+func TestWriteKeepsTail(t *testing.T) {
+	root := t.TempDir()
+	os.MkdirAll(filepath.Join(root, "sys/kernel/mm/transparent_hugepage"), 0o755)
+	os.WriteFile(filepath.Join(root, "sys/kernel/mm/transparent_hugepage/enabled"), []byte("x\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "sys/class/net/eth0/queues/rx-0"), 0o755)
+	os.Symlink("../../../../../kernel/mm/transparent_hugepage/enabled", filepath.Join(root, "sys/class/net/eth0/queues/rx-0/rps_cpus"))
+	if f, err := Open(root, "/sys/class/net/eth0/queues/rx-0/rps_cpus", os.O_WRONLY, 0); !errors.Is(err, ErrEscapes) {
+		if f != nil {
+			f.Close()
+		}
+		t.Errorf("write through a link to another kernel file: %v, want ErrEscapes", err)
+	}
+	if _, err := ReadFile(root, "/sys/class/net/eth0/queues/rx-0/rps_cpus"); err != nil {
+		t.Errorf("reading is allowed: %v", err)
+	}
+}
