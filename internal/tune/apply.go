@@ -74,6 +74,7 @@ func Preview(ctx context.Context, s *System, p *Plan) ([]Outcome, error) {
 		return nil, err
 	}
 	useRedis(s, p)
+	s.useNetNS()
 	out := make([]Outcome, len(p.Changes))
 	for i, c := range p.Changes {
 		o, err := preview(ctx, s, c)

@@ -39,15 +39,16 @@ func (r *NetNSRef) String() string {
 }
 
 // nsBound reports whether c's target lives in a network namespace: a net.*
-// sysctl (the ones a namespace has its own of) or a Redis setting (the
-// server is reached at an address of the namespace). IRQs, THP, vm.* and
-// the like are the host's whatever namespace wrote them.
+// sysctl (the ones a namespace has its own of), a Redis setting (the
+// server is reached at an address of the namespace) or a NIC's channels.
+// IRQs, THP, vm.* and the like are the host's whatever namespace wrote
+// them.
 func nsBound(c change.Change) bool {
 	switch c.Kind {
 	case change.KindSysctl:
 		p, err := change.SysctlPath(c.Target)
 		return err == nil && strings.HasPrefix(p, "/proc/sys/net/")
-	case change.KindRedisConfig:
+	case change.KindRedisConfig, change.KindChannels:
 		return true
 	}
 	return false
@@ -112,6 +113,14 @@ func (s *System) netNSRef() (*NetNSRef, error) {
 	}
 	ref.Enter = s.NetNS
 	return &ref, nil
+}
+
+// useNetNS makes the system's NIC channels those of its namespace, when
+// they are the ethtool ioctl of the current one.
+func (s *System) useNetNS() {
+	if e, ok := s.Channels.(Ethtool); ok && e.NetNS == "" && s.NetNS != "" {
+		s.Channels = Ethtool{NetNS: s.NetNS}
+	}
 }
 
 // netNSGone says why a journaled namespace can no longer be entered (it

@@ -107,6 +107,7 @@ func systemsFor(o RollbackOptions) func(SessionInfo) (*System, error) {
 				// whichever one rollback happens to run in.
 				if ns := info.NetNS; ns != nil {
 					s.NetNS, s.wantNS = ns.Enter, ns
+					s.useNetNS()
 				}
 			} else {
 				s = RehearsalSystem(info.Root)
