@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"redline/internal/redisserver"
+	"redline/internal/testutil"
 )
 
 // Issue 10 item 3: the directory of a server whose redline was killed
 // (SIGKILL: Stop never ran) is removed when a later run starts; those of
 // live owners, and one an orphaned process still runs in, are kept.
 func TestRemoveStaleDirs(t *testing.T) {
+	testutil.Heavy(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
 	killed := exec.Command("sleep", "60")

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"strings"
 	"syscall"
 	"testing"
@@ -14,6 +15,7 @@ import (
 )
 
 func TestApplyRollbackByteIdentical(t *testing.T) {
+	testutil.Heavy(t)
 	s, root, orig := rehearsal(t)
 	state := t.TempDir()
 	res, err := Apply(bg, s, smallPlan(), ApplyOptions{StateDir: state})
@@ -58,6 +60,7 @@ func TestApplyRollbackByteIdentical(t *testing.T) {
 // dead, closing the journal as process exit would, running nothing else)
 // at every phase of every step, then rolls back from the journal alone.
 func TestKillAfterEveryStep(t *testing.T) {
+	testutil.Heavy(t)
 	n := len(smallPlan().Changes)
 	for step := 1; step <= n; step++ {
 		for at := phase(0); at < phases; at++ {
@@ -434,9 +437,7 @@ func (f *failReadAfterWrite) ReadFile(name string) ([]byte, error) {
 // preview exactly as apply refuses it ("0 refused" then "refused 9" was
 // the bug).
 func TestPreviewRefusesReadOnlyMount(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to bind-mount the tree read-only")
-	}
+	testutil.NeedRoot(t) // to bind-mount the tree read-only
 	s, root, orig := rehearsal(t)
 	ro := filepath.Join(root, "proc/sys")
 	if err := unix.Mount(ro, ro, "", unix.MS_BIND, ""); err != nil {

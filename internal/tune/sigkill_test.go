@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"redline/internal/testutil"
 )
 
 // TestMain turns the test binary into the apply child of
@@ -75,6 +77,7 @@ func applyChild(planPath string) {
 // byte-identical. "mid-write" is issue 10 item 4: a rehearsal write killed
 // half way must not leave an empty file.
 func TestSIGKILLDuringApply(t *testing.T) {
+	testutil.Heavy(t)
 	p := smallPlan()
 	planPath := filepath.Join(t.TempDir(), "plan.json")
 	var buf bytes.Buffer
@@ -93,7 +96,7 @@ func TestSIGKILLDuringApply(t *testing.T) {
 func killAt(t *testing.T, planPath string, k int, at string) {
 	t.Helper()
 	what := fmt.Sprintf("SIGKILL at step %d, %s", k, at)
-	root := writeTree(t, smallHost)
+	root := testutil.WriteTree(t, smallHost)
 	orig := snapshot(t, root)
 	state := t.TempDir()
 	cmd := exec.Command(os.Args[0])
