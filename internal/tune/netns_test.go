@@ -68,6 +68,15 @@ func TestHostNetnsRollbackFromHost(t *testing.T) {
 	if ref := st.Sessions[0].Info.NetNS; ref == nil || ref.Enter != ns || ref.Ino == 0 {
 		t.Errorf("the journal's namespace: %+v, want %s with its inode", ref, ns)
 	}
+	recs, err := readRecords(state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if r.Op == opIntent && (r.NetNS == nil || r.NetNS.Enter != ns) {
+			t.Errorf("intent %d records namespace %+v, want %s", r.Seq, r.NetNS, ns)
+		}
+	}
 	rb, err := Rollback(bg, RollbackOptions{StateDir: state})
 	if err != nil || !rb.Archived || rb.Count(StatusRestored) != 1 || rb.Outcomes[0].Reason != "" {
 		t.Fatalf("rollback: %+v %v", rb, err)
@@ -98,5 +107,25 @@ func TestHostNetnsGoneAtRollback(t *testing.T) {
 	}
 	if got := readLive(t, "/proc/sys/net/core/somaxconn"); got != host {
 		t.Errorf("host somaxconn is %s after rollback, want its own %s", got, host)
+	}
+}
+
+// Only what lives in a namespace is journaled with it: net.* sysctls,
+// Redis settings and NIC channels; IRQs, THP and vm.* are the host's.
+func TestNSBound(t *testing.T) {
+	cases := map[change.Change]bool{
+		{Kind: change.KindSysctl, Target: "net.core.somaxconn"}:                        true,
+		{Kind: change.KindSysctl, Target: "net/ipv4/conf/eth0.10/rp_filter"}:           true,
+		{Kind: change.KindRedisConfig, Target: "hz"}:                                   true,
+		{Kind: change.KindChannels, Target: "eth0"}:                                    true,
+		{Kind: change.KindSysctl, Target: "vm.overcommit_memory"}:                      false,
+		{Kind: change.KindFile, Target: "/proc/irq/24/smp_affinity_list"}:              false,
+		{Kind: change.KindFile, Target: "/sys/kernel/mm/transparent_hugepage/enabled"}: false,
+		{Kind: change.KindAffinity, Target: "42"}:                                      false,
+	}
+	for c, want := range cases {
+		if got := nsBound(c); got != want {
+			t.Errorf("nsBound(%s) = %v, want %v", c.Key(), got, want)
+		}
 	}
 }
