@@ -8,6 +8,8 @@ import (
 
 	"redline/internal/change"
 	"redline/internal/netns"
+	"redline/internal/redisserver"
+	"redline/internal/redistest"
 )
 
 // nsSomaxconn reads somaxconn inside namespace ns.
@@ -127,5 +129,53 @@ func TestNSBound(t *testing.T) {
 		if got := nsBound(c); got != want {
 			t.Errorf("nsBound(%s) = %v, want %v", c.Key(), got, want)
 		}
+	}
+}
+
+// Issue 10 items 1 and 3, as the lab meets them: an apply in a namespace
+// (a net.* sysctl and a setting of a Redis server running there) is killed,
+// the server dies with it, and "tune rollback" from the host restores the
+// namespace's sysctl there, reports the server's setting gone, completes
+// and archives; a second rollback has nothing left to do.
+func TestHostNetnsKilledLabRollback(t *testing.T) {
+	requireHostWrites(t)
+	ns, _ := testNetns(t)
+	run(t, "ip", "-n", ns, "link", "set", "lo", "up")
+	srv := redistest.StartWith(t, redisserver.Options{NetNS: ns})
+	host := guardFile(t, "/proc/sys/net/core/somaxconn")
+	nsOld := fmt.Sprint(atoi(t, host) - 1)
+	if err := netns.Do(ns, func() error {
+		return OSFS{Root: "/"}.WriteFile("/proc/sys/net/core/somaxconn", []byte(nsOld+"\n"))
+	}); err != nil {
+		t.Fatal(err)
+	}
+	s := LiveSystem()
+	s.NetNS = ns
+	t.Cleanup(func() { s.Close() })
+	p := &Plan{Version: 1, Redis: &PlanRedis{Addr: srv.Addr()}, Changes: []change.Change{
+		{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: host},
+		{Kind: change.KindRedisConfig, Target: "hz", Value: "42"},
+	}}
+	state := t.TempDir()
+	_, err := Apply(bg, s, p, ApplyOptions{StateDir: state, hook: func(step int, at phase) bool { return step == 2 && at == afterDone }})
+	if err != errKilled {
+		t.Fatalf("apply: %v, want it stopped dead", err)
+	}
+	s.Close()
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	rb, err := Rollback(bg, RollbackOptions{StateDir: state})
+	if err != nil || !rb.Archived || rb.Count(StatusRestored) != 1 || rb.Count(StatusGone) != 1 {
+		t.Fatalf("rollback from the host: %+v %v", rb, err)
+	}
+	if got := nsSomaxconn(t, ns); got != nsOld {
+		t.Errorf("somaxconn in %s is %s after rollback, want %s", ns, got, nsOld)
+	}
+	if got := readLive(t, "/proc/sys/net/core/somaxconn"); got != host {
+		t.Errorf("host somaxconn is %s after rollback, want its own %s", got, host)
+	}
+	if rb, err := Rollback(bg, RollbackOptions{StateDir: state}); err != nil || len(rb.Outcomes) != 0 {
+		t.Errorf("second rollback: %+v %v", rb, err)
 	}
 }
