@@ -65,7 +65,8 @@ func hasDotSegment(p string) bool {
 func allowedSysctl(rel string) error {
 	dotted := strings.ReplaceAll(rel, "/", ".")
 	for _, p := range sysctlPrefixes {
-		if dotted == strings.TrimSuffix(p, ".") || strings.HasPrefix(dotted, p) {
+		subtree := strings.HasSuffix(p, ".") && strings.HasPrefix(dotted, p) && len(dotted) > len(p)
+		if subtree || dotted == p || (strings.HasSuffix(p, "_") && strings.HasPrefix(dotted, p)) {
 			return nil
 		}
 	}

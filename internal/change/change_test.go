@@ -140,6 +140,9 @@ func TestValidateAllowList(t *testing.T) {
 		{Kind: KindSysctl, Target: "kernel.core_pattern", Value: "|/tmp/x"},
 		{Kind: KindSysctl, Target: "kernel.modprobe", Value: "/tmp/x"},
 		{Kind: KindSysctl, Target: "kernel/sysrq", Value: "1"},
+		{Kind: KindSysctl, Target: "net.core", Value: "1"},
+		{Kind: KindSysctl, Target: "vm", Value: "1"},
+		{Kind: KindSysctl, Target: "kernel.numa_balancing_scan_delay_ms.x", Value: "1"},
 	}
 	for _, c := range refused {
 		if err := c.Validate(); err == nil {
@@ -157,6 +160,7 @@ func TestValidateAllowList(t *testing.T) {
 		{Kind: KindFile, Target: "/sys/devices/system/clocksource/clocksource0/current_clocksource", Value: "tsc"},
 		{Kind: KindSysctl, Target: "net/ipv4/conf/eth0.10/rp_filter", Value: "1"},
 		{Kind: KindSysctl, Target: "kernel.numa_balancing", Value: "0"},
+		{Kind: KindSysctl, Target: "kernel.sched_migration_cost_ns", Value: "500000"},
 		{Kind: KindSysctl, Target: "vm.dirty_bytes", Value: "1"},
 	}
 	for _, c := range allowed {
