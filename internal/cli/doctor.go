@@ -50,7 +50,8 @@ docs/doctor.md. Each finding shows the values it read and where from, the exact
 commands that fix it and undo the fix. doctor never changes anything.
 
 Exit status: 0 when nothing at or above --min-severity fired, 1 when something
-did, 2 when doctor could not run.`,
+did, 2 when doctor could not run, or a rule errored or a host file did not parse
+(the report lists the errors).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.redisExplicitlySet = cmd.Flags().Changed("host") || cmd.Flags().Changed("port") || cmd.Flags().Changed("socket")
@@ -109,6 +110,9 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	}
 	if err := writeDoctorReport(s.out, rep, o, min); err != nil {
 		return exitCode(ExitError, "redline doctor: write the report: "+err.Error())
+	}
+	if rep.HasErrors() {
+		return exitCode(ExitError, "redline doctor: the report is incomplete: see its errors")
 	}
 	if len(rep.Fired(min)) > 0 {
 		return exitCode(ExitFailure, "")

@@ -219,6 +219,20 @@ func (f *Facts) Nodes() []host.Node {
 	return f.Host.NUMA.Nodes
 }
 
+// TopologyMissing says why the host's CPU and NUMA topology is unknown
+// ("" when it is known). A machine whose kernel has no NUMA has no
+// /sys/devices/system/node but has its CPUs: one node. A partial capture
+// has neither, and "one node" would be a guess.
+func (f *Facts) TopologyMissing() string {
+	switch {
+	case f.Host == nil:
+		return "no host snapshot"
+	case len(f.Host.NUMA.Nodes) == 0 && f.Host.CPU.Online == nil:
+		return "the CPU and NUMA topology is absent from this tree (no /sys/devices/system/cpu/online, no /sys/devices/system/node)"
+	}
+	return ""
+}
+
 // MultiNode reports whether the host has more than one NUMA node.
 func (f *Facts) MultiNode() bool { return len(f.Nodes()) > 1 }
 

@@ -89,7 +89,12 @@ type Rule struct {
 	Why    string
 	Source string
 	Needs  Need
-	Check  func(*Facts) Result
+	// Reads names the snapshot probes the check reads ("interrupts",
+	// "nics", "softirqs": host.SourceError.Source). When one of them
+	// failed, Run reports the rule as errored (a file that did not parse)
+	// or not checked (a file refused), instead of judging what is left.
+	Reads []string
+	Check func(*Facts) Result
 }
 
 // Sections are the catalogue's sections, in report order.

@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"path"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"redline/internal/host"
 )
 
 // Options selects rules.
@@ -38,9 +41,12 @@ type Finding struct {
 // Report is the outcome of a run: every selected rule's finding, fired
 // ones first (most severe first), then the others by section.
 type Report struct {
-	Target   Target        `json:"target"`
-	Findings []Finding     `json:"findings"`
-	Elapsed  time.Duration `json:"-"`
+	Target   Target    `json:"target"`
+	Findings []Finding `json:"findings"`
+	// ReadErrors are what the host snapshot could not read or parse
+	// (the rules that read those files say so too).
+	ReadErrors []host.SourceError `json:"read_errors,omitempty"`
+	Elapsed    time.Duration      `json:"-"`
 }
 
 // Target says what was examined.
@@ -68,6 +74,9 @@ func Run(ctx context.Context, f *Facts, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Target: targetOf(f)}
+	if f.Host != nil {
+		rep.ReadErrors = f.Host.Errors
+	}
 	for _, r := range rules {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -131,7 +140,11 @@ func runRule(r Rule, f *Facts) (fd Finding) {
 			fd.Reason = fmt.Sprintf("the check panicked: %v (a bug in rule %s; please report it)\n%s", p, r.ID, firstFrames(debug.Stack()))
 		}
 	}()
-	res := r.Check(f)
+	if res, ok := readFailed(r, f); ok {
+		fd.Status, fd.Reason = res.Status, res.Reason
+		return fd
+	}
+	res := withoutEvidence(r, r.Check(f))
 	fd.Status, fd.Message, fd.Reason = res.Status, res.Message, res.Reason
 	fd.Evidence, fd.Fix, fd.Notes = res.Evidence, res.Fix, res.Notes
 	if res.Severity != nil {
@@ -146,6 +159,51 @@ func runRule(r Rule, f *Facts) (fd Finding) {
 		}
 	}
 	return fd
+}
+
+// NoEvidence ends the reason of a rule that said ok without showing a
+// value it read: an ok is a claim about the host, and a claim without
+// evidence is reported as not checked.
+const NoEvidence = "said ok without showing the values it read"
+
+func withoutEvidence(r Rule, res Result) Result {
+	if res.Status != OK || len(res.Evidence) > 0 {
+		return res
+	}
+	return Unchecked("%s (rule %s %s)", res.Message, r.ID, NoEvidence)
+}
+
+// readFailed reports a rule whose inputs the snapshot could not read: a
+// file that did not parse is an error, one refused (permission) makes the
+// rule not checked. Either way the rule does not judge what is left.
+func readFailed(r Rule, f *Facts) (Result, bool) {
+	for _, s := range []*host.Snapshot{f.Host, f.Prev} {
+		if s == nil {
+			continue
+		}
+		for _, e := range s.Errors {
+			if !slices.Contains(r.Reads, e.Source) {
+				continue
+			}
+			if isParseError(e) {
+				return Result{Status: Errored, Reason: "could not parse " + describeReadError(e)}, true
+			}
+			return Unchecked("could not read %s", describeReadError(e)), true
+		}
+	}
+	return Result{}, false
+}
+
+// isParseError tells a malformed file from one that could not be read.
+func isParseError(e host.SourceError) bool {
+	return e.Line > 0 || !strings.Contains(e.Error, "permission denied") && !strings.Contains(e.Error, "operation not permitted")
+}
+
+func describeReadError(e host.SourceError) string {
+	if e.Path == "" {
+		return e.Source + ": " + e.Error
+	}
+	return e.Path + ": " + e.Error
 }
 
 func firstFrames(stack []byte) string {
@@ -222,4 +280,3 @@ func (r *Report) Fired(min Severity) []Finding {
 	}
 	return out
 }
-

@@ -55,6 +55,7 @@ func healthyHost() *host.Snapshot {
 	s.Net = host.NetStats{TcpExt: map[string]uint64{"ListenOverflows": 0, "ListenDrops": 0, "TCPTimeWaitOverflow": 0},
 		Sockstat: map[string]map[string]int64{"TCP": {"orphan": 0}},
 		TCP:      &host.TCPSummary{ByState: map[string]int{}, Ports: []host.PortSockets{{Port: 6379, FromEstablished: 10}}}}
+	s.Irqbalance.ProcessesSeen = 180
 	s.Processes = []host.Process{{
 		PID: 100, Comm: "redis-server", CPUsAllowed: set(host.CPURange(4, 7)), MemsAllowed: set(host.NewCPUSet(1)),
 		VmSwap: u(0), AnonHugePages: u(0), NUMABytes: map[int]uint64{1: 1 << 30},

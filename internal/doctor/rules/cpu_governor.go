@@ -27,7 +27,11 @@ func checkGovernor(f *doctor.Facts) doctor.Result {
 	fix := new(doctor.Fix)
 	var slow []string
 	for _, p := range f.Host.CPU.Freq {
-		if p.CPUs.Intersect(cpus).IsEmpty() || p.Governor == "performance" || p.Governor == "" {
+		if p.CPUs.Intersect(cpus).IsEmpty() || p.Governor == "" {
+			continue
+		}
+		if p.Governor == "performance" {
+			evs = append(evs, doctor.Ev(fmt.Sprintf("/sys/devices/system/cpu/cpufreq/%s/scaling_governor", p.Name), p.Governor))
 			continue
 		}
 		slow = append(slow, fmt.Sprintf("%s=%s", p.Name, p.Governor))
@@ -37,7 +41,7 @@ func checkGovernor(f *doctor.Facts) doctor.Result {
 		}
 	}
 	if len(slow) == 0 {
-		return doctor.Pass("the server's CPUs run the performance governor")
+		return doctor.Pass("the server's CPUs run the performance governor").With(evs...)
 	}
 	fix.Caution = "costs power; keep it if redline lab shows the gain"
 	return doctor.Fire("%d cpufreq policies of the server's CPUs are not at performance (%s)", len(slow), slow[0]).With(evs...).WithFix(fix)

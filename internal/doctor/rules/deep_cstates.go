@@ -5,6 +5,7 @@ import (
 
 	"redline/internal/change"
 	"redline/internal/doctor"
+	"redline/internal/host"
 )
 
 func init() {
@@ -23,7 +24,7 @@ func init() {
 const cstateBudget = 50
 
 func checkCStates(f *doctor.Facts) doctor.Result {
-	cpus, _ := f.AllowedCPUs()
+	cpus, allowed := f.AllowedCPUs()
 	fix := new(doctor.Fix)
 	var evs []doctor.Evidence
 	any := false
@@ -47,8 +48,25 @@ func checkCStates(f *doctor.Facts) doctor.Result {
 		return doctor.Skip("no cpuidle states (common in VMs)")
 	}
 	if len(fix.Changes) == 0 {
-		return doctor.Pass("no enabled idle state exits slower than %d us on the server's CPUs", cstateBudget)
+		return doctor.Pass("no enabled idle state exits slower than %d us on the server's CPUs", cstateBudget).
+			With(append(allowed, doctor.Ev("/sys/devices/system/cpu/cpu*/cpuidle/state*/latency", fmt.Sprintf("%d us at most (enabled states)", maxExit(f, cpus))))...)
 	}
 	fix.Caution = "costs power and can lower turbo headroom; keep it if redline lab shows the gain"
 	return doctor.Fire("%d enabled idle state(s) with exit latency above %d us on the server's CPUs", len(fix.Changes), cstateBudget).With(evs...).WithFix(fix)
+}
+
+// maxExit is the longest exit latency of an enabled idle state of cpus.
+func maxExit(f *doctor.Facts, cpus host.CPUSet) int64 {
+	var worst int64
+	for _, c := range f.Host.CPU.CPUs {
+		if !c.Online || !cpus.Contains(c.ID) {
+			continue
+		}
+		for _, s := range c.Idle {
+			if !s.Disabled && s.LatencyUs != nil && *s.LatencyUs > worst {
+				worst = *s.LatencyUs
+			}
+		}
+	}
+	return worst
 }

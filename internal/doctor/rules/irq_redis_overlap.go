@@ -13,6 +13,7 @@ func init() {
 		Title:  "The server's main thread shares its CPU with NIC interrupts",
 		Why:    "softirq work on the main thread's CPU steals the single thread that serves every command; separating them gave +26% QPS",
 		Source: "KP (Redis on the NIC node but not on the IRQ cores); ALI (+26%); oracle/bpftune#85 (+30%)",
+		Reads:  []string{"interrupts", "irq", "nics", "softirqs"},
 		Needs:  doctor.NeedHost | doctor.NeedRedisProcess,
 		Check:  checkIRQOverlap,
 	})

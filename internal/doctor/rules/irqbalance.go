@@ -14,6 +14,7 @@ func init() {
 		Title:  "irqbalance runs while NIC interrupts need pinning",
 		Why:    "irqbalance rewrites IRQ affinity every 10 s and \"may override any manual settings\": pins made by hand or by redline do not stay",
 		Source: "K-scal; KP (stop and disable irqbalance); tuners.md (irqbalance section)",
+		Reads:  []string{"interrupts", "irq", "nics", "irqbalance"},
 		Needs:  doctor.NeedHost,
 		Check:  checkIrqbalance,
 	})
@@ -21,7 +22,10 @@ func init() {
 
 func checkIrqbalance(f *doctor.Facts) doctor.Result {
 	ib := f.Host.Irqbalance
-	ev := doctor.Ev("irqbalance running", ib.Running)
+	if ib.ProcessesSeen == 0 && !ib.Running {
+		return doctor.Unchecked("the snapshot has no process list (no /proc/PID in this tree): whether irqbalance runs is unknown")
+	}
+	ev := doctor.Evidence{Source: "/proc/*/comm irqbalance", Value: fmt.Sprint(ib.Running), Note: fmt.Sprintf("%d processes read", ib.ProcessesSeen)}
 	if !ib.Running {
 		return doctor.Pass("irqbalance is not running").With(ev)
 	}

@@ -19,12 +19,14 @@ func init() {
 
 func checkCoalesce(f *doctor.Facts) doctor.Result {
 	seen := 0
+	var evs []doctor.Evidence
 	for _, n := range f.TargetNICs() {
 		if n.Ethtool == nil || n.Ethtool.Coalesce == nil {
 			continue
 		}
 		seen++
 		c := n.Ethtool.Coalesce
+		evs = append(evs, doctor.Ev("ethtool -c "+n.Name+" adaptive-rx", onOff(c.AdaptiveRx)))
 		if !c.AdaptiveRx {
 			return doctor.Fire("%s has adaptive-rx off (rx-usecs %d, rx-frames %d)", n.Name, c.RxUsecs, c.RxFrames).
 				With(doctor.Ev("ethtool -c "+n.Name+" adaptive-rx", "off")).
@@ -36,5 +38,12 @@ func checkCoalesce(f *doctor.Facts) doctor.Result {
 	if seen == 0 {
 		return doctor.Skip("no NIC reports interrupt coalescing (ethtool -c unsupported, or not captured)")
 	}
-	return doctor.Pass("adaptive-rx is on")
+	return doctor.Pass("adaptive-rx is on").With(evs...)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }

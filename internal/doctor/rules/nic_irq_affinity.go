@@ -14,6 +14,7 @@ func init() {
 		Title:  "NIC queue interrupts are handled on another NUMA node",
 		Why:    "a queue IRQ served off the NIC's node moves every packet across the interconnect; bind each queue IRQ to one core of the NIC's node",
 		Source: "KP 2.7 (one core per queue IRQ on the NIC node); K-scal (RSS IRQ configuration); W (IRQs spread over all nodes, NIC on node 1)",
+		Reads:  []string{"interrupts", "irq", "nics", "numa"},
 		Needs:  doctor.NeedHost,
 		Check:  checkNICIRQAffinity,
 	})
@@ -21,10 +22,14 @@ func init() {
 
 func checkNICIRQAffinity(f *doctor.Facts) doctor.Result {
 	nics := f.TargetNICs()
+	if r, missing := noTopology(f); missing {
+		return r
+	}
 	if !f.MultiNode() {
 		return doctor.Skip("one NUMA node: every CPU is local to the NIC")
 	}
 	checked := 0
+	var evs []doctor.Evidence
 	for _, n := range nics {
 		off, local, ok := offNodeIRQs(f, n)
 		if !ok || len(n.QueueIRQs) == 0 {
@@ -34,11 +39,12 @@ func checkNICIRQAffinity(f *doctor.Facts) doctor.Result {
 		if len(off) > 0 {
 			return fireIRQAffinity(f, n, off, local)
 		}
+		evs = append(evs, nodeEv(n), doctor.Ev(fmt.Sprintf("/proc/irq/{%s}/smp_affinity_list", queueIRQList(n)), affinityUnion(f, n).List()))
 	}
 	if checked == 0 {
 		return doctor.Skip("no NIC with a known NUMA node and mapped queue IRQs")
 	}
-	return doctor.Pass("queue IRQs of %d NIC(s) are on their NIC's node", checked)
+	return doctor.Pass("queue IRQs of %d NIC(s) are on their NIC's node", checked).With(evs...)
 }
 
 func fireIRQAffinity(f *doctor.Facts, n *host.NIC, off []*host.IRQ, local host.CPUSet) doctor.Result {

@@ -99,7 +99,7 @@ var fires = map[string]func(f *doctor.Facts){
 	// W: irqbalance running while IRQs need pinning.
 	"irqbalance-pinning": func(f *doctor.Facts) {
 		spreadIRQs(f)
-		f.Host.Irqbalance = host.Irqbalance{Running: true, PIDs: []int{812}}
+		f.Host.Irqbalance = host.Irqbalance{Running: true, PIDs: []int{812}, ProcessesSeen: 180}
 	},
 	// W: queue count not matching the cores.
 	"nic-queue-count": func(f *doctor.Facts) { nic(f).Ethtool.Channels = &host.Channels{MaxCombined: 63, Combined: 63} },
