@@ -30,7 +30,9 @@ func healthyHost() *host.Snapshot {
 		Ethtool: &host.Ethtool{Channels: &host.Channels{MaxCombined: 8, Combined: 2}, Coalesce: &host.Coalesce{AdaptiveRx: true}}}
 	for q := 0; q < 2; q++ { // IRQs on CPUs 4-5, the server's main thread on 6
 		irq := 100 + q
-		s.Interrupts.IRQs = append(s.Interrupts.IRQs, host.IRQ{Number: irq, Name: "mlx5_comp" + string(rune('0'+q)), Affinity: set(host.NewCPUSet(4 + q)), Node: ip(1)})
+		counts := make([]uint64, 8)
+		counts[4+q] = 50000
+		s.Interrupts.IRQs = append(s.Interrupts.IRQs, host.IRQ{Number: irq, Name: "mlx5_comp" + string(rune('0'+q)), Affinity: set(host.NewCPUSet(4 + q)), Node: ip(1), Counts: counts, Total: 50000})
 		nic.QueueIRQs = append(nic.QueueIRQs, host.QueueIRQ{IRQ: irq, Queue: q, Kind: host.QueueCombined, Rule: "mlx5"})
 		nic.RxQueues = append(nic.RxQueues, host.RxQueue{Index: q, RPSCPUs: set(host.NewCPUSet()), RPSFlowCnt: ip(0), IRQs: []int{irq}})
 		nic.TxQueues = append(nic.TxQueues, host.TxQueue{Index: q, XPSCPUs: set(host.NewCPUSet(4 + q)), IRQs: []int{irq}})

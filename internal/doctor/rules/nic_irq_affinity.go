@@ -58,18 +58,23 @@ func fireIRQAffinity(f *doctor.Facts, n *host.NIC, off []*host.IRQ, local host.C
 			nodes[nd] = true
 		}
 	}
-	fix := irqPlacementFix(f, n, node)
+	fix := irqPlacementFix(f, n, nil)
 	fix.Advice = append(fix.Advice, "stop irqbalance first or it moves them back within 10 s (see irqbalance-pinning)",
 		"IRQ affinity is lost on reboot and on driver reload: re-apply with redline tune apply at boot")
 	return doctor.Fire("%d of %d queue IRQs of %s (node %d) are handled on node(s) %s", len(off), len(n.QueueIRQs), n.Name, node, keys(nodes)).
 		With(evs...).WithFix(fix)
 }
 
-// irqPlacementFix pins every queue IRQ of n where placement puts it; when
-// placement cannot, the fix says why instead.
-func irqPlacementFix(f *doctor.Facts, n *host.NIC, node int) *doctor.Fix {
+// irqPlacementFix pins every queue IRQ of n where placement puts it (on
+// node when given: a NIC whose firmware does not say); when placement
+// cannot, the fix says why instead.
+func irqPlacementFix(f *doctor.Facts, n *host.NIC, node *int) *doctor.Fix {
 	fix := new(doctor.Fix)
-	pl, err := placeIRQs(f, n)
+	if why := f.TopologyMissing(); why != "" {
+		fix.Advice = []string{"no placement to propose: " + why}
+		return fix
+	}
+	pl, err := placeIRQsOn(f, n, node)
 	if err != nil {
 		fix.Advice = []string{"no placement to propose: " + err.Error()}
 		return fix
@@ -77,7 +82,7 @@ func irqPlacementFix(f *doctor.Facts, n *host.NIC, node int) *doctor.Fix {
 	for _, q := range pl.Queues {
 		for _, qi := range q.IRQs {
 			fix.Set(change.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", qi.IRQ), fmt.Sprint(q.CPU), affinityList(f.IRQ(qi.IRQ)),
-				fmt.Sprintf("%s queue %d on node %d", n.Name, q.Queue, node))
+				fmt.Sprintf("%s queue %d on node %d", n.Name, q.Queue, pl.Node))
 		}
 	}
 	return fix

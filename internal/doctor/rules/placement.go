@@ -11,7 +11,13 @@ import (
 // placeIRQs is where n's queue IRQs go: placement.IRQs, the answer tune's
 // irq-local profile gives on the same snapshot.
 func placeIRQs(f *doctor.Facts, n *host.NIC) (*placement.IRQPlacement, error) {
-	return placement.IRQs(placement.Input{Host: f.Host, NIC: n, Redis: f.RedisProcess()})
+	return placeIRQsOn(f, n, nil)
+}
+
+// placeIRQsOn is placeIRQs with the NIC's node given (nil: the NIC's own),
+// for a NIC whose firmware does not say.
+func placeIRQsOn(f *doctor.Facts, n *host.NIC, node *int) (*placement.IRQPlacement, error) {
+	return placement.IRQs(placement.Input{Host: f.Host, NIC: n, NICNode: node, Redis: f.RedisProcess()})
 }
 
 // xpsOrder orders the CPUs of local for spreading TX queues over them:
