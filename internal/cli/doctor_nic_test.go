@@ -16,3 +16,20 @@ func TestDoctorParseErrorExitCode(t *testing.T) {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
 	}
 }
+
+// --iface names a NIC the host must have; --irq-pattern is checked as
+// inspect checks it, and maps IRQs the built-in conventions do not.
+func TestDoctorIfaceAndIRQPattern(t *testing.T) {
+	root := "../../testdata/hosts/realtek-r8125-ifn"
+	code, _, errOut := doctorCLI(t, "doctor", "--root", root, "--no-redis", "--iface", "eth9")
+	if code != ExitError || !strings.Contains(errOut, `NIC "eth9" is not on host`) || !strings.Contains(errOut, "eth0") {
+		t.Errorf("unknown NIC: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := doctorCLI(t, "doctor", "--root", root, "--no-redis", "--irq-pattern", "no-colon"); code != ExitError || !strings.Contains(errOut, "--irq-pattern") {
+		t.Errorf("bad pattern: exit %d, %s", code, errOut)
+	}
+	code, out, errOut := doctorCLI(t, "doctor", "--root", root, "--no-redis", "--iface", "eth0", "--rule", "nic-irq-concentration")
+	if code != ExitFailure || !strings.Contains(out, "eth0's 3 queues went to CPU 0") {
+		t.Errorf("eth0: exit %d\n%s\n%s", code, out, errOut)
+	}
+}

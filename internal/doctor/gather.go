@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"redline/internal/host"
@@ -40,6 +41,9 @@ func Gather(ctx context.Context, o GatherOptions) (*Facts, error) {
 	fs, err := host.NewFS(o.Root)
 	if err != nil {
 		return nil, fmt.Errorf("host root %s: %w", o.Root, err)
+	}
+	if err := checkIface(fs, o.Iface); err != nil {
+		return nil, err
 	}
 	f := &Facts{Iface: o.Iface, ExpectedClients: o.ExpectedClients}
 	var conn *redisadmin.Conn
@@ -91,6 +95,27 @@ func gatherOnce(ctx context.Context, fs *host.FS, conn *redisadmin.Conn, o Gathe
 		return nil, nil, fmt.Errorf("read host %s: %w", fs.Root(), err)
 	}
 	return snap, rf, nil
+}
+
+// checkIface refuses a NIC the host does not have: rules about "the NIC
+// that carries Redis traffic" would otherwise check nothing and say ok.
+func checkIface(fs *host.FS, iface string) error {
+	if iface == "" || fs.Exists("/sys/class/net/"+iface) {
+		return nil
+	}
+	var names []string
+	ents, _ := fs.ReadDir("/sys/class/net")
+	for _, e := range ents {
+		names = append(names, e.Name)
+	}
+	return fmt.Errorf("NIC %q is not on host %s (its NICs: %s; redline inspect shows them)", iface, fs.Root(), orNone(strings.Join(names, ", ")))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 func sleep(ctx context.Context, d time.Duration) error {
