@@ -14,7 +14,8 @@ func i64(v int64) *int64             { return &v }
 func set(s host.CPUSet) *host.CPUSet { return &s }
 
 // healthyHost is a 2-node, 8-CPU host with eth0 on node 1 and a
-// redis-server on node 1, tuned the way the rules want: every rule passes.
+// redis-server on node 1 (its main thread on CPUs 6-7, eth0's two queue
+// IRQs on CPUs 4 and 5), tuned the way the rules want: every rule passes.
 func healthyHost() *host.Snapshot {
 	s := &host.Snapshot{Schema: host.SchemaVersion, Source: host.Source{Root: "/fixture"}}
 	s.CPU.Online = set(host.CPURange(0, 7))
@@ -62,7 +63,7 @@ func healthyHost() *host.Snapshot {
 		PID: 100, Comm: "redis-server", CPUsAllowed: set(host.CPURange(4, 7)), MemsAllowed: set(host.NewCPUSet(1)),
 		VmSwap: u(0), AnonHugePages: u(0), NUMABytes: map[int]uint64{1: 1 << 30},
 		OpenFiles: &host.RLimit{Soft: 65536, Hard: 65536}, NetNSIsInspector: true,
-		Threads: []host.Thread{{TID: 100, Comm: "redis-server", Role: "main", CPU: ip(6), Node: ip(1)}, {TID: 101, Comm: "bio_close_file", Role: "bio", CPU: ip(4), Node: ip(1)}},
+		Threads: []host.Thread{{TID: 100, Comm: "redis-server", Role: "main", CPU: ip(6), Node: ip(1), CPUsAllowed: set(host.CPURange(6, 7))}, {TID: 101, Comm: "bio_close_file", Role: "bio", CPU: ip(4), Node: ip(1)}},
 		Cgroup:  &host.Cgroup{Version: 2, Path: "/system.slice/redis.service", CPUQuotaUs: i64(400000), CPUPeriodUs: i64(100000), NrThrottled: u(0), MemoryMax: u(32 << 30)},
 	}}
 	return s

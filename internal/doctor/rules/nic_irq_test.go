@@ -176,3 +176,30 @@ func symlink(t *testing.T, root, name, target string) {
 		t.Fatal(err)
 	}
 }
+
+// irq-redis-overlap reads configured affinity only: the CPU the main
+// thread last ran on and x86's effective affinity change between runs,
+// and neither changes the finding or its fix.
+func TestIRQOverlapIsStable(t *testing.T) {
+	var first doctor.Finding
+	for i, last := range []int{5, 6, 5} {
+		f := healthyFacts()
+		proc(f).Threads[0].CPUsAllowed = set(host.CPURange(5, 6))
+		proc(f).Threads[0].CPU = ip(last)
+		f.Host.Interrupts.IRQs[1].Effective = set(host.NewCPUSet(4 + i%2))
+		fd := runOne(t, f, "irq-redis-overlap")
+		if fd.Status != doctor.Fired || fd.Fix == nil || len(fd.Fix.Changes) != 1 {
+			t.Fatalf("run %d: %s %s%s %+v", i, fd.Status, fd.Message, fd.Reason, fd.Fix)
+		}
+		if i == 0 {
+			first = fd
+			continue
+		}
+		if fd.Message != first.Message || fd.Fix.Changes[0] != first.Fix.Changes[0] {
+			t.Errorf("run %d differs:\n%s %+v\n%s %+v", i, fd.Message, fd.Fix.Changes, first.Message, first.Fix.Changes)
+		}
+	}
+	if c := first.Fix.Changes[0]; c.Target != "/proc/irq/101/smp_affinity_list" || c.Value == "5" || c.Value == "6" {
+		t.Errorf("fix %+v does not move IRQ 101 off CPUs 5-6", c)
+	}
+}

@@ -96,7 +96,7 @@ var fires = map[string]func(f *doctor.Facts){
 		p.CPUsAllowed = set(host.CPURange(0, 3))
 		p.Threads[0].CPU, p.Threads[0].Node = ip(1), ip(0)
 	},
-	"irq-redis-overlap": func(f *doctor.Facts) { proc(f).Threads[0].CPU = ip(5) },
+	"irq-redis-overlap": func(f *doctor.Facts) { proc(f).Threads[0].CPUsAllowed = set(host.CPURange(5, 6)) },
 	// W: irqbalance running while IRQs need pinning.
 	"irqbalance-pinning": func(f *doctor.Facts) {
 		spreadIRQs(f)
