@@ -33,3 +33,16 @@ func TestDoctorIfaceAndIRQPattern(t *testing.T) {
 		t.Errorf("eth0: exit %d\n%s\n%s", code, out, errOut)
 	}
 }
+
+// On a tree with two redis-servers, --pid chooses one; a pid the tree does
+// not have is an error.
+func TestDoctorPidOnTree(t *testing.T) {
+	root := "../../testdata/hosts/x86-2socket-mlx5"
+	code, out, errOut := doctorCLI(t, "doctor", "--root", root, "--no-redis", "--pid", "40001", "--rule", "irq-redis-overlap")
+	if code != ExitFailure || !strings.Contains(out, "pinned within CPUs 20-23") || strings.Contains(out, "31337") {
+		t.Errorf("--pid 40001: exit %d\n%s\n%s", code, out, errOut)
+	}
+	if code, _, errOut := doctorCLI(t, "doctor", "--root", root, "--no-redis", "--pid", "9"); code != ExitError || !strings.Contains(errOut, "pid 9") {
+		t.Errorf("--pid 9: exit %d, %s", code, errOut)
+	}
+}

@@ -18,7 +18,8 @@ type GatherOptions struct {
 	// Root is the live machine: a fixture tree has no server.
 	Redis *redisadmin.Options
 	// Pid overrides the server's INFO process_id (a server in another PID
-	// namespace whose host pid is known).
+	// namespace whose host pid is known); without a server (a fixture
+	// tree) it chooses among the snapshot's redis-servers.
 	Pid int
 	// Sample, when positive, reads everything twice this far apart so
 	// that counters (drops, overflows, rejected connections, migrations)
@@ -63,6 +64,12 @@ func Gather(ctx context.Context, o GatherOptions) (*Facts, error) {
 	}
 	if f.Host, f.Redis, err = read(); err != nil {
 		return nil, err
+	}
+	if conn == nil && o.Pid != 0 {
+		f.Pid = o.Pid
+		if f.RedisProcess() == nil {
+			return nil, fmt.Errorf("no redis-server with pid %d on host %s (redline inspect lists the ones it found)", o.Pid, fs.Root())
+		}
 	}
 	if o.Sample > 0 {
 		if err := sleep(ctx, o.Sample); err != nil {

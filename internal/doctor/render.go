@@ -35,8 +35,13 @@ type Summary struct {
 
 // Summarize counts r's findings.
 func (r *Report) Summarize() Summary {
-	s := Summary{Fired: map[string]int{}, Rules: len(r.Findings), ReadErrors: len(r.ReadErrors)}
+	s := Summary{Fired: map[string]int{}, ReadErrors: len(r.ReadErrors)}
+	ids := map[string]bool{}
 	for _, f := range r.Findings {
+		if !ids[f.ID] {
+			ids[f.ID] = true
+			s.Rules++
+		}
 		switch f.Status {
 		case Fired:
 			s.Fired[f.Severity.String()]++

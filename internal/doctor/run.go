@@ -30,6 +30,9 @@ type Finding struct {
 	Title    string   `json:"title"`
 	Why      string   `json:"why"`
 	Source   string   `json:"source"`
+	// Pid is the redis-server judged, when the host has several and the
+	// rule ran once for each.
+	Pid int `json:"pid,omitempty"`
 
 	Message  string     `json:"message,omitempty"`
 	Reason   string     `json:"reason,omitempty"`
@@ -81,7 +84,7 @@ func Run(ctx context.Context, f *Facts, o Options) (*Report, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rep.Findings = append(rep.Findings, runRule(r, f))
+		rep.Findings = append(rep.Findings, runForEachServer(r, f)...)
 	}
 	sortFindings(rep.Findings)
 	rep.Elapsed = time.Since(start)
@@ -126,6 +129,32 @@ func match(patterns []string, id string) bool {
 		}
 	}
 	return false
+}
+
+// runForEachServer runs a process rule once per redis-server when the
+// snapshot holds several and none was chosen, so that each is judged and
+// not just the first; other rules run once.
+func runForEachServer(r Rule, f *Facts) []Finding {
+	pids := f.PIDs()
+	if r.Needs&NeedRedisProcess == 0 || r.Needs&NeedRedis != 0 || len(pids) == 0 {
+		return []Finding{runRule(r, f)}
+	}
+	out := make([]Finding, 0, len(pids))
+	for _, pid := range pids {
+		g := *f
+		g.Pid = pid
+		fd := runRule(r, &g)
+		fd.Pid = pid
+		who := fmt.Sprintf("redis-server pid %d: ", pid)
+		if fd.Message != "" {
+			fd.Message = who + fd.Message
+		}
+		if fd.Reason != "" {
+			fd.Reason = who + fd.Reason
+		}
+		out = append(out, fd)
+	}
+	return out
 }
 
 func runRule(r Rule, f *Facts) (fd Finding) {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -201,5 +202,37 @@ func TestIRQOverlapIsStable(t *testing.T) {
 	}
 	if c := first.Fix.Changes[0]; c.Target != "/proc/irq/101/smp_affinity_list" || c.Value == "5" || c.Value == "6" {
 		t.Errorf("fix %+v does not move IRQ 101 off CPUs 5-6", c)
+	}
+}
+
+// With several redis-servers and none chosen, each process rule judges
+// every one (the second one here is swapped out); --pid chooses one.
+func TestEachRedisServerJudged(t *testing.T) {
+	f := healthyFacts()
+	f.Redis = nil
+	second := *proc(f) // shares the first's slices; neither is changed
+	second.PID, second.VmSwap = 200, u(300<<20)
+	f.Host.Processes = append(f.Host.Processes, second)
+	rep, err := doctor.Run(context.Background(), f, doctor.Options{Only: []string{"redis-swapped"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 2 {
+		t.Fatalf("%d findings, want one per server: %+v", len(rep.Findings), rep.Findings)
+	}
+	got := map[int]doctor.Status{}
+	for _, fd := range rep.Findings {
+		got[fd.Pid] = fd.Status
+	}
+	if got[100] != doctor.OK || got[200] != doctor.Fired {
+		t.Errorf("statuses by pid: %v", got)
+	}
+	f.Pid = 100
+	if fd := runOne(t, f, "redis-swapped"); fd.Status != doctor.OK || fd.Pid != 0 {
+		t.Errorf("--pid 100: %s pid %d", fd.Status, fd.Pid)
+	}
+	f.Pid = 200
+	if fd := runOne(t, f, "redis-swapped"); fd.Status != doctor.Fired {
+		t.Errorf("--pid 200: %s", fd.Status)
 	}
 }
