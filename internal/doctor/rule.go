@@ -73,6 +73,10 @@ const (
 	// NeedRedisProcess: the server runs on this host and the snapshot
 	// describes its process (threads, limits, affinity).
 	NeedRedisProcess
+	// PerServer: the check judges the server's process when the snapshot
+	// has one (its CPUs) and the host alone otherwise; with several
+	// servers it runs once for each, as process rules do.
+	PerServer
 )
 
 // Rule is one check. Rules are values registered once at init.

@@ -136,7 +136,7 @@ func match(patterns []string, id string) bool {
 // not just the first; other rules run once.
 func runForEachServer(r Rule, f *Facts) []Finding {
 	pids := f.PIDs()
-	if r.Needs&NeedRedisProcess == 0 || r.Needs&NeedRedis != 0 || len(pids) == 0 {
+	if r.Needs&(NeedRedisProcess|PerServer) == 0 || r.Needs&NeedRedis != 0 || len(pids) == 0 {
 		return []Finding{runRule(r, f)}
 	}
 	out := make([]Finding, 0, len(pids))
