@@ -173,7 +173,7 @@ func runRule(r Rule, f *Facts) (fd Finding) {
 		fd.Status, fd.Reason = res.Status, res.Reason
 		return fd
 	}
-	res := withoutEvidence(r, r.Check(f))
+	res := withoutEvidence(r, notInTree(r, f, r.Check(f)))
 	fd.Status, fd.Message, fd.Reason = res.Status, res.Message, res.Reason
 	fd.Evidence, fd.Fix, fd.Notes = res.Evidence, res.Fix, res.Notes
 	if res.Severity != nil {
@@ -200,6 +200,63 @@ func withoutEvidence(r Rule, res Result) Result {
 		return res
 	}
 	return Unchecked("%s (rule %s %s)", res.Message, r.ID, NoEvidence)
+}
+
+// treeLacks says, for the snapshot probes whose whole source a partial
+// capture can lack, what is missing. On a live host these files always
+// exist; in a tree their absence says nothing about the kernel.
+var treeLacks = map[string]func(*host.Snapshot) string{
+	"interrupts": func(s *host.Snapshot) string { return lackIf(len(s.Interrupts.CPUs) == 0, "/proc/interrupts") },
+	"nics":       func(s *host.Snapshot) string { return lackIf(len(s.NICs) == 0, "/sys/class/net") },
+	"thp":        func(s *host.Snapshot) string { return lackIf(s.THP == nil, "/sys/kernel/mm/transparent_hugepage") },
+	"ethtool": func(s *host.Snapshot) string {
+		return lackIf(!anyEthtool(s), "ethtool's answers (an ioctl: no capture has them)")
+	},
+	"sysctls":      func(s *host.Snapshot) string { return lackIf(len(s.Sysctls) == 0, "/proc/sys") },
+	"cpu":          func(s *host.Snapshot) string { return lackIf(s.CPU.Online == nil, "/sys/devices/system/cpu") },
+	"cpufreq":      func(s *host.Snapshot) string { return lackIf(s.CPU.Online == nil, "/sys/devices/system/cpu") },
+	"cpuidle":      func(s *host.Snapshot) string { return lackIf(s.CPU.Online == nil, "/sys/devices/system/cpu") },
+	"clocksource":  func(s *host.Snapshot) string { return lackIf(s.Clocksource == nil, "/sys/devices/system/clocksource") },
+	"meminfo":      func(s *host.Snapshot) string { return lackIf(s.Memory.MemTotal == nil, "/proc/meminfo") },
+	"softnet_stat": func(s *host.Snapshot) string { return lackIf(len(s.Softnet) == 0, "/proc/net/softnet_stat") },
+	"netstat":      func(s *host.Snapshot) string { return lackIf(s.Net.TcpExt == nil, "/proc/net/netstat") },
+}
+
+func anyEthtool(s *host.Snapshot) bool {
+	for _, n := range s.NICs {
+		if n.Ethtool != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func lackIf(absent bool, what string) string {
+	if absent {
+		return what
+	}
+	return ""
+}
+
+// notInTree turns a rule's "does not apply here" into "not checked" when
+// the fixture tree lacks a source the rule reads: "this kernel has no
+// busy polling" is a guess when the tree has no /proc/sys at all.
+func notInTree(r Rule, f *Facts, res Result) Result {
+	if res.Status != NotApplicable || f.Host == nil || f.Host.Source.Live {
+		return res
+	}
+	var missing []string
+	for _, probe := range r.Reads {
+		if lacks := treeLacks[probe]; lacks != nil {
+			if what := lacks(f.Host); what != "" && !slices.Contains(missing, what) {
+				missing = append(missing, what)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return res
+	}
+	return Unchecked("%s absent from this tree", strings.Join(missing, " and "))
 }
 
 // readFailed reports a rule whose inputs the snapshot could not read: a

@@ -14,6 +14,7 @@ func init() {
 		Title:  "CPUs that serve Redis are not at the performance governor",
 		Why:    "a single-threaded server is latency-bound on one core; benchmarks ask for \"the highest possible fixed frequency\" and powersave/schedutil ramp up late",
 		Source: "RD-bench; K-freq (performance governor)",
+		Reads:  []string{"cpufreq"},
 		Needs:  doctor.NeedHost | doctor.PerServer,
 		Check:  checkGovernor,
 	})

@@ -14,6 +14,7 @@ func init() {
 		Title:  "Deep idle states with long exit latency are enabled on the server's CPUs",
 		Why:    "a CPU woken from a deep C-state takes its exit latency (often 100+ us) before it runs the request; disable the deep states on the CPUs that serve Redis",
 		Source: "K-idle (per-state latency and disable); tuned latency-performance (force_latency)",
+		Reads:  []string{"cpuidle"},
 		Needs:  doctor.NeedHost | doctor.PerServer,
 		Check:  checkCStates,
 	})

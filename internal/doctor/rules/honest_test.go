@@ -66,6 +66,11 @@ func TestNoOKWithoutEvidence(t *testing.T) {
 			if (fd.Status == doctor.NotChecked || fd.Status == doctor.NotApplicable) && fd.Reason == "" {
 				t.Errorf("%s: %s: %s without a reason", name, fd.ID, fd.Status)
 			}
+			// A tree with nothing in it shows nothing about the kernel:
+			// "does not apply here" would be a guess.
+			if name == "empty tree" && fd.Status == doctor.NotApplicable {
+				t.Errorf("empty tree: %s: not applicable (%s), want not checked", fd.ID, fd.Reason)
+			}
 		}
 	}
 }

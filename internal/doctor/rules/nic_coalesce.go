@@ -12,6 +12,7 @@ func init() {
 		Title:  "Adaptive RX interrupt coalescing is off",
 		Why:    "small request/reply packets are latency-bound; adaptive coalescing lowers interrupt delay at low rates and batches at high rates",
 		Source: "KP 2.6 (adaptive-rx on for small packets)",
+		Reads:  []string{"nics", "ethtool"},
 		Needs:  doctor.NeedHost,
 		Check:  checkCoalesce,
 	})

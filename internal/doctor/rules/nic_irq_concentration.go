@@ -13,7 +13,7 @@ func init() {
 		Title:  "A NIC's queue interrupts are delivered to few CPUs",
 		Why:    "RSS spreads flows over queues so that several CPUs share receive work; when the queues' interrupts all land on one or two CPUs those CPUs saturate in softirq while the others idle",
 		Source: "K-scal (RSS: one queue IRQ per CPU); KP 2.7 (one core per queue IRQ); /proc/interrupts per-CPU counts",
-		Reads:  []string{"interrupts", "irq", "nics", "cpu"},
+		Reads:  []string{"interrupts", "irq", "nics"},
 		Needs:  doctor.NeedHost,
 		Check:  checkIRQConcentration,
 	})

@@ -14,7 +14,7 @@ func init() {
 		Title:  "Queues of one NIC share a CPU while other CPUs take none of its interrupts",
 		Why:    "two busy queues on one CPU serialise their softirq work there, so that CPU caps the NIC while CPUs that could take a queue idle; give each queue a core of its own",
 		Source: "K-scal (one queue IRQ per CPU); KP 2.7 (one core per queue IRQ); /proc/interrupts per-CPU counts",
-		Reads:  []string{"interrupts", "irq", "nics", "cpu"},
+		Reads:  []string{"interrupts", "irq", "nics"},
 		Needs:  doctor.NeedHost,
 		Check:  checkIRQSharing,
 	})

@@ -14,7 +14,7 @@ func init() {
 		Title:  "The NIC's queue count does not match the cores that serve it",
 		Why:    "for low latency use one queue per physical core of the NIC's node (hyper-threads \"have shown no benefit\"); too few queues put all packets on a few CPUs, too many spread them over cores that also run Redis",
 		Source: "K-scal (RSS queue count); KP (16 queues, one per core); W (64 host queues, 16 in the containers)",
-		Reads:  []string{"nics", "softirqs", "cpu"},
+		Reads:  []string{"nics", "softirqs"},
 		Needs:  doctor.NeedHost,
 		Check:  checkQueueCount,
 	})
