@@ -97,3 +97,23 @@ func TestUnparseableInterruptsIsAnError(t *testing.T) {
 		}
 	}
 }
+
+// A file the snapshot was refused makes the rules that read it not
+// checked, naming the file and the refusal; one that did not parse makes
+// them errors.
+func TestReadErrorsReachTheRules(t *testing.T) {
+	for _, tc := range []struct {
+		err  host.SourceError
+		want doctor.Status
+	}{
+		{host.SourceError{Source: "interrupts", Path: "/proc/interrupts", Error: "open /proc/interrupts: permission denied"}, doctor.NotChecked},
+		{host.SourceError{Source: "interrupts", Path: "/proc/interrupts", Line: 3, Error: "IRQ 30 has 2 counts for 4 CPU columns"}, doctor.Errored},
+	} {
+		f := healthyFacts()
+		f.Host.Errors = append(f.Host.Errors, tc.err)
+		fd := run(t, f, "nic-irq-concentration")
+		if fd.Status != tc.want || !strings.Contains(fd.Reason, "/proc/interrupts") {
+			t.Errorf("%s: %s (%s), want %s", tc.err.Error, fd.Status, fd.Reason, tc.want)
+		}
+	}
+}
