@@ -79,7 +79,7 @@ func TestParseMountinfoTracefs(t *testing.T) {
 	cases := map[string]string{
 		"36 25 0:12 / /sys/kernel/tracing rw,nosuid,nodev,noexec,relatime shared:15 - tracefs tracefs rw": "/sys/kernel/tracing",
 		"37 25 0:13 / /tmp/a\\040b rw - tracefs nodev rw":                                                 "/tmp/a b",
-		"22 1 0:20 / /sys rw,nosuid - sysfs sysfs rw":                                                      "",
+		"22 1 0:20 / /sys rw,nosuid - sysfs sysfs rw":                                                     "",
 		"garbage": "",
 	}
 	for line, want := range cases {
