@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"redline/internal/lab"
+	"redline/internal/labdata"
 )
 
 func init() { register(newLabCmd) }
@@ -104,8 +105,9 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	return nil
 }
 
-// printVerdicts prints the throughput comparisons, the one-line answer.
-func printVerdicts(s *streams, res *lab.Result) {
+// printVerdicts prints the throughput comparisons the lab recorded, the
+// one-line answer: the recorded verdict, with its interval when it has one.
+func printVerdicts(s *streams, res *labdata.Result) {
 	if res == nil {
 		return
 	}
@@ -113,13 +115,18 @@ func printVerdicts(s *streams, res *lab.Result) {
 		if c.Metric != "rps" {
 			continue
 		}
-		verdict := c.Verdict
-		if c.N < 3 || c.BaselineN < 3 {
-			verdict = fmt.Sprintf("too few runs for a verdict (%d and %d)", c.N, c.BaselineN)
-		}
-		fmt.Fprintf(s.out, "%-16s %-14s %12.0f rps vs %12.0f  x%.3f [%.3f, %.3f]  %s\n",
-			c.Workload, c.Variant, c.Median, c.BaselineMedian, c.Ratio, c.CILow, c.CIHigh, verdict)
+		fmt.Fprintf(s.out, "%-16s %-14s %12.0f rps vs %12.0f  x%.3f %s  %s\n",
+			c.Workload, c.Variant, c.Median, c.BaselineMedian, c.Ratio, verdictInterval(c), c.Verdict)
 	}
+}
+
+// verdictInterval is "[lo, hi]", or the run counts when there were too few
+// for an interval.
+func verdictInterval(c labdata.Comparison) string {
+	if !c.HasCI {
+		return fmt.Sprintf("(%d and %d runs)", c.N, c.BaselineN)
+	}
+	return fmt.Sprintf("[%.3f, %.3f]", c.CILow, c.CIHigh)
 }
 
 // labProgress shows the lab's progress with an ETA: one rewritten line on

@@ -5,18 +5,13 @@ import (
 	"os"
 	"path/filepath"
 
-	"redline/internal/lab"
+	"redline/internal/labdata"
 	"redline/internal/report"
 )
 
-// labTuning returns the lab's tuner and doctor on the live host.
-func labTuning(stateDir string) (lab.Tuner, lab.Diagnoser) {
-	return &lab.HostTuner{StateDir: stateDir}, lab.HostDoctor{}
-}
-
 // writeLabReports renders the result as Markdown, HTML and CSV next to
 // result.json and returns their paths.
-func writeLabReports(dir string, res *lab.Result) ([]string, error) {
+func writeLabReports(dir string, res *labdata.Result) ([]string, error) {
 	if res == nil {
 		return nil, nil
 	}

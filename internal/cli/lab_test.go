@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"redline/internal/lab"
+	"redline/internal/labdata"
 )
 
 // TestMain lets a test run redline itself as a child process (to kill it).
@@ -58,14 +58,14 @@ repetitions: 3
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	res, err := lab.ReadResult(filepath.Join(out, "result.json"))
+	res, err := labdata.ReadResult(filepath.Join(out, "result.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !res.Complete || len(res.Runs) != 6 || res.Target.Kind != "netns" {
 		t.Fatalf("complete %v, %d runs, target %+v", res.Complete, len(res.Runs), res.Target)
 	}
-	var tuned lab.VariantInfo
+	var tuned labdata.VariantInfo
 	for _, v := range res.Variants {
 		if v.Name == "tuned" {
 			tuned = v
@@ -124,7 +124,7 @@ func mustReadDir(t *testing.T, dir string) []string {
 	return names
 }
 
-func planHas(steps []lab.PlanStep, target, status string) bool {
+func planHas(steps []labdata.PlanStep, target, status string) bool {
 	for _, s := range steps {
 		if s.Change.Target == target && s.Status == status {
 			return true
@@ -185,7 +185,7 @@ doctor: false
 	if got := readSysctl(t, sysctl); got != want {
 		t.Fatalf("the tuned variant never applied (%s = %s)", sysctl, got)
 	}
-	res, err := lab.ReadResult(filepath.Join(out, "result.json"))
+	res, err := labdata.ReadResult(filepath.Join(out, "result.json"))
 	if err != nil || res.Complete || len(res.Runs) == 0 {
 		t.Fatalf("partial results: %v, %+v", err, res)
 	}

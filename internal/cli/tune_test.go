@@ -2,11 +2,17 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"redline/internal/doctor"
+	"redline/internal/tune"
 )
 
 // tuneTree is a small host tree to rehearse on.
@@ -196,6 +202,47 @@ func TestTuneCLIProfileOnTree(t *testing.T) {
 	for _, want := range []string{"128 -> 65535", "32768 60999 -> 10000 65535", "vm.overcommit_memory", "note: tcp_rmem/tcp_wmem left alone"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("plan output lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+// tune plan takes a saved doctor report and --doctor through the one
+// policy (doctor.Report.Plan under doctor.ReviewedPlan), so both give the
+// plan the report itself gives.
+func TestTuneCLIPlanSameFromSavedAndLiveDoctor(t *testing.T) {
+	ctx := context.Background()
+	root, _ := makeTuneTree(t)
+	report, _, code := runCLI(t, ctx, nil, "doctor", "--root", root, "--json", "--no-redis")
+	if code == ExitError {
+		t.Fatalf("doctor could not run on the tree:\n%s", report)
+	}
+	path := filepath.Join(t.TempDir(), "doctor.json")
+	if err := os.WriteFile(path, []byte(report), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := doctor.ReadReport(strings.NewReader(report))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := rep.Plan(doctor.ReviewedPlan(doctor.Info))
+	if len(want.Changes) == 0 {
+		t.Fatal("the tree should give doctor something to fix")
+	}
+	for _, src := range [][]string{{path}, {"--doctor"}} {
+		args := append([]string{"tune", "plan", "--root", root, "--min-severity", "info", "--json"}, src...)
+		out, errs, code := runCLI(t, ctx, nil, args...)
+		if code != 0 {
+			t.Fatalf("%v: code %d\n%s", src, code, errs)
+		}
+		var got struct{ Plan tune.Plan }
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatal(err)
+		}
+		if d := cmp.Diff(want.Changes, got.Plan.Changes); d != "" {
+			t.Errorf("%v: changes differ from Report.Plan (-want +got):\n%s", src, d)
+		}
+		if d := cmp.Diff(want.Notes, got.Plan.Notes); d != "" {
+			t.Errorf("%v: notes differ from Report.Plan (-want +got):\n%s", src, d)
 		}
 	}
 }

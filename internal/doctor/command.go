@@ -5,39 +5,39 @@ import (
 	"net"
 	"strings"
 
-	"redline/internal/tune"
+	"redline/internal/change"
 )
 
 // Command returns the shell command that makes change c by hand, the
 // equivalent of what `redline tune apply` does for it. redisAddr
 // ("host:port" or a socket path) is used for redis-config changes.
-func Command(c tune.Change, redisAddr string) string {
+func Command(c change.Change, redisAddr string) string {
 	if f, ok := commandFormats[c.Kind]; ok {
 		return f(c, redisAddr)
 	}
 	return fmt.Sprintf("# %s %s = %s", c.Kind, c.Target, c.Value)
 }
 
-var commandFormats = map[tune.Kind]func(tune.Change, string) string{
-	tune.KindSysctl: func(c tune.Change, _ string) string {
+var commandFormats = map[change.Kind]func(change.Change, string) string{
+	change.KindSysctl: func(c change.Change, _ string) string {
 		return fmt.Sprintf("sysctl -w %s=%s", c.Target, shellQuote(c.Value))
 	},
-	tune.KindFile: func(c tune.Change, _ string) string {
+	change.KindFile: func(c change.Change, _ string) string {
 		return fmt.Sprintf("echo %s > %s", shellQuote(c.Value), c.Target)
 	},
-	tune.KindRedisConfig: func(c tune.Change, addr string) string {
+	change.KindRedisConfig: func(c change.Change, addr string) string {
 		return fmt.Sprintf("redis-cli %sCONFIG SET %s %s", redisCLIArgs(addr), c.Target, shellQuote(c.Value))
 	},
-	tune.KindAffinity: func(c tune.Change, _ string) string {
+	change.KindAffinity: func(c change.Change, _ string) string {
 		return fmt.Sprintf("taskset -a -p -c %s %s", c.Value, c.Target)
 	},
-	tune.KindService: func(c tune.Change, _ string) string {
+	change.KindService: func(c change.Change, _ string) string {
 		if c.Value == "active" {
 			return "systemctl start " + c.Target
 		}
 		return "systemctl stop " + c.Target
 	},
-	tune.KindChannels: func(c tune.Change, _ string) string {
+	change.KindChannels: func(c change.Change, _ string) string {
 		return fmt.Sprintf("ethtool -L %s combined %s", c.Target, c.Value)
 	},
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"redline/internal/change"
 	"redline/internal/host"
-	"redline/internal/tune"
 )
 
 // withRules swaps the registry for the test's rules.
@@ -99,40 +99,19 @@ func TestRunIsolatesPanicsAndNeeds(t *testing.T) {
 	}
 }
 
-func TestPlanDedupesAndSkipsCautions(t *testing.T) {
-	rep := &Report{Findings: []Finding{
-		{ID: "a", Status: Fired, Severity: High, Fix: &Fix{Changes: []tune.Change{{Kind: tune.KindSysctl, Target: "x", Value: "2"}}}},
-		{ID: "b", Status: Fired, Severity: Low, Fix: &Fix{Changes: []tune.Change{{Kind: tune.KindSysctl, Target: "x", Value: "3"}, {Kind: tune.KindSysctl, Target: "y", Value: "1"}}}},
-		{ID: "c", Status: Fired, Severity: Medium, Fix: &Fix{Caution: "durability", Changes: []tune.Change{{Kind: tune.KindRedisConfig, Target: "appendfsync", Value: "everysec"}}}},
-		{ID: "d", Status: OK, Fix: &Fix{Changes: []tune.Change{{Kind: tune.KindSysctl, Target: "z"}}}},
-	}}
-	sortFindings(rep.Findings)
-	got := rep.Plan(Info, false)
-	want := []tune.Change{{Kind: tune.KindSysctl, Target: "x", Value: "2"}, {Kind: tune.KindSysctl, Target: "y", Value: "1"}}
-	if d := cmp.Diff(want, got); d != "" {
-		t.Errorf("Plan (-want +got):\n%s", d)
-	}
-	if n := len(rep.Plan(Info, true)); n != 3 {
-		t.Errorf("with cautions: %d changes, want 3", n)
-	}
-	if n := len(rep.Plan(High, false)); n != 1 {
-		t.Errorf("high only: %d changes, want 1", n)
-	}
-}
-
 func TestCommand(t *testing.T) {
 	tests := []struct {
-		c    tune.Change
+		c    change.Change
 		want string
 	}{
-		{tune.Change{Kind: tune.KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: "1024 65535"}, "sysctl -w net.ipv4.ip_local_port_range='1024 65535'"},
-		{tune.Change{Kind: tune.KindFile, Target: "/proc/irq/5/smp_affinity_list", Value: "3"}, "echo 3 > /proc/irq/5/smp_affinity_list"},
-		{tune.Change{Kind: tune.KindRedisConfig, Target: "hz", Value: "100"}, "redis-cli -h 127.0.0.1 -p 6379 CONFIG SET hz 100"},
-		{tune.Change{Kind: tune.KindAffinity, Target: "42", Value: "4-7"}, "taskset -a -p -c 4-7 42"},
-		{tune.Change{Kind: tune.KindService, Target: "irqbalance", Value: "inactive"}, "systemctl stop irqbalance"},
-		{tune.Change{Kind: tune.KindService, Target: "irqbalance", Value: "active"}, "systemctl start irqbalance"},
-		{tune.Change{Kind: tune.KindChannels, Target: "eth0", Value: "8"}, "ethtool -L eth0 combined 8"},
-		{tune.Change{Kind: tune.KindFile, Target: "/sys/x", Value: "it's"}, `echo 'it'\''s' > /sys/x`},
+		{change.Change{Kind: change.KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: "1024 65535"}, "sysctl -w net.ipv4.ip_local_port_range='1024 65535'"},
+		{change.Change{Kind: change.KindFile, Target: "/proc/irq/5/smp_affinity_list", Value: "3"}, "echo 3 > /proc/irq/5/smp_affinity_list"},
+		{change.Change{Kind: change.KindRedisConfig, Target: "hz", Value: "100"}, "redis-cli -h 127.0.0.1 -p 6379 CONFIG SET hz 100"},
+		{change.Change{Kind: change.KindAffinity, Target: "42", Value: "4-7"}, "taskset -a -p -c 4-7 42"},
+		{change.Change{Kind: change.KindService, Target: "irqbalance", Value: "inactive"}, "systemctl stop irqbalance"},
+		{change.Change{Kind: change.KindService, Target: "irqbalance", Value: "active"}, "systemctl start irqbalance"},
+		{change.Change{Kind: change.KindChannels, Target: "eth0", Value: "8"}, "ethtool -L eth0 combined 8"},
+		{change.Change{Kind: change.KindFile, Target: "/sys/x", Value: "it's"}, `echo 'it'\''s' > /sys/x`},
 	}
 	for _, tt := range tests {
 		if got := Command(tt.c, "127.0.0.1:6379"); got != tt.want {
@@ -208,4 +187,26 @@ func calls(t *testing.T, file string) []string {
 		return true
 	})
 	return out
+}
+
+// doctor proposes changes and never links the package that makes them:
+// both share internal/change.
+func TestDoctorDoesNotImportTune(t *testing.T) {
+	for _, dir := range []string{".", "rules"} {
+		files, _ := filepath.Glob(filepath.Join(dir, "*.go"))
+		for _, file := range files {
+			if strings.HasSuffix(file, "_test.go") {
+				continue
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), file, nil, parser.ImportsOnly)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, imp := range f.Imports {
+				if imp.Path.Value == `"redline/internal/tune"` {
+					t.Errorf("%s imports internal/tune", file)
+				}
+			}
+		}
+	}
 }

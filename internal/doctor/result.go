@@ -3,7 +3,7 @@ package doctor
 import (
 	"fmt"
 
-	"redline/internal/tune"
+	"redline/internal/change"
 )
 
 // Status is what a rule concluded.
@@ -40,14 +40,19 @@ func Ev(source string, value any) Evidence {
 }
 
 // Fix is how to resolve a finding. Changes are what internal/tune can
-// apply and journal; Undo restores the values read when the finding was
-// made (in apply order: tune reverses it). Advice covers what cannot be
-// automated: BIOS, the kernel command line, redis.conf settings that need
-// a restart, application changes.
+// apply and journal. Advice covers what cannot be automated: BIOS, the
+// kernel command line, redis.conf settings that need a restart,
+// application changes.
 type Fix struct {
-	Changes []tune.Change `json:"changes,omitempty"`
-	Undo    []tune.Change `json:"undo,omitempty"`
-	Advice  []string      `json:"advice,omitempty"`
+	Changes []change.Change `json:"changes,omitempty"`
+	// Undo has one purpose: the commands the reports print for someone
+	// who runs the fix commands by hand, to put back the values doctor
+	// read (one per change, same order). Nothing applies it: plans take
+	// only Changes, and tune restores the value its journal records at
+	// apply time, which is the right one even if the host changed since
+	// the report.
+	Undo   []change.Change `json:"undo,omitempty"`
+	Advice []string        `json:"advice,omitempty"`
 	// Persist says how to keep an applied change across a reboot.
 	Persist []string `json:"persist,omitempty"`
 
@@ -59,11 +64,12 @@ type Fix struct {
 	Caution string `json:"caution,omitempty"`
 }
 
-// Set adds a change of target from old to value, and its undo.
-func (f *Fix) Set(kind tune.Kind, target, value, old, why string) *Fix {
-	f.Changes = append(f.Changes, tune.Change{Kind: kind, Target: target, Value: value, Why: why})
-	f.Undo = append(f.Undo, tune.Change{Kind: kind, Target: target, Value: old, Why: "restore"})
-	if kind != tune.KindRedisConfig {
+// Set adds a change of target from old (the value the rule read) to
+// value, and the manual undo back to old.
+func (f *Fix) Set(kind change.Kind, target, value, old, why string) *Fix {
+	f.Changes = append(f.Changes, change.Change{Kind: kind, Target: target, Value: value, Why: why})
+	f.Undo = append(f.Undo, change.Change{Kind: kind, Target: target, Value: old, Why: "restore"})
+	if kind != change.KindRedisConfig {
 		f.NeedsRoot = true
 	}
 	return f
@@ -71,7 +77,7 @@ func (f *Fix) Set(kind tune.Kind, target, value, old, why string) *Fix {
 
 // Sysctl adds a sysctl change and how to persist it.
 func (f *Fix) Sysctl(name, value, old, why string) *Fix {
-	f.Set(tune.KindSysctl, name, value, old, why)
+	f.Set(change.KindSysctl, name, value, old, why)
 	f.Persist = append(f.Persist, fmt.Sprintf("echo '%s = %s' >> %s && sysctl --system", name, value, SysctlFile))
 	return f
 }

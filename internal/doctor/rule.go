@@ -5,7 +5,7 @@
 //
 // Rules live one per file in internal/doctor/rules and register themselves
 // from init, as node_exporter's collectors do; import that package (blank)
-// wherever Run is called. Doctor reads only: fixes are data (tune.Change)
+// wherever Run is called. Doctor reads only: fixes are data (change.Change)
 // that internal/tune applies behind its journal.
 package doctor
 

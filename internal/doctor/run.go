@@ -9,8 +9,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"redline/internal/tune"
 )
 
 // Options selects rules.
@@ -245,27 +243,4 @@ func (r *Report) Count(s Status) int {
 		}
 	}
 	return n
-}
-
-// Plan returns the automatable changes of the fired findings at or above
-// min, most severe first, one change per (kind, target): when two rules
-// want the same target the more severe one wins. Findings whose fix
-// carries a Caution are left out unless withCautions is set (the write-up
-// values that contradict kernel documentation, weaker durability).
-func (r *Report) Plan(min Severity, withCautions bool) []tune.Change {
-	seen := map[string]bool{}
-	var out []tune.Change
-	for _, f := range r.Fired(min) {
-		if f.Fix == nil || f.Fix.Caution != "" && !withCautions {
-			continue
-		}
-		for _, c := range f.Fix.Changes {
-			k := string(c.Kind) + "\x00" + c.Target
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, c)
-			}
-		}
-	}
-	return out
 }

@@ -99,3 +99,11 @@ func permissionHint(err error) error {
 	}
 	return err
 }
+
+// clip keeps error messages short when the input is huge.
+func clip(s string) string {
+	if len(s) > 80 {
+		return s[:77] + "..."
+	}
+	return s
+}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestParseInterruptsSparseColumns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalInts(got.CPUs, []int{0, 2, 5}) {
+	if !slices.Equal(got.CPUs, []int{0, 2, 5}) {
 		t.Errorf("CPUs = %v", got.CPUs)
 	}
 	if c := got.CountsByCPU(got.IRQ(9)); c[5] != 3 || c[2] != 2 {

@@ -2,6 +2,7 @@ package host
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,7 +126,7 @@ func TestQueueIRQsOnQueues(t *testing.T) {
 	if diff := cmp.Diff(want, n.RxQueues, cmp.AllowUnexported(CPUSet{})); diff != "" {
 		t.Errorf("rx queues (-want +got):\n%s", diff)
 	}
-	if !equalInts(n.TxQueues[1].IRQs, []int{102}) || !equalInts(n.TxQueues[0].IRQs, []int{100}) {
+	if !slices.Equal(n.TxQueues[1].IRQs, []int{102}) || !slices.Equal(n.TxQueues[0].IRQs, []int{100}) {
 		t.Errorf("tx queues %+v", n.TxQueues)
 	}
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -160,7 +161,7 @@ func TestParseSoftirqs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !equalInts(s.CPUs, []int{0, 1}) || s.Counts["NET_RX"][1] != 2007 || s.Counts["NET_TX"][0] != 6 {
+	if !slices.Equal(s.CPUs, []int{0, 1}) || s.Counts["NET_RX"][1] != 2007 || s.Counts["NET_TX"][0] != 6 {
 		t.Errorf("got %+v", s)
 	}
 	if _, err := parseSoftirqs([]byte("CPU0 CPU1\nNET_RX: 1\n")); err == nil {
@@ -415,7 +416,7 @@ func TestParseEnvFileAndBanIRQ(t *testing.T) {
 	if diff := cmp.Diff(want, env); diff != "" {
 		t.Errorf("parseEnvFile (-want +got):\n%s", diff)
 	}
-	if got := parseBanIRQ(env["IRQBALANCE_ARGS"]); !equalInts(got, []int{45, 46, 47}) {
+	if got := parseBanIRQ(env["IRQBALANCE_ARGS"]); !slices.Equal(got, []int{45, 46, 47}) {
 		t.Errorf("parseBanIRQ = %v", got)
 	}
 }
@@ -449,7 +450,7 @@ func TestParseCPUWordsAndInts(t *testing.T) {
 		t.Error("parseCPUWords accepted x")
 	}
 	d, err := parseInts("10 21 31")
-	if err != nil || !equalInts(d, []int{10, 21, 31}) {
+	if err != nil || !slices.Equal(d, []int{10, 21, 31}) {
 		t.Errorf("parseInts = %v, %v", d, err)
 	}
 	if _, err := parseInts("10 x"); err == nil {

@@ -12,13 +12,14 @@ import (
 
 	"redline/internal/bench"
 	"redline/internal/benchdata"
+	"redline/internal/change"
 	"redline/internal/host"
-	"redline/internal/tune"
+	"redline/internal/labdata"
 )
 
 // Options configures a lab run.
 type Options struct {
-	Scenario     Scenario
+	Scenario     labdata.Scenario
 	ScenarioFile string
 	CommandLine  []string
 	Version      string // redline's
@@ -36,14 +37,14 @@ type Options struct {
 
 // Tuner applies a tuned variant's changes, journaled, and undoes them.
 type Tuner interface {
-	Apply(ctx context.Context, spec TuneSpec, env Env) ([]PlanStep, error)
-	Rollback(ctx context.Context, env Env) ([]PlanStep, error)
+	Apply(ctx context.Context, spec labdata.TuneSpec, env Env) ([]labdata.PlanStep, error)
+	Rollback(ctx context.Context, env Env) ([]labdata.PlanStep, error)
 }
 
 // Diagnoser runs the doctor against the running server and its host and
 // returns the findings and the fixes it considers safe to apply here.
 type Diagnoser interface {
-	Diagnose(ctx context.Context, env Env) ([]Finding, []tune.Change, error)
+	Diagnose(ctx context.Context, env Env) ([]labdata.Finding, []change.Change, error)
 }
 
 // Env tells tuning and diagnosis which server and namespace they act on.
@@ -57,7 +58,7 @@ type Env struct {
 	ServerNetNS, ClientNetNS string
 	// SafeFixes are the doctor's fixes from before the baseline, for
 	// TuneSpec.Doctor.
-	SafeFixes []tune.Change
+	SafeFixes []change.Change
 }
 
 // Event reports progress.
@@ -72,6 +73,9 @@ type Event struct {
 	ETA      time.Duration
 }
 
+// runBench takes one measurement; a test replaces it to make a run fail.
+var runBench = bench.Run
+
 // item is one test of one workload: what a Run measures.
 type item struct {
 	name string
@@ -81,23 +85,23 @@ type item struct {
 
 type labRun struct {
 	o         Options
-	s         Scenario
-	res       *Result
+	s         labdata.Scenario
+	res       *labdata.Result
 	tg        *target
 	items     []item
 	env       Env
 	started   time.Time
 	runs      int
 	tuned     string // the variant whose changes are applied now
-	safeFixes []tune.Change
+	safeFixes []change.Change
 }
 
 // Execute runs the scenario. It always rolls back what it applied, stops what
 // it started and removes the namespaces it made, also on error or when ctx
 // is cancelled; the Result then has Complete false and says why.
-func Execute(ctx context.Context, o Options) (*Result, error) {
+func Execute(ctx context.Context, o Options) (*labdata.Result, error) {
 	l := &labRun{o: o, s: o.Scenario, started: time.Now()}
-	l.res = &Result{Schema: ResultSchema, Redline: o.Version, CommandLine: o.CommandLine, ScenarioFile: o.ScenarioFile,
+	l.res = &labdata.Result{Schema: labdata.ResultSchema, Redline: o.Version, CommandLine: o.CommandLine, ScenarioFile: o.ScenarioFile,
 		Scenario: o.Scenario, Started: l.started}
 	runErr := l.run(ctx)
 	cleanErr := l.cleanup()
@@ -152,9 +156,10 @@ func (l *labRun) run(ctx context.Context) error {
 		return err
 	}
 	for _, v := range l.s.Variants {
-		l.res.Variants = append(l.res.Variants, VariantInfo{Name: v.Name, Baseline: v.Baseline, Description: describe(v), Server: serverDiff(v)})
+		l.res.Variants = append(l.res.Variants, labdata.VariantInfo{Name: v.Name, Baseline: v.Baseline, Description: describe(v), Server: serverDiff(v)})
 	}
-	l.runs = l.s.Repetitions * len(l.s.Variants) * len(l.items)
+	l.res.Planned = planned(l.s, l.items)
+	l.runs = l.res.Planned.Total
 	for rep := 1; rep <= l.s.Repetitions; rep++ {
 		for _, vi := range order(len(l.s.Variants), rep) {
 			if ctx.Err() != nil {
@@ -231,7 +236,7 @@ func (l *labRun) variant(ctx context.Context, vi, rep int) error {
 	return l.rollback(ctx)
 }
 
-func (l *labRun) recordPlan(vi int, steps []PlanStep, keep bool) {
+func (l *labRun) recordPlan(vi int, steps []labdata.PlanStep, keep bool) {
 	if keep && len(steps) > 0 {
 		l.res.Variants[vi].Plan = steps
 	}
@@ -239,7 +244,7 @@ func (l *labRun) recordPlan(vi int, steps []PlanStep, keep bool) {
 
 // restart starts the server afresh after a variant's changes, and marks it
 // to be restarted again once they are rolled back.
-func (l *labRun) restart(ctx context.Context, spec ServerSpec) error {
+func (l *labRun) restart(ctx context.Context, spec labdata.ServerSpec) error {
 	l.event(Event{Message: "restarting the server so it listens with the new settings"})
 	l.tg.stale = true
 	if err := l.tg.ensure(ctx, spec); err != nil {
@@ -272,7 +277,7 @@ func (l *labRun) rollback(ctx context.Context) error {
 	return nil
 }
 
-func appendNotes(notes []string, steps []PlanStep) []string {
+func appendNotes(notes []string, steps []labdata.PlanStep) []string {
 	for _, s := range steps {
 		if s.Status != "restored" && s.Note != "" {
 			n := fmt.Sprintf("%s %s: %s", s.Change.Kind, s.Change.Target, s.Note)
@@ -290,14 +295,14 @@ func (l *labRun) measure(ctx context.Context, it item, variant string, rep int) 
 		return fmt.Errorf("FLUSHALL before %s: %w", it.name, err)
 	}
 	cpu0, _ := l.tg.cpuSeconds(ctx)
-	sum, err := bench.Run(ctx, it.opts, it.test, nil)
+	sum, err := runBench(ctx, it.opts, it.test, nil)
 	cpu1, _ := l.tg.cpuSeconds(context.WithoutCancel(ctx))
 	if sum != nil {
 		sum.Label = variant
 		sum.CommandLine = l.o.CommandLine
 		sum.Client = benchdata.LocalClientInfo(l.o.Version)
 		sum.Server.Version = l.tg.version
-		run := Run{Seq: len(l.res.Runs) + 1, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ServerCPU: cpu1 - cpu0}
+		run := labdata.Run{Seq: len(l.res.Runs) + 1, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ServerCPU: cpu1 - cpu0}
 		if sum.Requests > 0 {
 			run.ServerCPUPerRequest = run.ServerCPU * 1e6 / float64(sum.Requests)
 		}
@@ -308,7 +313,7 @@ func (l *labRun) measure(ctx context.Context, it item, variant string, rep int) 
 		l.event(Event{Run: len(l.res.Runs), Runs: l.runs, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ETA: l.eta()})
 	}
 	if errors.Is(err, bench.ErrInterrupted) {
-		return nil // ctx is cancelled; Run reports it
+		return nil // ctx is cancelled; Execute reports it
 	}
 	if err != nil {
 		return fmt.Errorf("%s under %s (repetition %d): %w", it.name, variant, rep, err)
@@ -344,7 +349,7 @@ func (l *labRun) envNow(ctx context.Context) Env {
 		ServerPID: l.tg.pid(ctx), ServerNetNS: l.tg.serverNS(), ClientNetNS: l.tg.clientNS(), SafeFixes: l.safeFixes}
 }
 
-func (l *labRun) clientCPUs(override *ClientSpec) []int {
+func (l *labRun) clientCPUs(override *labdata.ClientSpec) []int {
 	spec := l.s.Client
 	if override != nil && override.CPUs != "" {
 		spec = *override
@@ -408,20 +413,4 @@ func (l *labRun) save() error {
 		return fmt.Errorf("write results to %s: %w", l.o.ResultPath, err)
 	}
 	return nil
-}
-
-// ReadResult reads a results file.
-func ReadResult(path string) (*Result, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var r Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("%s: not a redline lab result: %w", filepath.Base(path), err)
-	}
-	if r.Schema != ResultSchema {
-		return nil, fmt.Errorf("%s: schema %q, want %q", path, r.Schema, ResultSchema)
-	}
-	return &r, nil
 }

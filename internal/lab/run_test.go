@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"redline/internal/labdata"
 	"redline/internal/netns"
 )
 
@@ -28,7 +29,7 @@ variants:
 repetitions: 3
 `
 
-func tiny(t *testing.T, kind string) Scenario {
+func tiny(t *testing.T, kind string) labdata.Scenario {
 	t.Helper()
 	s, err := ParseScenario([]byte(strings.Replace(tinyScenario, "%s", kind, 1)))
 	if err != nil {
@@ -63,6 +64,9 @@ func TestLabManagedEndToEnd(t *testing.T) {
 			t.Errorf("run %d: %d requests, %.2f us/request of server CPU", r.Seq, r.Summary.Requests, r.ServerCPUPerRequest)
 		}
 	}
+	if p := res.Planned; p == nil || p.Total != 18 || len(p.Groups) != 3*2 || p.Groups[0] != (labdata.PlannedGroup{Variant: "baseline", Workload: "setget/SET", Runs: 3}) {
+		t.Errorf("planned runs %+v, want 18 in 6 groups of 3 (the two tests of setget count)", p)
+	}
 	if len(res.Comparisons) != 2*2*2 {
 		t.Errorf("%d comparisons, want 8 (2 variants x 2 tests x 2 metrics)", len(res.Comparisons))
 	}
@@ -71,7 +75,7 @@ func TestLabManagedEndToEnd(t *testing.T) {
 			t.Errorf("comparison %+v", c)
 		}
 	}
-	back, err := ReadResult(path)
+	back, err := labdata.ReadResult(path)
 	if err != nil || len(back.Runs) != 18 || !back.Complete || back.Runs[0].Summary.Histogram == nil {
 		t.Fatalf("results file: %v", err)
 	}
@@ -124,7 +128,7 @@ func TestLabInterruptKeepsPartialResults(t *testing.T) {
 	if err == nil || res.Complete {
 		t.Fatalf("interrupted run: err %v complete %v", err, res.Complete)
 	}
-	back, rerr := ReadResult(path)
+	back, rerr := labdata.ReadResult(path)
 	if rerr != nil || back.Complete || len(back.Runs) == 0 || back.Error != "interrupted" {
 		t.Fatalf("partial file: %v, %+v", rerr, back)
 	}
@@ -176,8 +180,8 @@ func TestLabDoctorFixesNeedTheDoctor(t *testing.T) {
 	no := false
 	s := tiny(t, "managed")
 	s.Doctor = &no
-	s.Variants = append(s.Variants[:1], VariantSpec{Name: "fixes", Tune: &TuneSpec{Doctor: true}})
-	res, err := Execute(context.Background(), Options{Scenario: s, Tuner: &HostTuner{StateDir: t.TempDir()}, Doctor: HostDoctor{}})
+	s.Variants = append(s.Variants[:1], labdata.VariantSpec{Name: "fixes", Tune: &labdata.TuneSpec{Doctor: true}})
+	res, err := Execute(context.Background(), Options{Scenario: s, Tuner: &fakeTuner{}, Doctor: fakeDoctor{}})
 	if err == nil || !strings.Contains(err.Error(), "the doctor is off") || len(res.Runs) != 0 {
 		t.Fatalf("err %v, %d runs", err, len(res.Runs))
 	}

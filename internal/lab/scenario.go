@@ -1,85 +1,193 @@
 package lab
 
-import "time"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
 
-// Scenario describes an experiment. It is read from YAML strictly (an
-// unknown field or a bad value is an error with its line number).
-type Scenario struct {
-	Name        string `json:"name" yaml:"name"`
-	Description string `json:"description,omitempty" yaml:"description,omitempty"`
+	"go.yaml.in/yaml/v3"
 
-	Target    TargetSpec     `json:"target" yaml:"target"`
-	Server    ServerSpec     `json:"server,omitzero" yaml:"server,omitempty"`
-	Client    ClientSpec     `json:"client,omitzero" yaml:"client,omitempty"`
-	Workloads []WorkloadSpec `json:"workloads" yaml:"workloads"`
-	Variants  []VariantSpec  `json:"variants" yaml:"variants"`
+	"redline/internal/bench"
+	"redline/internal/labdata"
+)
 
-	Repetitions int           `json:"repetitions" yaml:"repetitions,omitempty"`
-	Warmup      time.Duration `json:"warmup,omitempty" yaml:"warmup,omitempty"`
-	// Doctor runs the doctor before the baseline and records its findings.
-	Doctor *bool `json:"doctor,omitempty" yaml:"doctor,omitempty"`
+// DefaultRepetitions is how many times each variant runs each workload.
+const DefaultRepetitions = 5
+
+// LoadScenario reads and validates a scenario file.
+func LoadScenario(path string) (labdata.Scenario, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return labdata.Scenario{}, err
+	}
+	s, err := ParseScenario(b)
+	if err != nil {
+		return labdata.Scenario{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
 }
 
-// TargetSpec says where the server is.
-type TargetSpec struct {
-	// Kind is "managed" (redline starts redis-server on loopback), "netns"
-	// (two network namespaces joined by a veth pair, server in one, load
-	// from the other) or "address" (an existing server).
-	Kind     string `json:"kind" yaml:"kind"`
-	Address  string `json:"address,omitempty" yaml:"address,omitempty"`
-	Password string `json:"-" yaml:"password,omitempty"`
-	User     string `json:"user,omitempty" yaml:"user,omitempty"`
+// ParseScenario decodes a scenario strictly: an unknown field, a wrong type
+// or a bad value is an error that names its line.
+func ParseScenario(b []byte) (labdata.Scenario, error) {
+	var s labdata.Scenario
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(&s); err != nil {
+		if errors.Is(err, io.EOF) {
+			return s, fmt.Errorf("empty scenario")
+		}
+		return s, fmt.Errorf("%w", err)
+	}
+	var node yaml.Node
+	if err := yaml.Unmarshal(b, &node); err != nil {
+		return s, err
+	}
+	fillDefaults(&s)
+	if err := validate(&s, lineFinder(&node)); err != nil {
+		return s, err
+	}
+	return s, nil
 }
 
-// ServerSpec configures a managed or netns server.
-type ServerSpec struct {
-	Binary string            `json:"binary,omitempty" yaml:"binary,omitempty"`
-	Config []string          `json:"config,omitempty" yaml:"config,omitempty"`
-	Env    map[string]string `json:"env,omitempty" yaml:"env,omitempty"`
-	// Allocator preloads jemalloc, tcmalloc or mimalloc from the OS
-	// packages (LD_PRELOAD); the lab checks the server really mapped it.
-	Allocator string `json:"allocator,omitempty" yaml:"allocator,omitempty"`
-	// CPUs pins the server (taskset-style cpulist); NUMANode binds its CPUs
-	// and memory (numactl --cpunodebind --membind).
-	CPUs     string `json:"cpus,omitempty" yaml:"cpus,omitempty"`
-	NUMANode *int   `json:"numa_node,omitempty" yaml:"numa_node,omitempty"`
+func fillDefaults(s *labdata.Scenario) {
+	if s.Target.Kind == "" {
+		s.Target.Kind = "managed"
+	}
+	if s.Repetitions == 0 {
+		s.Repetitions = DefaultRepetitions
+	}
+	if len(s.Variants) == 0 {
+		s.Variants = []labdata.VariantSpec{{Name: "baseline", Baseline: true}}
+	}
+	hasBase := false
+	for _, v := range s.Variants {
+		hasBase = hasBase || v.Baseline
+	}
+	if !hasBase {
+		s.Variants[0].Baseline = true
+	}
 }
 
-// ClientSpec configures the load generator's placement.
-type ClientSpec struct {
-	CPUs string `json:"cpus,omitempty" yaml:"cpus,omitempty"`
+// validate checks values; lines maps a dotted path to its line number.
+func validate(s *labdata.Scenario, line func(path string) string) error {
+	var errs []string
+	bad := func(path, format string, args ...any) {
+		errs = append(errs, line(path)+path+": "+fmt.Sprintf(format, args...))
+	}
+	switch s.Target.Kind {
+	case "managed", "netns":
+		if s.Target.Address != "" {
+			bad("target.address", "only for kind: address")
+		}
+	case "address":
+		if s.Server.Allocator != "" || s.Server.Binary != "" || len(s.Server.Config) > 0 {
+			bad("server", "server settings need a managed or netns target")
+		}
+		if s.Target.Address == "" {
+			bad("target.address", "required for kind: address (host:port)")
+		}
+	default:
+		bad("target.kind", "%q is not managed, netns or address", s.Target.Kind)
+	}
+	if s.Repetitions < 1 || s.Repetitions > 1000 {
+		bad("repetitions", "%d is not in 1..1000", s.Repetitions)
+	}
+	if s.Warmup < 0 || s.Warmup > time.Hour {
+		bad("warmup", "%s is not in 0..1h", s.Warmup)
+	}
+	if s.Server.Allocator != "" {
+		if _, err := allocatorLib(s.Server.Allocator); err != nil {
+			bad("server.allocator", "%v", err)
+		}
+	}
+	if len(s.Workloads) == 0 {
+		bad("workloads", "at least one workload is required")
+	}
+	names := map[string]bool{}
+	for i, w := range s.Workloads {
+		p := fmt.Sprintf("workloads.%d", i)
+		if w.Name == "" || names["w:"+w.Name] {
+			bad(p+".name", "missing or duplicate name %q", w.Name)
+		}
+		names["w:"+w.Name] = true
+		if _, err := bench.ParseWorkload(w.Bench); err != nil {
+			bad(p+".bench", "%v", err)
+		}
+	}
+	bases := 0
+	for i, v := range s.Variants {
+		p := fmt.Sprintf("variants.%d", i)
+		if v.Name == "" || names["v:"+v.Name] {
+			bad(p+".name", "missing or duplicate name %q", v.Name)
+		}
+		names["v:"+v.Name] = true
+		if v.Baseline {
+			bases++
+		}
+		if v.Server != nil && v.Server.Allocator != "" {
+			if _, err := allocatorLib(v.Server.Allocator); err != nil {
+				bad(p+".server.allocator", "%v", err)
+			}
+		}
+		if v.Server != nil && s.Target.Kind == "address" {
+			bad(p+".server", "server variants need a managed or netns target (redline cannot restart a server it did not start)")
+		}
+		if v.Baseline && v.Tune != nil {
+			bad(p+".tune", "the baseline variant cannot tune")
+		}
+		if v.Tune != nil && v.Tune.Restart && s.Target.Kind == "address" {
+			bad(p+".tune.restart", "only a managed or netns server can be restarted")
+		}
+	}
+	if bases != 1 {
+		bad("variants", "exactly one variant must be the baseline, found %d", bases)
+	}
+	if len(errs) > 0 {
+		return errors.New(strings.Join(errs, "\n"))
+	}
+	return nil
 }
 
-// WorkloadSpec is one load: redline bench options, or a redis-benchmark
-// command line pasted verbatim.
-type WorkloadSpec struct {
-	Name  string `json:"name" yaml:"name"`
-	Bench string `json:"bench" yaml:"bench"`
+// lineFinder returns "line N: " for a dotted path (list indexes as
+// numbers) in the YAML document, or "" when the path is not in it.
+func lineFinder(doc *yaml.Node) func(string) string {
+	return func(path string) string {
+		n := doc
+		if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
+			n = n.Content[0]
+		}
+		for _, part := range strings.Split(path, ".") {
+			next := child(n, part)
+			if next == nil {
+				break
+			}
+			n = next
+		}
+		if n == nil || n.Line == 0 {
+			return ""
+		}
+		return fmt.Sprintf("line %d: ", n.Line)
+	}
 }
 
-// VariantSpec is one arm of the experiment.
-type VariantSpec struct {
-	Name     string `json:"name" yaml:"name"`
-	Baseline bool   `json:"baseline,omitempty" yaml:"baseline,omitempty"`
-	// Tune applies host/Redis changes (journaled, rolled back after the
-	// variant's runs): named profiles, a plan file, and/or the doctor's
-	// safe fixes.
-	Tune *TuneSpec `json:"tune,omitempty" yaml:"tune,omitempty"`
-	// Server and Client override the scenario's for this variant; a
-	// changed server is restarted.
-	Server *ServerSpec `json:"server,omitempty" yaml:"server,omitempty"`
-	Client *ClientSpec `json:"client,omitempty" yaml:"client,omitempty"`
-}
-
-// TuneSpec is what a tuned variant changes.
-type TuneSpec struct {
-	Profiles []string `json:"profiles,omitempty" yaml:"profiles,omitempty"`
-	Plan     string   `json:"plan,omitempty" yaml:"plan,omitempty"`
-	Doctor   bool     `json:"doctor,omitempty" yaml:"doctor,omitempty"`
-	// Restart restarts a managed or netns server after the changes are
-	// applied (and again after they are rolled back), for settings read
-	// only when the server starts listening, such as net.core.somaxconn.
-	// Redis settings changed by CONFIG SET do not survive the restart: put
-	// them in the variant's server config instead.
-	Restart bool `json:"restart,omitempty" yaml:"restart,omitempty"`
+func child(n *yaml.Node, key string) *yaml.Node {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if n.Content[i].Value == key {
+				return n.Content[i+1]
+			}
+		}
+	case yaml.SequenceNode:
+		var idx int
+		if _, err := fmt.Sscanf(key, "%d", &idx); err == nil && idx < len(n.Content) {
+			return n.Content[idx]
+		}
+	}
+	return nil
 }

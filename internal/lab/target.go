@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"time"
 
+	"redline/internal/labdata"
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
@@ -23,7 +24,7 @@ type target struct {
 	logs    []string
 	pair    *netns.Pair
 	server  *redisserver.Server
-	spec    ServerSpec // the running server's settings
+	spec    labdata.ServerSpec // the running server's settings
 	running bool
 	stale   bool // restart at the next ensure even if the settings match
 	addr    string
@@ -34,7 +35,7 @@ type target struct {
 }
 
 // newTarget prepares the topology; the server starts with ensure.
-func newTarget(ctx context.Context, t TargetSpec) (*target, error) {
+func newTarget(ctx context.Context, t labdata.TargetSpec) (*target, error) {
 	tg := &target{kind: t.Kind, addr: t.Address, user: t.User, pass: t.Password}
 	if t.Kind == "netns" {
 		netns.RemoveStale()
@@ -65,7 +66,7 @@ func (t *target) serverNS() string {
 
 // ensure makes the server run with spec, restarting it when its settings
 // differ. An address target is only checked.
-func (t *target) ensure(ctx context.Context, spec ServerSpec) error {
+func (t *target) ensure(ctx context.Context, spec labdata.ServerSpec) error {
 	if t.kind == "address" {
 		if t.admin != nil {
 			return nil
@@ -100,7 +101,7 @@ func (t *target) ensure(ctx context.Context, spec ServerSpec) error {
 
 // serverOptions maps a ServerSpec onto redisserver options: CPU pinning
 // with taskset, NUMA binding with numactl.
-func serverOptions(spec ServerSpec) (redisserver.Options, error) {
+func serverOptions(spec labdata.ServerSpec) (redisserver.Options, error) {
 	o := redisserver.Options{Binary: spec.Binary, Config: append([]string{"maxclients 10000"}, spec.Config...)}
 	keys := make([]string, 0, len(spec.Env))
 	for k := range spec.Env {
@@ -183,8 +184,8 @@ func (t *target) pid(ctx context.Context) int {
 	return p
 }
 
-func (t *target) info() TargetInfo {
-	ti := TargetInfo{Kind: t.kind, Address: t.addr, ServerVersion: t.version}
+func (t *target) info() labdata.TargetInfo {
+	ti := labdata.TargetInfo{Kind: t.kind, Address: t.addr, ServerVersion: t.version}
 	switch {
 	case t.pair != nil:
 		ti.Topology = fmt.Sprintf("veth %s (%s, netns %s) <-> %s (%s, netns %s)", t.pair.ClientIf, t.pair.ClientIP, t.pair.Client, t.pair.ServerIf, t.pair.ServerIP, t.pair.Server)

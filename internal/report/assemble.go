@@ -4,12 +4,13 @@ import (
 	"fmt"
 
 	"redline/internal/benchdata"
+	"redline/internal/stats"
 )
 
 // assemble groups r.Runs into rows (by Row, in order of appearance) and
 // labels (in r.Labels order), computes each group's statistics and
 // compares it with the reference group of its row.
-func (r *Report) assemble(words verdictWords) {
+func (r *Report) assemble(words stats.Words) {
 	rows := map[string]*Workload{}
 	for _, s := range r.Runs {
 		if rows[s.Row] == nil {
@@ -83,7 +84,7 @@ func (w *Workload) Group(label string) *Group {
 	return nil
 }
 
-func (w *Workload) compare(ref string, words verdictWords) {
+func (w *Workload) compare(ref string, words stats.Words) {
 	rg := w.Group(ref)
 	if rg == nil {
 		return
@@ -111,7 +112,7 @@ func (s *Sample) describe() string {
 	return fmt.Sprintf("#%d (%s, %s, rep %d)", s.Index, s.Label, s.Workload, s.Rep)
 }
 
-// noteFewRuns cautions when verdicts rest on fewer than TrustedRuns runs.
+// noteFewRuns cautions when verdicts rest on fewer than stats.TrustedRuns runs.
 func (r *Report) noteFewRuns() {
 	fewest := 0
 	for _, w := range r.Workloads {
@@ -122,10 +123,10 @@ func (r *Report) noteFewRuns() {
 		}
 	}
 	switch {
-	case fewest == 0 || fewest >= TrustedRuns:
-	case fewest < MinRuns:
-		r.Notes = append(r.Notes, fmt.Sprintf("Some groups have only %d run(s): no verdict is given for them (it takes %d, and %d or more to trust one).", fewest, MinRuns, TrustedRuns))
+	case fewest == 0 || fewest >= stats.TrustedRuns:
+	case fewest < stats.MinRuns:
+		r.Notes = append(r.Notes, fmt.Sprintf("Some groups have only %d run(s): no verdict is given for them (it takes %d, and %d or more to trust one).", fewest, stats.MinRuns, stats.TrustedRuns))
 	default:
-		r.Notes = append(r.Notes, fmt.Sprintf("Some groups have only %d runs: with so few the bootstrap interval is narrow, so a verdict is indicative (at 3 runs a side, identical setups are called different about one time in eight); %d or more runs per group make it trustworthy.", fewest, TrustedRuns))
+		r.Notes = append(r.Notes, fmt.Sprintf("Some groups have only %d runs: with so few the bootstrap interval is narrow, so a verdict is indicative (at 3 runs a side, identical setups are called different about one time in eight); %d or more runs per group make it trustworthy.", fewest, stats.TrustedRuns))
 	}
 }

@@ -8,14 +8,14 @@ import (
 	"strings"
 
 	"redline/internal/benchdata"
-	"redline/internal/lab"
+	"redline/internal/labdata"
 )
 
 // item is one run while a merge labels it: where it came from and what it
 // measured.
 type item struct {
 	src *Source
-	run *lab.Run // nil for a bench document
+	run *labdata.Run // nil for a bench document
 	sum *benchdata.Summary
 	s   *Sample
 }
@@ -64,15 +64,15 @@ var fields = map[string]field{
 	"file":                   {"the file's name without directory and .json", func(it *item) string { return fileStem(it.src.Path) }},
 	"variant":                {"the lab variant (none for bench documents)", func(it *item) string { return it.s.Variant }},
 	"workload":               {"the lab workload, or the bench test's title", func(it *item) string { return it.s.Workload }},
-	"scenario":               {"the lab scenario's name", labField(func(r *lab.Result) string { return r.Scenario.Name })},
-	"host.hostname":          {"the server host's name (bench: the client's)", hostField(func(h lab.HostFacts) string { return h.Hostname }, func(c benchdata.ClientInfo) string { return c.Hostname })},
-	"host.kernel":            {"the server host's kernel release (bench: the client's)", hostField(func(h lab.HostFacts) string { return h.Kernel }, func(c benchdata.ClientInfo) string { return c.Kernel })},
-	"host.cpus":              {"the server host's CPU count (bench: the client's)", hostField(func(h lab.HostFacts) string { return itoa(h.CPUs) }, func(c benchdata.ClientInfo) string { return itoa(c.CPUs) })},
-	"host.arch":              {"the server host's architecture (lab only)", labField(func(r *lab.Result) string { return r.Host.Arch })},
-	"host.cpu_model":         {"the server host's CPU model (lab only)", labField(func(r *lab.Result) string { return r.Host.CPUModel })},
-	"host.virtualization":    {"the server host's virtualization (lab only)", labField(func(r *lab.Result) string { return r.Host.Virtual })},
-	"target.kind":            {"managed, netns or address (lab only)", labField(func(r *lab.Result) string { return r.Target.Kind })},
-	"target.topology":        {"how the load reached the server (lab only)", labField(func(r *lab.Result) string { return r.Target.Topology })},
+	"scenario":               {"the lab scenario's name", labField(func(r *labdata.Result) string { return r.Scenario.Name })},
+	"host.hostname":          {"the server host's name (bench: the client's)", hostField(func(h labdata.HostFacts) string { return h.Hostname }, func(c benchdata.ClientInfo) string { return c.Hostname })},
+	"host.kernel":            {"the server host's kernel release (bench: the client's)", hostField(func(h labdata.HostFacts) string { return h.Kernel }, func(c benchdata.ClientInfo) string { return c.Kernel })},
+	"host.cpus":              {"the server host's CPU count (bench: the client's)", hostField(func(h labdata.HostFacts) string { return itoa(h.CPUs) }, func(c benchdata.ClientInfo) string { return itoa(c.CPUs) })},
+	"host.arch":              {"the server host's architecture (lab only)", labField(func(r *labdata.Result) string { return r.Host.Arch })},
+	"host.cpu_model":         {"the server host's CPU model (lab only)", labField(func(r *labdata.Result) string { return r.Host.CPUModel })},
+	"host.virtualization":    {"the server host's virtualization (lab only)", labField(func(r *labdata.Result) string { return r.Host.Virtual })},
+	"target.kind":            {"managed, netns or address (lab only)", labField(func(r *labdata.Result) string { return r.Target.Kind })},
+	"target.topology":        {"how the load reached the server (lab only)", labField(func(r *labdata.Result) string { return r.Target.Topology })},
 	"target.server_version":  {"the server version the lab found", serverVersion},
 	"server.version":         {"the server version the run recorded", sumField(func(s *benchdata.Summary) string { return s.Server.Version })},
 	"server.allocator":       {"the server's allocator (INFO mem_allocator)", sumField(func(s *benchdata.Summary) string { return s.Server.Allocator })},
@@ -104,7 +104,7 @@ func sumField(f func(*benchdata.Summary) string) func(*item) string {
 	}
 }
 
-func labField(f func(*lab.Result) string) func(*item) string {
+func labField(f func(*labdata.Result) string) func(*item) string {
 	return func(it *item) string {
 		if it.src.Result == nil {
 			return ""
@@ -113,7 +113,7 @@ func labField(f func(*lab.Result) string) func(*item) string {
 	}
 }
 
-func hostField(fromLab func(lab.HostFacts) string, fromClient func(benchdata.ClientInfo) string) func(*item) string {
+func hostField(fromLab func(labdata.HostFacts) string, fromClient func(benchdata.ClientInfo) string) func(*item) string {
 	return func(it *item) string {
 		if it.src.Result != nil {
 			return fromLab(it.src.Result.Host)

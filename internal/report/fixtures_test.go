@@ -14,8 +14,9 @@ import (
 	"time"
 
 	"redline/internal/benchdata"
-	"redline/internal/lab"
-	"redline/internal/tune"
+	"redline/internal/change"
+	"redline/internal/labdata"
+	"redline/internal/stats"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and the synthetic input fixtures")
@@ -127,7 +128,7 @@ var labVariants = []struct {
 	{"io-threads-2", 1.0, 1.0, 4.7, []string{"io-threads 2"}},
 }
 
-func labFixture(complete bool) *lab.Result {
+func labFixture(complete bool) *labdata.Result {
 	rng := rand.New(rand.NewPCG(42, 7))
 	res := labSkeleton()
 	seq := 0
@@ -154,7 +155,7 @@ func labFixture(complete bool) *lab.Result {
 	return res
 }
 
-func labRun(rng *rand.Rand, seq, rep int, workload, cmd string, rps, medianNs float64, variant string, cpu float64) lab.Run {
+func labRun(rng *rand.Rand, seq, rep int, workload, cmd string, rps, medianNs float64, variant string, cpu float64) labdata.Run {
 	rs := runShape{
 		title: strings.ToUpper(workload), rps: noisy(rng, rps, 2.5), medianNs: noisy(rng, medianNs, 2), sigma: 0.35, n: 20000,
 		cfg:    benchdata.RunConfig{Target: "127.0.0.1:40123", Clients: 50, Requests: 20000, Pipeline: 1, Threads: 2, KeepAlive: true, KeySpace: 100000, PayloadBytes: 64, Precision: 3, Seed: uint64(seq)},
@@ -165,7 +166,7 @@ func labRun(rng *rand.Rand, seq, rep int, workload, cmd string, rps, medianNs fl
 	}
 	sum := rs.summary(rng)
 	c := noisy(rng, cpu, 3)
-	return lab.Run{Seq: seq, Variant: variant, Workload: workload, Rep: rep, Summary: sum,
+	return labdata.Run{Seq: seq, Variant: variant, Workload: workload, Rep: rep, Summary: sum,
 		ServerCPU: c * float64(sum.Requests) / 1e6, ServerCPUPerRequest: c}
 }
 
@@ -176,18 +177,19 @@ func ioThreadsOf(variant string) string {
 	return "1"
 }
 
-func labSkeleton() *lab.Result {
-	return &lab.Result{
-		Schema: lab.ResultSchema, Redline: "0.1.0",
+func labSkeleton() *labdata.Result {
+	return &labdata.Result{
+		Schema: labdata.ResultSchema, Redline: "0.1.0",
 		CommandLine:  []string{"redline", "lab", "scenarios/loopback.yaml", "-o", "out/"},
 		ScenarioFile: "scenarios/loopback.yaml",
 		Scenario:     fixtureScenario(),
+		Planned:      fixturePlanned(),
 		Started:      epoch,
-		Host: lab.HostFacts{Hostname: "lab1", Kernel: "6.1.0-28-amd64", Arch: "x86_64", CPUModel: "Intel Xeon Processor (Icelake)",
+		Host: labdata.HostFacts{Hostname: "lab1", Kernel: "6.1.0-28-amd64", Arch: "x86_64", CPUModel: "Intel Xeon Processor (Icelake)",
 			CPUs: 2, NUMANodes: 1, MemoryMiB: 24039, Virtual: "kvm", NICs: []string{"eth0 virtio_net node -1 queues 1"},
 			Notes: []string{"client and server share both CPUs (loopback)"}},
-		Target: lab.TargetInfo{Kind: "managed", Address: "127.0.0.1:40123", ServerVersion: "7.0.15", Binary: "/usr/bin/redis-server", Topology: "loopback"},
-		Findings: []lab.Finding{
+		Target: labdata.TargetInfo{Kind: "managed", Address: "127.0.0.1:40123", ServerVersion: "7.0.15", Binary: "/usr/bin/redis-server", Topology: "loopback"},
+		Findings: []labdata.Finding{
 			{ID: "somaxconn-low", Severity: "medium", Title: "listen backlog is small", Message: "net.core.somaxconn 128 is below the server's tcp-backlog 511; bursts of connects are dropped",
 				Evidence: []string{"/proc/sys/net/core/somaxconn = 128", "CONFIG GET tcp-backlog = 511"}, Fix: []string{"sysctl -w net.core.somaxconn=4096"}},
 			{ID: "thp-always", Severity: "high", Title: "transparent huge pages are always on", Message: "fork latency and memory use grow with THP enabled=always",
@@ -195,34 +197,47 @@ func labSkeleton() *lab.Result {
 			{ID: "irqbalance-active", Severity: "low", Title: "irqbalance moves the NIC's IRQs", Evidence: []string{"systemctl is-active irqbalance = active"}, Fix: []string{"systemctl stop irqbalance"}},
 			{ID: "clocksource", Severity: "info", Title: "clocksource is kvm-clock", Message: "fine for a VM"},
 		},
-		Variants: []lab.VariantInfo{
+		Variants: []labdata.VariantInfo{
 			{Name: "baseline", Baseline: true, Description: "the host as found"},
-			{Name: "tuned", Description: "the doctor's safe fixes", RolledBack: true, Plan: []lab.PlanStep{
-				{Change: tune.Change{Kind: tune.KindSysctl, Target: "net.core.somaxconn", Value: "4096", Why: "backlog below tcp-backlog", Rule: "somaxconn-low"}, Old: "128", Status: "restored"},
-				{Change: tune.Change{Kind: tune.KindFile, Target: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "never", Why: "THP stalls forks", Rule: "thp-always"}, Old: "always", Status: "restored"},
-				{Change: tune.Change{Kind: tune.KindService, Target: "irqbalance", Value: "inactive", Why: "keeps IRQs where placed", Rule: "irqbalance-active"}, Status: "refused", Note: "not safe on a shared host (--safe)"},
+			{Name: "tuned", Description: "the doctor's safe fixes", RolledBack: true, Plan: []labdata.PlanStep{
+				{Change: change.Change{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: "4096", Why: "backlog below tcp-backlog", Rule: "somaxconn-low"}, Old: "128", Status: "restored"},
+				{Change: change.Change{Kind: change.KindFile, Target: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "never", Why: "THP stalls forks", Rule: "thp-always"}, Old: "always", Status: "restored"},
+				{Change: change.Change{Kind: change.KindService, Target: "irqbalance", Value: "inactive", Why: "keeps IRQs where placed", Rule: "irqbalance-active"}, Status: "refused", Note: "not safe on a shared host (--safe)"},
 			}},
 			{Name: "io-threads-2", Description: "Redis with io-threads 2", Server: []string{"io-threads 2"}, Notes: []string{"server restarted for this variant"}},
 		},
 	}
 }
 
-func fixtureScenario() lab.Scenario {
-	sc := lab.Scenario{Name: "loopback", Description: "Managed redis-server on loopback: baseline, the doctor's safe fixes, io-threads.",
-		Target: lab.TargetSpec{Kind: "managed"}, Server: lab.ServerSpec{Config: []string{"save ''", "appendonly no"}},
+// fixturePlanned is the lab's plan for fixtureScenario: 3 repetitions of
+// every workload under every variant.
+func fixturePlanned() *labdata.PlannedRuns {
+	p := &labdata.PlannedRuns{}
+	for _, v := range labVariants {
+		for _, w := range labWorkloads {
+			p.Groups = append(p.Groups, labdata.PlannedGroup{Variant: v.name, Workload: w.name, Runs: 3})
+			p.Total += 3
+		}
+	}
+	return p
+}
+
+func fixtureScenario() labdata.Scenario {
+	sc := labdata.Scenario{Name: "loopback", Description: "Managed redis-server on loopback: baseline, the doctor's safe fixes, io-threads.",
+		Target: labdata.TargetSpec{Kind: "managed"}, Server: labdata.ServerSpec{Config: []string{"save ''", "appendonly no"}},
 		Repetitions: 3, Warmup: 2 * time.Second}
 	for _, w := range labWorkloads {
-		sc.Workloads = append(sc.Workloads, lab.WorkloadSpec{Name: w.name, Bench: w.cmd})
+		sc.Workloads = append(sc.Workloads, labdata.WorkloadSpec{Name: w.name, Bench: w.cmd})
 	}
 	for _, v := range labVariants {
-		sc.Variants = append(sc.Variants, lab.VariantSpec{Name: v.name, Baseline: v.name == "baseline"})
+		sc.Variants = append(sc.Variants, labdata.VariantSpec{Name: v.name, Baseline: v.name == "baseline"})
 	}
 	return sc
 }
 
 // fixtureComparisons plays the lab: each variant against the baseline.
-func fixtureComparisons(res *lab.Result) []lab.Comparison {
-	var cs []lab.Comparison
+func fixtureComparisons(res *labdata.Result) []labdata.Comparison {
+	var cs []labdata.Comparison
 	values := func(workload, variant string, f func(*benchdata.Summary) float64) []float64 {
 		var xs []float64
 		for _, r := range res.Runs {
@@ -240,10 +255,10 @@ func fixtureComparisons(res *lab.Result) []lab.Comparison {
 				f      func(*benchdata.Summary) float64
 			}{{"rps", true, func(s *benchdata.Summary) float64 { return s.RPS }}, {"p99_ms", false, func(s *benchdata.Summary) float64 { return s.Latency.P99 }}} {
 				x, ref := values(w.name, v.name, m.f), values(w.name, "baseline", m.f)
-				vs := compare(x, ref, m.higher, labWords)
-				cs = append(cs, lab.Comparison{Workload: w.name, Variant: v.name, Baseline: "baseline", Metric: m.name, HigherIsBetter: m.higher,
+				vs := compare(x, ref, m.higher, stats.LabWords)
+				cs = append(cs, labdata.Comparison{Workload: w.name, Variant: v.name, Baseline: "baseline", Metric: m.name, HigherIsBetter: m.higher,
 					N: len(x), BaselineN: len(ref), Median: median(x), BaselineMedian: median(ref), Min: spreadOf(x).Min, Max: spreadOf(x).Max,
-					Ratio: vs.Ratio, CILow: vs.CILow, CIHigh: vs.CIHigh, Verdict: vs.Verdict})
+					Ratio: vs.Ratio, CILow: vs.CILow, CIHigh: vs.CIHigh, HasCI: vs.HasCI, Verdict: vs.Verdict})
 			}
 		}
 	}

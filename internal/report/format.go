@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"redline/internal/stats"
 )
 
 // fmtRPS prints requests per second as a whole number with thousands
@@ -59,14 +61,7 @@ func fmtVersus(v *Versus, mark bool) string {
 // claims reports whether the verdict says there is a difference: only
 // then does a report print the size of the change.
 func claims(v *Versus) bool {
-	if v == nil {
-		return false
-	}
-	switch v.Verdict {
-	case labWords.better, labWords.worse, mergeWords.better, mergeWords.worse:
-		return true
-	}
-	return false
+	return v != nil && stats.Claims(v.Verdict)
 }
 
 // fmtVerdict prints the verdict, with the change in percent only when the
@@ -119,8 +114,8 @@ func unsafeShell(r rune) bool {
 // fmtBrief is a summary cell's verdict: the change when the verdict claims
 // one, the bare ratio when there were too few runs for a verdict.
 func fmtBrief(v *Versus) string {
-	if v.Verdict == VerdictTooFew {
-		return "(" + fmtRatio(v.Ratio) + "×, " + VerdictTooFew + ")"
+	if v.Verdict == stats.VerdictTooFew {
+		return "(" + fmtRatio(v.Ratio) + "×, " + stats.VerdictTooFew + ")"
 	}
 	return fmtVerdict(v)
 }

@@ -5,13 +5,14 @@ import (
 	"slices"
 	"strings"
 
-	"redline/internal/lab"
+	"redline/internal/labdata"
+	"redline/internal/stats"
 )
 
 // FromResult builds the report of one lab result: its variants are the
 // labels and its baseline the reference. file names the result in the
 // report's provenance ("" when it was not read from a file).
-func FromResult(res *lab.Result, file string) *Report {
+func FromResult(res *labdata.Result, file string) *Report {
 	r := &Report{Schema: ReportSchema, Title: labTitle(res), Dimension: "variant", Lab: res, markComputed: true}
 	r.Labels, r.Reference = variantLabels(res)
 	for i := range res.Runs {
@@ -19,14 +20,14 @@ func FromResult(res *lab.Result, file string) *Report {
 	}
 	splitMixedWorkloads(r.Runs)
 	r.Notes = labNotes(res)
-	r.assemble(labWords)
+	r.assemble(stats.LabWords)
 	r.useLabComparisons(res.Comparisons)
 	r.noteShortGroups(res.Scenario.Repetitions)
 	r.Inputs = []InputInfo{labInput(res, file, "")}
 	return r
 }
 
-func labTitle(res *lab.Result) string {
+func labTitle(res *labdata.Result) string {
 	if res.Scenario.Name == "" {
 		return "redline lab"
 	}
@@ -35,7 +36,7 @@ func labTitle(res *lab.Result) string {
 
 // variantLabels orders the variants as the lab described them, then any
 // only the scenario or the runs name, and finds the baseline.
-func variantLabels(res *lab.Result) (labels []string, ref string) {
+func variantLabels(res *labdata.Result) (labels []string, ref string) {
 	add := func(name string, baseline bool) {
 		if name != "" && !slices.Contains(labels, name) {
 			labels = append(labels, name)
@@ -59,7 +60,7 @@ func variantLabels(res *lab.Result) (labels []string, ref string) {
 	return labels, ref
 }
 
-func labSample(res *lab.Result, run *lab.Run, index int, file, label string) *Sample {
+func labSample(res *labdata.Result, run *labdata.Run, index int, file, label string) *Sample {
 	s := &Sample{
 		Index: index, Source: file, Label: label, Row: run.Workload,
 		Seq: run.Seq, Variant: run.Variant, Workload: run.Workload, Rep: run.Rep,
@@ -72,7 +73,7 @@ func labSample(res *lab.Result, run *lab.Run, index int, file, label string) *Sa
 
 // workloadCommand is the workload as the scenario wrote it, or else the
 // command line the run recorded.
-func workloadCommand(res *lab.Result, run *lab.Run) string {
+func workloadCommand(res *labdata.Result, run *labdata.Run) string {
 	for _, w := range res.Scenario.Workloads {
 		if w.Name == run.Workload && w.Bench != "" {
 			return w.Bench
@@ -85,34 +86,24 @@ func workloadCommand(res *lab.Result, run *lab.Run) string {
 }
 
 // useLabComparisons puts the lab's own comparisons in place of the ones
-// assemble computed: the lab's are the record of the experiment.
-func (r *Report) useLabComparisons(cs []lab.Comparison) {
+// assemble computed: the lab's are the record of the experiment (stats.Compare
+// made them; a v1 file's were judged again when it was read).
+func (r *Report) useLabComparisons(cs []labdata.Comparison) {
 	for _, c := range cs {
 		g := r.group(c.Workload, c.Variant)
 		if g == nil || g.Reference {
 			continue
 		}
 		v := &Versus{N: c.N, RefN: c.BaselineN, Ratio: c.Ratio, CILow: c.CILow, CIHigh: c.CIHigh,
-			HasCI: c.CILow != 0 || c.CIHigh != 0, Verdict: c.Verdict, ComputedBy: "lab"}
+			HasCI: c.HasCI, Verdict: c.Verdict, ComputedBy: "lab"}
 		switch c.Metric {
 		case "rps":
 			g.VsThroughput = v
 		case "p99_ms":
 			g.VsP99 = v
 		}
-		r.checkVerdict(c, v)
 	}
 	r.noteComputed()
-}
-
-// checkVerdict flags a lab verdict that claims a difference its own
-// interval does not support.
-func (r *Report) checkVerdict(c lab.Comparison, v *Versus) {
-	claims := c.Verdict == lab.VerdictHelps || c.Verdict == lab.VerdictHurts
-	if claims && v.HasCI && v.CILow <= 1 && v.CIHigh >= 1 {
-		r.Notes = append(r.Notes, fmt.Sprintf("The lab's verdict %q for %s on %s (%s) is not supported by its own 95%% interval %s, which includes 1: read it as no clear change.",
-			c.Verdict, c.Variant, c.Workload, c.Metric, fmtCI(v)))
-	}
 }
 
 func (r *Report) group(workload, label string) *Group {
@@ -161,12 +152,12 @@ func (r *Report) noteShortGroups(want int) {
 }
 
 // labNotes are the caveats about the experiment as a whole.
-func labNotes(res *lab.Result) []string {
+func labNotes(res *labdata.Result) []string {
 	var notes []string
 	if !res.Complete {
 		n := fmt.Sprintf("This lab run did not finish (the file is a partial record); the tables cover the %d runs it measured", len(res.Runs))
-		if p := plannedRuns(&res.Scenario); p > 0 {
-			n += fmt.Sprintf(" of the %d planned", p)
+		if res.Planned != nil && res.Planned.Total > 0 {
+			n += fmt.Sprintf(" of the %d planned", res.Planned.Total)
 		}
 		notes = append(notes, n+".")
 	}
@@ -182,13 +173,9 @@ func labNotes(res *lab.Result) []string {
 	return notes
 }
 
-func plannedRuns(sc *lab.Scenario) int {
-	return sc.Repetitions * len(sc.Workloads) * len(sc.Variants)
-}
-
 // variantNotes flags changes that did not happen as planned and a variant
 // the host was not recorded as restored from.
-func variantNotes(v lab.VariantInfo) []string {
+func variantNotes(v labdata.VariantInfo) []string {
 	count := map[string]int{}
 	for _, st := range v.Plan {
 		count[st.Status]++
@@ -206,7 +193,7 @@ func variantNotes(v lab.VariantInfo) []string {
 	return notes
 }
 
-func labInput(res *lab.Result, file, label string) InputInfo {
+func labInput(res *labdata.Result, file, label string) InputInfo {
 	in := InputInfo{
 		File: file, Label: label, Kind: "lab", Schema: res.Schema, Redline: res.Redline,
 		CommandLine: res.CommandLine, Started: res.Started, Finished: res.Finished,

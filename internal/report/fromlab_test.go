@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"redline/internal/lab"
+	"redline/internal/labdata"
+	"redline/internal/stats"
 )
 
 // TestFromResultUsesLabComparisons: the lab's own comparisons are the
@@ -41,7 +42,7 @@ func TestFromResultPartial(t *testing.T) {
 		}
 	}
 	g := r.group("set", "tuned")
-	if g.N != 2 || g.LeftOut != 1 || g.VsThroughput.ComputedBy != "report" || g.VsThroughput.Verdict != VerdictTooFew {
+	if g.N != 2 || g.LeftOut != 1 || g.VsThroughput.ComputedBy != "report" || g.VsThroughput.Verdict != stats.VerdictTooFew {
 		t.Errorf("tuned/set: N=%d left out=%d vs=%+v", g.N, g.LeftOut, g.VsThroughput)
 	}
 	if g.Requests != 40000 {
@@ -49,19 +50,20 @@ func TestFromResultPartial(t *testing.T) {
 	}
 }
 
-// TestUnsupportedLabVerdict: a verdict the interval does not support is
-// called out rather than repeated.
-func TestUnsupportedLabVerdict(t *testing.T) {
-	res := mustLoad(t, "lab.json").Result
-	for i := range res.Comparisons {
-		c := &res.Comparisons[i]
-		if c.Workload == "set" && c.Variant == "io-threads-2" && c.Metric == "rps" {
-			c.Verdict = lab.VerdictHelps
-		}
+// TestReadsV1Results: a file from before the schema recorded planned runs
+// and the minimum-runs rule still renders, with the same table as today's.
+func TestReadsV1Results(t *testing.T) {
+	old, cur := mustLoad(t, "lab-v1.json").Result, mustLoad(t, "lab.json").Result
+	if old.Schema != labdata.ResultSchemaV1 || cur.Schema != labdata.ResultSchema {
+		t.Fatalf("schemas %q and %q", old.Schema, cur.Schema)
 	}
-	r := FromResult(res, "lab.json")
-	if !anyContains(r.Notes, `verdict "helps" for io-threads-2 on set (rps) is not supported by its own 95% interval`) {
-		t.Errorf("notes %q", r.Notes)
+	a, b := FromResult(old, "lab.json"), FromResult(cur, "lab.json")
+	for i, w := range b.Workloads {
+		for j, g := range w.Groups {
+			if og := a.Workloads[i].Groups[j]; fmtVerdict(og.VsThroughput) != fmtVerdict(g.VsThroughput) || fmtCI(og.VsP99) != fmtCI(g.VsP99) {
+				t.Errorf("%s/%s: v1 reads %s %s, v2 %s %s", w.Name, g.Label, fmtVerdict(og.VsThroughput), fmtCI(og.VsP99), fmtVerdict(g.VsThroughput), fmtCI(g.VsP99))
+			}
+		}
 	}
 }
 
@@ -123,5 +125,20 @@ func TestFromResultSplitsMixedWorkloads(t *testing.T) {
 	}
 	if g := r.Workloads[0].Group("tuned"); g.N != 3 || g.VsThroughput.ComputedBy != "report" {
 		t.Errorf("tuned: N=%d %+v", g.N, g.VsThroughput)
+	}
+}
+
+// TestPlannedRunsAreTheLabs: the report says how many runs the lab
+// planned, as recorded (a -t set,get workload counts twice), and claims no
+// plan for a file that did not record one.
+func TestPlannedRunsAreTheLabs(t *testing.T) {
+	res := mustLoad(t, "lab-partial.json").Result
+	res.Planned = &labdata.PlannedRuns{Total: 30}
+	if r := FromResult(res, "x.json"); !anyContains(r.Notes, "the 14 runs it measured of the 30 planned") {
+		t.Errorf("notes %q", r.Notes)
+	}
+	res.Planned = nil
+	if r := FromResult(res, "x.json"); !anyContains(r.Notes, "the 14 runs it measured.") {
+		t.Errorf("notes %q", r.Notes)
 	}
 }

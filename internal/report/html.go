@@ -7,7 +7,7 @@ import (
 	"io"
 	"strings"
 
-	"redline/internal/lab"
+	"redline/internal/labdata"
 )
 
 //go:embed report.html.tmpl
@@ -56,7 +56,7 @@ type htmlCell struct{ Text, Class string }
 
 type htmlSeverity struct {
 	Name     string
-	Findings []lab.Finding
+	Findings []labdata.Finding
 }
 
 type htmlVariant struct {
@@ -115,7 +115,7 @@ func (v *htmlView) labContext(r *Report) {
 	}
 }
 
-func variantView(vi lab.VariantInfo, ref string) htmlVariant {
+func variantView(vi labdata.VariantInfo, ref string) htmlVariant {
 	hv := htmlVariant{Name: vi.Name, Description: vi.Description, Reference: vi.Name == ref,
 		RolledBack: rolledBack(vi), Server: strings.Join(vi.Server, "; "), Notes: vi.Notes}
 	hv.Warn = len(vi.Plan) > 0 && !vi.RolledBack

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"redline/internal/benchdata"
-	"redline/internal/lab"
+	"redline/internal/labdata"
 )
 
 // Source is one input file: a lab results file or a `redline bench --json`
@@ -22,7 +22,7 @@ type Source struct {
 	// Label is the explicit label, or "" when none was given.
 	Label string
 	// Result is set for a lab results file, Bench for a bench document.
-	Result *lab.Result
+	Result *labdata.Result
 	Bench  *benchdata.Document
 }
 
@@ -48,7 +48,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // readsWhat ends every "not a results file" message with what to give
 // instead.
 const readsWhat = "redline report reads the files written by `redline lab` (schema " +
-	lab.ResultSchema + ") and `redline bench --json` (schema " + benchdata.DocumentSchema + ")"
+	labdata.ResultSchema + ") and `redline bench --json` (schema " + benchdata.DocumentSchema + ")"
 
 // schemaField finds the schema of a file too damaged to decode.
 var schemaField = regexp.MustCompile(`"schema"\s*:\s*"([^"]{1,64})"`)
@@ -82,9 +82,11 @@ func Decode(name string, r io.Reader) (*Source, error) {
 	}
 	src := &Source{Path: name}
 	switch *head.Schema {
-	case lab.ResultSchema:
-		src.Result = new(lab.Result)
-		err = json.Unmarshal(b, src.Result)
+	case labdata.ResultSchema, labdata.ResultSchemaV1:
+		src.Result = new(labdata.Result)
+		if err = json.Unmarshal(b, src.Result); err == nil {
+			labdata.Upgrade(src.Result)
+		}
 	case benchdata.DocumentSchema:
 		src.Bench = new(benchdata.Document)
 		err = json.Unmarshal(b, src.Bench)
@@ -98,7 +100,7 @@ func Decode(name string, r io.Reader) (*Source, error) {
 }
 
 func unknownSchema(s string) string {
-	for _, known := range []string{lab.ResultSchema, benchdata.DocumentSchema} {
+	for _, known := range []string{labdata.ResultSchema, benchdata.DocumentSchema} {
 		family := known[:strings.LastIndex(known, "/")+1]
 		if strings.HasPrefix(s, family) {
 			return fmt.Sprintf("schema %q is a version this redline does not read (it reads %s); use the redline that wrote it, or a newer one", s, known)

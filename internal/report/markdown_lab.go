@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	"redline/internal/lab"
+	"redline/internal/labdata"
 )
 
 // writeLabContextMD writes what a single lab result adds: the machine,
@@ -35,7 +35,7 @@ func pairTable(mw *errWriter, rows [][2]string) {
 	table(mw, "ll", []string{"", ""}, cells)
 }
 
-func writeFindingsMD(mw *errWriter, fs []lab.Finding) {
+func writeFindingsMD(mw *errWriter, fs []labdata.Finding) {
 	mw.printf("\n## Doctor findings (before any change)\n")
 	if len(fs) == 0 {
 		mw.printf("\nNone recorded.\n")
@@ -50,7 +50,7 @@ func writeFindingsMD(mw *errWriter, fs []lab.Finding) {
 	}
 }
 
-func writeFindingMD(mw *errWriter, f lab.Finding) {
+func writeFindingMD(mw *errWriter, f labdata.Finding) {
 	mw.printf("- %s **%s**", code(f.ID), md(f.Title))
 	if f.Message != "" {
 		mw.printf(": %s", md(f.Message))
@@ -79,7 +79,7 @@ func writeVariantsMD(mw *errWriter, r *Report) {
 	}
 }
 
-func writeVariantBodyMD(mw *errWriter, v lab.VariantInfo) {
+func writeVariantBodyMD(mw *errWriter, v labdata.VariantInfo) {
 	if len(v.Plan) == 0 && len(v.Server) == 0 {
 		mw.printf("\nNo changes.\n")
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"redline/internal/benchdata"
+	"redline/internal/stats"
 )
 
 // MergeOptions says how Merge labels and compares runs from several files.
@@ -57,7 +58,7 @@ func Merge(srcs []*Source, o MergeOptions) (*Report, error) {
 	}
 	numberReps(r.Runs)
 	r.Notes = mergeNotes(srcs)
-	r.assemble(mergeWords)
+	r.assemble(stats.MergeWords)
 	r.Inputs = inputsOf(srcs)
 	r.notePooled()
 	return r, nil

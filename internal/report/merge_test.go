@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"redline/internal/lab"
+	"redline/internal/labdata"
 )
 
 func kernelSources(t *testing.T) []*Source {
@@ -151,7 +151,7 @@ func TestMergeErrors(t *testing.T) {
 		{"lab-only field on bench", func() []*Source { return kernelSources(t) }, MergeOptions{By: "host.cpu_model"}, "kernel-3.10.json: --by host.cpu_model"},
 		{"name not in file name", func() []*Source { return kernelSources(t) }, MergeOptions{By: "allocator"}, "no label for this file: give it as"},
 		{"unknown reference", func() []*Source { return kernelSources(t) }, MergeOptions{By: "kernel", Reference: "2.6"}, "--baseline 2.6: no such label; the labels are 3.10, 4.19, 5.4, 6.9"},
-		{"lab without runs", func() []*Source { return []*Source{{Path: "x.json", Result: &lab.Result{}}} }, MergeOptions{}, "no runs"},
+		{"lab without runs", func() []*Source { return []*Source{{Path: "x.json", Result: &labdata.Result{}}} }, MergeOptions{}, "no runs"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -169,7 +169,7 @@ func TestLoadErrors(t *testing.T) {
 		{"not JSON", "hello", "not a redline results file (invalid JSON at line 1"},
 		{"no schema", `{"results": []}`, `not a redline results file (no "schema" field)`},
 		{"other schema", `{"schema": "prometheus/v1"}`, `not a redline results file (schema "prometheus/v1")`},
-		{"newer lab", `{"schema": "redline.lab/v2"}`, `schema "redline.lab/v2" is a version this redline does not read`},
+		{"newer lab", `{"schema": "redline.lab/v3"}`, `schema "redline.lab/v3" is a version this redline does not read`},
 		{"bench summary", `{"schema": "redline.bench.summary/v1"}`, "is a single bench summary"},
 		{"truncated lab", "{\"schema\": \"redline.lab/v1\",\n\"runs\": [", "truncated or damaged redline.lab/v1 file (invalid JSON at line 2"},
 		{"wrong type", "{\"schema\": \"redline.lab/v1\",\n\"complete\": \"yes\"}", `field "complete" at line 2 holds a JSON string, want bool`},

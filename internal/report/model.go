@@ -6,7 +6,7 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
 	"redline/internal/benchdata"
-	"redline/internal/lab"
+	"redline/internal/labdata"
 )
 
 // ReportSchema names the layout of the JSON a report renders to.
@@ -32,7 +32,7 @@ type Report struct {
 
 	// Lab is the result a single-result report describes in full
 	// (findings, plans, host); nil for a merged report.
-	Lab *lab.Result `json:"-"`
+	Lab *labdata.Result `json:"-"`
 	// markComputed marks comparisons the report computed (a lab result
 	// normally carries its own).
 	markComputed bool

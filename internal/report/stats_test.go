@@ -1,11 +1,11 @@
 package report
 
 import (
-	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"redline/internal/benchdata"
+	"redline/internal/stats"
 )
 
 func TestCompareVerdicts(t *testing.T) {
@@ -22,11 +22,11 @@ func TestCompareVerdicts(t *testing.T) {
 		{"lower latency helps", []float64{90, 91, 89, 90.5, 89.5}, false, "helps"},
 		{"overlapping runs", []float64{99, 103, 98, 101, 100}, true, "no clear change"},
 		{"a big ratio from wild runs is not a gain", []float64{80, 160, 95, 150, 101}, true, "no clear change"},
-		{"two runs are too few", []float64{130, 131}, true, VerdictTooFew},
+		{"two runs are too few", []float64{130, 131}, true, stats.VerdictTooFew},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := compare(c.x, ref, c.higher, labWords)
+			v := compare(c.x, ref, c.higher, stats.LabWords)
 			if v.Verdict != c.want {
 				t.Fatalf("verdict %q, want %q (ratio %.3f CI %s)", v.Verdict, c.want, v.Ratio, fmtCI(v))
 			}
@@ -37,39 +37,6 @@ func TestCompareVerdicts(t *testing.T) {
 				t.Errorf("fmtVerdict %q: a percentage must appear exactly when a change is claimed", got)
 			}
 		})
-	}
-}
-
-func TestCompareIsDeterministic(t *testing.T) {
-	x, ref := []float64{1.1, 1.2, 1.05, 1.15}, []float64{1, 1.02, 0.98, 1.01}
-	a, b := compare(x, ref, true, mergeWords), compare(x, ref, true, mergeWords)
-	if *a != *b {
-		t.Errorf("same input, different results: %+v vs %+v", a, b)
-	}
-}
-
-// TestBootstrapFalsePositives measures how often identical setups get a
-// verdict, the figures MinRuns and TrustedRuns rest on.
-func TestBootstrapFalsePositives(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, c := range []struct {
-		n       int
-		maxRate float64
-	}{{5, 0.08}, {3, 0.20}} {
-		const trials = 150
-		fp := 0
-		for range trials {
-			x, y := make([]float64, c.n), make([]float64, c.n)
-			for i := range x {
-				x[i], y[i] = 100+rng.NormFloat64(), 100+rng.NormFloat64()
-			}
-			if claims(compare(x, y, true, mergeWords)) {
-				fp++
-			}
-		}
-		if rate := float64(fp) / trials; rate > c.maxRate {
-			t.Errorf("%d runs a side: %.0f%% of identical setups called different, want at most %.0f%%", c.n, 100*rate, 100*c.maxRate)
-		}
 	}
 }
 

@@ -5,6 +5,8 @@ import (
 	"html"
 	"math"
 	"strings"
+
+	"redline/internal/stats"
 )
 
 // Charts are hand-written SVG: small, exact, no fonts or scripts to embed,
@@ -234,7 +236,7 @@ func verdictClass(v *Versus) string {
 	switch {
 	case v == nil || !claims(v):
 		return "unclear"
-	case v.Verdict == labWords.better || v.Verdict == mergeWords.better:
+	case v.Verdict == stats.LabWords.Better || v.Verdict == stats.MergeWords.Better:
 		return "good"
 	}
 	return "bad"

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"redline/internal/lab"
+	"redline/internal/labdata"
 )
 
 // metric is one compared quantity; every format walks this table.
@@ -69,8 +69,8 @@ var severityRank = map[string]int{"critical": 0, "high": 1, "medium": 2, "warnin
 
 // findingsBySeverity groups findings under their severities, most severe
 // first, keeping the doctor's order within a severity.
-func findingsBySeverity(fs []lab.Finding) (order []string, by map[string][]lab.Finding) {
-	by = map[string][]lab.Finding{}
+func findingsBySeverity(fs []labdata.Finding) (order []string, by map[string][]labdata.Finding) {
+	by = map[string][]labdata.Finding{}
 	for _, f := range fs {
 		sev := strings.ToLower(orDefault(f.Severity, "unknown"))
 		if by[sev] == nil {
@@ -90,7 +90,7 @@ func rankOf(sev string) int {
 }
 
 // hostRows are the host facts as label/value pairs, absent ones left out.
-func hostRows(h lab.HostFacts) [][2]string {
+func hostRows(h labdata.HostFacts) [][2]string {
 	rows := [][2]string{
 		{"host", h.Hostname}, {"kernel", h.Kernel}, {"arch", h.Arch}, {"CPU", h.CPUModel},
 		{"CPUs", nonZero(h.CPUs)}, {"NUMA nodes", nonZero(h.NUMANodes)},
@@ -103,7 +103,7 @@ func hostRows(h lab.HostFacts) [][2]string {
 }
 
 // targetRows describe the server measured and the scenario's settings.
-func targetRows(res *lab.Result) [][2]string {
+func targetRows(res *labdata.Result) [][2]string {
 	t, sc := res.Target, res.Scenario
 	rows := [][2]string{
 		{"kind", t.Kind}, {"address", t.Address}, {"server version", t.ServerVersion},
@@ -118,7 +118,7 @@ func targetRows(res *lab.Result) [][2]string {
 	return present(rows)
 }
 
-func durationOf(sc lab.Scenario) string {
+func durationOf(sc labdata.Scenario) string {
 	if sc.Warmup == 0 {
 		return ""
 	}
@@ -156,7 +156,7 @@ func mib(n int64) string {
 }
 
 // planRow is one plan step as the report prints it.
-func planRow(i int, st lab.PlanStep) []string {
+func planRow(i int, st labdata.PlanStep) []string {
 	c := st.Change
 	return []string{itoa(i + 1), string(c.Kind), c.Target, orDefault(st.Old, "?") + " → " + c.Value, c.Why, c.Rule, st.Status, st.Note}
 }
@@ -164,7 +164,7 @@ func planRow(i int, st lab.PlanStep) []string {
 var planHeader = []string{"#", "kind", "target", "old → new", "why", "rule", "status", "note"}
 
 // rolledBack says what a reader needs to know about a variant's rollback.
-func rolledBack(v lab.VariantInfo) string {
+func rolledBack(v labdata.VariantInfo) string {
 	switch {
 	case len(v.Plan) == 0:
 		return ""

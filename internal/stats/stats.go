@@ -1,5 +1,6 @@
 // Package stats holds the statistics the lab and the reports share: the
-// median, and a percentile-bootstrap interval for a ratio of medians.
+// median, a percentile-bootstrap interval for a ratio of medians, and the
+// one verdict function (Compare) with its minimum-runs rule.
 package stats
 
 import (

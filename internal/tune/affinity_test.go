@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"redline/internal/change"
 	"redline/internal/host"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
@@ -54,7 +55,7 @@ func TestAffinityEveryThread(t *testing.T) {
 	}
 	s := affinitySystem()
 	state := t.TempDir()
-	p := &Plan{Version: 1, Changes: []Change{{Kind: KindAffinity, Target: strconv.Itoa(srv.Pid()), Value: "1"}}}
+	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: strconv.Itoa(srv.Pid()), Value: "1"}}}
 	if _, err := Apply(bg, s, p, ApplyOptions{StateDir: state}); err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func TestAffinityPerThreadRestore(t *testing.T) {
 	before := threadAffinities(t, srv.Pid())
 	s := affinitySystem()
 	state := t.TempDir()
-	p := &Plan{Version: 1, Changes: []Change{{Kind: KindAffinity, Target: strconv.Itoa(srv.Pid()), Value: "1"}}}
+	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: strconv.Itoa(srv.Pid()), Value: "1"}}}
 	res, err := Apply(bg, s, p, ApplyOptions{StateDir: state})
 	if err != nil {
 		t.Fatal(err)
@@ -110,7 +111,7 @@ func TestAffinityProcessExitedIsGone(t *testing.T) {
 	srv := redistest.StartWith(t, redisserver.Options{})
 	s := affinitySystem()
 	state := t.TempDir()
-	p := &Plan{Version: 1, Changes: []Change{{Kind: KindAffinity, Target: strconv.Itoa(srv.Pid()), Value: "0"}}}
+	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: strconv.Itoa(srv.Pid()), Value: "0"}}}
 	if _, err := Apply(bg, s, p, ApplyOptions{StateDir: state}); err != nil {
 		t.Fatal(err)
 	}
@@ -123,29 +124,9 @@ func TestAffinityProcessExitedIsGone(t *testing.T) {
 
 func TestAffinityNeedsLiveHost(t *testing.T) {
 	s, _, _ := rehearsal(t)
-	outs, err := Preview(bg, s, &Plan{Version: 1, Changes: []Change{{Kind: KindAffinity, Target: "1", Value: "0"}}})
+	outs, err := Preview(bg, s, &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: "1", Value: "0"}}})
 	if err != nil || outs[0].Status != StatusRefused || !strings.Contains(outs[0].Reason, "live host") {
 		t.Fatalf("affinity on a rehearsal tree: %+v %v", outs, err)
-	}
-}
-
-func TestSameAffinity(t *testing.T) {
-	cases := []struct {
-		a, b string
-		same bool
-	}{
-		{"0-1", "0,1", true},
-		{"0-1", "1", false},
-		{"10=0 11=1", "10=0 11=1 12=1", true},
-		{"10=0 11=1", "10=0 11=0", false},
-		{"1", "10=1 11=1", true},
-		{"1", "10=1 11=0", false},
-		{"10=0", "11=0", false},
-	}
-	for _, c := range cases {
-		if got := sameAffinity(c.a, c.b); got != c.same {
-			t.Errorf("sameAffinity(%q, %q) = %v", c.a, c.b, got)
-		}
 	}
 }
 
@@ -167,7 +148,7 @@ func TestAffinityGuard(t *testing.T) {
 	srv := redistest.Start(t)
 	s := affinitySystem()
 	pid := strconv.Itoa(srv.Pid())
-	p := &Plan{Version: 1, Changes: []Change{{Kind: KindAffinity, Target: pid, Value: "0", Guard: "comm=valkey-server"}}}
+	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: pid, Value: "0", Guard: "comm=valkey-server"}}}
 	outs, err := Preview(bg, s, p)
 	if err != nil || outs[0].Status != StatusRefused || !strings.Contains(outs[0].Reason, "stale") {
 		t.Fatalf("guard mismatch: %+v %v", outs, err)

@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"os"
 	"time"
+
+	"redline/internal/change"
 )
 
 // Outcome is what happened to one change (or what would happen, in a
 // preview).
 type Outcome struct {
-	Change Change `json:"change"`
+	Change change.Change `json:"change"`
 	// Old is the value before; New the value read back after (or the
 	// wanted value in a preview); Now the live value when a rollback or
 	// status found it changed by someone else.
@@ -84,7 +86,7 @@ func Preview(ctx context.Context, s *System, p *Plan) ([]Outcome, error) {
 }
 
 // preview is check + read for one change: refused, unchanged or planned.
-func preview(ctx context.Context, s *System, c Change) (Outcome, error) {
+func preview(ctx context.Context, s *System, c change.Change) (Outcome, error) {
 	ops, err := opsFor(c)
 	if err != nil {
 		return Outcome{}, err
@@ -102,7 +104,7 @@ func preview(ctx context.Context, s *System, c Change) (Outcome, error) {
 		}
 		return o, fmt.Errorf("%s: %w", c.Key(), err)
 	}
-	if ops.same(c, old, c.Value) {
+	if c.Same(old, c.Value) {
 		o.Status = StatusUnchanged
 	}
 	return o, nil
@@ -227,7 +229,7 @@ func (a *applier) run(ctx context.Context, p *Plan) (*ApplyResult, error) {
 			break
 		}
 	}
-	if failure == nil && a.info.Rewrite && anyApplied(res.Outcomes, KindRedisConfig) {
+	if failure == nil && a.info.Rewrite && anyApplied(res.Outcomes, change.KindRedisConfig) {
 		failure = redisRewrite(ctx, a.s)
 	}
 	if failure == nil {
@@ -248,7 +250,7 @@ func (a *applier) run(ctx context.Context, p *Plan) (*ApplyResult, error) {
 	return res, fmt.Errorf("%w (everything this apply changed was rolled back)", failure)
 }
 
-func anyApplied(outs []Outcome, k Kind) bool {
+func anyApplied(outs []Outcome, k change.Kind) bool {
 	for _, o := range outs {
 		if o.Status == StatusApplied && o.Change.Kind == k {
 			return true
@@ -296,7 +298,7 @@ func (a *applier) stop(step int, at phase) bool {
 }
 
 // one applies change c, the seq-th of the plan.
-func (a *applier) one(ctx context.Context, seq int, c Change) (Outcome, error) {
+func (a *applier) one(ctx context.Context, seq int, c change.Change) (Outcome, error) {
 	ops, _ := opsFor(c)
 	out := Outcome{Change: c}
 	// Check again: an earlier change may have made this one possible
@@ -309,7 +311,7 @@ func (a *applier) one(ctx context.Context, seq int, c Change) (Outcome, error) {
 		return a.refusedOrFailed(out, seq, c, err, false)
 	}
 	out.Old = old
-	if ops.same(c, old, c.Value) {
+	if c.Same(old, c.Value) {
 		out.Status, out.New = StatusUnchanged, old
 		return out, nil
 	}
@@ -330,7 +332,7 @@ func (a *applier) one(ctx context.Context, seq int, c Change) (Outcome, error) {
 
 // intent journals the old value (and what identifies the target) and
 // fsyncs it: only then may the write happen.
-func (a *applier) intent(ctx context.Context, ops *kindOps, seq int, c Change, old string) error {
+func (a *applier) intent(ctx context.Context, ops *kindOps, seq int, c change.Change, old string) error {
 	rec := record{Op: opIntent, Session: a.id, Seq: seq, Change: &c, Old: ptr(old)}
 	var err error
 	if ops.aux != nil {
@@ -346,10 +348,10 @@ func (a *applier) intent(ctx context.Context, ops *kindOps, seq int, c Change, o
 	return a.j.append(rec, true)
 }
 
-func (a *applier) readBack(ctx context.Context, ops *kindOps, seq int, c Change, out Outcome) (Outcome, error) {
+func (a *applier) readBack(ctx context.Context, ops *kindOps, seq int, c change.Change, out Outcome) (Outcome, error) {
 	got, err := ops.read(ctx, a.s, c)
 	rec := record{Op: opFailed, Session: a.id, Seq: seq}
-	if err == nil && !ops.same(c, got, c.Value) {
+	if err == nil && !c.Same(got, c.Value) {
 		// Record what was read: it is what this apply left, so rollback
 		// treats it as ours and restores the old value over it.
 		err, rec.Applied = mismatch(c, c.Value, got), ptr(got)
@@ -369,7 +371,7 @@ func (a *applier) readBack(ctx context.Context, ops *kindOps, seq int, c Change,
 
 // refusedOrFailed records a refusal (the apply goes on) or a failure (it
 // stops and rolls back). journaled says whether an intent precedes it.
-func (a *applier) refusedOrFailed(out Outcome, seq int, c Change, err error, journaled bool) (Outcome, error) {
+func (a *applier) refusedOrFailed(out Outcome, seq int, c change.Change, err error, journaled bool) (Outcome, error) {
 	if r, ok := AsRefusal(err); ok {
 		out.Status, out.Reason = StatusRefused, r.Error()
 		return out, a.j.append(record{Op: opRefused, Session: a.id, Seq: seq, Change: &c, Detail: out.Reason}, false)
@@ -392,7 +394,7 @@ func Warnings(s *System, p *Plan) []string {
 		if isIRQFile(c) {
 			irqs++
 		}
-		stops = stops || (c.Kind == KindService && c.Target == "irqbalance" && c.Value == "inactive")
+		stops = stops || (c.Kind == change.KindService && c.Target == "irqbalance" && c.Value == "inactive")
 	}
 	if irqs == 0 || stops {
 		return nil

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"redline/internal/change"
 )
 
 func TestApplyRollbackByteIdentical(t *testing.T) {
@@ -137,7 +139,7 @@ func TestRefusalsAreReportOnly(t *testing.T) {
 	simOf(s).Fail("/proc/irq/26/smp_affinity_list", syscall.EPERM) // a kernel-managed IRQ
 	simOf(s).ReadOnly("/proc/sys")
 	p := smallPlan()
-	p.Changes = append(p.Changes, Change{Kind: KindFile, Target: "/sys/class/net/eth0/queues/rx-7/rps_cpus", Value: "1"})
+	p.Changes = append(p.Changes, change.Change{Kind: change.KindFile, Target: "/sys/class/net/eth0/queues/rx-7/rps_cpus", Value: "1"})
 	state := t.TempDir()
 	res, err := Apply(bg, s, p, ApplyOptions{StateDir: state})
 	if err != nil {
@@ -220,9 +222,9 @@ func TestDriftIsLeftAndReported(t *testing.T) {
 func TestStackedApplies(t *testing.T) {
 	s, root, orig := rehearsal(t)
 	state := t.TempDir()
-	first := &Plan{Version: 1, Changes: []Change{{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "8192"}}}
-	second := &Plan{Version: 1, Changes: []Change{{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "16384"},
-		{Kind: KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "0"}}}
+	first := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: "8192"}}}
+	second := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: "16384"},
+		{Kind: change.KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "0"}}}
 	for _, p := range []*Plan{first, second} {
 		if _, err := Apply(bg, s, p, ApplyOptions{StateDir: state}); err != nil {
 			t.Fatal(err)
@@ -244,11 +246,11 @@ func TestStackedApplies(t *testing.T) {
 func TestRollbackOneSession(t *testing.T) {
 	s, root, orig := rehearsal(t)
 	state := t.TempDir()
-	first, err := Apply(bg, s, &Plan{Version: 1, Changes: []Change{{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "8192"}}}, ApplyOptions{StateDir: state})
+	first, err := Apply(bg, s, &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: "8192"}}}, ApplyOptions{StateDir: state})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Apply(bg, s, &Plan{Version: 1, Changes: []Change{{Kind: KindSysctl, Target: "vm.overcommit_memory", Value: "1"}}}, ApplyOptions{StateDir: state}); err != nil {
+	if _, err := Apply(bg, s, &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindSysctl, Target: "vm.overcommit_memory", Value: "1"}}}, ApplyOptions{StateDir: state}); err != nil {
 		t.Fatal(err)
 	}
 	rb, err := Rollback(bg, RollbackOptions{StateDir: state, Session: first.Session})
@@ -326,11 +328,11 @@ func TestDamagedJournalLineIsAnError(t *testing.T) {
 func TestUnchangedIsNotJournaled(t *testing.T) {
 	s, _, _ := rehearsal(t)
 	state := t.TempDir()
-	p := &Plan{Version: 1, Changes: []Change{
-		{Kind: KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: "32768 60999"},
-		{Kind: KindFile, Target: "/sys/kernel/mm/transparent_hugepage/defrag", Value: "madvise"},
-		{Kind: KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "0,1,2,3,4,5,6,7"},
-		{Kind: KindFile, Target: "/sys/class/net/eth0/queues/rx-1/rps_cpus", Value: "0"},
+	p := &Plan{Version: 1, Changes: []change.Change{
+		{Kind: change.KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: "32768 60999"},
+		{Kind: change.KindFile, Target: "/sys/kernel/mm/transparent_hugepage/defrag", Value: "madvise"},
+		{Kind: change.KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "0,1,2,3,4,5,6,7"},
+		{Kind: change.KindFile, Target: "/sys/class/net/eth0/queues/rx-1/rps_cpus", Value: "0"},
 	}}
 	res, err := Apply(bg, s, p, ApplyOptions{StateDir: state})
 	if err != nil || res.Count(StatusUnchanged) != 4 {
@@ -381,7 +383,7 @@ func TestVerify(t *testing.T) {
 func TestCoupledDirtySysctls(t *testing.T) {
 	s, root, orig := rehearsal(t)
 	state := t.TempDir()
-	p := &Plan{Version: 1, Changes: []Change{{Kind: KindSysctl, Target: "vm.dirty_bytes", Value: "100000000"}}}
+	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindSysctl, Target: "vm.dirty_bytes", Value: "100000000"}}}
 	if _, err := Apply(bg, s, p, ApplyOptions{StateDir: state}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"redline/internal/change"
 )
 
 // plan200 is a plan of 200 changes on a simulated tree: 100 IRQ affinities
@@ -16,8 +18,8 @@ func plan200(b *testing.B) (*System, *Plan) {
 		rps := fmt.Sprintf("/sys/class/net/eth0/queues/rx-%d/rps_cpus", i)
 		files[irq[1:]], files[rps[1:]] = "0-63\n", "00000000,00000000\n"
 		p.Changes = append(p.Changes,
-			Change{Kind: KindFile, Target: irq, Value: fmt.Sprint(i % 64)},
-			Change{Kind: KindFile, Target: rps, Value: "ff"})
+			change.Change{Kind: change.KindFile, Target: irq, Value: fmt.Sprint(i % 64)},
+			change.Change{Kind: change.KindFile, Target: rps, Value: "ff"})
 	}
 	return RehearsalSystem(writeTree(b, files)), p
 }
@@ -48,8 +50,8 @@ func BenchmarkApplyRollback200Veth(b *testing.B) {
 	for i := 0; i < 100; i++ {
 		q := fmt.Sprintf("/sys/class/net/%s/queues/", ifname)
 		p.Changes = append(p.Changes,
-			Change{Kind: KindFile, Target: fmt.Sprintf("%srx-%d/rps_cpus", q, i), Value: "1"},
-			Change{Kind: KindFile, Target: fmt.Sprintf("%stx-%d/xps_cpus", q, i), Value: "2"})
+			change.Change{Kind: change.KindFile, Target: fmt.Sprintf("%srx-%d/rps_cpus", q, i), Value: "1"},
+			change.Change{Kind: change.KindFile, Target: fmt.Sprintf("%stx-%d/xps_cpus", q, i), Value: "2"})
 	}
 	state := b.TempDir()
 	var apply, rollback time.Duration

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"redline/internal/change"
 	"redline/internal/host"
 )
 
@@ -120,7 +121,7 @@ func TestFixtureTreesApplyRollback(t *testing.T) {
 			}
 			for _, o := range res.Outcomes {
 				// Only what needs the live host may be refused here.
-				if o.Status == StatusRefused && o.Change.Kind != KindAffinity && o.Change.Kind != KindService {
+				if o.Status == StatusRefused && o.Change.Kind != change.KindAffinity && o.Change.Kind != change.KindService {
 					t.Errorf("%s refused on the fixture: %s", o.Change.Key(), o.Reason)
 				}
 			}
@@ -154,7 +155,7 @@ func TestFixtureKillEveryStep(t *testing.T) {
 		_, err := Apply(bg, RehearsalSystem(root), p, ApplyOptions{StateDir: state, hook: func(k int, ph phase) bool {
 			return k == step && ph == at
 		}})
-		refusedStep := p.Changes[step-1].Kind == KindAffinity || p.Changes[step-1].Kind == KindService
+		refusedStep := p.Changes[step-1].Kind == change.KindAffinity || p.Changes[step-1].Kind == change.KindService
 		if err != errKilled && !refusedStep {
 			t.Fatalf("step %d: apply was not killed: %v", step, err)
 		}

@@ -2,11 +2,9 @@ package tune
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"golang.org/x/sys/unix"
 )
@@ -62,35 +60,6 @@ func (o OSFS) CheckWrite(name string) error {
 		return &os.PathError{Op: "access", Path: p, Err: err}
 	}
 	return nil
-}
-
-// kernelPath checks that a file target is an absolute, clean path under
-// /proc or /sys: tune writes nowhere else.
-func kernelPath(p string) error {
-	if !filepath.IsAbs(p) || filepath.Clean(p) != p {
-		return fmt.Errorf("%q is not a clean absolute path (write it as /proc/... or /sys/...)", p)
-	}
-	if !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "/sys/") {
-		return fmt.Errorf("%q is outside /proc and /sys; tune writes only kernel files there", p)
-	}
-	return nil
-}
-
-// sysctlPath maps a sysctl name to its file. Dotted names use '.' as the
-// separator ("net.core.somaxconn"); a name with '/' uses '/' instead, so
-// interface names with dots stay expressible ("net/ipv4/conf/eth0.10/rp_filter").
-func sysctlPath(name string) (string, error) {
-	rel := name
-	if !strings.Contains(name, "/") {
-		rel = strings.ReplaceAll(name, ".", "/")
-	}
-	rel = strings.Trim(rel, "/")
-	for _, part := range strings.Split(rel, "/") {
-		if part == "" || part == "." || part == ".." {
-			return "", fmt.Errorf("sysctl %q is not a valid name (use dotted form like net.core.somaxconn)", name)
-		}
-	}
-	return "/proc/sys/" + rel, nil
 }
 
 // isMissing reports whether err means the file or process does not exist.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"redline/internal/change"
 	"redline/internal/tune/simfs"
 )
 
@@ -99,19 +100,19 @@ func requireSame(t testing.TB, want, got map[string]string, what string) {
 // smallPlan touches every file form in smallHost: plain and multi-value
 // sysctls, a coupled sysctl pair, CPU lists, masks, and a THP choice.
 func smallPlan() *Plan {
-	return &Plan{Version: PlanVersion, Changes: []Change{
-		{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "8192", Rule: "test"},
-		{Kind: KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: "1025 65000", Rule: "test"},
-		{Kind: KindSysctl, Target: "vm.dirty_bytes", Value: "268435456", Rule: "test"},
-		{Kind: KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "1"},
-		{Kind: KindFile, Target: "/proc/irq/25/smp_affinity_list", Value: "2,3"},
-		{Kind: KindFile, Target: "/proc/irq/26/smp_affinity_list", Value: "3"},
-		{Kind: KindFile, Target: "/proc/irq/27/smp_affinity", Value: "10"},
-		{Kind: KindFile, Target: "/sys/class/net/eth0/queues/rx-0/rps_cpus", Value: "f"},
-		{Kind: KindFile, Target: "/sys/class/net/eth0/queues/rx-0/rps_flow_cnt", Value: "4096"},
-		{Kind: KindFile, Target: "/sys/class/net/eth0/queues/tx-1/xps_cpus", Value: "0c"},
-		{Kind: KindFile, Target: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "madvise"},
-		{Kind: KindSysctl, Target: "net.core.rps_sock_flow_entries", Value: "32768"},
+	return &Plan{Version: PlanVersion, Changes: []change.Change{
+		{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: "8192", Rule: "test"},
+		{Kind: change.KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: "1025 65000", Rule: "test"},
+		{Kind: change.KindSysctl, Target: "vm.dirty_bytes", Value: "268435456", Rule: "test"},
+		{Kind: change.KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "1"},
+		{Kind: change.KindFile, Target: "/proc/irq/25/smp_affinity_list", Value: "2,3"},
+		{Kind: change.KindFile, Target: "/proc/irq/26/smp_affinity_list", Value: "3"},
+		{Kind: change.KindFile, Target: "/proc/irq/27/smp_affinity", Value: "10"},
+		{Kind: change.KindFile, Target: "/sys/class/net/eth0/queues/rx-0/rps_cpus", Value: "f"},
+		{Kind: change.KindFile, Target: "/sys/class/net/eth0/queues/rx-0/rps_flow_cnt", Value: "4096"},
+		{Kind: change.KindFile, Target: "/sys/class/net/eth0/queues/tx-1/xps_cpus", Value: "0c"},
+		{Kind: change.KindFile, Target: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "madvise"},
+		{Kind: change.KindSysctl, Target: "net.core.rps_sock_flow_entries", Value: "32768"},
 	}}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"redline/internal/change"
 	"redline/internal/netns"
 )
 
@@ -62,9 +63,9 @@ func TestHostSysctl(t *testing.T) {
 	// One more port at the top: harmless to anything else running.
 	wantRange := fmt.Sprintf("%s %d", f[0], atoi(t, f[1])-1)
 	wantSomax := fmt.Sprint(atoi(t, somax0) + 1)
-	p := &Plan{Version: 1, Changes: []Change{
-		{Kind: KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: wantRange},
-		{Kind: KindSysctl, Target: "net.core.somaxconn", Value: wantSomax},
+	p := &Plan{Version: 1, Changes: []change.Change{
+		{Kind: change.KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: wantRange},
+		{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: wantSomax},
 	}}
 	state := t.TempDir()
 	res, err := Apply(bg, liveSystem(t), p, ApplyOptions{StateDir: state})
@@ -127,13 +128,13 @@ func TestHostVirtioIRQAffinity(t *testing.T) {
 		if orig[path] == "1" {
 			want = "0"
 		}
-		p.Changes = append(p.Changes, Change{Kind: KindFile, Target: path, Value: want})
+		p.Changes = append(p.Changes, change.Change{Kind: change.KindFile, Target: path, Value: want})
 	}
 	managed := managedIRQ(t)
 	if managed != "" {
 		// A kernel-managed IRQ (virtio-blk's) refuses with EPERM: refused
 		// as unchangeable, and the rest still applies.
-		p.Changes = append(p.Changes, Change{Kind: KindFile, Target: "/proc/irq/" + managed + "/smp_affinity_list", Value: "0"})
+		p.Changes = append(p.Changes, change.Change{Kind: change.KindFile, Target: "/proc/irq/" + managed + "/smp_affinity_list", Value: "0"})
 	}
 	state := t.TempDir()
 	res, err := Apply(bg, liveSystem(t), p, ApplyOptions{StateDir: state})
@@ -226,12 +227,12 @@ func TestHostRPSOnVethInNetns(t *testing.T) {
 	root := mountNetnsSysfs(t, ns)
 	s := &System{Root: root, FS: OSFS{Root: root}, Live: true, euid: 0}
 	q := "/sys/class/net/" + ifname + "/queues/"
-	p := &Plan{Version: 1, Changes: []Change{
-		{Kind: KindFile, Target: q + "rx-0/rps_cpus", Value: "3"},
-		{Kind: KindFile, Target: q + "rx-1/rps_cpus", Value: "2"},
-		{Kind: KindFile, Target: q + "rx-0/rps_flow_cnt", Value: "4096"},
-		{Kind: KindFile, Target: q + "tx-0/xps_cpus", Value: "1"},
-		{Kind: KindFile, Target: q + "tx-1/xps_cpus", Value: "2"},
+	p := &Plan{Version: 1, Changes: []change.Change{
+		{Kind: change.KindFile, Target: q + "rx-0/rps_cpus", Value: "3"},
+		{Kind: change.KindFile, Target: q + "rx-1/rps_cpus", Value: "2"},
+		{Kind: change.KindFile, Target: q + "rx-0/rps_flow_cnt", Value: "4096"},
+		{Kind: change.KindFile, Target: q + "tx-0/xps_cpus", Value: "1"},
+		{Kind: change.KindFile, Target: q + "tx-1/xps_cpus", Value: "2"},
 	}}
 	before := map[string]string{}
 	for _, c := range p.Changes {
@@ -265,7 +266,7 @@ func TestHostVethChannelsInNetns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Plan{Version: 1, Changes: []Change{{Kind: KindChannels, Target: ifname, Value: "rx=2 tx=2"}}}
+	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindChannels, Target: ifname, Value: "rx=2 tx=2"}}}
 	state := t.TempDir()
 	if _, err := Apply(bg, s, p, ApplyOptions{StateDir: state}); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"redline/internal/change"
 )
 
 // The journal is one append-only file of JSON lines, journal.jsonl in the
@@ -53,7 +55,7 @@ type record struct {
 	Session string            `json:"session"`
 	Seq     int               `json:"seq,omitempty"`
 	Time    time.Time         `json:"time"`
-	Change  *Change           `json:"change,omitempty"`
+	Change  *change.Change    `json:"change,omitempty"`
 	Old     *string           `json:"old,omitempty"`
 	Aux     map[string]string `json:"aux,omitempty"`
 	Ident   string            `json:"ident,omitempty"`

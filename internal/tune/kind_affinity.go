@@ -2,7 +2,6 @@ package tune
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"redline/internal/change"
 	"redline/internal/host"
 )
 
@@ -19,14 +19,11 @@ import (
 // with server_cpulist), and restoring it puts each thread back.
 
 func init() {
-	registerKind(KindAffinity, &kindOps{
-		validate: validateAffinity,
+	registerKind(change.KindAffinity, &kindOps{
 		check:    checkAffinity,
 		read:     readAffinity,
 		write:    writeAffinity,
-		same:     func(_ Change, a, b string) bool { return sameAffinity(a, b) },
 		identity: processStart,
-		lostOn:   "process exit",
 	})
 }
 
@@ -66,18 +63,7 @@ func (SchedAffinity) Set(tid int, cpus host.CPUSet) error {
 	return nil
 }
 
-func validateAffinity(c Change) error {
-	if pid, err := strconv.Atoi(c.Target); err != nil || pid <= 0 {
-		return errors.New("target must be a process id")
-	}
-	if c.Guard != "" && !strings.HasPrefix(c.Guard, "comm=") {
-		return fmt.Errorf("guard %q: an affinity guard is comm=NAME", c.Guard)
-	}
-	_, _, err := parseAffinity(c.Value)
-	return err
-}
-
-func checkAffinity(ctx context.Context, s *System, c Change) error {
+func checkAffinity(ctx context.Context, s *System, c change.Change) error {
 	if s.Affinity == nil {
 		return refuse("thread affinity can only be set on the live host", nil)
 	}
@@ -112,7 +98,7 @@ func threads(s *System, pid string) ([]int, error) {
 
 // readAffinity returns one CPU list when every thread has the same
 // affinity, else "TID=LIST ..." for each thread.
-func readAffinity(_ context.Context, s *System, c Change) (string, error) {
+func readAffinity(_ context.Context, s *System, c change.Change) (string, error) {
 	if s.Affinity == nil {
 		return "", refuse("thread affinity can only be read on the live host", nil)
 	}
@@ -157,34 +143,11 @@ func formatAffinity(per map[int]host.CPUSet) string {
 	return strings.Join(parts, " ")
 }
 
-// parseAffinity reads a CPU list (all threads) or "TID=LIST ..." (per
-// thread).
-func parseAffinity(v string) (all host.CPUSet, per map[int]host.CPUSet, err error) {
-	if !strings.Contains(v, "=") {
-		all, err = host.ParseCPUList(v)
-		if err == nil && all.IsEmpty() {
-			err = errors.New("empty CPU list")
-		}
-		return all, nil, err
-	}
-	per = map[int]host.CPUSet{}
-	for _, f := range strings.Fields(v) {
-		t, list, _ := strings.Cut(f, "=")
-		tid, terr := strconv.Atoi(t)
-		cpus, lerr := host.ParseCPUList(list)
-		if terr != nil || lerr != nil || cpus.IsEmpty() {
-			return host.CPUSet{}, nil, fmt.Errorf("%q is not TID=CPULIST", f)
-		}
-		per[tid] = cpus
-	}
-	return host.CPUSet{}, per, nil
-}
-
 // writeAffinity pins every thread. With a per-thread value, threads born
 // since it was read get the main thread's old affinity, as they would have
 // inherited it.
-func writeAffinity(_ context.Context, s *System, c Change, v string) error {
-	all, per, err := parseAffinity(v)
+func writeAffinity(_ context.Context, s *System, c change.Change, v string) error {
+	all, per, err := change.ParseAffinity(v)
 	if err != nil {
 		return err
 	}
@@ -210,46 +173,10 @@ func writeAffinity(_ context.Context, s *System, c Change, v string) error {
 	return nil
 }
 
-// sameAffinity compares two affinity values over the threads both name.
-func sameAffinity(a, b string) bool {
-	allA, perA, errA := parseAffinity(a)
-	allB, perB, errB := parseAffinity(b)
-	if errA != nil || errB != nil {
-		return a == b
-	}
-	switch {
-	case perA == nil && perB == nil:
-		return allA.Equal(allB)
-	case perA == nil:
-		return everyThread(perB, allA)
-	case perB == nil:
-		return everyThread(perA, allB)
-	}
-	common := 0
-	for tid, cpus := range perA {
-		if other, ok := perB[tid]; ok {
-			if !other.Equal(cpus) {
-				return false
-			}
-			common++
-		}
-	}
-	return common > 0
-}
-
-func everyThread(per map[int]host.CPUSet, cpus host.CPUSet) bool {
-	for _, c := range per {
-		if !c.Equal(cpus) {
-			return false
-		}
-	}
-	return true
-}
-
 // processStart is field 22 of /proc/PID/stat, the start time in clock
 // ticks since boot: with the boot id it tells a restarted process (or a
 // reused pid) from the one the change was made to.
-func processStart(_ context.Context, s *System, c Change) (string, error) {
+func processStart(_ context.Context, s *System, c change.Change) (string, error) {
 	b, err := s.FS.ReadFile("/proc/" + c.Target + "/stat")
 	if err != nil {
 		return "", classify(c, err)

@@ -2,14 +2,13 @@ package tune
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/safchain/ethtool"
 
+	"redline/internal/change"
 	"redline/internal/netns"
 )
 
@@ -20,13 +19,10 @@ import (
 // placement and re-plan afterwards.
 
 func init() {
-	registerKind(KindChannels, &kindOps{
-		validate: validateChannels,
-		check:    checkChannels,
-		read:     readChannels,
-		write:    writeChannels,
-		same:     func(_ Change, a, b string) bool { return sameChannels(a, b) },
-		lostOn:   "reboot or driver reload",
+	registerKind(change.KindChannels, &kindOps{
+		check: checkChannels,
+		read:  readChannels,
+		write: writeChannels,
 	})
 }
 
@@ -95,15 +91,7 @@ func (e Ethtool) open() (t *ethtool.Ethtool, err error) {
 	return t, err
 }
 
-func validateChannels(c Change) error {
-	if c.Target == "" || len(c.Target) > 15 || strings.ContainsAny(c.Target, "/ \t") {
-		return errors.New("not a network interface name")
-	}
-	_, err := parseChannels(c.Value)
-	return err
-}
-
-func checkChannels(ctx context.Context, s *System, c Change) error {
+func checkChannels(ctx context.Context, s *System, c change.Change) error {
 	if s.Channels == nil {
 		return refuse("NIC channels can only be changed on the live host", nil)
 	}
@@ -114,7 +102,7 @@ func checkChannels(ctx context.Context, s *System, c Change) error {
 	if err != nil {
 		return classify(c, err)
 	}
-	want, _ := parseChannels(c.Value)
+	want, _ := change.ParseChannels(c.Value)
 	for k, v := range want {
 		if limit := channelField(&max, k); v > *limit {
 			return fmt.Errorf("%s: %s=%d is above the driver's maximum %d (see ethtool -l %s)", c.Target, k, v, *limit, c.Target)
@@ -123,7 +111,7 @@ func checkChannels(ctx context.Context, s *System, c Change) error {
 	return nil
 }
 
-func readChannels(_ context.Context, s *System, c Change) (string, error) {
+func readChannels(_ context.Context, s *System, c change.Change) (string, error) {
 	if s.Channels == nil {
 		return "", refuse("NIC channels can only be read on the live host", nil)
 	}
@@ -135,8 +123,8 @@ func readChannels(_ context.Context, s *System, c Change) (string, error) {
 }
 
 // writeChannels changes the counts named in v and keeps the others.
-func writeChannels(_ context.Context, s *System, c Change, v string) error {
-	want, err := parseChannels(v)
+func writeChannels(_ context.Context, s *System, c change.Change, v string) error {
+	want, err := change.ParseChannels(v)
 	if err != nil {
 		return err
 	}
@@ -150,55 +138,14 @@ func writeChannels(_ context.Context, s *System, c Change, v string) error {
 	return classify(c, s.Channels.Set(c.Target, cur))
 }
 
-var channelKeys = []string{"rx", "tx", "other", "combined"}
-
 func channelField(c *Channels, key string) *uint32 {
 	return map[string]*uint32{"rx": &c.RX, "tx": &c.TX, "other": &c.Other, "combined": &c.Combined}[key]
 }
 
 func formatChannels(c Channels) string {
-	parts := make([]string, len(channelKeys))
-	for i, k := range channelKeys {
+	parts := make([]string, len(change.ChannelKeys))
+	for i, k := range change.ChannelKeys {
 		parts[i] = k + "=" + strconv.FormatUint(uint64(*channelField(&c, k)), 10)
 	}
 	return strings.Join(parts, " ")
-}
-
-// parseChannels reads "N" (combined) or "rx=N tx=M ...".
-func parseChannels(v string) (map[string]uint32, error) {
-	v = strings.TrimSpace(v)
-	if n, err := strconv.ParseUint(v, 10, 32); err == nil {
-		if n == 0 {
-			return nil, errors.New("a NIC needs at least one combined channel")
-		}
-		return map[string]uint32{"combined": uint32(n)}, nil
-	}
-	out := map[string]uint32{}
-	for _, f := range strings.Fields(v) {
-		k, num, _ := strings.Cut(f, "=")
-		n, err := strconv.ParseUint(num, 10, 32)
-		if err != nil || !slices.Contains(channelKeys, k) {
-			return nil, fmt.Errorf("channel value %q: want N (combined) or rx=N tx=N other=N combined=N", v)
-		}
-		out[k] = uint32(n)
-	}
-	if len(out) == 0 {
-		return nil, errors.New("empty channel value")
-	}
-	return out, nil
-}
-
-// sameChannels compares the counts both values name.
-func sameChannels(a, b string) bool {
-	x, errA := parseChannels(a)
-	y, errB := parseChannels(b)
-	if errA != nil || errB != nil {
-		return a == b
-	}
-	for k, v := range x {
-		if w, ok := y[k]; ok && w != v {
-			return false
-		}
-	}
-	return true
 }

@@ -2,13 +2,13 @@ package tune
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
-	"regexp"
 	"strings"
 	"time"
+
+	"redline/internal/change"
 )
 
 // Services (irqbalance): stopped or started through systemd where the host
@@ -17,13 +17,10 @@ import (
 // says what to run.
 
 func init() {
-	registerKind(KindService, &kindOps{
-		validate: validateService,
-		check:    checkService,
-		read:     readService,
-		write:    writeService,
-		same:     func(_ Change, a, b string) bool { return serviceState(a) == serviceState(b) },
-		lostOn:   "reboot (an enabled unit starts again)",
+	registerKind(change.KindService, &kindOps{
+		check: checkService,
+		read:  readService,
+		write: writeService,
 	})
 }
 
@@ -34,19 +31,7 @@ type ServiceController interface {
 	Set(ctx context.Context, unit, state string) error
 }
 
-var unitName = regexp.MustCompile(`^[A-Za-z0-9:_.@-]+$`)
-
-func validateService(c Change) error {
-	if !unitName.MatchString(c.Target) {
-		return errors.New("not a service unit name")
-	}
-	if c.Value != "active" && c.Value != "inactive" {
-		return fmt.Errorf("value %q must be active or inactive", c.Value)
-	}
-	return nil
-}
-
-func checkService(ctx context.Context, s *System, c Change) error {
+func checkService(ctx context.Context, s *System, c change.Change) error {
 	if s.Services == nil {
 		return refuse("services can only be changed on the live host", nil)
 	}
@@ -54,7 +39,7 @@ func checkService(ctx context.Context, s *System, c Change) error {
 		return err
 	}
 	cur, err := s.Services.State(ctx, c.Target)
-	if err != nil || serviceState(cur) == c.Value {
+	if err != nil || change.ServiceState(cur) == c.Value {
 		return err
 	}
 	// A controller that cannot change services says so before anything
@@ -67,25 +52,15 @@ func checkService(ctx context.Context, s *System, c Change) error {
 	return nil
 }
 
-func readService(ctx context.Context, s *System, c Change) (string, error) {
+func readService(ctx context.Context, s *System, c change.Change) (string, error) {
 	if s.Services == nil {
 		return "", refuse("services can only be read on the live host", nil)
 	}
 	return s.Services.State(ctx, c.Target)
 }
 
-func writeService(ctx context.Context, s *System, c Change, v string) error {
-	return s.Services.Set(ctx, c.Target, serviceState(v))
-}
-
-// serviceState folds systemd's transitional states into the two a change
-// can ask for.
-func serviceState(v string) string {
-	switch strings.TrimSpace(v) {
-	case "active", "activating", "reloading", "refreshing":
-		return "active"
-	}
-	return "inactive"
+func writeService(ctx context.Context, s *System, c change.Change, v string) error {
+	return s.Services.Set(ctx, c.Target, change.ServiceState(v))
 }
 
 // DetectServices returns systemd control when the host booted with

@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"fmt"
 	"time"
+
+	"redline/internal/change"
 )
 
 // Status is what happened to a change, or where it stands.
@@ -30,7 +32,7 @@ const (
 type Entry struct {
 	Session string            `json:"session"`
 	Seq     int               `json:"seq"`
-	Change  Change            `json:"change"`
+	Change  change.Change     `json:"change"`
 	Old     string            `json:"old"`
 	Aux     map[string]string `json:"aux,omitempty"`
 	Ident   string            `json:"ident,omitempty"`

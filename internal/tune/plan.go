@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"redline/internal/change"
 )
 
 // PlanVersion is the plan file format this redline reads and writes.
@@ -23,10 +25,10 @@ type Plan struct {
 	// Host is the hostname the plan was made for; apply warns elsewhere.
 	Host string `json:"host,omitempty" yaml:"host,omitempty"`
 	// Sources are the profiles and findings the changes came from.
-	Sources []string   `json:"sources,omitempty" yaml:"sources,omitempty"`
-	Redis   *PlanRedis `json:"redis,omitempty" yaml:"redis,omitempty"`
-	Notes   []string   `json:"notes,omitempty" yaml:"notes,omitempty"`
-	Changes []Change   `json:"changes" yaml:"changes"`
+	Sources []string        `json:"sources,omitempty" yaml:"sources,omitempty"`
+	Redis   *PlanRedis      `json:"redis,omitempty" yaml:"redis,omitempty"`
+	Notes   []string        `json:"notes,omitempty" yaml:"notes,omitempty"`
+	Changes []change.Change `json:"changes" yaml:"changes"`
 }
 
 // PlanRedis is the Redis server a plan's redis-config changes go to.
@@ -56,7 +58,7 @@ func (p *Plan) Validate() error {
 			errs = append(errs, fmt.Errorf("changes %d and %d both set %s; keep one", j+1, i+1, c.Key()))
 		}
 		seen[c.Key()] = i
-		if c.Kind == KindRedisConfig && (p.Redis == nil || p.Redis.Addr == "") {
+		if c.Kind == change.KindRedisConfig && (p.Redis == nil || p.Redis.Addr == "") {
 			errs = append(errs, fmt.Errorf("change %d sets Redis %s but the plan has no redis.addr", i+1, c.Target))
 		}
 	}
@@ -179,8 +181,8 @@ func annotate(doc *yaml.Node, comments map[int]string) {
 
 // FromChanges makes a plan of changes (doctor findings' fixes, or a list
 // written by hand); source names where they came from.
-func FromChanges(changes []Change, source string) *Plan {
-	p := &Plan{Version: PlanVersion, Changes: append([]Change(nil), changes...)}
+func FromChanges(changes []change.Change, source string) *Plan {
+	p := &Plan{Version: PlanVersion, Changes: append([]change.Change(nil), changes...)}
 	if source != "" {
 		p.Sources = []string{source}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"redline/internal/change"
 )
 
 const yamlPlan = `version: 1
@@ -86,9 +88,9 @@ func TestParsePlanErrors(t *testing.T) {
 }
 
 func TestMergeKeepsFirst(t *testing.T) {
-	a := FromChanges([]Change{{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "1", Rule: "a"}}, "a")
-	b := FromChanges([]Change{{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "2", Rule: "b"},
-		{Kind: KindSysctl, Target: "vm.overcommit_memory", Value: "1", Rule: "b"}}, "b")
+	a := FromChanges([]change.Change{{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: "1", Rule: "a"}}, "a")
+	b := FromChanges([]change.Change{{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: "2", Rule: "b"},
+		{Kind: change.KindSysctl, Target: "vm.overcommit_memory", Value: "1", Rule: "b"}}, "b")
 	a.Merge(b)
 	if len(a.Changes) != 2 || a.Changes[0].Value != "1" || len(a.Notes) != 1 || len(a.Sources) != 2 {
 		t.Fatalf("merged: %+v", a)
@@ -102,7 +104,7 @@ func FuzzParsePlan(f *testing.F) {
 	f.Add([]byte(yamlPlan))
 	f.Add([]byte(`{"version":1,"changes":[{"kind":"file","target":"/sys/x/rps_cpus","value":"f"}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, err := ParseSource(b, "", "info")
+		p, err := ParseSource(b, "")
 		if err != nil {
 			return
 		}

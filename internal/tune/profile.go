@@ -6,7 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"redline/internal/change"
 	"redline/internal/host"
+	"redline/internal/placement"
 )
 
 // PlanInput is what the planner knows about the machine and what the user
@@ -104,14 +106,14 @@ func PlanProfiles(in PlanInput, names ...string) (*Plan, error) {
 
 func (pc *planContext) needsRedis() bool {
 	for _, c := range pc.plan.Changes {
-		if c.Kind == KindRedisConfig {
+		if c.Kind == change.KindRedisConfig {
 			return true
 		}
 	}
 	return false
 }
 
-func (pc *planContext) add(rule string, c Change) {
+func (pc *planContext) add(rule string, c change.Change) {
 	c.Rule = rule
 	pc.plan.Changes = append(pc.plan.Changes, c)
 }
@@ -188,87 +190,12 @@ func (pc *planContext) pickRedis() (*host.Process, error) {
 	return nil, fmt.Errorf("several Redis processes (pids %s); choose one with --pid", strings.Join(pids, ", "))
 }
 
-// nicCPUs returns the CPUs local to the NIC, without isolated and
-// nohz_full CPUs (irqbalance bans them too), and the node they are on (-1
-// when the machine has one node and the NIC does not say).
+// nicCPUs returns the CPUs local to the NIC that may take its work and
+// the node they are on, as placement decides them for IRQs.
 func (pc *planContext) nicCPUs(nic *host.NIC) (host.CPUSet, int, error) {
-	snap := pc.in.Host
-	online := onlineCPUs(snap)
-	node, known := -1, false
-	switch {
-	case pc.in.NICNode != nil:
-		node, known = *pc.in.NICNode, true
-	case nic.NUMANode != nil && *nic.NUMANode >= 0:
-		node, known = *nic.NUMANode, true
+	cpus, node, notes, err := placement.LocalCPUs(pc.in.Host, nic, pc.in.NICNode)
+	for _, n := range notes {
+		pc.note("%s", n)
 	}
-	var cpus host.CPUSet
-	switch {
-	case known:
-		cpus = snap.NodeCPUs(node)
-		if cpus.IsEmpty() {
-			return cpus, node, fmt.Errorf("NUMA node %d has no CPUs on this host", node)
-		}
-	case len(snap.NUMA.Nodes) > 1:
-		return cpus, -1, fmt.Errorf("%s does not report its NUMA node (-1) and this machine has %d nodes: redline will not guess (Intel's set_irq_affinity silently takes node 0); pass --nic-node N", nic.Name, len(snap.NUMA.Nodes))
-	default:
-		cpus = online
-		pc.note("%s reports NUMA node -1 (unknown); the machine has one node, so every CPU (%s) is local", nic.Name, online.List())
-	}
-	cpus = cpus.Intersect(online)
-	if banned := bannedCPUs(snap).Intersect(cpus); !banned.IsEmpty() {
-		pc.note("CPUs %s are isolated or nohz_full: left out of IRQ and RPS placement", banned.List())
-		cpus = cpus.Difference(banned)
-	}
-	if cpus.IsEmpty() {
-		return cpus, node, fmt.Errorf("no online, non-isolated CPU is local to %s", nic.Name)
-	}
-	return cpus, node, nil
-}
-
-func onlineCPUs(snap *host.Snapshot) host.CPUSet {
-	if snap.CPU.Online != nil {
-		return snap.CPU.Online.Clone()
-	}
-	var s host.CPUSet
-	for _, c := range snap.CPU.CPUs {
-		if c.Online {
-			s.Add(c.ID)
-		}
-	}
-	return s
-}
-
-func bannedCPUs(snap *host.Snapshot) host.CPUSet {
-	var s host.CPUSet
-	for _, set := range []*host.CPUSet{snap.CPU.Isolated, snap.CPU.NohzFull} {
-		if set != nil {
-			s = s.Union(*set)
-		}
-	}
-	return s
-}
-
-// redisCPUs are the CPUs of Redis's main and io threads: their affinity
-// when pinned narrower than the online CPUs, else the CPU each last ran on
-// (pinned is then false: the scheduler may move them).
-func redisCPUs(snap *host.Snapshot, p *host.Process) (cpus host.CPUSet, pinned bool) {
-	online := onlineCPUs(snap)
-	pinned = true
-	for _, t := range p.Threads {
-		if t.Role != "main" && t.Role != "io" {
-			continue
-		}
-		allowed := t.CPUsAllowed
-		if allowed == nil {
-			allowed = p.CPUsAllowed
-		}
-		switch {
-		case allowed != nil && !online.IsSubsetOf(*allowed):
-			cpus = cpus.Union(*allowed)
-		case t.CPU != nil:
-			cpus.Add(*t.CPU)
-			pinned = false
-		}
-	}
-	return cpus, pinned
+	return cpus, node, err
 }

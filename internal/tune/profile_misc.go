@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"redline/internal/change"
 	"redline/internal/host"
+	"redline/internal/placement"
 )
 
 // buildMemory applies the memory settings Redis itself warns about at
@@ -12,24 +14,24 @@ import (
 func buildMemory(pc *planContext) error {
 	snap := pc.in.Host
 	if v, ok := snap.Sysctls["vm.overcommit_memory"]; ok && v != "1" {
-		pc.add("memory", Change{Kind: KindSysctl, Target: "vm.overcommit_memory", Value: "1",
+		pc.add("memory", change.Change{Kind: change.KindSysctl, Target: "vm.overcommit_memory", Value: "1",
 			Why: "Redis warns unless it is 1: BGSAVE and replication fork() can fail under the heuristic"})
 	}
 	if snap.THP != nil {
 		thp := map[string]string{"enabled": snap.THP.Enabled, "defrag": snap.THP.Defrag}
 		for _, f := range []string{"enabled", "defrag"} {
 			if thp[f] == "always" {
-				pc.add("memory", Change{Kind: KindFile, Target: "/sys/kernel/mm/transparent_hugepage/" + f, Value: "madvise",
+				pc.add("memory", change.Change{Kind: change.KindFile, Target: "/sys/kernel/mm/transparent_hugepage/" + f, Value: "madvise",
 					Why: "THP " + f + "=always: fork copy-on-write latency and memory (Redis's own warning suggests madvise); restart Redis to drop huge pages it has"})
 			}
 		}
 	}
 	if len(snap.NUMA.Nodes) > 1 && snap.Sysctls["kernel.numa_balancing"] == "1" {
-		pc.add("memory", Change{Kind: KindSysctl, Target: "kernel.numa_balancing", Value: "0",
+		pc.add("memory", change.Change{Kind: change.KindSysctl, Target: "kernel.numa_balancing", Value: "0",
 			Why: "NUMA hinting faults and page migration stall the Redis main thread (GitLab production incident 7660)"})
 	}
 	if v, ok := snap.Sysctls["vm.zone_reclaim_mode"]; ok && v != "0" {
-		pc.add("memory", Change{Kind: KindSysctl, Target: "vm.zone_reclaim_mode", Value: "0",
+		pc.add("memory", change.Change{Kind: change.KindSysctl, Target: "vm.zone_reclaim_mode", Value: "0",
 			Why: "vm.rst: leave zone reclaim off for cache-like workloads"})
 	}
 	return nil
@@ -53,7 +55,7 @@ func buildRedisConfig(pc *planContext) error {
 		return fmt.Errorf("the redis-config profile needs the server's address (--redis HOST:PORT)")
 	}
 	for _, s := range redisSettings {
-		pc.add("redis-config", Change{Kind: KindRedisConfig, Target: s.name, Value: s.value, Why: s.why})
+		pc.add("redis-config", change.Change{Kind: change.KindRedisConfig, Target: s.name, Value: s.value, Why: s.why})
 	}
 	proc, err := pc.pickRedis()
 	if err != nil || proc == nil {
@@ -120,7 +122,7 @@ func (pc *planContext) rpsCPUs(local host.CPUSet) host.CPUSet {
 	}
 	busy := pc.bindTo
 	if busy.IsEmpty() {
-		busy, _ = redisCPUs(pc.in.Host, proc)
+		busy, _ = placement.RedisCPUs(pc.in.Host, proc)
 	}
 	if rest := local.Difference(busy); !rest.IsEmpty() {
 		return rest
@@ -135,10 +137,10 @@ func (pc *planContext) rpsQueue(nic *host.NIC, q host.RxQueue, cpus host.CPUSet,
 	target := fmt.Sprintf("/sys/class/net/%s/queues/rx-%d/rps_cpus", nic.Name, q.Index)
 	switch {
 	case redundant && !q.RPSCPUs.IsEmpty():
-		pc.add("rps-xps", Change{Kind: KindFile, Target: target, Value: "0",
+		pc.add("rps-xps", change.Change{Kind: change.KindFile, Target: target, Value: "0",
 			Why: "one RX queue per local CPU already: RPS only adds an inter-processor interrupt per packet"})
 	case !redundant:
-		pc.add("rps-xps", Change{Kind: KindFile, Target: target, Value: cpus.Mask(),
+		pc.add("rps-xps", change.Change{Kind: change.KindFile, Target: target, Value: cpus.Mask(),
 			Why: fmt.Sprintf("%d RX queue(s) for %d local CPUs: spread packet processing over CPUs %s, local to the NIC, away from Redis's main thread", len(nic.RxQueues), local, cpus.List())})
 	}
 }
@@ -147,7 +149,7 @@ func (pc *planContext) rpsQueue(nic *host.NIC, q host.RxQueue, cpus host.CPUSet,
 // table and the per-queue counts must be set (scaling.rst).
 func (pc *planContext) rfs(nic *host.NIC) {
 	if cur, ok := pc.in.Host.Sysctls.Int("net.core.rps_sock_flow_entries"); ok && cur < rfsEntries {
-		pc.add("rps-xps", Change{Kind: KindSysctl, Target: "net.core.rps_sock_flow_entries", Value: strconv.Itoa(rfsEntries),
+		pc.add("rps-xps", change.Change{Kind: change.KindSysctl, Target: "net.core.rps_sock_flow_entries", Value: strconv.Itoa(rfsEntries),
 			Why: "RFS global flow table (scaling.rst: 32768 works fairly well)"})
 	}
 	per := rfsEntries / len(nic.RxQueues)
@@ -155,7 +157,7 @@ func (pc *planContext) rfs(nic *host.NIC) {
 		if q.RPSUnsupported || q.RPSFlowCnt == nil || *q.RPSFlowCnt >= per {
 			continue
 		}
-		pc.add("rps-xps", Change{Kind: KindFile, Target: fmt.Sprintf("/sys/class/net/%s/queues/rx-%d/rps_flow_cnt", nic.Name, q.Index),
+		pc.add("rps-xps", change.Change{Kind: change.KindFile, Target: fmt.Sprintf("/sys/class/net/%s/queues/rx-%d/rps_flow_cnt", nic.Name, q.Index),
 			Value: strconv.Itoa(per), Why: fmt.Sprintf("RFS per-queue table: %d entries / %d queues", rfsEntries, len(nic.RxQueues))})
 	}
 }
@@ -186,7 +188,7 @@ func (pc *planContext) xps(nic *host.NIC) {
 		pc.note("%s has no multi-queue XPS to set (single TX queue, or xps_cpus absent)", nic.Name)
 		return
 	}
-	online := onlineCPUs(pc.in.Host)
+	online := placement.OnlineCPUs(pc.in.Host)
 	if partitions(queues, online) {
 		pc.note("%s's XPS already maps every CPU to one TX queue: left alone", nic.Name)
 		return
@@ -202,7 +204,7 @@ func (pc *planContext) xps(nic *host.NIC) {
 		if maps[i].IsEmpty() {
 			continue
 		}
-		pc.add("rps-xps", Change{Kind: KindFile, Target: fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", nic.Name, q.Index),
+		pc.add("rps-xps", change.Change{Kind: change.KindFile, Target: fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", nic.Name, q.Index),
 			Value: maps[i].Mask(), Why: fmt.Sprintf("CPUs %s transmit on tx-%d only", maps[i].List(), q.Index)})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"redline/internal/change"
 	"redline/internal/host"
 )
 
@@ -61,7 +62,7 @@ func (pc *planContext) raise(sysctls host.Sysctls, r raise) {
 	if err != nil || n >= r.to {
 		return
 	}
-	pc.add("net-sysctl", Change{Kind: KindSysctl, Target: r.name, Value: strconv.FormatInt(r.to, 10), Why: r.why})
+	pc.add("net-sysctl", change.Change{Kind: change.KindSysctl, Target: r.name, Value: strconv.FormatInt(r.to, 10), Why: r.why})
 }
 
 // Port range targets: wide enough for a benchmark's or proxy's many
@@ -85,7 +86,7 @@ func (pc *planContext) portRange(sysctls host.Sysctls) {
 		return
 	}
 	nlo, nhi := min(lo, portRangeLow), max(hi, portRangeHigh)
-	pc.add("net-sysctl", Change{Kind: KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: fmt.Sprintf("%d %d", nlo, nhi),
+	pc.add("net-sysctl", change.Change{Kind: change.KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: fmt.Sprintf("%d %d", nlo, nhi),
 		Why: fmt.Sprintf("more ephemeral ports for clients (was %d-%d); 'Cannot assign requested address' when they run out", lo, hi)})
 	pc.reservePorts(sysctls, nlo, nhi)
 }
@@ -113,7 +114,7 @@ func (pc *planContext) reservePorts(sysctls host.Sysctls, lo, hi int) {
 	for _, p := range add {
 		value = strings.TrimPrefix(value+","+strconv.Itoa(p), ",")
 	}
-	pc.add("net-sysctl", Change{Kind: KindSysctl, Target: "net.ipv4.ip_local_reserved_ports", Value: value,
+	pc.add("net-sysctl", change.Change{Kind: change.KindSysctl, Target: "net.ipv4.ip_local_reserved_ports", Value: value,
 		Why: fmt.Sprintf("keep Redis's ports %v out of the widened ephemeral range", add)})
 }
 
@@ -172,6 +173,6 @@ func (pc *planContext) twBuckets(snap *host.Snapshot) {
 	if err != nil || snap.Net.TcpExt["TCPTimeWaitOverflow"] == 0 {
 		return
 	}
-	pc.add("net-sysctl", Change{Kind: KindSysctl, Target: "net.ipv4.tcp_max_tw_buckets", Value: strconv.FormatInt(cur*2, 10),
+	pc.add("net-sysctl", change.Change{Kind: change.KindSysctl, Target: "net.ipv4.tcp_max_tw_buckets", Value: strconv.FormatInt(cur*2, 10),
 		Why: fmt.Sprintf("TCPTimeWaitOverflow is %d: TIME_WAIT sockets were destroyed early", snap.Net.TcpExt["TCPTimeWaitOverflow"])})
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"redline/internal/change"
 	"redline/internal/host"
 )
 
@@ -84,7 +85,7 @@ func TestIRQLocalPlacement(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Changes[0].Kind != KindService || p.Changes[0].Value != "inactive" {
+	if p.Changes[0].Kind != change.KindService || p.Changes[0].Value != "inactive" {
 		t.Fatalf("irqbalance is not stopped before the IRQ writes: %v", p.Changes[0])
 	}
 	got := irqPlacement(t, p)
@@ -147,9 +148,9 @@ func TestIRQLocalWithNUMABind(t *testing.T) {
 	for _, cpu := range irqPlacement(t, p) {
 		irqs.Add(cpu)
 	}
-	var bind *Change
+	var bind *change.Change
 	for i := range p.Changes {
-		if p.Changes[i].Kind == KindAffinity {
+		if p.Changes[i].Kind == change.KindAffinity {
 			bind = &p.Changes[i]
 		}
 	}
@@ -167,7 +168,7 @@ func TestIRQLocalWithNUMABind(t *testing.T) {
 			t.Errorf("IRQ on CPU %d, which was kept for Redis", cpu)
 		}
 	}
-	if p.Changes[len(p.Changes)-1].Kind != KindAffinity {
+	if p.Changes[len(p.Changes)-1].Kind != change.KindAffinity {
 		t.Error("numa-bind should come after irq-local in the plan")
 	}
 	if !hasNote(p, "numactl --cpunodebind=1 --membind=1") {
@@ -219,7 +220,7 @@ func TestKeepIrqbalance(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range p.Changes {
-		if c.Kind == KindService {
+		if c.Kind == change.KindService {
 			t.Fatalf("irqbalance stopped despite KeepIrqbalance")
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"redline/internal/change"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
 )
@@ -25,7 +26,7 @@ func configGet(t *testing.T, srv *redisserver.Server, name string) string {
 	return v.Elems[1].Str
 }
 
-func redisPlan(srv *redisserver.Server, changes ...Change) *Plan {
+func redisPlan(srv *redisserver.Server, changes ...change.Change) *Plan {
 	return &Plan{Version: 1, Redis: &PlanRedis{Addr: srv.Addr()}, Changes: changes}
 }
 
@@ -37,12 +38,12 @@ func TestRedisConfigApplyRollback(t *testing.T) {
 		before[n] = configGet(t, srv, n)
 	}
 	p := redisPlan(srv,
-		Change{Kind: KindRedisConfig, Target: "maxmemory", Value: "100mb"},
-		Change{Kind: KindRedisConfig, Target: "maxmemory-policy", Value: "ALLKEYS-LRU"},
-		Change{Kind: KindRedisConfig, Target: "hz", Value: "50"},
+		change.Change{Kind: change.KindRedisConfig, Target: "maxmemory", Value: "100mb"},
+		change.Change{Kind: change.KindRedisConfig, Target: "maxmemory-policy", Value: "ALLKEYS-LRU"},
+		change.Change{Kind: change.KindRedisConfig, Target: "hz", Value: "50"},
 		// One class only: Redis keeps the others and reads back all three.
-		Change{Kind: KindRedisConfig, Target: "client-output-buffer-limit", Value: "pubsub 64mb 16mb 90"},
-		Change{Kind: KindRedisConfig, Target: "save", Value: "900 1"},
+		change.Change{Kind: change.KindRedisConfig, Target: "client-output-buffer-limit", Value: "pubsub 64mb 16mb 90"},
+		change.Change{Kind: change.KindRedisConfig, Target: "save", Value: "900 1"},
 	)
 	s := redisSystem(srv)
 	defer s.Close()
@@ -74,9 +75,9 @@ func TestRedisConfigApplyRollback(t *testing.T) {
 func TestRedisImmutableAndUnknownAreRefused(t *testing.T) {
 	srv := redistest.Start(t)
 	p := redisPlan(srv,
-		Change{Kind: KindRedisConfig, Target: "io-threads", Value: "4"},
-		Change{Kind: KindRedisConfig, Target: "no-such-parameter", Value: "1"},
-		Change{Kind: KindRedisConfig, Target: "hz", Value: "20"},
+		change.Change{Kind: change.KindRedisConfig, Target: "io-threads", Value: "4"},
+		change.Change{Kind: change.KindRedisConfig, Target: "no-such-parameter", Value: "1"},
+		change.Change{Kind: change.KindRedisConfig, Target: "hz", Value: "20"},
 	)
 	s := redisSystem(srv)
 	defer s.Close()
@@ -103,8 +104,8 @@ func TestRedisBadValueRollsBack(t *testing.T) {
 	srv := redistest.Start(t)
 	hz := configGet(t, srv, "hz")
 	p := redisPlan(srv,
-		Change{Kind: KindRedisConfig, Target: "hz", Value: "77"},
-		Change{Kind: KindRedisConfig, Target: "maxmemory-policy", Value: "sometimes"},
+		change.Change{Kind: change.KindRedisConfig, Target: "hz", Value: "77"},
+		change.Change{Kind: change.KindRedisConfig, Target: "maxmemory-policy", Value: "sometimes"},
 	)
 	s := redisSystem(srv)
 	defer s.Close()
@@ -124,7 +125,7 @@ func TestRedisRestartIsGone(t *testing.T) {
 	port := srv.Port
 	s := redisSystem(srv)
 	state := t.TempDir()
-	if _, err := Apply(bg, s, redisPlan(srv, Change{Kind: KindRedisConfig, Target: "hz", Value: "42"}), ApplyOptions{StateDir: state}); err != nil {
+	if _, err := Apply(bg, s, redisPlan(srv, change.Change{Kind: change.KindRedisConfig, Target: "hz", Value: "42"}), ApplyOptions{StateDir: state}); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
@@ -148,7 +149,7 @@ func TestRedisRewrite(t *testing.T) {
 	srv := redistest.Start(t)
 	s := redisSystem(srv)
 	defer s.Close()
-	p := redisPlan(srv, Change{Kind: KindRedisConfig, Target: "maxmemory", Value: "123mb"})
+	p := redisPlan(srv, change.Change{Kind: change.KindRedisConfig, Target: "maxmemory", Value: "123mb"})
 	p.Redis.Rewrite = true
 	state := t.TempDir()
 	if _, err := Apply(bg, s, p, ApplyOptions{StateDir: state}); err != nil {
@@ -167,41 +168,12 @@ func TestRedisRewrite(t *testing.T) {
 	}
 }
 
-func TestRedisNormal(t *testing.T) {
-	cases := []struct {
-		a, b string
-		same bool
-	}{
-		{"1gb", "1073741824", true},
-		{"1k", "1000", true},
-		{"100MB", "104857600", true},
-		{"Yes", "yes", true},
-		{"900 1  300 10", "900 1 300 10", true},
-		{"allkeys-lru", "allkeys-lfu", false},
-	}
-	c := Change{Kind: KindRedisConfig, Target: "x"}
-	for _, tc := range cases {
-		if got := c.Same(tc.a, tc.b); got != tc.same {
-			t.Errorf("Same(%q, %q) = %v", tc.a, tc.b, got)
-		}
-	}
-	cob := Change{Kind: KindRedisConfig, Target: "client-output-buffer-limit"}
-	if !cob.Same("replica 256mb 64mb 60", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60") {
-		t.Error("one class should match the full list")
-	}
-	if cob.Same("pubsub 1mb 1mb 1", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60") {
-		t.Error("a different pubsub limit should not match")
-	}
-}
-
-// The redis-config kind authenticates through redisadmin as an ACL user,
-// and a wrong password fails without showing it.
 func TestRedisConfigAuthenticates(t *testing.T) {
 	srv := redistest.Start(t, "user tuner on >tuner-pw ~* &* +@all")
 	s := redisSystem(srv)
 	s.Redis.User, s.Redis.Password = "tuner", "tuner-pw"
 	defer s.Close()
-	c := Change{Kind: KindRedisConfig, Target: "hz", Value: "20"}
+	c := change.Change{Kind: change.KindRedisConfig, Target: "hz", Value: "20"}
 	if v, err := readRedisConfig(bg, s, c); err != nil || v == "" {
 		t.Fatalf("read hz as tuner: %q, %v", v, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"syscall"
+
+	"redline/internal/change"
 )
 
 // Refusal is a change tune will not (or cannot) make on this machine, with
@@ -55,7 +57,7 @@ var errnoRefusals = []struct {
 
 // classify turns an error from reading or writing c into a Refusal when it
 // is one, and leaves it alone otherwise.
-func classify(c Change, err error) error {
+func classify(c change.Change, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -77,12 +79,12 @@ func classify(c Change, err error) error {
 	return err
 }
 
-func isIRQFile(c Change) bool {
-	return c.Kind == KindFile && strings.HasPrefix(c.Target, "/proc/irq/")
+func isIRQFile(c change.Change) bool {
+	return c.Kind == change.KindFile && strings.HasPrefix(c.Target, "/proc/irq/")
 }
 
 // mismatch is a read-back that differs from what was written.
-func mismatch(c Change, wrote, got string) error {
+func mismatch(c change.Change, wrote, got string) error {
 	return fmt.Errorf("%s %s: wrote %q but read back %q (the kernel or server did not take the value)", c.Kind, c.Target, wrote, strings.TrimSpace(got))
 }
 

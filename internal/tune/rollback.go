@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"redline/internal/change"
 )
 
 // RollbackOptions controls Rollback.
@@ -146,7 +148,7 @@ func (r *roller) session(ctx context.Context, sess *Session) (*RollbackResult, e
 		if op == opRestoreFailed {
 			errs = append(errs, fmt.Errorf("%s: %s", e.Change.Key(), out.Reason))
 		}
-		restoredRedis = restoredRedis || (op == opRestored && e.Change.Kind == KindRedisConfig)
+		restoredRedis = restoredRedis || (op == opRestored && e.Change.Kind == change.KindRedisConfig)
 		res.Outcomes = append(res.Outcomes, out)
 		if r.progress != nil {
 			r.progress(out)
@@ -202,10 +204,10 @@ func (r *roller) entry(ctx context.Context, env rollEnv, e *Entry) (Outcome, str
 	}
 	out.Now = cur
 	switch {
-	case ops.same(c, cur, e.Old):
+	case c.Same(cur, e.Old):
 		out.Status, out.Reason = StatusRestored, alreadyOld(e)
 		return out, opRestored
-	case !ops.same(c, cur, e.ours()):
+	case !c.Same(cur, e.ours()):
 		out.Status = StatusDrift
 		out.Reason = fmt.Sprintf("changed by someone else since redline set it (now %s, redline set %s); left alone", c.Show(cur), c.Show(e.ours()))
 		return out, opDrift
@@ -230,7 +232,7 @@ func alreadyOld(e *Entry) string {
 // gone says why a change is already undone by something other than us, or
 // "" if it is not.
 func gone(ctx context.Context, env rollEnv, ops *kindOps, e *Entry) string {
-	if env.rebooted() && ops.lostOn != "" && e.Change.Kind != KindRedisConfig {
+	if env.rebooted() && e.Change.LostOn() != "" && e.Change.Kind != change.KindRedisConfig {
 		return "the machine rebooted since; the value does not survive a reboot, so it is back at its boot default"
 	}
 	if e.Ident == "" || ops.identity == nil {
@@ -244,9 +246,9 @@ func gone(ctx context.Context, env rollEnv, ops *kindOps, e *Entry) string {
 		return "" // let the read report it
 	case id == e.Ident:
 		return ""
-	case e.Change.Kind == KindRedisConfig && env.sess.Info.Rewrite:
+	case e.Change.Kind == change.KindRedisConfig && env.sess.Info.Rewrite:
 		return "" // the restarted server loaded our rewritten value
-	case e.Change.Kind == KindRedisConfig:
+	case e.Change.Kind == change.KindRedisConfig:
 		return "Redis restarted since (run_id changed); CONFIG SET values do not survive a restart"
 	}
 	return "the process restarted since (pid reused or new start time)"
@@ -263,7 +265,7 @@ func (r *roller) restore(ctx context.Context, s *System, ops *kindOps, e *Entry,
 	}
 	if err == nil {
 		var got string
-		if got, err = ops.read(ctx, s, c); err == nil && !ops.same(c, got, e.Old) {
+		if got, err = ops.read(ctx, s, c); err == nil && !c.Same(got, e.Old) {
 			err = mismatch(c, e.Old, got)
 		}
 		out.Now = got

@@ -4,6 +4,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"redline/internal/change"
 )
 
 // memServices is a service manager in memory: the journal and rollback
@@ -28,10 +30,10 @@ func TestServiceStopAndRestart(t *testing.T) {
 	svc := memServices{"irqbalance": "active"}
 	s.Services = svc
 	state := t.TempDir()
-	p := &Plan{Version: 1, Changes: []Change{
-		{Kind: KindService, Target: "irqbalance", Value: "inactive"},
-		{Kind: KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "3"},
-		{Kind: KindService, Target: "tuned", Value: "inactive"},
+	p := &Plan{Version: 1, Changes: []change.Change{
+		{Kind: change.KindService, Target: "irqbalance", Value: "inactive"},
+		{Kind: change.KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "3"},
+		{Kind: change.KindService, Target: "tuned", Value: "inactive"},
 	}}
 	res, err := Apply(bg, s, p, ApplyOptions{StateDir: state})
 	if err != nil || res.Count(StatusApplied) != 2 || svc["irqbalance"] != "inactive" {
@@ -58,7 +60,7 @@ func TestProcessOnlyServices(t *testing.T) {
 	root := writeTree(t, files)
 	s := RehearsalSystem(root)
 	s.Services = ProcessOnly{Proc: OSFS{Root: root}}
-	outs, err := Preview(bg, s, &Plan{Version: 1, Changes: []Change{{Kind: KindService, Target: "irqbalance", Value: "inactive"}}})
+	outs, err := Preview(bg, s, &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindService, Target: "irqbalance", Value: "inactive"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestProcessOnlyServices(t *testing.T) {
 		t.Fatalf("irqbalance without systemd: %+v", outs[0])
 	}
 	// Already stopped: nothing to do, nothing refused.
-	outs, _ = Preview(bg, s, &Plan{Version: 1, Changes: []Change{{Kind: KindService, Target: "tuned", Value: "inactive"}}})
+	outs, _ = Preview(bg, s, &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindService, Target: "tuned", Value: "inactive"}}})
 	if outs[0].Status != StatusUnchanged {
 		t.Fatalf("a service that is not running: %+v", outs[0])
 	}
@@ -78,11 +80,11 @@ func TestWarningIrqbalanceRunning(t *testing.T) {
 		files[k] = v
 	}
 	s := RehearsalSystem(writeTree(t, files))
-	p := &Plan{Version: 1, Changes: []Change{{Kind: KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "1"}}}
+	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "1"}}}
 	if w := Warnings(s, p); len(w) != 1 || !strings.Contains(w[0], "pid 800") {
 		t.Fatalf("warnings: %q", w)
 	}
-	p.Changes = append([]Change{{Kind: KindService, Target: "irqbalance", Value: "inactive"}}, p.Changes...)
+	p.Changes = append([]change.Change{{Kind: change.KindService, Target: "irqbalance", Value: "inactive"}}, p.Changes...)
 	if w := Warnings(s, p); len(w) != 0 {
 		t.Fatalf("warned although the plan stops irqbalance: %q", w)
 	}

@@ -124,12 +124,12 @@ func entryNow(ctx context.Context, env rollEnv, e *Entry) Outcome {
 	}
 	out.Now = cur
 	switch {
-	case ops.same(c, cur, e.ours()):
+	case c.Same(cur, e.ours()):
 		out.Status = StatusApplied
 		if e.Status == StatusRestoreFailed {
 			out.Reason = "a rollback could not restore it: " + e.Detail
 		}
-	case e.Status == StatusIntended && ops.same(c, cur, e.Old):
+	case e.Status == StatusIntended && c.Same(cur, e.Old):
 		out.Status, out.Reason = StatusIntended, "journaled but never written (the apply stopped first)"
 	default:
 		out.Status = StatusDrift
@@ -155,7 +155,7 @@ func Verify(ctx context.Context, s *System, p *Plan) ([]Outcome, error) {
 			o.Status, o.Reason = StatusRefused, r.Error()
 		case err != nil:
 			return nil, fmt.Errorf("%s: %w", c.Key(), err)
-		case !ops.same(c, cur, c.Value):
+		case !c.Same(cur, c.Value):
 			o.Status, o.Now = StatusMismatch, cur
 		default:
 			o.Now = cur

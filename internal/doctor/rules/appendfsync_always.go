@@ -1,8 +1,8 @@
 package rules
 
 import (
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -25,7 +25,7 @@ func checkFsyncAlways(f *doctor.Facts) doctor.Result {
 	if aof != "yes" || pol != "always" {
 		return doctor.Pass("appendonly %s, appendfsync %s", aof, pol).With(aev, pev)
 	}
-	fix := new(doctor.Fix).Set(tune.KindRedisConfig, "appendfsync", "everysec", "always", "fsync once a second instead of on every write")
+	fix := new(doctor.Fix).Set(change.KindRedisConfig, "appendfsync", "everysec", "always", "fsync once a second instead of on every write")
 	fix.Caution = "everysec can lose up to one second of writes on a crash: change it only with the data owner's sign-off"
 	return doctor.Fire("appendonly yes with appendfsync always").With(aev, pev).WithFix(fix)
 }

@@ -3,8 +3,8 @@ package rules
 import (
 	"slices"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -34,7 +34,7 @@ func checkClocksource(f *doctor.Facts) doctor.Result {
 	}
 	r := doctor.Fire("clocksource is %s: every clock read is a system call", cs.Current).With(ev, aev)
 	if slices.Contains(cs.Available, "tsc") {
-		fix := new(doctor.Fix).Set(tune.KindFile, clocksourcePath, "tsc", cs.Current, "read the clock in the vDSO")
+		fix := new(doctor.Fix).Set(change.KindFile, clocksourcePath, "tsc", cs.Current, "read the clock in the vDSO")
 		fix.Advice = []string{"to keep it: clocksource=tsc on the kernel command line (needs a reboot); the kernel may fall back if it finds the TSC unstable"}
 		return r.WithFix(fix)
 	}

@@ -3,9 +3,9 @@ package rules
 import (
 	"fmt"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -33,7 +33,7 @@ func checkGovernor(f *doctor.Facts) doctor.Result {
 		slow = append(slow, fmt.Sprintf("%s=%s", p.Name, p.Governor))
 		evs = append(evs, doctor.Ev(fmt.Sprintf("/sys/devices/system/cpu/cpufreq/%s/scaling_governor", p.Name), p.Governor))
 		if hasGovernor(p, "performance") {
-			fix.Set(tune.KindFile, fmt.Sprintf("/sys/devices/system/cpu/cpufreq/%s/scaling_governor", p.Name), "performance", p.Governor, "run at the highest frequency")
+			fix.Set(change.KindFile, fmt.Sprintf("/sys/devices/system/cpu/cpufreq/%s/scaling_governor", p.Name), "performance", p.Governor, "run at the highest frequency")
 		}
 	}
 	if len(slow) == 0 {

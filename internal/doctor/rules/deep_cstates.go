@@ -3,8 +3,8 @@ package rules
 import (
 	"fmt"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -40,7 +40,7 @@ func checkCStates(f *doctor.Facts) doctor.Result {
 			if len(evs) < 4 {
 				evs = append(evs, doctor.Ev(fmt.Sprintf("/sys/devices/system/cpu/cpu%d/cpuidle/state%d (%s) latency", c.ID, s.Index, s.Name), fmt.Sprintf("%d us", *s.LatencyUs)))
 			}
-			fix.Set(tune.KindFile, path, "1", "0", "keep the CPU out of a slow-to-wake state")
+			fix.Set(change.KindFile, path, "1", "0", "keep the CPU out of a slow-to-wake state")
 		}
 	}
 	if !any {

@@ -3,8 +3,8 @@ package rules
 import (
 	"strings"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -27,7 +27,7 @@ func checkExpireHz(f *doctor.Facts) doctor.Result {
 		if strings.HasPrefix(e.Event, "expire-cycle") && hz < 100 {
 			return doctor.Fire("expire-cycle events up to %s with hz %d", e.Max, hz).
 				With(hev, doctor.Ev("LATENCY LATEST "+e.Event, e.Max)).
-				WithFix(new(doctor.Fix).Set(tune.KindRedisConfig, "hz", "100", hev.Value, "shorter, more frequent expire cycles"))
+				WithFix(new(doctor.Fix).Set(change.KindRedisConfig, "hz", "100", hev.Value, "shorter, more frequent expire cycles"))
 		}
 	}
 	return doctor.Pass("no expire-cycle latency events (hz %d)", hz).With(hev)

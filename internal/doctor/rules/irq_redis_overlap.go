@@ -3,8 +3,8 @@ package rules
 import (
 	"fmt"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -33,17 +33,19 @@ func checkIRQOverlap(f *doctor.Facts) doctor.Result {
 	for _, n := range f.TargetNICs() {
 		if irqs := overlapIRQs(f, n); len(irqs) > 0 {
 			fix := new(doctor.Fix)
-			local, ok := nicNodeCPUs(f, n)
-			if !ok {
-				local = f.OnlineCPUs()
+			pl, err := placeIRQs(f, n)
+			if err != nil {
+				fix.Advice = []string{fmt.Sprintf("move the IRQs off CPU %d; no placement to propose: %v", cpu, err)}
 			}
-			targets := without(irqTargetCPUs(f, local), cpu)
 			evs := []doctor.Evidence{tev}
-			for i, irq := range irqs {
+			for _, irq := range irqs {
 				cpus, src, _ := irqCPUs(irq)
 				evs = append(evs, doctor.Ev(src, cpus.List()))
-				if len(targets) > 0 {
-					fix.Set(tune.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", irq.Number), fmt.Sprint(targets[i%len(targets)]), affinityList(irq), "move the IRQ off the main thread's CPU")
+				if err != nil {
+					continue
+				}
+				if to, ok := pl.CPUOf(irq.Number); ok && to != cpu {
+					fix.Set(change.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", irq.Number), fmt.Sprint(to), affinityList(irq), "move the IRQ off the main thread's CPU")
 				}
 			}
 			return doctor.Fire("%d queue IRQ(s) of %s are pinned to CPU %d, where the server's main thread runs", len(irqs), n.Name, cpu).With(evs...).WithFix(fix)
@@ -58,14 +60,4 @@ func checkIRQOverlap(f *doctor.Facts) doctor.Result {
 			}})
 	}
 	return doctor.Pass("no NIC queue IRQ on the main thread's CPU %d", cpu).With(tev)
-}
-
-func without(xs []int, x int) []int {
-	var out []int
-	for _, v := range xs {
-		if v != x {
-			out = append(out, v)
-		}
-	}
-	return out
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"slices"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -37,7 +37,7 @@ func checkIrqbalance(f *doctor.Facts) doctor.Result {
 	if len(wanted) == 0 {
 		return doctor.Pass("irqbalance runs; no NIC IRQ needs a manual pin").With(ev)
 	}
-	fix := new(doctor.Fix).Set(tune.KindService, "irqbalance", "inactive", "active", "stop it from moving pinned IRQs")
+	fix := new(doctor.Fix).Set(change.KindService, "irqbalance", "inactive", "active", "stop it from moving pinned IRQs")
 	fix.Advice = []string{"to keep it off after a reboot: systemctl disable irqbalance (undo: systemctl enable irqbalance)",
 		fmt.Sprintf("or leave it running and exclude these IRQs: --banirq=%s in %s", joinInts(wanted), orDefault(ib.ConfigPath, "/etc/default/irqbalance"))}
 	return doctor.Fire("irqbalance is running and %d NIC IRQ(s) need pinning (%s)", len(wanted), joinInts(wanted)).With(ev, doctor.Ev("irqbalance pids", joinInts(ib.PIDs))).WithFix(fix)

@@ -1,8 +1,8 @@
 package rules
 
 import (
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -25,5 +25,5 @@ func checkLatencyMonitor(f *doctor.Facts) doctor.Result {
 		return doctor.Pass("latency monitor records events of %d ms and more", v).With(ev)
 	}
 	return doctor.Fire("latency-monitor-threshold is 0: latency events are not recorded").With(ev).
-		WithFix(new(doctor.Fix).Set(tune.KindRedisConfig, "latency-monitor-threshold", "10", ev.Value, "record events of 10 ms and more"))
+		WithFix(new(doctor.Fix).Set(change.KindRedisConfig, "latency-monitor-threshold", "10", ev.Value, "record events of 10 ms and more"))
 }

@@ -3,8 +3,8 @@ package rules
 import (
 	"fmt"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -50,7 +50,7 @@ func setMaxmemory(bytes uint64, old string) *doctor.Fix {
 	if bytes == 0 {
 		return &doctor.Fix{Advice: []string{"set maxmemory to about 80% of the memory the server may use (RAM or its cgroup limit)"}}
 	}
-	fix := new(doctor.Fix).Set(tune.KindRedisConfig, "maxmemory", fmt.Sprint(bytes), old, "80% of the memory the server may use")
+	fix := new(doctor.Fix).Set(change.KindRedisConfig, "maxmemory", fmt.Sprint(bytes), old, "80% of the memory the server may use")
 	fix.Advice = []string{"choose maxmemory-policy to match the data (allkeys-lru for a cache, noeviction for a store); persist with CONFIG REWRITE"}
 	return fix
 }

@@ -3,9 +3,9 @@ package rules
 import (
 	"fmt"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -52,17 +52,29 @@ func fireIRQAffinity(f *doctor.Facts, n *host.NIC, off []*host.IRQ, local host.C
 			nodes[nd] = true
 		}
 	}
-	fix := new(doctor.Fix)
-	targets := irqTargetCPUs(f, local)
-	for i, q := range n.QueueIRQs {
-		irq := f.IRQ(q.IRQ)
-		fix.Set(tune.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", q.IRQ), fmt.Sprint(targets[i%len(targets)]), affinityList(irq),
-			fmt.Sprintf("%s queue %d on node %d", n.Name, q.Queue, node))
-	}
-	fix.Advice = []string{"stop irqbalance first or it moves them back within 10 s (see irqbalance-pinning)",
-		"IRQ affinity is lost on reboot and on driver reload: re-apply with redline tune apply at boot"}
+	fix := irqPlacementFix(f, n, node)
+	fix.Advice = append(fix.Advice, "stop irqbalance first or it moves them back within 10 s (see irqbalance-pinning)",
+		"IRQ affinity is lost on reboot and on driver reload: re-apply with redline tune apply at boot")
 	return doctor.Fire("%d of %d queue IRQs of %s (node %d) are handled on node(s) %s", len(off), len(n.QueueIRQs), n.Name, node, keys(nodes)).
 		With(evs...).WithFix(fix)
+}
+
+// irqPlacementFix pins every queue IRQ of n where placement puts it; when
+// placement cannot, the fix says why instead.
+func irqPlacementFix(f *doctor.Facts, n *host.NIC, node int) *doctor.Fix {
+	fix := new(doctor.Fix)
+	pl, err := placeIRQs(f, n)
+	if err != nil {
+		fix.Advice = []string{"no placement to propose: " + err.Error()}
+		return fix
+	}
+	for _, q := range pl.Queues {
+		for _, qi := range q.IRQs {
+			fix.Set(change.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", qi.IRQ), fmt.Sprint(q.CPU), affinityList(f.IRQ(qi.IRQ)),
+				fmt.Sprintf("%s queue %d on node %d", n.Name, q.Queue, node))
+		}
+	}
+	return fix
 }
 
 func keys(m map[int]bool) string {

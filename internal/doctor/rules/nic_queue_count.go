@@ -3,9 +3,9 @@ package rules
 import (
 	"fmt"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -83,7 +83,7 @@ func channelsFix(n *host.NIC, want, old, maxq int) *doctor.Fix {
 	if maxq == 0 {
 		return &doctor.Fix{NeedsRoot: true, Advice: []string{fmt.Sprintf("ethtool -L %s combined %d (check ethtool -l %s for the maximum first)", n.Name, want, n.Name)}}
 	}
-	fix := new(doctor.Fix).Set(tune.KindChannels, n.Name, fmt.Sprint(want), fmt.Sprint(old), "one queue per physical core of the NIC's node")
+	fix := new(doctor.Fix).Set(change.KindChannels, n.Name, fmt.Sprint(want), fmt.Sprint(old), "one queue per physical core of the NIC's node")
 	fix.Caution = "changing channels re-creates the NIC's queues: a short traffic interruption, and IRQ numbers and affinities change (re-run doctor afterwards)"
 	return fix
 }

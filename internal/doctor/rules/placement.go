@@ -5,13 +5,19 @@ import (
 
 	"redline/internal/doctor"
 	"redline/internal/host"
+	"redline/internal/placement"
 )
 
-// irqTargetCPUs returns the CPUs to put a NIC's queue IRQs on, best first:
-// the NIC's local CPUs, one hardware thread per physical core before the
-// siblings, and the server's main-thread CPU last (KP: IRQs on the NIC's
-// node but not on the cores that run Redis).
-func irqTargetCPUs(f *doctor.Facts, local host.CPUSet) []int {
+// placeIRQs is where n's queue IRQs go: placement.IRQs, the answer tune's
+// irq-local profile gives on the same snapshot.
+func placeIRQs(f *doctor.Facts, n *host.NIC) (*placement.IRQPlacement, error) {
+	return placement.IRQs(placement.Input{Host: f.Host, NIC: n, Redis: f.RedisProcess()})
+}
+
+// xpsOrder orders the CPUs of local for spreading TX queues over them:
+// one hardware thread per physical core before the siblings, and the
+// server's main-thread CPU last.
+func xpsOrder(f *doctor.Facts, local host.CPUSet) []int {
 	main := -1
 	if t := f.MainThread(); t != nil && t.CPU != nil {
 		main = *t.CPU

@@ -3,8 +3,8 @@ package rules
 import (
 	"fmt"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -37,7 +37,7 @@ func checkRFS(f *doctor.Facts) doctor.Result {
 		per := rfsEntries / len(rx)
 		for _, q := range rx {
 			if q.RPSFlowCnt != nil && *q.RPSFlowCnt == 0 {
-				fix.Set(tune.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/rx-%d/rps_flow_cnt", n.Name, q.Index), fmt.Sprint(per), "0", "per-queue RFS table: entries / queues")
+				fix.Set(change.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/rx-%d/rps_flow_cnt", n.Name, q.Index), fmt.Sprint(per), "0", "per-queue RFS table: entries / queues")
 			}
 		}
 		if len(fix.Changes) > 0 {

@@ -3,9 +3,9 @@ package rules
 import (
 	"fmt"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -76,7 +76,7 @@ func rpsFix(f *doctor.Facts, n *host.NIC, rx []host.RxQueue, hot int) *doctor.Fi
 	}
 	fix := new(doctor.Fix)
 	for _, q := range rx {
-		fix.Set(tune.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/rx-%d/rps_cpus", n.Name, q.Index), cpus.Mask(), q.RPSCPUs.Mask(), "spread receive processing over the NIC's node")
+		fix.Set(change.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/rx-%d/rps_cpus", n.Name, q.Index), cpus.Mask(), q.RPSCPUs.Mask(), "spread receive processing over the NIC's node")
 	}
 	fix.Advice = []string{"turn on RFS too (see rfs) so packets are processed on the CPU of the thread that reads them"}
 	return fix
@@ -85,7 +85,7 @@ func rpsFix(f *doctor.Facts, n *host.NIC, rx []host.RxQueue, hot int) *doctor.Fi
 func rpsOffFix(n *host.NIC, rx []host.RxQueue) *doctor.Fix {
 	fix := new(doctor.Fix)
 	for _, q := range rx {
-		fix.Set(tune.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/rx-%d/rps_cpus", n.Name, q.Index), "0", q.RPSCPUs.Mask(), "RSS already spreads the queues")
+		fix.Set(change.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/rx-%d/rps_cpus", n.Name, q.Index), "0", q.RPSCPUs.Mask(), "RSS already spreads the queues")
 	}
 	return fix
 }

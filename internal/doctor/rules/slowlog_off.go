@@ -1,8 +1,8 @@
 package rules
 
 import (
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -24,10 +24,10 @@ func checkSlowlog(f *doctor.Facts) doctor.Result {
 	}
 	fix := new(doctor.Fix)
 	if than < 0 {
-		fix.Set(tune.KindRedisConfig, "slowlog-log-slower-than", "10000", tev.Value, "log commands slower than 10 ms (the default)")
+		fix.Set(change.KindRedisConfig, "slowlog-log-slower-than", "10000", tev.Value, "log commands slower than 10 ms (the default)")
 	}
 	if maxLen == 0 {
-		fix.Set(tune.KindRedisConfig, "slowlog-max-len", "128", mev.Value, "keep the last 128 slow commands (the default)")
+		fix.Set(change.KindRedisConfig, "slowlog-max-len", "128", mev.Value, "keep the last 128 slow commands (the default)")
 	}
 	if len(fix.Changes) == 0 {
 		return doctor.Pass("slow log records commands slower than %d us, %d entries", than, maxLen).With(tev, mev)

@@ -1,8 +1,8 @@
 package rules
 
 import (
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -28,5 +28,5 @@ func checkTHPDefrag(f *doctor.Facts) doctor.Result {
 		return doctor.Pass("THP defrag %s", thp.Defrag).With(ev)
 	}
 	return doctor.Fire("THP defrag is [always]: allocations stall for compaction").With(ev).
-		WithFix(new(doctor.Fix).Set(tune.KindFile, thpDefragPath, "madvise", "always", "no direct compaction for ordinary allocations"))
+		WithFix(new(doctor.Fix).Set(change.KindFile, thpDefragPath, "madvise", "always", "no direct compaction for ordinary allocations"))
 }

@@ -3,8 +3,8 @@ package rules
 import (
 	"fmt"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -29,7 +29,7 @@ func checkTHPEnabled(f *doctor.Facts) doctor.Result {
 	if thp.Enabled != "always" {
 		return doctor.Pass("THP is %s", thp.Enabled).With(ev)
 	}
-	fix := new(doctor.Fix).Set(tune.KindFile, thpEnabledPath, "madvise", "always", "stop khugepaged from backing Redis with huge pages")
+	fix := new(doctor.Fix).Set(change.KindFile, thpEnabledPath, "madvise", "always", "stop khugepaged from backing Redis with huge pages")
 	fix.NeedsRedisRestart = true
 	fix.Advice = []string{"restart redis-server afterwards: pages already collapsed stay huge (K-thp)",
 		"to keep it across reboots add transparent_hugepage=madvise to the kernel command line (needs a reboot)"}

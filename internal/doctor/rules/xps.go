@@ -3,9 +3,9 @@ package rules
 import (
 	"fmt"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
-	"redline/internal/tune"
 )
 
 func init() {
@@ -58,7 +58,7 @@ func usableTx(n *host.NIC) []host.TxQueue {
 // sends on one queue.
 func xpsFix(f *doctor.Facts, n *host.NIC, tx []host.TxQueue, local host.CPUSet) *doctor.Fix {
 	fix := new(doctor.Fix)
-	cpus := irqTargetCPUs(f, local)
+	cpus := xpsOrder(f, local)
 	for i, q := range tx {
 		set := host.NewCPUSet()
 		for c := i; c < len(cpus); c += len(tx) {
@@ -67,7 +67,7 @@ func xpsFix(f *doctor.Facts, n *host.NIC, tx []host.TxQueue, local host.CPUSet) 
 		if set.IsEmpty() {
 			set.Add(cpus[i%len(cpus)])
 		}
-		fix.Set(tune.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, q.Index), set.Mask(), orDefault(q.XPSCPUs.Mask(), "0"), "send from local CPUs on their own queue")
+		fix.Set(change.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, q.Index), set.Mask(), orDefault(q.XPSCPUs.Mask(), "0"), "send from local CPUs on their own queue")
 	}
 	return fix
 }

@@ -1,19 +1,23 @@
-// Package lab runs redline's main job: a reproducible before/after
-// experiment. It starts or reaches a server, diagnoses the host, measures a
-// baseline, applies tunings or server variants, re-measures them
-// interleaved with repetitions, always rolls back, and writes a Result that
-// the report package renders.
-package lab
+// Package labdata is the schema of a lab results file (result.json): what
+// the lab engine writes and the report reads. It is a leaf: it imports no
+// engine, so a renderer can read results without linking the doctor, tune
+// or the lab.
+package labdata
 
 import (
 	"time"
 
 	"redline/internal/benchdata"
-	"redline/internal/tune"
+	"redline/internal/change"
 )
 
-// ResultSchema names the layout of a lab results file.
-const ResultSchema = "redline.lab/v1"
+// ResultSchema names the layout of a lab results file. v2 records the
+// planned runs, and comparisons that follow stats.Compare's minimum-runs
+// rule ("too few runs", no interval); v1 files are still read (Upgrade).
+const (
+	ResultSchema   = "redline.lab/v2"
+	ResultSchemaV1 = "redline.lab/v1"
+)
 
 // Result is everything one lab run measured, with its provenance. It is
 // written to disk after every measurement, so a crash keeps what was done
@@ -39,8 +43,26 @@ type Result struct {
 	Variants []VariantInfo `json:"variants"`
 	// Runs are every measurement, in the order they were taken.
 	Runs []Run `json:"runs"`
+	// Planned is how many runs the scenario asked for, counting each test
+	// of a workload; absent in v1 files.
+	Planned *PlannedRuns `json:"planned_runs,omitempty"`
 	// Comparisons are each variant against the baseline, per workload.
 	Comparisons []Comparison `json:"comparisons,omitempty"`
+}
+
+// PlannedRuns is the lab's plan of measurements: repetitions x variants x
+// tests (a "-t set,get" workload is two tests, so two run workloads).
+type PlannedRuns struct {
+	Total  int            `json:"total"`
+	Groups []PlannedGroup `json:"groups,omitempty"`
+}
+
+// PlannedGroup is the runs planned for one variant on one run workload
+// (the names Run.Variant and Run.Workload carry).
+type PlannedGroup struct {
+	Variant  string `json:"variant"`
+	Workload string `json:"workload"`
+	Runs     int    `json:"runs"`
 }
 
 // HostFacts is the short description of the machine a report prints.
@@ -94,10 +116,10 @@ type VariantInfo struct {
 
 // PlanStep is one change of a variant's plan and what happened to it.
 type PlanStep struct {
-	Change tune.Change `json:"change"`
-	Old    string      `json:"old,omitempty"`
-	Status string      `json:"status"` // applied, skipped, refused, restored, drifted
-	Note   string      `json:"note,omitempty"`
+	Change change.Change `json:"change"`
+	Old    string        `json:"old,omitempty"`
+	Status string        `json:"status"` // applied, skipped, refused, restored, drifted
+	Note   string        `json:"note,omitempty"`
 }
 
 // Run is one measurement: a workload under a variant, one repetition.
@@ -129,16 +151,11 @@ type Comparison struct {
 	Min            float64 `json:"min"`
 	Max            float64 `json:"max"`
 	// Ratio is median/baseline median; CILow and CIHigh bound it with 95%
-	// confidence (bootstrap of the ratio of medians).
+	// confidence (bootstrap of the ratio of medians) when HasCI; with
+	// fewer than stats.MinRuns runs a side there is no interval.
 	Ratio   float64 `json:"ratio"`
-	CILow   float64 `json:"ci_low"`
-	CIHigh  float64 `json:"ci_high"`
-	Verdict string  `json:"verdict"` // "helps", "hurts", "no clear change"
+	CILow   float64 `json:"ci_low,omitempty"`
+	CIHigh  float64 `json:"ci_high,omitempty"`
+	HasCI   bool    `json:"has_ci"`
+	Verdict string  `json:"verdict"` // stats.LabWords, or "too few runs"
 }
-
-// The verdicts.
-const (
-	VerdictHelps   = "helps"
-	VerdictHurts   = "hurts"
-	VerdictNoClear = "no clear change"
-)

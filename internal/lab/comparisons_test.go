@@ -3,16 +3,9 @@ package lab
 import (
 	"math/rand/v2"
 	"testing"
-)
 
-func TestMedian(t *testing.T) {
-	if m := median([]float64{3, 1, 2}); m != 2 {
-		t.Errorf("median odd = %v", m)
-	}
-	if m := median([]float64{4, 1, 2, 3}); m != 2.5 {
-		t.Errorf("median even = %v", m)
-	}
-}
+	"redline/internal/stats"
+)
 
 func TestVerdicts(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
@@ -30,18 +23,18 @@ func TestVerdicts(t *testing.T) {
 		higher bool
 		want   string
 	}{
-		{"clear gain", noisy(120000, 2000, 7), true, VerdictHelps},
-		{"clear loss", noisy(80000, 2000, 7), true, VerdictHurts},
-		{"noise", noisy(100500, 2000, 7), true, VerdictNoClear},
-		{"latency down is good", noisy(80000, 2000, 7), false, VerdictHelps},
-		{"too few runs", noisy(150000, 10, 2), true, VerdictNoClear},
+		{"clear gain", noisy(120000, 2000, 7), true, stats.LabWords.Better},
+		{"clear loss", noisy(80000, 2000, 7), true, stats.LabWords.Worse},
+		{"noise", noisy(100500, 2000, 7), true, stats.LabWords.Unclear},
+		{"latency down is good", noisy(80000, 2000, 7), false, stats.LabWords.Better},
+		{"too few runs", noisy(150000, 10, 2), true, stats.VerdictTooFew},
 	}
 	for _, c := range cases {
-		got := compare("w", "v", "b", "rps", c.higher, c.vals, base)
+		got, _ := compare("w", "v", "b", "rps", c.higher, c.vals, base)
 		if got.Verdict != c.want {
 			t.Errorf("%s: verdict %q (ratio %.3f CI %.3f..%.3f), want %q", c.name, got.Verdict, got.Ratio, got.CILow, got.CIHigh, c.want)
 		}
-		if got.N > 2 && (got.CILow > got.Ratio || got.CIHigh < got.Ratio) {
+		if got.HasCI && (got.CILow > got.Ratio || got.CIHigh < got.Ratio) {
 			t.Errorf("%s: ratio %.3f outside its CI %.3f..%.3f", c.name, got.Ratio, got.CILow, got.CIHigh)
 		}
 	}

@@ -1,33 +1,40 @@
-package lab
+package cli
 
 import (
 	"context"
 	"fmt"
-	"slices"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
 	_ "redline/internal/doctor/rules" // registers the doctor's rules
 	"redline/internal/host"
+	"redline/internal/lab"
+	"redline/internal/labdata"
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
 	"redline/internal/tune"
 )
 
-// HostTuner is the Tuner built on internal/tune: a variant's plan comes
+// labTuning returns the lab's tuner and doctor on the live host.
+func labTuning(stateDir string) (lab.Tuner, lab.Diagnoser) {
+	return &hostTuner{StateDir: stateDir}, hostDoctor{}
+}
+
+// hostTuner is the lab.Tuner built on internal/tune: a variant's plan comes
 // from tune profiles, a plan file and the doctor's safe fixes, and is
 // applied behind tune's on-disk journal, so "redline tune rollback"
 // restores the host even if the lab is killed. Against a netns target
 // everything runs inside the server's namespace, whose net.* sysctls are
 // its own.
-type HostTuner struct {
+type hostTuner struct {
 	StateDir string
 	session  string // the last Apply's journal session
 }
 
 // Apply plans and applies spec.
-func (t *HostTuner) Apply(ctx context.Context, spec TuneSpec, env Env) ([]PlanStep, error) {
-	var steps []PlanStep
-	err := inNamespace(env.ServerNetNS, func() error {
+func (t *hostTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.Env) ([]labdata.PlanStep, error) {
+	var steps []labdata.PlanStep
+	err := netns.Do(env.ServerNetNS, func() error {
 		sys := tune.LiveSystem()
 		sys.Redis = tune.RedisOptions{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
 		plan, err := t.plan(spec, env)
@@ -45,11 +52,11 @@ func (t *HostTuner) Apply(ctx context.Context, spec TuneSpec, env Env) ([]PlanSt
 }
 
 // plan gathers the variant's changes.
-func (t *HostTuner) plan(spec TuneSpec, env Env) (*tune.Plan, error) {
+func (t *hostTuner) plan(spec labdata.TuneSpec, env lab.Env) (*tune.Plan, error) {
 	redis := &tune.PlanRedis{Addr: env.RedisAddr, User: env.RedisUser}
 	plan := &tune.Plan{Version: tune.PlanVersion, Redis: redis}
 	if len(spec.Profiles) > 0 {
-		snap, err := snapshot(env.ServerPID)
+		snap, err := labSnapshot(env.ServerPID)
 		if err != nil {
 			return nil, err
 		}
@@ -74,9 +81,9 @@ func (t *HostTuner) plan(spec TuneSpec, env Env) (*tune.Plan, error) {
 }
 
 // Rollback restores what the last Apply changed.
-func (t *HostTuner) Rollback(ctx context.Context, env Env) ([]PlanStep, error) {
-	var steps []PlanStep
-	err := inNamespace(env.ServerNetNS, func() error {
+func (t *hostTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanStep, error) {
+	var steps []labdata.PlanStep
+	err := netns.Do(env.ServerNetNS, func() error {
 		o := tune.RollbackOptions{StateDir: t.StateDir, RedisPassword: env.RedisPassword, Session: t.session}
 		if t.session == "" {
 			o.Last = true
@@ -91,15 +98,15 @@ func (t *HostTuner) Rollback(ctx context.Context, env Env) ([]PlanStep, error) {
 	return steps, err
 }
 
-func stepsOf(outs []tune.Outcome) []PlanStep {
-	steps := make([]PlanStep, 0, len(outs))
+func stepsOf(outs []tune.Outcome) []labdata.PlanStep {
+	steps := make([]labdata.PlanStep, 0, len(outs))
 	for _, o := range outs {
-		steps = append(steps, PlanStep{Change: o.Change, Old: o.Old, Status: string(o.Status), Note: o.Reason})
+		steps = append(steps, labdata.PlanStep{Change: o.Change, Old: o.Old, Status: string(o.Status), Note: o.Reason})
 	}
 	return steps
 }
 
-func snapshot(pid int) (*host.Snapshot, error) {
+func labSnapshot(pid int) (*host.Snapshot, error) {
 	fs, err := host.NewFS("/")
 	if err != nil {
 		return nil, err
@@ -111,28 +118,15 @@ func snapshot(pid int) (*host.Snapshot, error) {
 	return host.Read(fs, opts)
 }
 
-// inNamespace runs fn in network namespace ns, or here when ns is empty.
-func inNamespace(ns string, fn func() error) error {
-	if ns == "" {
-		return fn()
-	}
-	return netns.Do(ns, fn)
-}
-
-// HostDoctor is the Diagnoser built on internal/doctor. Its safe fixes are
-// the doctor's plan at medium severity and above without cautions, limited
-// to sysctls, kernel files and Redis settings: nothing that stops a
-// service, moves threads or changes a NIC.
-type HostDoctor struct{}
-
-// safeKinds are the change kinds the lab applies from the doctor unasked.
-var safeKinds = []tune.Kind{tune.KindSysctl, tune.KindFile, tune.KindRedisConfig}
+// hostDoctor is the lab.Diagnoser built on internal/doctor. Its safe fixes
+// are the doctor's plan under doctor.UnattendedPlan.
+type hostDoctor struct{}
 
 // Diagnose runs every rule against the host and the server.
-func (HostDoctor) Diagnose(ctx context.Context, env Env) ([]Finding, []tune.Change, error) {
-	var findings []Finding
-	var fixes []tune.Change
-	err := inNamespace(env.ServerNetNS, func() error {
+func (hostDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding, []change.Change, error) {
+	var findings []labdata.Finding
+	var fixes []change.Change
+	err := netns.Do(env.ServerNetNS, func() error {
 		facts, err := doctor.Gather(ctx, doctor.GatherOptions{Root: "/", Pid: env.ServerPID,
 			Redis: &redisadmin.Options{Addr: env.RedisAddr, Username: env.RedisUser, Password: env.RedisPassword}})
 		if err != nil {
@@ -145,18 +139,14 @@ func (HostDoctor) Diagnose(ctx context.Context, env Env) ([]Finding, []tune.Chan
 		for _, f := range rep.Fired(doctor.Low) {
 			findings = append(findings, findingOf(f, env.RedisAddr))
 		}
-		for _, c := range rep.Plan(doctor.Medium, false) {
-			if slices.Contains(safeKinds, c.Kind) {
-				fixes = append(fixes, c)
-			}
-		}
+		fixes = rep.Plan(doctor.UnattendedPlan).Changes
 		return nil
 	})
 	return findings, fixes, err
 }
 
-func findingOf(f doctor.Finding, addr string) Finding {
-	out := Finding{ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Message: f.Message}
+func findingOf(f doctor.Finding, addr string) labdata.Finding {
+	out := labdata.Finding{ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Message: f.Message}
 	for _, e := range f.Evidence {
 		ev := fmt.Sprintf("%s = %s", e.Source, e.Value)
 		if e.Note != "" {

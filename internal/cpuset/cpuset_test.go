@@ -1,7 +1,8 @@
-package host
+package cpuset
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -23,33 +24,33 @@ func TestParseCPUList(t *testing.T) {
 		{in: "1023,1024,4095", want: []int{1023, 1024, 4095}, list: "1023-1024,4095"},
 	}
 	for _, tt := range tests {
-		got, err := ParseCPUList(tt.in)
+		got, err := ParseList(tt.in)
 		if err != nil {
-			t.Errorf("ParseCPUList(%q): %v", tt.in, err)
+			t.Errorf("ParseList(%q): %v", tt.in, err)
 			continue
 		}
-		if !equalInts(got.CPUs(), tt.want) {
-			t.Errorf("ParseCPUList(%q) = %v, want %v", tt.in, got.CPUs(), tt.want)
+		if !slices.Equal(got.CPUs(), tt.want) {
+			t.Errorf("ParseList(%q) = %v, want %v", tt.in, got.CPUs(), tt.want)
 		}
 		want := tt.list
 		if want == "" {
 			want = strings.TrimSpace(tt.in)
 		}
 		if got.List() != want {
-			t.Errorf("ParseCPUList(%q).List() = %q, want %q", tt.in, got.List(), want)
+			t.Errorf("ParseList(%q).List() = %q, want %q", tt.in, got.List(), want)
 		}
 	}
 }
 
 func TestParseCPUListErrors(t *testing.T) {
 	for _, in := range []string{"a", "1-", "-1", "3-1", "1,,2", "0-65536", "99999999999", "0-3:0/2", "0-3:3/2", "0-3:1", "1 2"} {
-		_, err := ParseCPUList(in)
+		_, err := ParseList(in)
 		if err == nil {
-			t.Errorf("ParseCPUList(%q): no error", in)
+			t.Errorf("ParseList(%q): no error", in)
 			continue
 		}
 		if !errors.Is(err, ErrCPUSyntax) || !strings.Contains(err.Error(), "cpulist") {
-			t.Errorf("ParseCPUList(%q) error %q does not name the problem", in, err)
+			t.Errorf("ParseList(%q) error %q does not name the problem", in, err)
 		}
 	}
 }
@@ -67,18 +68,18 @@ func TestParseCPUMask(t *testing.T) {
 		{"1,00000000,00000000", []int{64}},
 	}
 	for _, tt := range tests {
-		got, err := ParseCPUMask(tt.in)
+		got, err := ParseMask(tt.in)
 		if err != nil {
-			t.Errorf("ParseCPUMask(%q): %v", tt.in, err)
+			t.Errorf("ParseMask(%q): %v", tt.in, err)
 			continue
 		}
-		if !equalInts(got.CPUs(), tt.want) {
-			t.Errorf("ParseCPUMask(%q) = %v, want %v", tt.in, got.CPUs(), tt.want)
+		if !slices.Equal(got.CPUs(), tt.want) {
+			t.Errorf("ParseMask(%q) = %v, want %v", tt.in, got.CPUs(), tt.want)
 		}
 	}
 	for _, in := range []string{"", "g", "0x3", "123456789", "1,,2", ",1", "1,"} {
-		if _, err := ParseCPUMask(in); err == nil {
-			t.Errorf("ParseCPUMask(%q): no error", in)
+		if _, err := ParseMask(in); err == nil {
+			t.Errorf("ParseMask(%q): no error", in)
 		}
 	}
 }
@@ -102,14 +103,14 @@ func TestCPUMaskRoundTrip(t *testing.T) {
 		{strings.Repeat("ffffffff,", 255) + "ffffffff", 8192},
 	}
 	for _, tt := range tests {
-		set, err := ParseCPUMask(tt.mask)
+		set, err := ParseMask(tt.mask)
 		if err != nil {
-			t.Fatalf("ParseCPUMask(%q): %v", tt.mask, err)
+			t.Fatalf("ParseMask(%q): %v", tt.mask, err)
 		}
 		if got := set.MaskWidth(tt.nbits); got != tt.mask {
 			t.Errorf("MaskWidth(%d) of %q = %q", tt.nbits, tt.mask, got)
 		}
-		back, err := ParseCPUList(set.List())
+		back, err := ParseList(set.List())
 		if err != nil || !back.Equal(set) {
 			t.Errorf("cpulist round trip of %q: %q -> %v (%v)", tt.mask, set.List(), back.CPUs(), err)
 		}
@@ -118,14 +119,14 @@ func TestCPUMaskRoundTrip(t *testing.T) {
 
 func TestCPUListRoundTripLarge(t *testing.T) {
 	for _, list := range []string{"0-63", "0-64", "0-127", "0-1023", "1,1023-1025,2047", "0-4095,8191", "5,64,128,192,1024"} {
-		set, err := ParseCPUList(list)
+		set, err := ParseList(list)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if set.List() != list {
 			t.Errorf("List() = %q, want %q", set.List(), list)
 		}
-		back, err := ParseCPUMask(set.Mask())
+		back, err := ParseMask(set.Mask())
 		if err != nil || !back.Equal(set) {
 			t.Errorf("mask round trip of %q via %q failed: %v", list, set.Mask(), err)
 		}
@@ -133,7 +134,7 @@ func TestCPUListRoundTripLarge(t *testing.T) {
 }
 
 func TestCPUSetOps(t *testing.T) {
-	a, b := NewCPUSet(0, 1, 2, 64), NewCPUSet(2, 3, 64, 200)
+	a, b := New(0, 1, 2, 64), New(2, 3, 64, 200)
 	if got := a.Union(b).List(); got != "0-3,64,200" {
 		t.Errorf("Union = %q", got)
 	}
@@ -143,10 +144,10 @@ func TestCPUSetOps(t *testing.T) {
 	if got := a.Difference(b).List(); got != "0-1" {
 		t.Errorf("Difference = %q", got)
 	}
-	if !NewCPUSet(2, 64).IsSubsetOf(a) || a.IsSubsetOf(b) {
+	if !New(2, 64).IsSubsetOf(a) || a.IsSubsetOf(b) {
 		t.Error("IsSubsetOf is wrong")
 	}
-	if a.Max() != 64 || (CPUSet{}).Max() != -1 || a.Len() != 4 {
+	if a.Max() != 64 || (Set{}).Max() != -1 || a.Len() != 4 {
 		t.Errorf("Max/Len: %d %d", a.Max(), a.Len())
 	}
 	c := a.Clone()
@@ -155,16 +156,16 @@ func TestCPUSetOps(t *testing.T) {
 	if a.Contains(5) || !a.Contains(0) || !c.Contains(5) || c.Contains(0) {
 		t.Error("Clone shares storage with the original")
 	}
-	if !NewCPUSet(1).Union(NewCPUSet()).Equal(NewCPUSet(1)) || NewCPUSet(300).Difference(NewCPUSet(300)).Len() != 0 {
+	if !New(1).Union(New()).Equal(New(1)) || New(300).Difference(New(300)).Len() != 0 {
 		t.Error("Equal/empty handling is wrong")
 	}
-	if (CPUSet{}).Mask() != "0" || (CPUSet{}).List() != "" {
+	if (Set{}).Mask() != "0" || (Set{}).List() != "" {
 		t.Error("empty set notation is wrong")
 	}
 }
 
 func TestCPUSetJSON(t *testing.T) {
-	var s CPUSet
+	var s Set
 	if err := s.UnmarshalText([]byte("0-2,70")); err != nil {
 		t.Fatal(err)
 	}
@@ -175,16 +176,4 @@ func TestCPUSetJSON(t *testing.T) {
 	if err := s.UnmarshalText([]byte("x")); err == nil {
 		t.Error("UnmarshalText accepted garbage")
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

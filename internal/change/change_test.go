@@ -1,0 +1,123 @@
+package change
+
+import "testing"
+
+func TestSameAffinity(t *testing.T) {
+	cases := []struct {
+		a, b string
+		same bool
+	}{
+		{"0-1", "0,1", true},
+		{"0-1", "1", false},
+		{"10=0 11=1", "10=0 11=1 12=1", true},
+		{"10=0 11=1", "10=0 11=0", false},
+		{"1", "10=1 11=1", true},
+		{"1", "10=1 11=0", false},
+		{"10=0", "11=0", false},
+	}
+	for _, c := range cases {
+		if got := sameAffinity(c.a, c.b); got != c.same {
+			t.Errorf("sameAffinity(%q, %q) = %v", c.a, c.b, got)
+		}
+	}
+}
+
+func TestRedisNormal(t *testing.T) {
+	cases := []struct {
+		a, b string
+		same bool
+	}{
+		{"1gb", "1073741824", true},
+		{"1k", "1000", true},
+		{"100MB", "104857600", true},
+		{"Yes", "yes", true},
+		{"900 1  300 10", "900 1 300 10", true},
+		{"allkeys-lru", "allkeys-lfu", false},
+	}
+	c := Change{Kind: KindRedisConfig, Target: "x"}
+	for _, tc := range cases {
+		if got := c.Same(tc.a, tc.b); got != tc.same {
+			t.Errorf("Same(%q, %q) = %v", tc.a, tc.b, got)
+		}
+	}
+	cob := Change{Kind: KindRedisConfig, Target: "client-output-buffer-limit"}
+	if !cob.Same("replica 256mb 64mb 60", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60") {
+		t.Error("one class should match the full list")
+	}
+	if cob.Same("pubsub 1mb 1mb 1", "normal 0 0 0 slave 268435456 67108864 60 pubsub 33554432 8388608 60") {
+		t.Error("a different pubsub limit should not match")
+	}
+}
+
+func TestSame(t *testing.T) {
+	cases := []struct {
+		c    Change
+		a, b string
+		same bool
+	}{
+		{Change{Kind: KindSysctl, Target: "net.ipv4.ip_local_port_range"}, "1024\t65535", "1024 65535", true},
+		{Change{Kind: KindSysctl, Target: "net.core.somaxconn"}, "4096", "8192", false},
+		{Change{Kind: KindFile, Target: "/proc/irq/24/smp_affinity_list"}, "0-1", "0,1", true},
+		{Change{Kind: KindFile, Target: "/proc/irq/24/smp_affinity"}, "3", "00000003", true},
+		{Change{Kind: KindFile, Target: "/sys/class/net/eth0/queues/rx-0/rps_cpus"}, "0", "00000000,00000000", true},
+		{Change{Kind: KindFile, Target: "/sys/kernel/mm/transparent_hugepage/enabled"}, "always [madvise] never", "madvise", true},
+		{Change{Kind: KindFile, Target: "/sys/kernel/mm/transparent_hugepage/enabled"}, "[always] madvise never", "madvise", false},
+		{Change{Kind: KindService, Target: "irqbalance"}, "activating", "active", true},
+		{Change{Kind: KindService, Target: "irqbalance"}, "failed", "inactive", true},
+		{Change{Kind: KindChannels, Target: "eth0"}, "4", "rx=0 tx=0 other=1 combined=4", true},
+		{Change{Kind: KindChannels, Target: "eth0"}, "4", "combined=8", false},
+		{Change{Kind: "bogus"}, "a", "a", true},
+	}
+	for _, tc := range cases {
+		if got := tc.c.Same(tc.a, tc.b); got != tc.same {
+			t.Errorf("%s: Same(%q, %q) = %v, want %v", tc.c.Kind, tc.a, tc.b, got, tc.same)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	cases := []struct {
+		c  Change
+		ok bool
+	}{
+		{Change{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "8192"}, true},
+		{Change{Kind: KindSysctl, Target: "net..core", Value: "1"}, false},
+		{Change{Kind: KindSysctl, Target: "net.core.somaxconn", Value: " "}, false},
+		{Change{Kind: KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "0-3"}, true},
+		{Change{Kind: KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "x"}, false},
+		{Change{Kind: KindFile, Target: "/etc/passwd", Value: "x"}, false},
+		{Change{Kind: KindFile, Target: "/proc/../etc/passwd", Value: "x"}, false},
+		{Change{Kind: KindRedisConfig, Target: "hz", Value: "100"}, true},
+		{Change{Kind: KindRedisConfig, Target: "h*", Value: "100"}, false},
+		{Change{Kind: KindAffinity, Target: "42", Value: "0-1", Guard: "comm=redis-server"}, true},
+		{Change{Kind: KindAffinity, Target: "42", Value: "0-1", Guard: "pid=1"}, false},
+		{Change{Kind: KindAffinity, Target: "0", Value: "0-1"}, false},
+		{Change{Kind: KindService, Target: "irqbalance", Value: "inactive"}, true},
+		{Change{Kind: KindService, Target: "irqbalance", Value: "stopped"}, false},
+		{Change{Kind: KindChannels, Target: "eth0", Value: "0"}, false},
+		{Change{Kind: KindChannels, Target: "eth0", Value: "rx=2 tx=2"}, true},
+		{Change{Kind: "bogus", Target: "x", Value: "y"}, false},
+	}
+	for _, tc := range cases {
+		if err := tc.c.Validate(); (err == nil) != tc.ok {
+			t.Errorf("%s: Validate() = %v, want ok=%v", tc.c, err, tc.ok)
+		}
+	}
+}
+
+func TestShowAndLostOn(t *testing.T) {
+	rps := Change{Kind: KindFile, Target: "/sys/class/net/eth0/queues/rx-0/rps_cpus"}
+	for v, want := range map[string]string{"f": "f (cpus 0-3)", "0": "0 (none)"} {
+		if got := rps.Show(v); got != want {
+			t.Errorf("Show(%q) = %q, want %q", v, got, want)
+		}
+	}
+	if got := (Change{Kind: KindSysctl}).Show(""); got != `""` {
+		t.Errorf("empty sysctl shows as %q", got)
+	}
+	for _, k := range Kinds() {
+		if (Change{Kind: k}).LostOn() == "" {
+			t.Errorf("%s: no LostOn", k)
+		}
+	}
+}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"redline/internal/tune"
+)
+
+type tuneApplyOptions struct {
+	tuneOptions
+	yes, dryRun bool
+}
+
+func newTuneApplyCmd(s *streams) *cobra.Command {
+	o := &tuneApplyOptions{}
+	cmd := &cobra.Command{
+		Use:   "apply PLAN --yes",
+		Short: "Apply a plan behind the journal; any failure rolls back what was applied",
+		Long: `apply makes the plan's changes in order. Before each write the old value is
+journaled and fsynced; after it the value is read back. A change that cannot be
+made here (not root, a read-only /proc/sys in a container, a missing file, an IRQ
+the kernel will not move) is refused and reported, and the rest go ahead. Any
+other failure rolls back everything this apply changed.
+
+Without --yes it shows the plan and changes nothing; --dry-run does the same
+without complaining. Exit status: 0 when every change is in place, 1 when one
+failed (and was rolled back) or was refused, 2 when apply could not run.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runTuneApply(cmd.Context(), s, o, args[0]) },
+	}
+	o.stateFlags(cmd)
+	o.hostFlags(cmd)
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "really apply")
+	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would change and stop")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func runTuneApply(ctx context.Context, s *streams, o *tuneApplyOptions, path string) error {
+	if err := o.checkRoot(); err != nil {
+		return err
+	}
+	p, err := tune.ReadPlanFile(path)
+	if err != nil {
+		return exitCode(ExitError, "redline tune apply: "+err.Error())
+	}
+	if h, _ := os.Hostname(); p.Host != "" && h != "" && p.Host != h {
+		fmt.Fprintf(s.err, "redline tune apply: warning: the plan was made on %s, this is %s; its values were read there\n", p.Host, h)
+	}
+	sys := o.system()
+	defer sys.Close()
+	if o.dryRun || !o.yes {
+		previews, err := tune.Preview(ctx, sys, p)
+		if err != nil {
+			return exitCode(ExitError, "redline tune apply: "+err.Error())
+		}
+		tunePrintPreview(s.out, p, previews, tune.Warnings(sys, p))
+		if o.dryRun {
+			return nil
+		}
+		return exitCode(ExitError, "redline tune apply: nothing changed: add --yes to apply this plan")
+	}
+	for _, w := range tune.Warnings(sys, p) {
+		fmt.Fprintln(s.err, "redline tune apply: WARNING:", w)
+	}
+	progress := func(out tune.Outcome) { tunePrintOutcome(s.out, out) }
+	if o.json {
+		progress = nil
+	}
+	res, err := tune.Apply(ctx, sys, p, tune.ApplyOptions{StateDir: o.stateDir, Progress: progress})
+	if o.json && res != nil {
+		if jerr := tuneWriteJSON(s.out, res); jerr != nil {
+			return jerr
+		}
+	}
+	return tuneApplyExit(s, o, res, err)
+}
+
+func tuneApplyExit(s *streams, o *tuneApplyOptions, res *tune.ApplyResult, err error) error {
+	if res == nil {
+		return exitCode(ExitError, "redline tune apply: "+err.Error())
+	}
+	if !o.json && res.Undo != nil {
+		fmt.Fprintln(s.out, "rolled back after the failure:")
+		for _, out := range res.Undo.Outcomes {
+			tunePrintOutcome(s.out, out)
+		}
+	}
+	if err != nil {
+		return exitCode(ExitFailure, "redline tune apply: "+err.Error())
+	}
+	applied, refused := res.Count(tune.StatusApplied), res.Count(tune.StatusRefused)
+	if !o.json {
+		fmt.Fprintf(s.out, "\napplied %d, already in place %d, refused %d (journal %s, session %s)\n",
+			applied, res.Count(tune.StatusUnchanged), refused, o.stateDir, res.Session)
+		if applied > 0 {
+			fmt.Fprintln(s.out, tuneVolatility(res.Outcomes))
+			fmt.Fprintln(s.out, "undo with: redline tune rollback"+tuneStateDirFlag(o.stateDir))
+		}
+	}
+	if refused > 0 {
+		return exitCode(ExitFailure, fmt.Sprintf("redline tune apply: %d change(s) refused here (report-only; reasons above)", refused))
+	}
+	return nil
+}
+
+// tuneVolatility says what undoes the applied changes without redline:
+// nothing is persisted.
+func tuneVolatility(outs []tune.Outcome) string {
+	byCause := map[string]int{}
+	var causes []string
+	for _, o := range outs {
+		if o.Status != tune.StatusApplied {
+			continue
+		}
+		cause := o.Change.LostOn()
+		if byCause[cause] == 0 {
+			causes = append(causes, cause)
+		}
+		byCause[cause]++
+	}
+	parts := make([]string, len(causes))
+	for i, c := range causes {
+		parts[i] = fmt.Sprintf("%d on %s", byCause[c], c)
+	}
+	return "nothing was persisted: lost " + strings.Join(parts, ", ")
+}
+
+func tuneStateDirFlag(dir string) string {
+	if dir == tune.DefaultStateDir {
+		return ""
+	}
+	return " --state-dir " + dir
+}

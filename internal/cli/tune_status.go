@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"context"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"redline/internal/tune"
+)
+
+func newTuneStatusCmd(s *streams) *cobra.Command {
+	o := &tuneOptions{}
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show what the journal holds and whether each value is still ours",
+		Long: `status compares every journaled change with the live value: applied (still
+what redline set), drift (someone changed it since: rollback will leave it),
+gone (a reboot, a process exit or a Redis restart already undid it), intended
+(journaled, but the apply stopped before writing). It changes nothing and does
+not wait for a running apply.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runTuneStatus(cmd.Context(), s, o) },
+	}
+	o.stateFlags(cmd)
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the status as JSON")
+	return cmd
+}
+
+func runTuneStatus(ctx context.Context, s *streams, o *tuneOptions) error {
+	rep, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: o.stateDir, RedisPassword: os.Getenv("REDISCLI_AUTH")})
+	if err != nil {
+		return exitCode(ExitError, "redline tune status: "+err.Error())
+	}
+	if o.json {
+		return tuneWriteJSON(s.out, rep)
+	}
+	tunePrintStatus(s.out, rep, o.stateDir)
+	return nil
+}

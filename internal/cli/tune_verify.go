@@ -1,0 +1,84 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"redline/internal/tune"
+)
+
+func newTuneVerifyCmd(s *streams) *cobra.Command {
+	o := &tuneOptions{}
+	cmd := &cobra.Command{
+		Use:   "verify [PLAN]",
+		Short: "Check that the live values are the planned or journaled ones",
+		Long: `verify with a PLAN compares every change's live value with the plan's; without
+one it checks every journaled change is still in place. Exit status 0 when they
+all are, 1 when not (the differences are printed), 2 when it could not check.`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runTuneVerify(cmd.Context(), s, o, args) },
+	}
+	o.stateFlags(cmd)
+	o.hostFlags(cmd)
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the result as JSON")
+	return cmd
+}
+
+func runTuneVerify(ctx context.Context, s *streams, o *tuneOptions, args []string) error {
+	if len(args) == 0 {
+		rep, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: o.stateDir, RedisPassword: os.Getenv("REDISCLI_AUTH")})
+		if err != nil {
+			return exitCode(ExitError, "redline tune verify: "+err.Error())
+		}
+		if o.json {
+			if err := tuneWriteJSON(s.out, rep); err != nil {
+				return err
+			}
+		} else {
+			tunePrintStatus(s.out, rep, o.stateDir)
+		}
+		if !rep.Clean() {
+			return exitCode(ExitFailure, "redline tune verify: some journaled changes are no longer in place")
+		}
+		return nil
+	}
+	return tuneVerifyPlanFile(ctx, s, o, args[0])
+}
+
+func tuneVerifyPlanFile(ctx context.Context, s *streams, o *tuneOptions, path string) error {
+	if err := o.checkRoot(); err != nil {
+		return err
+	}
+	p, err := tune.ReadPlanFile(path)
+	if err != nil {
+		return exitCode(ExitError, "redline tune verify: "+err.Error())
+	}
+	sys := o.system()
+	defer sys.Close()
+	outs, err := tune.Verify(ctx, sys, p)
+	if err != nil {
+		return exitCode(ExitError, "redline tune verify: "+err.Error())
+	}
+	if o.json {
+		if err := tuneWriteJSON(s.out, outs); err != nil {
+			return err
+		}
+	} else {
+		for _, out := range outs {
+			tunePrintOutcome(s.out, out)
+		}
+	}
+	bad := 0
+	for _, out := range outs {
+		if out.Status != tune.StatusOK {
+			bad++
+		}
+	}
+	if bad > 0 {
+		return exitCode(ExitFailure, fmt.Sprintf("redline tune verify: %d of %d changes are not in place", bad, len(outs)))
+	}
+	return nil
+}

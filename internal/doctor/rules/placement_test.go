@@ -1,0 +1,76 @@
+package rules
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"redline/internal/change"
+	"redline/internal/doctor"
+	"redline/internal/host"
+	"redline/internal/tune"
+)
+
+// On every fixture tree, doctor's nic-irq-affinity fix and tune's
+// irq-local profile put every queue IRQ on the same CPU: both ask
+// placement.IRQs. The fix is built whether or not the rule fires there.
+func TestIRQFixMatchesIRQLocalProfile(t *testing.T) {
+	trees, _ := filepath.Glob("../../../testdata/hosts/*")
+	compared := 0
+	for _, dir := range trees {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			continue
+		}
+		fsys, err := host.NewFS(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := host.Read(fsys, host.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := &doctor.Facts{Host: snap}
+		for i := range snap.NICs {
+			n := &snap.NICs[i]
+			if len(n.QueueIRQs) == 0 {
+				continue
+			}
+			node, _ := nicNode(n)
+			doctorCPUs := irqPins(irqPlacementFix(f, n, node).Changes)
+			// The same server for both: doctor's, which tune would
+			// otherwise refuse to guess among several.
+			in := tune.PlanInput{Host: snap, NIC: n.Name}
+			if p := f.RedisProcess(); p != nil {
+				in.PID = p.PID
+			}
+			var tuneCPUs map[string]string
+			if p, err := tune.PlanProfiles(in, "irq-local"); err == nil {
+				tuneCPUs = irqPins(p.Changes)
+			}
+			if d := cmp.Diff(tuneCPUs, doctorCPUs); d != "" {
+				t.Errorf("%s %s: doctor and irq-local disagree (-tune +doctor):\n%s", filepath.Base(dir), n.Name, d)
+			}
+			compared += len(doctorCPUs)
+		}
+	}
+	if compared == 0 {
+		t.Fatal("no fixture tree has queue IRQs to compare")
+	}
+	t.Logf("%d queue IRQs compared", compared)
+}
+
+// irqPins maps each smp_affinity_list target to its CPU.
+func irqPins(cs []change.Change) map[string]string {
+	var out map[string]string
+	for _, c := range cs {
+		if c.Kind == change.KindFile && filepath.Base(c.Target) == "smp_affinity_list" {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[c.Target] = c.Value
+		}
+	}
+	return out
+}

@@ -1,0 +1,63 @@
+package lab
+
+import (
+	"slices"
+
+	"redline/internal/labdata"
+	"redline/internal/stats"
+)
+
+// comparisons compares every variant with the baseline, per workload, on
+// throughput and p99 latency, over the runs that completed.
+func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
+	base := ""
+	for _, v := range s.Variants {
+		if v.Baseline {
+			base = v.Name
+		}
+	}
+	type key struct{ w, v string }
+	rps, p99 := map[key][]float64{}, map[key][]float64{}
+	var workloads []string
+	for _, run := range r.Runs {
+		sum := run.Summary
+		if sum == nil || sum.Interrupted || sum.Error != "" || sum.Requests == 0 {
+			continue
+		}
+		k := key{run.Workload, run.Variant}
+		if !slices.Contains(workloads, run.Workload) {
+			workloads = append(workloads, run.Workload)
+		}
+		rps[k] = append(rps[k], sum.RPS)
+		p99[k] = append(p99[k], sum.Latency.P99)
+	}
+	var out []labdata.Comparison
+	for _, w := range workloads {
+		for _, v := range s.Variants {
+			if v.Baseline || len(rps[key{w, v.Name}]) == 0 || len(rps[key{w, base}]) == 0 {
+				continue
+			}
+			if c, ok := compare(w, v.Name, base, "rps", true, rps[key{w, v.Name}], rps[key{w, base}]); ok {
+				out = append(out, c)
+			}
+			if c, ok := compare(w, v.Name, base, "p99_ms", false, p99[key{w, v.Name}], p99[key{w, base}]); ok {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// compare builds a Comparison of a variant's values against the
+// baseline's with stats.Compare, the one verdict; false when there is no
+// ratio to form.
+func compare(workload, variant, baseline, metric string, higherBetter bool, vals, base []float64) (labdata.Comparison, bool) {
+	s, ok := stats.Compare(vals, base, higherBetter)
+	c := labdata.Comparison{Workload: workload, Variant: variant, Baseline: baseline, Metric: metric, HigherIsBetter: higherBetter,
+		N: s.N, BaselineN: s.RefN, Median: s.Median, BaselineMedian: s.RefMedian, Ratio: s.Ratio,
+		CILow: s.CILow, CIHigh: s.CIHigh, HasCI: s.HasCI, Verdict: stats.LabWords.Verdict(s.Outcome)}
+	if len(vals) > 0 {
+		c.Min, c.Max = slices.Min(vals), slices.Max(vals)
+	}
+	return c, ok
+}

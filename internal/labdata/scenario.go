@@ -1,0 +1,85 @@
+package labdata
+
+import "time"
+
+// Scenario describes an experiment. It is read from YAML strictly (an
+// unknown field or a bad value is an error with its line number).
+type Scenario struct {
+	Name        string `json:"name" yaml:"name"`
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
+
+	Target    TargetSpec     `json:"target" yaml:"target"`
+	Server    ServerSpec     `json:"server,omitzero" yaml:"server,omitempty"`
+	Client    ClientSpec     `json:"client,omitzero" yaml:"client,omitempty"`
+	Workloads []WorkloadSpec `json:"workloads" yaml:"workloads"`
+	Variants  []VariantSpec  `json:"variants" yaml:"variants"`
+
+	Repetitions int           `json:"repetitions" yaml:"repetitions,omitempty"`
+	Warmup      time.Duration `json:"warmup,omitempty" yaml:"warmup,omitempty"`
+	// Doctor runs the doctor before the baseline and records its findings.
+	Doctor *bool `json:"doctor,omitempty" yaml:"doctor,omitempty"`
+}
+
+// TargetSpec says where the server is.
+type TargetSpec struct {
+	// Kind is "managed" (redline starts redis-server on loopback), "netns"
+	// (two network namespaces joined by a veth pair, server in one, load
+	// from the other) or "address" (an existing server).
+	Kind     string `json:"kind" yaml:"kind"`
+	Address  string `json:"address,omitempty" yaml:"address,omitempty"`
+	Password string `json:"-" yaml:"password,omitempty"`
+	User     string `json:"user,omitempty" yaml:"user,omitempty"`
+}
+
+// ServerSpec configures a managed or netns server.
+type ServerSpec struct {
+	Binary string            `json:"binary,omitempty" yaml:"binary,omitempty"`
+	Config []string          `json:"config,omitempty" yaml:"config,omitempty"`
+	Env    map[string]string `json:"env,omitempty" yaml:"env,omitempty"`
+	// Allocator preloads jemalloc, tcmalloc or mimalloc from the OS
+	// packages (LD_PRELOAD); the lab checks the server really mapped it.
+	Allocator string `json:"allocator,omitempty" yaml:"allocator,omitempty"`
+	// CPUs pins the server (taskset-style cpulist); NUMANode binds its CPUs
+	// and memory (numactl --cpunodebind --membind).
+	CPUs     string `json:"cpus,omitempty" yaml:"cpus,omitempty"`
+	NUMANode *int   `json:"numa_node,omitempty" yaml:"numa_node,omitempty"`
+}
+
+// ClientSpec configures the load generator's placement.
+type ClientSpec struct {
+	CPUs string `json:"cpus,omitempty" yaml:"cpus,omitempty"`
+}
+
+// WorkloadSpec is one load: redline bench options, or a redis-benchmark
+// command line pasted verbatim.
+type WorkloadSpec struct {
+	Name  string `json:"name" yaml:"name"`
+	Bench string `json:"bench" yaml:"bench"`
+}
+
+// VariantSpec is one arm of the experiment.
+type VariantSpec struct {
+	Name     string `json:"name" yaml:"name"`
+	Baseline bool   `json:"baseline,omitempty" yaml:"baseline,omitempty"`
+	// Tune applies host/Redis changes (journaled, rolled back after the
+	// variant's runs): named profiles, a plan file, and/or the doctor's
+	// safe fixes.
+	Tune *TuneSpec `json:"tune,omitempty" yaml:"tune,omitempty"`
+	// Server and Client override the scenario's for this variant; a
+	// changed server is restarted.
+	Server *ServerSpec `json:"server,omitempty" yaml:"server,omitempty"`
+	Client *ClientSpec `json:"client,omitempty" yaml:"client,omitempty"`
+}
+
+// TuneSpec is what a tuned variant changes.
+type TuneSpec struct {
+	Profiles []string `json:"profiles,omitempty" yaml:"profiles,omitempty"`
+	Plan     string   `json:"plan,omitempty" yaml:"plan,omitempty"`
+	Doctor   bool     `json:"doctor,omitempty" yaml:"doctor,omitempty"`
+	// Restart restarts a managed or netns server after the changes are
+	// applied (and again after they are rolled back), for settings read
+	// only when the server starts listening, such as net.core.somaxconn.
+	// Redis settings changed by CONFIG SET do not survive the restart: put
+	// them in the variant's server config instead.
+	Restart bool `json:"restart,omitempty" yaml:"restart,omitempty"`
+}

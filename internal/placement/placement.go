@@ -1,0 +1,205 @@
+// Package placement decides where a NIC's queue interrupts go. It is the
+// one answer for doctor's nic-irq-affinity fix and tune's irq-local
+// profile, so the two never propose different CPUs for the same queue. It
+// is pure: it reads a host.Snapshot and never the machine.
+package placement
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+
+	"redline/internal/host"
+)
+
+// Input is what IRQs places from.
+type Input struct {
+	Host *host.Snapshot
+	NIC  *host.NIC
+	// NICNode overrides the NIC's NUMA node when the firmware reports -1
+	// on a machine with several nodes (redline does not guess).
+	NICNode *int
+	// Redis is the server whose main and io threads the IRQs keep off;
+	// nil when there is none on this host.
+	Redis *host.Process
+	// ReserveForRedis leaves one whole core per Redis main and io thread
+	// (Redis is about to be bound to the NIC's node, as numa-bind does)
+	// instead of avoiding the CPUs Redis runs on now.
+	ReserveForRedis bool
+}
+
+// Queue is one NIC queue and the CPU its IRQs (rx and tx alike) go to.
+type Queue struct {
+	Queue int
+	IRQs  []host.QueueIRQ
+	CPU   int
+}
+
+// IRQPlacement is where a NIC's queue IRQs go.
+type IRQPlacement struct {
+	// Node is the NIC's NUMA node (-1: one-node machine, NIC unknown);
+	// Local the CPUs placement may use there.
+	Node  int
+	Local host.CPUSet
+	// Order is the CPUs in the order queues take them; Cores how many
+	// physical cores the IRQs have to themselves.
+	Order []int
+	Cores int
+	// Queues in queue order. Shared: more queues than CPUs.
+	Queues []Queue
+	Shared bool
+	// Notes say what placement assumed or could not do, for people.
+	Notes []string
+}
+
+// IRQs gives each queue of in.NIC its own CPU on the NIC's node: the first
+// thread of every physical core before any SMT sibling (so no core takes
+// two queues while a core is free, unlike oeAware's `% numaNum`), never a
+// CPU of Redis's main or io threads, isolated and nohz_full CPUs left out.
+// The rx and tx IRQs of one queue share its CPU, so completions stay where
+// the queue's packets are. IRQs that serve no queue are not placed.
+func IRQs(in Input) (*IRQPlacement, error) {
+	queues := queueIRQs(in.NIC)
+	if len(queues) == 0 {
+		return nil, fmt.Errorf("no queue IRQs found for %s (driver %s): nothing to place (redline inspect shows the IRQs it saw)", in.NIC.Name, in.NIC.Driver)
+	}
+	local, node, notes, err := LocalCPUs(in.Host, in.NIC, in.NICNode)
+	if err != nil {
+		return nil, err
+	}
+	p := &IRQPlacement{Node: node, Local: local, Notes: notes}
+	if err := p.order(in); err != nil {
+		return nil, err
+	}
+	qs := slices.Sorted(maps.Keys(queues))
+	if len(qs) > p.Cores {
+		p.note("%s has %d queues but only %d free cores (%d CPUs) for them: some cores take two queues (ethtool -L %s combined %d would give each a core of its own)", in.NIC.Name, len(qs), p.Cores, len(p.Order), in.NIC.Name, p.Cores)
+	}
+	p.Shared = len(qs) > len(p.Order)
+	for i, q := range qs {
+		p.Queues = append(p.Queues, Queue{Queue: q, IRQs: queues[q], CPU: p.Order[i%len(p.Order)]})
+	}
+	return p, nil
+}
+
+// CPUOf returns the CPU placed for IRQ number irq.
+func (p *IRQPlacement) CPUOf(irq int) (int, bool) {
+	for _, q := range p.Queues {
+		for _, i := range q.IRQs {
+			if i.IRQ == irq {
+				return q.CPU, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func (p *IRQPlacement) note(format string, args ...any) {
+	p.Notes = append(p.Notes, fmt.Sprintf(format, args...))
+}
+
+// queueIRQs groups the NIC's queue IRQs by queue number.
+func queueIRQs(nic *host.NIC) map[int][]host.QueueIRQ {
+	out := map[int][]host.QueueIRQ{}
+	for _, q := range nic.QueueIRQs {
+		if !q.NoQueue {
+			out[q.Queue] = append(out[q.Queue], q)
+		}
+	}
+	return out
+}
+
+// order is the CPUs queue IRQs may take, physical cores first. With
+// ReserveForRedis the IRQs leave Redis one whole core per main and io
+// thread. Otherwise they avoid the CPUs Redis runs on now, and take the
+// SMT siblings of those CPUs only after every other CPU.
+func (p *IRQPlacement) order(in Input) error {
+	snap, local := in.Host, p.Local
+	proc := in.Redis
+	if proc == nil {
+		p.note("no Redis process found: IRQs placed without regard to Redis's CPUs (start Redis first, or pass --pid)")
+		p.Order, p.Cores = snap.SpreadOrder(local), len(coresOf(snap, local))
+		return nil
+	}
+	if in.ReserveForRedis {
+		cores := coresOf(snap, local)
+		need := redisThreads(proc)
+		if len(cores) <= need {
+			return fmt.Errorf("the NIC's %d local cores cannot give Redis's %d main and io threads cores of their own and still take IRQs; drop numa-bind or irq-local", len(cores), need)
+		}
+		var reserved host.CPUSet
+		for _, c := range cores[len(cores)-need:] {
+			reserved = reserved.Union(c)
+		}
+		p.Order, p.Cores = snap.SpreadOrder(local.Difference(reserved)), len(cores)-need
+		return nil
+	}
+	busy, pinned := RedisCPUs(snap, proc)
+	if !pinned {
+		p.note("Redis (pid %d) is not pinned: IRQs avoid CPUs %s where its main/io threads last ran, which holds only while the scheduler keeps them there (add numa-bind to pin it)", proc.PID, busy.List())
+	}
+	free := local.Difference(busy)
+	if free.IsEmpty() && !pinned {
+		// Unpinned threads that last ran everywhere say little; keep the
+		// IRQs off the main thread's CPU at least.
+		busy = MainCPU(proc)
+		free = local.Difference(busy)
+		p.note("Redis's threads last ran on every CPU local to %s: IRQs avoid only the main thread's CPU %s (numa-bind would keep them off all of Redis's)", in.NIC.Name, busy.List())
+	}
+	if free.IsEmpty() {
+		return fmt.Errorf("every CPU local to %s (%s) runs Redis's main or io threads; IRQs there would share them. Pin Redis elsewhere first, or add numa-bind", in.NIC.Name, local.List())
+	}
+	order := snap.SpreadOrder(free)
+	shared := siblingsOf(snap, busy)
+	slices.SortStableFunc(order, func(a, b int) int { return boolRank(shared.Contains(a)) - boolRank(shared.Contains(b)) })
+	p.Order, p.Cores = order, len(coresOf(snap, free.Difference(shared)))
+	return nil
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// coresOf groups the CPUs of set by physical core (thread_siblings_list),
+// cores ordered by their first CPU; a CPU without topology is its own core.
+func coresOf(snap *host.Snapshot, set host.CPUSet) []host.CPUSet {
+	var cores []host.CPUSet
+	seen := host.CPUSet{}
+	for _, cpu := range set.CPUs() {
+		if seen.Contains(cpu) {
+			continue
+		}
+		core := host.NewCPUSet(cpu)
+		if c := snap.CPUByID(cpu); c != nil && c.Siblings != nil {
+			core = c.Siblings.Intersect(set)
+		}
+		seen = seen.Union(core)
+		cores = append(cores, core)
+	}
+	return cores
+}
+
+// siblingsOf is every hardware thread of the cores of set.
+func siblingsOf(snap *host.Snapshot, set host.CPUSet) host.CPUSet {
+	out := set.Clone()
+	for _, cpu := range set.CPUs() {
+		if c := snap.CPUByID(cpu); c != nil && c.Siblings != nil {
+			out = out.Union(*c.Siblings)
+		}
+	}
+	return out
+}
+
+// redisThreads counts the main and io threads: each gets a CPU.
+func redisThreads(p *host.Process) int {
+	n := 0
+	for _, t := range p.Threads {
+		if t.Role == "main" || t.Role == "io" {
+			n++
+		}
+	}
+	return max(n, 1)
+}
