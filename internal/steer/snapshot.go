@@ -1,13 +1,17 @@
 package steer
 
-import "redline/internal/host"
+import (
+	"redline/internal/host"
+	"redline/internal/placement"
+)
 
 // TopologyOf returns the online CPUs of a snapshot with their nodes and
-// cores.
+// cores, leaving out isolated and nohz_full CPUs (irqbalance bans them
+// too: their owners asked for no interrupts).
 func TopologyOf(s *host.Snapshot) Topology {
 	var t Topology
 	for _, c := range s.CPU.CPUs {
-		if !c.Online {
+		if !c.Online || inSet(s.CPU.Isolated, c.ID) || inSet(s.CPU.NohzFull, c.ID) {
 			continue
 		}
 		tc := TopoCPU{ID: c.ID, Core: c.ID}
@@ -58,44 +62,23 @@ func DriversOf(s *host.Snapshot) map[string]string {
 	return m
 }
 
-// RedisCPUsOf returns the CPUs the main and io threads of the given
-// redis-server processes (all of the snapshot's when pids is empty) run
-// on: the thread's (or else the process's) affinity when it is pinned to
-// one core's worth of CPUs, else the CPU it last ran on (a thread allowed
-// on a whole node may run on any of its cores; avoiding them all would
-// leave the node's queues nowhere to go).
+// RedisCPUsOf returns the CPUs of the main and io threads of the given
+// redis-server processes (all of the snapshot's when pids is empty), as
+// placement.RedisCPUs judges them: their affinity when it is narrower
+// than the machine, else the CPU they last ran on.
 func RedisCPUsOf(s *host.Snapshot, pids []int) host.CPUSet {
 	want := map[int]bool{}
 	for _, p := range pids {
 		want[p] = true
 	}
 	var set host.CPUSet
-	for _, p := range s.Processes {
-		if len(want) > 0 && !want[p.PID] {
-			continue
-		}
-		for _, th := range p.Threads {
-			if th.Role != "main" && th.Role != "io" {
-				continue
-			}
-			set = set.Union(threadCPUs(p, th))
+	for i := range s.Processes {
+		if p := &s.Processes[i]; len(want) == 0 || want[p.PID] {
+			cpus, _ := placement.RedisCPUs(s, p)
+			set = set.Union(cpus)
 		}
 	}
 	return set
 }
 
-// pinnedMax is the widest affinity that counts as pinned (a CPU and its
-// SMT sibling).
-const pinnedMax = 2
-
-func threadCPUs(p host.Process, th host.Thread) host.CPUSet {
-	for _, allowed := range []*host.CPUSet{th.CPUsAllowed, p.CPUsAllowed} {
-		if allowed != nil && !allowed.IsEmpty() && allowed.Len() <= pinnedMax {
-			return *allowed
-		}
-	}
-	if th.CPU != nil {
-		return host.NewCPUSet(*th.CPU)
-	}
-	return host.CPUSet{}
-}
+func inSet(s *host.CPUSet, cpu int) bool { return s != nil && s.Contains(cpu) }
