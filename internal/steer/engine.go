@@ -138,6 +138,7 @@ type irqState struct {
 	onRedis int
 	wrote   *host.CPUSet
 	drifted bool
+	held    bool
 }
 
 // NewEngine returns an Engine with o's zero fields defaulted.
@@ -151,6 +152,10 @@ func (e *Engine) Applied(m Move) {
 	set := host.NewCPUSet(m.To)
 	e.st(m.IRQ).wrote = &set
 }
+
+// Hold makes the engine leave irq alone from now on (its affinity could
+// not be written: a kernel-managed IRQ, a refusal).
+func (e *Engine) Hold(irq int) { e.st(irq).held = true }
 
 // Forget drops what the engine wrote for irq (after a rollback).
 func (e *Engine) Forget(irq int) { delete(e.state, irq) }
@@ -237,7 +242,7 @@ func (e *Engine) judge(q QueueIRQ, in Input, topo topoIndex) (QueueState, *wante
 		n := s.node
 		qs.Preferred = &n
 	}
-	if s.drifted || s.streak < e.o.Periods {
+	if s.drifted || s.held || s.streak < e.o.Periods {
 		return qs, nil, drift
 	}
 	why, redisOnly := topo.misplaced(q.on(), s.node)

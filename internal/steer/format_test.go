@@ -200,3 +200,22 @@ func BenchmarkDecodeJoin(b *testing.B) {
 		}
 	}
 }
+
+func TestFilters(t *testing.T) {
+	cases := []struct {
+		tids   []int
+		sample int
+		want   string
+	}{
+		{nil, 1, ""},
+		{nil, 3, ""},
+		{nil, 4, "!(skbaddr & 0x300)"},
+		{[]int{7}, 1, "(common_pid == 7)"},
+		{[]int{7, 9}, 2, "(common_pid == 7 || common_pid == 9) && !(skbaddr & 0x100)"},
+	}
+	for _, c := range cases {
+		if got := copyFilter(c.tids, sampleFilter(c.sample)); got != c.want {
+			t.Errorf("tids %v sample %d: got %q want %q", c.tids, c.sample, got, c.want)
+		}
+	}
+}

@@ -1,7 +1,10 @@
 package steer
 
 import (
+	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 	"unsafe"
 )
 
@@ -223,4 +226,25 @@ func nonZero(c []uint64) map[int]uint64 {
 		}
 	}
 	return m
+}
+
+// String is "DEV:QUEUE" ("eth0:3").
+func (k QueueKey) String() string { return k.Dev + ":" + strconv.Itoa(k.Queue) }
+
+// MarshalText makes QueueKey a JSON map key.
+func (k QueueKey) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText parses "DEV:QUEUE".
+func (k *QueueKey) UnmarshalText(b []byte) error {
+	s := string(b)
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 {
+		return fmt.Errorf("queue %q: want DEV:QUEUE", s)
+	}
+	q, err := strconv.Atoi(s[i+1:])
+	if err != nil {
+		return fmt.Errorf("queue %q: want DEV:QUEUE", s)
+	}
+	k.Dev, k.Queue = s[:i], q
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -25,24 +26,53 @@ type SamplerOptions struct {
 	Drain time.Duration
 	// Pending bounds the skbs in flight in the Joiner (DefaultPending).
 	Pending int
+	// Sample, a power of two, follows about one skb in Sample: the kernel
+	// drops the others' records of both tracepoints before they reach the
+	// ring (a filter on skbaddr bits above the 256-byte slab object). The
+	// selection depends on where an skb was allocated, not on its queue or
+	// consumer, so the shares per node stay fair; the fraction kept is not
+	// exact (NAPI recycles a few skb addresses per CPU). 0 or 1 follows
+	// every skb.
+	Sample int
+	// Consumers, when set, keeps only the copies made by these threads
+	// (tids, the kernel's common_pid): the kernel drops the others' before
+	// they reach the ring. On a host busy with other traffic (loopback,
+	// other services) that is most copy events. The kernel takes a perf
+	// tracepoint filter once, so the set is fixed for the sampler's life.
+	Consumers []int
+}
+
+// sampleFilter is the tracepoint filter that keeps one skb in n, judged
+// by skbaddr bits 8 and up (sk_buffs are 256-byte slab objects, so the
+// low 8 bits are constant).
+func sampleFilter(n int) string {
+	if n <= 1 || n&(n-1) != 0 {
+		return ""
+	}
+	return fmt.Sprintf("!(skbaddr & %#x)", (n-1)<<8)
 }
 
 // Defaults for SamplerOptions.
 const (
 	DefaultRingPages = 256 // 1 MiB per CPU with 4 KiB pages
 	DefaultDrain     = 50 * time.Millisecond
+	DefaultSample    = 4
 )
 
 // Sampler reads the two tracepoints on every CPU and feeds a Joiner.
 type Sampler struct {
-	dec   *Decoder
-	rings []*ring
-	epfd  int
-	drain time.Duration
+	dec    *Decoder
+	sample string // the skb sampling filter, "" for none
+	// Targeted is true when the kernel filters copies by thread.
+	Targeted bool
+	rings    []*ring
+	epfd     int
+	drain    time.Duration
 	// Joiner receives every event; set its Target before Run.
 	Joiner *Joiner
 
 	events, lost, bad atomic.Uint64
+	cpuNanos          atomic.Int64 // the reading thread's CPU time
 }
 
 // ring is one CPU's perf ring buffer, shared by both tracepoints.
@@ -71,12 +101,12 @@ func NewSampler(tfs *Tracefs, o SamplerOptions) (*Sampler, error) {
 		return nil, err
 	}
 	o = o.withDefaults()
-	s := &Sampler{dec: dec, drain: o.Drain, Joiner: NewJoiner(o.Pending), epfd: -1}
+	s := &Sampler{dec: dec, drain: o.Drain, Joiner: NewJoiner(o.Pending), epfd: -1, sample: sampleFilter(o.Sample), Targeted: len(o.Consumers) > 0}
 	if s.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
 		return nil, fmt.Errorf("epoll: %w", err)
 	}
 	for _, cpu := range o.CPUs {
-		r, err := openRing(cpu, o.RingPages, gro.ID, cp.ID)
+		r, err := openRing(cpu, o.RingPages, []string{s.sample, copyFilter(o.Consumers, s.sample)}, gro.ID, cp.ID)
 		if err != nil {
 			s.Close()
 			return nil, err
@@ -122,7 +152,7 @@ func onlineCPUs() []int {
 
 // openRing opens both tracepoints on one CPU, the second writing into
 // the first's ring.
-func openRing(cpu, pages int, ids ...uint64) (*ring, error) {
+func openRing(cpu, pages int, filters []string, ids ...uint64) (*ring, error) {
 	r := &ring{cpu: cpu, scratch: make([]byte, 0, 512)}
 	pageSize := unix.Getpagesize()
 	for i, id := range ids {
@@ -141,6 +171,10 @@ func openRing(cpu, pages int, ids ...uint64) (*ring, error) {
 			return nil, fmt.Errorf("perf_event_open tracepoint %d on cpu %d: %w (run as root)", id, cpu, err)
 		}
 		r.fds = append(r.fds, fd)
+		if err := setFilter(fd, filters[i]); err != nil {
+			r.close()
+			return nil, fmt.Errorf("tracepoint filter %q on cpu %d: %w", filters[i], cpu, err)
+		}
 		if i == 0 {
 			mem, err := unix.Mmap(fd, 0, (pages+1)*pageSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 			if err != nil {
@@ -162,6 +196,42 @@ func openRing(cpu, pages int, ids ...uint64) (*ring, error) {
 		}
 	}
 	return r, nil
+}
+
+// copyFilter is the copy tracepoint's filter: the sampling filter and,
+// with tids, only those threads.
+func copyFilter(tids []int, sample string) string {
+	if len(tids) == 0 {
+		return sample
+	}
+	var b strings.Builder
+	b.WriteString("(")
+	for i, t := range tids {
+		if i > 0 {
+			b.WriteString(" || ")
+		}
+		fmt.Fprintf(&b, "common_pid == %d", t)
+	}
+	b.WriteString(")")
+	if sample != "" {
+		b.WriteString(" && " + sample)
+	}
+	return b.String()
+}
+
+// setFilter sets a tracepoint filter (PERF_EVENT_IOC_SET_FILTER).
+func setFilter(fd int, filter string) error {
+	if filter == "" {
+		return nil
+	}
+	b, err := unix.BytePtrFromString(filter)
+	if err != nil {
+		return err
+	}
+	if _, _, e := unix.Syscall(unix.SYS_IOCTL, uintptr(fd), unix.PERF_EVENT_IOC_SET_FILTER, uintptr(unsafe.Pointer(b))); e != 0 {
+		return e
+	}
+	return nil
 }
 
 func (r *ring) close() {
@@ -196,11 +266,24 @@ type SamplerStats struct {
 	Events uint64 // samples decoded
 	Lost   uint64 // samples the kernel dropped
 	Bad    uint64 // samples that did not decode
+	// CPU is the user+system time of the thread reading the rings, as of
+	// the last period (the kernel's cost of writing the samples is
+	// charged to the threads that hit the tracepoints).
+	CPU time.Duration
 }
 
 // Stats returns the running totals; safe from any goroutine.
 func (s *Sampler) Stats() SamplerStats {
-	return SamplerStats{Events: s.events.Load(), Lost: s.lost.Load(), Bad: s.bad.Load()}
+	return SamplerStats{Events: s.events.Load(), Lost: s.lost.Load(), Bad: s.bad.Load(), CPU: time.Duration(s.cpuNanos.Load())}
+}
+
+// threadCPU is the calling thread's user+system time.
+func threadCPU() time.Duration {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_THREAD, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // Run reads the rings until ctx ends, and every period sends the
@@ -209,6 +292,7 @@ func (s *Sampler) Stats() SamplerStats {
 func (s *Sampler) Run(ctx context.Context, period time.Duration, out chan<- *Period) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	base := threadCPU() - time.Duration(s.cpuNanos.Load())
 	evs := make([]unix.EpollEvent, len(s.rings))
 	next := time.Now().Add(period)
 	for ctx.Err() == nil {
@@ -219,6 +303,7 @@ func (s *Sampler) Run(ctx context.Context, period time.Duration, out chan<- *Per
 		s.DrainAll()
 		if !time.Now().Before(next) {
 			next = next.Add(period)
+			s.cpuNanos.Store(int64(threadCPU() - base))
 			select {
 			case out <- s.Joiner.Cut():
 			default:
