@@ -209,9 +209,9 @@ func TestFilters(t *testing.T) {
 	}{
 		{nil, 1, ""},
 		{nil, 3, ""},
-		{nil, 4, "!(skbaddr & 0x300)"},
+		{nil, 4, "!(skbaddr & 0xc00)"},
 		{[]int{7}, 1, "(common_pid == 7)"},
-		{[]int{7, 9}, 2, "(common_pid == 7 || common_pid == 9) && !(skbaddr & 0x100)"},
+		{[]int{7, 9}, 2, "(common_pid == 7 || common_pid == 9) && !(skbaddr & 0x400)"},
 	}
 	for _, c := range cases {
 		if got := copyFilter(c.tids, sampleFilter(c.sample)); got != c.want {

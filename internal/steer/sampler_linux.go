@@ -28,7 +28,7 @@ type SamplerOptions struct {
 	Pending int
 	// Sample, a power of two, follows about one skb in Sample: the kernel
 	// drops the others' records of both tracepoints before they reach the
-	// ring (a filter on skbaddr bits above the 256-byte slab object). The
+	// ring (a filter on skbaddr bits above the slab object size). The
 	// selection depends on where an skb was allocated, not on its queue or
 	// consumer, so the shares per node stay fair; the fraction kept is not
 	// exact (NAPI recycles a few skb addresses per CPU). 0 or 1 follows
@@ -43,20 +43,21 @@ type SamplerOptions struct {
 }
 
 // sampleFilter is the tracepoint filter that keeps one skb in n, judged
-// by skbaddr bits 8 and up (sk_buffs are 256-byte slab objects, so the
-// low 8 bits are constant).
+// by skbaddr bits 10 and up: received sk_buffs are 256-byte slab objects
+// (skbuff_head_cache) or, for veth, the sender's 512-byte fclones, so
+// the bits below 10 are constant for some of them.
 func sampleFilter(n int) string {
 	if n <= 1 || n&(n-1) != 0 {
 		return ""
 	}
-	return fmt.Sprintf("!(skbaddr & %#x)", (n-1)<<8)
+	return fmt.Sprintf("!(skbaddr & %#x)", (n-1)<<10)
 }
 
 // Defaults for SamplerOptions.
 const (
 	DefaultRingPages = 256 // 1 MiB per CPU with 4 KiB pages
 	DefaultDrain     = 50 * time.Millisecond
-	DefaultSample    = 4
+	DefaultSample    = 8
 )
 
 // Sampler reads the two tracepoints on every CPU and feeds a Joiner.
@@ -295,6 +296,7 @@ func (s *Sampler) Run(ctx context.Context, period time.Duration, out chan<- *Per
 	base := threadCPU() - time.Duration(s.cpuNanos.Load())
 	evs := make([]unix.EpollEvent, len(s.rings))
 	next := time.Now().Add(period)
+	defer func() { s.cpuNanos.Store(int64(threadCPU() - base)) }()
 	for ctx.Err() == nil {
 		wait := min(s.drain, time.Until(next))
 		if _, err := unix.EpollWait(s.epfd, evs, int(max(wait, 0)/time.Millisecond)); err != nil && !errors.Is(err, unix.EINTR) {
