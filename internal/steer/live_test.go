@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"redline/internal/host"
 	"redline/internal/netns"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
@@ -100,7 +101,7 @@ func TestLiveSamplerAttributesVethQueuesToRedis(t *testing.T) {
 	srv := redistest.StartWith(t, redisserver.Options{
 		NetNS: p.Server, Bind: p.ServerIP, Wrap: []string{"taskset", "-c", strconv.Itoa(redisCPU)},
 	})
-	s, err := NewSampler(tfs, SamplerOptions{Drain: 10 * time.Millisecond})
+	s, err := NewSampler(tfs, SamplerOptions{Drain: 10 * time.Millisecond, Sample: 2, Consumers: threadsOf(t, srv.Pid())})
 	if err != nil {
 		t.Skipf("sampler: %v", err)
 	}
@@ -145,6 +146,94 @@ func TestLiveSamplerAttributesVethQueuesToRedis(t *testing.T) {
 		t.Fatalf("sampler: %v", err)
 	}
 	t.Logf("queues attributed to redis-server: %v; stats %+v", queues, s.Stats())
+}
+
+// threadsOf lists a process's thread ids.
+func threadsOf(t *testing.T, pid int) []int {
+	ents, err := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tids []int
+	for _, e := range ents {
+		if tid, err := strconv.Atoi(e.Name()); err == nil {
+			tids = append(tids, tid)
+		}
+	}
+	return tids
+}
+
+// TestLiveRunDryRun runs the daemon loop (dry run) on the live host while
+// Redis traffic crosses the veth, and waits for a period whose report
+// attributes the server end's queues to the redis-server process. veth
+// queues have no IRQs, so there is nothing to move.
+func TestLiveRunDryRun(t *testing.T) {
+	needRoot(t)
+	tfs, err := OpenTracefs()
+	if err != nil {
+		t.Skipf("tracefs: %v", err)
+	}
+	t.Cleanup(func() { tfs.Close() })
+	p := newMQPair(t)
+	srv := redistest.StartWith(t, redisserver.Options{NetNS: p.Server, Bind: p.ServerIP})
+	s, err := NewSampler(tfs, SamplerOptions{Drain: 10 * time.Millisecond})
+	if err != nil {
+		t.Skipf("sampler: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	fs, err := host.NewFS("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	load := startLoad(ctx, t, p, srv, 4)
+	reports := make(chan *Report, 100)
+	cfg := Config{
+		Period: 100 * time.Millisecond, PIDs: []int{srv.Pid()},
+		Read:     func() (*host.Snapshot, error) { return host.Read(fs, host.Options{PIDs: []int{srv.Pid()}}) },
+		ReadFile: fs.ReadFile,
+		OnPeriod: func(r *Report) {
+			select {
+			case reports <- r:
+			default:
+			}
+		},
+	}
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, s, cfg) }()
+	for {
+		select {
+		case err := <-load:
+			t.Fatalf("load stopped: %v", err)
+		case err := <-done:
+			t.Fatalf("Run stopped: %v", err)
+		case r := <-reports:
+			if !r.DryRun || len(r.Applied) != 0 {
+				t.Fatalf("a dry run applied moves: %+v", r)
+			}
+			for _, qs := range r.Decision.Queues {
+				if qs.Queue.Dev == p.ServerIf {
+					t.Fatalf("veth has no queue IRQs, yet the decision has %+v", qs)
+				}
+			}
+			var matched uint64
+			for k, qc := range r.Period.Queues {
+				if k.Dev == p.ServerIf {
+					matched += qc.Matched
+				}
+			}
+			if matched == 0 {
+				continue
+			}
+			t.Logf("%s", r.Line())
+			cancel()
+			if err := <-done; !errors.Is(err, context.Canceled) {
+				t.Fatalf("Run: %v", err)
+			}
+			return
+		}
+	}
 }
 
 // startLoad runs n connections of SET/GET from the client namespace until

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -72,6 +73,10 @@ type Sampler struct {
 	// Joiner receives every event; set its Target before Run.
 	Joiner *Joiner
 
+	stop     chan struct{}  // closed by Close
+	running  sync.WaitGroup // Run, which Close waits for before unmapping
+	stopOnce sync.Once
+
 	events, lost, bad atomic.Uint64
 	cpuNanos          atomic.Int64 // the reading thread's CPU time
 }
@@ -102,7 +107,7 @@ func NewSampler(tfs *Tracefs, o SamplerOptions) (*Sampler, error) {
 		return nil, err
 	}
 	o = o.withDefaults()
-	s := &Sampler{dec: dec, drain: o.Drain, Joiner: NewJoiner(o.Pending), epfd: -1, sample: sampleFilter(o.Sample), Targeted: len(o.Consumers) > 0}
+	s := &Sampler{dec: dec, drain: o.Drain, Joiner: NewJoiner(o.Pending), epfd: -1, sample: sampleFilter(o.Sample), Targeted: len(o.Consumers) > 0, stop: make(chan struct{})}
 	if s.epfd, err = unix.EpollCreate1(unix.EPOLL_CLOEXEC); err != nil {
 		return nil, fmt.Errorf("epoll: %w", err)
 	}
@@ -249,8 +254,11 @@ func (r *ring) close() {
 	r.fds = nil
 }
 
-// Close stops sampling and frees the rings.
+// Close stops sampling and frees the rings; a Run in progress returns
+// first.
 func (s *Sampler) Close() error {
+	s.stopOnce.Do(func() { close(s.stop) })
+	s.running.Wait()
 	for _, r := range s.rings {
 		r.close()
 	}
@@ -261,6 +269,9 @@ func (s *Sampler) Close() error {
 	}
 	return nil
 }
+
+// errClosed is Run's error after Close.
+var errClosed = errors.New("sampler closed")
 
 // SamplerStats are the sampler's running totals.
 type SamplerStats struct {
@@ -291,6 +302,13 @@ func threadCPU() time.Duration {
 // Joiner's counts on out (dropping them if nobody reads). It returns
 // ctx's error, or the first error reading the rings.
 func (s *Sampler) Run(ctx context.Context, period time.Duration, out chan<- *Period) error {
+	s.running.Add(1)
+	defer s.running.Done()
+	select {
+	case <-s.stop:
+		return errClosed
+	default:
+	}
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	base := threadCPU() - time.Duration(s.cpuNanos.Load())
@@ -298,6 +316,11 @@ func (s *Sampler) Run(ctx context.Context, period time.Duration, out chan<- *Per
 	next := time.Now().Add(period)
 	defer func() { s.cpuNanos.Store(int64(threadCPU() - base)) }()
 	for ctx.Err() == nil {
+		select {
+		case <-s.stop:
+			return errClosed
+		default:
+		}
 		wait := min(s.drain, time.Until(next))
 		if _, err := unix.EpollWait(s.epfd, evs, int(max(wait, 0)/time.Millisecond)); err != nil && !errors.Is(err, unix.EINTR) {
 			return fmt.Errorf("epoll wait: %w", err)
