@@ -275,13 +275,13 @@ var errClosed = errors.New("sampler closed")
 
 // SamplerStats are the sampler's running totals.
 type SamplerStats struct {
-	Events uint64 // samples decoded
-	Lost   uint64 // samples the kernel dropped
-	Bad    uint64 // samples that did not decode
+	Events uint64 `json:"events"` // samples decoded
+	Lost   uint64 `json:"lost"`   // samples the kernel dropped
+	Bad    uint64 `json:"bad"`    // samples that did not decode
 	// CPU is the user+system time of the thread reading the rings, as of
 	// the last period (the kernel's cost of writing the samples is
 	// charged to the threads that hit the tracepoints).
-	CPU time.Duration
+	CPU time.Duration `json:"cpu_ns"`
 }
 
 // Stats returns the running totals; safe from any goroutine.
