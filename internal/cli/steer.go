@@ -190,8 +190,12 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 			fmt.Fprintf(s.err, "redline steer: status file: %v\n", err)
 		}
 	}
+	started := time.Now()
 	err = steer.Run(ctx, smp, cfg)
 	os.Remove(o.statusFile)
+	st, took := smp.Stats(), time.Since(started)
+	fmt.Fprintf(s.err, "redline steer: sampler read %d events (%d lost) in %s, using %s of CPU (%.2f%% of one CPU)\n",
+		st.Events, st.Lost, took.Round(time.Millisecond), st.CPU.Round(time.Millisecond), 100*st.CPU.Seconds()/took.Seconds())
 	if act != nil {
 		msg, rerr := act.Restore(context.WithoutCancel(ctx))
 		fmt.Fprintf(s.err, "redline steer: %s\n", msg)
