@@ -25,10 +25,15 @@ import (
 //	busy CPU=F ...                        busy fractions
 //	dryrun                                moves are not applied
 //	flow dev=D mapping=M softirq=C cpu=C pid=P n=N   N packets: GRO on softirq, copy on cpu
+//	gro cpu=C dev=D mapping=M skb=ADDR    one napi_gro_receive_entry event
+//	copy cpu=C pid=P skb=ADDR             one skb_copy_datagram_iovec event
+//	target PID,...                        count only copies by these processes
 //	set N affinity=LIST                   someone else writes an IRQ's affinity
 //	period                                cut the period and run the engine
 //	expect move IRQ -> CPU                the period's moves, exactly
 //	expect drift IRQ                      the period's new drifts, exactly
+//	expect count DEV:Q matched=N received=N [cpu=C:N]   one queue's counts
+//	expect count unmatched=N filtered=N   the period's unmatched and filtered copies
 //
 // A period with no expect lines must produce no moves and no drifts.
 
@@ -45,8 +50,10 @@ type simCase struct {
 	decGro  *Decoder
 	period  int
 	pending *Decision
+	last    *Period
 	moves   []string
 	drifts  []string
+	counts  [][]string
 }
 
 func TestEngineCases(t *testing.T) {
@@ -121,6 +128,15 @@ func (c *simCase) do(t *testing.T, f []string) error {
 		c.dryrun = true
 	case "flow":
 		c.flow(kv)
+	case "gro":
+		c.joiner.Add(Event{Kind: EventGRO, CPU: uint32(atoi(kv["cpu"])), Dev: kv["dev"], QueueMapping: uint16(atoi(kv["mapping"])), Skb: hex(kv["skb"])})
+	case "copy":
+		c.joiner.Add(Event{Kind: EventCopy, CPU: uint32(atoi(kv["cpu"])), PID: uint32(atoi(kv["pid"])), Skb: hex(kv["skb"])})
+	case "target":
+		c.joiner.Target = map[uint32]bool{}
+		for _, p := range strings.Split(f[1], ",") {
+			c.joiner.Target[uint32(atoi(p))] = true
+		}
 	case "set":
 		return c.set(atoi(f[1]), kv["affinity"])
 	case "period":
@@ -157,9 +173,10 @@ func (c *simCase) runPeriod() {
 		c.engine = NewEngine(c.opts)
 	}
 	c.period++
-	d := c.engine.Step(Input{Period: c.joiner.Cut(), Topology: c.topo, IRQs: c.irqs, RedisCPUs: c.redis, Busy: c.busy})
+	c.last = c.joiner.Cut()
+	d := c.engine.Step(Input{Period: c.last, Topology: c.topo, IRQs: c.irqs, RedisCPUs: c.redis, Busy: c.busy})
 	c.pending = &d
-	c.moves, c.drifts = nil, nil
+	c.moves, c.drifts, c.counts = nil, nil, nil
 	if c.dryrun {
 		return
 	}
@@ -175,6 +192,8 @@ func (c *simCase) expect(f []string) error {
 		c.moves = append(c.moves, f[1]+" -> "+f[3])
 	case len(f) == 2 && f[0] == "drift":
 		c.drifts = append(c.drifts, f[1])
+	case len(f) >= 2 && f[0] == "count":
+		c.counts = append(c.counts, f[1:])
 	default:
 		return fmt.Errorf("bad expect %q", strings.Join(f, " "))
 	}
@@ -200,6 +219,9 @@ func (c *simCase) check(t *testing.T) {
 	if d := cmp.Diff(c.drifts, drifts); d != "" {
 		t.Errorf("period %d drifts (-want +got):\n%s", c.period, d)
 	}
+	for _, want := range c.counts {
+		c.checkCount(t, want)
+	}
 	for _, m := range c.pending.Moves {
 		if m.Reason == "" {
 			t.Errorf("period %d: move of irq %d has no reason", c.period, m.IRQ)
@@ -208,6 +230,44 @@ func (c *simCase) check(t *testing.T) {
 	}
 	c.pending = nil
 }
+
+// checkCount compares one "expect count" line with the last period.
+func (c *simCase) checkCount(t *testing.T, want []string) {
+	t.Helper()
+	kv := keyValues(want)
+	if !strings.Contains(want[0], "=") {
+		var k QueueKey
+		if err := k.UnmarshalText([]byte(want[0])); err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{"matched": "0", "received": "0"}
+		if qc := c.last.Queues[k]; qc != nil {
+			got["matched"], got["received"] = strconv.FormatUint(qc.Matched, 10), strconv.FormatUint(qc.Received, 10)
+			for cpu, n := range qc.Consumers {
+				got["cpu="+strconv.Itoa(cpu)] = strconv.FormatUint(n, 10)
+			}
+		}
+		for _, w := range want[1:] {
+			k, v, _ := strings.Cut(w, "=")
+			if k == "cpu" {
+				cpu, n, _ := strings.Cut(v, ":")
+				k, v = "cpu="+cpu, n
+			}
+			if got[k] != v {
+				t.Errorf("period %d: %s %s = %s, want %s", c.period, want[0], k, got[k], v)
+			}
+		}
+		return
+	}
+	got := map[string]string{"unmatched": strconv.FormatUint(c.last.Unmatched, 10), "filtered": strconv.FormatUint(c.last.Filtered, 10)}
+	for k, v := range kv {
+		if got[k] != v {
+			t.Errorf("period %d: %s = %s, want %s", c.period, k, got[k], v)
+		}
+	}
+}
+
+func hex(s string) uint64 { n, _ := strconv.ParseUint(strings.TrimPrefix(s, "0x"), 16, 64); return n }
 
 func keyValues(f []string) map[string]string {
 	m := map[string]string{}
