@@ -21,8 +21,8 @@ type Actuator interface {
 	Restore(ctx context.Context) (string, error)
 }
 
-// Source marks steer's applies in the journal (SessionInfo.Sources).
-const Source = "redline steer"
+// JournalSource marks steer's applies in the journal (SessionInfo.Sources).
+const JournalSource = "redline steer"
 
 // TuneActuator writes through tune: each period's moves are one apply,
 // journaled (old value, fsync) before the write and read back after, so
@@ -50,7 +50,7 @@ func (a *TuneActuator) Apply(ctx context.Context, moves []Move) ([]Move, map[int
 	for i, m := range moves {
 		changes[i] = AffinityChange(m.IRQ, m.To, m.Reason)
 	}
-	res, err := tune.Apply(ctx, a.System, tune.FromChanges(changes, Source), tune.ApplyOptions{StateDir: a.StateDir})
+	res, err := tune.Apply(ctx, a.System, tune.FromChanges(changes, JournalSource), tune.ApplyOptions{StateDir: a.StateDir})
 	if res != nil && res.Count(tune.StatusApplied) > 0 && res.Undo == nil {
 		a.sessions = append(a.sessions, res.Session)
 	}
@@ -100,7 +100,7 @@ func RecoverLeftovers(ctx context.Context, sys *tune.System, stateDir string) (i
 	n := 0
 	var errs []error
 	for _, s := range slices.Backward(rep.Sessions) {
-		if !slices.Contains(s.Info.Sources, Source) {
+		if !slices.Contains(s.Info.Sources, JournalSource) {
 			continue
 		}
 		if _, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: stateDir, System: sys, Session: s.ID}); err != nil {

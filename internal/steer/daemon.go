@@ -83,23 +83,39 @@ func (r *Report) Line() string {
 	return b.String()
 }
 
+// Source produces a Period every period: the Sampler, or a test's
+// recording.
+type Source interface {
+	Run(ctx context.Context, period time.Duration, out chan<- *Period) error
+	Stats() SamplerStats
+	// Configure sets which processes' copies count (nil: all) and which
+	// devices number their queues from 0.
+	Configure(target map[uint32]bool, zeroBased func(dev string) bool)
+}
+
+// Configure implements Source.
+func (s *Sampler) Configure(target map[uint32]bool, zeroBased func(dev string) bool) {
+	s.Joiner.Target, s.Joiner.ZeroBased = target, zeroBased
+}
+
 // Run samples, decides and (unless dry) moves every period until ctx
 // ends. It does not restore: the caller calls Actuator.Restore, also
 // when Run fails.
-func Run(ctx context.Context, s *Sampler, c Config) error {
+func Run(ctx context.Context, s Source, c Config) error {
 	c = c.withDefaults()
 	snap, err := c.Read()
 	if err != nil {
 		return err
 	}
 	st := newRunState(snap, c)
-	s.Joiner.ZeroBased = DriverQueues(DriversOf(snap))
+	var target map[uint32]bool
 	if len(c.PIDs) > 0 {
-		s.Joiner.Target = map[uint32]bool{}
+		target = map[uint32]bool{}
 		for _, p := range c.PIDs {
-			s.Joiner.Target[uint32(p)] = true
+			target[uint32(p)] = true
 		}
 	}
+	s.Configure(target, DriverQueues(DriversOf(snap)))
 	engine := NewEngine(c.Engine)
 	periods := make(chan *Period, 1)
 	errc := make(chan error, 1)
@@ -215,8 +231,9 @@ func sum(t host.CPUTime) uint64 {
 	return t.User + t.Nice + t.System + t.Idle + t.IOWait + t.IRQ + t.SoftIRQ + t.Steal
 }
 
-// irqsNow reads the queue IRQs' live affinities; an IRQ that cannot be
-// read keeps its last known affinity.
+// irqsNow reads the queue IRQs' live affinities; an IRQ whose affinity
+// cannot be read keeps its last known one, and one whose effective
+// affinity cannot be read has none (a stale one would hide a move).
 func (st *runState) irqsNow(readFile func(string) ([]byte, error)) []QueueIRQ {
 	out := make([]QueueIRQ, len(st.irqs))
 	copy(out, st.irqs)
@@ -228,6 +245,7 @@ func (st *runState) irqsNow(readFile func(string) ([]byte, error)) []QueueIRQ {
 		if set, ok := readCPUList(readFile, dir+"smp_affinity_list"); ok {
 			out[i].Affinity = set
 		}
+		out[i].Effective = nil
 		if set, ok := readCPUList(readFile, dir+"effective_affinity_list"); ok {
 			out[i].Effective = &set
 		}
