@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -13,6 +14,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"redline/internal/host"
 )
 
 // SamplerOptions configure a Sampler.
@@ -140,18 +143,17 @@ func (o SamplerOptions) withDefaults() SamplerOptions {
 	return o
 }
 
-// onlineCPUs lists the CPUs this process may learn about; perf needs
-// online ones, and sched_getaffinity of pid 1 is the widest cheap view.
+// onlineCPUs lists the online CPUs (perf needs them); CPUs brought
+// online later are not sampled.
 func onlineCPUs() []int {
-	var set unix.CPUSet
-	if err := unix.SchedGetaffinity(1, &set); err != nil {
-		return []int{0}
-	}
-	var cpus []int
-	for i := 0; i < 1024 && len(cpus) < set.Count(); i++ {
-		if set.IsSet(i) {
-			cpus = append(cpus, i)
+	if b, err := os.ReadFile("/sys/devices/system/cpu/online"); err == nil {
+		if set, err := host.ParseCPUList(strings.TrimSpace(string(b))); err == nil && !set.IsEmpty() {
+			return set.CPUs()
 		}
+	}
+	cpus := make([]int, runtime.NumCPU())
+	for i := range cpus {
+		cpus[i] = i
 	}
 	return cpus
 }
