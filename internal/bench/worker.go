@@ -32,8 +32,8 @@ type worker struct {
 	pending int // requests outstanding on all connections
 
 	// rate mode
-	interval int64
-	nextSend int64
+	pacer    pacer
+	seq      int64 // requests this loop has issued, the pacer's n
 	issuing  bool
 	rr       int
 	timerSet bool
@@ -248,9 +248,7 @@ func (w *worker) ready(c *conn) error {
 func (w *worker) start() error {
 	now := w.r.now()
 	if w.r.o.Rate > 0 {
-		n := len(w.r.loops)
-		w.interval = int64(float64(time.Second) * float64(n) / w.r.o.Rate)
-		w.nextSend = now + int64(w.id)*w.interval/int64(n)
+		w.pacer = newFixedRate(w.r.o.Rate, len(w.r.loops), w.id, now)
 		w.issuing = true
 	}
 	for _, c := range w.conns {
@@ -474,7 +472,11 @@ func (w *worker) housekeeping() error {
 // how long poll may wait.
 func (w *worker) pace() (int, error) {
 	now := w.r.now()
-	for w.issuing && w.nextSend <= now {
+	for w.issuing {
+		due := w.pacer.due(w.seq)
+		if due > now {
+			break
+		}
 		c := w.pick()
 		if c == nil {
 			break // every connection is at MaxPending: the request is late
@@ -485,12 +487,12 @@ func (w *worker) pace() (int, error) {
 		}
 		var cls uint8
 		c.out, cls = w.gen.appendRequest(c.out)
-		c.q.push(pending{sent: now, intended: w.nextSend, class: cls, measured: w.r.measuring.Load()})
+		c.q.push(pending{sent: now, intended: due, class: cls, measured: w.r.measuring.Load()})
 		if c.q.size == 1 {
 			c.lastIO = now
 		}
 		w.pending++
-		w.nextSend += w.interval
+		w.seq++
 		if err := w.flush(c); err != nil {
 			return 0, err
 		}
@@ -506,7 +508,7 @@ func (w *worker) pace() (int, error) {
 		}
 		return 100, nil
 	}
-	return w.armTimer(w.nextSend - w.r.now())
+	return w.armTimer(w.pacer.due(w.seq) - w.r.now())
 }
 
 // pick returns the next active connection with room, round-robin.

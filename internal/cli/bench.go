@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"redline/internal/bench"
+	"redline/internal/bench/cmdline"
 	"redline/internal/benchdata"
 	"redline/internal/resp"
 )
@@ -17,7 +18,7 @@ import (
 func init() { register(newBenchCmd) }
 
 func newBenchCmd(s *streams) *cobra.Command {
-	var f *bench.CommandLine
+	var f *cmdline.Flags
 	cmd := &cobra.Command{
 		Use:   "bench [options] [command args...]",
 		Short: "redis-benchmark-compatible load generator (same flags and output), faster and more accurate",
@@ -44,14 +45,14 @@ partial results and a non-zero exit, never a hang.`,
 	}
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // the first non-option starts the custom command
-	f = bench.NewCommandLine(fl)
+	f = cmdline.New(fl)
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exitCode(ExitFailure, fmt.Sprintf("redline bench: %v (see redline bench --help)", err))
 	})
 	return cmd
 }
 
-func runBench(ctx context.Context, s *streams, f *bench.CommandLine, args []string) error {
+func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) error {
 	if f.Version {
 		fmt.Fprintf(s.out, "redline bench %s (redis-benchmark 7.2 compatible)\n", Version())
 		return nil
@@ -95,7 +96,7 @@ func runBench(ctx context.Context, s *streams, f *bench.CommandLine, args []stri
 // benchRun prints and saves the results of a sequence of tests.
 type benchRun struct {
 	s        *streams
-	f        *bench.CommandLine
+	f        *cmdline.Flags
 	o        bench.Options
 	info     benchdata.ServerInfo
 	argv     []string

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/term"
 
 	"redline/internal/bench"
+	"redline/internal/bench/cmdline"
 )
 
 // progressPrinter shows a running test: on a terminal, one line rewritten
@@ -23,7 +24,7 @@ type progressPrinter struct {
 	printed   bool
 }
 
-func newProgressPrinter(s *streams, f *bench.CommandLine) *progressPrinter {
+func newProgressPrinter(s *streams, f *cmdline.Flags) *progressPrinter {
 	p := &progressPrinter{mode: f.Progress}
 	switch p.mode {
 	case "auto":

@@ -2,16 +2,12 @@ package cli
 
 import (
 	"context"
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"redline/internal/testutil"
 )
-
-var updateSteer = flag.Bool("update-steer", false, "rewrite testdata/steer/status.golden")
 
 func TestSteerRejectsBadFlags(t *testing.T) {
 	for _, args := range [][]string{
@@ -42,17 +38,5 @@ func TestSteerStatusGolden(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	golden := filepath.Join(dir, "status.golden")
-	if *updateSteer {
-		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d := cmp.Diff(string(want), out); d != "" {
-		t.Errorf("steer status (-want +got):\n%s", d)
-	}
+	testutil.Golden(t, filepath.Join(dir, "status.golden"), []byte(out))
 }

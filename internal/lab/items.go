@@ -3,7 +3,7 @@ package lab
 import (
 	"fmt"
 
-	"redline/internal/bench"
+	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"
 )
 
@@ -13,7 +13,7 @@ func expand(s labdata.Scenario, tg *target, cpus []int) ([]item, error) {
 	var items []item
 	h, p := hostPort(tg.addr)
 	for _, w := range s.Workloads {
-		wl, err := bench.ParseWorkload(w.Bench)
+		wl, err := cmdline.ParseWorkload(w.Bench)
 		if err != nil {
 			return nil, fmt.Errorf("workload %s: %w", w.Name, err)
 		}

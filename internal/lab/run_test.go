@@ -2,8 +2,10 @@ package lab
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"strings"
 	"testing"
 	"time"
@@ -39,6 +41,7 @@ func tiny(t *testing.T, kind string) labdata.Scenario {
 }
 
 func TestLabManagedEndToEnd(t *testing.T) {
+	testutil.Heavy(t)
 	path := filepath.Join(t.TempDir(), "result.json")
 	var events []Event
 	res, err := Execute(context.Background(), Options{Scenario: tiny(t, "managed"), ResultPath: path, Version: "test",
@@ -98,6 +101,7 @@ func TestLabManagedEndToEnd(t *testing.T) {
 }
 
 func TestLabNetnsTarget(t *testing.T) {
+	testutil.Heavy(t)
 	s := tiny(t, "netns")
 	s.Variants = s.Variants[:2]
 	s.Repetitions = 2
@@ -108,16 +112,19 @@ func TestLabNetnsTarget(t *testing.T) {
 	if len(res.Runs) != 2*2*2 || !strings.HasPrefix(res.Target.Address, "10.77.0.1:") || !strings.Contains(res.Target.Topology, "veth") {
 		t.Fatalf("%d runs against %+v", len(res.Runs), res.Target)
 	}
-	// The namespaces are gone afterwards.
+	// This process's namespaces are gone afterwards (other test binaries
+	// may have theirs up at the same time).
 	entries, _ := os.ReadDir(netns.Dir)
+	mine := fmt.Sprintf("rl-%d-", os.Getpid())
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "rl-") {
+		if strings.HasPrefix(e.Name(), mine) {
 			t.Errorf("namespace %s left behind", e.Name())
 		}
 	}
 }
 
 func TestLabInterruptKeepsPartialResults(t *testing.T) {
+	testutil.Heavy(t)
 	s := tiny(t, "managed")
 	s.Workloads[0].Bench = "-t set -c 2 --duration 300ms"
 	s.Repetitions = 20
@@ -144,6 +151,7 @@ func TestLabAddressTargetRefusesServerVariants(t *testing.T) {
 // TestLabAllocatorVariants swaps the server's allocator with the OS
 // packages' jemalloc, tcmalloc and mimalloc and checks each was loaded.
 func TestLabAllocatorVariants(t *testing.T) {
+	testutil.Heavy(t)
 	s, err := ParseScenario([]byte(`
 name: allocators
 workloads: [{name: set, bench: "-t set -c 4 -n 2000 -r 1000 -d 512"}]

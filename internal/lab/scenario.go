@@ -11,7 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"redline/internal/bench"
+	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"
 )
 
@@ -115,7 +115,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 			bad(p+".name", "missing or duplicate name %q", w.Name)
 		}
 		names["w:"+w.Name] = true
-		if _, err := bench.ParseWorkload(w.Bench); err != nil {
+		if _, err := cmdline.ParseWorkload(w.Bench); err != nil {
 			bad(p+".bench", "%v", err)
 		}
 	}

@@ -10,22 +10,18 @@ import (
 
 	"redline/internal/change"
 	"redline/internal/host"
+	"redline/internal/testutil"
 	"redline/internal/tune"
 )
 
 // irqTree is a rehearsal host with queue IRQs 30 and 31 on CPUs 0 and 1.
 func irqTree(t *testing.T) (*tune.System, string) {
 	t.Helper()
-	root := t.TempDir()
-	for irq, cpu := range map[int]string{30: "0", 31: "1", 32: "0"} {
-		dir := filepath.Join(root, "proc", "irq", strconv.Itoa(irq))
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "smp_affinity_list"), []byte(cpu+"\n"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root := testutil.WriteTree(t, map[string]string{
+		"proc/irq/30/smp_affinity_list": "0\n",
+		"proc/irq/31/smp_affinity_list": "1\n",
+		"proc/irq/32/smp_affinity_list": "0\n",
+	})
 	return tune.RehearsalSystem(root), root
 }
 
@@ -126,12 +122,7 @@ func TestRecoverLeftovers(t *testing.T) {
 // On this machine's real virtio queue IRQs (REDLINE_TEST_HOST_WRITES=1):
 // move each to another CPU through tune, read back, restore.
 func TestHostVirtioSteerMoves(t *testing.T) {
-	if os.Getenv("REDLINE_TEST_HOST_WRITES") != "1" {
-		t.Skip("writes the host: set REDLINE_TEST_HOST_WRITES=1 to run")
-	}
-	if os.Geteuid() != 0 {
-		t.Fatal("REDLINE_TEST_HOST_WRITES=1 needs root")
-	}
+	testutil.HostWrites(t)
 	fs, err := host.NewFS("/")
 	if err != nil {
 		t.Fatal(err)

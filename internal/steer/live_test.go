@@ -16,6 +16,7 @@ import (
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
 	"redline/internal/resp"
+	"redline/internal/testutil"
 )
 
 // mqPair is two namespaces joined by a 4-queue veth pair with GRO on and
@@ -75,9 +76,7 @@ func run(argv ...string) error {
 
 func needRoot(t *testing.T) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Skip("needs root (namespaces, perf tracepoints)")
-	}
+	testutil.NeedRoot(t)
 	for _, bin := range []string{"ip", "ethtool", "redis-server"} {
 		if _, err := exec.LookPath(bin); err != nil {
 			t.Skipf("needs %s", bin)
@@ -240,15 +239,13 @@ func TestLiveRunDryRun(t *testing.T) {
 // ctx ends; the channel reports a connection's failure.
 func startLoad(ctx context.Context, t *testing.T, p *mqPair, srv *redisserver.Server, n int) <-chan error {
 	errs := make(chan error, n)
-	dial := netns.Dialer(p.Client)
 	for i := 0; i < n; i++ {
-		c, err := dial(ctx, "tcp", srv.Addr())
+		cl, err := resp.Dial(ctx, resp.DialOptions{Addr: srv.Addr(), Dial: netns.Dialer(p.Client)})
 		if err != nil {
 			t.Fatalf("dial from client namespace: %v", err)
 		}
-		t.Cleanup(func() { c.Close() })
+		t.Cleanup(func() { cl.Close() })
 		go func(i int) {
-			cl := resp.NewClient(c)
 			key := "k" + strconv.Itoa(i)
 			for ctx.Err() == nil {
 				if _, err := cl.Do(ctx, "SET", key, "v"); err != nil {
