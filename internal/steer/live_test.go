@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,6 +31,7 @@ type mqPair struct {
 
 func newMQPair(t *testing.T) *mqPair {
 	t.Helper()
+	removeStaleMQ()
 	id := strconv.Itoa(os.Getpid())
 	p := &mqPair{
 		Server: "rlst-" + id + "-srv", Client: "rlst-" + id + "-cli",
@@ -62,6 +64,23 @@ func newMQPair(t *testing.T) *mqPair {
 		}
 	}
 	return p
+}
+
+// removeStaleMQ deletes the namespaces of earlier test processes that
+// died before their cleanup ran (a crash, a kill): rlst-PID-* with PID gone.
+func removeStaleMQ() {
+	ents, _ := os.ReadDir("/run/netns")
+	for _, e := range ents {
+		rest, ok := strings.CutPrefix(e.Name(), "rlst-")
+		if !ok {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.SplitN(rest, "-", 2)[0])
+		if err != nil || pid == os.Getpid() || syscall.Kill(pid, 0) == nil {
+			continue
+		}
+		run("ip", "netns", "del", e.Name())
+	}
 }
 
 func run(argv ...string) error {
