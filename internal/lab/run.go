@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+	"redline/internal/atomicfile"
 	"slices"
 	"time"
 
@@ -394,23 +394,8 @@ func (l *labRun) save() error {
 	if err != nil {
 		return err
 	}
-	tmp := l.o.ResultPath + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("write results: %w", err)
-	}
-	if _, err = f.Write(append(b, '\n')); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, l.o.ResultPath)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write results to %s: %w", l.o.ResultPath, err)
+	if err := atomicfile.Write(l.o.ResultPath, append(b, '\n'), 0); err != nil {
+		return fmt.Errorf("results: %w", err)
 	}
 	return nil
 }
