@@ -8,11 +8,17 @@ import (
 	"redline/internal/labdata"
 )
 
+// DefaultLabBudget is the default lab's time budget, counted from its
+// start (target, doctor and all): the lab starts no round it expects to
+// end after it.
+const DefaultLabBudget = 150 * time.Second
+
 // DefaultScenario is what "redline lab" runs without a file: a managed
 // redis-server on loopback, the doctor, a baseline, the doctor's safe fixes
 // with the safe tune profiles, and, with two or more CPUs, the server and
-// the load generator on separate CPUs; five interleaved repetitions of SET
-// and GET. It takes about two minutes on a 2-CPU machine.
+// the load generator on separate CPUs; interleaved rounds of 1-second SET
+// and GET runs, 8 to 16 of them, until every interval is within 3% or
+// DefaultLabBudget is spent. It takes at most about three minutes.
 func DefaultScenario() labdata.Scenario {
 	yes := true
 	s := labdata.Scenario{
@@ -20,15 +26,17 @@ func DefaultScenario() labdata.Scenario {
 		Description: "redis-server started by redline on loopback: baseline, the doctor's safe fixes, and CPU placement",
 		Target:      labdata.TargetSpec{Kind: "managed"},
 		Workloads: []labdata.WorkloadSpec{
-			{Name: "set-get", Bench: "-t set,get -c 50 -r 100000 --duration 2s"},
+			{Name: "set-get", Bench: "-t set,get -c 50 -r 100000 --duration 1s"},
 		},
 		Variants: []labdata.VariantSpec{
 			{Name: "baseline", Baseline: true},
 			{Name: "tuned", Tune: &labdata.TuneSpec{Doctor: true, Profiles: []string{"net-sysctl", "redis-config"}}},
 		},
-		Repetitions: DefaultRepetitions,
-		Warmup:      500 * time.Millisecond,
-		Doctor:      &yes,
+		MinRuns: DefaultMinRuns,
+		MaxRuns: 16,
+		Budget:  DefaultLabBudget,
+		Warmup:  500 * time.Millisecond,
+		Doctor:  &yes,
 	}
 	if n := runtime.NumCPU(); n >= 2 {
 		client := "1"

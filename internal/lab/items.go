@@ -39,13 +39,15 @@ func expand(s labdata.Scenario, tg *target, cpus []int) ([]item, error) {
 	return items, nil
 }
 
-// planned counts the runs the scenario asks for: every test of every
-// workload (the items), under every variant, Repetitions times.
-func planned(s labdata.Scenario, items []item) *labdata.PlannedRuns {
-	p := &labdata.PlannedRuns{Total: s.Repetitions * len(s.Variants) * len(items)}
+// planned counts the runs the design allows: every test of every workload
+// (the items), under every variant, MaxRuns times at most and MinRuns at
+// least.
+func planned(q *labdata.Sequential, s labdata.Scenario, items []item) *labdata.PlannedRuns {
+	per := len(s.Variants) * len(items)
+	p := &labdata.PlannedRuns{Total: q.MaxRuns * per, MinTotal: q.MinRuns * per}
 	for _, v := range s.Variants {
 		for _, it := range items {
-			p.Groups = append(p.Groups, labdata.PlannedGroup{Variant: v.Name, Workload: it.name, Runs: s.Repetitions})
+			p.Groups = append(p.Groups, labdata.PlannedGroup{Variant: v.Name, Workload: it.name, Runs: q.MaxRuns})
 		}
 	}
 	return p

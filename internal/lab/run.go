@@ -106,7 +106,7 @@ func Execute(ctx context.Context, o Options) (*labdata.Result, error) {
 	runErr := l.run(ctx)
 	cleanErr := l.cleanup()
 	l.res.Finished = time.Now()
-	l.res.Comparisons = comparisons(l.res, l.s)
+	l.finalLook(ctx, runErr, cleanErr)
 	var err error
 	switch {
 	case cleanErr != nil: // a failed rollback matters more than anything else
@@ -125,6 +125,23 @@ func Execute(ctx context.Context, o Options) (*labdata.Result, error) {
 		err = serr
 	}
 	return l.res, err
+}
+
+// finalLook records why the lab stopped, when the rounds did not say,
+// and takes the last look (the one the verdicts are).
+func (l *labRun) finalLook(ctx context.Context, errs ...error) {
+	q := l.res.Sequential
+	if q == nil {
+		l.res.Comparisons = comparisons(l.res, l.s)
+		return
+	}
+	switch {
+	case ctx.Err() != nil:
+		q.Stopped = labdata.StopInterrupted
+	case errors.Join(errs...) != nil:
+		q.Stopped = labdata.StopFailed
+	}
+	l.look()
 }
 
 func (l *labRun) run(ctx context.Context) error {
@@ -158,9 +175,25 @@ func (l *labRun) run(ctx context.Context) error {
 	for _, v := range l.s.Variants {
 		l.res.Variants = append(l.res.Variants, labdata.VariantInfo{Name: v.Name, Baseline: v.Baseline, Description: describe(v), Server: serverDiff(v)})
 	}
-	l.res.Planned = planned(l.s, l.items)
+	q := design(l.s, len(l.items))
+	l.res.Sequential = q
+	l.res.Planned = planned(q, l.s, l.items)
 	l.runs = l.res.Planned.Total
-	for rep := 1; rep <= l.s.Repetitions; rep++ {
+	l.event(Event{Message: describePlan(q, len(l.s.Variants)*len(l.items))})
+	return l.rounds(ctx, q)
+}
+
+// rounds runs rounds of every variant until the design says stop: every
+// interval precise enough at a planned look, the next round would overrun
+// the budget (the longest round so far is the estimate), or MaxRuns.
+func (l *labRun) rounds(ctx context.Context, q *labdata.Sequential) error {
+	var longest time.Duration
+	for rep := 1; rep <= q.MaxRuns; rep++ {
+		if rep > 1 && q.Budget > 0 && time.Since(l.started)+longest > q.Budget {
+			q.Stopped = labdata.StopBudget
+			return nil // Execute takes the last look
+		}
+		start := time.Now()
 		for _, vi := range order(len(l.s.Variants), rep) {
 			if ctx.Err() != nil {
 				return nil
@@ -169,8 +202,32 @@ func (l *labRun) run(ctx context.Context) error {
 				return err
 			}
 		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		longest = max(longest, time.Since(start))
+		q.Rounds = rep
+		if rep == q.MaxRuns {
+			q.Stopped = labdata.StopMaxRuns
+			return nil
+		}
+		if isLook(q, rep) && precise(l.look(), q.Precision) {
+			q.Stopped = labdata.StopPrecise
+			return nil
+		}
 	}
 	return nil
+}
+
+// look examines the runs taken so far: it records the look and the
+// comparisons as they stand.
+func (l *labRun) look() []labdata.Comparison {
+	q := l.res.Sequential
+	if n := len(q.LooksTaken); n == 0 || q.LooksTaken[n-1] != q.Rounds {
+		q.LooksTaken = append(q.LooksTaken, q.Rounds)
+	}
+	l.res.Comparisons = comparisons(l.res, l.s)
+	return l.res.Comparisons
 }
 
 // check refuses, before touching anything, a scenario that needs tuning or
@@ -326,8 +383,12 @@ func (l *labRun) eta() time.Duration {
 	if done == 0 {
 		return 0
 	}
-	per := time.Since(l.started) / time.Duration(done)
-	return per * time.Duration(l.runs-done)
+	elapsed := time.Since(l.started)
+	eta := elapsed / time.Duration(done) * time.Duration(l.runs-done)
+	if q := l.res.Sequential; q != nil && q.Budget > 0 {
+		eta = min(eta, max(q.Budget-elapsed, 0))
+	}
+	return eta
 }
 
 func (l *labRun) diagnose(ctx context.Context) error {

@@ -11,11 +11,13 @@ import (
 	"redline/internal/change"
 )
 
-// ResultSchema names the layout of a lab results file. v2 records the
-// planned runs, and comparisons that follow stats.Compare's minimum-runs
-// rule ("too few runs", no interval); v1 files are still read (Upgrade).
+// ResultSchema names the layout of a lab results file. v3 records the
+// sequential design (Sequential), each comparison's level and the reason
+// when it makes no claim, and per-run noise; v2 recorded the planned runs
+// and the minimum-runs rule; v1 and v2 files are still read (Upgrade).
 const (
-	ResultSchema   = "redline.lab/v2"
+	ResultSchema   = "redline.lab/v3"
+	ResultSchemaV2 = "redline.lab/v2"
 	ResultSchemaV1 = "redline.lab/v1"
 )
 
@@ -46,15 +48,55 @@ type Result struct {
 	// Planned is how many runs the scenario asked for, counting each test
 	// of a workload; absent in v1 files.
 	Planned *PlannedRuns `json:"planned_runs,omitempty"`
+	// Sequential is how the lab decided how many runs to take and the
+	// error budget of its verdicts; absent before v3.
+	Sequential *Sequential `json:"sequential,omitempty"`
 	// Comparisons are each variant against the baseline, per workload.
 	Comparisons []Comparison `json:"comparisons,omitempty"`
 }
 
-// PlannedRuns is the lab's plan of measurements: repetitions x variants x
+// Sequential is the lab's design: it runs rounds (every variant runs every
+// test once) from MinRuns to MaxRuns, examines the runs at the planned
+// Looks, and stops when every interval is narrower than Precision, when
+// the next round would not fit in Budget, or at MaxRuns. Alpha, the chance
+// that a lab of identical variants claims anything, is split evenly over
+// Comparisons and Looks, which gives each interval its Level.
+type Sequential struct {
+	MinRuns     int           `json:"min_runs"`
+	MaxRuns     int           `json:"max_runs"`
+	Precision   float64       `json:"precision"`
+	Budget      time.Duration `json:"budget_ns,omitempty"`
+	Alpha       float64       `json:"alpha"`
+	Comparisons int           `json:"comparisons"`
+	Looks       []int         `json:"looks"`
+	Level       float64       `json:"level"`
+	// RunsNeeded is the fewest runs a side that can make a claim at Level.
+	RunsNeeded int `json:"runs_needed"`
+	// Rounds is how many rounds ran; LooksTaken the run counts examined.
+	Rounds     int   `json:"rounds"`
+	LooksTaken []int `json:"looks_taken,omitempty"`
+	// Stopped says why the lab stopped: StopPrecise, StopBudget,
+	// StopMaxRuns, StopInterrupted or StopFailed.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// Why a lab stopped taking runs.
+const (
+	StopPrecise     = "every interval within the precision"
+	StopBudget      = "time budget spent"
+	StopMaxRuns     = "maximum runs reached"
+	StopInterrupted = "interrupted"
+	StopFailed      = "a run or a tuning step failed"
+)
+
+// PlannedRuns is the lab's plan of measurements: rounds x variants x
 // tests (a "-t set,get" workload is two tests, so two run workloads).
+// Total and each group's Runs count the most the lab may take (MaxRuns
+// rounds); MinTotal the fewest (v3).
 type PlannedRuns struct {
-	Total  int            `json:"total"`
-	Groups []PlannedGroup `json:"groups,omitempty"`
+	Total    int            `json:"total"`
+	MinTotal int            `json:"min_total,omitempty"`
+	Groups   []PlannedGroup `json:"groups,omitempty"`
 }
 
 // PlannedGroup is the runs planned for one variant on one run workload
@@ -150,12 +192,17 @@ type Comparison struct {
 	BaselineMedian float64 `json:"baseline_median"`
 	Min            float64 `json:"min"`
 	Max            float64 `json:"max"`
-	// Ratio is median/baseline median; CILow and CIHigh bound it with 95%
-	// confidence (bootstrap of the ratio of medians) when HasCI; with
-	// fewer than stats.MinRuns runs a side there is no interval.
+	// Ratio is the variant against the baseline (v3: the median of the
+	// ratios of every pair of runs; v1 and v2: median/baseline median);
+	// CILow and CIHigh bound it at confidence 1-Level when HasCI (v3: exact
+	// Mann-Whitney interval; before: 95% bootstrap). Without enough runs
+	// for an interval there is none.
 	Ratio   float64 `json:"ratio"`
 	CILow   float64 `json:"ci_low,omitempty"`
 	CIHigh  float64 `json:"ci_high,omitempty"`
 	HasCI   bool    `json:"has_ci"`
+	Level   float64 `json:"level,omitempty"`
 	Verdict string  `json:"verdict"` // stats.LabWords, or "too few runs"
+	// Reason says why a comparison makes no claim (v3).
+	Reason string `json:"reason,omitempty"`
 }

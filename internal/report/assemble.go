@@ -25,10 +25,26 @@ func (r *Report) assemble(words stats.Words) {
 				w.Groups = append(w.Groups, newGroup(l, ss))
 			}
 		}
-		w.compare(r.Reference, words)
+	}
+	r.design = r.comparisonDesign()
+	for _, w := range r.Workloads {
+		w.compare(r.Reference, words, r.design)
 	}
 	r.noteLeftOut()
 	r.noteFewRuns()
+}
+
+// comparisonDesign spreads a 5% false-positive rate over the comparisons
+// the report makes (throughput and p99 of every group against its row's
+// reference), as the lab does over its own.
+func (r *Report) comparisonDesign() stats.Design {
+	n := 0
+	for _, w := range r.Workloads {
+		if w.Group(r.Reference) != nil {
+			n += 2 * (len(w.Groups) - 1)
+		}
+	}
+	return stats.Design{Alpha: stats.DefaultAlpha, Comparisons: max(n, 1), Looks: 1}
 }
 
 func (r *Report) samplesOf(row, label string) []*Sample {
@@ -84,7 +100,7 @@ func (w *Workload) Group(label string) *Group {
 	return nil
 }
 
-func (w *Workload) compare(ref string, words stats.Words) {
+func (w *Workload) compare(ref string, words stats.Words, d stats.Design) {
 	rg := w.Group(ref)
 	if rg == nil {
 		return
@@ -92,8 +108,8 @@ func (w *Workload) compare(ref string, words stats.Words) {
 	rg.Reference = true
 	for _, g := range w.Groups {
 		if g != rg {
-			g.VsThroughput = compare(g.rps, rg.rps, true, words)
-			g.VsP99 = compare(g.p99, rg.p99, false, words)
+			g.VsThroughput = compare(g.rps, rg.rps, true, words, d)
+			g.VsP99 = compare(g.p99, rg.p99, false, words, d)
 		}
 	}
 }
@@ -112,8 +128,13 @@ func (s *Sample) describe() string {
 	return fmt.Sprintf("#%d (%s, %s, rep %d)", s.Index, s.Label, s.Workload, s.Rep)
 }
 
-// noteFewRuns cautions when verdicts rest on fewer than stats.TrustedRuns runs.
+// noteFewRuns says when some groups are too few for a claim at the
+// report's error rate.
 func (r *Report) noteFewRuns() {
+	if r.Lab != nil && r.Lab.Sequential != nil {
+		return // each comparison the lab recorded says why it makes no claim
+	}
+	need := r.design.RunsNeeded()
 	fewest := 0
 	for _, w := range r.Workloads {
 		for _, g := range w.Groups {
@@ -122,11 +143,8 @@ func (r *Report) noteFewRuns() {
 			}
 		}
 	}
-	switch {
-	case fewest == 0 || fewest >= stats.TrustedRuns:
-	case fewest < stats.MinRuns:
-		r.Notes = append(r.Notes, fmt.Sprintf("Some groups have only %d run(s): no verdict is given for them (it takes %d, and %d or more to trust one).", fewest, stats.MinRuns, stats.TrustedRuns))
-	default:
-		r.Notes = append(r.Notes, fmt.Sprintf("Some groups have only %d runs: with so few the bootstrap interval is narrow, so a verdict is indicative (at 3 runs a side, identical setups are called different about one time in eight); %d or more runs per group make it trustworthy.", fewest, stats.TrustedRuns))
+	if fewest > 0 && fewest < need {
+		r.Notes = append(r.Notes, fmt.Sprintf("Some groups have only %d run(s): with %d comparisons at a 5%% false-positive rate in all, a claim needs %d runs a side, so they get no verdict.",
+			fewest, r.design.Comparisons, need))
 	}
 }

@@ -73,6 +73,9 @@ func fmtVerdict(v *Versus) string {
 	if claims(v) {
 		return fmt.Sprintf("%s (%s)", v.Verdict, fmtPct(100*(v.Ratio-1)))
 	}
+	if v.Reason != "" {
+		return v.Verdict + ": " + v.Reason
+	}
 	return v.Verdict
 }
 

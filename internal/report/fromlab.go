@@ -23,6 +23,7 @@ func FromResult(res *labdata.Result, file string) *Report {
 	r.assemble(stats.LabWords)
 	r.useLabComparisons(res.Comparisons)
 	r.noteShortGroups(res.Scenario.Repetitions)
+	r.Notes = append(r.Notes, sequentialNotes(res)...)
 	r.Inputs = []InputInfo{labInput(res, file, "")}
 	return r
 }
@@ -95,7 +96,7 @@ func (r *Report) useLabComparisons(cs []labdata.Comparison) {
 			continue
 		}
 		v := &Versus{N: c.N, RefN: c.BaselineN, Ratio: c.Ratio, CILow: c.CILow, CIHigh: c.CIHigh,
-			HasCI: c.HasCI, Verdict: c.Verdict, ComputedBy: "lab"}
+			HasCI: c.HasCI, Level: c.Level, Verdict: c.Verdict, Reason: c.Reason, ComputedBy: "lab"}
 		switch c.Metric {
 		case "rps":
 			g.VsThroughput = v
@@ -129,7 +130,7 @@ func (r *Report) noteComputed() {
 		}
 	}
 	if n > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d comparison(s) marked † are not in the file (the lab did not record them); redline report computed them from the runs with the lab's method (ratio of medians, 95%% percentile bootstrap).", n))
+		r.Notes = append(r.Notes, fmt.Sprintf("%d comparison(s) marked † are not in the file (the lab did not record them); redline report computed them from the runs with the lab's method (exact Mann-Whitney interval of the ratio, 5%% false-positive rate over the report's comparisons).", n))
 	}
 }
 
@@ -149,6 +150,21 @@ func (r *Report) noteShortGroups(want int) {
 	if len(short) > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("Fewer usable runs than the %d repetitions asked for: %s.", want, strings.Join(short, ", ")))
 	}
+}
+
+// sequentialNotes state the lab's design and why it stopped (v3).
+func sequentialNotes(res *labdata.Result) []string {
+	q := res.Sequential
+	if q == nil {
+		return nil
+	}
+	plan := fmt.Sprintf("%d rounds", q.MaxRuns)
+	if q.MinRuns != q.MaxRuns {
+		plan = fmt.Sprintf("%d to %d rounds, until every interval was narrower than %.1f%% or %s was spent", q.MinRuns, q.MaxRuns, 100*q.Precision, q.Budget)
+	}
+	n := fmt.Sprintf("The lab planned %s; it ran %d (%s). Its %d comparisons share a %.0f%% false-positive rate (looks at %v runs, each interval at %.2f%% confidence, a claim needs %d runs a side).",
+		plan, q.Rounds, q.Stopped, q.Comparisons, 100*q.Alpha, q.Looks, 100*(1-q.Level), q.RunsNeeded)
+	return []string{n}
 }
 
 // labNotes are the caveats about the experiment as a whole.

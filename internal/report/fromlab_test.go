@@ -51,10 +51,11 @@ func TestFromResultPartial(t *testing.T) {
 }
 
 // TestReadsV1Results: a file from before the schema recorded planned runs
-// and the minimum-runs rule still renders, with the same table as today's.
+// and the minimum-runs rule still renders, with the same table as a v2
+// file of the same runs (both judged by the bootstrap of their time).
 func TestReadsV1Results(t *testing.T) {
-	old, cur := mustLoad(t, "lab-v1.json").Result, mustLoad(t, "lab.json").Result
-	if old.Schema != labdata.ResultSchemaV1 || cur.Schema != labdata.ResultSchema {
+	old, cur := mustLoad(t, "lab-v1.json").Result, mustLoad(t, "lab-v2.json").Result
+	if old.Schema != labdata.ResultSchemaV1 || cur.Schema != labdata.ResultSchemaV2 {
 		t.Fatalf("schemas %q and %q", old.Schema, cur.Schema)
 	}
 	a, b := FromResult(old, "lab.json"), FromResult(cur, "lab.json")

@@ -171,7 +171,7 @@ func workloadView(r *Report, w *Workload, i int) htmlWorkload {
 		Throughput:  template.HTML(throughputChart(r, w)),
 		Change:      template.HTML(changeChart(r, w)),
 		Percentiles: template.HTML(percentileChart(r, w))}
-	header := []string{r.Dimension, "runs", "median", "min..max", "spread", "ratio [95% CI]", "verdict"}
+	header := []string{r.Dimension, "runs", "median", "min..max", "spread", "ratio [CI]", "verdict"}
 	for _, m := range metrics {
 		t := htmlTable{Title: m.title, Header: header}
 		for _, row := range metricRows(w, m, r.markComputed) {

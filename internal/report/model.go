@@ -1,6 +1,7 @@
 package report
 
 import (
+	"redline/internal/stats"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -36,6 +37,8 @@ type Report struct {
 	// markComputed marks comparisons the report computed (a lab result
 	// normally carries its own).
 	markComputed bool
+	// design is the error budget of the comparisons the report computes.
+	design stats.Design
 }
 
 // Workload is one row: a workload (and, in a merge, whatever else tells
@@ -81,13 +84,16 @@ type Group struct {
 type Versus struct {
 	N    int `json:"n"`
 	RefN int `json:"reference_n"`
-	// Ratio is median/reference median; CILow..CIHigh its 95% bootstrap
-	// interval when HasCI.
+	// Ratio is the label against the reference (stats.Compare);
+	// CILow..CIHigh its interval at confidence 1-Level when HasCI.
 	Ratio   float64 `json:"ratio"`
 	CILow   float64 `json:"ci_low,omitempty"`
 	CIHigh  float64 `json:"ci_high,omitempty"`
 	HasCI   bool    `json:"has_ci"`
+	Level   float64 `json:"level,omitempty"`
 	Verdict string  `json:"verdict"`
+	// Reason says why there is no claim, when the lab recorded one.
+	Reason string `json:"reason,omitempty"`
 	// ComputedBy is "lab" when the lab recorded the comparison, "report"
 	// when redline report computed it from the runs.
 	ComputedBy string `json:"computed_by"`

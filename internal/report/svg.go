@@ -161,7 +161,7 @@ type changeRow struct {
 }
 
 // changeChart plots each group's change against the reference, in
-// percent, with its 95% interval: throughput and p99 side by side.
+// percent, with its interval: throughput and p99 side by side.
 func changeChart(r *Report, w *Workload) string {
 	var rows []changeRow
 	for _, g := range w.Groups {
@@ -184,7 +184,7 @@ func changeChart(r *Report, w *Workload) string {
 	x := func(p float64) float64 { return left + plotW*(p-lo)/(hi-lo) }
 	h := top + row*float64(len(rows)) + 28
 	var c canvas
-	c.open(chartWidth, h, "Change of "+w.Name+" against "+r.Reference+" in percent, with 95% confidence intervals")
+	c.open(chartWidth, h, "Change of "+w.Name+" against "+r.Reference+" in percent, with confidence intervals")
 	step := niceStep(hi-lo, 6)
 	for t := math.Ceil(lo/step) * step; t <= hi; t += step {
 		c.line(x(t), top, x(t), h-24, "grid")
