@@ -86,13 +86,24 @@ func cell(c *labdata.Comparison) string {
 	}
 	ci := "no interval"
 	if c.HasCI {
-		ci = fmt.Sprintf("[%.2f,%.2f]", c.CILow, c.CIHigh)
+		ci = "[" + short(c.CILow) + "," + short(c.CIHigh) + "]"
 	}
 	v := shortVerdicts[c.Verdict]
 	if v == "" {
 		v = c.Verdict
 	}
-	return fmt.Sprintf("x%-4.2f %-11s %-7s ", c.Ratio, ci, v)
+	return fmt.Sprintf("x%-4s %-11s %-7s ", short(c.Ratio), ci, v)
+}
+
+// short prints a ratio in four characters: 0.97, 43.5, 120.
+func short(r float64) string {
+	switch {
+	case r < 9.995:
+		return fmt.Sprintf("%.2f", r)
+	case r < 99.95:
+		return fmt.Sprintf("%.1f", r)
+	}
+	return fmt.Sprintf("%.0f", r)
 }
 
 func metricName(m string) string {

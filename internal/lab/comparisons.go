@@ -24,7 +24,7 @@ func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
 	var workloads []string
 	for _, run := range r.Runs {
 		sum := run.Summary
-		if sum == nil || sum.Interrupted || sum.Error != "" || sum.Requests == 0 {
+		if sum == nil || sum.Interrupted || sum.Error != "" || sum.Requests == 0 || run.Retried {
 			continue
 		}
 		k := key{run.Workload, run.Variant}

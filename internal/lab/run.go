@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"redline/internal/bench"
@@ -346,36 +347,66 @@ func appendNotes(notes []string, steps []labdata.PlanStep) []string {
 	return notes
 }
 
-// measure runs one item once and records it.
+// measure runs one item once and records it; with retry_noisy a run
+// flagged as noisy is run once more.
 func (l *labRun) measure(ctx context.Context, it item, variant string, rep int) error {
+	retried, err := l.measureOnce(ctx, it, variant, rep)
+	if err == nil && retried && l.s.RetryNoisy && ctx.Err() == nil {
+		l.event(Event{Message: fmt.Sprintf("run %d was noisy (%s): running it again", len(l.res.Runs), l.res.Runs[len(l.res.Runs)-1].Noise.Noisy)})
+		l.res.Runs[len(l.res.Runs)-1].Retried = true
+		_, err = l.measureOnce(ctx, it, variant, rep)
+	}
+	return err
+}
+
+// measureOnce runs one item once and records it, with its noise and its
+// per-second series; it reports whether the run was flagged as noisy.
+func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep int) (bool, error) {
 	if err := l.tg.flush(ctx); err != nil {
-		return fmt.Errorf("FLUSHALL before %s: %w", it.name, err)
+		return false, fmt.Errorf("FLUSHALL before %s: %w", it.name, err)
+	}
+	var mu sync.Mutex
+	var series []labdata.Second
+	it.opts.ProgressInterval = time.Second
+	it.opts.Progress = func(p bench.Progress) {
+		if !p.Warmup && p.Elapsed > 0 {
+			mu.Lock()
+			series = append(series, labdata.Second{RPS: p.IntervalRPS, P99: p.IntervalP99})
+			mu.Unlock()
+		}
 	}
 	cpu0, _ := l.tg.cpuSeconds(ctx)
+	probe := startNoise("/", l.env.ServerPID)
 	sum, err := runBench(ctx, it.opts, it.test, nil)
+	noise := probe.finish()
 	cpu1, _ := l.tg.cpuSeconds(context.WithoutCancel(ctx))
+	flagged := false
 	if sum != nil {
 		sum.Label = variant
 		sum.CommandLine = l.o.CommandLine
 		sum.Client = benchdata.LocalClientInfo(l.o.Version)
 		sum.Server.Version = l.tg.version
-		run := labdata.Run{Seq: len(l.res.Runs) + 1, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ServerCPU: cpu1 - cpu0}
+		mu.Lock()
+		run := labdata.Run{Seq: len(l.res.Runs) + 1, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ServerCPU: cpu1 - cpu0,
+			Noise: noise, Series: series}
+		mu.Unlock()
 		if sum.Requests > 0 {
 			run.ServerCPUPerRequest = run.ServerCPU * 1e6 / float64(sum.Requests)
 		}
+		flagged = noise != nil && noise.Noisy != ""
 		l.res.Runs = append(l.res.Runs, run)
 		if serr := l.save(); serr != nil {
-			return serr
+			return false, serr
 		}
 		l.event(Event{Run: len(l.res.Runs), Runs: l.runs, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ETA: l.eta()})
 	}
 	if errors.Is(err, bench.ErrInterrupted) {
-		return nil // ctx is cancelled; Execute reports it
+		return false, nil // ctx is cancelled; Execute reports it
 	}
 	if err != nil {
-		return fmt.Errorf("%s under %s (repetition %d): %w", it.name, variant, rep, err)
+		return false, fmt.Errorf("%s under %s (repetition %d): %w", it.name, variant, rep, err)
 	}
-	return nil
+	return flagged, nil
 }
 
 func (l *labRun) eta() time.Duration {

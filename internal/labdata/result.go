@@ -175,6 +175,40 @@ type Run struct {
 	// ServerCPUPerRequest the same per request in microseconds.
 	ServerCPU           float64 `json:"server_cpu_seconds,omitempty"`
 	ServerCPUPerRequest float64 `json:"server_cpu_us_per_request,omitempty"`
+	// Noise is what else happened on the host during the run (v3).
+	Noise *Noise `json:"noise,omitempty"`
+	// Retried marks a noisy run the lab ran again (retry_noisy): it stays
+	// in the file and out of the statistics.
+	Retried bool `json:"retried,omitempty"`
+	// Series is the run's throughput and p99 second by second (v3).
+	Series []Second `json:"series,omitempty"`
+}
+
+// Noise is what else happened on the host while a run measured.
+type Noise struct {
+	// OutsideCPU is the share of the host's CPU time spent by neither the
+	// server nor redline (the load generator); Steal the share the
+	// hypervisor took (/proc/stat and the two processes' own times).
+	OutsideCPU float64 `json:"outside_cpu"`
+	Steal      float64 `json:"steal"`
+	// MHz is the mean current CPU frequency, when the host exposes it.
+	MHz float64 `json:"mhz,omitempty"`
+	// ServerCPUs and ClientCPUs are the CPUs the server's and the load's
+	// threads ran on (sampled every 100 ms); SharedCPU the share of
+	// samples in which a server thread and a load thread had just run on
+	// the same CPU.
+	ServerCPUs []int   `json:"server_cpus,omitempty"`
+	ClientCPUs []int   `json:"client_cpus,omitempty"`
+	SharedCPU  float64 `json:"shared_cpu"`
+	// Noisy says why the run is flagged (outside load or steal above the
+	// lab's thresholds), "" when it is not.
+	Noisy string `json:"noisy,omitempty"`
+}
+
+// Second is one second of a run.
+type Second struct {
+	RPS float64 `json:"rps"`
+	P99 float64 `json:"p99_ms"`
 }
 
 // Comparison is a variant against the baseline for one workload and

@@ -51,6 +51,9 @@ type Scenario struct {
 	Budget      time.Duration `json:"budget,omitempty" yaml:"budget,omitempty"`
 	Alpha       Percent       `json:"alpha,omitempty" yaml:"alpha,omitempty"`
 	Warmup      time.Duration `json:"warmup,omitempty" yaml:"warmup,omitempty"`
+	// RetryNoisy runs a run flagged as noisy once more; the noisy one
+	// stays in the file, out of the statistics.
+	RetryNoisy bool `json:"retry_noisy,omitempty" yaml:"retry_noisy,omitempty"`
 	// Doctor runs the doctor before the baseline and records its findings.
 	Doctor *bool `json:"doctor,omitempty" yaml:"doctor,omitempty"`
 }

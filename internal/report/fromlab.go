@@ -24,6 +24,8 @@ func FromResult(res *labdata.Result, file string) *Report {
 	r.useLabComparisons(res.Comparisons)
 	r.noteShortGroups(res.Scenario.Repetitions)
 	r.Notes = append(r.Notes, sequentialNotes(res)...)
+	r.Notes = append(r.Notes, noiseNotes(res)...)
+	r.Notes = append(r.Notes, seriesNotes(res)...)
 	r.Inputs = []InputInfo{labInput(res, file, "")}
 	return r
 }
@@ -66,10 +68,15 @@ func labSample(res *labdata.Result, run *labdata.Run, index int, file, label str
 		Index: index, Source: file, Label: label, Row: run.Workload,
 		Seq: run.Seq, Variant: run.Variant, Workload: run.Workload, Rep: run.Rep,
 		ServerCPUPerRequest: run.ServerCPUPerRequest,
-		command:             workloadCommand(res, run),
-		fromLab:             true,
+		Noise:               run.Noise, Series: run.Series,
+		command: workloadCommand(res, run),
+		fromLab: true,
 	}
-	return newSample(s, run.Summary)
+	s = newSample(s, run.Summary)
+	if run.Retried && s.Problem == "" {
+		s.Problem = "noisy (" + run.Noise.Noisy + "), run again"
+	}
+	return s
 }
 
 // workloadCommand is the workload as the scenario wrote it, or else the

@@ -117,7 +117,11 @@ type Sample struct {
 	Requests            int64             `json:"requests"`
 	Errors              int64             `json:"errors"`
 	ServerCPUPerRequest float64           `json:"server_cpu_us_per_request,omitempty"`
-	Start               time.Time         `json:"start,omitzero"`
+	// Noise and Series are what the lab recorded of the host during the
+	// run and of the run second by second (lab v3 results only).
+	Noise  *labdata.Noise   `json:"noise,omitempty"`
+	Series []labdata.Second `json:"series,omitempty"`
+	Start  time.Time        `json:"start,omitzero"`
 	// Problem says why the run is left out of the statistics ("" when it
 	// is in).
 	Problem string `json:"left_out,omitempty"`
