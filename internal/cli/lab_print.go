@@ -29,7 +29,16 @@ func printVerdicts(w io.Writer, res *labdata.Result) {
 	}
 	fmt.Fprintf(w, "%-*s %-*s %-26s %s\n", nameWidth, "workload", nameWidth, "variant", "throughput", "p99")
 	fmt.Fprintf(w, "%-*s %-*s %s %s\n", nameWidth, "", nameWidth, "", cellHeader, strings.TrimRight(cellHeader, " "))
-	var why []string
+	var why, steady []string
+	for _, c := range res.Comparisons {
+		if c.Metric == "rps_spread" && stats.Claims(c.Verdict) {
+			word := "steadier"
+			if c.Verdict == stats.LabWords.Worse {
+				word = "less steady"
+			}
+			steady = append(steady, fmt.Sprintf("%s on %s is %s: run-to-run spread x%s [%s,%s]", c.Variant, c.Workload, word, short(c.Ratio), short(c.CILow), short(c.CIHigh)))
+		}
+	}
 	for _, row := range verdictRows(res.Comparisons) {
 		line := fmt.Sprintf("%-*s %-*s %s %s", nameWidth, clip(row.workload), nameWidth, clip(row.variant), cell(row.rps), cell(row.p99))
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
@@ -39,7 +48,7 @@ func printVerdicts(w io.Writer, res *labdata.Result) {
 			}
 		}
 	}
-	for _, s := range why {
+	for _, s := range append(steady, why...) {
 		fmt.Fprint(w, wrap("- "+s, 80, "  "))
 	}
 	if q := res.Sequential; q != nil {
@@ -69,11 +78,11 @@ func verdictRows(cs []labdata.Comparison) []verdictRow {
 		return &rows[len(rows)-1]
 	}
 	for i := range cs {
-		r := find(cs[i].Workload, cs[i].Variant)
-		if cs[i].Metric == "rps" {
-			r.rps = &cs[i]
-		} else {
-			r.p99 = &cs[i]
+		switch cs[i].Metric {
+		case "rps":
+			find(cs[i].Workload, cs[i].Variant).rps = &cs[i]
+		case "p99_ms":
+			find(cs[i].Workload, cs[i].Variant).p99 = &cs[i]
 		}
 	}
 	return rows

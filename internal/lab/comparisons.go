@@ -8,7 +8,8 @@ import (
 )
 
 // comparisons compares every variant with the baseline, per workload, on
-// throughput and p99 latency, over the runs that completed.
+// throughput, p99 latency and the run-to-run spread of throughput, over
+// the runs that completed.
 // The design (r.Sequential) gives every comparison its level, and the
 // reason when it makes no claim.
 func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
@@ -45,6 +46,11 @@ func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
 				out = append(out, c)
 			}
 			if c, ok := compare(d, w, v.Name, base, "p99_ms", false, p99[key{w, v.Name}], p99[key{w, base}]); ok {
+				c.Reason = reason(c, r.Sequential)
+				out = append(out, c)
+			}
+			// Steadiness: the spread between successive runs.
+			if c, ok := compare(d, w, v.Name, base, "rps_spread", false, stats.PairSpreads(rps[key{w, v.Name}]), stats.PairSpreads(rps[key{w, base}])); ok {
 				c.Reason = reason(c, r.Sequential)
 				out = append(out, c)
 			}

@@ -43,7 +43,7 @@ func design(s labdata.Scenario, tests int) *labdata.Sequential {
 	if q.Alpha == 0 {
 		q.Alpha = stats.DefaultAlpha
 	}
-	q.Comparisons = tests * max(len(s.Variants)-1, 0) * 2 // throughput and p99
+	q.Comparisons = tests * max(len(s.Variants)-1, 0) * stats.MetricsPerComparison
 	q.Looks = stats.LookSchedule(q.MinRuns, q.MaxRuns)
 	d := statsDesign(q)
 	q.Level, q.RunsNeeded = d.Level(), d.RunsNeeded()
@@ -77,10 +77,14 @@ func isLook(q *labdata.Sequential, r int) bool {
 	return false
 }
 
-// precise reports whether every comparison has an interval narrower than
-// the target.
+// precise reports whether every comparison of throughput and p99 has an
+// interval narrower than the target (the spread's ratio is a ratio of
+// small differences: it is never that narrow, and does not hold the lab).
 func precise(cs []labdata.Comparison, precision float64) bool {
 	for _, c := range cs {
+		if c.Metric == "rps_spread" {
+			continue
+		}
 		if !c.HasCI || c.CIHigh-c.CILow >= precision {
 			return false
 		}
@@ -104,10 +108,16 @@ func reason(c labdata.Comparison, q *labdata.Sequential) string {
 			stop += " (" + q.Budget.String() + ")"
 		}
 	}
+	if !c.HasCI && c.Metric == "rps_spread" {
+		return fmt.Sprintf("%d and %d pairs of runs: a claim on the spread at this lab's error rate needs %d pairs (%d runs) a side%s", c.N, c.BaselineN, q.RunsNeeded, 2*q.RunsNeeded, stop)
+	}
 	if !c.HasCI {
 		return fmt.Sprintf("%d and %d runs: a claim at this lab's error rate needs %d a side%s", c.N, c.BaselineN, q.RunsNeeded, stop)
 	}
 	w := c.CIHigh - c.CILow
+	if c.Metric == "rps_spread" {
+		return fmt.Sprintf("the spread's interval [%.2f, %.2f] includes 1 after %d pairs of runs%s", c.CILow, c.CIHigh, min(c.N, c.BaselineN), stop)
+	}
 	if w < q.Precision {
 		return fmt.Sprintf("any change is within %+.1f%%..%+.1f%%, inside the %.0f%% precision", 100*(c.CILow-1), 100*(c.CIHigh-1), 100*q.Precision)
 	}

@@ -217,7 +217,10 @@ type Comparison struct {
 	Workload string `json:"workload"`
 	Variant  string `json:"variant"`
 	Baseline string `json:"baseline"`
-	Metric   string `json:"metric"` // "rps" or "p99_ms"
+	// Metric is "rps", "p99_ms" or "rps_spread" (v3: the relative
+	// difference between successive runs, stats.PairSpreads; lower is
+	// steadier).
+	Metric string `json:"metric"`
 	// HigherIsBetter is true for throughput, false for latency.
 	HigherIsBetter bool    `json:"higher_is_better"`
 	N              int     `json:"n"`

@@ -35,13 +35,13 @@ func (r *Report) assemble(words stats.Words) {
 }
 
 // comparisonDesign spreads a 5% false-positive rate over the comparisons
-// the report makes (throughput and p99 of every group against its row's
-// reference), as the lab does over its own.
+// the report makes (throughput, p99 and spread of every group against its
+// row's reference), as the lab does over its own.
 func (r *Report) comparisonDesign() stats.Design {
 	n := 0
 	for _, w := range r.Workloads {
 		if w.Group(r.Reference) != nil {
-			n += 2 * (len(w.Groups) - 1)
+			n += stats.MetricsPerComparison * (len(w.Groups) - 1)
 		}
 	}
 	return stats.Design{Alpha: stats.DefaultAlpha, Comparisons: max(n, 1), Looks: 1}
@@ -78,6 +78,7 @@ func newGroup(label string, ss []*Sample) *Group {
 	}
 	g.N, g.Files = len(g.rps), len(files)
 	g.Throughput, g.P99 = spreadOf(g.rps), spreadOf(g.p99)
+	g.Steadiness = spreadOf(stats.PairSpreads(g.rps))
 	if len(cpu) > 0 {
 		m := median(cpu)
 		g.ServerCPUPerRequest = &m
@@ -110,6 +111,7 @@ func (w *Workload) compare(ref string, words stats.Words, d stats.Design) {
 		if g != rg {
 			g.VsThroughput = compare(g.rps, rg.rps, true, words, d)
 			g.VsP99 = compare(g.p99, rg.p99, false, words, d)
+			g.VsSpread = compare(stats.PairSpreads(g.rps), stats.PairSpreads(rg.rps), false, words, d)
 		}
 	}
 }

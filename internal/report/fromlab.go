@@ -109,6 +109,8 @@ func (r *Report) useLabComparisons(cs []labdata.Comparison) {
 			g.VsThroughput = v
 		case "p99_ms":
 			g.VsP99 = v
+		case "rps_spread":
+			g.VsSpread = v
 		}
 	}
 	r.noteComputed()

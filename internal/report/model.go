@@ -74,6 +74,11 @@ type Group struct {
 	ServerCPUPerRequest *float64 `json:"server_cpu_us_per_request,omitempty"`
 	VsThroughput        *Versus  `json:"rps_vs_reference,omitempty"`
 	VsP99               *Versus  `json:"p99_vs_reference,omitempty"`
+	// Steadiness is the run-to-run spread of the throughput: the relative
+	// difference between successive runs (stats.PairSpreads); VsSpread
+	// compares it with the reference's (lower is steadier).
+	Steadiness Spread  `json:"rps_run_spread"`
+	VsSpread   *Versus `json:"rps_run_spread_vs_reference,omitempty"`
 
 	samples  []*Sample
 	rps, p99 []float64

@@ -167,7 +167,7 @@ func changeChart(r *Report, w *Workload) string {
 	for _, g := range w.Groups {
 		for _, m := range metrics {
 			if v := m.versus(g); v != nil && !g.Reference {
-				rows = append(rows, changeRow{g.Label + " · " + map[string]string{"rps": "throughput", "p99_ms": "p99"}[m.key], v})
+				rows = append(rows, changeRow{g.Label + " · " + metricName[m.key], v})
 			}
 		}
 	}

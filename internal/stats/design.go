@@ -15,6 +15,10 @@ type Design struct {
 	Looks       int     `json:"looks"`
 }
 
+// MetricsPerComparison is how many comparisons a lab makes per variant and
+// test: throughput, p99 latency, and the spread of the throughput.
+const MetricsPerComparison = 3
+
 // DefaultAlpha is the per-lab false-positive rate unless a scenario says
 // otherwise.
 const DefaultAlpha = 0.05
