@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"strings"
 
 	"redline/internal/bench"
 	"redline/internal/labdata"
@@ -33,10 +34,23 @@ func expand(s labdata.Scenario, tg *target, cpus []int) ([]item, error) {
 			if len(wl.Tests) > 1 {
 				name += "/" + t.Title
 			}
-			items = append(items, item{name: name, opts: o, test: t})
+			items = append(items, item{name: name, opts: o, test: t, line: loadLine(w.Bench)})
 		}
 	}
 	return items, nil
+}
+
+// loadLine is a workload's line as redline bench runs it, for the runs'
+// provenance (the lab aims it at its target whatever -h and -p say).
+func loadLine(bench string) []string {
+	f := strings.Fields(bench)
+	switch {
+	case len(f) > 0 && f[0] == "redis-benchmark":
+		f = f[1:]
+	case len(f) > 1 && f[0] == "redline" && f[1] == "bench":
+		f = f[2:]
+	}
+	return append([]string{"redline", "bench"}, f...)
 }
 
 // planned counts the runs the design allows: every test of every workload

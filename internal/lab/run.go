@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -82,6 +83,7 @@ type item struct {
 	name string
 	opts bench.Options
 	test bench.Test
+	line []string // the workload's load line, for the record
 }
 
 type labRun struct {
@@ -383,7 +385,8 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 	flagged := false
 	if sum != nil {
 		sum.Label = variant
-		sum.CommandLine = l.o.CommandLine
+		h, port := hostPort(l.tg.addr)
+		sum.CommandLine = append(slices.Clone(it.line), "-h", h, "-p", strconv.Itoa(port))
 		sum.Client = benchdata.LocalClientInfo(l.o.Version)
 		sum.Server.Version = l.tg.version
 		mu.Lock()

@@ -83,7 +83,8 @@ func labSample(res *labdata.Result, run *labdata.Run, index int, file, label str
 // command line the run recorded.
 func workloadCommand(res *labdata.Result, run *labdata.Run) string {
 	for _, w := range res.Scenario.Workloads {
-		if w.Name == run.Workload && w.Bench != "" {
+		// A "-t set,get" workload's runs are "name/SET" and "name/GET".
+		if (w.Name == run.Workload || strings.HasPrefix(run.Workload, w.Name+"/")) && w.Bench != "" {
 			return w.Bench
 		}
 	}

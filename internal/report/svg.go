@@ -122,13 +122,14 @@ func throughputChart(r *Report, w *Workload) string {
 	step := niceStep(hi, 6)
 	xmax := math.Max(step, math.Ceil(hi/step)*step)
 	x := func(v float64) float64 { return left + plotW*v/xmax }
-	h := top + row*float64(len(w.Groups)) + 28
+	h := top + row*float64(len(w.Groups)) + 44
 	var c canvas
 	c.open(chartWidth, h, "Throughput of "+w.Name+" (requests/s): median bar, min..max whisker, one dot per run")
 	for t := 0.0; t <= xmax+step/2; t += step {
-		c.line(x(t), top, x(t), h-24, "grid")
-		c.text(x(t), h-8, "middle", "tick", shortNum(t))
+		c.line(x(t), top, x(t), h-40, "grid")
+		c.text(x(t), h-24, "middle", "tick", shortNum(t))
 	}
+	c.text(left+plotW/2, h-6, "middle", "axis", "requests/s")
 	for i, g := range w.Groups {
 		y := top + row*float64(i)
 		throughputRow(&c, g, y, x, colorOf(r, g.Label))
@@ -154,80 +155,164 @@ func throughputRow(c *canvas, g *Group, y float64, x func(float64) float64, colo
 	}
 }
 
+// changeChart plots each group's change against the reference with its
+// interval, one panel per metric (throughput, p99, spread), on a log scale
+// of how many times better: "better" is always to the right, whichever
+// way a metric improves, and a factor of 2 spans what a factor of 1/2
+// does, so one wild interval does not squeeze the others into a few
+// pixels.
+func changeChart(r *Report, w *Workload) string {
+	type panel struct {
+		title string
+		rows  []changeRow
+	}
+	var panels []panel
+	var labels []string
+	for _, m := range metrics {
+		p := panel{title: changeTitle[m.key]}
+		for _, g := range w.Groups {
+			if v := m.versus(g); v != nil && !g.Reference && v.Ratio > 0 {
+				p.rows = append(p.rows, changeRow{g.Label, better(v, m.higherIsBetter)})
+				labels = append(labels, g.Label)
+			}
+		}
+		if len(p.rows) > 0 {
+			panels = append(panels, p)
+		}
+	}
+	if len(panels) == 0 {
+		return ""
+	}
+	var all []changeRow
+	for _, p := range panels {
+		all = append(all, p.rows...)
+	}
+	lo, hi := changeRange(all)
+	left, right, row, head := labelWidth(labels), 150.0, 22.0, 20.0
+	plotW := chartWidth - left - right
+	x := func(f float64) float64 { return left + plotW*(math.Log(f)-lo)/(hi-lo) }
+	h := 0.0
+	for _, p := range panels {
+		h += head + row*float64(len(p.rows)) + 6
+	}
+	h += 34
+	var c canvas
+	c.open(chartWidth, h, "Change of "+w.Name+" against "+r.Reference+": how many times better, with intervals; better is to the right")
+	ticks := factorTicks(lo, hi)
+	top := 0.0
+	for _, p := range panels {
+		c.text(left, top+14, "start", "axis", p.title)
+		body := top + head
+		bottom := body + row*float64(len(p.rows))
+		for _, t := range ticks {
+			c.line(x(t), body, x(t), bottom, "grid")
+		}
+		c.line(x(1), body, x(1), bottom, "zero")
+		for i, cr := range p.rows {
+			y := body + row*float64(i)
+			changeMark(&c, cr, y, x)
+			c.text(left-6, y+row/2+4, "end", "label", cr.label)
+			c.text(chartWidth-right+8, y+row/2+4, "start", "value "+verdictClass(cr.v), fmtVerdict(cr.v))
+		}
+		top = bottom + 6
+	}
+	for _, t := range ticks {
+		c.text(x(t), top+12, "middle", "tick", factorTick(t))
+	}
+	c.text(x(1)-8, top+28, "end", "axis", "← worse")
+	c.text(x(1)+8, top+28, "start", "axis", "better →")
+	return c.String()
+}
+
+var changeTitle = map[string]string{
+	"rps": "Throughput (× the reference's)", "p99_ms": "p99 latency (times lower than the reference's)",
+	"rps_spread": "Run-to-run spread of throughput (times lower)",
+}
+
+// better turns a comparison into "how many times better": the ratio for
+// a metric where higher is better, its inverse (and the interval's ends
+// swapped) where lower is.
+func better(v *Versus, higherIsBetter bool) *Versus {
+	b := *v
+	if !higherIsBetter {
+		b.Ratio = 1 / v.Ratio
+		if v.HasCI && v.CILow > 0 {
+			b.CILow, b.CIHigh = 1/v.CIHigh, 1/v.CILow
+		}
+	}
+	return &b
+}
+
 // changeRow is one line of the change chart.
 type changeRow struct {
 	label string
 	v     *Versus
 }
 
-// changeChart plots each group's change against the reference, in
-// percent, with its interval: throughput and p99 side by side.
-func changeChart(r *Report, w *Workload) string {
-	var rows []changeRow
-	for _, g := range w.Groups {
-		for _, m := range metrics {
-			if v := m.versus(g); v != nil && !g.Reference {
-				rows = append(rows, changeRow{g.Label + " · " + metricName[m.key], v})
+func changeMark(c *canvas, cr changeRow, y float64, x func(float64) float64) {
+	mid, cls := y+11, verdictClass(cr.v)
+	if cr.v.HasCI && cr.v.CILow > 0 {
+		lo, hi := x(cr.v.CILow), x(cr.v.CIHigh)
+		c.line(lo, mid, hi, mid, "ci "+cls)
+		c.line(lo, mid-5, lo, mid+5, "ci "+cls)
+		c.line(hi, mid-5, hi, mid+5, "ci "+cls)
+	}
+	c.add(`<circle cx="%s" cy="%s" r="4" class="point %s"/>`, num(x(cr.v.Ratio)), num(mid), cls)
+}
+
+// factorTicks picks factors to mark between exp(lo) and exp(hi): 1 and
+// some of 1.01, 1.02, 1.05, 1.1, 1.2, 1.5, 2, 3, 5, 10 ... and their
+// inverses, about seven in all.
+func factorTicks(lo, hi float64) []float64 {
+	steps := []float64{1.01, 1.02, 1.05, 1.1, 1.2, 1.5, 2, 3, 5, 10, 20, 50, 100, 1000}
+	var out []float64
+	for _, want := range []int{7, 5, 3} {
+		out = []float64{1}
+		for _, s := range steps {
+			for _, f := range []float64{s, 1 / s} {
+				if l := math.Log(f); l > lo && l < hi {
+					out = append(out, f)
+				}
 			}
 		}
+		if len(out) <= want+2 {
+			break
+		}
+		// too many: keep every other step
+		steps = everyOther(steps)
 	}
-	if len(rows) == 0 {
-		return ""
-	}
-	lo, hi := changeRange(rows)
-	var labels []string
-	for _, cr := range rows {
-		labels = append(labels, cr.label)
-	}
-	left, right, top, row := labelWidth(labels), 150.0, 8.0, 24.0
-	plotW := chartWidth - left - right
-	x := func(p float64) float64 { return left + plotW*(p-lo)/(hi-lo) }
-	h := top + row*float64(len(rows)) + 28
-	var c canvas
-	c.open(chartWidth, h, "Change of "+w.Name+" against "+r.Reference+" in percent, with confidence intervals")
-	step := niceStep(hi-lo, 6)
-	for t := math.Ceil(lo/step) * step; t <= hi; t += step {
-		c.line(x(t), top, x(t), h-24, "grid")
-		c.text(x(t), h-8, "middle", "tick", pctTick(t))
-	}
-	c.line(x(0), top, x(0), h-24, "zero")
-	for i, cr := range rows {
-		changeMark(&c, cr, top+row*float64(i), x)
-		c.text(left-6, top+row*float64(i)+row/2+4, "end", "label", cr.label)
-		c.text(chartWidth-right+8, top+row*float64(i)+row/2+4, "start", "value "+verdictClass(cr.v), fmtVerdict(cr.v))
-	}
-	return c.String()
+	return out
 }
 
-func changeMark(c *canvas, cr changeRow, y float64, x func(float64) float64) {
-	mid, cls := y+12, verdictClass(cr.v)
-	if cr.v.HasCI {
-		lo, hi := 100*(cr.v.CILow-1), 100*(cr.v.CIHigh-1)
-		c.line(x(lo), mid, x(hi), mid, "ci "+cls)
-		c.line(x(lo), mid-5, x(lo), mid+5, "ci "+cls)
-		c.line(x(hi), mid-5, x(hi), mid+5, "ci "+cls)
+func everyOther(xs []float64) []float64 {
+	var out []float64
+	for i := len(xs) - 1; i >= 0; i -= 2 {
+		out = append([]float64{xs[i]}, out...)
 	}
-	c.add(`<circle cx="%s" cy="%s" r="4" class="point %s"/>`, num(x(100*(cr.v.Ratio-1))), num(mid), cls)
+	return out
 }
 
-func pctTick(t float64) string {
-	t = math.Round(t*100) / 100
-	if t == 0 {
-		return "0%"
+// factorTick prints a factor: ×1, ×1.05, ×0.5, ×20. Never negative.
+func factorTick(f float64) string {
+	switch {
+	case f >= 10:
+		return fmt.Sprintf("×%.0f", f)
+	case f >= 0.995:
+		return "×" + trimZeros(math.Round(f*100)/100)
 	}
-	return fmt.Sprintf("%+g%%", t)
+	return "×" + trimZeros(math.Round(f*1000)/1000)
 }
 
-// changeRange spans 0 and every point and interval, padded.
+// changeRange spans 1 and every point and interval in log space, padded.
 func changeRange(rows []changeRow) (lo, hi float64) {
 	for _, cr := range rows {
 		for _, r := range []float64{cr.v.Ratio, cr.v.CILow, cr.v.CIHigh} {
 			if r > 0 {
-				lo, hi = math.Min(lo, 100*(r-1)), math.Max(hi, 100*(r-1))
+				lo, hi = math.Min(lo, math.Log(r)), math.Max(hi, math.Log(r))
 			}
 		}
 	}
-	pad := math.Max((hi-lo)*0.08, 0.5)
+	pad := math.Max((hi-lo)*0.06, 0.01)
 	return lo - pad, hi + pad
 }
 
