@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"strings"
 
 	"redline/internal/stats"
@@ -156,11 +157,10 @@ func throughputRow(c *canvas, g *Group, y float64, x func(float64) float64, colo
 }
 
 // changeChart plots each group's change against the reference with its
-// interval, one panel per metric (throughput, p99, spread), on a log scale
-// of how many times better: "better" is always to the right, whichever
-// way a metric improves, and a factor of 2 spans what a factor of 1/2
-// does, so one wild interval does not squeeze the others into a few
-// pixels.
+// interval, one panel per metric (throughput, p99, spread), each on its
+// own log scale of how many times better: "better" is always to the
+// right, whichever way a metric improves, a factor of 2 spans what a
+// factor of 1/2 does, and one wild interval squeezes only its own panel.
 func changeChart(r *Report, w *Workload) string {
 	type panel struct {
 		title string
@@ -183,29 +183,29 @@ func changeChart(r *Report, w *Workload) string {
 	if len(panels) == 0 {
 		return ""
 	}
-	var all []changeRow
-	for _, p := range panels {
-		all = append(all, p.rows...)
-	}
-	lo, hi := changeRange(all)
-	left, right, row, head := labelWidth(labels), 150.0, 22.0, 20.0
+	left, right, row, head, foot := labelWidth(labels), 150.0, 22.0, 20.0, 22.0
 	plotW := chartWidth - left - right
-	x := func(f float64) float64 { return left + plotW*(math.Log(f)-lo)/(hi-lo) }
-	h := 0.0
+	h := 22.0
 	for _, p := range panels {
-		h += head + row*float64(len(p.rows)) + 6
+		h += head + row*float64(len(p.rows)) + foot
 	}
-	h += 34
+	h += 18
 	var c canvas
 	c.open(chartWidth, h, "Change of "+w.Name+" against "+r.Reference+": how many times better, with intervals; better is to the right")
-	ticks := factorTicks(lo, hi)
-	top := 0.0
+	c.text(6, 15, "start", "label title", w.Name+" against "+r.Reference)
+	top := 22.0
 	for _, p := range panels {
+		lo, hi := changeRange(p.rows)
+		x := func(f float64) float64 {
+			return left + plotW*(math.Min(math.Max(math.Log(f), lo), hi)-lo)/(hi-lo)
+		}
 		c.text(left, top+14, "start", "axis", p.title)
 		body := top + head
 		bottom := body + row*float64(len(p.rows))
+		ticks := factorTicks(lo, hi, plotW)
 		for _, t := range ticks {
 			c.line(x(t), body, x(t), bottom, "grid")
+			c.text(x(t), bottom+14, "middle", "tick", factorTick(t))
 		}
 		c.line(x(1), body, x(1), bottom, "zero")
 		for i, cr := range p.rows {
@@ -214,13 +214,10 @@ func changeChart(r *Report, w *Workload) string {
 			c.text(left-6, y+row/2+4, "end", "label", cr.label)
 			c.text(chartWidth-right+8, y+row/2+4, "start", "value "+verdictClass(cr.v), fmtVerdict(cr.v))
 		}
-		top = bottom + 6
+		top = bottom + foot
 	}
-	for _, t := range ticks {
-		c.text(x(t), top+12, "middle", "tick", factorTick(t))
-	}
-	c.text(x(1)-8, top+28, "end", "axis", "← worse")
-	c.text(x(1)+8, top+28, "start", "axis", "better →")
+	c.text(left+plotW/2-8, top+10, "end", "axis", "← worse")
+	c.text(left+plotW/2+8, top+10, "start", "axis", "better →")
 	return c.String()
 }
 
@@ -260,35 +257,30 @@ func changeMark(c *canvas, cr changeRow, y float64, x func(float64) float64) {
 	c.add(`<circle cx="%s" cy="%s" r="4" class="point %s"/>`, num(x(cr.v.Ratio)), num(mid), cls)
 }
 
-// factorTicks picks factors to mark between exp(lo) and exp(hi): 1 and
-// some of 1.01, 1.02, 1.05, 1.1, 1.2, 1.5, 2, 3, 5, 10 ... and their
-// inverses, about seven in all.
-func factorTicks(lo, hi float64) []float64 {
+// factorTicks picks factors to mark between exp(lo) and exp(hi): 1, then
+// 1.01, 1.02, 1.05, 1.1, 1.2, 1.5, 2, 3, 5, 10 ... and their inverses,
+// each only where it lies at least 48 pixels from every tick kept.
+func factorTicks(lo, hi, width float64) []float64 {
 	steps := []float64{1.01, 1.02, 1.05, 1.1, 1.2, 1.5, 2, 3, 5, 10, 20, 50, 100, 1000}
-	var out []float64
-	for _, want := range []int{7, 5, 3} {
-		out = []float64{1}
-		for _, s := range steps {
-			for _, f := range []float64{s, 1 / s} {
-				if l := math.Log(f); l > lo && l < hi {
-					out = append(out, f)
+	px := func(f float64) float64 { return width * (math.Log(f) - lo) / (hi - lo) }
+	out := []float64{1}
+	for i := len(steps) - 1; i >= 0; i-- { // big factors first: they frame the axis
+		for _, f := range []float64{steps[i], 1 / steps[i]} {
+			if l := math.Log(f); l <= lo || l >= hi {
+				continue
+			}
+			clear := true
+			for _, t := range out {
+				if math.Abs(px(f)-px(t)) < 48 {
+					clear = false
 				}
 			}
+			if clear {
+				out = append(out, f)
+			}
 		}
-		if len(out) <= want+2 {
-			break
-		}
-		// too many: keep every other step
-		steps = everyOther(steps)
 	}
-	return out
-}
-
-func everyOther(xs []float64) []float64 {
-	var out []float64
-	for i := len(xs) - 1; i >= 0; i -= 2 {
-		out = append([]float64{xs[i]}, out...)
-	}
+	slices.Sort(out)
 	return out
 }
 
@@ -297,15 +289,19 @@ func factorTick(f float64) string {
 	switch {
 	case f >= 10:
 		return fmt.Sprintf("×%.0f", f)
-	case f >= 0.995:
-		return "×" + trimZeros(math.Round(f*100)/100)
 	}
-	return "×" + trimZeros(math.Round(f*1000)/1000)
+	return "×" + trimZeros(math.Round(f*100)/100)
 }
 
-// changeRange spans 1 and every point and interval in log space, padded.
+// changeRange spans 1 and every interval in log space, padded; points
+// without an interval count only when no row has one (a lone ratio from
+// too few runs would otherwise set the scale; it is drawn at the edge).
 func changeRange(rows []changeRow) (lo, hi float64) {
+	withCI := slices.ContainsFunc(rows, func(cr changeRow) bool { return cr.v.HasCI })
 	for _, cr := range rows {
+		if withCI && !cr.v.HasCI {
+			continue
+		}
 		for _, r := range []float64{cr.v.Ratio, cr.v.CILow, cr.v.CIHigh} {
 			if r > 0 {
 				lo, hi = math.Min(lo, math.Log(r)), math.Max(hi, math.Log(r))
