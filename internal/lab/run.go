@@ -80,10 +80,11 @@ var runBench = bench.Run
 
 // item is one test of one workload: what a Run measures.
 type item struct {
-	name string
-	opts bench.Options
-	test bench.Test
-	line []string // the workload's load line, for the record
+	name  string
+	opts  bench.Options
+	test  bench.Test
+	line  []string // the workload's load line, for the record
+	sweep *labdata.SweepPoint
 }
 
 type labRun struct {
@@ -391,7 +392,7 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 		sum.Server.Version = l.tg.version
 		mu.Lock()
 		run := labdata.Run{Seq: len(l.res.Runs) + 1, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ServerCPU: cpu1 - cpu0,
-			Noise: noise, Series: series}
+			Noise: noise, Series: series, Sweep: it.sweep}
 		mu.Unlock()
 		if sum.Requests > 0 {
 			run.ServerCPUPerRequest = run.ServerCPU * 1e6 / float64(sum.Requests)

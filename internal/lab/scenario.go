@@ -110,6 +110,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		if _, err := bench.ParseWorkload(w.Bench); err != nil {
 			bad(p+".bench", "%v", err)
 		}
+		validateSweep(w, p, bad)
 	}
 	bases := 0
 	for i, v := range s.Variants {
@@ -143,6 +144,36 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		return errors.New(strings.Join(errs, "\n"))
 	}
 	return nil
+}
+
+// validateSweep checks a workload's sweep: one known parameter, values
+// its line accepts.
+func validateSweep(w labdata.WorkloadSpec, path string, bad func(path, format string, args ...any)) {
+	if len(w.Sweep) == 0 {
+		return
+	}
+	if len(w.Sweep) > 1 {
+		bad(path+".sweep", "sweeps one parameter, found %d", len(w.Sweep))
+		return
+	}
+	for param, values := range w.Sweep {
+		if labdata.SweepParams[param] == "" {
+			bad(path+".sweep", "%q is not d, c, P or threads", param)
+			return
+		}
+		if len(values) == 0 {
+			bad(path+".sweep."+param, "no values")
+		}
+		for _, v := range values {
+			pt := &labdata.SweepPoint{Param: param, Value: v}
+			line, _ := sweepLine(w, pt)
+			if strings.ContainsAny(v, " \t'\"") {
+				bad(path+".sweep."+param, "%q is not a single value", v)
+			} else if _, err := bench.ParseWorkload(line); err != nil {
+				bad(path+".sweep."+param, "%s=%s: %v", param, v, err)
+			}
+		}
+	}
 }
 
 // validateRuns checks the settings of how many runs to take.

@@ -182,6 +182,16 @@ type Run struct {
 	Retried bool `json:"retried,omitempty"`
 	// Series is the run's throughput and p99 second by second (v3).
 	Series []Second `json:"series,omitempty"`
+	// Sweep is the point of a swept workload this run measured (v3).
+	Sweep *SweepPoint `json:"sweep,omitempty"`
+}
+
+// SweepPoint is one value of a workload's swept parameter: Workload is
+// the workload's own name (the run's is "name[param=value]...").
+type SweepPoint struct {
+	Workload string `json:"workload"`
+	Param    string `json:"param"`
+	Value    string `json:"value"`
 }
 
 // Noise is what else happened on the host while a run measured.

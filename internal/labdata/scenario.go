@@ -93,7 +93,15 @@ type ClientSpec struct {
 type WorkloadSpec struct {
 	Name  string `json:"name" yaml:"name"`
 	Bench string `json:"bench" yaml:"bench"`
+	// Sweep runs the workload once per value of one parameter of its line
+	// (d, c, P or threads): {d: [3, 30, 300, 3000]}. Each value is a
+	// workload of its own ("values[d=300]"); the report draws the metrics
+	// against it.
+	Sweep map[string][]string `json:"sweep,omitempty" yaml:"sweep,omitempty"`
 }
+
+// SweepParams maps a sweep's parameter to the bench flag that sets it.
+var SweepParams = map[string]string{"d": "-d", "c": "-c", "P": "-P", "threads": "--threads"}
 
 // VariantSpec is one arm of the experiment.
 type VariantSpec struct {

@@ -68,7 +68,7 @@ func labSample(res *labdata.Result, run *labdata.Run, index int, file, label str
 		Index: index, Source: file, Label: label, Row: run.Workload,
 		Seq: run.Seq, Variant: run.Variant, Workload: run.Workload, Rep: run.Rep,
 		ServerCPUPerRequest: run.ServerCPUPerRequest,
-		Noise:               run.Noise, Series: run.Series,
+		Noise:               run.Noise, Series: run.Series, Sweep: run.Sweep,
 		command: workloadCommand(res, run),
 		fromLab: true,
 	}

@@ -43,6 +43,7 @@ type htmlView struct {
 	Runs                                                htmlTable
 	Inputs                                              []htmlInput
 	Servers, Clients                                    []string
+	Sweeps                                              []template.HTML
 }
 
 // htmlTable is a table of text cells; Class styles a cell ("num", "good").
@@ -99,6 +100,11 @@ func newHTMLView(r *Report) *htmlView {
 		v.Inputs = append(v.Inputs, inputView(in, r.Lab == nil))
 	}
 	v.Servers, v.Clients = serverSeen(r)
+	for _, sw := range sweeps(r) {
+		for m := range sweepMetrics {
+			v.Sweeps = append(v.Sweeps, template.HTML(sweepChart(r, sw, m)))
+		}
+	}
 	return v
 }
 

@@ -31,6 +31,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	writeNotesMD(mw, r.Notes)
 	writeSummaryMD(mw, r)
+	writeSweepsMD(mw, r)
 	if r.Lab != nil {
 		writeLabContextMD(mw, r)
 	}
@@ -93,6 +94,21 @@ func writeSummaryMD(mw *errWriter, r *Report) {
 		mw.printf("\n%s, median of the runs; the change against %s is named only where its interval excludes 1.\n", m.title, md(r.Reference))
 		header := append([]string{"workload"}, mdAll(r.Labels)...)
 		table(mw, "l"+strings.Repeat("r", len(r.Labels)), header, summaryRows(r, m))
+	}
+}
+
+// writeSweepsMD writes each swept workload's metrics against its values.
+func writeSweepsMD(mw *errWriter, r *Report) {
+	sws := sweeps(r)
+	if len(sws) == 0 {
+		return
+	}
+	mw.printf("\n## Sweeps\n\nMedian of the runs at each value, with its 95%% interval from order statistics.\n")
+	for _, sw := range sws {
+		for m, metric := range sweepMetrics {
+			mw.printf("\n**%s: %s against %s**\n", md(sw.Name), metric.title, md(sw.Param))
+			table(mw, "l"+strings.Repeat("r", len(r.Labels)), append([]string{md(sw.Param)}, mdAll(r.Labels)...), mdRows(sweepRows(r, sw, m)))
+		}
 	}
 }
 

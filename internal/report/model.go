@@ -126,7 +126,9 @@ type Sample struct {
 	// run and of the run second by second (lab v3 results only).
 	Noise  *labdata.Noise   `json:"noise,omitempty"`
 	Series []labdata.Second `json:"series,omitempty"`
-	Start  time.Time        `json:"start,omitzero"`
+	// Sweep is the point of a swept workload the run measured.
+	Sweep *labdata.SweepPoint `json:"sweep,omitempty"`
+	Start time.Time           `json:"start,omitzero"`
 	// Problem says why the run is left out of the statistics ("" when it
 	// is in).
 	Problem string `json:"left_out,omitempty"`

@@ -4,7 +4,10 @@
 // (Design, LookSchedule), and the one verdict function (Compare).
 package stats
 
-import "slices"
+import (
+	"math"
+	"slices"
+)
 
 // Median returns the median of xs (the mean of the middle two for an even
 // count), 0 for none, without reordering xs.
@@ -45,4 +48,28 @@ func PairSpreads(xs []float64) []float64 {
 		out = append(out, max(d, 1e-6))
 	}
 	return out
+}
+
+// MedianCI bounds the median of the distribution xs were drawn from with
+// confidence at least 1-level, from order statistics (the binomial
+// interval: no assumption on the shape). ok is false when there are too
+// few values for that confidence.
+func MedianCI(xs []float64, level float64) (lo, hi float64, ok bool) {
+	n := len(xs)
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	// k is the largest count with P(Binomial(n, 1/2) < k) <= level/2.
+	k, cdf, p := 0, 0.0, math.Pow(0.5, float64(n))
+	for k < n/2 {
+		if cdf+p > level/2 {
+			break
+		}
+		cdf += p
+		k++
+		p *= float64(n-k+1) / float64(k)
+	}
+	if k == 0 {
+		return 0, 0, false
+	}
+	return s[k-1], s[n-k], true
 }

@@ -92,3 +92,15 @@ func TestRunsNeeded(t *testing.T) {
 		t.Errorf("RunsNeeded at 5%%/24 = %d, want 7", got)
 	}
 }
+
+func TestMedianCI(t *testing.T) {
+	xs := []float64{9, 1, 8, 2, 7, 3, 6, 4, 5, 10}
+	// Ten values: P(B < 2) = 11/1024 <= 2.5% < P(B < 3) = 56/1024, so the
+	// 2nd and 9th smallest.
+	if lo, hi, ok := MedianCI(xs, 0.05); !ok || lo != 2 || hi != 9 {
+		t.Errorf("MedianCI = %v %v %v", lo, hi, ok)
+	}
+	if _, _, ok := MedianCI([]float64{1, 2, 3, 4, 5}, 0.05); ok {
+		t.Error("five values gave a 95% interval (the best is 93.75%)")
+	}
+}
