@@ -120,5 +120,8 @@ func fmtBrief(v *Versus) string {
 	if v.Verdict == stats.VerdictTooFew {
 		return "(" + fmtRatio(v.Ratio) + "×, " + stats.VerdictTooFew + ")"
 	}
+	if !claims(v) {
+		return v.Verdict // the reason is in the workload's table
+	}
 	return fmtVerdict(v)
 }

@@ -83,10 +83,22 @@ func labSample(res *labdata.Result, run *labdata.Run, index int, file, label str
 // command line the run recorded.
 func workloadCommand(res *labdata.Result, run *labdata.Run) string {
 	for _, w := range res.Scenario.Workloads {
-		// A "-t set,get" workload's runs are "name/SET" and "name/GET".
-		if (w.Name == run.Workload || strings.HasPrefix(run.Workload, w.Name+"/")) && w.Bench != "" {
-			return w.Bench
+		// A "-t set,get" workload's runs are "name/SET" and "name/GET"; a
+		// swept one's "name[d=300]...", with the swept flag appended.
+		line, ok := "", false
+		switch {
+		case run.Sweep != nil && w.Name == run.Sweep.Workload:
+			line, ok = w.Bench+" "+labdata.SweepParams[run.Sweep.Param]+" "+run.Sweep.Value, true
+		case w.Name == run.Workload || strings.HasPrefix(run.Workload, w.Name+"/"):
+			line, ok = w.Bench, w.Bench != ""
 		}
+		if !ok {
+			continue
+		}
+		if strings.HasPrefix(line, "-") {
+			return "redline bench " + line
+		}
+		return line
 	}
 	if run.Summary != nil {
 		return shellJoin(run.Summary.CommandLine)
