@@ -23,7 +23,7 @@ func DefaultScenario() labdata.Scenario {
 	yes := true
 	s := labdata.Scenario{
 		Name:        "default",
-		Description: "redis-server started by redline on loopback: baseline, the doctor's safe fixes, and CPU placement",
+		Description: "redis-server started by redline on loopback: the baseline as found, the doctor's safe fixes, and (with two CPUs or more) client and server pinned apart",
 		Target:      labdata.TargetSpec{Kind: "managed"},
 		Workloads: []labdata.WorkloadSpec{
 			{Name: "set-get", Bench: "-t set,get -c 50 -r 100000 --duration 1s"},
@@ -43,6 +43,8 @@ func DefaultScenario() labdata.Scenario {
 		if n > 2 {
 			client = fmt.Sprintf("1-%d", n-1)
 		}
+		// Client and server on separate CPUs: on a small VM the scheduler
+		// puts them together in some runs and not in others.
 		s.Variants = append(s.Variants, labdata.VariantSpec{
 			Name:   "split-cpus",
 			Server: &labdata.ServerSpec{CPUs: "0"},
