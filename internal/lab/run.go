@@ -379,7 +379,7 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 		}
 	}
 	cpu0, _ := l.tg.cpuSeconds(ctx)
-	probe := startNoise("/", l.env.ServerPID)
+	probe := startNoise("/", l.localServerPID())
 	sum, err := runBench(ctx, it.opts, it.test, nil)
 	noise := probe.finish()
 	cpu1, _ := l.tg.cpuSeconds(context.WithoutCancel(ctx))
@@ -411,6 +411,16 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 		return false, fmt.Errorf("%s under %s (repetition %d): %w", it.name, variant, rep, err)
 	}
 	return flagged, nil
+}
+
+// localServerPID is the server's pid when it runs on this host (a managed
+// or netns target); an address target's server may be elsewhere, and its
+// pid would name some other process here.
+func (l *labRun) localServerPID() int {
+	if l.s.Target.Kind == "address" {
+		return 0
+	}
+	return l.env.ServerPID
 }
 
 func (l *labRun) eta() time.Duration {

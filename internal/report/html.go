@@ -74,6 +74,7 @@ type htmlWorkload struct {
 	Throughput  template.HTML
 	Change      template.HTML
 	Percentiles template.HTML
+	Series      template.HTML
 	Tables      []htmlTable
 }
 
@@ -176,7 +177,8 @@ func workloadView(r *Report, w *Workload, i int) htmlWorkload {
 	hw := htmlWorkload{Name: w.Name, Commands: w.Commands, ID: fmt.Sprintf("w%d", i+1),
 		Throughput:  template.HTML(throughputChart(r, w)),
 		Change:      template.HTML(changeChart(r, w)),
-		Percentiles: template.HTML(percentileChart(r, w))}
+		Percentiles: template.HTML(percentileChart(r, w)),
+		Series:      template.HTML(seriesChart(r, w))}
 	header := []string{r.Dimension, "runs", "median", "min..max", "spread", "ratio [CI]", "verdict"}
 	for _, m := range metrics {
 		t := htmlTable{Title: m.title, Header: header}

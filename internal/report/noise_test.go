@@ -44,6 +44,16 @@ func TestNoiseNotes(t *testing.T) {
 	}
 }
 
+// TestSeriesChart: runs of several seconds are drawn second by second.
+func TestSeriesChart(t *testing.T) {
+	res := noisyResult()
+	res.Variants = []labdata.VariantInfo{{Name: "baseline", Baseline: true}}
+	html := string(render(t, FromResult(res, "result.json"), HTML))
+	if !strings.Contains(html, "throughput second by second") || strings.Count(html, `stroke-width="1" opacity="0.6"`) != 4 {
+		t.Errorf("no per-second lines for the 4 runs of 4 seconds")
+	}
+}
+
 func TestSeriesShape(t *testing.T) {
 	for _, c := range []struct {
 		rps           []float64

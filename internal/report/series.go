@@ -70,3 +70,54 @@ func seriesNotes(res *labdata.Result) []string {
 	}
 	return notes
 }
+
+// seriesChart draws each run's throughput second by second, one thin line
+// per run in its variant's colour: a warm-up shows as a low first point, a
+// drift as a slope, a two-humped group as two bands. "" when no run of the
+// workload lasted two seconds.
+func seriesChart(r *Report, w *Workload) string {
+	longest, ymax := 0, 0.0
+	for _, g := range w.Groups {
+		for _, s := range g.samples {
+			longest = max(longest, len(s.Series))
+			for _, x := range s.Series {
+				ymax = max(ymax, x.RPS)
+			}
+		}
+	}
+	if longest < 2 || ymax <= 0 {
+		return ""
+	}
+	left, right, top, bottom, h := 56.0, 120.0, 24.0, 40.0, 200.0
+	plotW, plotH := chartWidth-left-right, h-top-bottom
+	step := niceStep(ymax, 4)
+	ymax = max(step, float64(int(ymax/step)+1)*step)
+	x := func(i int) float64 { return left + plotW*float64(i)/float64(longest-1) }
+	y := func(v float64) float64 { return top + plotH*(1-v/ymax) }
+	var c canvas
+	c.open(chartWidth, h, "Throughput of "+w.Name+" second by second, one line per run")
+	c.text(6, 15, "start", "label title", w.Name+": throughput second by second")
+	for t := 0.0; t <= ymax+step/2; t += step {
+		c.line(left, y(t), left+plotW, y(t), "grid")
+		c.text(left-6, y(t)+4, "end", "tick", shortNum(t))
+	}
+	for i := range longest {
+		c.text(x(i), h-bottom+16, "middle", "tick", itoa(i+1))
+	}
+	c.text(left+plotW/2, h-6, "middle", "axis", "second of the measured run (requests/s)")
+	for li, g := range w.Groups {
+		color := colorOf(r, g.Label)
+		for _, s := range g.samples {
+			if len(s.Series) < 2 || s.Problem != "" {
+				continue
+			}
+			pts := make([]string, len(s.Series))
+			for i, p := range s.Series {
+				pts[i] = num(x(i)) + "," + num(y(p.RPS))
+			}
+			c.add(`<polyline points="%s" fill="none" stroke="%s" stroke-width="1" opacity="0.6"/>`, joinSpace(pts), color)
+		}
+		c.add(`<text x="%s" y="%s" class="label" fill="%s">%s</text>`, num(chartWidth-right+10), num(top+14+16*float64(li)), color, esc(g.Label))
+	}
+	return c.String()
+}
