@@ -51,10 +51,34 @@ func printVerdicts(w io.Writer, res *labdata.Result) {
 	for _, s := range append(steady, why...) {
 		fmt.Fprint(w, wrap("- "+s, 80, "  "))
 	}
+	if busy := busyLine(res); busy != "" {
+		fmt.Fprint(w, wrap("- "+busy, 80, "  "))
+	}
 	if q := res.Sequential; q != nil {
 		fmt.Fprint(w, wrap(fmt.Sprintf("%d rounds in %s (%s); %d comparisons share a %.0f%% false-positive rate.",
 			q.Rounds, res.Finished.Sub(res.Started).Round(time.Second), q.Stopped, q.Comparisons, 100*q.Alpha), 80, ""))
 	}
+}
+
+// busyLine says, when runs were flagged as noisy, how busy the machine
+// was: the verdicts above are only as good as the runs.
+func busyLine(res *labdata.Result) string {
+	var outside []float64
+	flagged := 0
+	for _, r := range res.Runs {
+		if r.Noise == nil {
+			continue
+		}
+		outside = append(outside, r.Noise.OutsideCPU)
+		if r.Noise.Noisy != "" {
+			flagged++
+		}
+	}
+	if flagged == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the machine was busy: %d of %d runs flagged as noisy; other work took %.0f%% of the CPU in the median run (the report has the noise per variant)",
+		flagged, len(outside), 100*stats.Median(outside))
 }
 
 const cellHeader = "ratio interval    verdict "

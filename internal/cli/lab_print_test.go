@@ -23,6 +23,7 @@ func TestVerdictTableFits80Columns(t *testing.T) {
 			{Workload: "set-get/SET", Variant: "split-cpus-and-more", Metric: "rps_spread", Ratio: 0.2, CILow: 0.05, CIHigh: 0.6, HasCI: true, Verdict: "helps"},
 			{Workload: "set-get/GET", Variant: "tuned", Metric: "rps", Ratio: 0.99, Verdict: "too few runs", Reason: "2 and 2 runs: a claim at this lab's error rate needs 7 a side"},
 		}}
+	res.Runs = []labdata.Run{{Noise: &labdata.Noise{OutsideCPU: 0.6, Noisy: "60% of the CPU went to other work"}}, {Noise: &labdata.Noise{OutsideCPU: 0.02}}}
 	var b strings.Builder
 	printVerdicts(&b, res)
 	out := b.String()
@@ -32,7 +33,7 @@ func TestVerdictTableFits80Columns(t *testing.T) {
 		}
 	}
 	for _, want := range []string{"workload", "throughput", "split-cpus-~", "x1.25 [1.20,1.31] helps", "x0.91 [0.80,1.05] unclear",
-		"no interval too few", "x9.88 [2.77,43.5] hurts", "time budget spent", "9 rounds in 2m30s", "split-cpus-and-more on set-get/SET is steadier: run-to-run spread x0.20"} {
+		"no interval too few", "x9.88 [2.77,43.5] hurts", "time budget spent", "9 rounds in 2m30s", "the machine was busy: 1 of 2 runs flagged as noisy", "split-cpus-and-more on set-get/SET is steadier: run-to-run spread x0.20"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}

@@ -30,6 +30,11 @@ const (
 	// load are said to have shared a CPU.
 	sharedCPU      = 0.5
 	sampleInterval = 100 * time.Millisecond
+	// busyTicks is the CPU time (in 10 ms ticks) a thread must have used
+	// since the last sample to count as busy there: a third of the
+	// interval. Idle helpers (the Go runtime's, redis's bio threads) that
+	// wake now and then on any CPU are not the load or the server at work.
+	busyTicks = 3
 )
 
 // cpuTicks is /proc/stat's first line:
@@ -193,8 +198,8 @@ func (p *noiseProbe) sampleOnce() {
 	}
 }
 
-// busyCPUs returns the CPUs of pid's threads that used CPU time since the
-// last sample.
+// busyCPUs returns the CPUs of pid's threads that were busy (busyTicks or
+// more) since the last sample.
 func (p *noiseProbe) busyCPUs(tag string, pid int) map[int]bool {
 	out := map[int]bool{}
 	if pid <= 0 {
@@ -215,7 +220,7 @@ func (p *noiseProbe) busyCPUs(tag string, pid int) map[int]bool {
 			continue
 		}
 		key := tag + e.Name()
-		if last, seen := p.lastTicks[key]; (seen && t.ticks > last) || t.state == 'R' {
+		if last, seen := p.lastTicks[key]; seen && t.ticks >= last+busyTicks {
 			out[t.processor] = true
 		}
 		p.lastTicks[key] = t.ticks

@@ -69,6 +69,8 @@ func TestNoiseProbeOnAFixtureTree(t *testing.T) {
 	write("proc/8/task/8/stat", statLine("redline", "R", "5", "0", "1"))
 	p.sampleOnce() // first sight of the server thread: not yet known to have run
 	write("proc/7/task/7/stat", statLine("redis-server", "S", "40", "0", "1"))
+	write("proc/8/task/8/stat", statLine("redline", "R", "9", "0", "1")) // 4 ticks: busy
+	write("proc/8/task/9/stat", statLine("redline gc", "S", "1", "0", "0"))
 	p.sampleOnce()
 	// 200 ticks more in all, 150 of them busy: 40 by the server, 20 by the load.
 	write("proc/stat", "cpu  250 0 0 950 0 0 0 0 0 0\n")
@@ -79,7 +81,7 @@ func TestNoiseProbeOnAFixtureTree(t *testing.T) {
 	if want := 90.0 / 200; n.OutsideCPU != want {
 		t.Errorf("outside %v, want %v", n.OutsideCPU, want)
 	}
-	if n.SharedCPU != 1 || len(n.ServerCPUs) != 1 || n.ClientCPUs[0] != 1 || n.MHz != 2000 {
+	if n.SharedCPU != 1 || len(n.ServerCPUs) != 1 || len(n.ClientCPUs) != 1 || n.ClientCPUs[0] != 1 || n.MHz != 2000 {
 		t.Errorf("%+v", n)
 	}
 	if !strings.Contains(n.Noisy, "45% of the CPU went to other work") {

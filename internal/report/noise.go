@@ -91,6 +91,24 @@ func firstN(ss []string, n int) []string {
 	return append(slices.Clone(ss[:n]), fmt.Sprintf("%d more", len(ss)-n))
 }
 
+// pinned reports whether the scenario pins both the server and the load
+// for variant.
+func pinned(res *labdata.Result, variant string) bool {
+	srv, cli := res.Scenario.Server.CPUs, res.Scenario.Client.CPUs
+	for _, v := range res.Scenario.Variants {
+		if v.Name != variant {
+			continue
+		}
+		if v.Server != nil && v.Server.CPUs != "" {
+			srv = v.Server.CPUs
+		}
+		if v.Client != nil && v.Client.CPUs != "" {
+			cli = v.Client.CPUs
+		}
+	}
+	return srv != "" && cli != ""
+}
+
 // sharedCPUNote names a likely cause of two-humped runs: the server and
 // the load shared a CPU in some of a group's runs and not in the others.
 func sharedCPUNote(res *labdata.Result, variant, workload string) string {
@@ -108,6 +126,10 @@ func sharedCPUNote(res *labdata.Result, variant, workload string) string {
 	if len(shared) == 0 || len(apart) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("%s on %s: client and server shared a CPU in %d of %d runs (median %s requests/s in those, %s in the others): a likely cause of runs that fall into two groups; pin them apart (server.cpus, client.cpus) to remove it.",
-		variant, workload, len(shared), len(shared)+len(apart), fmtRPS(stats.Median(shared)), fmtRPS(stats.Median(apart)))
+	advice := "; pin them apart (server.cpus, client.cpus) to remove it"
+	if pinned(res, variant) {
+		advice = " (they were pinned: other threads of the two processes shared it)"
+	}
+	return fmt.Sprintf("%s on %s: client and server shared a CPU in %d of %d runs (median %s requests/s in those, %s in the others): a likely cause of runs that fall into two groups%s.",
+		variant, workload, len(shared), len(shared)+len(apart), fmtRPS(stats.Median(shared)), fmtRPS(stats.Median(apart)), advice)
 }
