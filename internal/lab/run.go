@@ -78,6 +78,12 @@ type Event struct {
 // runBench takes one measurement; a test replaces it to make a run fail.
 var runBench = bench.Run
 
+// startProbe starts watching a run's noise and returns the function that
+// ends it; a test replaces it to make a run noisy.
+var startProbe = func(root string, serverPID int) func() *labdata.Noise {
+	return startNoise(root, serverPID).finish // finish handles a nil probe
+}
+
 // item is one test of one workload: what a Run measures.
 type item struct {
 	name  string
@@ -379,9 +385,9 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 		}
 	}
 	cpu0, _ := l.tg.cpuSeconds(ctx)
-	probe := startNoise("/", l.localServerPID())
+	finish := startProbe("/", l.localServerPID())
 	sum, err := runBench(ctx, it.opts, it.test, nil)
-	noise := probe.finish()
+	noise := finish()
 	cpu1, _ := l.tg.cpuSeconds(context.WithoutCancel(ctx))
 	flagged := false
 	if sum != nil {

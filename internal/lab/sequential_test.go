@@ -100,3 +100,36 @@ func TestLabKeepsItsBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryNoisy: a run flagged as noisy is run again; it stays in the
+// file, marked, and out of the statistics.
+func TestRetryNoisy(t *testing.T) {
+	fixedRuns(t, func(int) float64 { return 1000 })
+	real := startProbe
+	probes := 0
+	startProbe = func(string, int) func() *labdata.Noise {
+		probes++
+		noisy := probes == 1
+		return func() *labdata.Noise {
+			if noisy {
+				return &labdata.Noise{OutsideCPU: 0.5, Noisy: "50% of the CPU went to other work"}
+			}
+			return &labdata.Noise{}
+		}
+	}
+	t.Cleanup(func() { startProbe = real })
+	s := adaptive(t, "retry_noisy: true\n")
+	s.MinRuns, s.MaxRuns = 3, 3
+	res, err := Execute(context.Background(), Options{Scenario: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 2*3+1 || !res.Runs[0].Retried || res.Runs[1].Retried || res.Runs[1].Variant != res.Runs[0].Variant {
+		t.Fatalf("%d runs, first retried %v", len(res.Runs), res.Runs[0].Retried)
+	}
+	for _, c := range res.Comparisons {
+		if c.Metric == "rps" && (c.N != 3 || c.BaselineN != 3) {
+			t.Errorf("%+v: the retried run counted", c)
+		}
+	}
+}
