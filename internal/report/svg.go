@@ -172,7 +172,7 @@ func changeChart(r *Report, w *Workload) string {
 		p := panel{title: changeTitle[m.key]}
 		for _, g := range w.Groups {
 			if v := m.versus(g); v != nil && !g.Reference && v.Ratio > 0 {
-				p.rows = append(p.rows, changeRow{g.Label, better(v, m.higherIsBetter)})
+				p.rows = append(p.rows, changeRow{g.Label, better(v, m.higherIsBetter), fmtBrief(v)})
 				labels = append(labels, g.Label)
 			}
 		}
@@ -212,7 +212,7 @@ func changeChart(r *Report, w *Workload) string {
 			y := body + row*float64(i)
 			changeMark(&c, cr, y, x)
 			c.text(left-6, y+row/2+4, "end", "label", cr.label)
-			c.text(chartWidth-right+8, y+row/2+4, "start", "value "+verdictClass(cr.v), fmtVerdict(cr.v))
+			c.text(chartWidth-right+8, y+row/2+4, "start", "value "+verdictClass(cr.v), cr.text)
 		}
 		top = bottom + foot
 	}
@@ -243,7 +243,8 @@ func better(v *Versus, higherIsBetter bool) *Versus {
 // changeRow is one line of the change chart.
 type changeRow struct {
 	label string
-	v     *Versus
+	v     *Versus // as "times better"
+	text  string  // the verdict, of the comparison as it is
 }
 
 func changeMark(c *canvas, cr changeRow, y float64, x func(float64) float64) {
