@@ -66,7 +66,9 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 		}
 	}
 	if f.reps > 0 {
-		sc.Repetitions, sc.MinRuns, sc.MaxRuns = f.reps, 0, 0
+		// Exactly this many rounds: no adaptive bounds, and no budget
+		// unless --budget gives one.
+		sc.Repetitions, sc.MinRuns, sc.MaxRuns, sc.Budget = f.reps, 0, 0, 0
 	}
 	if f.budget > 0 {
 		sc.Budget = f.budget
