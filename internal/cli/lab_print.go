@@ -40,7 +40,7 @@ func printVerdicts(w io.Writer, res *labdata.Result) {
 		}
 	}
 	for _, row := range verdictRows(res.Comparisons) {
-		line := fmt.Sprintf("%-*s %-*s %s %s", nameWidth, clip(row.workload), nameWidth, clip(row.variant), cell(row.rps), cell(row.p99))
+		line := fmt.Sprintf("%-*s %-*s %s %s", nameWidth, clipHead(row.workload), nameWidth, clip(row.variant), cell(row.rps), cell(row.p99))
 		fmt.Fprintln(w, strings.TrimRight(line, " "))
 		for _, c := range []*labdata.Comparison{row.rps, row.p99} {
 			if c != nil && c.Reason != "" {
@@ -144,6 +144,15 @@ func metricName(m string) string {
 		return "throughput"
 	}
 	return "p99"
+}
+
+// clipHead keeps a workload's end, where a sweep's value and a test's
+// name are: "~ues[d=3000]".
+func clipHead(s string) string {
+	if len(s) <= nameWidth {
+		return s
+	}
+	return "~" + s[len(s)-nameWidth+1:]
 }
 
 func clip(s string) string {
