@@ -117,7 +117,7 @@ func seriesChart(r *Report, w *Workload) string {
 			}
 			c.add(`<polyline points="%s" fill="none" stroke="%s" stroke-width="1" opacity="0.6"/>`, joinSpace(pts), color)
 		}
-		c.add(`<text x="%s" y="%s" class="label" fill="%s">%s</text>`, num(chartWidth-right+10), num(top+14+16*float64(li)), color, esc(g.Label))
+		c.add(`<text x="%s" y="%s" class="label" style="fill:%s">%s</text>`, num(chartWidth-right+10), num(top+14+16*float64(li)), color, esc(g.Label))
 	}
 	return c.String()
 }

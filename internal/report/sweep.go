@@ -132,7 +132,7 @@ func sweepChart(r *Report, sw *sweep, m int) string {
 		if len(path) > 1 {
 			c.add(`<polyline points="%s" fill="none" stroke="%s" class="curve"/>`, joinSpace(path), color)
 		}
-		c.add(`<text x="%s" y="%s" class="label" fill="%s">%s</text>`, num(chartWidth-right+10), num(top+14+16*float64(li)), color, esc(l))
+		c.add(`<text x="%s" y="%s" class="label" style="fill:%s">%s</text>`, num(chartWidth-right+10), num(top+14+16*float64(li)), color, esc(l))
 	}
 	return c.String()
 }
