@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -112,10 +113,12 @@ func TestLabNetnsTarget(t *testing.T) {
 	if len(res.Runs) != 2*2*2 || !strings.HasPrefix(res.Target.Address, "10.77.0.1:") || !strings.Contains(res.Target.Topology, "veth") {
 		t.Fatalf("%d runs against %+v", len(res.Runs), res.Target)
 	}
-	// The namespaces are gone afterwards.
+	// The namespaces are gone afterwards (this process's: other test
+	// binaries on a shared machine make rl-PID-* pairs at the same time).
 	entries, _ := os.ReadDir(netns.Dir)
+	mine := fmt.Sprintf("rl-%d-", os.Getpid())
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), "rl-") {
+		if strings.HasPrefix(e.Name(), mine) {
 			t.Errorf("namespace %s left behind", e.Name())
 		}
 	}
