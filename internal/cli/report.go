@@ -58,7 +58,7 @@ func reportLong() string {
 
 One lab result: its host, target, doctor findings, each variant's exact plan and
 what happened to it, per workload the median throughput and p99 with min..max,
-the ratio to the baseline with a 95% bootstrap interval and a verdict that
+the ratio to the baseline with an exact rank interval and a verdict that
 claims a change only when the interval excludes 1, latency percentiles from the
 runs' HDR histograms merged (never averaged), every run, and the provenance.
 
