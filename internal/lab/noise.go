@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"redline/internal/host"
 	"redline/internal/labdata"
 )
 
@@ -37,73 +37,13 @@ const (
 	busyTicks = 3
 )
 
-// cpuTicks is /proc/stat's first line:
-//
-//	cpu  59775 149 21023 162591 364 0 2094 134 0 0
-//	     user  nice system idle iowait irq softirq steal guest guest_nice
-type cpuTicks struct{ busy, steal, total uint64 }
-
-func parseCPUTotal(data []byte) (cpuTicks, error) {
-	line, _, _ := bytes.Cut(data, []byte("\n"))
-	f := strings.Fields(string(line))
-	if len(f) < 9 || f[0] != "cpu" {
-		return cpuTicks{}, fmt.Errorf("/proc/stat: first line %q is not the cpu total", line)
-	}
-	var v [8]uint64
-	for i := range v {
-		n, err := strconv.ParseUint(f[i+1], 10, 64)
-		if err != nil {
-			return cpuTicks{}, fmt.Errorf("/proc/stat: field %d %q is not a number", i+1, f[i+1])
-		}
-		v[i] = n
-	}
-	t := cpuTicks{steal: v[7]}
-	for i, n := range v {
-		t.total += n
-		if i != 3 && i != 4 && i != 7 { // idle, iowait, steal
-			t.busy += n
-		}
-	}
-	return t, nil
-}
-
-// taskStat is what the lab reads of /proc/PID/stat or
-// /proc/PID/task/TID/stat:
-//
-//	1234 (redis-server) S 1 1234 1234 0 -1 4194560 ... utime stime ... processor ...
-//
-// The name may hold spaces and parentheses: fields count from the last ')'.
-type taskStat struct {
-	state     byte
-	ticks     uint64 // utime + stime
-	processor int
-}
-
-func parseTaskStat(data []byte) (taskStat, error) {
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return taskStat{}, errors.New("no ')' in a stat line")
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 37 {
-		return taskStat{}, fmt.Errorf("stat line has %d fields after the name, want at least 37", len(f))
-	}
-	ut, err1 := strconv.ParseUint(f[11], 10, 64)
-	st, err2 := strconv.ParseUint(f[12], 10, 64)
-	cpu, err3 := strconv.Atoi(f[36])
-	if err := errors.Join(err1, err2, err3); err != nil {
-		return taskStat{}, err
-	}
-	return taskStat{state: f[0][0], ticks: ut + st, processor: cpu}, nil
-}
-
 // noiseProbe reads the noise of one run from a /proc and /sys tree.
 type noiseProbe struct {
 	root      string // "/" on a live host
 	serverPID int
 	clientPID int
 
-	start            cpuTicks
+	start            host.CPUTime
 	serverT, clientT uint64
 	began            time.Time
 
@@ -120,12 +60,17 @@ func (p *noiseProbe) path(elem ...string) string {
 	return filepath.Join(append([]string{p.root}, elem...)...)
 }
 
-func (p *noiseProbe) hostTicks() (cpuTicks, error) {
+// hostTicks is /proc/stat's all-CPU line.
+func (p *noiseProbe) hostTicks() (host.CPUTime, error) {
 	b, err := os.ReadFile(p.path("proc", "stat"))
 	if err != nil {
-		return cpuTicks{}, err
+		return host.CPUTime{}, err
 	}
-	return parseCPUTotal(b)
+	total, _, err := host.ParseCPUTimes(b)
+	if err == nil && total.Total() == 0 {
+		err = errors.New("/proc/stat has no cpu total line")
+	}
+	return total, err
 }
 
 func (p *noiseProbe) procTicks(pid int) uint64 {
@@ -136,11 +81,11 @@ func (p *noiseProbe) procTicks(pid int) uint64 {
 	if err != nil {
 		return 0
 	}
-	t, err := parseTaskStat(b)
+	t, err := host.ParseTaskStat(b)
 	if err != nil {
 		return 0
 	}
-	return t.ticks
+	return t.UTime + t.STime
 }
 
 // startNoise begins a run's probe; the caller ends it with finish. It
@@ -215,15 +160,15 @@ func (p *noiseProbe) busyCPUs(tag string, pid int) map[int]bool {
 		if err != nil {
 			continue
 		}
-		t, err := parseTaskStat(b)
+		t, err := host.ParseTaskStat(b)
 		if err != nil {
 			continue
 		}
-		key := tag + e.Name()
-		if last, seen := p.lastTicks[key]; seen && t.ticks >= last+busyTicks {
-			out[t.processor] = true
+		key, ticks := tag+e.Name(), t.UTime+t.STime
+		if last, seen := p.lastTicks[key]; seen && ticks >= last+busyTicks {
+			out[t.CPU] = true
 		}
-		p.lastTicks[key] = t.ticks
+		p.lastTicks[key] = ticks
 	}
 	return out
 }
@@ -240,12 +185,12 @@ func (p *noiseProbe) finish() *labdata.Noise {
 		return nil
 	}
 	n := &labdata.Noise{}
-	total := float64(end.total - p.start.total)
+	total := float64(end.Total() - p.start.Total())
 	if total > 0 {
 		srv := float64(p.procTicks(p.serverPID) - p.serverT)
 		cli := float64(p.procTicks(p.clientPID) - p.clientT)
-		n.OutsideCPU = max(float64(end.busy-p.start.busy)-srv-cli, 0) / total
-		n.Steal = float64(end.steal-p.start.steal) / total
+		n.OutsideCPU = max(float64(end.Busy()-p.start.Busy())-srv-cli, 0) / total
+		n.Steal = float64(end.Steal-p.start.Steal) / total
 	}
 	n.MHz = p.meanMHz()
 	p.mu.Lock()

@@ -7,23 +7,6 @@ import (
 	"testing"
 )
 
-func TestParseCPUTotal(t *testing.T) {
-	for _, c := range []struct {
-		in      string
-		want    cpuTicks
-		wantErr bool
-	}{
-		{"cpu  100 0 50 800 10 0 20 20 0 0\ncpu0 1 2 3 4 5 6 7 8\n", cpuTicks{busy: 170, steal: 20, total: 1000}, false},
-		{"cpu0 1 2 3 4 5 6 7 8\n", cpuTicks{}, true},
-		{"cpu  1 2 x 4 5 6 7 8\n", cpuTicks{}, true},
-	} {
-		got, err := parseCPUTotal([]byte(c.in))
-		if (err != nil) != c.wantErr || got != c.want {
-			t.Errorf("parseCPUTotal(%q) = %+v, %v", c.in, got, err)
-		}
-	}
-}
-
 // statLine builds a /proc/PID/stat line with the given state, utime,
 // stime and processor.
 func statLine(name, state, utime, stime, cpu string) string {
@@ -33,16 +16,6 @@ func statLine(name, state, utime, stime, cpu string) string {
 	}
 	f[0], f[11], f[12], f[36] = state, utime, stime, cpu
 	return "42 (" + name + ") " + strings.Join(f, " ") + "\n"
-}
-
-func TestParseTaskStat(t *testing.T) {
-	got, err := parseTaskStat([]byte(statLine("redis (srv) x", "R", "120", "30", "1")))
-	if err != nil || got != (taskStat{state: 'R', ticks: 150, processor: 1}) {
-		t.Errorf("got %+v, %v", got, err)
-	}
-	if _, err := parseTaskStat([]byte("42 (short) S 1 2")); err == nil {
-		t.Error("a short line parsed")
-	}
 }
 
 // TestNoiseProbeOnAFixtureTree: a server thread and a load thread that ran
