@@ -5,13 +5,13 @@ import (
 	"redline/internal/placement"
 )
 
-// TopologyOf returns the online CPUs of a snapshot with their nodes and
-// cores, leaving out isolated and nohz_full CPUs (irqbalance bans them
-// too: their owners asked for no interrupts).
+// TopologyOf returns the CPUs of a snapshot that may take interrupts
+// (placement.IRQCPUs) with their nodes and cores.
 func TopologyOf(s *host.Snapshot) Topology {
 	var t Topology
+	allowed := placement.IRQCPUs(s)
 	for _, c := range s.CPU.CPUs {
-		if !c.Online || inSet(s.CPU.Isolated, c.ID) || inSet(s.CPU.NohzFull, c.ID) {
+		if !allowed.Contains(c.ID) {
 			continue
 		}
 		tc := TopoCPU{ID: c.ID, Core: c.ID}
@@ -80,5 +80,3 @@ func RedisCPUsOf(s *host.Snapshot, pids []int) host.CPUSet {
 	}
 	return set
 }
-
-func inSet(s *host.CPUSet, cpu int) bool { return s != nil && s.Contains(cpu) }
