@@ -133,7 +133,9 @@ func (s *session) handle(ctx context.Context, line []byte) error {
 	if !ok {
 		return s.reply(Response{ID: req.ID, Error: fmt.Sprintf("unknown operation %q", req.Op)})
 	}
-	s.logf("%s", req.Op)
+	if req.Op != OpHeartbeat {
+		s.logf("%s", req.Op)
+	}
 	res, err := op(s, ctx, req.Args)
 	resp := Response{ID: req.ID}
 	if err != nil {
