@@ -27,6 +27,7 @@ var ops = map[string]opFunc{
 	OpHeartbeat:    func(*session, context.Context, json.RawMessage) (any, error) { return struct{}{}, nil },
 	OpSnapshot:     (*session).snapshot,
 	OpDoctor:       (*session).doctor,
+	OpTunePreview:  (*session).tunePreview,
 	OpTuneApply:    (*session).tuneApply,
 	OpTuneRollback: (*session).tuneRollback,
 	OpTuneStatus:   (*session).tuneStatus,
@@ -114,42 +115,56 @@ func (s *session) system(r *RedisTarget) *tune.System {
 	return sys
 }
 
-func (s *session) tuneApply(ctx context.Context, raw json.RawMessage) (any, error) {
+// planArgs decodes a plan operation's arguments and the plan in them.
+func planArgs(raw json.RawMessage) (*TuneApplyArgs, *tune.Plan, error) {
 	var a TuneApplyArgs
 	if err := decodeArgs(raw, &a); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := validateRedisTarget(a.Redis); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	p, err := tune.ParsePlan(a.Plan, ".json")
+	if err != nil {
+		return nil, nil, err
+	}
+	return &a, p, nil
+}
+
+func (s *session) tunePreview(ctx context.Context, raw json.RawMessage) (any, error) {
+	a, p, err := planArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	sys := s.system(a.Redis)
+	defer sys.Close()
+	outs, err := tune.Preview(ctx, sys, p)
+	if err != nil {
+		return nil, err
+	}
+	return TunePreviewResult{Outcomes: outs, Warnings: tune.Warnings(sys, p)}, nil
+}
+
+func (s *session) tuneApply(ctx context.Context, raw json.RawMessage) (any, error) {
+	a, p, err := planArgs(raw)
 	if err != nil {
 		return nil, err
 	}
 	sys := s.system(a.Redis)
 	defer sys.Close()
 	res, err := tune.Apply(ctx, sys, p, tune.ApplyOptions{StateDir: s.o.StateDir})
-	if res != nil && res.Session != "" && a.Scoped {
+	if res == nil {
+		return nil, err
+	}
+	if res.Session != "" && a.Scoped {
 		s.scoped = append(s.scoped, res.Session)
 		s.password[res.Session] = sys.Redis.Password
 	}
+	out := TuneApplyResult{Result: res}
 	if err != nil {
-		return nil, applyError{res, err}
+		out.Error = err.Error()
 	}
-	return res, nil
-}
-
-// applyError keeps what a failed apply did in the error text.
-type applyError struct {
-	res *tune.ApplyResult
-	err error
-}
-
-func (e applyError) Error() string {
-	if e.res == nil || e.res.Undo == nil {
-		return e.err.Error()
-	}
-	return fmt.Sprintf("%v (rolled back: %d restored)", e.err, e.res.Undo.Count(tune.StatusRestored))
+	return out, nil
 }
 
 func (s *session) tuneRollback(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -161,13 +176,17 @@ func (s *session) tuneRollback(ctx context.Context, raw json.RawMessage) (any, e
 		return nil, err
 	}
 	res, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: s.o.StateDir, Session: a.Session, Last: a.Last, DryRun: a.DryRun, RedisPassword: a.RedisPassword})
-	if err != nil {
+	if res == nil {
 		return nil, err
 	}
-	if !a.DryRun {
+	if !a.DryRun && err == nil {
 		s.forgetScoped(a.Session, a.Last)
 	}
-	return res, nil
+	out := TuneRollbackResult{Result: res}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	return out, nil
 }
 
 // forgetScoped drops scoped applies the client rolled back itself.

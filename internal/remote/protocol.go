@@ -27,6 +27,7 @@ const (
 	OpHeartbeat    = "heartbeat"
 	OpSnapshot     = "snapshot"
 	OpDoctor       = "doctor"
+	OpTunePreview  = "tune.preview"
 	OpTuneApply    = "tune.apply"
 	OpTuneRollback = "tune.rollback"
 	OpTuneStatus   = "tune.status"
@@ -129,12 +130,33 @@ type TuneApplyArgs struct {
 	Scoped bool `json:"scoped,omitempty"`
 }
 
+// TuneApplyResult is what an apply did; Error is set when it failed (and
+// rolled back what it had applied, as Result.Undo shows).
+type TuneApplyResult struct {
+	Result *tune.ApplyResult `json:"result"`
+	Error  string            `json:"error,omitempty"`
+}
+
+// TunePreviewResult is what applying a plan would do (tune.preview takes
+// TuneApplyArgs; Scoped is ignored).
+type TunePreviewResult struct {
+	Outcomes []tune.Outcome `json:"outcomes"`
+	Warnings []string       `json:"warnings,omitempty"`
+}
+
 // TuneRollbackArgs rolls back journaled changes (redline tune rollback).
 type TuneRollbackArgs struct {
 	Session       string `json:"session,omitempty"`
 	Last          bool   `json:"last,omitempty"`
 	DryRun        bool   `json:"dry_run,omitempty"`
 	RedisPassword string `json:"redis_password,omitempty"`
+}
+
+// TuneRollbackResult is what a rollback did; Error is set when some values
+// could not be restored (they stay journaled).
+type TuneRollbackResult struct {
+	Result *tune.RollbackResult `json:"result"`
+	Error  string               `json:"error,omitempty"`
 }
 
 // TuneStatusArgs asks where the journaled changes stand.

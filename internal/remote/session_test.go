@@ -52,10 +52,11 @@ func TestSessionInputClosedRollsBack(t *testing.T) {
 	if err := c.Handshake(ctx, "test", 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	var res tune.ApplyResult
-	if err := c.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &res); err != nil {
-		t.Fatal(err)
+	var out remote.TuneApplyResult
+	if err := c.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &out); err != nil || out.Error != "" {
+		t.Fatal(err, out.Error)
 	}
+	res := out.Result
 	if got := readSomaxconn(t, root); got != "1234" {
 		t.Fatalf("after apply: somaxconn %s, want 1234", got)
 	}
