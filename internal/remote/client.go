@@ -26,6 +26,9 @@ type Client struct {
 
 	closeFn  func() error
 	stopBeat chan struct{}
+	// kill ends the transport abruptly (SIGKILL to ssh), as a dying lab
+	// does; tests use it.
+	kill func()
 }
 
 // ErrClosed is returned by calls on a session whose link has ended.

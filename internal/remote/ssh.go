@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -137,7 +138,7 @@ type DialOptions struct {
 // remote redline is missing or another version, it pushes LocalBinary to
 // the cache (unless NoPush or Sudo) and starts that instead.
 func Dial(ctx context.Context, o DialOptions) (*Client, error) {
-	if err := os.MkdirAll(o.SSH.controlDir(), 0o700); err != nil {
+	if err := privateDir(o.SSH.controlDir()); err != nil {
 		return nil, fmt.Errorf("ssh control directory: %w", err)
 	}
 	arch, err := o.SSH.run(ctx, "uname -sm", nil)
@@ -160,7 +161,7 @@ func Dial(ctx context.Context, o DialOptions) (*Client, error) {
 		return nil, fmt.Errorf("%w; cannot push: %s is %q, this redline is built for %q", verr, o.SSH.Target, strings.TrimSpace(arch), want)
 	}
 	if o.Notify != nil {
-		o.Notify(fmt.Sprintf("%v; copying this redline (sha256 %s) to %s:%s", verr, sum[:12], o.SSH.Target, cached))
+		o.Notify(fmt.Sprintf("%v; copying this redline (sha256 %s) to %s:%s", verr, sum[:12], o.SSH.Target, cacheDisplay(o.CacheDir, sum)))
 	}
 	if err := push(ctx, &o.SSH, local, cached, sum); err != nil {
 		return nil, err
@@ -202,6 +203,7 @@ func start(ctx context.Context, o DialOptions, remote string) (*Client, error) {
 		return nil
 	}
 	c := NewClient(stdout, stdin, closeFn)
+	c.kill = func() { cmd.Process.Kill() }
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if err := c.Handshake(hctx, o.Version, o.HeartbeatTimeout, 0); err != nil {
@@ -266,6 +268,34 @@ func cachePath(dir, sum string) string {
 		p = `"$HOME"/` + p
 	}
 	return p
+}
+
+func cacheDisplay(dir, sum string) string {
+	if dir == "" {
+		dir = ".cache/redline"
+	}
+	if !filepath.IsAbs(dir) {
+		dir = "~/" + dir
+	}
+	return dir + "/redline-" + sum
+}
+
+// privateDir makes dir (mode 0700) or checks that the one there is ours
+// and private: another user's directory would let them reach our master
+// connection's socket.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !st.IsDir() || !ok || int(sys.Uid) != os.Getuid() || st.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s is not a private directory of this user (remove it)", dir)
+	}
+	return nil
 }
 
 func localBinary(path string) (string, string, error) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -359,6 +360,20 @@ func TestSSHRefusedBeforeAnythingChanges(t *testing.T) {
 // the missing heartbeats, restores the namespace's sysctl and stops the
 // server by itself, and the next session reports what it did.
 func TestSSHLinkCutRollsBack(t *testing.T) {
+	testCut(t, "heartbeat", func(h *twoHosts, _ *remote.Client) {
+		if out, err := exec.Command("ip", "-n", h.pair.Client, "link", "set", h.pair.ClientIf, "down").CombinedOutput(); err != nil {
+			t.Fatalf("cut the link: %v: %s", err, out)
+		}
+	})
+}
+
+// TestSSHClientKilledRollsBack: the same when the client's ssh is killed
+// (SIGKILL, as with the lab): the session's input ends.
+func TestSSHClientKilledRollsBack(t *testing.T) {
+	testCut(t, "input closed|signal", func(_ *twoHosts, c *remote.Client) { remote.KillTransport(c) })
+}
+
+func testCut(t *testing.T, reason string, cut func(*twoHosts, *remote.Client)) {
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Skip("redis-server not installed")
 	}
@@ -385,9 +400,7 @@ func TestSSHLinkCutRollsBack(t *testing.T) {
 	if got := h.readServerFile(t, knob); got != want {
 		t.Fatalf("somaxconn in the server namespace: %s after apply, want %s", got, want)
 	}
-	if out, err := exec.Command("ip", "-n", h.pair.Client, "link", "set", h.pair.ClientIf, "down").CombinedOutput(); err != nil {
-		t.Fatalf("cut the link: %v: %s", err, out)
-	}
+	cut(h, c)
 	deadline := time.Now().Add(2 * time.Minute)
 	for h.readServerFile(t, knob) != before || processAlive(srv.Pid) {
 		if time.Now().After(deadline) {
@@ -398,7 +411,7 @@ func TestSSHLinkCutRollsBack(t *testing.T) {
 	}
 	st, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: o.StateDir})
 	if err != nil || st.Pending() != 0 {
-		t.Fatalf("journal after the cleanup: %d pending, %v", st.Pending(), err)
+		t.Fatalf("journal after the cleanup: %v pending, %v", st, err)
 	}
 	c.Close()
 	o.SSH.Stop()
@@ -406,10 +419,11 @@ func TestSSHLinkCutRollsBack(t *testing.T) {
 		t.Fatalf("restore the link: %v: %s", err, out)
 	}
 	c2 := dial(t, o)
-	if len(c2.Hello.Cleanups) != 1 || len(c2.Hello.Cleanups[0].Stopped) != 1 || len(c2.Hello.Cleanups[0].Restored) != 1 {
-		t.Fatalf("the next session reports %+v, want one apply restored and one server stopped", c2.Hello.Cleanups)
+	cl := c2.Hello.Cleanups
+	if len(cl) != 1 || len(cl[0].Stopped) != 1 || len(cl[0].Restored) != 1 || !regexp.MustCompile(reason).MatchString(cl[0].Reason) {
+		t.Fatalf("the next session reports %+v, want one apply restored and one server stopped because of /%s/", cl, reason)
 	}
-	t.Logf("remote cleanup: %s", c2.Hello.Cleanups[0].Reason)
+	t.Logf("remote cleanup: %s", cl[0].Reason)
 }
 
 // processAlive reports whether pid runs (a zombie counts as gone).
