@@ -84,7 +84,13 @@ func (s *session) doctor(ctx context.Context, raw json.RawMessage) (any, error) 
 	if a.Sample < 0 || a.Sample > 10*time.Minute {
 		return nil, fmt.Errorf("sample %s: want 0 to 10m", a.Sample)
 	}
-	g := doctor.GatherOptions{Root: "/", Pid: a.Pid, Sample: a.Sample, Iface: a.Iface, ExpectedClients: a.Clients}
+	for _, p := range a.IRQPatterns {
+		if err := host.ValidateIRQPattern(p); err != nil {
+			return nil, err
+		}
+	}
+	g := doctor.GatherOptions{Root: "/", Pid: a.Pid, Sample: a.Sample, Iface: a.Iface, ExpectedClients: a.Clients,
+		Host: host.Options{IRQPatterns: a.IRQPatterns}}
 	if r := a.Redis; r != nil {
 		g.Redis = &redisadmin.Options{Network: r.Network, Addr: r.Addr, Username: r.User, Password: r.Password, Timeout: redisadmin.DefaultTimeout}
 	}

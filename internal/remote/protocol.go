@@ -114,6 +114,8 @@ type DoctorArgs struct {
 	Sample  time.Duration `json:"sample,omitempty"`
 	Only    []string      `json:"only,omitempty"`
 	Skip    []string      `json:"skip,omitempty"`
+	// IRQPatterns are extra queue-IRQ naming rules (inspect's --irq-pattern).
+	IRQPatterns []string `json:"irq_patterns,omitempty"`
 }
 
 // TuneApplyArgs applies a plan on the session host behind its journal.
