@@ -121,9 +121,15 @@ func runTuneApplyRemote(ctx context.Context, s *streams, o *tuneApplyOptions, pa
 		}
 		return exitCode(ExitError, "redline tune apply: nothing changed: add --yes to apply this plan")
 	}
+	args.Scoped = true // until it has answered: a lost link mid-apply undoes it
 	var out remote.TuneApplyResult
 	if err := callRemote(ctx, c, 0, remote.OpTuneApply, args, &out); err != nil {
-		return exitCode(ExitError, "redline tune apply: "+err.Error())
+		return exitCode(ExitError, "redline tune apply: "+err.Error()+" (the session on the server host rolls back what it applied)")
+	}
+	if out.Result.Session != "" {
+		if err := callRemote(ctx, c, 0, remote.OpTuneKeep, remote.TuneKeepArgs{Session: out.Result.Session}, nil); err != nil {
+			return exitCode(ExitFailure, "redline tune apply: "+err.Error()+" (the session on the server host rolls back what it applied)")
+		}
 	}
 	if o.json {
 		if err := tuneWriteJSON(s.out, out.Result); err != nil {

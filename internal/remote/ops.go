@@ -29,6 +29,7 @@ var ops = map[string]opFunc{
 	OpDoctor:       (*session).doctor,
 	OpTunePreview:  (*session).tunePreview,
 	OpTuneApply:    (*session).tuneApply,
+	OpTuneKeep:     (*session).tuneKeep,
 	OpTuneRollback: (*session).tuneRollback,
 	OpTuneStatus:   (*session).tuneStatus,
 	OpRedisStart:   (*session).redisStart,
@@ -193,6 +194,21 @@ func (s *session) tuneRollback(ctx context.Context, raw json.RawMessage) (any, e
 		out.Error = err.Error()
 	}
 	return out, nil
+}
+
+func (s *session) tuneKeep(_ context.Context, raw json.RawMessage) (any, error) {
+	var a TuneKeepArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if a.Session == "" {
+		return nil, fmt.Errorf("keep: which session?")
+	}
+	if err := validateSessionID(a.Session); err != nil {
+		return nil, err
+	}
+	s.forgetScoped(a.Session, false)
+	return struct{}{}, nil
 }
 
 // forgetScoped drops scoped applies the client rolled back itself.

@@ -29,6 +29,7 @@ const (
 	OpDoctor       = "doctor"
 	OpTunePreview  = "tune.preview"
 	OpTuneApply    = "tune.apply"
+	OpTuneKeep     = "tune.keep"
 	OpTuneRollback = "tune.rollback"
 	OpTuneStatus   = "tune.status"
 	OpRedisStart   = "redis.start"
@@ -144,6 +145,14 @@ type TuneApplyResult struct {
 type TunePreviewResult struct {
 	Outcomes []tune.Outcome `json:"outcomes"`
 	Warnings []string       `json:"warnings,omitempty"`
+}
+
+// TuneKeepArgs makes a scoped apply permanent: the session no longer rolls
+// it back when it ends. redline tune apply --ssh applies scoped and keeps
+// once the apply has answered, so a link lost during the apply undoes it,
+// as Ctrl-C does locally.
+type TuneKeepArgs struct {
+	Session string `json:"session"`
 }
 
 // TuneRollbackArgs rolls back journaled changes (redline tune rollback).

@@ -82,6 +82,28 @@ func TestSessionInputClosedRollsBack(t *testing.T) {
 	<-done2
 }
 
+// TestSessionKeep: a scoped apply that the client keeps stays when the
+// session ends.
+func TestSessionKeep(t *testing.T) {
+	root := testutil.WriteTree(t, map[string]string{"proc/sys/net/core/somaxconn": "4096\n"})
+	c, in, done := pipeSession(t, root, t.TempDir())
+	ctx := context.Background()
+	var out remote.TuneApplyResult
+	if err := c.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &out); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, remote.OpTuneKeep, remote.TuneKeepArgs{Session: out.Result.Session}, nil); err != nil {
+		t.Fatal(err)
+	}
+	in.Close()
+	if cl := <-done; len(cl.Restored) != 0 {
+		t.Fatalf("cleanup restored %+v after keep", cl.Restored)
+	}
+	if got := readSomaxconn(t, root); got != "1234" {
+		t.Fatalf("somaxconn %s after a kept apply, want 1234", got)
+	}
+}
+
 // TestSessionHeartbeatTimeout: a client that stops talking (its input
 // still open, as when the link is cut) is rolled back after the timeout.
 func TestSessionHeartbeatTimeout(t *testing.T) {
