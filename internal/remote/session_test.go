@@ -3,8 +3,10 @@ package remote_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -161,4 +163,40 @@ func TestSessionRefuses(t *testing.T) {
 	}
 	in.Close()
 	<-done
+}
+
+// TestSessionRedisServer: a started server is pinned and password-protected
+// without the password on any command line, and stopped when the session
+// ends.
+func TestSessionRedisServer(t *testing.T) {
+	testutil.Heavy(t)
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server not installed")
+	}
+	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const secret = "s3cret-pass"
+	var srv remote.RedisServer
+	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{CPUs: "0", Password: secret, Config: []string{"io-threads 1"}}, &srv); err != nil {
+		t.Fatal(err)
+	}
+	for _, pid := range []int{srv.Pid, os.Getpid()} {
+		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if strings.Contains(string(cmdline), secret) {
+			t.Fatalf("the password is on the command line of pid %d", pid)
+		}
+	}
+	var smp remote.Sample
+	if err := c.Call(ctx, remote.OpSample, struct{}{}, &smp); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := smp.Files[fmt.Sprintf("/proc/%d/stat", srv.Pid)]; !ok {
+		t.Fatalf("the sample lacks the server's stat: %v", smp.Errors)
+	}
+	in.Close()
+	cl := <-done
+	if len(cl.Stopped) != 1 || processAlive(srv.Pid) {
+		t.Fatalf("cleanup %+v; server alive %v", cl, processAlive(srv.Pid))
+	}
 }
