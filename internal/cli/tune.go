@@ -16,6 +16,7 @@ type tuneOptions struct {
 	redis    string
 	user     string
 	json     bool
+	remote   remoteOptions
 }
 
 func init() { register(newTuneCmd) }
