@@ -76,6 +76,7 @@ func TestInspectSSH(t *testing.T) {
 // restored, and the host's is untouched.
 func TestTuneSSH(t *testing.T) {
 	testutil.NeedRoot(t)
+	testutil.HostState(t) // it checks the host's own somaxconn is untouched
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	pair, err := netns.NewPair(ctx)
