@@ -71,8 +71,28 @@ func (o RecordOptions) withDefaults() RecordOptions {
 // always whole, user stacks as deep as the binaries allow) and reads them
 // back with perf script, symbolized from the binaries and any debug
 // symbols installed (redis-server-dbgsym), never from the network:
-// DEBUGINFOD_URLS is emptied. Each step has a deadline.
+// DEBUGINFOD_URLS is emptied. Each step has a deadline. It is Sample
+// then Read.
 func Record(ctx context.Context, o RecordOptions) (*Recording, error) {
+	d, err := Sample(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	return d.Read(ctx)
+}
+
+// PerfData is a finished perf record, not yet read.
+type PerfData struct {
+	Path    string // perf.data
+	perf    string
+	rec     Recording
+	cleanup func()
+}
+
+// Sample runs perf record for o.Duration and returns when it ends, so a
+// caller can close other measurements of the same interval before the
+// (slower) symbolization in Read.
+func Sample(ctx context.Context, o RecordOptions) (*PerfData, error) {
 	o = o.withDefaults()
 	if o.PID <= 0 || o.Duration <= 0 {
 		return nil, fmt.Errorf("profile: a PID and a positive duration are needed (pid %d, duration %v)", o.PID, o.Duration)
@@ -87,28 +107,38 @@ func Record(ctx context.Context, o RecordOptions) (*Recording, error) {
 	if _, err := os.Stat(filepath.Join(o.Proc, strconv.Itoa(o.PID))); err != nil {
 		return nil, fmt.Errorf("profile: no process %d: %w", o.PID, err)
 	}
+	d := &PerfData{perf: perf, cleanup: func() {}}
 	dir := o.Dir
 	if dir == "" {
 		if dir, err = os.MkdirTemp("", "redline-profile-"); err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(dir)
+		d.cleanup = func() { os.RemoveAll(dir) }
 	}
-	data := filepath.Join(dir, "perf.data")
-	rec := &Recording{PID: o.PID, Duration: o.Duration, Frequency: o.Frequency}
-	rec.Command = []string{perf, "record", "-F", strconv.Itoa(o.Frequency), "-g", "-p", strconv.Itoa(o.PID),
-		"--no-buildid-cache", "-o", data, "--", "sleep", strconv.FormatFloat(o.Duration.Seconds(), 'f', 3, 64)}
-	if _, err := runStep(ctx, o.Duration+StepSlack, rec.Command); err != nil {
+	d.Path = filepath.Join(dir, "perf.data")
+	d.rec = Recording{PID: o.PID, Duration: o.Duration, Frequency: o.Frequency}
+	d.rec.Command = []string{perf, "record", "-F", strconv.Itoa(o.Frequency), "-g", "-p", strconv.Itoa(o.PID),
+		"--no-buildid-cache", "-o", d.Path, "--", "sleep", strconv.FormatFloat(o.Duration.Seconds(), 'f', 3, 64)}
+	if _, err := runStep(ctx, o.Duration+StepSlack, d.rec.Command); err != nil {
+		d.cleanup()
 		return nil, fmt.Errorf("perf record: %w", err)
 	}
-	out, err := runStep(ctx, StepSlack, []string{perf, "script", "-F", "comm,tid,ip,sym,dso", "--no-inline", "-i", data})
+	return d, nil
+}
+
+// Read symbolizes the samples with perf script and parses them; a
+// temporary perf.data is removed afterwards.
+func (d *PerfData) Read(ctx context.Context) (*Recording, error) {
+	defer d.cleanup()
+	out, err := runStep(ctx, StepSlack, []string{d.perf, "script", "-F", "comm,tid,ip,sym,dso", "--no-inline", "-i", d.Path})
 	if err != nil {
 		return nil, fmt.Errorf("perf script: %w", err)
 	}
+	rec := d.rec
 	if rec.Profile, err = ParsePerfScript(bytes.NewReader(out)); err != nil {
 		return nil, err
 	}
-	return rec, nil
+	return &rec, nil
 }
 
 // runStep runs one perf command with a deadline and without debuginfod,
