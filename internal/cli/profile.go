@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,6 +33,7 @@ type profileOptions struct {
 	frequency int
 	top       int
 	perf      string
+	base      string
 }
 
 func newProfileCmd(s *streams) *cobra.Command {
@@ -50,6 +52,9 @@ perf (perf record -F 999 -g) for --duration, and writes to --out:
   breakdown.txt where the time went over the same interval, from /proc: per-CPU
                user/sys/irq/softirq/idle, the server's threads' CPU, context switches,
                migrations and run-queue wait, NET_RX/NET_TX softirqs (breakdown.json with --json)
+  diff.txt, diff.svg   with --base: the functions whose share moved most against an earlier
+               profile's folded.txt, and this profile's flame graph coloured by the move
+               (red grew, blue shrank)
 
 The server is found by --pid, or by asking the Redis on --host/--port for its process_id
 (it must run on this host). Symbols come from the binaries and any debug packages
@@ -57,7 +62,8 @@ installed (redis-server-dbgsym); perf never goes to the network (DEBUGINFOD_URLS
 emptied). perf must be installed (Debian: linux-perf) and allowed to sample: root, or
 kernel.perf_event_paranoid at 1 or below.`,
 		Example: `  redline profile -p 6379 --duration 10s -o prof
-  redline profile --pid 4242 --duration 30s -o prof --json`,
+  redline profile --pid 4242 --duration 30s -o prof --json
+  redline profile -p 6379 --duration 10s -o tuned --base baseline   # baseline/folded.txt`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageError("redline profile: unexpected argument %q (see redline profile --help)", args[0])
@@ -83,6 +89,7 @@ kernel.perf_event_paranoid at 1 or below.`,
 	f.IntVar(&o.frequency, "frequency", profile.DefaultFrequency, "samples a second (`HZ`)")
 	f.IntVar(&o.top, "top", 25, "functions listed on each side of top.txt")
 	f.StringVar(&o.perf, "perf", profile.DefaultPerf, "the perf `BINARY`")
+	f.StringVar(&o.base, "base", "", "compare with this earlier profile (`PATH`: its -o directory or folded.txt)")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("redline profile: %v (see redline profile --help)", err)
 	})
@@ -128,7 +135,32 @@ func (o *profileOptions) serverPID(ctx context.Context) (int, error) {
 	return p.Pid, nil
 }
 
+// readBase reads --base before profiling, so a wrong path fails fast.
+func (o *profileOptions) readBase() (*profile.Profile, error) {
+	if o.base == "" {
+		return nil, nil
+	}
+	path := o.base
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = filepath.Join(path, "folded.txt")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, usageError("redline profile: --base: %v", err)
+	}
+	defer f.Close()
+	p, err := profile.ParseFolded(f)
+	if err != nil {
+		return nil, usageError("redline profile: --base %s: %v", path, err)
+	}
+	return p, nil
+}
+
 func runProfile(ctx context.Context, s *streams, o *profileOptions) error {
+	base, err := o.readBase()
+	if err != nil {
+		return err
+	}
 	pid, err := o.serverPID(ctx)
 	if err != nil {
 		return err
@@ -156,11 +188,11 @@ func runProfile(ctx context.Context, s *streams, o *profileOptions) error {
 	if err != nil {
 		return fmt.Errorf("profile pid %d: %w", pid, err)
 	}
-	return writeProfile(s, o, rec, breakdown)
+	return writeProfile(s, o, rec, breakdown, base)
 }
 
 // writeProfile writes the files and prints the top of the tables.
-func writeProfile(s *streams, o *profileOptions, rec *profile.Recording, bd *profile.Breakdown) error {
+func writeProfile(s *streams, o *profileOptions, rec *profile.Recording, bd *profile.Breakdown, base *profile.Profile) error {
 	top := profile.Top(rec.Profile, o.top)
 	title := fmt.Sprintf("pid %d, %v at %d Hz, %d samples", rec.PID, rec.Duration, rec.Frequency, top.Samples)
 	files := []struct {
@@ -168,6 +200,10 @@ func writeProfile(s *streams, o *profileOptions, rec *profile.Recording, bd *pro
 		json bool
 		fill func(*bytes.Buffer) error
 	}{
+		{"diff.txt", false, func(b *bytes.Buffer) error { return profile.WriteDiff(b, profile.Diff(base, rec.Profile, o.top)) }},
+		{"diff.svg", false, func(b *bytes.Buffer) error {
+			return profile.WriteDiffFlameSVG(b, base, rec.Profile, profile.FlameOptions{Title: title + ", against " + o.base})
+		}},
 		{"folded.txt", false, func(b *bytes.Buffer) error { return rec.Profile.WriteFolded(b) }},
 		{"top.txt", false, func(b *bytes.Buffer) error { return profile.WriteTop(b, top) }},
 		{"flame.svg", false, func(b *bytes.Buffer) error {
@@ -178,7 +214,7 @@ func writeProfile(s *streams, o *profileOptions, rec *profile.Recording, bd *pro
 		{"breakdown.json", true, func(b *bytes.Buffer) error { return writeJSON(b, bd) }},
 	}
 	for _, f := range files {
-		if f.json && !o.json {
+		if (f.json && !o.json) || (base == nil && strings.HasPrefix(f.name, "diff.")) {
 			continue
 		}
 		var b bytes.Buffer

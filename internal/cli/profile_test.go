@@ -22,6 +22,7 @@ func TestProfileUsageErrors(t *testing.T) {
 		{[]string{"profile", "-o", "x", "--nope"}, "unknown flag"},
 		{[]string{"profile", "extra"}, "unexpected argument"},
 		{[]string{"profile", "-o", "x", "--pid", "-3"}, "is not a process"},
+		{[]string{"profile", "-o", "x", "--pid", "1", "--base", "/nonexistent/folded.txt"}, "--base"},
 	} {
 		_, stderr, code := runCLI(t, context.Background(), nil, c.args...)
 		if code != ExitError || !strings.Contains(stderr, c.want) {
@@ -44,15 +45,19 @@ func TestProfilePerfMissing(t *testing.T) {
 func TestProfileLive(t *testing.T) {
 	s := redistest.Start(t)
 	dir := filepath.Join(t.TempDir(), "prof")
+	base := filepath.Join(t.TempDir(), "folded.txt")
+	if err := os.WriteFile(base, []byte("redis-server;epoll_wait 3\nredis-server;read 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	stdout, stderr, code := runCLI(t, context.Background(), nil, "profile", "-p", strconv.Itoa(s.Port),
-		"--duration", "1s", "-o", dir, "--json")
+		"--duration", "1s", "-o", dir, "--json", "--base", base)
 	if code == ExitError && (strings.Contains(stderr, "perf not found") || strings.Contains(stderr, "perf_event_paranoid")) {
 		t.Skipf("perf cannot sample here: %s", stderr)
 	}
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, f := range []string{"folded.txt", "top.txt", "flame.svg", "breakdown.txt", "top.json", "breakdown.json"} {
+	for _, f := range []string{"folded.txt", "top.txt", "flame.svg", "breakdown.txt", "top.json", "breakdown.json", "diff.txt", "diff.svg"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
