@@ -126,3 +126,22 @@ func BenchmarkSnapshot(b *testing.B) {
 	cpu := time.Duration(after.Utime.Nano() + after.Stime.Nano() - before.Utime.Nano() - before.Stime.Nano())
 	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/op")
 }
+
+func FuzzBreakdownParsers(f *testing.F) {
+	for _, p := range []string{"proc-before/stat", "proc-before/softirqs", "proc-before/4242/task/4242/stat",
+		"proc-before/4242/task/4242/schedstat", "proc-before/4242/task/4242/sched"} {
+		data, err := os.ReadFile(fixtures + p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		parseProcStat(data)
+		parseSoftirqs(data)
+		var ts ThreadSample
+		parseTaskStat(data, &ts)
+		parseSchedstat(data, &ts)
+		parseSchedLines(data, &ts)
+	})
+}
