@@ -143,8 +143,8 @@ func (d *PerfData) Read(ctx context.Context) (*Recording, error) {
 
 // runStep runs one perf command with a deadline and without debuginfod,
 // returning its stdout; a failure carries the end of its stderr.
-func runStep(ctx context.Context, timeout time.Duration, argv []string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func runStep(parent context.Context, timeout time.Duration, argv []string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), "DEBUGINFOD_URLS=", "PERF_PAGER=cat")
@@ -152,6 +152,9 @@ func runStep(ctx context.Context, timeout time.Duration, argv []string) ([]byte,
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
+	if parent.Err() != nil {
+		return nil, fmt.Errorf("stopped: %w", parent.Err())
+	}
 	if ctx.Err() == context.DeadlineExceeded {
 		return nil, fmt.Errorf("did not finish within %v", timeout)
 	}

@@ -117,3 +117,54 @@ func TestCheckParanoid(t *testing.T) {
 		}
 	}
 }
+
+// fakePerf writes a shell script standing in for perf: body runs with
+// the subcommand in $1.
+func fakePerf(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "perf")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestRecordWithFakePerf(t *testing.T) {
+	fixture, err := filepath.Abs(fixtures + "perf-script-tcp.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	perf := fakePerf(t, `case "$1" in
+record) [ -z "$DEBUGINFOD_URLS" ] || exit 9; exit 0;;
+script) [ -z "$DEBUGINFOD_URLS" ] || exit 9; cat `+fixture+`;;
+esac`)
+	rec, err := Record(context.Background(), RecordOptions{PID: os.Getpid(), Duration: 10 * time.Millisecond, Perf: perf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Profile.Samples() != 60 || rec.Frequency != DefaultFrequency || rec.Command[1] != "record" {
+		t.Errorf("recording: %d samples, %+v", rec.Profile.Samples(), rec.Command)
+	}
+}
+
+func TestRecordPerfFailures(t *testing.T) {
+	o := RecordOptions{PID: os.Getpid(), Duration: 10 * time.Millisecond}
+	o.Perf = fakePerf(t, `echo "Error: Access to performance monitoring and observability operations is limited.
+Consider adjusting /proc/sys/kernel/perf_event_paranoid setting" >&2; exit 255`)
+	_, err := Record(context.Background(), o)
+	if !errors.Is(err, ErrPerfForbidden) || !strings.Contains(err.Error(), "kernel.perf_event_paranoid") {
+		t.Errorf("forbidden: %v", err)
+	}
+	o.Perf = fakePerf(t, `echo "something broke" >&2; exit 1`)
+	if _, err = Record(context.Background(), o); err == nil || !strings.Contains(err.Error(), "something broke") {
+		t.Errorf("failure without its stderr: %v", err)
+	}
+	// A perf that hangs is killed at the caller's deadline (its own
+	// deadline, StepSlack past the duration, works the same way).
+	o.Perf = fakePerf(t, `exec sleep 600`)
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err = Record(ctx, o); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("hung perf: %v", err)
+	}
+}
