@@ -34,6 +34,7 @@ type profileOptions struct {
 	top       int
 	perf      string
 	base      string
+	syscalls  bool
 }
 
 func newProfileCmd(s *streams) *cobra.Command {
@@ -52,6 +53,9 @@ perf (perf record -F 999 -g) for --duration, and writes to --out:
   breakdown.txt where the time went over the same interval, from /proc: per-CPU
                user/sys/irq/softirq/idle, the server's threads' CPU, context switches,
                migrations and run-queue wait, NET_RX/NET_TX softirqs (breakdown.json with --json)
+  syscalls.txt the server's system calls by type over the same interval (perf stat on the
+               syscalls:sys_enter_* tracepoints: counted in the kernel, not traced);
+               --syscalls=false skips it (syscalls.json with --json)
   diff.txt, diff.svg   with --base: the functions whose share moved most against an earlier
                profile's folded.txt, and this profile's flame graph coloured by the move
                (red grew, blue shrank)
@@ -89,6 +93,7 @@ kernel.perf_event_paranoid at 1 or below.`,
 	f.IntVar(&o.frequency, "frequency", profile.DefaultFrequency, "samples a second (`HZ`)")
 	f.IntVar(&o.top, "top", 25, "functions listed on each side of top.txt")
 	f.StringVar(&o.perf, "perf", profile.DefaultPerf, "the perf `BINARY`")
+	f.BoolVar(&o.syscalls, "syscalls", true, "also count the server's system calls by type")
 	f.StringVar(&o.base, "base", "", "compare with this earlier profile (`PATH`: its -o directory or folded.txt)")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError("redline profile: %v (see redline profile --help)", err)
@@ -173,6 +178,7 @@ func runProfile(ctx context.Context, s *streams, o *profileOptions) error {
 		return exitCode(ExitError, fmt.Sprintf("redline profile: %v", err))
 	}
 	fmt.Fprintf(s.err, "profiling pid %d for %v ...\n", pid, o.duration)
+	sys := o.countSyscalls(ctx, s, pid)
 	data, err := profile.Sample(ctx, profile.RecordOptions{PID: pid, Duration: o.duration, Frequency: o.frequency, Perf: o.perf})
 	if errors.Is(err, profile.ErrPerfMissing) || errors.Is(err, profile.ErrPerfForbidden) {
 		return exitCode(ExitError, fmt.Sprintf("redline profile: %v", err))
@@ -188,11 +194,38 @@ func runProfile(ctx context.Context, s *streams, o *profileOptions) error {
 	if err != nil {
 		return fmt.Errorf("profile pid %d: %w", pid, err)
 	}
-	return writeProfile(s, o, rec, breakdown, base)
+	return writeProfile(s, o, &profileResult{rec: rec, breakdown: breakdown, base: base, syscalls: <-sys})
+}
+
+// countSyscalls counts the server's system calls beside the sampling, in
+// the background; a failure is a warning, not the command's failure.
+func (o *profileOptions) countSyscalls(ctx context.Context, s *streams, pid int) <-chan *profile.SyscallCounts {
+	ch := make(chan *profile.SyscallCounts, 1)
+	if !o.syscalls {
+		ch <- nil
+		return ch
+	}
+	go func() {
+		c, err := profile.CountSyscalls(ctx, profile.SyscallOptions{PID: pid, Duration: o.duration, Perf: o.perf})
+		if err != nil {
+			fmt.Fprintf(s.err, "redline profile: no system call counts: %v\n", err)
+		}
+		ch <- c
+	}()
+	return ch
+}
+
+// profileResult is what runProfile measured.
+type profileResult struct {
+	rec       *profile.Recording
+	breakdown *profile.Breakdown
+	base      *profile.Profile // nil without --base
+	syscalls  *profile.SyscallCounts
 }
 
 // writeProfile writes the files and prints the top of the tables.
-func writeProfile(s *streams, o *profileOptions, rec *profile.Recording, bd *profile.Breakdown, base *profile.Profile) error {
+func writeProfile(s *streams, o *profileOptions, r *profileResult) error {
+	rec, bd, base := r.rec, r.breakdown, r.base
 	top := profile.Top(rec.Profile, o.top)
 	title := fmt.Sprintf("pid %d, %v at %d Hz, %d samples", rec.PID, rec.Duration, rec.Frequency, top.Samples)
 	files := []struct {
@@ -210,11 +243,15 @@ func writeProfile(s *streams, o *profileOptions, rec *profile.Recording, bd *pro
 			return profile.WriteFlameSVG(b, rec.Profile, profile.FlameOptions{Title: title})
 		}},
 		{"breakdown.txt", false, func(b *bytes.Buffer) error { return profile.WriteBreakdown(b, bd) }},
+		{"syscalls.txt", false, func(b *bytes.Buffer) error { return profile.WriteSyscalls(b, r.syscalls) }},
+		{"syscalls.json", true, func(b *bytes.Buffer) error { return writeJSON(b, r.syscalls) }},
 		{"top.json", true, func(b *bytes.Buffer) error { return writeJSON(b, top) }},
 		{"breakdown.json", true, func(b *bytes.Buffer) error { return writeJSON(b, bd) }},
 	}
+	var wrote []string
 	for _, f := range files {
-		if (f.json && !o.json) || (base == nil && strings.HasPrefix(f.name, "diff.")) {
+		if (f.json && !o.json) || (base == nil && strings.HasPrefix(f.name, "diff.")) ||
+			(r.syscalls == nil && strings.HasPrefix(f.name, "syscalls.")) {
 			continue
 		}
 		var b bytes.Buffer
@@ -224,13 +261,14 @@ func writeProfile(s *streams, o *profileOptions, rec *profile.Recording, bd *pro
 		if err := os.WriteFile(filepath.Join(o.out, f.name), b.Bytes(), 0o644); err != nil {
 			return exitCode(ExitError, fmt.Sprintf("redline profile: %v", err))
 		}
+		wrote = append(wrote, f.name)
 	}
 	fmt.Fprintln(s.out, title)
 	short := profile.Top(rec.Profile, 8)
 	if err := profile.WriteTop(s.out, short); err != nil {
 		return err
 	}
-	fmt.Fprintf(s.out, "\nwrote %s/{folded.txt,top.txt,flame.svg,breakdown.txt}\n", o.out)
+	fmt.Fprintf(s.out, "\nwrote %s in %s\n", strings.Join(wrote, ", "), o.out)
 	return nil
 }
 

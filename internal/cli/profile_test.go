@@ -57,7 +57,7 @@ func TestProfileLive(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	for _, f := range []string{"folded.txt", "top.txt", "flame.svg", "breakdown.txt", "top.json", "breakdown.json", "diff.txt", "diff.svg"} {
+	for _, f := range []string{"folded.txt", "top.txt", "flame.svg", "breakdown.txt", "top.json", "breakdown.json", "diff.txt", "diff.svg", "syscalls.txt", "syscalls.json"} {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
