@@ -2,7 +2,7 @@
 # Both install what they need on a fresh Debian machine (as root).
 
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
-PKGS = redis-server redis-tools iproute2 numactl libtcmalloc-minimal4 libmimalloc2.0 chromium openssh-server openssh-client
+PKGS = redis-server redis-tools iproute2 numactl libtcmalloc-minimal4 libmimalloc2.0 chromium openssh-server openssh-client linux-perf
 BIN = bin/redline
 
 .PHONY: setup build lab test test-short fuzz bench-compare vet fmt
