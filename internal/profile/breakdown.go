@@ -42,11 +42,11 @@ func ReadSnapshot(o BreakdownOptions) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.CPUs, err = parseProcStat(data); err != nil {
+	if _, s.CPUs, err = host.ParseCPUTimes(data); err != nil {
 		return nil, err
 	}
 	if data, err := os.ReadFile(filepath.Join(o.Proc, "softirqs")); err == nil {
-		if s.Softirqs, err = parseSoftirqs(data); err != nil {
+		if s.Softirqs, err = host.ParseSoftirqs(data); err != nil {
 			return nil, err
 		}
 	}
