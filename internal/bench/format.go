@@ -249,5 +249,3 @@ func WriteCSVRow(w io.Writer, s *benchdata.Summary) error {
 }
 
 func csvQuote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `""`) + `"` }
-
-func newBufWriter(w io.Writer) *bufio.Writer { return bufio.NewWriter(w) }

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"bufio"
 	"bytes"
 	"math/rand/v2"
 	"os"
@@ -95,7 +96,7 @@ func TestPercentileSectionFollowsHdrC(t *testing.T) {
 		h.RecordValue(v)
 	}
 	var b bytes.Buffer
-	w := newBufWriter(&b)
+	w := bufio.NewWriter(&b)
 	writePercentiles(w, h)
 	w.Flush()
 	want := "0.000% <= 0.001 milliseconds (cumulative count 2)\n" +
@@ -112,7 +113,7 @@ func TestCumulativeSectionStepsAndEnd(t *testing.T) {
 	h.RecordValue(150_000)   // 0.15 ms
 	h.RecordValue(2_479_000) // 2.479 ms
 	var b bytes.Buffer
-	w := newBufWriter(&b)
+	w := bufio.NewWriter(&b)
 	writeCumulative(w, h)
 	w.Flush()
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")

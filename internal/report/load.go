@@ -81,13 +81,13 @@ func Decode(name string, r io.Reader) (*Source, error) {
 		return nil, &InputError{Path: name, Problem: `not a redline results file (no "schema" field); ` + readsWhat}
 	}
 	src := &Source{Path: name}
-	switch *head.Schema {
-	case labdata.ResultSchema, labdata.ResultSchemaV2, labdata.ResultSchemaV1:
+	switch {
+	case labdata.Readable(*head.Schema):
 		src.Result = new(labdata.Result)
 		if err = json.Unmarshal(b, src.Result); err == nil {
 			labdata.Upgrade(src.Result)
 		}
-	case benchdata.DocumentSchema:
+	case *head.Schema == benchdata.DocumentSchema:
 		src.Bench = new(benchdata.Document)
 		err = json.Unmarshal(b, src.Bench)
 	default:
@@ -148,12 +148,4 @@ func (s *Source) benchResults() []*benchdata.Summary {
 		return nil
 	}
 	return s.Bench.Results
-}
-
-// Kind is "lab" or "bench".
-func (s *Source) Kind() string {
-	if s.Result != nil {
-		return "lab"
-	}
-	return "bench"
 }

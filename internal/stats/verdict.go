@@ -70,15 +70,6 @@ type Comparison struct {
 	Outcome           Outcome
 }
 
-// Width is how much of the ratio the interval spans (0.03 for 0.99..1.02),
-// 0 without an interval.
-func (c Comparison) Width() float64 {
-	if !c.HasCI {
-		return 0
-	}
-	return c.CIHigh - c.CILow
-}
-
 // Compare is THE verdict: the lab, the report and the CLI all take theirs
 // from it (the report and the CLI by reading what the lab recorded). It
 // returns false when there is no ratio to form (a group is empty or holds

@@ -157,9 +157,6 @@ func (e *Engine) Applied(m Move) {
 // not be written: a kernel-managed IRQ, a refusal).
 func (e *Engine) Hold(irq int) { e.st(irq).held = true }
 
-// Forget drops what the engine wrote for irq (after a rollback).
-func (e *Engine) Forget(irq int) { delete(e.state, irq) }
-
 func (e *Engine) st(irq int) *irqState {
 	s := e.state[irq]
 	if s == nil {

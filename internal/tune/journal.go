@@ -163,8 +163,6 @@ func (j *journal) append(r record, sync bool) error {
 	return nil
 }
 
-func (j *journal) sync() error { return j.f.Sync() }
-
 // close releases the journal and its lock, as process exit would.
 func (j *journal) close() error {
 	err := j.f.Close()

@@ -51,9 +51,6 @@ var profiles = []Profile{
 	{"rps-xps", "RPS/RFS when the NIC has fewer RX queues than local CPUs, XPS one TX queue per CPU", buildRPSXPS},
 }
 
-// Profiles lists the profiles in the order they are planned.
-func Profiles() []Profile { return slices.Clone(profiles) }
-
 // ProfileNames lists the profile names.
 func ProfileNames() []string {
 	out := make([]string, len(profiles))

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"strings"
 	"syscall"
 
 	"redline/internal/change"
@@ -370,15 +369,4 @@ func allDone(sessions []*Session) bool {
 		}
 	}
 	return true
-}
-
-// describe is a one-line summary of a rollback for errors and logs.
-func (r *RollbackResult) describe() string {
-	var parts []string
-	for _, st := range []Status{StatusRestored, StatusDrift, StatusGone, StatusRestoreFailed} {
-		if n := r.Count(st); n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, st))
-		}
-	}
-	return strings.Join(parts, ", ")
 }
