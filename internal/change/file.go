@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"redline/internal/cpuset"
-	"redline/internal/tune/kernfmt"
+	"redline/internal/kernfmt"
 )
 
 // Sysctls and files under /proc and /sys, compared in the value form each

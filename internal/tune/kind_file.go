@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"redline/internal/change"
-	"redline/internal/tune/kernfmt"
+	"redline/internal/kernfmt"
 )
 
 // Sysctls and files under /proc and /sys: read, write and compare through

@@ -21,8 +21,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"redline/internal/host"
+	"redline/internal/kernfmt"
 	"redline/internal/tune/beneath"
-	"redline/internal/tune/kernfmt"
 )
 
 // FS is a simulated kernel file tree below Root.
