@@ -13,6 +13,7 @@ import (
 	"redline/internal/bench/cmdline"
 	"redline/internal/benchdata"
 	"redline/internal/resp"
+	"redline/internal/secret"
 )
 
 func init() { register(newBenchCmd) }
@@ -46,6 +47,8 @@ partial results and a non-zero exit, never a hang.`,
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // the first non-option starts the custom command
 	f = cmdline.New(fl)
+	f.PasswordEnv = secret.FromEnv()
+	renamed(fl, "password", "pass")
 	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return exitCode(ExitFailure, fmt.Sprintf("redline bench: %v (see redline bench --help)", err))
 	})

@@ -13,6 +13,7 @@ import (
 	"redline/internal/doctor"
 	_ "redline/internal/doctor/rules" // registers the rules
 	"redline/internal/redisadmin"
+	"redline/internal/secret"
 )
 
 // doctorOptions are redline doctor's flags.
@@ -22,6 +23,7 @@ type doctorOptions struct {
 	port               int
 	socket             string
 	user, password     string
+	passFile           string
 	noRedis            bool
 	pid                int
 	iface              string
@@ -63,7 +65,8 @@ did, 2 when doctor could not run.`,
 	f.IntVarP(&o.port, "port", "p", 6379, "Redis port")
 	f.StringVarP(&o.socket, "socket", "s", "", "Redis unix socket (overrides --host/--port)")
 	f.StringVar(&o.user, "user", "", "Redis ACL user")
-	f.StringVarP(&o.password, "pass", "a", "", "Redis password")
+	f.StringVarP(&o.password, "pass", "a", "", "Redis password (visible in ps: prefer --pass-file or REDISCLI_AUTH)")
+	f.StringVar(&o.passFile, "pass-file", "", "read the Redis password from the first line of `FILE`")
 	f.BoolVar(&o.noRedis, "no-redis", false, "check the host only")
 	f.IntVar(&o.pid, "pid", 0, "the server's pid on this host (when it runs in another PID namespace)")
 	f.StringVar(&o.iface, "iface", "", "the NIC that carries Redis traffic (default: every physical NIC that is up)")
@@ -94,6 +97,9 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	}
 	if _, err := doctor.Select(doctor.Options{Only: o.only, Skip: o.skip}); err != nil {
 		return usageError("redline doctor: %v", err)
+	}
+	if o.password, err = secret.Resolve(o.password, o.passFile, secret.FromEnv()); err != nil {
+		return usageError("redline doctor: --pass-file: %v", err)
 	}
 	facts, err := gatherDoctor(ctx, s, o)
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 
 	"redline/internal/lab"
 	"redline/internal/labdata"
+	"redline/internal/secret"
 )
 
 func init() { register(newLabCmd) }
@@ -63,6 +64,9 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 			return exitCode(ExitError, "redline lab: "+err.Error())
 		}
 	}
+	if err := labPassword(&sc, file); err != nil {
+		return exitCode(ExitError, "redline lab: "+err.Error())
+	}
 	if f.reps > 0 {
 		sc.Repetitions = f.reps
 	}
@@ -102,6 +106,27 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	case rerr != nil:
 		return exitCode(ExitFailure, "redline lab: report: "+rerr.Error())
 	}
+	return nil
+}
+
+// labPassword reads the target's password_file (relative to the scenario
+// file); an existing server with no password in the scenario gets
+// $REDISCLI_AUTH, as redis-cli would.
+func labPassword(sc *labdata.Scenario, file string) error {
+	t := &sc.Target
+	pf := t.PasswordFile
+	if pf != "" && !filepath.IsAbs(pf) && file != "" {
+		pf = filepath.Join(filepath.Dir(file), pf)
+	}
+	env := ""
+	if t.Kind == "address" {
+		env = secret.FromEnv()
+	}
+	pw, err := secret.Resolve(t.Password, pf, env)
+	if err != nil {
+		return fmt.Errorf("target.password_file: %w", err)
+	}
+	t.Password = pw
 	return nil
 }
 

@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"redline/internal/secret"
 )
 
 // Exit codes, in one place. Commands return errors; Main turns them into codes.
@@ -47,7 +49,7 @@ func usageError(format string, args ...any) error {
 type streams struct {
 	in       io.Reader
 	out, err io.Writer
-	argv     []string // the command line, for results' provenance
+	argv     []string // the command line, passwords redacted, for results' provenance
 }
 
 // commandFactory builds one top-level command.
@@ -77,6 +79,7 @@ before/after experiment with repeated measurements and a report (lab).`,
 	// everywhere (cobra would otherwise panic on the duplicate shorthand).
 	root.PersistentFlags().Bool("help", false, "help for this command")
 	root.SetVersionTemplate("redline {{.Version}}\n")
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { noteRenamed(s, cmd) }
 	for _, f := range factories {
 		root.AddCommand(f(s))
 	}
@@ -89,7 +92,7 @@ func Main(args []string) int {
 }
 
 func run(ctx context.Context, args []string, s *streams) int {
-	s.argv = append([]string{"redline"}, args...)
+	s.argv = secret.Redact(append([]string{"redline"}, args...))
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	root := newRoot(s)

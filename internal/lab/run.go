@@ -102,7 +102,7 @@ type labRun struct {
 func Execute(ctx context.Context, o Options) (*labdata.Result, error) {
 	l := &labRun{o: o, s: o.Scenario, started: time.Now()}
 	l.res = &labdata.Result{Schema: labdata.ResultSchema, Redline: o.Version, CommandLine: o.CommandLine, ScenarioFile: o.ScenarioFile,
-		Scenario: o.Scenario, Started: l.started}
+		Scenario: redactScenario(o.Scenario), Started: l.started}
 	runErr := l.run(ctx)
 	cleanErr := l.cleanup()
 	l.res.Finished = time.Now()

@@ -94,6 +94,9 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 	default:
 		bad("target.kind", "%q is not managed, netns or address", s.Target.Kind)
 	}
+	if s.Target.Password != "" && s.Target.PasswordFile != "" {
+		bad("target.password_file", "give password or password_file, not both")
+	}
 	if s.Repetitions < 1 || s.Repetitions > 1000 {
 		bad("repetitions", "%d is not in 1..1000", s.Repetitions)
 	}

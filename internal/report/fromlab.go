@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"redline/internal/labdata"
+	"redline/internal/secret"
 	"redline/internal/stats"
 )
 
@@ -76,7 +77,7 @@ func labSample(res *labdata.Result, run *labdata.Run, index int, file, label str
 func workloadCommand(res *labdata.Result, run *labdata.Run) string {
 	for _, w := range res.Scenario.Workloads {
 		if w.Name == run.Workload && w.Bench != "" {
-			return w.Bench
+			return secret.RedactLine(w.Bench)
 		}
 	}
 	if run.Summary != nil {
@@ -196,7 +197,7 @@ func variantNotes(v labdata.VariantInfo) []string {
 func labInput(res *labdata.Result, file, label string) InputInfo {
 	in := InputInfo{
 		File: file, Label: label, Kind: "lab", Schema: res.Schema, Redline: res.Redline,
-		CommandLine: res.CommandLine, Started: res.Started, Finished: res.Finished,
+		CommandLine: secret.Redact(res.CommandLine), Started: res.Started, Finished: res.Finished,
 		Complete: res.Complete, Error: res.Error, Hostname: res.Host.Hostname,
 		Kernel: res.Host.Kernel, CPUs: res.Host.CPUs, ServerVersion: res.Target.ServerVersion,
 		Runs: len(res.Runs),

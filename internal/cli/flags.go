@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// renamedTo marks a flag kept under an old name: hidden from help, and a
+// note on stderr when used, so scripts keep working while users learn the
+// name every command shares (see the table in docs and the README).
+const renamedTo = "redline-renamed-to"
+
+// renamed hides fs's flag old and notes that it is now spelled new.
+func renamed(fs *pflag.FlagSet, old, new string) {
+	fs.SetAnnotation(old, renamedTo, []string{new})
+	fs.MarkHidden(old)
+}
+
+// alias defines old as a hidden second name of the string flag new.
+func aliasString(fs *pflag.FlagSet, old, new string) {
+	f := fs.Lookup(new)
+	fs.Var(f.Value, old, f.Usage)
+	renamed(fs, old, new)
+}
+
+// aliasBool defines old as a hidden second name of the bool flag new.
+func aliasBool(fs *pflag.FlagSet, old, new string) {
+	f := fs.Lookup(new)
+	fs.Var(f.Value, old, f.Usage)
+	fs.Lookup(old).NoOptDefVal = "true"
+	renamed(fs, old, new)
+}
+
+// noteRenamed prints, on stderr, a note for each old flag name cmd was
+// given. cobra's own deprecation notes go to stdout, among the results.
+func noteRenamed(s *streams, cmd *cobra.Command) {
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if to := f.Annotations[renamedTo]; len(to) == 1 {
+			fmt.Fprintf(s.err, "redline %s: --%s is now --%s (the old name still works)\n", cmd.Name(), f.Name, to[0])
+		}
+	})
+}
