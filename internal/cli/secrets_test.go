@@ -135,3 +135,22 @@ doctor: false
 		t.Errorf("lab wrote %d files, want result.json and reports", len(entries))
 	}
 }
+
+// TestTunePassFile: every tune subcommand that may talk to Redis takes
+// --pass-file, and a file that cannot give a password stops it (exit 2)
+// before anything is read or written.
+func TestTunePassFile(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o600)
+	for _, sub := range [][]string{{"plan", "--profile", "redis-config"}, {"apply", "plan.yaml"}, {"status"}, {"verify"}, {"rollback"}} {
+		args := append(append([]string{"tune"}, sub...), "--state-dir", filepath.Join(dir, "state"), "--pass-file", empty)
+		if sub[0] == "plan" {
+			args = append(append([]string{"tune"}, sub...), "--pass-file", empty)
+		}
+		_, errOut, code := runCLI(t, context.Background(), nil, args...)
+		if code != ExitError || !strings.Contains(errOut, "password file is empty") {
+			t.Errorf("%v: exit %d, %s; want 2 naming the empty password file", args, code, errOut)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -47,7 +46,7 @@ func runTuneRollback(ctx context.Context, s *streams, o *tuneRollbackOptions) er
 		progress = nil
 	}
 	res, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: o.stateDir, Last: o.last, Session: o.session, DryRun: o.dryRun,
-		RedisPassword: os.Getenv("REDISCLI_AUTH"), Progress: progress})
+		RedisPassword: o.password, Progress: progress})
 	if res == nil {
 		return exitCode(ExitError, "redline tune rollback: "+err.Error())
 	}
