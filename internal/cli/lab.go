@@ -92,6 +92,8 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	fmt.Fprintf(s.err, "redline lab: scenario %s, results in %s\n", sc.Name, resultPath)
 	res, err := lab.Execute(ctx, lab.Options{Scenario: sc, ScenarioFile: file, CommandLine: s.argv, Version: Version(),
 		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, Observer: p.event})
+	// Stopped during the run, not by a closed stdout while printing below.
+	interrupted := errors.Is(err, context.Canceled) || ctx.Err() != nil
 	p.done()
 	reports, rerr := writeLabReports(out, res)
 	for _, r := range reports {
@@ -99,7 +101,7 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	}
 	printVerdicts(s, res)
 	switch {
-	case errors.Is(err, context.Canceled) || (err == nil && ctx.Err() != nil):
+	case interrupted:
 		return exitCode(ExitSignaled, fmt.Sprintf("redline lab: interrupted; everything was rolled back; partial results in %s", resultPath))
 	case err != nil:
 		return exitCode(ExitFailure, fmt.Sprintf("redline lab: %v\n(what was measured is in %s)", err, resultPath))

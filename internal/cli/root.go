@@ -88,13 +88,18 @@ before/after experiment with repeated measurements and a report (lab).`,
 
 // Main runs redline with args and returns the process exit code.
 func Main(args []string) int {
+	// Writes to a closed stdout return EPIPE (run's closedOutput acts on it)
+	// instead of killing the process. A full channel drops signals, so this
+	// one is never read.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	return run(context.Background(), args, &streams{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 }
 
 func run(ctx context.Context, args []string, s *streams) int {
 	s.argv = secret.Redact(append([]string{"redline"}, args...))
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, stop := stopOnSignals(ctx)
+	defer stop(nil)
+	s.out, s.err = watchOutput(s.out, stop), watchOutput(s.err, stop)
 	root := newRoot(s)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -106,11 +111,14 @@ func run(ctx context.Context, args []string, s *streams) int {
 		if ee.msg != "" {
 			fmt.Fprintln(s.err, ee.msg)
 		}
+		if ee.code == ExitSignaled {
+			return stoppedCode(ctx)
+		}
 		return ee.code
 	}
 	fmt.Fprintln(s.err, "redline:", err)
 	if ctx.Err() != nil {
-		return ExitSignaled
+		return stoppedCode(ctx)
 	}
 	return ExitFailure
 }
