@@ -49,9 +49,6 @@ partial results and a non-zero exit, never a hang.`,
 	f = cmdline.New(fl)
 	f.PasswordEnv = secret.FromEnv()
 	renamed(fl, "password", "pass")
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exitCode(ExitFailure, fmt.Sprintf("redline bench: %v (see redline bench --help)", err))
-	})
 	return cmd
 }
 
@@ -61,14 +58,17 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) 
 		return nil
 	}
 	if f.Cluster {
-		return exitCode(ExitFailure, "redline bench: --cluster is not supported yet; benchmark one node at a time (-h/-p), or use memtier_benchmark --cluster-mode")
+		return usageError("redline bench: --cluster is not supported yet; benchmark one node at a time (-h/-p), or use memtier_benchmark --cluster-mode")
 	}
 	if f.ShowErrors {
 		fmt.Fprintln(s.err, "WARNING: -e option has no effect. We now immediately exit on error to avoid false results.")
 	}
+	if err := checkProgress("bench", f.Progress); err != nil {
+		return err
+	}
 	o, err := f.Options()
 	if err != nil {
-		return exitCode(ExitFailure, "redline bench: "+err.Error())
+		return usageError("redline bench: %v", err)
 	}
 	if f.Idle {
 		return runIdle(ctx, s, o)
@@ -78,7 +78,7 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) 
 		fmt.Fprintln(s.err, w)
 	}
 	if err != nil {
-		return exitCode(ExitFailure, "redline bench: "+err.Error())
+		return usageError("redline bench: %v", err)
 	}
 	if !o.KeepAlive {
 		fmt.Fprintln(s.err, "WARNING: keepalive disabled, you probably need 'echo 1 > /proc/sys/net/ipv4/tcp_tw_reuse' for Linux in order to use a lot of clients/requests")

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -41,4 +42,16 @@ func noteRenamed(s *streams, cmd *cobra.Command) {
 			fmt.Fprintf(s.err, "redline %s: --%s is now --%s (the old name still works)\n", cmd.Name(), f.Name, to[0])
 		}
 	})
+}
+
+// progressModes are --progress's values (bench and lab).
+var progressModes = []string{"auto", "tty", "plain", "none"}
+
+// checkProgress is a usage error of command cmd unless mode is a
+// --progress value.
+func checkProgress(cmd, mode string) error {
+	if !slices.Contains(progressModes, mode) {
+		return usageError("redline %s: --progress %q: want auto, tty, plain or none", cmd, mode)
+	}
+	return nil
 }

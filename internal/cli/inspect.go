@@ -67,9 +67,6 @@ directory, so a machine can be sent and inspected elsewhere (redline inspect --r
 	f.StringArrayVar(&o.irqPatterns, "irq-pattern", nil, "extra queue-IRQ naming rule, oeAware style: 'REGEXP:VAR_ETH_qpVAR_QUEUE' (repeatable)")
 	f.IntSliceVar(&o.ports, "port", nil, "also count TCP sockets to and from this `PORT` (repeatable; 6379 always)")
 	f.BoolVar(&o.noProcesses, "no-processes", false, "skip Redis processes")
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("redline inspect: %v (see redline inspect --help)", err)
-	})
 	return cmd
 }
 

@@ -21,6 +21,7 @@ func init() { register(newLabCmd) }
 type labFlags struct {
 	out      string
 	reps     int
+	repsSet  bool
 	stateDir string
 	progress string
 	noDoctor bool
@@ -42,6 +43,7 @@ the doctor, a baseline, the doctor's safe fixes, and the server and the load gen
 separate CPUs. See docs/lab.md for the scenario format.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.repsSet = cmd.Flags().Changed("repetitions")
 			return runLab(cmd.Context(), s, f, args)
 		},
 	}
@@ -55,6 +57,9 @@ separate CPUs. See docs/lab.md for the scenario format.`,
 }
 
 func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
+	if err := checkProgress("lab", f.progress); err != nil {
+		return err
+	}
 	sc := lab.DefaultScenario()
 	file := ""
 	if len(args) == 1 {
@@ -67,8 +72,15 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	if err := labPassword(&sc, file); err != nil {
 		return exitCode(ExitError, "redline lab: "+err.Error())
 	}
-	if f.reps > 0 {
+	if f.repsSet {
+		// A flag is checked like the scenario field it overrides.
 		sc.Repetitions = f.reps
+		if f.reps < 1 {
+			return usageError("redline lab: --repetitions %d: want at least 1", f.reps)
+		}
+		if err := lab.Validate(&sc); err != nil {
+			return usageError("redline lab: --repetitions %d: %v", f.reps, err)
+		}
 	}
 	if f.noDoctor {
 		no := false

@@ -45,9 +45,6 @@ func newReportCmd(s *streams) *cobra.Command {
 	fl.StringVarP(&f.out, "output", "o", "", "write to `OUT` (atomically) instead of standard output")
 	fl.StringVar(&f.by, "by", "", "what the columns compare: a field such as host.kernel, or a name for the FILE=LABEL labels")
 	fl.StringVar(&f.baseline, "baseline", "", "the `LABEL` others are compared with (default: the lab's baseline, else the first label)")
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("redline report: %v (see redline report --help)", err)
-	})
 	return cmd
 }
 

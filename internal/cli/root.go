@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"redline/internal/secret"
 )
@@ -39,8 +40,8 @@ func (e *exitError) Error() string { return e.msg }
 // (unless msg is empty) on stderr.
 func exitCode(code int, msg string) error { return &exitError{code: code, msg: msg} }
 
-// usageError is a bad-input error: printed, exit 1 for bench (as
-// redis-benchmark does) or ExitError elsewhere, decided by the command.
+// usageError is a bad-input error: printed, exit ExitError (2) in every
+// command.
 func usageError(format string, args ...any) error {
 	return &exitError{code: ExitError, msg: fmt.Sprintf(format, args...)}
 }
@@ -50,6 +51,7 @@ type streams struct {
 	in       io.Reader
 	out, err io.Writer
 	argv     []string // the command line, passwords redacted, for results' provenance
+	started  bool     // the command's flags and arguments were accepted
 }
 
 // commandFactory builds one top-level command.
@@ -79,7 +81,18 @@ before/after experiment with repeated measurements and a report (lab).`,
 	// everywhere (cobra would otherwise panic on the duplicate shorthand).
 	root.PersistentFlags().Bool("help", false, "help for this command")
 	root.SetVersionTemplate("redline {{.Version}}\n")
-	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) { noteRenamed(s, cmd) }
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		s.started = true
+		noteRenamed(s, cmd)
+	}
+	// A flag error is a usage error in every command: exit 2, in one
+	// place. -h where it is not a flag (everywhere but bench) is help.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usageError("%s: %v (see %s --help)", c.CommandPath(), err, c.CommandPath())
+	})
 	for _, f := range factories {
 		root.AddCommand(f(s))
 	}
@@ -115,6 +128,10 @@ func run(ctx context.Context, args []string, s *streams) int {
 			return stoppedCode(ctx)
 		}
 		return ee.code
+	}
+	if !s.started { // cobra refused the command line: unknown command, wrong arguments
+		fmt.Fprintf(s.err, "redline: %v (see redline --help)\n", err)
+		return ExitError
 	}
 	fmt.Fprintln(s.err, "redline:", err)
 	if ctx.Err() != nil {

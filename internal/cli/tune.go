@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -52,6 +54,19 @@ See docs/tune.md.`,
 func (o *tuneOptions) stateFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.stateDir, "state-dir", tune.DefaultStateDir, "directory of the journal")
 	o.passFlag(cmd)
+}
+
+// missingStateDir says whether the journal directory is absent: an error
+// when --state-dir named it (a typo must not create a directory), true
+// and no error when the default one was never made (nothing was applied).
+func (o *tuneOptions) missingStateDir(cmd *cobra.Command) (bool, error) {
+	if _, err := os.Stat(o.stateDir); !errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if cmd.Flags().Changed("state-dir") {
+		return true, usageError("redline tune %s: --state-dir %s: no such directory (nothing was applied with it)", cmd.Name(), o.stateDir)
+	}
+	return true, nil
 }
 
 // passFlag defines --pass-file (once per command) and reads the password

@@ -30,7 +30,15 @@ machine (live or a rehearsal --root) comes from the journal.
 Exit status: 0 when nothing is left to restore, 1 when some values could not be
 restored (they stay journaled: run rollback again), 2 when it could not run.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runTuneRollback(cmd.Context(), s, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if missing, err := o.missingStateDir(cmd); missing && err != nil {
+				return err
+			} else if missing {
+				fmt.Fprintln(s.out, "nothing to roll back")
+				return nil
+			}
+			return runTuneRollback(cmd.Context(), s, o)
+		},
 	}
 	o.stateFlags(cmd)
 	cmd.Flags().BoolVar(&o.last, "last", false, "roll back only the most recent apply")

@@ -13,6 +13,7 @@ import (
 
 	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"
+	"redline/internal/yamlerr"
 )
 
 // DefaultRepetitions is how many times each variant runs each workload.
@@ -41,7 +42,7 @@ func ParseScenario(b []byte) (labdata.Scenario, error) {
 		if errors.Is(err, io.EOF) {
 			return s, fmt.Errorf("empty scenario")
 		}
-		return s, fmt.Errorf("%w", err)
+		return s, yamlerr.Humanize(err)
 	}
 	var node yaml.Node
 	if err := yaml.Unmarshal(b, &node); err != nil {
@@ -52,6 +53,12 @@ func ParseScenario(b []byte) (labdata.Scenario, error) {
 		return s, err
 	}
 	return s, nil
+}
+
+// Validate checks a scenario built or changed in code (the CLI's flag
+// overrides) as ParseScenario checks a file, without line numbers.
+func Validate(s *labdata.Scenario) error {
+	return validate(s, func(string) string { return "" })
 }
 
 func fillDefaults(s *labdata.Scenario) {

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"redline/internal/change"
+	"redline/internal/yamlerr"
 )
 
 // PlanVersion is the plan file format this redline reads and writes.
@@ -127,7 +128,7 @@ func decodeYAMLStrict(b []byte, v any) error {
 		if errors.Is(err, io.EOF) {
 			return errors.New("empty plan")
 		}
-		return fmt.Errorf("invalid YAML: %w", err)
+		return fmt.Errorf("invalid YAML: %w", yamlerr.Humanize(err))
 	}
 	var extra yaml.Node
 	if err := d.Decode(&extra); !errors.Is(err, io.EOF) {
