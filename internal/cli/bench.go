@@ -29,12 +29,12 @@ and measures each request's own latency (not a pipeline batch's time to first by
 
 Beyond redis-benchmark: --duration and --warmup; --rate for fixed-rate open-loop load with
 latency timed from each request's intended send time (coordinated omission corrected);
---json with the full HDR histogram; --hdr-out; --ratio SET:GET; --key-dist uniform|gaussian|
+-o FILE saves JSON with the full HDR histogram; --hdr-out; --ratio SET:GET; --key-dist uniform|gaussian|
 zipf|sequential; value sizes as ranges or weighted lists. Errors end the run with a message,
 partial results and a non-zero exit, never a hang.`,
 		Example: `  redline bench -t set,get -c 32 -n 500000 -r 500000 --threads 6 -q --csv -h 10.0.0.5
   redline bench -h 10.0.0.5 -p 6379 -n 1000000 -c 5000 -q
-  redline bench -t set -c 40 -d 3000 -r 100000 --duration 30s --warmup 5s --json set.json
+  redline bench -t set -c 40 -d 3000 -r 100000 --duration 30s --warmup 5s -o set.json
   redline bench --rate 50000 --duration 20s -t get -r 100000
   redline bench --ratio 1:10 -r 100000 --key-dist zipf -n 1000000
   redline bench -r 10000 -n 10000 lpush mylist __rand_int__`,
@@ -49,6 +49,7 @@ partial results and a non-zero exit, never a hang.`,
 	f = cmdline.New(fl)
 	f.PasswordEnv = secret.FromEnv()
 	renamed(fl, "password", "pass")
+	renamed(fl, "json", "output")
 	return cmd
 }
 

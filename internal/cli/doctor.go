@@ -69,7 +69,8 @@ did, 2 when doctor could not run.`,
 	f.StringVar(&o.passFile, "pass-file", "", "read the Redis password from the first line of `FILE`")
 	f.BoolVar(&o.noRedis, "no-redis", false, "check the host only")
 	f.IntVar(&o.pid, "pid", 0, "the server's pid on this host (when it runs in another PID namespace)")
-	f.StringVar(&o.iface, "iface", "", "the NIC that carries Redis traffic (default: every physical NIC that is up)")
+	f.StringVar(&o.iface, "nic", "", "the NIC that carries Redis traffic (default: every physical NIC that is up)")
+	alias(f, "iface", "nic")
 	f.IntVar(&o.clients, "clients", 0, "peak number of clients expected to connect at once (checks backlogs against it)")
 	f.DurationVar(&o.sample, "sample", 0, "read twice this far apart and judge counters by how much they rose (e.g. 5s)")
 	f.DurationVar(&o.intrinsic, "intrinsic-latency", 0, "measure this host's intrinsic latency for this long (saturates one core)")
@@ -79,7 +80,8 @@ did, 2 when doctor could not run.`,
 	f.StringVar(&o.minSeverity, "min-severity", "info", "show and fail on findings at or above: info, low, medium, high")
 	f.BoolVar(&o.json, "json", false, "write the report as JSON")
 	f.BoolVar(&o.markdown, "markdown", false, "write the report as Markdown")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "also list the rules that passed")
+	f.BoolVar(&o.verbose, "verbose", false, "also list the rules that passed")
+	aliasShort(f, "v", "verbose") // -v is the version elsewhere
 	f.BoolVar(&o.list, "list", false, "list the rules and exit")
 	return cmd
 }

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -19,19 +20,23 @@ func renamed(fs *pflag.FlagSet, old, new string) {
 	fs.MarkHidden(old)
 }
 
-// alias defines old as a hidden second name of the string flag new.
-func aliasString(fs *pflag.FlagSet, old, new string) {
+// alias defines old as a hidden second name of the flag new (defined
+// first), sharing its value.
+func alias(fs *pflag.FlagSet, old, new string) {
 	f := fs.Lookup(new)
 	fs.Var(f.Value, old, f.Usage)
+	fs.Lookup(old).NoOptDefVal = f.NoOptDefVal // a bool stays a bool
 	renamed(fs, old, new)
 }
 
-// aliasBool defines old as a hidden second name of the bool flag new.
-func aliasBool(fs *pflag.FlagSet, old, new string) {
+// aliasShort keeps the shorthand -short of a flag that lost it: a hidden
+// flag sharing new's value, noted like a renamed flag.
+func aliasShort(fs *pflag.FlagSet, short, new string) {
 	f := fs.Lookup(new)
-	fs.Var(f.Value, old, f.Usage)
-	fs.Lookup(old).NoOptDefVal = "true"
-	renamed(fs, old, new)
+	name := "shorthand-" + short
+	fs.VarP(f.Value, name, short, f.Usage)
+	fs.Lookup(name).NoOptDefVal = f.NoOptDefVal
+	renamed(fs, name, new)
 }
 
 // noteRenamed prints, on stderr, a note for each old flag name cmd was
@@ -39,7 +44,11 @@ func aliasBool(fs *pflag.FlagSet, old, new string) {
 func noteRenamed(s *streams, cmd *cobra.Command) {
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		if to := f.Annotations[renamedTo]; len(to) == 1 {
-			fmt.Fprintf(s.err, "redline %s: --%s is now --%s (the old name still works)\n", cmd.Name(), f.Name, to[0])
+			old := "--" + f.Name
+			if short, ok := strings.CutPrefix(f.Name, "shorthand-"); ok {
+				old = "-" + short
+			}
+			fmt.Fprintf(s.err, "redline %s: %s is now --%s (the old name still works)\n", cmd.Name(), old, to[0])
 		}
 	})
 }

@@ -48,7 +48,8 @@ separate CPUs. See docs/lab.md for the scenario format.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.out, "out", "o", "", "directory for results and reports (default ./redline-lab-TIMESTAMP)")
+	fl.StringVarP(&f.out, "output", "o", "", "`DIR`ectory for results and reports (default ./redline-lab-TIMESTAMP)")
+	alias(fl, "out", "output")
 	fl.IntVar(&f.reps, "repetitions", 0, "override the scenario's repetitions")
 	fl.StringVar(&f.stateDir, "state-dir", "", "tune journal directory (default /var/lib/redline)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto, tty, plain, none")

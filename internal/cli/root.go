@@ -80,7 +80,7 @@ before/after experiment with repeated measurements and a report (lab).`,
 	// bench keeps redis-benchmark's -h HOST, so help is long-form only
 	// everywhere (cobra would otherwise panic on the duplicate shorthand).
 	root.PersistentFlags().Bool("help", false, "help for this command")
-	root.SetVersionTemplate("redline {{.Version}}\n")
+	root.SetVersionTemplate(versionText())
 	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
 		s.started = true
 		noteRenamed(s, cmd)

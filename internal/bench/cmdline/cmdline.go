@@ -105,7 +105,8 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.Float64Var(&f.rate, "rate", 0, "fixed total rate in requests/s (open loop; latency from intended send times)")
 	fl.IntVar(&f.maxPending, "max-pending", bench.DefaultMaxPending, "with --rate: most requests outstanding on one connection")
 	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "longest wait for a connection or for any reply")
-	fl.StringVar(&f.JSONOut, "json", "", "write results as JSON to this file (schema in docs/bench.md)")
+	fl.StringVarP(&f.JSONOut, "output", "o", "", "write the results as JSON to `FILE` (schema in docs/bench.md)")
+	fl.StringVar(&f.JSONOut, "json", "", "old spelling of --output") // the CLI hides it
 	fl.StringVar(&f.HdrOut, "hdr-out", "", "write each test's latency distribution to PREFIX-TEST.hgrm")
 	fl.StringVar(&f.Ratio, "ratio", "", "memtier-style SET:GET mix, e.g. 1:10, instead of the suite")
 	fl.StringVar(&f.keyDist, "key-dist", "uniform", "key distribution over -r: uniform, gaussian, zipf, sequential")
@@ -338,7 +339,7 @@ type Workload struct {
 // ParseWorkload parses one command line as a scenario file holds it: shell
 // quoting, and an optional leading "redis-benchmark", "redline bench" or
 // path to either, so the write-ups' lines work as they are. Output and mode
-// flags (-q, --csv, -l, -I, --json) are accepted and ignored: the lab
+// flags (-q, --csv, -l, -I, -o/--json) are accepted and ignored: the lab
 // decides how long and how often to run.
 func ParseWorkload(line string) (Workload, error) {
 	shown := secret.RedactLine(line) // errors quote the line, never its password
