@@ -48,9 +48,12 @@ lab: setup build
 # Every test, against real redis-servers on loopback. Tests that write the
 # host run only with REDLINE_TEST_HOST_WRITES=1 (set by .ci/run).
 test: setup
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 12m ./...
 
+# The quick loop while editing: parsers, goldens, planners; no real servers,
+# namespaces or kill tests (testutil.Heavy).
 test-short:
 	$(GO) test -count=1 -short ./...
 

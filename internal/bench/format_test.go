@@ -2,10 +2,10 @@ package bench
 
 import (
 	"bytes"
-	"flag"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"strings"
 	"testing"
 
@@ -14,8 +14,6 @@ import (
 
 	"redline/internal/benchdata"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 // goldenSummary is a Summary with a fixed, known histogram: 20000 requests
 // with latencies spread like a loopback SET run plus a slow tail.
@@ -37,34 +35,17 @@ func goldenSummary() *benchdata.Summary {
 	}
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
-	}
-}
-
 func TestGoldenReport(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteReport(&b, goldenSummary()); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "report.golden", b.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "report.golden"), b.Bytes())
 	// The layout is redis-benchmark's: same section headers in the same
 	// order as in its real output.
-	sample, err := os.ReadFile("../../../shared/reference/samples/redis-benchmark-7.0.15/default_set.txt")
+	sample, err := os.ReadFile("testdata/redis-benchmark-7.0.15/default_set.txt")
 	if err != nil {
-		t.Skip("reference samples not available")
+		t.Fatal(err)
 	}
 	for _, marker := range []string{"====== SET ======", "requests completed in", "parallel clients", "bytes payload",
 		"keep alive: 1", `host configuration "save":`, `host configuration "appendonly": no`, "multi-thread: no",
@@ -84,7 +65,7 @@ func TestGoldenQuietAndCSV(t *testing.T) {
 	WriteCSVRow(&b, s)
 	s.Title = `eval "return 1" 0`
 	WriteCSVRow(&b, s)
-	golden(t, "quiet_csv.golden", b.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "quiet_csv.golden"), b.Bytes())
 }
 
 func TestGoldenRateAndMix(t *testing.T) {
@@ -97,7 +78,7 @@ func TestGoldenRateAndMix(t *testing.T) {
 	s.Commands = []benchdata.CommandResult{{Name: "SET", Requests: 1818, RPS: 6290.66, Latency: s.Latency}, {Name: "GET", Requests: 18182, RPS: 62913.49, Latency: s.Latency}}
 	var b bytes.Buffer
 	WriteReport(&b, s)
-	golden(t, "report_rate_mix.golden", b.Bytes())
+	testutil.Golden(t, filepath.Join("testdata", "report_rate_mix.golden"), b.Bytes())
 }
 
 // TestPercentileSectionFollowsHdrC checks the percentile lines against

@@ -78,8 +78,25 @@ func (c Change) Validate() error {
 	if err != nil {
 		return err
 	}
+	if err := validateChars(c); err != nil {
+		return fmt.Errorf("%s %q: %w", c.Kind, c.Target, err)
+	}
 	if err := sem.validate(c); err != nil {
 		return fmt.Errorf("%s %s: %w", c.Kind, c.Target, err)
+	}
+	return nil
+}
+
+// validateChars refuses control characters: a newline in a value written
+// to /proc or /sys ends the write early or writes a second value, and one
+// in a target makes the journal and the plan lie about what was written.
+// Tabs separate the fields of multi-value sysctls and stay allowed there.
+func validateChars(c Change) error {
+	if r, bad := controlChar(c.Target, false); bad {
+		return fmt.Errorf("the target holds control character %q; refused", r)
+	}
+	if r, bad := controlChar(c.Value, true); bad {
+		return fmt.Errorf("the value %q holds control character %q; refused", c.Value, r)
 	}
 	return nil
 }

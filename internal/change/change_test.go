@@ -121,3 +121,75 @@ func TestShowAndLostOn(t *testing.T) {
 		}
 	}
 }
+
+// Issue 10 item 5: file targets are allow-listed by shape, not merely
+// "under /proc or /sys": the magic links to the whole filesystem
+// (/proc/self/root, /proc/PID/root), /proc/sysrq-trigger and sysctls that
+// run programs are refused.
+func TestValidateAllowList(t *testing.T) {
+	refused := []Change{
+		{Kind: KindFile, Target: "/proc/self/root/tmp/x", Value: "1"},
+		{Kind: KindFile, Target: "/proc/1/root/etc/passwd", Value: "1"},
+		{Kind: KindFile, Target: "/proc/thread-self/root/tmp/x", Value: "1"},
+		{Kind: KindFile, Target: "/proc/sysrq-trigger", Value: "b"},
+		{Kind: KindFile, Target: "/proc/sys/net/core/somaxconn", Value: "1"},
+		{Kind: KindFile, Target: "/sys/class/net/../../../tmp/queues/rx-0/rps_cpus", Value: "1"},
+		{Kind: KindFile, Target: "/sys/class/net/eth0/queues/rx-0/../../../../../kernel/uevent_helper", Value: "1"},
+		{Kind: KindFile, Target: "/sys/kernel/uevent_helper", Value: "/tmp/x"},
+		{Kind: KindFile, Target: "/sys/power/state", Value: "mem"},
+		{Kind: KindSysctl, Target: "kernel.core_pattern", Value: "|/tmp/x"},
+		{Kind: KindSysctl, Target: "kernel.modprobe", Value: "/tmp/x"},
+		{Kind: KindSysctl, Target: "kernel/sysrq", Value: "1"},
+		{Kind: KindSysctl, Target: "net.core", Value: "1"},
+		{Kind: KindSysctl, Target: "vm", Value: "1"},
+		{Kind: KindSysctl, Target: "kernel.numa_balancing_scan_delay_ms.x", Value: "1"},
+	}
+	for _, c := range refused {
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s: Validate() = nil, want refused", c)
+		}
+	}
+	allowed := []Change{
+		{Kind: KindFile, Target: "/proc/irq/24/smp_affinity", Value: "3"},
+		{Kind: KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "0-1"},
+		{Kind: KindFile, Target: "/sys/class/net/eth0.10/queues/rx-3/rps_flow_cnt", Value: "4096"},
+		{Kind: KindFile, Target: "/sys/class/net/eth0/queues/tx-1/xps_cpus", Value: "c"},
+		{Kind: KindFile, Target: "/sys/kernel/mm/transparent_hugepage/defrag", Value: "madvise"},
+		{Kind: KindFile, Target: "/sys/devices/system/cpu/cpu3/cpuidle/state2/disable", Value: "1"},
+		{Kind: KindFile, Target: "/sys/devices/system/cpu/cpufreq/policy0/scaling_governor", Value: "performance"},
+		{Kind: KindFile, Target: "/sys/devices/system/clocksource/clocksource0/current_clocksource", Value: "tsc"},
+		{Kind: KindSysctl, Target: "net/ipv4/conf/eth0.10/rp_filter", Value: "1"},
+		{Kind: KindSysctl, Target: "kernel.numa_balancing", Value: "0"},
+		{Kind: KindSysctl, Target: "kernel.sched_migration_cost_ns", Value: "500000"},
+		{Kind: KindSysctl, Target: "vm.dirty_bytes", Value: "1"},
+	}
+	for _, c := range allowed {
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", c, err)
+		}
+	}
+}
+
+// Issue 10 item 6: a newline or another control character in a value (or
+// a target) fails validation; the tab of a multi-value sysctl does not.
+func TestValidateControlCharacters(t *testing.T) {
+	refused := []Change{
+		{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "1024\n65535"},
+		{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "1024\r"},
+		{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "1024\x00"},
+		{Kind: KindFile, Target: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "madvise\nnever"},
+		{Kind: KindFile, Target: "/sys/kernel/mm/transparent_hugepage/enabled", Value: "never\x1b"},
+		{Kind: KindRedisConfig, Target: "hz", Value: "10\r\nFLUSHALL"},
+		{Kind: KindService, Target: "irqbalance\n", Value: "inactive"},
+		{Kind: KindSysctl, Target: "net.core.somaxconn\t", Value: "1"},
+	}
+	for _, c := range refused {
+		if err := c.Validate(); err == nil {
+			t.Errorf("%q: Validate() = nil, want refused", c)
+		}
+	}
+	tab := Change{Kind: KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: "1024\t65535"}
+	if err := tab.Validate(); err != nil {
+		t.Errorf("a tab-separated sysctl value: %v", err)
+	}
+}

@@ -15,7 +15,9 @@ import (
 // file uses.
 
 // KernelPath checks that a file target is an absolute, clean path under
-// /proc or /sys: tune writes nowhere else.
+// /proc or /sys of a shape tune writes (allowedFile): tune writes nowhere
+// else. internal/tune then resolves it on the machine without following
+// links out of /proc or /sys.
 func KernelPath(p string) error {
 	if !filepath.IsAbs(p) || filepath.Clean(p) != p {
 		return fmt.Errorf("%q is not a clean absolute path (write it as /proc/... or /sys/...)", p)
@@ -23,7 +25,7 @@ func KernelPath(p string) error {
 	if !strings.HasPrefix(p, "/proc/") && !strings.HasPrefix(p, "/sys/") {
 		return fmt.Errorf("%q is outside /proc and /sys; tune writes only kernel files there", p)
 	}
-	return nil
+	return allowedFile(p)
 }
 
 // SysctlPath maps a sysctl name to its file. Dotted names use '.' as the
@@ -39,6 +41,9 @@ func SysctlPath(name string) (string, error) {
 		if part == "" || part == "." || part == ".." {
 			return "", fmt.Errorf("sysctl %q is not a valid name (use dotted form like net.core.somaxconn)", name)
 		}
+	}
+	if err := allowedSysctl(rel); err != nil {
+		return "", err
 	}
 	return "/proc/sys/" + rel, nil
 }

@@ -16,6 +16,7 @@ import (
 	"redline/internal/benchdata"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
+	"redline/internal/resp"
 	"redline/internal/testutil/respscript"
 )
 
@@ -94,7 +95,7 @@ func TestBenchRandomKeysAndPayload(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	c := redistest.Client(t, s)
-	keys := redistest.Do(t, c, "KEYS", "*").Strings()
+	keys := elemStrings(redistest.Do(t, c, "KEYS", "*"))
 	if len(keys) == 0 || len(keys) > 100 {
 		t.Fatalf("%d keys, want 1..100", len(keys))
 	}
@@ -121,7 +122,7 @@ func TestBenchCustomCommandAndStdin(t *testing.T) {
 		t.Fatal(errOut)
 	}
 	c := redistest.Client(t, s)
-	members := redistest.Do(t, c, "LRANGE", "mylist", "0", "-1").Strings()
+	members := elemStrings(redistest.Do(t, c, "LRANGE", "mylist", "0", "-1"))
 	if len(members) != 300 || !regexp.MustCompile(`^\d{12}$`).MatchString(members[0]) {
 		t.Fatalf("list has %d members like %q, want 300 12-digit numbers", len(members), members[0])
 	}
@@ -408,4 +409,13 @@ func TestBenchIdleMode(t *testing.T) {
 	if !strings.Contains(info, "connected_clients:8\r") {
 		t.Errorf("want 7 idle + 1 control connection:\n%s", info)
 	}
+}
+
+// elemStrings is an aggregate reply's elements as strings.
+func elemStrings(v resp.Value) []string {
+	out := make([]string, len(v.Elems))
+	for i, e := range v.Elems {
+		out[i] = e.Str
+	}
+	return out
 }

@@ -23,9 +23,11 @@ func labTuning(stateDir string) (lab.Tuner, lab.Diagnoser) {
 // hostTuner is the lab.Tuner built on internal/tune: a variant's plan comes
 // from tune profiles, a plan file and the doctor's safe fixes, and is
 // applied behind tune's on-disk journal, so "redline tune rollback"
-// restores the host even if the lab is killed. Against a netns target
-// everything runs inside the server's namespace, whose net.* sysctls are
-// its own.
+// restores the host even if the lab is killed. Against a netns target the
+// plan is made inside the server's namespace, whose net.* sysctls are its
+// own, and tune is told the namespace (System.NetNS): it writes net.*
+// sysctls and dials Redis there and journals the namespace, so a later
+// "redline tune rollback" from the host acts in it, or reports it gone.
 type hostTuner struct {
 	StateDir string
 	session  string // the last Apply's journal session
@@ -33,21 +35,23 @@ type hostTuner struct {
 
 // Apply plans and applies spec.
 func (t *hostTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.Env) ([]labdata.PlanStep, error) {
-	var steps []labdata.PlanStep
-	err := netns.Do(env.ServerNetNS, func() error {
-		sys := tune.LiveSystem()
-		sys.Redis = tune.RedisOptions{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
-		plan, err := t.plan(spec, env)
-		if err != nil {
-			return err
-		}
-		defer sys.Close()
-		res, err := tune.Apply(ctx, sys, plan, tune.ApplyOptions{StateDir: t.StateDir})
-		if res != nil {
-			steps, t.session = stepsOf(res.Outcomes), res.Session
-		}
+	var plan *tune.Plan
+	err := netns.Do(env.ServerNetNS, func() (err error) {
+		plan, err = t.plan(spec, env)
 		return err
 	})
+	if err != nil {
+		return nil, err
+	}
+	sys := tune.LiveSystem()
+	sys.NetNS = env.ServerNetNS
+	sys.Redis = tune.RedisOptions{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
+	defer sys.Close()
+	res, err := tune.Apply(ctx, sys, plan, tune.ApplyOptions{StateDir: t.StateDir})
+	var steps []labdata.PlanStep
+	if res != nil {
+		steps, t.session = stepsOf(res.Outcomes), res.Session
+	}
 	return steps, err
 }
 
@@ -80,21 +84,19 @@ func (t *hostTuner) plan(spec labdata.TuneSpec, env lab.Env) (*tune.Plan, error)
 	return plan, plan.Validate()
 }
 
-// Rollback restores what the last Apply changed.
+// Rollback restores what the last Apply changed, in the namespace the
+// journal names.
 func (t *hostTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanStep, error) {
+	o := tune.RollbackOptions{StateDir: t.StateDir, RedisPassword: env.RedisPassword, Session: t.session}
+	if t.session == "" {
+		o.Last = true
+	}
+	res, err := tune.Rollback(ctx, o)
+	t.session = ""
 	var steps []labdata.PlanStep
-	err := netns.Do(env.ServerNetNS, func() error {
-		o := tune.RollbackOptions{StateDir: t.StateDir, RedisPassword: env.RedisPassword, Session: t.session}
-		if t.session == "" {
-			o.Last = true
-		}
-		res, err := tune.Rollback(ctx, o)
-		t.session = ""
-		if res != nil {
-			steps = stepsOf(res.Outcomes)
-		}
-		return err
-	})
+	if res != nil {
+		steps = stepsOf(res.Outcomes)
+	}
 	return steps, err
 }
 

@@ -3,9 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/csv"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"redline/internal/testutil"
 	"strings"
 	"syscall"
 	"testing"
@@ -35,6 +37,7 @@ func readSysctl(t *testing.T, name string) string {
 // namespaces with a tuned variant (the server namespace's own sysctls) and
 // checks the results, the reports and that everything was undone.
 func TestLabNetnsTunedEndToEnd(t *testing.T) {
+	testutil.Heavy(t)
 	dir := t.TempDir()
 	scenario := filepath.Join(dir, "tiny.yaml")
 	os.WriteFile(scenario, []byte(`
@@ -109,7 +112,7 @@ repetitions: 3
 		t.Errorf("tune status after the lab:\n%s", statusOut)
 	}
 	for _, e := range mustReadDir(t, "/run/netns") {
-		if strings.HasPrefix(e, "rl-") {
+		if strings.HasPrefix(e, fmt.Sprintf("rl-%d-", os.Getpid())) { // this process's; other test binaries may run labs
 			t.Errorf("namespace %s left behind", e)
 		}
 	}
@@ -146,9 +149,7 @@ func TestLabBadScenario(t *testing.T) {
 // applied and checks that the partial results are readable and that
 // "redline tune rollback" restores the host.
 func TestLabKilledThenRollback(t *testing.T) {
-	if os.Getenv("REDLINE_TEST_HOST_WRITES") != "1" {
-		t.Skip("writes a host sysctl; set REDLINE_TEST_HOST_WRITES=1 (CI does)")
-	}
+	testutil.HostWrites(t)
 	const sysctl = "net.ipv4.tcp_keepalive_probes"
 	orig := readSysctl(t, sysctl)
 	t.Cleanup(func() { os.WriteFile("/proc/sys/net/ipv4/tcp_keepalive_probes", []byte(orig), 0o644) })

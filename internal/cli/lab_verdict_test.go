@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"strings"
 	"testing"
 
@@ -18,6 +19,7 @@ import (
 // the CLI prints tell the same story: below stats.MinRuns "too few runs"
 // and no interval anywhere, from there on one verdict with its interval.
 func TestLabVerdictsAgree(t *testing.T) {
+	testutil.Heavy(t)
 	dir := t.TempDir()
 	scenario := filepath.Join(dir, "pin.yaml")
 	os.WriteFile(scenario, []byte(`

@@ -147,14 +147,6 @@ func Rules() []Rule {
 	return out
 }
 
-// Lookup returns the rule registered as id.
-func Lookup(id string) (Rule, bool) {
-	regMu.Lock()
-	defer regMu.Unlock()
-	r, ok := registry[id]
-	return r, ok
-}
-
 func sectionIndex(s string) int {
 	for i, x := range Sections {
 		if x == s {

@@ -222,25 +222,3 @@ func (r *Report) Fired(min Severity) []Finding {
 	}
 	return out
 }
-
-// Errors returns the findings whose check failed.
-func (r *Report) Errors() []Finding {
-	var out []Finding
-	for _, f := range r.Findings {
-		if f.Status == Errored {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
-// Count returns how many findings have status s.
-func (r *Report) Count(s Status) int {
-	n := 0
-	for _, f := range r.Findings {
-		if f.Status == s {
-			n++
-		}
-	}
-	return n
-}

@@ -18,7 +18,7 @@ type CaptureStats struct {
 	Links       int // symlinks (sysfs device links, /proc/self, ns and fd links)
 	Dirs        int // directories that were listed
 	Unreadable  int // files that exist but could not be read (kept as markers)
-	Virtual     int // ethtool answers and namespaced sysctls
+	Virtual     int // ethtool answers, namespaced sysctls, the sock_diag dump
 	BytesCopied int64
 }
 

@@ -3,9 +3,9 @@ package host
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"sort"
 	"testing"
 
@@ -13,8 +13,6 @@ import (
 
 	"redline/internal/host/hostgen"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in internal/host/testdata/golden")
 
 // hostsDir holds the fixture trees (testdata/hosts at the module root).
 var hostsDir = filepath.Join("..", "..", "testdata", "hosts")
@@ -53,11 +51,18 @@ func readFixture(t testing.TB, name string, opts Options) (*Snapshot, *FS) {
 	return s, fs
 }
 
-// The modelled trees are generated; the committed files must be what the
-// generator writes today.
+// The modelled and captured trees are generated; the committed files must
+// be what the generator writes today.
 func TestGeneratedFixturesMatchModels(t *testing.T) {
+	trees := map[string]*hostgen.Tree{}
 	for name, model := range hostgen.Models {
-		diffs, err := model().Build().Diff(filepath.Join(hostsDir, name), "/SOURCE")
+		trees[name] = model().Build()
+	}
+	for name, capture := range hostgen.Captures {
+		trees[name] = capture().Build()
+	}
+	for name, tree := range trees {
+		diffs, err := tree.Diff(filepath.Join(hostsDir, name), "/SOURCE")
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -87,8 +92,8 @@ func TestFixtureGolden(t *testing.T) {
 			if err := WriteSummary(&summary, s); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, filepath.Join("testdata", "golden", name+".json"), append(js, '\n'))
-			golden(t, filepath.Join("testdata", "golden", name+".txt"), summary.Bytes())
+			testutil.Golden(t, filepath.Join("testdata", "golden", name+".json"), append(js, '\n'))
+			testutil.Golden(t, filepath.Join("testdata", "golden", name+".txt"), summary.Bytes())
 			// The JSON reads back into the same snapshot.
 			var back Snapshot
 			if err := json.Unmarshal(js, &back); err != nil {
@@ -98,26 +103,6 @@ func TestFixtureGolden(t *testing.T) {
 				t.Errorf("JSON round trip (-read +decoded):\n%s", diff)
 			}
 		})
-	}
-}
-
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./internal/host -update to create it)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("%s differs (-golden +got; go test ./internal/host -update rewrites it):\n%s", path, diff)
 	}
 }
 

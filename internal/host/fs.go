@@ -173,13 +173,6 @@ func (f *FS) Log() []Access {
 	return append([]Access(nil), f.log...)
 }
 
-// ResetLog forgets the recorded accesses (a benchmark reads many times).
-func (f *FS) ResetLog() {
-	f.mu.Lock()
-	f.log = nil
-	f.mu.Unlock()
-}
-
 // ReadFile returns the contents of a host file. A file that a fixture tree
 // marks as unreadable (see Capture) fails with the recorded errno.
 func (f *FS) ReadFile(hostPath string) ([]byte, error) {

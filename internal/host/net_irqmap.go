@@ -3,56 +3,93 @@ package host
 import (
 	"fmt"
 	"regexp"
-	"slices"
-	"strconv"
 	"strings"
 )
 
 // Queue IRQs are found by the names drivers give them in /proc/interrupts
 // (the action column), matched against the NIC's name, driver, PCI
-// address and virtio device:
+// address and virtio device. The names come from each driver's
+// request_irq/snprintf:
 //
 //	mlx5_comp3@pci:0000:3b:00.0      mlx5 (mlx5_async*, mlx5_pages* serve no queue)
-//	eth0-TxRx-3, eth0-rx-3, eth0-tx-3   ixgbe, igb, bnxt
+//	eth0                             misc vector beside queue vectors (ixgbe, igb); a
+//	                                 single-queue NIC's only vector (r8169, e1000e with MSI)
+//	eth2-3, mlx4-1@pci:0000:04:00.0  mlx4_en (the mlx4-N@pci vectors are EQs, not queues); sfc, r8125
+//	eth0-TxRx-3, eth0-rx-3, eth0-tx-3   ixgbe, igb, igc, bnxt_en, fm10k
 //	i40e-eth0-TxRx-3, ice-eth0-TxRx-3   i40e, ice (DRIVER-IF-...)
 //	hns3-0000:7d:00.0-TxRx-6         hns3 (DRIVER-BUS-...; the index counts 0, 2, 4)
-//	eth0-Tx-Rx-3                     ENA (ena-mgmnt@pci:BUS serves no queue)
-//	enp25s0_qp3, enp25s0_qp_3        hinic (the write-up's Kunpeng NIC)
+//	eth0-Tx-Rx-3, ena-TxRx-3@pci:BUS ENA (ena-mgmnt@pci:BUS serves no queue)
+//	enp25s0_qp3, enp25s0_qp_3        hinic
+//	eth0-rxtx-3, eth0-event-0        vmxnet3 buddy-share mode, nfp, octeontx2 (the event vector serves no queue)
+//	eth0-tx-0-rx-3                   qlcnic (the first vector also serves tx-0)
+//	gve-ntfy-blk3@pci:BUS            gve (the first half of the blocks serve tx, the second rx)
+//	eth0-fp-3                        qede, bnx2x (fastpath)
+//	eth0-q3                          be2net, octeon_ep (event queue per queue pair)
+//	mana_q3@pci:BUS                  Azure MANA (mana_hwc@pci:BUS serves no queue)
 //	virtio2-input.3, virtio2-output.3   virtio_net (virtio2-config serves no queue)
 
 // irqRule is one naming convention. tmpl is a regular expression with
 // placeholders {IF}, {DRIVER}, {BUS} and {VIRTIO}, replaced by the NIC's
 // values regex-escaped, and one capture group for the queue number.
-// Rules whose kind is empty match IRQs that serve no queue.
+// Rules whose kind is empty match IRQs that serve no queue; their why
+// says what they serve.
 type irqRule struct {
-	name    string
+	name    string // the family ("mlx5", "if-txrx", "user:REGEXP:...")
 	tmpl    string
 	kind    QueueKind
 	divisor int    // the driver counts queues by this step (hns3: 2)
 	driver  string // only for this driver
+	split   bool   // gve: the first half of the indexes are tx queues, the rest rx
+	why     string // for kind "": what the IRQ serves instead
+}
+
+// desc is the convention as the summary shows it ("IF-TxRx-N").
+func (r irqRule) desc() string {
+	if strings.HasPrefix(r.name, "user:") {
+		return "user pattern " + strings.TrimPrefix(r.name, "user:")
+	}
+	d := strings.NewReplacer(`(\d+)`, "N", `\.`, ".", `_?`, "", `(?:`, "", `)`, "").Replace(r.tmpl)
+	return fmt.Sprintf("name %s %s", r.name, d)
 }
 
 var irqRules = []irqRule{
 	{name: "mlx5", tmpl: `mlx5_comp(\d+)@pci:{BUS}`, kind: QueueCombined},
-	{name: "mlx5", tmpl: `mlx5_[a-z_]+\d*@pci:{BUS}`},
+	{name: "mlx5", tmpl: `mlx5_[a-z_]+\d*@pci:{BUS}`, why: "mlx5 async/control vector"},
+	{name: "mlx4", tmpl: `mlx4-(?:comp-|async)?\d*@(?:pci:)?{BUS}`, why: "mlx4 event queue vector (mlx4_en renames the ones its rings use to IF-N)"},
 	{name: "hns3", tmpl: `{DRIVER}-{BUS}-TxRx-(\d+)`, kind: QueueCombined, divisor: 2, driver: "hns3"},
 	{name: "hns3", tmpl: `{DRIVER}-{BUS}-Rx-(\d+)`, kind: QueueRx, driver: "hns3"},
 	{name: "hns3", tmpl: `{DRIVER}-{BUS}-Tx-(\d+)`, kind: QueueTx, driver: "hns3"},
+	{name: "hns3", tmpl: `hclge-misc-{BUS}`, why: "hns3 misc (hclge) vector"},
 	{name: "driver-bus-txrx", tmpl: `{DRIVER}-{BUS}-TxRx-(\d+)`, kind: QueueCombined},
 	{name: "driver-if-txrx", tmpl: `{DRIVER}-{IF}-TxRx-(\d+)`, kind: QueueCombined},
 	{name: "driver-if-rx", tmpl: `{DRIVER}-{IF}-rx-(\d+)`, kind: QueueRx},
 	{name: "driver-if-tx", tmpl: `{DRIVER}-{IF}-tx-(\d+)`, kind: QueueTx},
 	{name: "if-txrx", tmpl: `{IF}-TxRx-(\d+)`, kind: QueueCombined},
+	{name: "qlcnic", tmpl: `{IF}-tx-0-rx-(\d+)`, kind: QueueCombined},
 	{name: "if-rx", tmpl: `{IF}-rx-(\d+)`, kind: QueueRx},
 	{name: "if-tx", tmpl: `{IF}-tx-(\d+)`, kind: QueueTx},
+	{name: "if-rxtx", tmpl: `{IF}-rxtx-(\d+)`, kind: QueueCombined},
+	{name: "vmxnet3", tmpl: `{IF}-event-\d+`, why: "vmxnet3 event vector"},
+	{name: "if-n", tmpl: `{IF}-(\d+)`, kind: QueueCombined},
+	{name: "if-fp", tmpl: `{IF}-fp-(\d+)`, kind: QueueCombined},
+	{name: "if-q", tmpl: `{IF}-[qQ](\d+)`, kind: QueueCombined},
+	{name: "mana", tmpl: `mana_q(\d+)@pci:{BUS}`, kind: QueueCombined},
+	{name: "mana", tmpl: `mana_hwc@pci:{BUS}`, why: "MANA hardware channel vector"},
 	{name: "ena", tmpl: `{IF}-Tx-Rx-(\d+)`, kind: QueueCombined},
-	{name: "ena", tmpl: `ena-mgmnt@pci:{BUS}`},
+	{name: "ena", tmpl: `ena-TxRx-(\d+)@pci:{BUS}`, kind: QueueCombined},
+	{name: "ena", tmpl: `ena-mgmnt@pci:{BUS}`, why: "ENA management (admin queue) vector"},
+	{name: "gve", tmpl: `gve-ntfy-blk(\d+)@pci:{BUS}`, kind: QueueCombined, split: true},
+	{name: "gve", tmpl: `[^ ]*-ntfy-block\.(\d+)`, kind: QueueCombined, split: true, driver: "gve"},
+	{name: "gve", tmpl: `gve-mgmnt@pci:{BUS}`, why: "gve management vector"},
 	{name: "hinic", tmpl: `{IF}_qp_?(\d+)`, kind: QueueCombined},
+	{name: "hinic", tmpl: `hinic_[ac]eq\d+@pci:{BUS}`, why: "hinic event queue vector"},
 	{name: "virtio", tmpl: `{VIRTIO}-input\.(\d+)`, kind: QueueRx},
 	{name: "virtio", tmpl: `{VIRTIO}-output\.(\d+)`, kind: QueueTx},
-	{name: "virtio", tmpl: `{VIRTIO}-(?:config|control)`},
-	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:misc`},
-	{name: "intel-misc", tmpl: `{IF}`},
+	{name: "virtio", tmpl: `{VIRTIO}-(?:config|control)`, why: "virtio configuration-change vector"},
+	{name: "virtio", tmpl: `{VIRTIO}-virtqueues`, why: "one vector shared by all the device's virtqueues (no per-queue IRQ)"},
+	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:misc`, why: "the driver's misc (link, mailbox) vector"},
+	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:ctrl-TxRx-\d+`, why: "ice control VSI (flow director) vector"},
+	{name: "if-only", tmpl: `{IF}`, why: "the driver's misc (link, mailbox) vector"},
 }
 
 // nicVars are the values a rule's placeholders stand for.
@@ -86,7 +123,11 @@ func (v nicVars) compile(rules []irqRule) []compiledRule {
 		if !ok {
 			continue
 		}
-		out = append(out, compiledRule{irqRule: r, re: regexp.MustCompile("^(?:" + expr + ")$")})
+		re, err := regexp.Compile("^(?:" + expr + ")$")
+		if err != nil {
+			continue // a value that is not UTF-8 makes no valid pattern
+		}
+		out = append(out, compiledRule{irqRule: r, re: re})
 	}
 	return out
 }
@@ -125,131 +166,16 @@ func parseIRQPattern(p string) (irqRule, error) {
 	return irqRule{name: "user:" + p, tmpl: tmpl, kind: QueueCombined}, nil
 }
 
-// mapQueueIRQs maps each NIC's IRQs to its queues.
-func mapQueueIRQs(r *reader) {
-	var user []irqRule
-	for _, p := range r.opts.IRQPatterns {
-		rule, err := parseIRQPattern(p)
-		if err != nil {
-			r.fail(err)
-			continue
-		}
-		user = append(user, rule)
-	}
-	rules := append(user, irqRules...)
-	for i := range r.snap.NICs {
-		mapNIC(&r.snap.NICs[i], &r.snap.Interrupts, rules, len(user) > 0)
-	}
-}
+// virtioDevice matches the virtio device a virtio NIC's device link
+// points at (".../0000:00:03.0/virtio2").
+var virtioDevice = regexp.MustCompile(`^virtio\d+$`)
 
 func varsOf(n *NIC) nicVars {
 	v := nicVars{ifname: n.Name, driver: n.Driver, bus: n.PCIAddress}
-	if strings.HasPrefix(n.Driver, "virtio") {
-		if base := n.Device[strings.LastIndex(n.Device, "/")+1:]; strings.HasPrefix(base, "virtio") {
-			v.virtio = base
-		}
+	// The device path says virtioN even when the tree lacks the driver
+	// link (a capture that could not read it, or a driver built in).
+	if base := n.Device[strings.LastIndex(n.Device, "/")+1:]; virtioDevice.MatchString(base) {
+		v.virtio = base
 	}
 	return v
-}
-
-// mapNIC classifies the NIC's candidate IRQs: its PCI device's MSI IRQs
-// and any IRQ whose name a rule matches or that mentions the NIC. Only
-// IRQs whose names contain one of the NIC's values are tried against the
-// built-in rules (regular expressions cost; big hosts have a thousand IRQs).
-func mapNIC(n *NIC, in *Interrupts, rules []irqRule, tryAll bool) {
-	n.QueueIRQs, n.OtherIRQs, n.UnmappedIRQs, n.UnmappedQueues = nil, nil, nil, nil
-	if n.Virtual && len(n.MSIIRQs) == 0 && !tryAll {
-		return
-	}
-	vars := varsOf(n)
-	compiled := vars.compile(rules)
-	mentions := regexp.MustCompile(`(^|[^A-Za-z0-9])` + regexp.QuoteMeta(n.Name) + `([^A-Za-z0-9]|$)`)
-	for i := range in.IRQs {
-		q := &in.IRQs[i]
-		msi := slices.Contains(n.MSIIRQs, q.Number)
-		if !msi && !tryAll && !vars.mentioned(q.Name) {
-			continue
-		}
-		matched := classifyIRQ(n, q, compiled)
-		if !matched && (msi || mentions.MatchString(q.Name)) {
-			n.UnmappedIRQs = append(n.UnmappedIRQs, NICIRQ{IRQ: q.Number, Name: q.Name})
-		}
-	}
-	assignQueueIRQs(n)
-}
-
-// mentioned reports whether an IRQ name contains one of the NIC's values,
-// which every built-in rule needs.
-func (v nicVars) mentioned(name string) bool {
-	for _, s := range []string{v.ifname, v.bus, v.virtio} {
-		if s != "" && strings.Contains(name, s) {
-			return true
-		}
-	}
-	return false
-}
-
-// classifyIRQ tries every action name of q against the rules; the first
-// rule that matches decides.
-func classifyIRQ(n *NIC, q *IRQ, rules []compiledRule) bool {
-	for _, action := range q.Actions() {
-		for _, rule := range rules {
-			m := rule.re.FindStringSubmatch(action)
-			if m == nil {
-				continue
-			}
-			if rule.kind == "" {
-				n.OtherIRQs = append(n.OtherIRQs, NICIRQ{IRQ: q.Number, Name: q.Name})
-				return true
-			}
-			idx, err := strconv.Atoi(m[1])
-			if err != nil {
-				continue
-			}
-			if rule.divisor > 1 {
-				idx /= rule.divisor
-			}
-			n.QueueIRQs = append(n.QueueIRQs, QueueIRQ{IRQ: q.Number, Name: q.Name, Queue: idx, Kind: rule.kind, Rule: rule.name})
-			return true
-		}
-	}
-	return false
-}
-
-// assignQueueIRQs copies the mapping onto the queues and lists the queues
-// left without an IRQ.
-func assignQueueIRQs(n *NIC) {
-	rx, tx := map[int]*RxQueue{}, map[int]*TxQueue{}
-	for i := range n.RxQueues {
-		n.RxQueues[i].IRQs = nil
-		rx[n.RxQueues[i].Index] = &n.RxQueues[i]
-	}
-	for i := range n.TxQueues {
-		n.TxQueues[i].IRQs = nil
-		tx[n.TxQueues[i].Index] = &n.TxQueues[i]
-	}
-	for i := range n.QueueIRQs {
-		m := &n.QueueIRQs[i]
-		found := false
-		if q := rx[m.Queue]; q != nil && m.Kind != QueueTx {
-			q.IRQs, found = append(q.IRQs, m.IRQ), true
-		}
-		if q := tx[m.Queue]; q != nil && m.Kind != QueueRx {
-			q.IRQs, found = append(q.IRQs, m.IRQ), true
-		}
-		m.NoQueue = !found
-	}
-	if len(n.QueueIRQs) == 0 && len(n.UnmappedIRQs) == 0 {
-		return // no IRQ is known for this NIC: nothing to say per queue
-	}
-	for _, q := range n.RxQueues {
-		if len(q.IRQs) == 0 {
-			n.UnmappedQueues = append(n.UnmappedQueues, fmt.Sprintf("rx-%d", q.Index))
-		}
-	}
-	for _, q := range n.TxQueues {
-		if len(q.IRQs) == 0 {
-			n.UnmappedQueues = append(n.UnmappedQueues, fmt.Sprintf("tx-%d", q.Index))
-		}
-	}
 }

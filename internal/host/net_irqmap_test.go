@@ -76,7 +76,7 @@ func TestMapQueueIRQs(t *testing.T) {
 		{"hns3 counts vectors by two",
 			nicWithQueues("enp125s0f0", "hns3", "0000:7d:00.0", "/sys/devices/x/0000:7d:00.0", 3, 100, 101, 102, 103),
 			[]string{"hns3-0000:7d:00.0-TxRx-0", "hns3-0000:7d:00.0-TxRx-2", "hns3-0000:7d:00.0-TxRx-4", "hclge-misc-0000:7d:00.0"}, nil,
-			"100:combined-0(hns3) 101:combined-1(hns3) 102:combined-2(hns3) unmapped:103"},
+			"100:combined-0(hns3) 101:combined-1(hns3) 102:combined-2(hns3) other:103"},
 		{"ENA",
 			nicWithQueues("eth1", "ena", "0000:00:06.0", "/sys/devices/x/0000:00:06.0", 2),
 			[]string{"ena-mgmnt@pci:0000:00:06.0", "eth1-Tx-Rx-0", "eth1-Tx-Rx-1"}, nil,
@@ -88,7 +88,7 @@ func TestMapQueueIRQs(t *testing.T) {
 		{"virtio through the PCI device's msi_irqs, shared vector unmapped",
 			nicWithQueues("eth0", "virtio_net", "0000:00:03.0", "/sys/devices/pci0000:00/0000:00:03.0/virtio2", 2, 100, 101, 102, 103, 104),
 			[]string{"virtio2-config", "virtio2-input.0", "virtio2-output.0", "virtio2-input.1", "virtio2-virtqueues", "virtio3-input.0"}, nil,
-			"101:rx-0(virtio) 102:tx-0(virtio) 103:rx-1(virtio) other:100 unmapped:104 noirq:tx-1"},
+			"101:rx-0(virtio) 102:tx-0(virtio) 103:rx-1(virtio) other:100 other:104 noirq:tx-1"},
 		{"user pattern first, name escaped",
 			nicWithQueues("eth0.100", "foo", "", "/sys/devices/x", 2),
 			[]string{"eth0.100_queue_0", "eth0x100_queue_1", "eth0.100_queue_1"}, []string{"REGEXP:VAR_ETH_queue_VAR_QUEUE"},
@@ -111,7 +111,7 @@ func TestMapQueueIRQs(t *testing.T) {
 				}
 				rules = append(rules, r)
 			}
-			mapNIC(tt.nic, irqsNamed(tt.irqs...), append(rules, irqRules...), len(rules) > 0)
+			mapNIC(tt.nic, irqEvidence{in: irqsNamed(tt.irqs...)}, append(rules, irqRules...), len(rules) > 0)
 			if got := mapping(tt.nic); got != tt.want {
 				t.Errorf("mapping\n got  %s\n want %s", got, tt.want)
 			}
@@ -121,7 +121,7 @@ func TestMapQueueIRQs(t *testing.T) {
 
 func TestQueueIRQsOnQueues(t *testing.T) {
 	n := nicWithQueues("eth0", "ixgbe", "", "/sys/devices/x", 2)
-	mapNIC(n, irqsNamed("eth0-TxRx-0", "eth0-rx-1", "eth0-tx-1"), irqRules, false)
+	mapNIC(n, irqEvidence{in: irqsNamed("eth0-TxRx-0", "eth0-rx-1", "eth0-tx-1")}, irqRules, false)
 	want := []RxQueue{{Index: 0, IRQs: []int{100}}, {Index: 1, IRQs: []int{101}}}
 	if diff := cmp.Diff(want, n.RxQueues, cmp.AllowUnexported(CPUSet{})); diff != "" {
 		t.Errorf("rx queues (-want +got):\n%s", diff)

@@ -110,7 +110,8 @@ func formatHexAddr(h string) string {
 }
 
 // tcpTables reads (once per network namespace) the tcp and tcp6 tables
-// under dir ("/proc/net" or "/proc/PID/net").
+// under dir ("/proc/net" or "/proc/PID/net"); the inspector's own
+// namespace comes from sock_diag when it can (sock_diag.go).
 // found is false when neither table exists.
 func (r *reader) tcpTables(netns uint64, dir string) (socks []tcpSocket, found bool) {
 	key := strconv.FormatUint(netns, 10)
@@ -121,6 +122,12 @@ func (r *reader) tcpTables(netns uint64, dir string) (socks []tcpSocket, found b
 		return t.socks, t.found
 	}
 	var t tcpTable
+	if netns != 0 && netns == r.selfNetNS {
+		if t.socks, t.found = r.readSockDiag(); t.found {
+			r.tcpCache[key] = t
+			return t.socks, t.found
+		}
+	}
 	for _, fam := range []string{"tcp", "tcp6"} {
 		data, ok := r.file(dir + "/" + fam)
 		if !ok {

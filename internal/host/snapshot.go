@@ -282,13 +282,14 @@ type NIC struct {
 
 	// MSIIRQs are the IRQs of the PCI device (msi_irqs).
 	MSIIRQs []int `json:"msi_irqs,omitempty"`
-	// QueueIRQs maps IRQs to queues by the driver's naming convention.
+	// QueueIRQs maps IRQs to queues (net_irqmatch.go: by name, or by
+	// vector order), each saying how.
 	QueueIRQs []QueueIRQ `json:"queue_irqs,omitempty"`
 	// OtherIRQs are the device's IRQs known not to serve a queue
 	// (virtio config, mlx5 async, ENA management).
 	OtherIRQs []NICIRQ `json:"other_irqs,omitempty"`
 	// UnmappedIRQs are the device's IRQs (or IRQs named after the NIC)
-	// that no convention mapped; they are reported, not guessed.
+	// that nothing mapped, each saying why; they are reported, not guessed.
 	UnmappedIRQs []NICIRQ `json:"unmapped_irqs,omitempty"`
 	// UnmappedQueues are queues ("rx-3", "tx-3") of a NIC with IRQs that
 	// no IRQ was mapped to.
@@ -338,8 +339,11 @@ type QueueIRQ struct {
 	Queue int       `json:"queue"`
 	Kind  QueueKind `json:"kind"`
 	// Rule names the convention that matched ("mlx5", "virtio",
-	// "user:REGEXP:VAR_ETH_qpVAR_QUEUE").
+	// "user:REGEXP:VAR_ETH_qpVAR_QUEUE", "order").
 	Rule string `json:"rule"`
+	// How says what evidence matched it: "name i40e {DRIVER}-{IF}-TxRx-N;
+	// the NIC's by msi_irqs", "vector order: ...".
+	How string `json:"how"`
 	// NoQueue is true when the queue it names does not exist (mlx5 keeps
 	// a completion vector per CPU even with fewer channels).
 	NoQueue bool `json:"no_queue,omitempty"`
@@ -349,6 +353,9 @@ type QueueIRQ struct {
 type NICIRQ struct {
 	IRQ  int    `json:"irq"`
 	Name string `json:"name"`
+	// Why says what it serves instead of a queue, or why it stayed
+	// unmapped.
+	Why string `json:"why,omitempty"`
 }
 
 // Ethtool is what the ethtool ioctls report for a NIC.

@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"errors"
+	"redline/internal/testutil"
 	"strings"
 	"sync"
 	"testing"
@@ -77,6 +78,7 @@ func tunedScenario(t *testing.T) labdata.Scenario {
 // by a Rollback that ctx's cancellation does not stop, and the result says
 // the variant was rolled back.
 func TestLabAlwaysRollsBack(t *testing.T) {
+	testutil.Heavy(t)
 	cases := []struct {
 		name    string
 		setup   func(f *fakeTuner, cancel context.CancelFunc) Options

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"strings"
 	"testing"
 	"time"
@@ -40,6 +41,7 @@ func tiny(t *testing.T, kind string) labdata.Scenario {
 }
 
 func TestLabManagedEndToEnd(t *testing.T) {
+	testutil.Heavy(t)
 	path := filepath.Join(t.TempDir(), "result.json")
 	var events []Event
 	res, err := Execute(context.Background(), Options{Scenario: tiny(t, "managed"), ResultPath: path, Version: "test",
@@ -99,6 +101,7 @@ func TestLabManagedEndToEnd(t *testing.T) {
 }
 
 func TestLabNetnsTarget(t *testing.T) {
+	testutil.Heavy(t)
 	s := tiny(t, "netns")
 	s.Variants = s.Variants[:2]
 	s.Repetitions = 2
@@ -121,6 +124,7 @@ func TestLabNetnsTarget(t *testing.T) {
 }
 
 func TestLabInterruptKeepsPartialResults(t *testing.T) {
+	testutil.Heavy(t)
 	s := tiny(t, "managed")
 	s.Workloads[0].Bench = "-t set -c 2 --duration 300ms"
 	s.Repetitions = 20
@@ -147,6 +151,7 @@ func TestLabAddressTargetRefusesServerVariants(t *testing.T) {
 // TestLabAllocatorVariants swaps the server's allocator with the OS
 // packages' jemalloc, tcmalloc and mimalloc and checks each was loaded.
 func TestLabAllocatorVariants(t *testing.T) {
+	testutil.Heavy(t)
 	s, err := ParseScenario([]byte(`
 name: allocators
 workloads: [{name: set, bench: "-t set -c 4 -n 2000 -r 1000 -d 512"}]

@@ -167,9 +167,7 @@ func (t *target) cpuSeconds(ctx context.Context) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	sys, _ := info.Float("used_cpu_sys")
-	user, _ := info.Float("used_cpu_user")
-	return sys + user, nil
+	return info.CPUSeconds(), nil
 }
 
 func (t *target) pid(ctx context.Context) int {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"redline/internal/testutil"
 	"strconv"
 	"strings"
 	"sync"
@@ -18,9 +19,7 @@ import (
 // host does not have, and returns its name and that value.
 func newNS(t *testing.T) (name, somaxconn string) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		t.Fatal("network namespace tests need root (CI runs as root)")
-	}
+	testutil.NeedRoot(t)
 	name = fmt.Sprintf("redline-nstest-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))
 	run(t, "ip", "netns", "add", name)
 	t.Cleanup(func() { exec.Command("ip", "netns", "del", name).Run() })

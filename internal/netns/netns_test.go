@@ -4,14 +4,13 @@ import (
 	"context"
 	"net"
 	"os"
+	"redline/internal/testutil"
 	"testing"
 	"time"
 )
 
 func TestPairConnectsClientToServer(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Fatal("network namespace tests need root (CI runs as root)")
-	}
+	testutil.NeedRoot(t)
 	p, err := NewPair(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -136,6 +136,14 @@ func (i *Info) Float(key string) (float64, bool) {
 	return f, err == nil
 }
 
+// CPUSeconds is the CPU time the server process has used
+// (used_cpu_sys + used_cpu_user, INFO cpu): the cost side of a benchmark.
+func (i *Info) CPUSeconds() float64 {
+	sys, _ := i.Float("used_cpu_sys")
+	user, _ := i.Float("used_cpu_user")
+	return sys + user
+}
+
 // Version returns redis_version ("7.0.15"), or "" when absent.
 func (i *Info) Version() string {
 	v, _ := i.Get("redis_version")

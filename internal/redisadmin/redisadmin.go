@@ -16,7 +16,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"strings"
 	"time"
 
@@ -53,7 +52,6 @@ var ErrAuth = errors.New("authentication failed")
 // Conn is an admin connection. It is not safe for concurrent use.
 type Conn struct {
 	c    *resp.Client
-	nc   net.Conn
 	opts Options
 	// RoundTrips counts the commands sent, for reports of a run's cost.
 	RoundTrips int
@@ -77,7 +75,7 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("connect to Redis at %s: %w (is redis-server running and reachable?)", o.Addr, err)
 	}
-	conn := &Conn{c: c, nc: c.Conn(), opts: o}
+	conn := &Conn{c: c, opts: o}
 	if err := conn.handshake(ctx); err != nil {
 		c.Close()
 		return nil, err
@@ -119,15 +117,6 @@ func (c *Conn) handshake(ctx context.Context) error {
 
 // Addr returns the address this connection was dialled with.
 func (c *Conn) Addr() string { return c.opts.Addr }
-
-// Network returns "tcp" or "unix".
-func (c *Conn) Network() string { return c.opts.Network }
-
-// LocalAddr returns this end of the socket.
-func (c *Conn) LocalAddr() net.Addr { return c.nc.LocalAddr() }
-
-// RemoteAddr returns the server's end of the socket.
-func (c *Conn) RemoteAddr() net.Addr { return c.nc.RemoteAddr() }
 
 // Close closes the connection.
 func (c *Conn) Close() error { return c.c.Close() }

@@ -100,7 +100,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 func startOnce(ctx context.Context, o Options) (*Server, error) {
 	s := &Server{Host: o.Bind, Port: o.Port, Dir: o.Dir, NetNS: o.NetNS, exited: make(chan struct{})}
 	if s.Dir == "" {
-		d, err := os.MkdirTemp("", "redline-redis-")
+		d, err := newDir()
 		if err != nil {
 			return nil, err
 		}

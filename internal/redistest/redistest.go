@@ -4,6 +4,7 @@ package redistest
 
 import (
 	"context"
+	"redline/internal/testutil"
 	"testing"
 
 	"redline/internal/redisserver"
@@ -20,6 +21,7 @@ func Start(t testing.TB, config ...string) *redisserver.Server {
 // StartWith starts a server with full options.
 func StartWith(t testing.TB, o redisserver.Options) *redisserver.Server {
 	t.Helper()
+	testutil.Heavy(t)
 	if o.Dir == "" {
 		o.Dir = t.TempDir()
 	}

@@ -2,12 +2,12 @@ package report
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"strings"
 	"sync"
 	"testing"
@@ -18,8 +18,6 @@ import (
 	"redline/internal/labdata"
 	"redline/internal/stats"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files and the synthetic input fixtures")
 
 // The input fixtures are synthetic but shaped like real runs: lognormal
 // latencies with a slow tail recorded into real HDR histograms, run-to-run
@@ -42,7 +40,7 @@ var writeFixtures sync.Once
 // first under -update.
 func fixture(t *testing.T, name string) string {
 	t.Helper()
-	if *update {
+	if testutil.Updating() {
 		writeFixtures.Do(func() {
 			for n, gen := range fixtureFiles {
 				b, err := json.MarshalIndent(gen(), "", "  ")

@@ -2,30 +2,10 @@ package report
 
 import (
 	"bytes"
-	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"testing"
-
-	"github.com/google/go-cmp/cmp"
 )
-
-// golden compares got with testdata/name, rewriting it under -update.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if d := cmp.Diff(string(want), string(got)); d != "" {
-		t.Errorf("%s mismatch (-want +got):\n%s", name, d)
-	}
-}
 
 func render(t *testing.T, r *Report, f Format) []byte {
 	t.Helper()
@@ -73,7 +53,7 @@ func TestGolden(t *testing.T) {
 		r := c.build(t)
 		for _, f := range Formats {
 			t.Run(c.name+"."+string(f), func(t *testing.T) {
-				golden(t, c.name+"."+string(f), render(t, r, f))
+				testutil.Golden(t, filepath.Join("testdata", "golden", c.name+"."+string(f)), render(t, r, f))
 			})
 		}
 	}

@@ -67,9 +67,6 @@ func Dial(ctx context.Context, o DialOptions) (*Client, error) {
 	return &Client{conn: c, Timeout: o.Timeout}, nil
 }
 
-// NewClient wraps an established connection.
-func NewClient(c net.Conn) *Client { return &Client{conn: c, Timeout: DefaultTimeout} }
-
 // Conn returns the underlying connection, for callers that take over the
 // raw stream (the load generator's TLS path).
 func (c *Client) Conn() net.Conn { return c.conn }

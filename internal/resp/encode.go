@@ -11,17 +11,6 @@ func AppendCommand(dst []byte, args ...string) []byte {
 	return dst
 }
 
-// AppendCommandBytes is AppendCommand for byte-slice arguments.
-func AppendCommandBytes(dst []byte, args [][]byte) []byte {
-	dst = AppendArrayHeader(dst, len(args))
-	for _, a := range args {
-		dst = AppendBulkHeader(dst, len(a))
-		dst = append(dst, a...)
-		dst = append(dst, '\r', '\n')
-	}
-	return dst
-}
-
 // AppendArrayHeader appends "*n\r\n".
 func AppendArrayHeader(dst []byte, n int) []byte {
 	dst = append(dst, '*')

@@ -2,8 +2,6 @@ package resp
 
 import (
 	"bytes"
-	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -28,44 +26,6 @@ func (v Value) Err() error {
 		return &ServerError{Msg: v.Str}
 	}
 	return nil
-}
-
-// Int returns v's integer value.
-func (v Value) Int() (int64, error) {
-	switch v.Type {
-	case ':', '$', '+', '(':
-		return strconv.ParseInt(v.Str, 10, 64)
-	}
-	return 0, fmt.Errorf("resp: %s is not an integer", v.typeName())
-}
-
-// Strings returns the elements of an aggregate as strings.
-func (v Value) Strings() []string {
-	out := make([]string, len(v.Elems))
-	for i, e := range v.Elems {
-		out[i] = e.Str
-	}
-	return out
-}
-
-func (v Value) typeName() string {
-	switch v.Type {
-	case '+':
-		return "simple string"
-	case '-', '!':
-		return "error"
-	case ':':
-		return "integer"
-	case '$', '=':
-		return "bulk string"
-	case '*', '~', '>':
-		return "array"
-	case '%':
-		return "map"
-	case '_':
-		return "null"
-	}
-	return fmt.Sprintf("type %q", v.Type)
 }
 
 // ServerError is an error reply from the server, such as

@@ -74,6 +74,7 @@ func Preview(ctx context.Context, s *System, p *Plan) ([]Outcome, error) {
 		return nil, err
 	}
 	useRedis(s, p)
+	s.useNetNS()
 	out := make([]Outcome, len(p.Changes))
 	for i, c := range p.Changes {
 		o, err := preview(ctx, s, c)
@@ -200,7 +201,12 @@ type applier struct {
 
 func (a *applier) begin(ctx context.Context, p *Plan) error {
 	host, _ := os.Hostname()
-	a.info = SessionInfo{Hostname: host, BootID: a.s.bootID(), Root: a.s.Root, Sources: p.Sources}
+	a.info = SessionInfo{Hostname: host, BootID: a.s.bootID(), Root: a.s.Root, Live: a.s.Live, Sources: p.Sources}
+	ns, err := a.s.netNSRef()
+	if err != nil {
+		return err
+	}
+	a.info.NetNS = ns
 	if p.Redis != nil {
 		r := a.s.Redis
 		r.Password = ""
@@ -334,6 +340,9 @@ func (a *applier) one(ctx context.Context, seq int, c change.Change) (Outcome, e
 // fsyncs it: only then may the write happen.
 func (a *applier) intent(ctx context.Context, ops *kindOps, seq int, c change.Change, old string) error {
 	rec := record{Op: opIntent, Session: a.id, Seq: seq, Change: &c, Old: ptr(old)}
+	if nsBound(c) {
+		rec.NetNS = a.info.NetNS
+	}
 	var err error
 	if ops.aux != nil {
 		if rec.Aux, err = ops.aux(ctx, a.s, c); err != nil {

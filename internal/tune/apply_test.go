@@ -4,14 +4,18 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"strings"
 	"syscall"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"redline/internal/change"
 )
 
 func TestApplyRollbackByteIdentical(t *testing.T) {
+	testutil.Heavy(t)
 	s, root, orig := rehearsal(t)
 	state := t.TempDir()
 	res, err := Apply(bg, s, smallPlan(), ApplyOptions{StateDir: state})
@@ -56,6 +60,7 @@ func TestApplyRollbackByteIdentical(t *testing.T) {
 // dead, closing the journal as process exit would, running nothing else)
 // at every phase of every step, then rolls back from the journal alone.
 func TestKillAfterEveryStep(t *testing.T) {
+	testutil.Heavy(t)
 	n := len(smallPlan().Changes)
 	for step := 1; step <= n; step++ {
 		for at := phase(0); at < phases; at++ {
@@ -426,4 +431,70 @@ func (f *failReadAfterWrite) ReadFile(name string) ([]byte, error) {
 		return nil, syscall.EBUSY
 	}
 	return f.FS.ReadFile(name)
+}
+
+// Issue 10 item 7: a rehearsal tree on a read-only mount is refused in the
+// preview exactly as apply refuses it ("0 refused" then "refused 9" was
+// the bug).
+func TestPreviewRefusesReadOnlyMount(t *testing.T) {
+	testutil.NeedRoot(t) // to bind-mount the tree read-only
+	s, root, orig := rehearsal(t)
+	ro := filepath.Join(root, "proc/sys")
+	if err := unix.Mount(ro, ro, "", unix.MS_BIND, ""); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Unmount(ro, unix.MNT_DETACH) })
+	if err := unix.Mount("", ro, "", unix.MS_BIND|unix.MS_REMOUNT|unix.MS_RDONLY, ""); err != nil {
+		t.Fatal(err)
+	}
+	p := smallPlan()
+	pre, err := Preview(bg, s, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := t.TempDir()
+	res, err := Apply(bg, s, p, ApplyOptions{StateDir: state})
+	if res == nil {
+		t.Fatalf("apply: %v", err)
+	}
+	want := res.Count(StatusRefused)
+	if want == 0 || count(pre, StatusRefused) != want {
+		t.Errorf("preview refuses %d, apply refuses %d", count(pre, StatusRefused), want)
+	}
+	for i, o := range pre {
+		if (o.Status == StatusRefused) != (res.Outcomes[i].Status == StatusRefused) {
+			t.Errorf("%s: preview %s, apply %s", o.Change.Key(), o.Status, res.Outcomes[i].Status)
+		}
+	}
+	if _, err := Rollback(bg, RollbackOptions{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	requireSame(t, orig, snapshot(t, root), "apply and rollback on a partly read-only tree")
+}
+
+// Issue 10 item 7: a value put back by hand is one state with one word:
+// status and rollback both call it restored (already back at the old
+// value), where status used to call it drift.
+func TestPutBackByHandIsRestoredInStatusAndRollback(t *testing.T) {
+	s, root, orig := rehearsal(t)
+	state := t.TempDir()
+	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: "8192"}}}
+	if _, err := Apply(bg, s, p, ApplyOptions{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(root, "proc/sys/net/core/somaxconn"), []byte("4096\n"), 0o644)
+	st, err := Journaled(bg, StatusOptions{StateDir: state})
+	if err != nil || st.Pending() != 1 {
+		t.Fatalf("status: %+v %v", st, err)
+	}
+	line := st.Sessions[0].Changes[0]
+	rb, err := Rollback(bg, RollbackOptions{StateDir: state})
+	if err != nil || len(rb.Outcomes) != 1 {
+		t.Fatalf("rollback: %+v %v", rb, err)
+	}
+	if line.Status != StatusRestored || rb.Outcomes[0].Status != StatusRestored || line.Reason != rb.Outcomes[0].Reason {
+		t.Errorf("status says %s (%s), rollback says %s (%s); want restored in both, in the same words",
+			line.Status, line.Reason, rb.Outcomes[0].Status, rb.Outcomes[0].Reason)
+	}
+	requireSame(t, orig, snapshot(t, root), "put back by hand")
 }

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"fmt"
+	"redline/internal/testutil"
 	"testing"
 	"time"
 
@@ -21,7 +22,7 @@ func plan200(b *testing.B) (*System, *Plan) {
 			change.Change{Kind: change.KindFile, Target: irq, Value: fmt.Sprint(i % 64)},
 			change.Change{Kind: change.KindFile, Target: rps, Value: "ff"})
 	}
-	return RehearsalSystem(writeTree(b, files)), p
+	return RehearsalSystem(testutil.WriteTree(b, files)), p
 }
 
 // BenchmarkApplyRollback200 applies a 200-change plan (each write behind an

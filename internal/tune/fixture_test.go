@@ -1,10 +1,8 @@
 package tune
 
 import (
-	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"testing"
 
 	"redline/internal/change"
@@ -25,56 +23,6 @@ var fixtures = []struct {
 	{"kvm-virtio-multiqueue", PlanInput{}, []string{"irq-local", "numa-bind", "rps-xps", "net-sysctl", "memory"}},
 	{"x86-2socket-mlx5", PlanInput{PID: 31337}, []string{"irq-local", "numa-bind", "rps-xps", "net-sysctl", "memory"}},
 	{"kunpeng920-4node-hinic", PlanInput{}, []string{"irq-local", "numa-bind", "rps-xps", "net-sysctl", "memory"}},
-}
-
-// copyTree copies a fixture tree, symlinks (and unreadable markers) as
-// symlinks, into a new temporary directory.
-func copyTree(t testing.TB, src string) string {
-	t.Helper()
-	dst := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		to := filepath.Join(dst, rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			link, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(link, to)
-		case d.IsDir():
-			return os.MkdirAll(to, 0o755)
-		}
-		return copyFile(p, to)
-	})
-	if err != nil {
-		t.Fatalf("copy fixture %s: %v", src, err)
-	}
-	return dst
-}
-
-func copyFile(from, to string) error {
-	in, err := os.Open(from)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	st, err := in.Stat()
-	if err != nil {
-		return err
-	}
-	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, st.Mode().Perm())
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return err
-	}
-	return out.Close()
 }
 
 // fixturePlan reads the copied tree with host.Read and plans on it.
@@ -107,7 +55,7 @@ func TestFixtureTreesApplyRollback(t *testing.T) {
 	for _, fx := range fixtures {
 		t.Run(fx.name, func(t *testing.T) {
 			t.Parallel()
-			root := copyTree(t, filepath.Join(fixtureRoot, fx.name))
+			root := testutil.CopyTree(t, filepath.Join(fixtureRoot, fx.name))
 			orig := snapshot(t, root)
 			p := fixturePlan(t, root, fx.in, fx.profiles)
 			state := t.TempDir()
@@ -142,8 +90,9 @@ func TestFixtureTreesApplyRollback(t *testing.T) {
 // byte-identical every time. The tree is copied once: each iteration must
 // leave it as it found it, which is what is asserted.
 func TestFixtureKillEveryStep(t *testing.T) {
+	testutil.Heavy(t)
 	fx := fixtures[1] // kvm-virtio-multiqueue: IRQs, masks, sysctls, THP
-	root := copyTree(t, filepath.Join(fixtureRoot, fx.name))
+	root := testutil.CopyTree(t, filepath.Join(fixtureRoot, fx.name))
 	orig := snapshot(t, root)
 	p := fixturePlan(t, root, fx.in, fx.profiles)
 	if len(p.Changes) < 20 {

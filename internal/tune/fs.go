@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 
 	"golang.org/x/sys/unix"
+
+	"redline/internal/change"
+	"redline/internal/tune/beneath"
 )
 
 // FS is where tune reads and writes kernel files. Names are absolute paths
@@ -29,15 +32,17 @@ type OSFS struct{ Root string }
 
 func (o OSFS) path(name string) string { return filepath.Join(o.Root, name) }
 
-// ReadFile reads name below the root.
-func (o OSFS) ReadFile(name string) ([]byte, error) { return os.ReadFile(o.path(name)) }
+// ReadFile reads name below the root, never through a link out of /proc
+// or /sys (see beneath).
+func (o OSFS) ReadFile(name string) ([]byte, error) { return beneath.ReadFile(o.Root, name) }
 
 // ReadDir lists name below the root.
 func (o OSFS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(o.path(name)) }
 
-// WriteFile writes data to an existing file in a single write.
+// WriteFile writes data to an existing file in a single write, resolved
+// as ReadFile is.
 func (o OSFS) WriteFile(name string, data []byte) error {
-	f, err := os.OpenFile(o.path(name), os.O_WRONLY|os.O_TRUNC, 0)
+	f, err := beneath.Open(o.Root, name, os.O_WRONLY|os.O_TRUNC, 0)
 	if err != nil {
 		return err
 	}
@@ -52,14 +57,32 @@ func (o OSFS) WriteFile(name string, data []byte) error {
 // CheckWrite asks the kernel whether name may be written: access(2) with
 // W_OK reports EROFS for a read-only /proc/sys (containers) even to root.
 func (o OSFS) CheckWrite(name string) error {
-	p := o.path(name)
-	if _, err := os.Stat(p); err != nil {
+	p, err := beneath.Resolve(o.Root, name)
+	if err != nil {
 		return err
 	}
 	if err := unix.Access(p, unix.W_OK); err != nil {
 		return &os.PathError{Op: "access", Path: p, Err: err}
 	}
 	return nil
+}
+
+// recoverer is an FS that can clean up after a write killed half way
+// (simfs: the temporary file beside the target).
+type recoverer interface{ Recover(name string) error }
+
+// recoverWrite cleans up after a killed write to c's file, when the FS
+// needs that.
+func recoverWrite(s *System, c change.Change) error {
+	r, ok := s.FS.(recoverer)
+	if !ok || (c.Kind != change.KindSysctl && c.Kind != change.KindFile) {
+		return nil
+	}
+	p, err := filePath(c)
+	if err != nil {
+		return err
+	}
+	return r.Recover(p)
 }
 
 // isMissing reports whether err means the file or process does not exist.

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"strings"
 	"testing"
 
@@ -40,23 +41,6 @@ var smallHost = map[string]string{
 	"sys/class/net/eth0/queues/rx-0/rps_flow_cnt": "0\n",
 	"sys/class/net/eth0/queues/tx-0/xps_cpus":     "00\n",
 	"sys/class/net/eth0/queues/tx-1/xps_cpus":     "00\n",
-}
-
-// writeTree creates files (relative path -> content) below a new
-// temporary root.
-func writeTree(t testing.TB, files map[string]string) string {
-	t.Helper()
-	root := t.TempDir()
-	for p, content := range files {
-		full := filepath.Join(root, p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
 }
 
 // snapshot is every regular file below root with its content and mode.
@@ -119,7 +103,7 @@ func smallPlan() *Plan {
 // rehearsal is a simulated tree with the small host's files.
 func rehearsal(t testing.TB) (*System, string, map[string]string) {
 	t.Helper()
-	root := writeTree(t, smallHost)
+	root := testutil.WriteTree(t, smallHost)
 	return RehearsalSystem(root), root, snapshot(t, root)
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"redline/internal/testutil"
 	"regexp"
 	"strings"
 	"testing"
@@ -24,12 +25,7 @@ import (
 
 func requireHostWrites(t testing.TB) {
 	t.Helper()
-	if os.Getenv("REDLINE_TEST_HOST_WRITES") != "1" {
-		t.Skip("writes the host: set REDLINE_TEST_HOST_WRITES=1 to run")
-	}
-	if os.Geteuid() != 0 {
-		t.Fatal("REDLINE_TEST_HOST_WRITES=1 needs root")
-	}
+	testutil.HostWrites(t)
 }
 
 // guardFile saves a kernel file and restores it when the test ends, if it

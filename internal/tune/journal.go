@@ -62,18 +62,27 @@ type record struct {
 	Applied *string           `json:"applied,omitempty"`
 	Detail  string            `json:"detail,omitempty"`
 	Begin   *SessionInfo      `json:"begin,omitempty"`
+	// NetNS is, on an intent, the network namespace the write happens in.
+	NetNS *NetNSRef `json:"netns,omitempty"`
 }
 
 // SessionInfo is what an apply session records about the machine so a
 // later rollback knows what a reboot or restart has undone.
 type SessionInfo struct {
-	Hostname string        `json:"hostname,omitempty"`
-	BootID   string        `json:"boot_id,omitempty"`
-	Root     string        `json:"root"`
-	Redis    *RedisOptions `json:"redis,omitempty"`
-	Rewrite  bool          `json:"rewrite,omitempty"`
-	Sources  []string      `json:"sources,omitempty"`
-	Version  string        `json:"version,omitempty"`
+	Hostname string `json:"hostname,omitempty"`
+	BootID   string `json:"boot_id,omitempty"`
+	Root     string `json:"root"`
+	// Live is true when Root holds the kernel's own files (a sysfs
+	// mounted elsewhere), not a rehearsal copy: rollback writes them as
+	// the kernel's, not through simfs.
+	Live bool `json:"live,omitempty"`
+	// NetNS is the network namespace the session's changes were made in
+	// (nil on a rehearsal tree and in journals of older redlines).
+	NetNS   *NetNSRef     `json:"netns,omitempty"`
+	Redis   *RedisOptions `json:"redis,omitempty"`
+	Rewrite bool          `json:"rewrite,omitempty"`
+	Sources []string      `json:"sources,omitempty"`
+	Version string        `json:"version,omitempty"`
 }
 
 // journal is an open, locked journal file.

@@ -34,6 +34,18 @@ func filePath(c change.Change) (string, error) {
 	return c.Target, change.KernelPath(c.Target)
 }
 
+// Reads and writes of /proc/sys/net happen in the system's network
+// namespace (inNetNS): it shows the namespace of the thread that opens it.
+// Everything else there is the host's, whichever namespace reads it.
+
+// inNetNSFor runs fn in s's network namespace when p belongs to one.
+func inNetNSFor(s *System, p string, fn func() error) error {
+	if !strings.HasPrefix(p, "/proc/sys/net/") {
+		return fn()
+	}
+	return s.inNetNS(fn)
+}
+
 func checkFile(s *System, c change.Change) error {
 	p, err := filePath(c)
 	if err != nil {
@@ -42,7 +54,7 @@ func checkFile(s *System, c change.Change) error {
 	if err := s.requireRoot(); err != nil {
 		return err
 	}
-	return classify(c, s.FS.CheckWrite(p))
+	return classify(c, inNetNSFor(s, p, func() error { return s.FS.CheckWrite(p) }))
 }
 
 func readFile(s *System, c change.Change) (string, error) {
@@ -50,7 +62,11 @@ func readFile(s *System, c change.Change) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	b, err := s.FS.ReadFile(p)
+	var b []byte
+	err = inNetNSFor(s, p, func() (err error) {
+		b, err = s.FS.ReadFile(p)
+		return err
+	})
 	if err != nil {
 		return "", classify(c, err)
 	}
@@ -70,7 +86,7 @@ func writeFile(_ context.Context, s *System, c change.Change, v string) error {
 	if _, sel, ok := kernfmt.Choices(v); ok {
 		v = sel
 	}
-	return classify(c, s.FS.WriteFile(p, []byte(v+"\n")))
+	return classify(c, inNetNSFor(s, p, func() error { return s.FS.WriteFile(p, []byte(v+"\n")) }))
 }
 
 // coupledSysctls are the dirty-writeback pairs of which the kernel keeps

@@ -36,6 +36,8 @@ type Entry struct {
 	Old     string            `json:"old"`
 	Aux     map[string]string `json:"aux,omitempty"`
 	Ident   string            `json:"ident,omitempty"`
+	// NetNS is the network namespace the change was made in.
+	NetNS *NetNSRef `json:"netns,omitempty"`
 	// Applied is the value read back after the write; HasApplied is false
 	// when the tool stopped between the write and its record.
 	Applied    string    `json:"applied,omitempty"`
@@ -132,7 +134,7 @@ func ledger(recs []record) ([]*Session, error) {
 }
 
 func intentEntry(r record) *Entry {
-	e := &Entry{Session: r.Session, Seq: r.Seq, Aux: r.Aux, Ident: r.Ident, Status: StatusIntended, Time: r.Time}
+	e := &Entry{Session: r.Session, Seq: r.Seq, Aux: r.Aux, Ident: r.Ident, NetNS: r.NetNS, Status: StatusIntended, Time: r.Time}
 	if r.Change != nil {
 		e.Change = *r.Change
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -113,7 +115,7 @@ func decodeJSONStrict(b []byte, v any) error {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	if err := d.Decode(v); err != nil {
-		return fmt.Errorf("invalid JSON: %w", err)
+		return fmt.Errorf("invalid JSON%s: %w", jsonWhere(b, err), err)
 	}
 	if d.More() {
 		return errors.New("invalid JSON: more than one document")
@@ -128,13 +130,68 @@ func decodeYAMLStrict(b []byte, v any) error {
 		if errors.Is(err, io.EOF) {
 			return errors.New("empty plan")
 		}
-		return fmt.Errorf("invalid YAML: %w", yamlerr.Humanize(err))
+		return yamlError(b, err)
 	}
 	var extra yaml.Node
 	if err := d.Decode(&extra); !errors.Is(err, io.EOF) {
 		return errors.New("invalid YAML: more than one document")
 	}
 	return nil
+}
+
+// yamlSyntax is how the YAML parser words a syntax error.
+var yamlSyntax = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
+
+// yamlError names the line of a YAML syntax error. The parser reports
+// the line where the enclosing block starts (a key mis-indented on line 13
+// of a plan is "line 2: did not find expected key"), so the line is found
+// again: the first line at which the document, read up to there, stops
+// parsing.
+func yamlError(b []byte, err error) error {
+	m := yamlSyntax.FindStringSubmatch(err.Error())
+	if m == nil {
+		return fmt.Errorf("invalid YAML: %w", yamlerr.Humanize(err))
+	}
+	said, _ := strconv.Atoi(m[1])
+	lines := bytes.SplitAfter(b, []byte("\n"))
+	for n := said; n <= len(lines) && n <= 10000; n++ {
+		var node yaml.Node
+		if yaml.Unmarshal(bytes.Join(lines[:n], nil), &node) == nil {
+			continue
+		}
+		if n > said {
+			return fmt.Errorf("invalid YAML at line %d: %s (in the block that starts at line %d)", n, m[2], said)
+		}
+		break
+	}
+	return fmt.Errorf("invalid YAML at line %d: %s", said, m[2])
+}
+
+// jsonWhere is " at line L, column C" for a JSON error that knows its
+// offset, or names a key the decoder refused; "" when neither.
+func jsonWhere(b []byte, err error) string {
+	var off int64 = -1
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	default:
+		if key, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			if loc := regexp.MustCompile(regexp.QuoteMeta(key) + `\s*:`).FindIndex(b); loc != nil {
+				off = int64(loc[0]) + 1
+			}
+		}
+	}
+	if off < 0 || off > int64(len(b)) {
+		return ""
+	}
+	before := b[:off]
+	line := bytes.Count(before, []byte("\n")) + 1
+	col := int(off) - (bytes.LastIndexByte(before, '\n') + 1)
+	return fmt.Sprintf(" at line %d, column %d (offset %d)", line, col, off)
 }
 
 // Plans are written indented, with a trailing newline, so they diff well

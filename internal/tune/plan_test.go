@@ -140,3 +140,24 @@ func FuzzJournal(f *testing.F) {
 		}
 	})
 }
+
+// Issue 10 item 7: plan-file errors name the line where the problem is:
+// for YAML the line of a mis-indented key, not the start of its block; for
+// JSON the line and column of the offset, or of a refused key.
+func TestPlanErrorLines(t *testing.T) {
+	cases := []struct{ ext, doc, want string }{
+		{".yaml", "version: 1\nchanges:\n  - kind: sysctl\n    target: net.core.somaxconn\n    value: \"1024\"\n" +
+			"  - kind: sysctl\n    target: vm.swappiness\n    value: \"1\"\n  - kind: sysctl\n    target: vm.overcommit_memory\n" +
+			"    value: \"1\"\n  - kind: sysctl\n    target: net.core.netdev_max_backlog\n   value: \"1\"\n", "line 14"},
+		{".yaml", "version: 1\nchanges:\n  - kind: sysctl\n    target: x\n    valeu: 1\n", "line 5"},
+		{".json", "{\"version\": 1,\n \"changes\": [\n  {\"kind\": \"sysctl\", \"target\": \"x\",\n   \"valu\": \"1\"}]}", "line 4, column 4"},
+		{".json", "{\"version\": 1,\n \"changes\": [\n  {\"kind\": \"sysctl\", \"target\": \"x\",\n   \"value\": 1}]}", "line 4, column"},
+		{".json", "{\"version\": 1,\n \"changes\": [\n  {\"kind\": \"sysctl\", \"target\": \"x\"}}", "line 3, column"},
+	}
+	for _, c := range cases {
+		_, err := ParsePlan([]byte(c.doc), c.ext)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s plan:\n%s\nerror %v; want it to name %s", c.ext, c.doc, err, c.want)
+		}
+	}
+}

@@ -185,3 +185,35 @@ func TestRedisConfigAuthenticates(t *testing.T) {
 		t.Errorf("wrong password: %v", err)
 	}
 }
+
+// Issue 10 item 3: after the applying process and its (temporary) server
+// were killed, the server's settings are reported gone and the rollback
+// completes, every time, instead of failing on the connection forever.
+func TestRedisServerGoneAtRollback(t *testing.T) {
+	srv := redistest.Start(t)
+	s := redisSystem(srv)
+	state := t.TempDir()
+	p := redisPlan(srv,
+		change.Change{Kind: change.KindRedisConfig, Target: "hz", Value: "42"},
+		change.Change{Kind: change.KindRedisConfig, Target: "maxmemory", Value: "100mb"})
+	_, err := Apply(bg, s, p, ApplyOptions{StateDir: state, hook: func(step int, at phase) bool { return step == 2 && at == afterDone }})
+	if err != errKilled {
+		t.Fatalf("apply: %v, want it stopped dead", err)
+	}
+	s.Close()
+	if err := srv.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	st, err := Journaled(bg, StatusOptions{StateDir: state})
+	if err != nil || st.Pending() != 2 || st.Sessions[0].Changes[0].Status != StatusGone {
+		t.Fatalf("status: %+v %v", st, err)
+	}
+	rb, err := Rollback(bg, RollbackOptions{StateDir: state})
+	if err != nil || !rb.Archived || rb.Count(StatusGone) != 2 || !strings.Contains(rb.Outcomes[0].Reason, "not running") {
+		t.Fatalf("rollback with the server gone: %+v %v", rb, err)
+	}
+	rb, err = Rollback(bg, RollbackOptions{StateDir: state})
+	if err != nil || len(rb.Outcomes) != 0 {
+		t.Fatalf("second rollback: %+v %v", rb, err)
+	}
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
+	"syscall"
 
 	"redline/internal/change"
 )
@@ -90,14 +92,27 @@ func systemsFor(o RollbackOptions) func(SessionInfo) (*System, error) {
 		if o.System != nil {
 			return o.System, nil
 		}
-		s := cache[info.Root]
+		key := info.Root
+		if info.NetNS != nil {
+			key += fmt.Sprintf("\x00%s\x00%d\x00%d", info.NetNS.Enter, info.NetNS.Ino, info.NetNS.Dev)
+		}
+		s := cache[key]
 		if s == nil {
-			if info.Root == "/" || info.Root == "" {
+			if info.Root == "/" || info.Root == "" || info.Live {
 				s = LiveSystem()
+				if info.Root != "" {
+					s.Root, s.FS = info.Root, OSFS{Root: info.Root}
+				}
+				// Act in the journaled namespace, verified, never in
+				// whichever one rollback happens to run in.
+				if ns := info.NetNS; ns != nil {
+					s.NetNS, s.wantNS = ns.Enter, ns
+					s.useNetNS()
+				}
 			} else {
 				s = RehearsalSystem(info.Root)
 			}
-			cache[info.Root] = s
+			cache[key] = s
 		}
 		if info.Redis != nil && s.Redis.Addr == "" {
 			s.Redis = *info.Redis
@@ -128,7 +143,7 @@ func (r *roller) session(ctx context.Context, sess *Session) (*RollbackResult, e
 		return nil, err
 	}
 	r.opened = append(r.opened, s)
-	env := rollEnv{sess: sess, s: s, bootID: s.bootID()}
+	env := newRollEnv(sess, s)
 	res := &RollbackResult{}
 	var errs []error
 	restoredRedis := false
@@ -173,6 +188,12 @@ type rollEnv struct {
 	sess   *Session
 	s      *System
 	bootID string
+	// nsGone says why the session's network namespace is gone, or "".
+	nsGone string
+}
+
+func newRollEnv(sess *Session, s *System) rollEnv {
+	return rollEnv{sess: sess, s: s, bootID: s.bootID(), nsGone: netNSGone(sess.Info.NetNS)}
 }
 
 // rebooted reports whether the machine booted since the session.
@@ -189,6 +210,12 @@ func (r *roller) entry(ctx context.Context, env rollEnv, e *Entry) (Outcome, str
 		return Outcome{Change: c, Old: e.Old, Status: StatusRestoreFailed, Reason: err.Error()}, opRestoreFailed
 	}
 	out := Outcome{Change: c, Old: e.Old, New: e.ours()}
+	if !r.dry {
+		if err := recoverWrite(env.s, c); err != nil {
+			out.Status, out.Reason = StatusRestoreFailed, err.Error()
+			return out, opRestoreFailed
+		}
+	}
 	if reason := gone(ctx, env, ops, e); reason != "" {
 		out.Status, out.Reason = StatusGone, reason
 		return out, opGone
@@ -203,20 +230,34 @@ func (r *roller) entry(ctx context.Context, env rollEnv, e *Entry) (Outcome, str
 		return out, opRestoreFailed
 	}
 	out.Now = cur
-	switch {
-	case c.Same(cur, e.Old):
-		out.Status, out.Reason = StatusRestored, alreadyOld(e)
+	switch out.Status, out.Reason = standing(e, cur); out.Status {
+	case StatusRestored:
 		return out, opRestored
-	case !c.Same(cur, e.ours()):
-		out.Status = StatusDrift
-		out.Reason = fmt.Sprintf("changed by someone else since redline set it (now %s, redline set %s); left alone", c.Show(cur), c.Show(e.ours()))
+	case StatusDrift:
 		return out, opDrift
 	}
+	out.Reason = ""
 	if r.dry {
 		out.Status, out.Reason = StatusPlanned, "would restore"
 		return out, ""
 	}
 	return r.restore(ctx, env.s, ops, e, out)
+}
+
+// standing is where a journaled change stands given its live value, in
+// the one set of words status and rollback share: restored (already back
+// at the old value, whoever put it there), drift (someone else's value:
+// left alone), or applied (still what redline left, so rollback restores
+// it).
+func standing(e *Entry, cur string) (Status, string) {
+	c := e.Change
+	switch {
+	case c.Same(cur, e.Old):
+		return StatusRestored, alreadyOld(e)
+	case !c.Same(cur, e.ours()):
+		return StatusDrift, fmt.Sprintf("changed by someone else since redline set it (now %s, redline set %s); rollback leaves it alone", c.Show(cur), c.Show(e.ours()))
+	}
+	return StatusApplied, ""
 }
 
 func alreadyOld(e *Entry) string {
@@ -232,6 +273,9 @@ func alreadyOld(e *Entry) string {
 // gone says why a change is already undone by something other than us, or
 // "" if it is not.
 func gone(ctx context.Context, env rollEnv, ops *kindOps, e *Entry) string {
+	if env.nsGone != "" && e.NetNS != nil {
+		return env.nsGone
+	}
 	if env.rebooted() && e.Change.LostOn() != "" && e.Change.Kind != change.KindRedisConfig {
 		return "the machine rebooted since; the value does not survive a reboot, so it is back at its boot default"
 	}
@@ -240,6 +284,8 @@ func gone(ctx context.Context, env rollEnv, ops *kindOps, e *Entry) string {
 	}
 	id, err := ops.identity(ctx, env.s, e.Change)
 	switch {
+	case err != nil && e.Change.Kind == change.KindRedisConfig:
+		return redisGone(env, err)
 	case err != nil && isMissing(err):
 		return "the process has exited; its affinity went with it"
 	case err != nil:
@@ -252,6 +298,31 @@ func gone(ctx context.Context, env rollEnv, ops *kindOps, e *Entry) string {
 		return "Redis restarted since (run_id changed); CONFIG SET values do not survive a restart"
 	}
 	return "the process restarted since (pid reused or new start time)"
+}
+
+// redisGone says whether a Redis server that cannot be reached is gone:
+// nothing listens at its address (connection refused, no socket file), so
+// its CONFIG SET values died with it, as with a lab's temporary server
+// killed with the lab. With rewrite its redis.conf holds the tuned values
+// and it will load them when started again, so it is not gone: the
+// restore fails and stays journaled. Anything else (a timeout, a refused
+// password) is not "gone" either.
+func redisGone(env rollEnv, err error) string {
+	if env.sess.Info.Rewrite || !(errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist)) {
+		return ""
+	}
+	return fmt.Sprintf("Redis at %s is not running (%v); CONFIG SET values do not outlive the server", env.s.Redis.Addr, unwrapAll(err))
+}
+
+// unwrapAll is the innermost error, for a short reason.
+func unwrapAll(err error) error {
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err
+		}
+		err = next
+	}
 }
 
 // restore writes the old value back and reads it back.

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"context"
+	"redline/internal/testutil"
 	"strings"
 	"testing"
 
@@ -57,7 +58,7 @@ func TestProcessOnlyServices(t *testing.T) {
 	for k, v := range smallHost {
 		files[k] = v
 	}
-	root := writeTree(t, files)
+	root := testutil.WriteTree(t, files)
 	s := RehearsalSystem(root)
 	s.Services = ProcessOnly{Proc: OSFS{Root: root}}
 	outs, err := Preview(bg, s, &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindService, Target: "irqbalance", Value: "inactive"}}})
@@ -79,7 +80,7 @@ func TestWarningIrqbalanceRunning(t *testing.T) {
 	for k, v := range smallHost {
 		files[k] = v
 	}
-	s := RehearsalSystem(writeTree(t, files))
+	s := RehearsalSystem(testutil.WriteTree(t, files))
 	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindFile, Target: "/proc/irq/24/smp_affinity_list", Value: "1"}}}
 	if w := Warnings(s, p); len(w) != 1 || !strings.Contains(w[0], "pid 800") {
 		t.Fatalf("warnings: %q", w)

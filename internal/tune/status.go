@@ -85,7 +85,7 @@ func Journaled(ctx context.Context, o StatusOptions) (*StatusReport, error) {
 		if err != nil {
 			return nil, err
 		}
-		st := sessionStatus(ctx, rollEnv{sess: sess, s: s, bootID: s.bootID()})
+		st := sessionStatus(ctx, newRollEnv(sess, s))
 		rep.Sessions = append(rep.Sessions, st)
 		if o.System == nil {
 			s.Close()
@@ -123,17 +123,9 @@ func entryNow(ctx context.Context, env rollEnv, e *Entry) Outcome {
 		return out
 	}
 	out.Now = cur
-	switch {
-	case c.Same(cur, e.ours()):
-		out.Status = StatusApplied
-		if e.Status == StatusRestoreFailed {
-			out.Reason = "a rollback could not restore it: " + e.Detail
-		}
-	case e.Status == StatusIntended && c.Same(cur, e.Old):
-		out.Status, out.Reason = StatusIntended, "journaled but never written (the apply stopped first)"
-	default:
-		out.Status = StatusDrift
-		out.Reason = fmt.Sprintf("changed by someone else since redline set it (now %s)", c.Show(cur))
+	out.Status, out.Reason = standing(e, cur)
+	if out.Status == StatusApplied && e.Status == StatusRestoreFailed {
+		out.Reason = "a rollback could not restore it: " + e.Detail
 	}
 	return out
 }

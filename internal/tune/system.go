@@ -24,6 +24,11 @@ type System struct {
 	// services and NIC channels reachable, and only then does tune insist
 	// on root.
 	Live bool
+	// NetNS is the network namespace the changes are made in (an `ip
+	// netns` name, a path, or netns.PidPath): net.* sysctls are read and
+	// written, and Redis is dialled, from inside it. Empty: the current
+	// one. The journal records its identity with every change.
+	NetNS string
 	// Redis says how to reach the server that redis-config changes go to.
 	Redis    RedisOptions
 	Affinity AffinityController
@@ -32,6 +37,9 @@ type System struct {
 
 	// euid is the effective user, os.Geteuid() unless a test sets it.
 	euid int
+	// wantNS, set for a journaled session, is the namespace NetNS must
+	// still be: rollback verifies it before every read and write.
+	wantNS *NetNSRef
 
 	mu    sync.Mutex
 	redis *redisadmin.Conn
@@ -91,6 +99,7 @@ func (s *System) redisConn(ctx context.Context) (*redisadmin.Conn, error) {
 		// CONFIG SET maxmemory may evict and CONFIG REWRITE writes a file:
 		// give them longer than a doctor's reads.
 		Timeout: resp.DefaultTimeout,
+		NetNS:   s.NetNS,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("%w (pass --redis, and the user and REDISCLI_AUTH if it needs them)", err)

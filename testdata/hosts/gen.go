@@ -1,5 +1,6 @@
 // Command gen writes the modelled fixture trees of testdata/hosts from the
-// machine descriptions in internal/host/hostgen:
+// machine descriptions in internal/host/hostgen, and the trees built from
+// public captures (hostgen.Captures):
 //
 //	go run ./testdata/hosts/gen.go            # rewrite every modelled tree
 //	go run ./testdata/hosts/gen.go NAME...    # only these
@@ -23,13 +24,16 @@ func main() {
 		for n := range hostgen.Models {
 			names = append(names, n)
 		}
+		for n := range hostgen.Captures {
+			names = append(names, n)
+		}
 		sort.Strings(names)
 	}
 	base := filepath.Join("testdata", "hosts")
 	for _, name := range names {
-		model, ok := hostgen.Models[name]
+		tree, ok := build(name)
 		if !ok {
-			fmt.Fprintf(os.Stderr, "gen: no model %q\n", name)
+			fmt.Fprintf(os.Stderr, "gen: no model or capture %q\n", name)
 			os.Exit(2)
 		}
 		dir := filepath.Join(base, name)
@@ -39,11 +43,21 @@ func main() {
 				os.Exit(1)
 			}
 		}
-		tree := model().Build()
 		if err := tree.WriteTo(dir); err != nil {
 			fmt.Fprintln(os.Stderr, "gen:", err)
 			os.Exit(1)
 		}
 		fmt.Printf("%s: %d files, %d links\n", dir, len(tree.Files), len(tree.Links))
 	}
+}
+
+// build returns the tree of a modelled machine or of a capture.
+func build(name string) (*hostgen.Tree, bool) {
+	if m, ok := hostgen.Models[name]; ok {
+		return m().Build(), true
+	}
+	if c, ok := hostgen.Captures[name]; ok {
+		return c().Build(), true
+	}
+	return nil, false
 }

@@ -20,8 +20,8 @@ import (
 	"strings"
 	"syscall"
 
+	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
-	"redline/internal/resp"
 )
 
 type benchCase struct {
@@ -100,12 +100,12 @@ func run(pairs int, redline, rb, addr string, scale float64, only string) error 
 
 func measure(ctx context.Context, addr string, c benchCase, redline bool, rlBin, rbBin string) (sample, error) {
 	host, port, _ := strings.Cut(addr, ":")
-	admin, err := resp.Dial(ctx, resp.DialOptions{Addr: addr})
+	admin, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: addr})
 	if err != nil {
 		return sample{}, err
 	}
 	defer admin.Close()
-	if _, err := admin.DoOK(ctx, "FLUSHALL"); err != nil {
+	if _, err := admin.Do(ctx, "FLUSHALL"); err != nil {
 		return sample{}, err
 	}
 	cpu0, err := serverCPU(ctx, admin)
@@ -136,21 +136,13 @@ func measure(ctx context.Context, addr string, c benchCase, redline bool, rlBin,
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
-// serverCPU returns used_cpu_sys + used_cpu_user in seconds.
-func serverCPU(ctx context.Context, c *resp.Client) (float64, error) {
-	v, err := c.DoOK(ctx, "INFO", "cpu")
+// serverCPU returns the server's CPU seconds so far.
+func serverCPU(ctx context.Context, c *redisadmin.Conn) (float64, error) {
+	info, err := c.Info(ctx, "cpu")
 	if err != nil {
 		return 0, err
 	}
-	total := 0.0
-	for _, line := range strings.Split(v.Str, "\n") {
-		k, val, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if ok && (k == "used_cpu_sys" || k == "used_cpu_user") {
-			f, _ := strconv.ParseFloat(val, 64)
-			total += f
-		}
-	}
-	return total, nil
+	return info.CPUSeconds(), nil
 }
 
 func csvRPS(out string) (float64, error) {

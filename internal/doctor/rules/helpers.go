@@ -17,15 +17,6 @@ func redisPid(f *doctor.Facts) string {
 	return "PID"
 }
 
-// queueIRQs returns a NIC's queue IRQ numbers.
-func queueIRQs(n *host.NIC) []int {
-	var out []int
-	for _, q := range n.QueueIRQs {
-		out = append(out, q.IRQ)
-	}
-	return out
-}
-
 // irqCPUs returns where an IRQ is delivered: its effective affinity when
 // the kernel reports one, else its affinity list.
 func irqCPUs(irq *host.IRQ) (host.CPUSet, string, bool) {

@@ -17,18 +17,21 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
+
+	"golang.org/x/sys/unix"
 
 	"redline/internal/host"
+	"redline/internal/tune/beneath"
 	"redline/internal/tune/kernfmt"
 )
 
 // FS is a simulated kernel file tree below Root.
 type FS struct {
 	Root string
-	// Delay is slept before every write, so a test can kill a process in
-	// the middle of an apply.
-	Delay time.Duration
+	// MidWrite, when set, is called in every write after the new content
+	// is on disk beside name and before it replaces name: a test kills the
+	// process there to show that a write is never half done.
+	MidWrite func(name string)
 
 	mu       sync.Mutex
 	faults   map[string]error
@@ -65,9 +68,10 @@ func (f *FS) Writes() int {
 
 func (f *FS) path(name string) string { return filepath.Join(f.Root, name) }
 
-// ReadFile reads name.
+// ReadFile reads name, never through a link out of the tree's proc/ or
+// sys/ (see beneath).
 func (f *FS) ReadFile(name string) ([]byte, error) {
-	b, err := os.ReadFile(f.path(name))
+	b, err := beneath.ReadFile(f.Root, name)
 	return b, f.marker(name, err)
 }
 
@@ -104,12 +108,25 @@ func (f *FS) marker(name string, err error) error {
 func (f *FS) ReadDir(name string) ([]fs.DirEntry, error) { return os.ReadDir(f.path(name)) }
 
 // CheckWrite reports a missing file, a read-only prefix or an injected
-// fault.
+// fault, and asks the kernel (access(2) with W_OK) about the tree itself:
+// a copy on a read-only mount is refused in the preview as the writes
+// would be refused by apply.
 func (f *FS) CheckWrite(name string) error {
-	if _, err := os.Stat(f.path(name)); err != nil {
+	real, err := beneath.Resolve(f.Root, name)
+	if err != nil {
 		return f.marker(name, err)
 	}
-	return f.blocked(name)
+	if err := f.blocked(name); err != nil {
+		return err
+	}
+	if err := unix.Access(real, unix.W_OK); err != nil {
+		return &fs.PathError{Op: "access", Path: name, Err: err}
+	}
+	if err := unix.Access(filepath.Dir(real), unix.W_OK); err != nil {
+		// The rename that replaces the file needs its directory.
+		return &fs.PathError{Op: "access", Path: path.Dir(name), Err: err}
+	}
+	return nil
 }
 
 func (f *FS) blocked(name string) error {
@@ -123,11 +140,12 @@ func (f *FS) blocked(name string) error {
 	return nil
 }
 
-// WriteFile stores data the way the kernel would format it on read.
+// WriteFile stores data the way the kernel would format it on read, and
+// updates the files the kernel derives from it (an IRQ's smp_affinity from
+// its smp_affinity_list and back; the other dirty_* sysctl of a pair).
+// Each file is replaced whole (see store): a process killed at any moment
+// leaves it with its old content or its new one, as the kernel's files.
 func (f *FS) WriteFile(name string, data []byte) error {
-	if f.Delay > 0 {
-		time.Sleep(f.Delay)
-	}
 	if err := f.blocked(name); err != nil {
 		return err
 	}
@@ -145,13 +163,16 @@ func (f *FS) WriteFile(name string, data []byte) error {
 	if err != nil {
 		return &fs.PathError{Op: "write", Path: name, Err: err}
 	}
+	// The file written first, the files it affects after: a process
+	// killed in between leaves the written file holding its new value,
+	// which rollback restores, and that restore puts the others back.
+	if err := f.store(name, stored); err != nil {
+		return err
+	}
 	for other, v := range side {
 		if err := f.store(other, v); err != nil {
 			return err
 		}
-	}
-	if err := f.store(name, stored); err != nil {
-		return err
 	}
 	f.mu.Lock()
 	f.writes++
@@ -159,13 +180,69 @@ func (f *FS) WriteFile(name string, data []byte) error {
 	return nil
 }
 
+// tempName is where store puts a file's new content before the rename.
+// One name per file: a write killed before its rename leaves at most this
+// one file, which the next write over it, or Recover, removes.
+func tempName(base string) string { return "." + base + ".redline-tmp" }
+
+// store replaces name's content atomically: the new bytes go to a
+// temporary file beside it, which is then renamed over it. Truncating and
+// writing in place would leave an empty file to a process killed between
+// the two (issue 10).
 func (f *FS) store(name, content string) error {
-	p := f.path(name)
-	st, err := os.Stat(p)
+	dir, err := beneath.Open(f.Root, path.Dir(name), unix.O_PATH|unix.O_DIRECTORY, 0)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(p, []byte(content), st.Mode().Perm())
+	defer dir.Close()
+	dfd, base := int(dir.Fd()), path.Base(name)
+	var st unix.Stat_t
+	if err := unix.Fstatat(dfd, base, &st, unix.AT_SYMLINK_NOFOLLOW); err != nil {
+		return &fs.PathError{Op: "stat", Path: name, Err: err}
+	}
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		return &fs.PathError{Op: "write", Path: name, Err: syscall.EINVAL}
+	}
+	tmp := tempName(base)
+	fd, err := unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_TRUNC|unix.O_NOFOLLOW|unix.O_CLOEXEC, st.Mode&0o7777)
+	if err != nil {
+		return &fs.PathError{Op: "create", Path: tmp, Err: err}
+	}
+	w := os.NewFile(uintptr(fd), tmp)
+	_, werr := w.WriteString(content)
+	if err := w.Chmod(os.FileMode(st.Mode & 0o777)); werr == nil {
+		werr = err
+	}
+	if err := w.Close(); werr == nil {
+		werr = err
+	}
+	if werr != nil {
+		unix.Unlinkat(dfd, tmp, 0)
+		return werr
+	}
+	if f.MidWrite != nil {
+		f.MidWrite(name)
+	}
+	if err := unix.Renameat(dfd, tmp, dfd, base); err != nil {
+		return &fs.PathError{Op: "rename", Path: name, Err: err}
+	}
+	return nil
+}
+
+// Recover removes what a write killed before its rename left beside name.
+// Rollback calls it for every change it looks at, so a rehearsal tree is
+// byte-identical afterwards.
+func (f *FS) Recover(name string) error {
+	dir, err := beneath.Open(f.Root, path.Dir(name), unix.O_PATH|unix.O_DIRECTORY, 0)
+	if err != nil {
+		return nil // nothing there to clean
+	}
+	defer dir.Close()
+	err = unix.Unlinkat(int(dir.Fd()), tempName(path.Base(name)), 0)
+	if err != nil && err != unix.ENOENT {
+		return &fs.PathError{Op: "remove", Path: tempName(name), Err: err}
+	}
+	return nil
 }
 
 // coupled are the dirty-writeback sysctl pairs of which the kernel keeps
@@ -189,7 +266,7 @@ func format(name, cur, data string, read func(string) ([]byte, error)) (string, 
 		if err != nil || cpus.IsEmpty() {
 			return "", nil, syscall.EINVAL
 		}
-		return cpus.List() + "\n", nil, nil
+		return cpus.List() + "\n", irqTwin(name, cpus, read), nil
 	case maskFiles[base]:
 		cpus, err := host.ParseCPUMask(data)
 		if err != nil {
@@ -197,7 +274,7 @@ func format(name, cur, data string, read func(string) ([]byte, error)) (string, 
 		}
 		// The kernel prints masks nr_cpu_ids bits wide; keep the file's
 		// width.
-		return cpus.MaskWidth(hexDigits(cur)*4) + "\n", nil, nil
+		return cpus.MaskWidth(hexDigits(cur)*4) + "\n", irqTwin(name, cpus, read), nil
 	}
 	if opts, _, ok := kernfmt.Choices(cur); ok {
 		return choose(opts, strings.TrimSpace(data))
@@ -213,6 +290,30 @@ func format(name, cur, data string, read func(string) ([]byte, error)) (string, 
 		return v, nil, nil
 	}
 	return v, coupledSide(name), nil
+}
+
+// irqTwin is the other view of an IRQ's affinity: the kernel shows one
+// setting as both /proc/irq/N/smp_affinity (a mask) and smp_affinity_list,
+// so writing either changes both. Nil when name is neither or the twin is
+// not in the tree.
+func irqTwin(name string, cpus host.CPUSet, read func(string) ([]byte, error)) map[string]string {
+	dir, base := path.Split(name)
+	if !strings.HasPrefix(dir, "/proc/irq/") {
+		return nil
+	}
+	switch base {
+	case "smp_affinity_list":
+		twin := dir + "smp_affinity"
+		if cur, err := read(twin); err == nil {
+			return map[string]string{twin: cpus.MaskWidth(hexDigits(string(cur))*4) + "\n"}
+		}
+	case "smp_affinity":
+		twin := dir + "smp_affinity_list"
+		if _, err := read(twin); err == nil {
+			return map[string]string{twin: cpus.List() + "\n"}
+		}
+	}
+	return nil
 }
 
 func hexDigits(mask string) int { return len(strings.ReplaceAll(strings.TrimSpace(mask), ",", "")) }

@@ -114,3 +114,71 @@ func TestListSysctlMayBeEmptied(t *testing.T) {
 		t.Errorf("an integer sysctl emptied: %v", err)
 	}
 }
+
+// Issue 10 item 4: the kernel shows an IRQ's affinity as both
+// smp_affinity and smp_affinity_list; a write to either changes both.
+func TestIRQAffinityTwins(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "proc/irq/24")
+	os.MkdirAll(dir, 0o755)
+	os.WriteFile(filepath.Join(dir, "smp_affinity_list"), []byte("0-7\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "smp_affinity"), []byte("00000000,000000ff\n"), 0o644)
+	f := New(root)
+	read := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(dir, name))
+		return string(b)
+	}
+	if err := f.WriteFile("/proc/irq/24/smp_affinity_list", []byte("1,3\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := read("smp_affinity"); got != "00000000,0000000a\n" {
+		t.Errorf("smp_affinity after writing the list 1,3: %q", got)
+	}
+	if err := f.WriteFile("/proc/irq/24/smp_affinity", []byte("30\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got := read("smp_affinity_list"); got != "4-5\n" {
+		t.Errorf("smp_affinity_list after writing the mask 30: %q", got)
+	}
+}
+
+// Issue 10 item 4: a write replaces the file whole. Killed after the new
+// content is on disk but before it is in place, the file still holds its
+// old content (never an empty file), and Recover removes the leftover.
+func TestWriteIsAtomic(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "proc/sys/net/core/somaxconn")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("4096\n"), 0o640)
+	f := New(root)
+	var during string
+	f.MidWrite = func(name string) {
+		b, _ := os.ReadFile(p)
+		during = string(b)
+		panic("killed")
+	}
+	func() {
+		defer func() { recover() }()
+		f.WriteFile("/proc/sys/net/core/somaxconn", []byte("8192\n"))
+	}()
+	if during != "4096\n" {
+		t.Errorf("in the middle of the write the file holds %q, want the old content", during)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "4096\n" {
+		t.Errorf("after a write killed half way the file holds %q, want the old content", b)
+	}
+	if err := f.Recover("/proc/sys/net/core/somaxconn"); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(p))
+	if len(entries) != 1 {
+		t.Errorf("left beside the file: %v", entries)
+	}
+	f.MidWrite = nil
+	if err := f.WriteFile("/proc/sys/net/core/somaxconn", []byte("8192\n")); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o640 {
+		t.Errorf("mode %v after the write, want 0640", st.Mode().Perm())
+	}
+}

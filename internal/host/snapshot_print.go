@@ -209,12 +209,13 @@ func (sw *summaryWriter) nic(n *NIC) {
 	sw.printf("  %d rx / %d tx queues%s\n", len(n.RxQueues), len(n.TxQueues), rpsXPSLine(n))
 	if len(n.QueueIRQs) > 0 {
 		sw.queueTable(n)
+		sw.matchedBy(n)
 	}
 	for _, q := range n.OtherIRQs {
-		sw.printf("  other IRQ %d %s\n", q.IRQ, q.Name)
+		sw.printf("  other IRQ %d %s: %s\n", q.IRQ, orDash(q.Name), q.Why)
 	}
 	for _, q := range n.UnmappedIRQs {
-		sw.printf("  UNMAPPED IRQ %d %s (no naming rule matched; see --irq-pattern)\n", q.IRQ, q.Name)
+		sw.printf("  UNMAPPED IRQ %d %s: %s\n", q.IRQ, orDash(q.Name), q.Why)
 	}
 	if len(n.UnmappedQueues) > 0 {
 		sw.printf("  queues without an IRQ: %s\n", strings.Join(n.UnmappedQueues, " "))
@@ -318,6 +319,21 @@ func (sw *summaryWriter) queueTable(n *NIC) {
 		sw.printf("  (the NIC's NUMA node is unknown: no locality check)\n")
 	case off > 0:
 		sw.printf("  %d of %d queue IRQs are delivered outside node %d\n", off, len(n.QueueIRQs), local)
+	}
+}
+
+// matchedBy says how the queue IRQs were matched, once per way.
+func (sw *summaryWriter) matchedBy(n *NIC) {
+	var hows []string
+	count := map[string]int{}
+	for _, m := range n.QueueIRQs {
+		if count[m.How] == 0 {
+			hows = append(hows, m.How)
+		}
+		count[m.How]++
+	}
+	for _, h := range hows {
+		sw.printf("  matched %d by %s\n", count[h], h)
 	}
 }
 

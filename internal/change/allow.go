@@ -1,0 +1,85 @@
+package change
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// The allow-lists: tune writes only the kernel files and sysctls it has a
+// reason to write, never "any path under /proc or /sys". /proc/self/root
+// and /proc/PID/root lead to the whole filesystem, /proc/sysrq-trigger
+// reboots the machine, kernel.core_pattern and kernel.modprobe run programs
+// as root: none of them is a tuning knob.
+
+// ifName is an interface name as the kernel allows it (no '/', no
+// whitespace, at most 15 bytes); "." and ".." are refused separately.
+const ifName = `[A-Za-z0-9_.:@+-]{1,15}`
+
+// fileShapes are the kernel files tune may write, by path shape.
+var fileShapes = []*regexp.Regexp{
+	regexp.MustCompile(`^/proc/irq/[0-9]+/smp_affinity(_list)?$`),
+	regexp.MustCompile(`^/proc/irq/default_smp_affinity$`),
+	regexp.MustCompile(`^/sys/class/net/` + ifName + `/queues/rx-[0-9]+/(rps_cpus|rps_flow_cnt)$`),
+	regexp.MustCompile(`^/sys/class/net/` + ifName + `/queues/tx-[0-9]+/(xps_cpus|xps_rxqs)$`),
+	regexp.MustCompile(`^/sys/kernel/mm/transparent_hugepage/(enabled|defrag|khugepaged/defrag)$`),
+	regexp.MustCompile(`^/sys/block/[A-Za-z0-9_.:-]+/queue/(scheduler|nr_requests|read_ahead_kb|rq_affinity|nomerges|add_random|iostats)$`),
+	regexp.MustCompile(`^/sys/devices/system/cpu/cpu[0-9]+/cpuidle/state[0-9]+/disable$`),
+	regexp.MustCompile(`^/sys/devices/system/cpu/cpufreq/policy[0-9]+/(scaling_governor|energy_performance_preference)$`),
+	regexp.MustCompile(`^/sys/devices/system/clocksource/clocksource[0-9]+/current_clocksource$`),
+}
+
+// sysctlPrefixes are the sysctl subtrees tune may write (dotted, with a
+// trailing dot) and single sysctls (without one).
+var sysctlPrefixes = []string{
+	"net.core.", "net.ipv4.", "net.ipv6.", "net.netfilter.", "net.unix.",
+	"vm.",
+	"kernel.numa_balancing", "kernel.sched_", "kernel.timer_migration",
+	"fs.file-max", "fs.nr_open", "fs.aio-max-nr",
+}
+
+// allowedFile reports why tune will not write the file target p, or nil.
+func allowedFile(p string) error {
+	for _, re := range fileShapes {
+		if re.MatchString(p) && !hasDotSegment(p) {
+			return nil
+		}
+	}
+	if strings.HasPrefix(p, "/proc/sys/") {
+		return fmt.Errorf("%q is a sysctl: write it as kind sysctl", p)
+	}
+	return fmt.Errorf("%q is not a file tune writes (IRQ affinities, RPS/XPS/RFS queue files, THP, block queue, cpuidle, cpufreq and clocksource files)", p)
+}
+
+func hasDotSegment(p string) bool {
+	for _, s := range strings.Split(p, "/") {
+		if s == "." || s == ".." {
+			return true
+		}
+	}
+	return false
+}
+
+// allowedSysctl reports why tune will not write the sysctl whose path
+// below /proc/sys is rel ("net/core/somaxconn"), or nil.
+func allowedSysctl(rel string) error {
+	dotted := strings.ReplaceAll(rel, "/", ".")
+	for _, p := range sysctlPrefixes {
+		subtree := strings.HasSuffix(p, ".") && strings.HasPrefix(dotted, p) && len(dotted) > len(p)
+		if subtree || dotted == p || (strings.HasSuffix(p, "_") && strings.HasPrefix(dotted, p)) {
+			return nil
+		}
+	}
+	return fmt.Errorf("sysctl %s is not one tune writes (net.core, net.ipv4, net.ipv6, net.netfilter, vm, and a few kernel and fs scheduling and limit knobs)", dotted)
+}
+
+// controlChar returns the first control character in s, other than a tab
+// when tabs are allowed (multi-value sysctls read back with tabs).
+func controlChar(s string, tabOK bool) (rune, bool) {
+	for _, r := range s {
+		if (r < 0x20 || r == 0x7f) && !(tabOK && r == '\t') {
+			return r, true
+		}
+	}
+	return 0, false
+}

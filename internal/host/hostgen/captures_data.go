@@ -1,0 +1,122 @@
+package hostgen
+
+// The captures' /proc/interrupts lines are copied as the captures show
+// them (complete lines only); the SOURCE file of each tree cites the
+// capture and says what is modelled.
+
+// ENACapture: an EC2 instance's ENA NIC on a 6.x kernel (PCI-MSIX-BUS
+// chip column), whose queue vectors 2-4 had no action name at the time.
+func ENACapture() *Capture {
+	return &Capture{
+		NCPU: 4,
+		Interrupts: []string{
+			" 65:       8362          0          0          2  PCI-MSIX-0000:27:00.0   0-edge      ena-mgmnt@pci:0000:27:00.0",
+			" 66:        261          0          0          0  PCI-MSIX-0000:27:00.0   1-edge      enp39s0-Tx-Rx-0",
+			" 67:          0        163          0          1  PCI-MSIX-0000:27:00.0   2-edge    ",
+			" 68:          1          0        159          0  PCI-MSIX-0000:27:00.0   3-edge    ",
+			" 69:          0          0          0        134  PCI-MSIX-0000:27:00.0   4-edge    ",
+			"NMI:          0          0          0          0   Non-maskable interrupts",
+			"LOC:    1544473         58         62    1131674   Local timer interrupts",
+			"SPU:          0          0          0          0   Spurious interrupts",
+			"PMI:          0          0          0          0   Performance monitoring interrupts",
+			"IWI:          0         83        110          0   IRQ work interrupts",
+			"RTR:          0          0          0          0   APIC ICR read retries",
+			"RES:          3          4          3          3   Rescheduling interrupts",
+			"CAL:       5408        919       1481   13832208   Function call interrupts",
+		},
+		NICs: []CaptureNIC{{Name: "enp39s0", Driver: "ena", DriverBus: "pci",
+			Device: "/sys/devices/pci0000:00/0000:27:00.0", RxQ: 4, TxQ: 4}},
+	}
+}
+
+// IceCapture: an E810 (ice) port lan1 on a pre-6.2 kernel (IR-PCI-MSI
+// with the requester ID in the hwirq), its misc vector, and the other
+// port's control (flow director) vector.
+func IceCapture() *Capture {
+	return &Capture{
+		NCPU: 16,
+		Interrupts: []string{
+			"  66:          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52953105-edge      ice-0000:65:00.0:ctrl-TxRx-0",
+			"  77:          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52955136-edge      ice-0000:65:00.1:misc",
+			"  78:       1670          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52955137-edge      ice-lan1-TxRx-0",
+			"  79:          0        609          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52955138-edge      ice-lan1-TxRx-1",
+			"  80:          0          0        827          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52955139-edge      ice-lan1-TxRx-2",
+		},
+		NICs: []CaptureNIC{{Name: "lan1", Driver: "ice", DriverBus: "pci",
+			Device: "/sys/devices/pci0000:64/0000:64:00.0/0000:65:00.1", RxQ: 3, TxQ: 3}},
+	}
+}
+
+// I40ECapture: an X710 VF-less PCIe NIC (i40e) passed through to a
+// 4-vCPU guest on PCI segment 1, beside virtio devices.
+func I40ECapture() *Capture {
+	return &Capture{
+		NCPU: 4,
+		Interrupts: []string{
+			"  1:          0          0          0          0   IO-APIC  17-fasteoi   ACPI:Ged",
+			"  2:          0          0          0          0   IO-APIC  19-fasteoi   ACPI:Ged",
+			"  3:          0          0          0          0   IO-APIC  18-fasteoi   ACPI:Ged",
+			"  4:          0          0          0          0   IO-APIC  16-fasteoi   ACPI:Ged",
+			"  5:          0          0          0          0   PCI-MSI 134217728-edge      virtio0-config",
+			"  6:          0        752          0          0   PCI-MSI 134217729-edge      virtio0-virtqueues",
+			"  7:          0          0          0          0   PCI-MSI 16384-edge      virtio1-config",
+			"  8:       1014          0          0          0   PCI-MSI 16385-edge      virtio1-req.0",
+			"  9:          0          0          0          2   PCI-MSI 134463488-edge      i40e-0001:00:0f.0:misc",
+			" 10:        119          0          0          0   PCI-MSI 134463489-edge      i40e-enP1s15-TxRx-0",
+			" 11:          0          0          0          0   PCI-MSI 134463490-edge      i40e-enP1s15-TxRx-1",
+			" 12:          0          0          0          0   PCI-MSI 134463491-edge      i40e-enP1s15-TxRx-2",
+		},
+		NICs: []CaptureNIC{{Name: "enP1s15", Driver: "i40e", DriverBus: "pci",
+			Device: "/sys/devices/pci0001:00/0001:00:0f.0", RxQ: 3, TxQ: 3}},
+	}
+}
+
+// GVECapture: a Google Compute Engine gVNIC (gve 1.4+) on 2 vCPUs.
+func GVECapture() *Capture {
+	return &Capture{
+		NCPU: 2,
+		Interrupts: []string{
+			" 24:         65          0   PCI-MSI 65536-edge      gve-ntfy-blk0@pci:0000:00:04.0",
+			" 25:         71          1   PCI-MSI 65537-edge      gve-ntfy-blk1@pci:0000:00:04.0",
+			" 26:          0          0   PCI-MSI 65538-edge      gve-mgmnt@pci:0000:00:04.0",
+		},
+		NICs: []CaptureNIC{{Name: "ens4", Driver: "gve", DriverBus: "pci",
+			Device: "/sys/devices/pci0000:00/0000:00:04.0", RxQ: 1, TxQ: 1}},
+	}
+}
+
+// VirtioHotplugCapture: a 16-vCPU Kata guest's multi-queue virtio NIC
+// (virtio5); the tree has no driver link, so only the device path says
+// virtio.
+func VirtioHotplugCapture() *Capture {
+	return &Capture{
+		NCPU: 16,
+		Interrupts: []string{
+			" 41:          0        328          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 163843-edge      virtio5-input.1",
+			" 42:          0          1          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 163844-edge      virtio5-output.1",
+			" 43:          0          0        200          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 163845-edge      virtio5-input.2",
+			" 44:          0          0          1          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 163846-edge      virtio5-output.2",
+			" 45:          0          0          0       4432          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 163847-edge      virtio5-input.3",
+		},
+		NICs: []CaptureNIC{{Name: "eth0", Device: "/sys/devices/pci0000:00/0000:00:0a.0/virtio5", RxQ: 4, TxQ: 4}},
+	}
+}
+
+// R8125Capture: a Realtek RTL8125 (out-of-tree r8125 driver, RSS build)
+// on OpenWrt, vectors named IF-N, with 3 rx and 2 tx queues.
+func R8125Capture() *Capture {
+	return &Capture{
+		NCPU: 3,
+		Interrupts: []string{
+			" 30: 3551364829          0          1   PCI-MSI 262144-edge      eth0-0",
+			" 31:          0          0          0   PCI-MSI 262145-edge      eth0-1",
+			" 32:          0          0          0   PCI-MSI 262146-edge      eth0-2",
+			" 33:          0          0          0   PCI-MSI 262147-edge      eth0-3",
+			" 34:          0          0          0   PCI-MSI 262148-edge      eth0-4",
+			" 35:          0          0          0   PCI-MSI 262149-edge      eth0-5",
+			" 36:          0          0          0   PCI-MSI 262150-edge      eth0-6",
+		},
+		NICs: []CaptureNIC{{Name: "eth0", Driver: "r8125", DriverBus: "pci",
+			Device: "/sys/devices/pci0000:00/0000:00:10.0", RxQ: 3, TxQ: 2}},
+	}
+}

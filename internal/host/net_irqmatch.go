@@ -1,0 +1,362 @@
+package host
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// The matcher combines every piece of evidence the kernel gives about a
+// NIC's IRQs, strongest first:
+//
+//   - which IRQs are the NIC's: the PCI function's msi_irqs, the PCI
+//     address in /proc/interrupts' chip column ("PCI-MSIX-0000:07:00.0",
+//     6.2+), or the requester ID x86 encodes in the MSI hwirq before 6.2
+//     ("IR-PCI-MSI 52955137-edge": domain<<27 | bus:devfn<<11 | index);
+//   - what each IRQ serves: the action names in /proc/interrupts, or the
+//     action directories in /proc/irq/N when the column is empty, against
+//     the user's patterns and then the drivers' conventions (irqRules);
+//   - the order of the vectors, only when no name matched and the NIC's
+//     unnamed vectors are exactly as many as its queues.
+//
+// Each mapped IRQ says how it was matched (QueueIRQ.How), each IRQ of the
+// NIC left over says why (NICIRQ.Why).
+
+// mapQueueIRQs maps each NIC's IRQs to its queues.
+func mapQueueIRQs(r *reader) {
+	var user []irqRule
+	for _, p := range r.opts.IRQPatterns {
+		rule, err := parseIRQPattern(p)
+		if err != nil {
+			r.fail(err)
+			continue
+		}
+		user = append(user, rule)
+	}
+	rules := append(user, irqRules...)
+	ev := irqEvidence{in: &r.snap.Interrupts, actions: r.irqActionDirs}
+	for _, n := range r.snap.NICs {
+		if !n.Virtual {
+			ev.nics = append(ev.nics, n.Name)
+		}
+	}
+	for i := range r.snap.NICs {
+		mapNIC(&r.snap.NICs[i], ev, rules, len(user) > 0)
+	}
+}
+
+// irqEvidence is what the kernel says about all IRQs.
+type irqEvidence struct {
+	in *Interrupts
+	// actions lists the action directories of /proc/irq/N (nil: none).
+	actions func(irq int) []string
+	// nics are the names of the host's NICs with a device: a PCI
+	// function can carry several (mlx4's two ports), and one port's
+	// vectors are not the other's to report.
+	nics []string
+}
+
+// namedForOther reports whether an IRQ name is another NIC's ("eth3-0"
+// on eth2's PCI function).
+func (ev irqEvidence) namedForOther(self, name string) bool {
+	for _, o := range ev.nics {
+		if o != self && (name == o || strings.HasPrefix(name, o+"-") || strings.HasPrefix(name, o+"_") || strings.Contains(name, "-"+o+"-")) {
+			return true
+		}
+	}
+	return false
+}
+
+// irqActionDirs lists /proc/irq/N's subdirectories, which request_irq
+// names after each action ("eth0-TxRx-3").
+func (r *reader) irqActionDirs(irq int) []string {
+	var out []string
+	for _, e := range r.dir(fmt.Sprintf("/proc/irq/%d", irq)) {
+		if e.Dir {
+			out = append(out, e.Name)
+		}
+	}
+	return out
+}
+
+// msiChip matches a chip column that names the PCI function (6.2+:
+// "PCI-MSIX-0000:07:00.0", "IR-PCI-MSI-0000:00:19.0").
+var msiChip = regexp.MustCompile(`^(?:IR-)?PCI-MSI(?:X)?-([0-9a-f]{4,}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])$`)
+
+// msiSource returns the PCI function an MSI IRQ belongs to, its vector
+// index and which column said so; "" when the line does not tell.
+func msiSource(q *IRQ) (bus string, index int, how string) {
+	h, err := strconv.ParseUint(q.HWIRQ, 10, 64)
+	if err != nil {
+		return "", -1, ""
+	}
+	if m := msiChip.FindStringSubmatch(q.Chip); m != nil {
+		return m[1], int(h), "PCI column"
+	}
+	if q.Chip == "PCI-MSI" || q.Chip == "IR-PCI-MSI" {
+		// x86's pci_msi_domain_calc_hwirq before 6.2.
+		return fmt.Sprintf("%04x:%02x:%02x.%d", h>>27, (h>>19)&0xff, (h>>14)&0x1f, (h>>11)&7), int(h & 0x7ff), "MSI hwirq"
+	}
+	return "", -1, ""
+}
+
+// irqMatch is one candidate IRQ of a NIC and what was learnt about it.
+type irqMatch struct {
+	q       *IRQ
+	owner   string // "msi_irqs", "PCI column", "MSI hwirq", "name"
+	index   int    // MSI vector index, -1 unknown
+	actions []string
+}
+
+// mapNIC classifies the NIC's candidate IRQs: its PCI device's MSI IRQs
+// and any IRQ whose name a rule matches or that mentions the NIC. Only
+// IRQs whose names contain one of the NIC's values are tried against the
+// built-in rules (regular expressions cost; big hosts have a thousand IRQs).
+func mapNIC(n *NIC, ev irqEvidence, rules []irqRule, tryAll bool) {
+	n.QueueIRQs, n.OtherIRQs, n.UnmappedIRQs, n.UnmappedQueues = nil, nil, nil, nil
+	if n.Virtual && len(n.MSIIRQs) == 0 && !tryAll {
+		return // veth, bridges, lo: no device, no IRQs
+	}
+	vars := varsOf(n)
+	cands := candidates(n, ev, vars, tryAll)
+	if len(cands) == 0 {
+		assignQueueIRQs(n)
+		return
+	}
+	compiled := vars.compile(rules)
+	mentions, err := regexp.Compile(`(^|[^A-Za-z0-9])` + regexp.QuoteMeta(n.Name) + `([^A-Za-z0-9]|$)`)
+	if err != nil {
+		mentions = regexp.MustCompile(`^\b\B$`) // a name that is not UTF-8 is mentioned nowhere
+	}
+	var left []irqMatch
+	var split []int // QueueIRQs numbered the gve way
+	for _, c := range cands {
+		matched, halves := classifyIRQ(n, c, compiled)
+		if halves {
+			split = append(split, len(n.QueueIRQs)-1)
+		}
+		mine := mentions.MatchString(c.q.Name)
+		if !matched && ((c.owner != "name" && c.owner != "" && !ev.namedForOther(n.Name, c.q.Name)) || mine) {
+			left = append(left, c)
+		}
+	}
+	splitHalves(n, split)
+	vmxnet3RxAfterTx(n)
+	onlyVector(n)
+	left = byVectorOrder(n, left)
+	for _, c := range left {
+		n.UnmappedIRQs = append(n.UnmappedIRQs, NICIRQ{IRQ: c.q.Number, Name: c.q.Name, Why: whyUnmatched(n, c, len(left))})
+	}
+	assignQueueIRQs(n)
+}
+
+// candidates lists the IRQs that may be the NIC's, with the evidence.
+func candidates(n *NIC, ev irqEvidence, vars nicVars, tryAll bool) []irqMatch {
+	var out []irqMatch
+	for i := range ev.in.IRQs {
+		q := &ev.in.IRQs[i]
+		c := irqMatch{q: q, index: -1, actions: q.Actions()}
+		bus, idx, how := msiSource(q)
+		switch {
+		case slices.Contains(n.MSIIRQs, q.Number):
+			c.owner = "msi_irqs"
+		case bus != "" && bus == n.PCIAddress:
+			c.owner = how
+		case vars.mentioned(q.Name):
+			c.owner = "name"
+		case !tryAll:
+			continue
+		}
+		if bus == n.PCIAddress {
+			c.index = idx
+		}
+		if len(c.actions) == 0 && c.owner != "" && ev.actions != nil {
+			c.actions = ev.actions(q.Number)
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// mentioned reports whether an IRQ name contains one of the NIC's values,
+// which every built-in rule needs.
+func (v nicVars) mentioned(name string) bool {
+	for _, s := range []string{v.ifname, v.bus, v.virtio} {
+		if s != "" && strings.Contains(name, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// classifyIRQ tries every action name of the IRQ against the rules; the
+// first rule that matches decides. split reports a gve-numbered queue IRQ.
+func classifyIRQ(n *NIC, c irqMatch, rules []compiledRule) (matched, split bool) {
+	for _, action := range c.actions {
+		for _, rule := range rules {
+			m := rule.re.FindStringSubmatch(action)
+			if m == nil {
+				continue
+			}
+			if rule.kind == "" {
+				n.OtherIRQs = append(n.OtherIRQs, NICIRQ{IRQ: c.q.Number, Name: c.q.Name, Why: rule.why})
+				return true, false
+			}
+			idx, err := strconv.Atoi(m[1])
+			if err != nil {
+				continue
+			}
+			if rule.divisor > 1 {
+				idx /= rule.divisor
+			}
+			how := rule.desc()
+			if action != c.q.Name {
+				how += " (from its action directory in /proc/irq/N)"
+			}
+			if c.owner != "name" && c.owner != "" {
+				how += "; the NIC's by " + c.owner
+			}
+			n.QueueIRQs = append(n.QueueIRQs, QueueIRQ{IRQ: c.q.Number, Name: c.q.Name, Queue: idx, Kind: rule.kind, Rule: rule.name, How: how})
+			return true, rule.split
+		}
+	}
+	return false, false
+}
+
+// splitHalves applies gve's numbering: notification blocks 0..N/2-1
+// serve tx queues, N/2..N-1 rx queues (gve_tx_idx_to_ntfy,
+// gve_rx_idx_to_ntfy).
+func splitHalves(n *NIC, split []int) {
+	blocks := 0
+	for _, i := range split {
+		blocks = max(blocks, n.QueueIRQs[i].Queue+1)
+	}
+	half := blocks / 2
+	if half == 0 {
+		return
+	}
+	for _, i := range split {
+		m := &n.QueueIRQs[i]
+		if m.Kind = QueueTx; m.Queue >= half {
+			m.Kind, m.Queue = QueueRx, m.Queue-half
+		}
+		m.How += fmt.Sprintf("; blocks 0-%d serve tx, %d-%d rx", half-1, half, blocks-1)
+	}
+}
+
+// onlyVector: a single-queue NIC whose one vector is named after it and
+// that has no queue vector (r8169, e1000e in MSI mode) serves its queue
+// pair with that vector; beside queue vectors the same name is the misc
+// vector (ixgbe, igb).
+func onlyVector(n *NIC) {
+	if len(n.QueueIRQs) > 0 || len(n.OtherIRQs) != 1 || n.OtherIRQs[0].Name != n.Name ||
+		max(len(n.RxQueues), len(n.TxQueues)) != 1 {
+		return
+	}
+	o := n.OtherIRQs[0]
+	n.OtherIRQs = nil
+	n.QueueIRQs = []QueueIRQ{{IRQ: o.IRQ, Name: o.Name, Queue: 0, Kind: QueueCombined, Rule: "if-only",
+		How: "name if-only {IF}: the single-queue NIC's only vector"}}
+}
+
+// vmxnet3RxAfterTx applies vmxnet3's numbering outside buddy-share mode:
+// IF-tx-V and IF-rx-V carry the vector number, and the rx vectors follow
+// the tx ones (vmxnet3_request_irqs), so rx queue i is IF-rx-(T+i).
+func vmxnet3RxAfterTx(n *NIC) {
+	if n.Driver != "vmxnet3" {
+		return
+	}
+	tx := 0
+	for _, m := range n.QueueIRQs {
+		tx += b2i(m.Rule == "if-tx")
+	}
+	for i := range n.QueueIRQs {
+		if m := &n.QueueIRQs[i]; m.Rule == "if-rx" && tx > 0 && m.Queue >= tx {
+			m.Queue -= tx
+			m.How += fmt.Sprintf("; vmxnet3 numbers vectors, rx after the %d tx", tx)
+		}
+	}
+}
+
+// byVectorOrder maps queues to the NIC's vectors in order when no name
+// told anything and the vectors the device owns (not merely named after
+// it) are exactly one per queue. It returns the IRQs still unmapped.
+func byVectorOrder(n *NIC, left []irqMatch) []irqMatch {
+	nq := max(len(n.RxQueues), len(n.TxQueues))
+	if len(n.QueueIRQs) > 0 || nq == 0 || len(left) != nq {
+		return left
+	}
+	for _, c := range left {
+		if c.owner == "name" || c.owner == "" || len(c.actions) == 0 {
+			return left
+		}
+	}
+	ordered := slices.Clone(left)
+	slices.SortStableFunc(ordered, func(a, b irqMatch) int {
+		if a.index >= 0 && b.index >= 0 {
+			return a.index - b.index
+		}
+		return a.q.Number - b.q.Number
+	})
+	how := fmt.Sprintf("vector order: the NIC's %d vectors (by %s) that no name rule matched, in vector order, for %d queues", nq, left[0].owner, nq)
+	for i, c := range ordered {
+		n.QueueIRQs = append(n.QueueIRQs, QueueIRQ{IRQ: c.q.Number, Name: c.q.Name, Queue: i, Kind: QueueCombined, Rule: "order", How: how})
+	}
+	return nil
+}
+
+// whyUnmatched says why an IRQ of the NIC was left unmapped.
+func whyUnmatched(n *NIC, c irqMatch, left int) string {
+	if len(c.actions) == 0 {
+		return "no action name: the vector is allocated but has no handler (queue stopped or freed)"
+	}
+	drv := n.Driver
+	if drv == "" {
+		drv = "an unknown driver"
+	}
+	why := fmt.Sprintf("the name fits no naming convention known for %s (see --irq-pattern)", drv)
+	if nq := max(len(n.RxQueues), len(n.TxQueues)); len(n.QueueIRQs) == 0 && c.owner != "name" && left != nq {
+		why += fmt.Sprintf("; vector order not used: %d such vectors for %d queues", left, nq)
+	}
+	return why
+}
+
+// assignQueueIRQs copies the mapping onto the queues and lists the queues
+// left without an IRQ.
+func assignQueueIRQs(n *NIC) {
+	rx, tx := map[int]*RxQueue{}, map[int]*TxQueue{}
+	for i := range n.RxQueues {
+		n.RxQueues[i].IRQs = nil
+		rx[n.RxQueues[i].Index] = &n.RxQueues[i]
+	}
+	for i := range n.TxQueues {
+		n.TxQueues[i].IRQs = nil
+		tx[n.TxQueues[i].Index] = &n.TxQueues[i]
+	}
+	for i := range n.QueueIRQs {
+		m := &n.QueueIRQs[i]
+		found := false
+		if q := rx[m.Queue]; q != nil && m.Kind != QueueTx {
+			q.IRQs, found = append(q.IRQs, m.IRQ), true
+		}
+		if q := tx[m.Queue]; q != nil && m.Kind != QueueRx {
+			q.IRQs, found = append(q.IRQs, m.IRQ), true
+		}
+		m.NoQueue = !found
+	}
+	if len(n.QueueIRQs) == 0 && len(n.UnmappedIRQs) == 0 {
+		return // no IRQ is known for this NIC: nothing to say per queue
+	}
+	for _, q := range n.RxQueues {
+		if len(q.IRQs) == 0 {
+			n.UnmappedQueues = append(n.UnmappedQueues, fmt.Sprintf("rx-%d", q.Index))
+		}
+	}
+	for _, q := range n.TxQueues {
+		if len(q.IRQs) == 0 {
+			n.UnmappedQueues = append(n.UnmappedQueues, fmt.Sprintf("tx-%d", q.Index))
+		}
+	}
+}

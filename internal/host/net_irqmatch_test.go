@@ -1,0 +1,196 @@
+package host
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// irqLine is one IRQ for the matcher's tests: number, chip, hwirq, name.
+type irqLine struct {
+	n           int
+	chip, hwirq string
+	name        string
+}
+
+func evidenceOf(lines ...irqLine) irqEvidence {
+	in := &Interrupts{CPUs: []int{0}}
+	for _, l := range lines {
+		in.IRQs = append(in.IRQs, IRQ{Number: l.n, Counts: []uint64{0}, Chip: l.chip, HWIRQ: l.hwirq, Name: l.name})
+	}
+	return irqEvidence{in: in}
+}
+
+// named gives IRQs numbered from 100 with no chip evidence.
+func named(names ...string) []irqLine {
+	var out []irqLine
+	for i, n := range names {
+		out = append(out, irqLine{n: 100 + i, name: n})
+	}
+	return out
+}
+
+// msix gives IRQs numbered from 100 on the 6.2+ PCI column of bus,
+// vector index i.
+func msix(bus string, names ...string) []irqLine {
+	var out []irqLine
+	for i, n := range names {
+		out = append(out, irqLine{n: 100 + i, chip: "PCI-MSIX-" + bus, hwirq: strconv.Itoa(i), name: n})
+	}
+	return out
+}
+
+// Every driver family the matcher knows, as its driver names its vectors.
+func TestMatcherFamilies(t *testing.T) {
+	const bus = "0000:3b:00.0"
+	dev := "/sys/devices/pci0000:3a/" + bus
+	tests := []struct {
+		family string
+		nic    *NIC
+		irqs   []irqLine
+		want   string
+	}{
+		{"mlx5", nicWithQueues("ens1f0np0", "mlx5_core", bus, dev, 2),
+			named("mlx5_async0@pci:"+bus, "mlx5_comp0@pci:"+bus, "mlx5_comp1@pci:"+bus),
+			"101:combined-0(mlx5) 102:combined-1(mlx5) other:100"},
+		{"mlx4_en: IF-N queues, mlx4-N@pci event queues", nicWithQueues("eth2", "mlx4_en", bus, dev, 2),
+			named("mlx4-1@pci:"+bus, "mlx4-2@pci:"+bus, "eth2-0", "eth2-1"),
+			"102:combined-0(if-n) 103:combined-1(if-n) other:100 other:101"},
+		{"sfc IF-N", nicWithQueues("ens5f0", "sfc", bus, dev, 2),
+			named("ens5f0-0", "ens5f0-1"), "100:combined-0(if-n) 101:combined-1(if-n)"},
+		{"qlcnic rx, tx and tx-0-rx", nicWithQueues("eth3", "qlcnic", bus, dev, 2),
+			named("eth3-tx-0-rx-0", "eth3-rx-1", "eth3-tx-1"),
+			"100:combined-0(qlcnic) 101:rx-1(if-rx) 102:tx-1(if-tx)"},
+		{"qede fastpath", nicWithQueues("ens1f0", "qede", bus, dev, 1),
+			named("ens1f0-fp-0"), "100:combined-0(if-fp)"},
+		{"be2net event queues", nicWithQueues("eth4", "be2net", bus, dev, 2),
+			named("eth4-q0", "eth4-q1"), "100:combined-0(if-q) 101:combined-1(if-q)"},
+		{"Azure MANA", nicWithQueues("enP30832s1", "mana", bus, dev, 1),
+			named("mana_hwc@pci:"+bus, "mana_q0@pci:"+bus), "101:combined-0(mana) other:100"},
+		{"r8169: the only vector of a single-queue NIC", nicWithQueues("enp3s0", "r8169", bus, dev, 1),
+			named("enp3s0"), "100:combined-0(if-only)"},
+		{"mlx4 EQ names without pci:", nicWithQueues("eth2", "mlx4_en", bus, dev, 1),
+			named("mlx4-async@pci:"+bus, "mlx4-3@"+bus, "eth2-0"), "102:combined-0(if-n) other:100 other:101"},
+		{"ixgbe/igb/igc TxRx and misc", nicWithQueues("eno1", "igb", bus, dev, 2),
+			named("eno1", "eno1-TxRx-0", "eno1-TxRx-1"),
+			"101:combined-0(if-txrx) 102:combined-1(if-txrx) other:100"},
+		{"i40e", nicWithQueues("ens2", "i40e", bus, dev, 1),
+			named("i40e-"+bus+":misc", "i40e-ens2-TxRx-0"), "101:combined-0(driver-if-txrx) other:100"},
+		{"ice with the control VSI", nicWithQueues("lan1", "ice", bus, dev, 1),
+			named("ice-"+bus+":misc", "ice-"+bus+":ctrl-TxRx-0", "ice-lan1-TxRx-0"),
+			"102:combined-0(driver-if-txrx) other:100 other:101"},
+		{"bnxt_en", nicWithQueues("ens3f0np0", "bnxt_en", bus, dev, 1),
+			named("ens3f0np0-TxRx-0"), "100:combined-0(if-txrx)"},
+		{"ena both spellings", nicWithQueues("eth0", "ena", bus, dev, 2),
+			named("ena-mgmnt@pci:"+bus, "eth0-Tx-Rx-0", "ena-TxRx-1@pci:"+bus),
+			"101:combined-0(ena) 102:combined-1(ena) other:100"},
+		{"hinic with its event queues", nicWithQueues("enp25s0", "hinic", bus, dev, 1),
+			named("hinic_aeq0@pci:"+bus, "enp25s0_qp0"), "101:combined-0(hinic) other:100"},
+		{"hns3 with the hclge misc vector", nicWithQueues("enp125s0f0", "hns3", bus, dev, 2),
+			named("hclge-misc-"+bus, "hns3-"+bus+"-TxRx-0", "hns3-"+bus+"-TxRx-2"),
+			"101:combined-0(hns3) 102:combined-1(hns3) other:100"},
+		{"vmxnet3 buddy-share", nicWithQueues("ens192", "vmxnet3", bus, dev, 2),
+			named("ens192-rxtx-0", "ens192-rxtx-1", "ens192-event-2"),
+			"100:combined-0(if-rxtx) 101:combined-1(if-rxtx) other:102"},
+		{"vmxnet3 without buddy-share: rx vectors after the tx ones", nicWithQueues("ens192", "vmxnet3", bus, dev, 2),
+			named("ens192-tx-0", "ens192-tx-1", "ens192-rx-2", "ens192-rx-3", "ens192-event-4"),
+			"100:tx-0(if-tx) 101:tx-1(if-tx) 102:rx-0(if-rx) 103:rx-1(if-rx) other:104"},
+		{"gve: first half tx, second half rx", nicWithQueues("ens4", "gve", bus, dev, 2),
+			named("gve-mgmnt@pci:"+bus, "gve-ntfy-blk0@pci:"+bus, "gve-ntfy-blk1@pci:"+bus, "gve-ntfy-blk2@pci:"+bus, "gve-ntfy-blk3@pci:"+bus),
+			"101:tx-0(gve) 102:tx-1(gve) 103:rx-0(gve) 104:rx-1(gve) other:100"},
+		{"gve before 1.4 (eth%d-ntfy-block.N) on the PCI column", nicWithQueues("ens4", "gve", bus, dev, 1),
+			msix(bus, "eth%d-ntfy-block.0", "eth%d-ntfy-block.1"),
+			"100:tx-0(gve) 101:rx-0(gve)"},
+		{"virtio without a driver link: the device path says virtio", nicWithQueues("eth0", "", "0000:00:03.0", "/sys/devices/pci0000:00/0000:00:03.0/virtio1", 1),
+			named("virtio1-config", "virtio1-input.0", "virtio1-output.0"),
+			"101:rx-0(virtio) 102:tx-0(virtio) other:100"},
+		{"ENA vectors with no action name are the NIC's by the PCI column", nicWithQueues("enp39s0", "ena", bus, dev, 2),
+			msix(bus, "ena-mgmnt@pci:"+bus, "enp39s0-Tx-Rx-0", ""),
+			"101:combined-0(ena) other:100 unmapped:102 noirq:rx-1,tx-1"},
+		{"unknown names, one vector per queue: vector order", nicWithQueues("eth9", "foo", bus, dev, 2),
+			msix(bus, "foo-a", "foo-b"), "100:combined-0(order) 101:combined-1(order)"},
+		{"unknown names, vectors and queues differ: reported", nicWithQueues("eth9", "foo", bus, dev, 2),
+			msix(bus, "foo-a", "foo-b", "foo-c"), "unmapped:100 unmapped:101 unmapped:102 noirq:rx-0,rx-1,tx-0,tx-1"},
+		{"x86 MSI hwirq names the PCI function", nicWithQueues("eth9", "foo", "0000:65:00.1", "/sys/devices/x/0000:65:00.1", 1),
+			[]irqLine{{n: 77, chip: "IR-PCI-MSI", hwirq: "52955137", name: "foo-q"}, {n: 66, chip: "IR-PCI-MSI", hwirq: "52953105", name: "bar-q"}},
+			"77:combined-0(order)"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.family, func(t *testing.T) {
+			mapNIC(tt.nic, evidenceOf(tt.irqs...), irqRules, false)
+			if got := mapping(tt.nic); got != tt.want {
+				t.Errorf("mapping\n got  %s\n want %s", got, tt.want)
+			}
+			for _, m := range tt.nic.QueueIRQs {
+				if m.How == "" {
+					t.Errorf("IRQ %d: no how", m.IRQ)
+				}
+			}
+			for _, m := range append(tt.nic.OtherIRQs, tt.nic.UnmappedIRQs...) {
+				if m.Why == "" {
+					t.Errorf("IRQ %d: no why", m.IRQ)
+				}
+			}
+		})
+	}
+}
+
+func TestMSISource(t *testing.T) {
+	tests := []struct {
+		chip, hwirq string
+		bus         string
+		index       int
+	}{
+		{"PCI-MSIX-0000:27:00.0", "3", "0000:27:00.0", 3},
+		{"IR-PCI-MSI", "52955137", "0000:65:00.1", 1},
+		{"PCI-MSI", "134463489", "0001:00:0f.0", 1},
+		{"PCI-MSI", "65538", "0000:00:04.0", 2},
+		{"ITS-MSI", "13107200", "", -1},
+		{"PCI-MSI-X", "", "", -1},
+	}
+	for _, tt := range tests {
+		bus, idx, _ := msiSource(&IRQ{Chip: tt.chip, HWIRQ: tt.hwirq})
+		if bus != tt.bus || idx != tt.index {
+			t.Errorf("msiSource(%s %s) = %s %d, want %s %d", tt.chip, tt.hwirq, bus, idx, tt.bus, tt.index)
+		}
+	}
+}
+
+// mlx4's two ports share a PCI function: each maps its own vectors and
+// leaves the other's unreported.
+func TestMatcherSharedFunction(t *testing.T) {
+	const bus = "0000:04:00.0"
+	ev := evidenceOf(msix(bus, "mlx4-async@pci:"+bus, "eth2-0", "eth3-0", "mystery")...)
+	ev.nics = []string{"eth2", "eth3"}
+	for name, want := range map[string]string{
+		"eth2": "101:combined-0(if-n) other:100 unmapped:103",
+		"eth3": "102:combined-0(if-n) other:100 unmapped:103",
+	} {
+		n := nicWithQueues(name, "mlx4_en", bus, "/sys/devices/pci0000:00/"+bus, 1)
+		mapNIC(n, ev, irqRules, false)
+		if got := mapping(n); got != want {
+			t.Errorf("%s:\n got  %s\n want %s", name, got, want)
+		}
+	}
+}
+
+// An IRQ whose /proc/interrupts line has no name is named by its action
+// directory in /proc/irq/N.
+func TestMatcherActionDirs(t *testing.T) {
+	const bus = "0000:27:00.0"
+	n := nicWithQueues("enp39s0", "ena", bus, "/sys/devices/pci0000:00/"+bus, 2)
+	ev := evidenceOf(msix(bus, "ena-mgmnt@pci:"+bus, "enp39s0-Tx-Rx-0", "")...)
+	ev.actions = func(irq int) []string {
+		if irq == 102 {
+			return []string{"enp39s0-Tx-Rx-1"}
+		}
+		return nil
+	}
+	mapNIC(n, ev, irqRules, false)
+	if got, want := mapping(n), "101:combined-0(ena) 102:combined-1(ena) other:100"; got != want {
+		t.Fatalf("mapping\n got  %s\n want %s", got, want)
+	}
+	if how := n.QueueIRQs[1].How; !strings.Contains(how, "action directory") || !strings.Contains(how, "PCI column") {
+		t.Errorf("how %q", how)
+	}
+}
