@@ -76,3 +76,26 @@ func TestTuneRollbackStateDirTypo(t *testing.T) {
 		t.Errorf("rollback created %s", typo)
 	}
 }
+
+// TestScenarioYAMLErrorsInUserTerms: a wrong type in a scenario printed
+// "cannot unmarshal !!str `abc` into int" or "!!seq into labdata.Scenario".
+func TestScenarioYAMLErrorsInUserTerms(t *testing.T) {
+	dir := t.TempDir()
+	for doc, want := range map[string]string{
+		"name: x\nrepetitions: abc\n": `line 2: "abc" is not a whole number`,
+		"- a\n- b\n":                  "line 1: found a list, want a mapping",
+		"name: x\nwarmup: 5x\n":       `line 2: "5x" is not a duration`,
+	} {
+		path := filepath.Join(dir, "s.yaml")
+		os.WriteFile(path, []byte(doc), 0o644)
+		_, errOut, code := runCLI(t, context.Background(), nil, "lab", path)
+		if code != ExitError || !strings.Contains(errOut, want) {
+			t.Errorf("%q: exit %d, %q; want 2 and %q", doc, code, errOut, want)
+		}
+		for _, bad := range []string{"!!", "unmarshal", "labdata.", "lab.Scenario"} {
+			if strings.Contains(errOut, bad) {
+				t.Errorf("%q: %q speaks Go/YAML (%s)", doc, errOut, bad)
+			}
+		}
+	}
+}
