@@ -116,7 +116,7 @@ name: with-password
 target: {kind: managed, password_file: pw}
 server: {config: ["requirepass `+pw+`"]}
 workloads: [{name: set, bench: "redis-benchmark -a `+pw+` -t set -c 2 -n 200"}]
-variants: [{name: baseline, baseline: true}]
+variants: [{name: baseline, baseline: true}, {name: same, server: {config: ["requirepass `+pw+`", "hz 11"]}}]
 repetitions: 1
 doctor: false
 `), 0o644)
