@@ -81,3 +81,13 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestReportJSONFlag(t *testing.T) {
+	out, errOut, code := runCLI(t, context.Background(), nil, "report", reportFixture("lab.json"), "--json")
+	if code != 0 || !strings.HasPrefix(strings.TrimSpace(out), "{") {
+		t.Errorf("report --json: exit %d, %q %.80q", code, errOut, out)
+	}
+	if _, _, code := runCLI(t, context.Background(), nil, "report", reportFixture("lab.json"), "--json", "--format", "md"); code != ExitError {
+		t.Errorf("--json with --format md: exit %d, want 2", code)
+	}
+}
