@@ -66,6 +66,7 @@ type conn struct {
 	wantOut  bool  // registered for EPOLLOUT after a short write
 	started  int64 // connect start, for the connect timeout
 	batchEnd bool  // closed loop: the current batch is fully answered
+	retries  int   // failed connects retried since the last success
 }
 
 const readChunk = 64 << 10

@@ -39,8 +39,33 @@ func (r *runner) timeoutError(outstanding int) error {
 	return fmt.Errorf("Error: no reply from %s within %s with %d requests outstanding: the server stopped answering (raise --timeout if replies can legitimately take longer)", r.target, r.o.Timeout, outstanding)
 }
 
+// refusedError recognises the error a server sends a connection it will
+// not serve, whatever the connection was doing when it read it: Redis at
+// maxclients writes it on accept and closes, so depending on timing it
+// arrives before any request, as the answer to AUTH/HELLO, or as the
+// answer to the first request, and must be named the same in every case.
+func (r *runner) refusedError(reply []byte) error {
+	msg := errorText(reply)
+	if !strings.Contains(msg, "max number of clients reached") {
+		return nil
+	}
+	return fmt.Errorf("Error: %s refused a connection: %s (the server is at its maxclients limit; this run needs %d connections besides those already open: raise maxclients, e.g. redis-cli CONFIG SET maxclients N, or lower -c)", r.target, msg, r.o.Clients)
+}
+
+// unsolicitedError is an error reply that came with no request
+// outstanding on the connection.
+func (r *runner) unsolicitedError(reply []byte) error {
+	if err := r.refusedError(reply); err != nil {
+		return err
+	}
+	return fmt.Errorf("Error from server before any request on the connection (%s): %s", r.target, errorText(reply))
+}
+
 // replyError names the command an error reply answered.
 func (r *runner) replyError(reply []byte, class uint8) error {
+	if err := r.refusedError(reply); err != nil {
+		return err
+	}
 	cmd := r.test.Title
 	if int(class) < len(r.test.Mix) {
 		cmd = strings.Join(r.test.Mix[class].Args, " ")
@@ -51,6 +76,9 @@ func (r *runner) replyError(reply []byte, class uint8) error {
 }
 
 func (r *runner) handshakeError(reply []byte) error {
+	if err := r.refusedError(reply); err != nil {
+		return err
+	}
 	return fmt.Errorf("Error from server during connection set-up (%s) on %s: %s", strings.Join(r.prefixNames, ", "), r.target, errorText(reply))
 }
 

@@ -88,3 +88,85 @@ func TestRunRateModeCountsStallFromDueTime(t *testing.T) {
 		t.Errorf("corrected p99 %.3f ms, uncorrected p99 %.3f ms: want the hold visible only in the corrected figure", sum.Latency.P99, sum.Uncorrected.P99)
 	}
 }
+
+// TestRunRateModeSendsWhatIsDueBeforeTheEnd: a reply held back past the
+// end of --duration leaves the requests that fell due meanwhile unsent
+// (one connection, --max-pending 1). They are still sent once the
+// connection frees up and count from their due time, so the run has
+// exactly the requests due in the duration and the stall shows.
+func TestRunRateModeSendsWhatIsDueBeforeTheEnd(t *testing.T) {
+	const hold = time.Second
+	s := respscript.Start(t, respscript.Options{Script: respscript.OnNth("GET", 900, respscript.Delay(hold))})
+	o := scriptedOptions(s)
+	o.Rate, o.Duration, o.Requests, o.Clients, o.MaxPending = 1000, time.Second, 0, 1, 1
+	sum, err := runSuiteTest(t, o, "get")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Due times are start + n ms, so exactly requests 0..999 fall due
+	// before the end.
+	if sum.Requests != 1000 || s.Count("GET") != 1000 {
+		t.Errorf("measured %d, server saw %d GETs; want the 1000 due before the end", sum.Requests, s.Count("GET"))
+	}
+	// The ~100 requests due behind the held reply wait for it: 10% of
+	// the run is slower than half the hold.
+	if sum.Latency.P99 < ms(hold)/2 {
+		t.Errorf("corrected p99 %.3f ms: the %v hold past the end is hidden", sum.Latency.P99, hold)
+	}
+	if sum.Drain == nil || sum.Drain.Expired() || sum.Drain.LimitSeconds != DefaultDrain.Seconds() {
+		t.Errorf("drain = %+v, want reported, within the default limit", sum.Drain)
+	}
+}
+
+// TestRunRateModeDrainLimit: a reply that never comes ends the drain at
+// its limit, and what it cut off is counted, not timed.
+func TestRunRateModeDrainLimit(t *testing.T) {
+	s := respscript.Start(t, respscript.Options{Script: respscript.OnNth("GET", 100, respscript.Stall())})
+	o := scriptedOptions(s)
+	o.Rate, o.Duration, o.Requests, o.Clients, o.MaxPending = 1000, 300*time.Millisecond, 0, 1, 1
+	o.Drain = 200 * time.Millisecond
+	sum, err := runSuiteTest(t, o, "get")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 300 requests fall due in the duration; the 100th is never answered,
+	// so at most 100 are sent (fewer only if this machine lags that far).
+	d, sent := sum.Drain, s.Count("GET")
+	if d == nil || !d.Expired() || d.LimitSeconds != 0.2 || sent > 100 || d.Unsent+sent != 300 || sum.Requests+d.Unanswered != sent {
+		t.Fatalf("drain = %+v, %d measured, server saw %d GETs: want every one of the 300 due sent and measured, still outstanding, or unsent", d, sum.Requests, sent)
+	}
+	if sent == 100 && (d.Unsent != 200 || d.Unanswered != 1 || sum.Requests != 99) {
+		t.Errorf("drain = %+v, %d measured: want 200 unsent, 1 unanswered, 99 measured", d, sum.Requests)
+	}
+}
+
+// TestRunMaxClientsRefusalNamed: a server at maxclients answers a new
+// connection with an error and closes it. Whether the client reads that
+// before any request, as the answer to its set-up commands or to its
+// first request, or fails to write first, the message names the refusal
+// and never blames the command.
+func TestRunMaxClientsRefusalNamed(t *testing.T) {
+	cases := []struct {
+		name string
+		set  func(*Options)
+	}{
+		{"no set-up commands", func(*Options) {}},
+		{"AUTH first", func(o *Options) { o.Password = "pw" }},
+		{"HELLO 3 first", func(o *Options) { o.RESP3 = true }},
+		{"two loops", func(o *Options) { o.Threads = 2 }},
+	}
+	for _, c := range cases {
+		for i := range 5 {
+			s := respscript.Start(t, respscript.Options{MaxClients: 3, Password: map[bool]string{true: "pw"}[c.name == "AUTH first"]})
+			o := scriptedOptions(s)
+			o.Clients = 8
+			c.set(&o)
+			_, err := runSuiteTest(t, o, "set")
+			if err == nil || !strings.Contains(err.Error(), "refused a connection: ERR max number of clients reached") ||
+				!strings.Contains(err.Error(), "maxclients") || strings.Contains(err.Error(), "in reply to") {
+				t.Errorf("%s, run %d: err = %v; want the maxclients refusal named", c.name, i, err)
+			}
+			s.Close()
+		}
+	}
+}

@@ -4,8 +4,11 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"maps"
 	"math/bits"
+	"slices"
 	"strings"
+	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -52,7 +55,43 @@ func WriteReport(w io.Writer, s *benchdata.Summary) error {
 	for _, c := range s.Commands {
 		fmt.Fprintf(b, "  %s: %.2f requests per second, p50=%.3f p99=%.3f msec (%d requests)\n", c.Name, c.RPS, c.Latency.P50, c.Latency.P99, c.Requests)
 	}
+	if d := s.Drain; d != nil && (d.LateAtEnd > 0 || d.Expired()) {
+		fmt.Fprintf(b, "  %s\n", drainNote(d))
+	}
+	if c := s.Connections; c != nil {
+		fmt.Fprintf(b, "\nConnections:\n  %s\n", connectionsNote(c, s.Config.Clients))
+	}
 	return b.Flush()
+}
+
+// SlowSetup is how long connection set-up may take before -q reports it.
+const SlowSetup = time.Second
+
+// connectionsNote is one line on how the connections were set up.
+func connectionsNote(c *benchdata.Connections, clients int) string {
+	l := fmt.Sprintf("%d opened, all %d ready %.3f ms after the first connect; connect p50 %.3f p99 %.3f max %.3f msec, ready (after AUTH/SELECT/HELLO) p50 %.3f p99 %.3f max %.3f msec",
+		c.Opened, clients, c.SetupSeconds*1e3, c.Connect.P50, c.Connect.P99, c.Connect.Max, c.Ready.P50, c.Ready.P99, c.Ready.Max)
+	if len(c.Failures) > 0 {
+		var f []string
+		for _, k := range slices.Sorted(maps.Keys(c.Failures)) {
+			f = append(f, fmt.Sprintf("%s %d", k, c.Failures[k]))
+		}
+		l += "; failed connects: " + strings.Join(f, ", ")
+	}
+	if c.Retries > 0 {
+		l += fmt.Sprintf(" (%d retried)", c.Retries)
+	}
+	return l
+}
+
+// drainNote says what the end of a --rate --duration run left to send or
+// await, and what became of it.
+func drainNote(d *benchdata.Drain) string {
+	head := fmt.Sprintf("at the end of the duration %d requests were due and unsent, %d awaited replies", d.LateAtEnd, d.OutstandingAtEnd)
+	if d.Expired() {
+		return fmt.Sprintf("%s; the drain limit (%gs) cut off %d never sent and %d never answered, which no figure above includes (raise --drain)", head, d.LimitSeconds, d.Unsent, d.Unanswered)
+	}
+	return fmt.Sprintf("%s; drained in %.3f seconds (included above)", head, d.Seconds)
 }
 
 // writeExtras adds header lines for settings redis-benchmark does not have;
@@ -187,6 +226,12 @@ func (g geometry) highestEquivalent(v int64) int64 {
 // WriteQuiet writes the -q line.
 func WriteQuiet(w io.Writer, s *benchdata.Summary) error {
 	_, err := fmt.Fprintf(w, "%s: %.2f requests per second, p50=%.3f msec\n", s.Title, s.RPS, s.Latency.P50)
+	if err == nil && s.Drain.Expired() {
+		_, err = fmt.Fprintf(w, "  %s: %s\n", s.Title, drainNote(s.Drain))
+	}
+	if c := s.Connections; err == nil && c != nil && (len(c.Failures) > 0 || c.SetupSeconds > SlowSetup.Seconds()) {
+		_, err = fmt.Fprintf(w, "  %s: connections: %s\n", s.Title, connectionsNote(c, s.Config.Clients))
+	}
 	return err
 }
 

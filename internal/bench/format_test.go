@@ -76,8 +76,14 @@ func TestGoldenRateAndMix(t *testing.T) {
 	s.Uncorrected = &u
 	s.Config.Rate, s.Config.Pipeline, s.Config.Threads = 50000, 1, 2
 	s.Commands = []benchdata.CommandResult{{Name: "SET", Requests: 1818, RPS: 6290.66, Latency: s.Latency}, {Name: "GET", Requests: 18182, RPS: 62913.49, Latency: s.Latency}}
+	s.Drain = &benchdata.Drain{LimitSeconds: 10, Seconds: 1.523, LateAtEnd: 1491, OutstandingAtEnd: 9}
+	s.Connections = &benchdata.Connections{Opened: 50, SetupSeconds: 0.0042, Connect: benchdata.Latency{P50: 0.051, P99: 0.2, Max: 0.31}, Ready: benchdata.Latency{P50: 0.09, P99: 0.35, Max: 0.4}}
 	var b bytes.Buffer
 	WriteReport(&b, s)
+	WriteQuiet(&b, s) // set-up fast, no failures: no connections line
+	s.Drain.Unsent, s.Drain.Unanswered, s.Drain.LimitSeconds = 12, 3, 0.5
+	s.Connections.SetupSeconds, s.Connections.Failures, s.Connections.Retries = 1.5, map[string]int64{"EADDRNOTAVAIL": 2, "ECONNREFUSED": 1}, 2
+	WriteQuiet(&b, s)
 	testutil.Golden(t, filepath.Join("testdata", "report_rate_mix.golden"), b.Bytes())
 }
 

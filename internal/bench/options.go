@@ -15,6 +15,7 @@ const (
 	DefaultPrecision  = 3
 	DefaultTimeout    = 10 * time.Second
 	DefaultMaxPending = 1000
+	DefaultDrain      = 10 * time.Second
 )
 
 // Options configures one benchmark run. The zero value is not usable; start
@@ -51,6 +52,17 @@ type Options struct {
 	// requests outstanding on one connection.
 	Rate       float64
 	MaxPending int
+	// Drain bounds, in rate mode with a Duration, how long after the end
+	// the run keeps sending the requests that fell due before it (late
+	// because every connection was full) and awaiting their replies: a
+	// stall that outlasts the run is measured, not dropped. What is still
+	// unsent or unanswered at the limit is reported, not timed.
+	Drain time.Duration
+
+	// ConnectRetries is how many times in a row a failed connect is dialled
+	// again at once before the run ends; 0, as in redis-benchmark, ends it
+	// at the first.
+	ConnectRetries int
 
 	Precision int           // HDR significant figures, 1..5
 	Timeout   time.Duration // longest wait for a connect or for any reply
@@ -60,6 +72,10 @@ type Options struct {
 	// goroutine while a test runs.
 	Progress         func(Progress)
 	ProgressInterval time.Duration
+	// ProgressFinal adds one last call, with Final set, when the test
+	// ends: it covers the replies since the previous call (a shorter
+	// interval), so a stall that ends in the test's last moments shows.
+	ProgressFinal bool
 }
 
 // DefaultOptions returns redis-benchmark's defaults against 127.0.0.1:6379.
@@ -75,6 +91,7 @@ func DefaultOptions() Options {
 		Precision:  DefaultPrecision,
 		Timeout:    DefaultTimeout,
 		MaxPending: DefaultMaxPending,
+		Drain:      DefaultDrain,
 	}
 }
 
@@ -93,7 +110,8 @@ func (o *Options) Validate() error {
 		{o.Rate < 0, fmt.Sprintf("rate must not be negative, got %v (--rate)", o.Rate)},
 		{o.Rate > 0 && o.MaxPending < 1, "max pending must be at least 1 with --rate"},
 		{o.Timeout <= 0, "timeout must be positive (--timeout)"},
-		{o.Duration < 0 || o.Warmup < 0, "durations must not be negative"},
+		{o.ConnectRetries < 0, fmt.Sprintf("connect retries must not be negative, got %d (--connect-retries)", o.ConnectRetries)},
+		{o.Duration < 0 || o.Warmup < 0 || o.Drain < 0, "durations must not be negative"},
 		{badCPUs(o.CPUs), fmt.Sprintf("client CPUs %v: each must be 0..%d", o.CPUs, maxCPUs-1)},
 		{o.Sizes.Min < 1 && len(o.Sizes.List) == 0, fmt.Sprintf("value size must be at least 1 byte, got %d (-d)", o.Sizes.Min)},
 		{o.Sizes.Largest() > MaxValueSize, fmt.Sprintf("value size above 1 GiB: %d (-d)", o.Sizes.Largest())},

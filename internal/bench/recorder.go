@@ -1,8 +1,7 @@
 package bench
 
 import (
-	"sync/atomic"
-	"time"
+	"sync"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 
@@ -13,24 +12,47 @@ import (
 // histograms, which only feed the live p99.
 const tickPrecision = 2
 
-// recorder holds one worker's measurements. Only its worker writes the
-// histograms; the progress goroutine reads the published counters and
-// takes finished tick histograms through an atomic pointer, so the hot path
-// has no locks.
+// recorder holds one worker's measurements. Only its worker records, and
+// it holds mu while it handles one read's replies (not per request); the
+// progress goroutine takes the interval histogram and the count under mu,
+// so each progress interval covers exactly the replies since the previous
+// one: no reply is shown late or twice, and a stall shows in the interval
+// it ended in.
 type recorder struct {
+	mu    sync.Mutex
 	hists []*hdr.Histogram // per command, from the intended send time
 	unc   []*hdr.Histogram // per command, from the actual send (rate mode only)
 	count int64
 	last  int64 // when the last measured reply arrived
+	drain benchdata.Drain
+	end   int64 // rate mode with --duration: when the loop's schedule ended
 
-	tick        *hdr.Histogram
-	nextPublish int64
-	done        atomic.Int64
-	published   atomic.Pointer[hdr.Histogram]
+	tick *hdr.Histogram // since the last snapshot
+
+	// Connection set-up, written by the worker only and read after it
+	// ends.
+	connect, ready *hdr.Histogram
+	failures       map[string]int64
+	retries        int64
+}
+
+// connPrecision is the significant figures of the connection histograms:
+// 1% is plenty for set-up times, and keeps two more histograms per loop
+// small.
+const connPrecision = 2
+
+func (r *recorder) connected(d int64) { r.connect.RecordValue(clampLatency(d)) }
+func (r *recorder) isReady(d int64)   { r.ready.RecordValue(clampLatency(d)) }
+
+func (r *recorder) connectFailed(cause string) {
+	if r.failures == nil {
+		r.failures = map[string]int64{}
+	}
+	r.failures[cause]++
 }
 
 func newRecorder(precision, classes int, rate bool) *recorder {
-	r := &recorder{tick: newTick()}
+	r := &recorder{tick: newTick(), connect: newConnHist(), ready: newConnHist()}
 	for range classes {
 		r.hists = append(r.hists, hdr.New(1, int64(benchdata.MaxLatency), precision))
 		if rate {
@@ -40,12 +62,17 @@ func newRecorder(precision, classes int, rate bool) *recorder {
 	return r
 }
 
+func newConnHist() *hdr.Histogram {
+	return hdr.New(1, int64(benchdata.MaxLatency), connPrecision)
+}
+
 func newTick() *hdr.Histogram { return hdr.New(1, int64(benchdata.MaxLatency), tickPrecision) }
 
 func clampLatency(v int64) int64 {
 	return min(max(v, 1), int64(benchdata.MaxLatency))
 }
 
+// record adds one measured reply; the caller holds mu.
 func (r *recorder) record(p pending, now int64) {
 	lat := clampLatency(now - p.intended)
 	r.hists[p.class].RecordValue(lat)
@@ -57,24 +84,13 @@ func (r *recorder) record(p pending, now int64) {
 	r.last = now
 }
 
-// maybePublish makes the counters visible to the progress goroutine and,
-// every publishEvery, hands over the tick histogram.
-func (r *recorder) maybePublish(now int64) {
-	r.done.Store(r.count)
-	if now < r.nextPublish {
-		return
-	}
-	r.nextPublish = now + int64(publishEvery)
-	// Only the reader empties the slot, so a nil seen here stays nil until
-	// this Store; if the reader has not taken the last one, keep adding.
-	if r.tick.TotalCount() == 0 || r.published.Load() != nil {
-		return
-	}
-	r.published.Store(r.tick)
-	r.tick = newTick()
+// snapshot returns the replies recorded since the previous snapshot, as a
+// histogram, and the count of all of them so far.
+func (r *recorder) snapshot() (*hdr.Histogram, int64) {
+	fresh := newTick()
+	r.mu.Lock()
+	tick, count := r.tick, r.count
+	r.tick = fresh
+	r.mu.Unlock()
+	return tick, count
 }
-
-const publishEvery = 100 * time.Millisecond
-
-// take returns the tick histogram published since the last call, if any.
-func (r *recorder) take() *hdr.Histogram { return r.published.Swap(nil) }

@@ -25,11 +25,16 @@ type Progress struct {
 	Warmup   bool
 	Elapsed  time.Duration // since measurement started
 	Requests int64         // measured requests completed so far
-	// Interval figures cover the time since the previous call.
-	IntervalRPS float64
-	IntervalAvg float64 // ms
-	IntervalP99 float64 // ms
-	OverallRPS  float64
+	// Interval figures cover exactly the replies since the previous call
+	// (the first call: since the test started).
+	IntervalRequests int64
+	IntervalRPS      float64
+	IntervalAvg      float64 // ms
+	IntervalP99      float64 // ms
+	IntervalMax      float64 // ms
+	OverallRPS       float64
+	// Final marks the call after the test ended (Options.ProgressFinal).
+	Final bool
 }
 
 // eventLoop is one unit of the load: an epoll worker, or a group of TLS
@@ -67,6 +72,7 @@ type runner struct {
 	interrupted bool
 	abortedAt   int64
 	measureFrom int64
+	setupTime   time.Duration // from the first connect to all connections ready
 }
 
 func (r *runner) now() int64 { return int64(time.Since(r.origin)) }
@@ -90,6 +96,29 @@ func (r *runner) claim(k int) int {
 			return int(take)
 		}
 	}
+}
+
+// claimDue takes one open-loop request due at due: one due before end
+// (the loop's end of --duration; 0: none) is still sent after it.
+func (r *runner) claimDue(due, end int64) bool {
+	if !r.dueOpen(due, end) {
+		return false
+	}
+	if !r.measuring.Load() {
+		return true
+	}
+	return r.budget.Add(-1) >= 0
+}
+
+// dueOpen reports whether an open-loop request due at due is to be sent.
+func (r *runner) dueOpen(due, end int64) bool {
+	if r.abort.Load() {
+		return false
+	}
+	if end > 0 && due >= end {
+		return false
+	}
+	return !r.measuring.Load() || r.budget.Load() > 0
 }
 
 // issuingOpen reports whether more requests may still be sent.
@@ -124,6 +153,11 @@ func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summar
 		return nil, err
 	}
 	r.buildPrefix()
+	if o.TLS == nil {
+		if err := ensureFiles(o.Clients, o.threads()); err != nil {
+			return nil, err
+		}
+	}
 	gens, err := r.generators(data)
 	if err != nil {
 		return nil, err
@@ -135,6 +169,9 @@ func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summar
 	}
 	if err := r.makeWorkers(gens); err != nil {
 		return nil, err
+	}
+	if o.TLS == nil {
+		defer procsFor(len(r.loops))()
 	}
 	defer func() {
 		for _, l := range r.loops {
@@ -289,6 +326,7 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 	ready := make(chan error, len(r.loops))
 	start := make(chan struct{})
 	done := make(chan error, len(r.loops))
+	setupFrom := r.now()
 	for _, l := range r.loops {
 		go func() { done <- l.run(ready, start) }()
 	}
@@ -298,6 +336,7 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 		r.drain(done)
 		return nil, err
 	}
+	r.setupTime = time.Duration(r.now() - setupFrom)
 	startWall := time.Now()
 	r.started.Store(true)
 	r.measuring.Store(r.o.Warmup == 0)
@@ -381,6 +420,11 @@ func (r *runner) watch(ctx context.Context, done <-chan error) {
 			}
 		}
 	}
+	if r.o.Progress != nil && r.o.ProgressFinal {
+		pr := r.progress(&p)
+		pr.Final = true
+		r.o.Progress(pr)
+	}
 }
 
 type progressState struct {
@@ -393,23 +437,24 @@ func (r *runner) progress(p *progressState) Progress {
 	var done int64
 	tick := hdr.New(1, int64(benchdata.MaxLatency), tickPrecision)
 	for _, l := range r.loops {
-		done += l.recorder().done.Load()
-		if h := l.recorder().take(); h != nil {
-			tick.Merge(h)
-		}
+		h, n := l.recorder().snapshot()
+		tick.Merge(h)
+		done += n
 	}
 	r.mu.Lock()
 	from := r.measureFrom
 	r.mu.Unlock()
 	dt := float64(now-p.last) / 1e9
 	pr := Progress{
-		Title:       r.test.Title,
-		Warmup:      !r.measuring.Load(),
-		Elapsed:     time.Duration(now - from),
-		Requests:    done,
-		IntervalRPS: float64(done-p.lastDone) / dt,
-		IntervalAvg: tick.Mean() / 1e6,
-		IntervalP99: float64(tick.ValueAtPercentile(99)) / 1e6,
+		Title:            r.test.Title,
+		Warmup:           !r.measuring.Load(),
+		Elapsed:          time.Duration(now - from),
+		Requests:         done,
+		IntervalRequests: done - p.lastDone,
+		IntervalRPS:      float64(done-p.lastDone) / dt,
+		IntervalAvg:      tick.Mean() / 1e6,
+		IntervalP99:      float64(tick.ValueAtPercentile(99)) / 1e6,
+		IntervalMax:      float64(tick.Max()) / 1e6,
 	}
 	if el := float64(now-from) / 1e9; el > 0 && !pr.Warmup {
 		pr.OverallRPS = float64(done) / el
@@ -427,7 +472,9 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 		unc = benchdata.NewHistogram(r.o.Precision)
 	}
 	per := make([]*benchdata.Histogram, classes)
-	var last int64
+	var last, drainFrom int64
+	var drain benchdata.Drain
+	conns := newConnections()
 	for i := range per {
 		per[i] = benchdata.NewHistogram(r.o.Precision)
 	}
@@ -441,6 +488,12 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 			}
 		}
 		last = max(last, rec.last)
+		drainFrom = max(drainFrom, rec.end)
+		conns.add(rec)
+		drain.LateAtEnd += rec.drain.LateAtEnd
+		drain.OutstandingAtEnd += rec.drain.OutstandingAtEnd
+		drain.Unsent += rec.drain.Unsent
+		drain.Unanswered += rec.drain.Unanswered
 	}
 	r.mu.Lock()
 	from, err, interrupted, abortedAt := r.measureFrom, r.err, r.interrupted, r.abortedAt
@@ -462,9 +515,15 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 		Histogram:      total,
 		Interrupted:    interrupted,
 		Config:         r.runConfig(),
+		Connections:    conns.summary(r.setupTime),
 	}
 	if elapsed > 0 {
 		s.RPS = float64(s.Requests) / elapsed.Seconds()
+	}
+	if drainFrom > 0 {
+		drain.LimitSeconds = r.o.Drain.Seconds()
+		drain.Seconds = time.Duration(max(last-drainFrom, 0)).Seconds()
+		s.Drain = &drain
 	}
 	if unc != nil {
 		d := benchdata.Digest(unc.Histogram)
@@ -488,6 +547,37 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 		return s, ErrInterrupted
 	}
 	return s, nil
+}
+
+// connections merges the loops' connection set-up records.
+type connections struct {
+	connect, ready *benchdata.Histogram
+	failures       map[string]int64
+	retries        int64
+}
+
+func newConnections() *connections {
+	return &connections{connect: benchdata.NewHistogram(connPrecision), ready: benchdata.NewHistogram(connPrecision)}
+}
+
+func (c *connections) add(rec *recorder) {
+	c.connect.Merge(rec.connect)
+	c.ready.Merge(rec.ready)
+	c.retries += rec.retries
+	for k, v := range rec.failures {
+		if c.failures == nil {
+			c.failures = map[string]int64{}
+		}
+		c.failures[k] += v
+	}
+}
+
+func (c *connections) summary(setup time.Duration) *benchdata.Connections {
+	return &benchdata.Connections{
+		Opened: c.connect.TotalCount(), SetupSeconds: setup.Seconds(),
+		Connect: benchdata.Digest(c.connect.Histogram), Ready: benchdata.Digest(c.ready.Histogram),
+		ConnectHistogram: c.connect, ReadyHistogram: c.ready, Failures: c.failures, Retries: c.retries,
+	}
 }
 
 // ErrInterrupted is returned with the partial Summary when the context was

@@ -13,7 +13,9 @@ import (
 // raw call it keeps the P, so the runtime does not wake a spinning thread
 // on the other CPU at every wait (which competes with the server on small
 // machines); the runtime's preemption signal interrupts it (EINTR) when
-// the scheduler or the GC needs the P.
+// the scheduler or the GC needs the P. That is only fair while every loop
+// has a P of its own: procsFor (procs.go) raises GOMAXPROCS for a run
+// whose loops outnumber the Ps.
 
 func rawRead(fd int, p []byte) (int, error) {
 	if len(p) == 0 {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"os"
-	"sync"
 	"time"
 
 	"redline/internal/netns"
@@ -24,7 +23,6 @@ type tlsGroup struct {
 	n     int
 	gen   generator
 	rec   *recorder
-	mu    sync.Mutex
 	conns []net.Conn
 }
 
@@ -91,16 +89,20 @@ func (g *tlsGroup) unblockOnAbort(stop <-chan struct{}) {
 func (g *tlsGroup) setup() error {
 	for range g.n {
 		ctx, cancel := context.WithTimeout(context.Background(), g.r.o.Timeout)
+		began := g.r.now()
 		c, err := resp.Dial(ctx, resp.DialOptions{Network: g.r.o.Network, Addr: g.r.o.Addr, TLS: g.r.o.TLS, Timeout: g.r.o.Timeout, Dial: netns.Dialer(g.r.o.NetNS)})
 		cancel()
 		if err != nil {
+			g.rec.connectFailed(errnoName(err))
 			return fmt.Errorf("Could not connect to Redis at %s: %s", g.r.target, capitalise(rootCause(err)))
 		}
+		g.rec.connected(g.r.now() - began)
 		conn := c.Conn()
 		g.conns = append(g.conns, conn)
 		if err := g.handshake(conn); err != nil {
 			return err
 		}
+		g.rec.isReady(g.r.now() - began)
 	}
 	return nil
 }
@@ -147,12 +149,11 @@ func (g *tlsGroup) drive(c net.Conn, gen *generator) error {
 	lat := make([]pending, 0, 512)
 	var times []int64
 	flush := func() {
-		g.mu.Lock()
+		g.rec.mu.Lock()
 		for i, p := range lat {
 			g.rec.record(p, times[i])
 		}
-		g.rec.maybePublish(g.r.now())
-		g.mu.Unlock()
+		g.rec.mu.Unlock()
 		lat, times = lat[:0], times[:0]
 	}
 	defer flush()
@@ -201,7 +202,9 @@ func (g *tlsGroup) drive(c net.Conn, gen *generator) error {
 			}
 			in = in[:copy(in, in[used:])]
 		}
-		if len(lat) >= 256 {
+		// Recorded in chunks to keep the lock rare, but at least every
+		// 10 ms so progress sees them in their interval.
+		if len(lat) >= 256 || (len(times) > 0 && g.r.now()-times[0] > int64(10*time.Millisecond)) {
 			flush()
 		}
 	}

@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
 	"time"
 
@@ -37,6 +39,9 @@ type worker struct {
 	issuing  bool
 	rr       int
 	timerSet bool
+	end      int64 // when --duration ends for this loop's schedule; 0: none
+	endSeen  bool  // the end of --duration has been accounted
+	drained  bool  // the drain limit after it has passed
 
 	lastSweep int64
 	sockaddr  unix.Sockaddr // this worker's own copy of the target
@@ -135,7 +140,7 @@ func (w *worker) dial(c *conn) error {
 	err = unix.Connect(fd, w.sockaddr)
 	if err != nil && !errors.Is(err, unix.EINPROGRESS) {
 		unix.Close(fd)
-		return w.r.connectError(err)
+		return w.connectFailed(c, errnoName(err), err)
 	}
 	c.fd, c.state, c.started = fd, stConnecting, w.r.now()
 	c.out, c.outOff, c.in, c.prefix, c.wantOut = c.out[:0], 0, c.in[:0], 0, false
@@ -151,11 +156,30 @@ func (w *worker) dial(c *conn) error {
 	return nil
 }
 
+// connectFailed counts a failed connect and dials again while
+// --connect-retries allows; otherwise the run ends with the error.
+func (w *worker) connectFailed(c *conn, cause string, err error) error {
+	w.rec.connectFailed(cause)
+	if c.fd >= 0 {
+		unix.Close(c.fd)
+		w.byFD[c.fd] = nil
+		c.fd = -1
+	}
+	if c.retries >= w.r.o.ConnectRetries {
+		return w.r.connectError(err)
+	}
+	c.retries++
+	w.rec.retries++
+	return w.dial(c)
+}
+
 func (w *worker) checkConnectTimeouts() error {
 	now := w.r.now()
 	for _, c := range w.conns {
 		if c.state == stConnecting && now-c.started > int64(w.r.o.Timeout) {
-			return w.r.connectError(fmt.Errorf("no connection within %s", w.r.o.Timeout))
+			if err := w.connectFailed(c, "timeout", fmt.Errorf("no connection within %s", w.r.o.Timeout)); err != nil {
+				return err
+			}
 		}
 		if c.state == stHandshake && now-c.lastIO > int64(w.r.o.Timeout) {
 			return fmt.Errorf("no reply to the connection set-up commands (AUTH/SELECT/HELLO) within %s", w.r.o.Timeout)
@@ -214,13 +238,15 @@ func (w *worker) connected(c *conn) error {
 		err = unix.Errno(soerr)
 	}
 	if err != nil {
-		return w.r.connectError(err)
+		return w.connectFailed(c, errnoName(err), err)
 	}
+	c.retries = 0
 	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(c.fd)}
 	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
 		return fmt.Errorf("epoll_ctl: %w", err)
 	}
 	c.lastIO = w.r.now()
+	w.rec.connected(c.lastIO - c.started)
 	if len(w.r.prefix) == 0 {
 		return w.ready(c)
 	}
@@ -232,6 +258,7 @@ func (w *worker) connected(c *conn) error {
 // ready marks a set-up connection; during the run (after a -k 0
 // reconnect) it starts sending at once.
 func (w *worker) ready(c *conn) error {
+	w.rec.isReady(w.r.now() - c.started)
 	if !w.r.started.Load() {
 		c.state = stReady
 		return nil
@@ -246,9 +273,14 @@ func (w *worker) ready(c *conn) error {
 // start moves every ready connection to active: the closed loop sends
 // each one's first batch; rate mode begins its schedule.
 func (w *worker) start() error {
-	now := w.r.now()
 	if w.r.o.Rate > 0 {
+		now := w.r.now()
 		w.pacer = newFixedRate(w.r.o.Rate, len(w.r.loops), w.id, now)
+		if w.r.o.Duration > 0 {
+			// Exactly the requests due in the loop's --duration are sent.
+			w.end = now + int64(w.r.o.Warmup+w.r.o.Duration)
+			w.rec.end = w.end
+		}
 		w.issuing = true
 	}
 	for _, c := range w.conns {
@@ -306,10 +338,28 @@ func (w *worker) flush(c *conn) error {
 		if errors.Is(err, unix.EAGAIN) {
 			return w.watchOut(c, true)
 		}
+		if cause := w.refusedBeforeClose(c); cause != nil {
+			return cause
+		}
 		return w.r.ioError("write", err, c.q.size)
 	}
 	c.out, c.outOff = c.out[:0], 0
 	return w.watchOut(c, false)
+}
+
+// refusedBeforeClose looks for the error reply a server sends before it
+// closes a connection it refuses (Redis at maxclients): a write to the
+// closed connection can fail before the read that would have found it.
+func (w *worker) refusedBeforeClose(c *conn) error {
+	var buf [256]byte
+	n, _ := rawRead(c.fd, buf[:])
+	if n <= 0 {
+		return nil
+	}
+	if size, kind, _, err := resp.Scan(buf[:n]); err == nil && size > 0 && kind == resp.KindError {
+		return w.r.refusedError(buf[:size])
+	}
+	return nil
 }
 
 func (w *worker) watchOut(c *conn, on bool) error {
@@ -361,6 +411,8 @@ func (w *worker) readable(c *conn) error {
 
 // consume parses every complete reply in c.in and returns the bytes used.
 func (w *worker) consume(c *conn, now int64) (int, error) {
+	w.rec.mu.Lock()
+	defer w.rec.mu.Unlock()
 	pos := 0
 	for pos < len(c.in) {
 		n, kind, need, err := resp.Scan(c.in[pos:])
@@ -385,6 +437,9 @@ func (w *worker) consume(c *conn, now int64) (int, error) {
 			continue
 		}
 		if c.q.size == 0 {
+			if kind == resp.KindError {
+				return 0, w.r.unsolicitedError(reply)
+			}
 			return 0, fmt.Errorf("reply with no request outstanding from %s: %q", w.r.target, clip(reply))
 		}
 		p := c.q.pop()
@@ -431,7 +486,7 @@ func (w *worker) loop() error {
 			if ms, err = w.pace(); err != nil {
 				return err
 			}
-			if !w.issuing && w.pending == 0 {
+			if !w.issuing && (w.pending == 0 || w.drained) {
 				break
 			}
 		}
@@ -447,7 +502,6 @@ func (w *worker) loop() error {
 
 func (w *worker) housekeeping() error {
 	now := w.r.now()
-	w.rec.maybePublish(now)
 	if now-w.lastSweep < int64(100*time.Millisecond) {
 		return nil
 	}
@@ -472,6 +526,7 @@ func (w *worker) housekeeping() error {
 // how long poll may wait.
 func (w *worker) pace() (int, error) {
 	now := w.r.now()
+	w.checkEnd(now)
 	for w.issuing {
 		due := w.pacer.due(w.seq)
 		if due > now {
@@ -481,7 +536,7 @@ func (w *worker) pace() (int, error) {
 		if c == nil {
 			break // every connection is at MaxPending: the request is late
 		}
-		if w.r.claim(1) == 0 {
+		if !w.r.claimDue(due, w.end) {
 			w.issuing = false
 			break
 		}
@@ -497,7 +552,7 @@ func (w *worker) pace() (int, error) {
 			return 0, err
 		}
 	}
-	if w.issuing && !w.r.issuingOpen() {
+	if w.issuing && !w.r.dueOpen(w.pacer.due(w.seq), w.end) {
 		w.issuing = false
 	}
 	if !w.issuing {
@@ -509,6 +564,41 @@ func (w *worker) pace() (int, error) {
 		return 100, nil
 	}
 	return w.armTimer(w.pacer.due(w.seq) - w.r.now())
+}
+
+// checkEnd accounts for the end of --duration: once when it comes, what
+// was late or outstanding; at the drain limit, what is cut off (the loop
+// then stops).
+func (w *worker) checkEnd(now int64) {
+	end := w.end
+	if end == 0 || now < end || w.drained {
+		return
+	}
+	d := &w.rec.drain
+	if !w.endSeen {
+		w.endSeen = true
+		d.LateAtEnd, d.OutstandingAtEnd = w.dueUnsent(end), int64(w.pending)
+	}
+	if now >= end+int64(w.r.o.Drain) {
+		w.drained = true
+		d.Unsent, d.Unanswered = w.dueUnsent(end), int64(w.pending)
+		w.issuing = false
+	}
+}
+
+// dueUnsent counts this loop's requests due before end and not sent yet.
+func (w *worker) dueUnsent(end int64) int64 {
+	if !w.issuing {
+		return 0
+	}
+	n := w.seq
+	for w.pacer.due(n) < end {
+		n++
+	}
+	if w.r.measuring.Load() {
+		return min(n-w.seq, max(w.r.budget.Load(), 0))
+	}
+	return n - w.seq
 }
 
 // pick returns the next active connection with room, round-robin.
@@ -614,6 +704,20 @@ func pinThread(cpus []int) error {
 		return fmt.Errorf("pin the load generator to CPUs %v: %w", cpus, err)
 	}
 	return nil
+}
+
+// errnoName names a connect failure: ECONNREFUSED, EADDRNOTAVAIL, ...
+func errnoName(err error) string {
+	if errors.Is(err, os.ErrDeadlineExceeded) || errors.Is(err, context.DeadlineExceeded) {
+		return "timeout"
+	}
+	var errno unix.Errno
+	if errors.As(err, &errno) {
+		if name := unix.ErrnoName(errno); name != "" {
+			return name
+		}
+	}
+	return "other"
 }
 
 func growBuf(b []byte, n int) []byte {

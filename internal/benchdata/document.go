@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
+	"redline/internal/atomicfile"
 	"runtime"
 	"time"
 
@@ -30,7 +30,7 @@ func WriteDocument(path string, doc Document) error {
 	if err != nil {
 		return fmt.Errorf("encode results: %w", err)
 	}
-	return writeAtomic(path, append(b, '\n'))
+	return atomicfile.Write(path, append(b, '\n'), 0)
 }
 
 // ReadDocument reads a --json file.
@@ -47,29 +47,6 @@ func ReadDocument(path string) (Document, error) {
 		return doc, fmt.Errorf("%s: schema %q, want %q", path, doc.Schema, DocumentSchema)
 	}
 	return doc, nil
-}
-
-func writeAtomic(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // LocalClientInfo describes the machine generating the load.

@@ -51,6 +51,13 @@ type Summary struct {
 
 	Commands []CommandResult `json:"commands,omitempty"`
 
+	// Connections is how the connections were set up.
+	Connections *Connections `json:"connections,omitempty"`
+
+	// Drain is set in rate mode with a duration: what was still due or
+	// outstanding when the duration ended, and how it was drained.
+	Drain *Drain `json:"drain,omitempty"`
+
 	Server ServerInfo `json:"server"`
 	Client ClientInfo `json:"client"`
 
@@ -79,6 +86,51 @@ type RunConfig struct {
 	Precision    int     `json:"precision"`
 	Seed         uint64  `json:"seed"`
 }
+
+// Connections is how a run's connections were set up. Connect is from
+// connect() to established (with TLS: to the end of the TLS handshake);
+// Ready is from connect() to the reply to the last set-up command
+// (AUTH, CLIENT TRACKING, SELECT, HELLO), the same as Connect when there
+// are none. Both count every connection made, -k 0 reconnects included.
+type Connections struct {
+	Opened int64 `json:"opened"`
+	// SetupSeconds is from the first connect() to all -c connections
+	// ready, before the measurement starts.
+	SetupSeconds     float64    `json:"setup_seconds"`
+	Connect          Latency    `json:"connect_ms"`
+	Ready            Latency    `json:"ready_ms"`
+	ConnectHistogram *Histogram `json:"connect_histogram,omitempty"`
+	ReadyHistogram   *Histogram `json:"ready_histogram,omitempty"`
+	// Failures counts failed connects by errno name (ECONNREFUSED,
+	// ETIMEDOUT, EADDRNOTAVAIL, ...; "timeout" for no answer within
+	// --timeout). Retries counts those dialled again (--connect-retries);
+	// a failed connect not retried ends the run.
+	Failures map[string]int64 `json:"failures,omitempty"`
+	Retries  int64            `json:"retries,omitempty"`
+}
+
+// Drain is the end of an open-loop (--rate) run with a duration. Requests
+// due before the end are sent however late and awaited, up to a limit;
+// the figures above then include them. What the limit cut off is counted
+// here and in no latency figure.
+type Drain struct {
+	LimitSeconds float64 `json:"limit_seconds"`
+	// Seconds is from the end of the duration to the last reply (0 when
+	// everything was answered before the end).
+	Seconds float64 `json:"seconds"`
+	// LateAtEnd were due before the end and not yet sent when it came
+	// (every connection was at --max-pending); OutstandingAtEnd were sent
+	// and not yet answered.
+	LateAtEnd        int64 `json:"late_at_end"`
+	OutstandingAtEnd int64 `json:"outstanding_at_end"`
+	// Unsent and Unanswered are what the limit cut off: due before the
+	// end but never sent, and sent but never answered.
+	Unsent     int64 `json:"unsent,omitempty"`
+	Unanswered int64 `json:"unanswered,omitempty"`
+}
+
+// Expired reports whether the limit cut requests off.
+func (d *Drain) Expired() bool { return d != nil && d.Unsent+d.Unanswered > 0 }
 
 // Latency is a latency digest in milliseconds.
 type Latency struct {

@@ -94,6 +94,8 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) 
 	r := &benchRun{s: s, f: f, o: o, info: info, argv: s.argv}
 	r.progress = newProgressPrinter(s, f)
 	r.o.Progress = r.progress.show
+	r.o.ProgressInterval = r.progress.interval()
+	r.o.ProgressFinal = r.progress.mode == "plain"
 	return r.run(ctx, tests, len(args) > 0)
 }
 

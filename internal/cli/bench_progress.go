@@ -14,13 +14,29 @@ import (
 
 // progressPrinter shows a running test: on a terminal, one line rewritten
 // in place (redis-benchmark's layout plus p99); otherwise a plain line on
-// stderr every second, so logs stay readable; or nothing.
+// stderr every second, so logs stay readable; or nothing. Each line covers
+// the whole interval since the previous one: the engine is asked for
+// progress at the printer's own interval.
 type progressPrinter struct {
-	mu        sync.Mutex
-	w         io.Writer
-	mode      string // "tty", "plain" or "none"
-	lastPlain time.Time
-	printed   bool
+	mu      sync.Mutex
+	w       io.Writer
+	mode    string // "tty", "plain" or "none"
+	printed bool
+}
+
+// Progress intervals: a terminal line is rewritten four times a second; a
+// plain line is logged once a second.
+const (
+	ttyInterval   = 250 * time.Millisecond
+	plainInterval = time.Second
+)
+
+// interval is how often the printer wants bench.Progress.
+func (p *progressPrinter) interval() time.Duration {
+	if p.mode == "plain" {
+		return plainInterval
+	}
+	return ttyInterval
 }
 
 func newProgressPrinter(s *streams, f *cmdline.Flags) *progressPrinter {
@@ -53,11 +69,7 @@ func isTerminal(w io.Writer) bool {
 	return ok && f.Fd() != ^uintptr(0) && term.IsTerminal(int(f.Fd()))
 }
 
-func (p *progressPrinter) begin(string) {
-	p.mu.Lock()
-	p.lastPlain = time.Now()
-	p.mu.Unlock()
-}
+func (p *progressPrinter) begin(string) {}
 
 func (p *progressPrinter) show(pr bench.Progress) {
 	p.mu.Lock()
@@ -71,11 +83,10 @@ func (p *progressPrinter) show(pr bench.Progress) {
 		fmt.Fprintf(p.w, "\r\033[K%s%s: rps=%.1f (overall: %.1f) avg_msec=%.3f p99_msec=%.3f", pr.Title, phase, pr.IntervalRPS, pr.OverallRPS, pr.IntervalAvg, pr.IntervalP99)
 		p.printed = true
 	case "plain":
-		if time.Since(p.lastPlain) < time.Second {
-			return
+		if pr.Final && pr.IntervalRequests == 0 {
+			return // nothing since the last line
 		}
-		p.lastPlain = time.Now()
-		fmt.Fprintf(p.w, "%s%s: %.1fs %d requests, rps=%.1f (overall: %.1f) avg_msec=%.3f p99_msec=%.3f\n", pr.Title, phase, pr.Elapsed.Seconds(), pr.Requests, pr.IntervalRPS, pr.OverallRPS, pr.IntervalAvg, pr.IntervalP99)
+		fmt.Fprintf(p.w, "%s%s: %.1fs %d requests, rps=%.1f (overall: %.1f) avg_msec=%.3f p99_msec=%.3f max_msec=%.3f\n", pr.Title, phase, pr.Elapsed.Seconds(), pr.Requests, pr.IntervalRPS, pr.OverallRPS, pr.IntervalAvg, pr.IntervalP99, pr.IntervalMax)
 	}
 }
 

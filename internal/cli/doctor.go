@@ -12,6 +12,7 @@ import (
 
 	"redline/internal/doctor"
 	_ "redline/internal/doctor/rules" // registers the rules
+	"redline/internal/host"
 	"redline/internal/redisadmin"
 	"redline/internal/secret"
 )
@@ -27,6 +28,7 @@ type doctorOptions struct {
 	noRedis            bool
 	pid                int
 	iface              string
+	irqPatterns        []string
 	clients            int
 	sample             time.Duration
 	intrinsic          time.Duration
@@ -52,7 +54,8 @@ docs/doctor.md. Each finding shows the values it read and where from, the exact
 commands that fix it and undo the fix. doctor never changes anything.
 
 Exit status: 0 when nothing at or above --min-severity fired, 1 when something
-did, 2 when doctor could not run.`,
+did, 2 when doctor could not run, or a rule errored or a host file did not parse
+(the report lists the errors).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.redisExplicitlySet = cmd.Flags().Changed("host") || cmd.Flags().Changed("port") || cmd.Flags().Changed("socket")
@@ -71,6 +74,7 @@ did, 2 when doctor could not run.`,
 	f.IntVar(&o.pid, "pid", 0, "the server's pid on this host (when it runs in another PID namespace)")
 	f.StringVar(&o.iface, "nic", "", "the NIC that carries Redis traffic (default: every physical NIC that is up)")
 	alias(f, "iface", "nic")
+	f.StringArrayVar(&o.irqPatterns, "irq-pattern", nil, "extra queue-IRQ naming rule, oeAware style: 'REGEXP:VAR_ETH_qpVAR_QUEUE' (repeatable; as redline inspect)")
 	f.IntVar(&o.clients, "clients", 0, "peak number of clients expected to connect at once (checks backlogs against it)")
 	f.DurationVar(&o.sample, "sample", 0, "read twice this far apart and judge counters by how much they rose (e.g. 5s)")
 	f.DurationVar(&o.intrinsic, "intrinsic-latency", 0, "measure this host's intrinsic latency for this long (saturates one core)")
@@ -103,6 +107,9 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	if o.password, err = secret.Resolve(o.password, o.passFile, secret.FromEnv()); err != nil {
 		return usageError("redline doctor: --pass-file: %v", err)
 	}
+	if err := validateIRQPatterns(o.irqPatterns); err != nil {
+		return usageError("redline doctor: --irq-pattern: %v", err)
+	}
 	facts, err := gatherDoctor(ctx, s, o)
 	if err != nil {
 		return exitCode(ExitError, "redline doctor: "+err.Error())
@@ -118,6 +125,9 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	if err := writeDoctorReport(s.out, rep, o, min); err != nil {
 		return exitCode(ExitError, "redline doctor: write the report: "+err.Error())
 	}
+	if rep.HasErrors() {
+		return exitCode(ExitError, "redline doctor: the report is incomplete: see its errors")
+	}
 	if len(rep.Fired(min)) > 0 {
 		return exitCode(ExitFailure, "")
 	}
@@ -125,7 +135,8 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 }
 
 func gatherDoctor(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Facts, error) {
-	g := doctor.GatherOptions{Root: o.root, Pid: o.pid, Sample: o.sample, Iface: o.iface, ExpectedClients: o.clients}
+	g := doctor.GatherOptions{Root: o.root, Pid: o.pid, Sample: o.sample, Iface: o.iface, ExpectedClients: o.clients,
+		Host: host.Options{IRQPatterns: o.irqPatterns}}
 	if !o.noRedis {
 		g.Redis = &redisadmin.Options{Addr: net.JoinHostPort(o.host, strconv.Itoa(o.port)), Username: o.user, Password: o.password, Timeout: o.timeout}
 		if o.socket != "" {

@@ -22,6 +22,7 @@ type labFlags struct {
 	out      string
 	reps     int
 	repsSet  bool
+	budget   time.Duration
 	stateDir string
 	progress string
 	noDoctor bool
@@ -35,8 +36,9 @@ func newLabCmd(s *streams) *cobra.Command {
 		Long: `lab runs the whole experiment that tuning guides do by hand: it starts (or reaches) a
 redis-server, diagnoses the host and the server, measures a baseline, applies each variant
 (journaled tune changes, server settings such as io-threads or an allocator, CPU layouts),
-re-measures with interleaved repetitions, tells a real gain from noise with bootstrap
-confidence intervals, always rolls back, and writes the results and a report.
+re-measures in interleaved rounds until every comparison is precise enough or the time
+budget is spent, tells a real gain from noise with exact rank intervals at a stated
+per-lab false-positive rate, always rolls back, and writes the results and a report.
 
 Without a scenario file it runs the default scenario: a redis-server it starts on loopback,
 the doctor, a baseline, the doctor's safe fixes, and the server and the load generator on
@@ -50,7 +52,8 @@ separate CPUs. See docs/lab.md for the scenario format.`,
 	fl := cmd.Flags()
 	fl.StringVarP(&f.out, "output", "o", "", "`DIR`ectory for results and reports (default ./redline-lab-TIMESTAMP)")
 	alias(fl, "out", "output")
-	fl.IntVar(&f.reps, "repetitions", 0, "override the scenario's repetitions")
+	fl.IntVar(&f.reps, "repetitions", 0, "run exactly this many rounds (instead of the scenario's min_runs..max_runs)")
+	fl.DurationVar(&f.budget, "budget", 0, "time budget of an adaptive lab (default: the scenario's)")
 	fl.StringVar(&f.stateDir, "state-dir", "", "tune journal directory (default /var/lib/redline)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto, tty, plain, none")
 	fl.BoolVar(&f.noDoctor, "no-doctor", false, "skip the doctor (and so the doctor's fixes)")
@@ -74,14 +77,22 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 		return exitCode(ExitError, "redline lab: "+err.Error())
 	}
 	if f.repsSet {
-		// A flag is checked like the scenario field it overrides.
-		sc.Repetitions = f.reps
+		// A flag is checked like the scenario field it overrides. Exactly
+		// this many rounds: no adaptive bounds, and no budget unless
+		// --budget gives one.
 		if f.reps < 1 {
 			return usageError("redline lab: --repetitions %d: want at least 1", f.reps)
 		}
+		sc.Repetitions, sc.MinRuns, sc.MaxRuns, sc.Budget = f.reps, 0, 0, 0
 		if err := lab.Validate(&sc); err != nil {
 			return usageError("redline lab: --repetitions %d: %v", f.reps, err)
 		}
+	}
+	if f.budget < 0 {
+		return usageError("redline lab: --budget %s: want a positive duration", f.budget)
+	}
+	if f.budget > 0 {
+		sc.Budget = f.budget
 	}
 	if f.noDoctor {
 		no := false
@@ -109,10 +120,10 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	interrupted := errors.Is(err, context.Canceled) || ctx.Err() != nil
 	p.done()
 	reports, rerr := writeLabReports(out, res)
+	printVerdicts(s.out, res)
 	for _, r := range reports {
 		fmt.Fprintf(s.out, "report: %s\n", r)
 	}
-	printVerdicts(s, res)
 	switch {
 	case interrupted:
 		return exitCode(ExitSignaled, fmt.Sprintf("redline lab: interrupted; everything was rolled back; partial results in %s", resultPath))
@@ -143,30 +154,6 @@ func labPassword(sc *labdata.Scenario, file string) error {
 	}
 	t.Password = pw
 	return nil
-}
-
-// printVerdicts prints the throughput comparisons the lab recorded, the
-// one-line answer: the recorded verdict, with its interval when it has one.
-func printVerdicts(s *streams, res *labdata.Result) {
-	if res == nil {
-		return
-	}
-	for _, c := range res.Comparisons {
-		if c.Metric != "rps" {
-			continue
-		}
-		fmt.Fprintf(s.out, "%-16s %-14s %12.0f rps vs %12.0f  x%.3f %s  %s\n",
-			c.Workload, c.Variant, c.Median, c.BaselineMedian, c.Ratio, verdictInterval(c), c.Verdict)
-	}
-}
-
-// verdictInterval is "[lo, hi]", or the run counts when there were too few
-// for an interval.
-func verdictInterval(c labdata.Comparison) string {
-	if !c.HasCI {
-		return fmt.Sprintf("(%d and %d runs)", c.N, c.BaselineN)
-	}
-	return fmt.Sprintf("[%.3f, %.3f]", c.CILow, c.CIHigh)
 }
 
 // labProgress shows the lab's progress with an ETA: one rewritten line on

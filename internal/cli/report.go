@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"redline/internal/atomicfile"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -56,7 +57,7 @@ func reportLong() string {
 
 One lab result: its host, target, doctor findings, each variant's exact plan and
 what happened to it, per workload the median throughput and p99 with min..max,
-the ratio to the baseline with a 95% bootstrap interval and a verdict that
+the ratio to the baseline with an exact rank interval and a verdict that
 claims a change only when the interval excludes 1, latency percentiles from the
 runs' HDR histograms merged (never averaged), every run, and the provenance.
 
@@ -193,24 +194,8 @@ func (f *reportFlags) write(s *streams, b []byte) error {
 		_, err := s.out.Write(b)
 		return err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(f.out), "."+filepath.Base(f.out)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", f.out, err)
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", f.out, err)
-	}
-	if err := tmp.Chmod(0o644); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", f.out, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", f.out, err)
-	}
-	if err := os.Rename(tmp.Name(), f.out); err != nil {
-		return fmt.Errorf("write %s: %w", f.out, err)
+	if err := atomicfile.Write(f.out, b, 0o644); err != nil {
+		return err
 	}
 	fmt.Fprintf(s.err, "redline report: wrote %s\n", f.out)
 	return nil

@@ -25,6 +25,11 @@ type Facts struct {
 	PrevRedis *redisadmin.Facts
 	RedisNote string
 
+	// Pid selects the redis-server in the snapshot when no server was
+	// checked (--pid on a fixture tree). Zero with several servers: Run
+	// judges the process rules once for each (Facts.PIDs).
+	Pid int
+
 	// Iface is the NIC that carries Redis traffic; empty means every
 	// physical NIC that is up.
 	Iface string
@@ -48,25 +53,44 @@ func (f *Facts) Info() *redisadmin.Info {
 }
 
 // RedisProcess returns the server's process in the host snapshot: the one
-// with the server's pid when a local server was checked, else (a fixture
-// tree, or no server address) the first Redis process the snapshot holds.
-// Nil when there is none, or the server is on another host.
+// with the server's pid when a local server was checked, else the one Pid
+// selects, else (a fixture tree, or no server address) the first Redis
+// process the snapshot holds. Nil when there is none, or the server is on
+// another host.
 func (f *Facts) RedisProcess() *host.Process {
 	if f.Host == nil || len(f.Host.Processes) == 0 {
 		return nil
 	}
+	pid := f.Pid
 	if f.HasRedis() {
 		if !f.Redis.Process.Local {
 			return nil
 		}
-		for i := range f.Host.Processes {
-			if f.Host.Processes[i].PID == f.Redis.Process.Pid {
-				return &f.Host.Processes[i]
-			}
+		pid = f.Redis.Process.Pid
+	}
+	if pid == 0 {
+		return &f.Host.Processes[0]
+	}
+	for i := range f.Host.Processes {
+		if f.Host.Processes[i].PID == pid {
+			return &f.Host.Processes[i]
 		}
+	}
+	return nil
+}
+
+// PIDs returns the redis-servers that process rules judge one by one:
+// every one in the snapshot when there are several and none was chosen
+// (no server checked, no --pid), else nil.
+func (f *Facts) PIDs() []int {
+	if f.Host == nil || f.HasRedis() || f.Pid != 0 || len(f.Host.Processes) < 2 {
 		return nil
 	}
-	return &f.Host.Processes[0]
+	out := make([]int, len(f.Host.Processes))
+	for i, p := range f.Host.Processes {
+		out[i] = p.PID
+	}
+	return out
 }
 
 // sysctlPath maps "net.core.somaxconn" to its /proc/sys path.
@@ -217,6 +241,20 @@ func (f *Facts) Nodes() []host.Node {
 		return nil
 	}
 	return f.Host.NUMA.Nodes
+}
+
+// TopologyMissing says why the host's CPU and NUMA topology is unknown
+// ("" when it is known). A machine whose kernel has no NUMA has no
+// /sys/devices/system/node but has its CPUs: one node. A partial capture
+// has neither, and "one node" would be a guess.
+func (f *Facts) TopologyMissing() string {
+	switch {
+	case f.Host == nil:
+		return "no host snapshot"
+	case len(f.Host.NUMA.Nodes) == 0 && f.Host.CPU.Online == nil:
+		return "the CPU and NUMA topology is absent from this tree (no /sys/devices/system/cpu/online, no /sys/devices/system/node)"
+	}
+	return ""
 }
 
 // MultiNode reports whether the host has more than one NUMA node.

@@ -3,6 +3,7 @@ package doctor
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"redline/internal/host"
@@ -17,7 +18,8 @@ type GatherOptions struct {
 	// Root is the live machine: a fixture tree has no server.
 	Redis *redisadmin.Options
 	// Pid overrides the server's INFO process_id (a server in another PID
-	// namespace whose host pid is known).
+	// namespace whose host pid is known); without a server (a fixture
+	// tree) it chooses among the snapshot's redis-servers.
 	Pid int
 	// Sample, when positive, reads everything twice this far apart so
 	// that counters (drops, overflows, rejected connections, migrations)
@@ -41,6 +43,9 @@ func Gather(ctx context.Context, o GatherOptions) (*Facts, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host root %s: %w", o.Root, err)
 	}
+	if err := checkIface(fs, o.Iface); err != nil {
+		return nil, err
+	}
 	f := &Facts{Iface: o.Iface, ExpectedClients: o.ExpectedClients}
 	var conn *redisadmin.Conn
 	switch {
@@ -59,6 +64,12 @@ func Gather(ctx context.Context, o GatherOptions) (*Facts, error) {
 	}
 	if f.Host, f.Redis, err = read(); err != nil {
 		return nil, err
+	}
+	if conn == nil && o.Pid != 0 {
+		f.Pid = o.Pid
+		if f.RedisProcess() == nil {
+			return nil, fmt.Errorf("no redis-server with pid %d on host %s (redline inspect lists the ones it found)", o.Pid, fs.Root())
+		}
 	}
 	if o.Sample > 0 {
 		if err := sleep(ctx, o.Sample); err != nil {
@@ -91,6 +102,27 @@ func gatherOnce(ctx context.Context, fs *host.FS, conn *redisadmin.Conn, o Gathe
 		return nil, nil, fmt.Errorf("read host %s: %w", fs.Root(), err)
 	}
 	return snap, rf, nil
+}
+
+// checkIface refuses a NIC the host does not have: rules about "the NIC
+// that carries Redis traffic" would otherwise check nothing and say ok.
+func checkIface(fs *host.FS, iface string) error {
+	if iface == "" || fs.Exists("/sys/class/net/"+iface) {
+		return nil
+	}
+	var names []string
+	ents, _ := fs.ReadDir("/sys/class/net")
+	for _, e := range ents {
+		names = append(names, e.Name)
+	}
+	return fmt.Errorf("NIC %q is not on host %s (its NICs: %s; redline inspect shows them)", iface, fs.Root(), orNone(strings.Join(names, ", ")))
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 func sleep(ctx context.Context, d time.Duration) error {

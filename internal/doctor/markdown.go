@@ -24,6 +24,12 @@ func WriteMarkdown(w io.Writer, r *Report, o RenderOptions) error {
 			writeMarkdownFinding(mw, f, r.Target.Redis)
 		}
 	}
+	if len(r.ReadErrors) > 0 {
+		mw.printf("\n## Errors reading the host\n\n")
+		for _, e := range r.ReadErrors {
+			mw.printf("- %s\n", readErrorText(e))
+		}
+	}
 	for _, st := range []Status{Errored, NotChecked, NotApplicable} {
 		writeMarkdownTable(mw, statusTitle[st], r.byStatus(st), func(f Finding) string { return f.Reason })
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"redline/internal/change"
+	"redline/internal/host"
 )
 
 // PlanOptions is what a caller chooses when it turns a report into
@@ -121,9 +122,10 @@ func IsReportJSON(b []byte) bool {
 // still reads.
 func ReadReport(rd io.Reader) (*Report, error) {
 	var doc struct {
-		Schema   int       `json:"schema"`
-		Target   Target    `json:"target"`
-		Findings []Finding `json:"findings"`
+		Schema     int                `json:"schema"`
+		Target     Target             `json:"target"`
+		ReadErrors []host.SourceError `json:"read_errors"`
+		Findings   []Finding          `json:"findings"`
 	}
 	if err := json.NewDecoder(rd).Decode(&doc); err != nil {
 		return nil, fmt.Errorf("not a redline doctor --json report: %w", err)
@@ -131,5 +133,5 @@ func ReadReport(rd io.Reader) (*Report, error) {
 	if doc.Schema > SchemaVersion {
 		return nil, fmt.Errorf("doctor report schema %d: this redline reads schema %d (upgrade redline)", doc.Schema, SchemaVersion)
 	}
-	return &Report{Target: doc.Target, Findings: doc.Findings}, nil
+	return &Report{Target: doc.Target, Findings: doc.Findings, ReadErrors: doc.ReadErrors}, nil
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"redline/internal/host"
 )
 
 // RenderOptions controls the human and Markdown reports.
@@ -25,13 +27,21 @@ type Summary struct {
 	NotApplicable int            `json:"not_applicable"`
 	NotChecked    int            `json:"not_checked"`
 	Errors        int            `json:"errors"`
-	Rules         int            `json:"rules"`
+	// ReadErrors counts the files the host snapshot could not read or
+	// parse (Report.ReadErrors).
+	ReadErrors int `json:"read_errors,omitempty"`
+	Rules      int `json:"rules"`
 }
 
 // Summarize counts r's findings.
 func (r *Report) Summarize() Summary {
-	s := Summary{Fired: map[string]int{}, Rules: len(r.Findings)}
+	s := Summary{Fired: map[string]int{}, ReadErrors: len(r.ReadErrors)}
+	ids := map[string]bool{}
 	for _, f := range r.Findings {
+		if !ids[f.ID] {
+			ids[f.ID] = true
+			s.Rules++
+		}
 		switch f.Status {
 		case Fired:
 			s.Fired[f.Severity.String()]++
@@ -53,19 +63,43 @@ func (s Summary) line() string {
 	for sev := High; sev >= Info; sev-- {
 		parts = append(parts, fmt.Sprintf("%d %s", s.Fired[sev.String()], sev))
 	}
-	return fmt.Sprintf("%s; %d ok, %d not applicable, %d not checked, %d errors (%d rules)",
+	line := fmt.Sprintf("%s; %d ok, %d not applicable, %d not checked, %d errors (%d rules)",
 		strings.Join(parts, ", "), s.OK, s.NotApplicable, s.NotChecked, s.Errors, s.Rules)
+	if s.ReadErrors > 0 {
+		line += fmt.Sprintf("; %d error(s) reading the host", s.ReadErrors)
+	}
+	return line
+}
+
+// HasErrors reports whether a rule errored or the host snapshot could not
+// read or parse a file: the report is then incomplete, whatever fired.
+func (r *Report) HasErrors() bool {
+	return len(r.ReadErrors) > 0 || len(r.byStatus(Errored)) > 0
+}
+
+// readErrorText is one host read error for the reports.
+func readErrorText(e host.SourceError) string {
+	s := e.Source + ": "
+	if e.Path != "" {
+		s += e.Path
+		if e.Line > 0 {
+			s += fmt.Sprintf(" line %d", e.Line)
+		}
+		s += ": "
+	}
+	return s + e.Error
 }
 
 // WriteJSON writes the report as JSON: every rule's finding, with its
 // status, evidence and fix.
 func WriteJSON(w io.Writer, r *Report) error {
 	doc := struct {
-		Schema   int       `json:"schema"`
-		Target   Target    `json:"target"`
-		Summary  Summary   `json:"summary"`
-		Findings []Finding `json:"findings"`
-	}{SchemaVersion, r.Target, r.Summarize(), r.Findings}
+		Schema     int                `json:"schema"`
+		Target     Target             `json:"target"`
+		Summary    Summary            `json:"summary"`
+		ReadErrors []host.SourceError `json:"read_errors,omitempty"`
+		Findings   []Finding          `json:"findings"`
+	}{SchemaVersion, r.Target, r.Summarize(), r.ReadErrors, r.Findings}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
@@ -139,6 +173,12 @@ func writeTextFinding(tw *errWriter, f Finding, addr string) {
 }
 
 func writeTextOthers(tw *errWriter, r *Report, o RenderOptions) {
+	if len(r.ReadErrors) > 0 {
+		tw.printf("\nErrors reading the host (%d):\n", len(r.ReadErrors))
+		for _, e := range r.ReadErrors {
+			tw.printf("  %s\n", readErrorText(e))
+		}
+	}
 	for _, st := range []Status{Errored, NotChecked, NotApplicable} {
 		fs := r.byStatus(st)
 		if len(fs) == 0 {

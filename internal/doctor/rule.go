@@ -73,6 +73,10 @@ const (
 	// NeedRedisProcess: the server runs on this host and the snapshot
 	// describes its process (threads, limits, affinity).
 	NeedRedisProcess
+	// PerServer: the check judges the server's process when the snapshot
+	// has one (its CPUs) and the host alone otherwise; with several
+	// servers it runs once for each, as process rules do.
+	PerServer
 )
 
 // Rule is one check. Rules are values registered once at init.
@@ -89,7 +93,12 @@ type Rule struct {
 	Why    string
 	Source string
 	Needs  Need
-	Check  func(*Facts) Result
+	// Reads names the snapshot probes the check reads ("interrupts",
+	// "nics", "softirqs": host.SourceError.Source). When one of them
+	// failed, Run reports the rule as errored (a file that did not parse)
+	// or not checked (a file refused), instead of judging what is left.
+	Reads []string
+	Check func(*Facts) Result
 }
 
 // Sections are the catalogue's sections, in report order.

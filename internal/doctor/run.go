@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"path"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"redline/internal/host"
 )
 
 // Options selects rules.
@@ -27,6 +30,9 @@ type Finding struct {
 	Title    string   `json:"title"`
 	Why      string   `json:"why"`
 	Source   string   `json:"source"`
+	// Pid is the redis-server judged, when the host has several and the
+	// rule ran once for each.
+	Pid int `json:"pid,omitempty"`
 
 	Message  string     `json:"message,omitempty"`
 	Reason   string     `json:"reason,omitempty"`
@@ -38,9 +44,12 @@ type Finding struct {
 // Report is the outcome of a run: every selected rule's finding, fired
 // ones first (most severe first), then the others by section.
 type Report struct {
-	Target   Target        `json:"target"`
-	Findings []Finding     `json:"findings"`
-	Elapsed  time.Duration `json:"-"`
+	Target   Target    `json:"target"`
+	Findings []Finding `json:"findings"`
+	// ReadErrors are what the host snapshot could not read or parse
+	// (the rules that read those files say so too).
+	ReadErrors []host.SourceError `json:"read_errors,omitempty"`
+	Elapsed    time.Duration      `json:"-"`
 }
 
 // Target says what was examined.
@@ -68,11 +77,14 @@ func Run(ctx context.Context, f *Facts, o Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Target: targetOf(f)}
+	if f.Host != nil {
+		rep.ReadErrors = f.Host.Errors
+	}
 	for _, r := range rules {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rep.Findings = append(rep.Findings, runRule(r, f))
+		rep.Findings = append(rep.Findings, runForEachServer(r, f)...)
 	}
 	sortFindings(rep.Findings)
 	rep.Elapsed = time.Since(start)
@@ -119,6 +131,32 @@ func match(patterns []string, id string) bool {
 	return false
 }
 
+// runForEachServer runs a process rule once per redis-server when the
+// snapshot holds several and none was chosen, so that each is judged and
+// not just the first; other rules run once.
+func runForEachServer(r Rule, f *Facts) []Finding {
+	pids := f.PIDs()
+	if r.Needs&(NeedRedisProcess|PerServer) == 0 || r.Needs&NeedRedis != 0 || len(pids) == 0 {
+		return []Finding{runRule(r, f)}
+	}
+	out := make([]Finding, 0, len(pids))
+	for _, pid := range pids {
+		g := *f
+		g.Pid = pid
+		fd := runRule(r, &g)
+		fd.Pid = pid
+		who := fmt.Sprintf("redis-server pid %d: ", pid)
+		if fd.Message != "" {
+			fd.Message = who + fd.Message
+		}
+		if fd.Reason != "" {
+			fd.Reason = who + fd.Reason
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
 func runRule(r Rule, f *Facts) (fd Finding) {
 	fd = Finding{ID: r.ID, Section: r.Section, Severity: r.Severity, Title: r.Title, Why: r.Why, Source: r.Source}
 	if reason := missing(r.Needs, f); reason != "" {
@@ -131,7 +169,11 @@ func runRule(r Rule, f *Facts) (fd Finding) {
 			fd.Reason = fmt.Sprintf("the check panicked: %v (a bug in rule %s; please report it)\n%s", p, r.ID, firstFrames(debug.Stack()))
 		}
 	}()
-	res := r.Check(f)
+	if res, ok := readFailed(r, f); ok {
+		fd.Status, fd.Reason = res.Status, res.Reason
+		return fd
+	}
+	res := withoutEvidence(r, notInTree(r, f, r.Check(f)))
 	fd.Status, fd.Message, fd.Reason = res.Status, res.Message, res.Reason
 	fd.Evidence, fd.Fix, fd.Notes = res.Evidence, res.Fix, res.Notes
 	if res.Severity != nil {
@@ -146,6 +188,108 @@ func runRule(r Rule, f *Facts) (fd Finding) {
 		}
 	}
 	return fd
+}
+
+// NoEvidence ends the reason of a rule that said ok without showing a
+// value it read: an ok is a claim about the host, and a claim without
+// evidence is reported as not checked.
+const NoEvidence = "said ok without showing the values it read"
+
+func withoutEvidence(r Rule, res Result) Result {
+	if res.Status != OK || len(res.Evidence) > 0 {
+		return res
+	}
+	return Unchecked("%s (rule %s %s)", res.Message, r.ID, NoEvidence)
+}
+
+// treeLacks says, for the snapshot probes whose whole source a partial
+// capture can lack, what is missing. On a live host these files always
+// exist; in a tree their absence says nothing about the kernel.
+var treeLacks = map[string]func(*host.Snapshot) string{
+	"interrupts": func(s *host.Snapshot) string { return lackIf(len(s.Interrupts.CPUs) == 0, "/proc/interrupts") },
+	"nics":       func(s *host.Snapshot) string { return lackIf(len(s.NICs) == 0, "/sys/class/net") },
+	"thp":        func(s *host.Snapshot) string { return lackIf(s.THP == nil, "/sys/kernel/mm/transparent_hugepage") },
+	"ethtool": func(s *host.Snapshot) string {
+		return lackIf(!anyEthtool(s), "ethtool's answers (an ioctl: no capture has them)")
+	},
+	"sysctls":      func(s *host.Snapshot) string { return lackIf(len(s.Sysctls) == 0, "/proc/sys") },
+	"cpu":          func(s *host.Snapshot) string { return lackIf(s.CPU.Online == nil, "/sys/devices/system/cpu") },
+	"cpufreq":      func(s *host.Snapshot) string { return lackIf(s.CPU.Online == nil, "/sys/devices/system/cpu") },
+	"cpuidle":      func(s *host.Snapshot) string { return lackIf(s.CPU.Online == nil, "/sys/devices/system/cpu") },
+	"clocksource":  func(s *host.Snapshot) string { return lackIf(s.Clocksource == nil, "/sys/devices/system/clocksource") },
+	"meminfo":      func(s *host.Snapshot) string { return lackIf(s.Memory.MemTotal == nil, "/proc/meminfo") },
+	"softnet_stat": func(s *host.Snapshot) string { return lackIf(len(s.Softnet) == 0, "/proc/net/softnet_stat") },
+	"netstat":      func(s *host.Snapshot) string { return lackIf(s.Net.TcpExt == nil, "/proc/net/netstat") },
+}
+
+func anyEthtool(s *host.Snapshot) bool {
+	for _, n := range s.NICs {
+		if n.Ethtool != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func lackIf(absent bool, what string) string {
+	if absent {
+		return what
+	}
+	return ""
+}
+
+// notInTree turns a rule's "does not apply here" into "not checked" when
+// the fixture tree lacks a source the rule reads: "this kernel has no
+// busy polling" is a guess when the tree has no /proc/sys at all.
+func notInTree(r Rule, f *Facts, res Result) Result {
+	if res.Status != NotApplicable || f.Host == nil || f.Host.Source.Live {
+		return res
+	}
+	var missing []string
+	for _, probe := range r.Reads {
+		if lacks := treeLacks[probe]; lacks != nil {
+			if what := lacks(f.Host); what != "" && !slices.Contains(missing, what) {
+				missing = append(missing, what)
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return res
+	}
+	return Unchecked("%s absent from this tree", strings.Join(missing, " and "))
+}
+
+// readFailed reports a rule whose inputs the snapshot could not read: a
+// file that did not parse is an error, one refused (permission) makes the
+// rule not checked. Either way the rule does not judge what is left.
+func readFailed(r Rule, f *Facts) (Result, bool) {
+	for _, s := range []*host.Snapshot{f.Host, f.Prev} {
+		if s == nil {
+			continue
+		}
+		for _, e := range s.Errors {
+			if !slices.Contains(r.Reads, e.Source) {
+				continue
+			}
+			if isParseError(e) {
+				return Result{Status: Errored, Reason: "could not parse " + describeReadError(e)}, true
+			}
+			return Unchecked("could not read %s", describeReadError(e)), true
+		}
+	}
+	return Result{}, false
+}
+
+// isParseError tells a malformed file from one that could not be read.
+func isParseError(e host.SourceError) bool {
+	return e.Line > 0 || !strings.Contains(e.Error, "permission denied") && !strings.Contains(e.Error, "operation not permitted")
+}
+
+func describeReadError(e host.SourceError) string {
+	if e.Path == "" {
+		return e.Source + ": " + e.Error
+	}
+	return e.Path + ": " + e.Error
 }
 
 func firstFrames(stack []byte) string {

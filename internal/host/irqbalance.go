@@ -24,6 +24,7 @@ var IrqbalanceConfigPaths = []string{"/etc/default/irqbalance", "/etc/sysconfig/
 
 func readIrqbalance(r *reader) error {
 	ib := &r.snap.Irqbalance
+	ib.ProcessesSeen = len(r.processes())
 	for _, p := range r.processes() {
 		if p.comm == "irqbalance" {
 			ib.Running = true

@@ -208,16 +208,16 @@ func TestParseSockstat(t *testing.T) {
 func TestParseTaskStat(t *testing.T) {
 	// comm may hold spaces and parentheses: fields count from the last ")".
 	line := "4242 (redis (x) y) S 1 4242 4242 0 -1 4194560 120 0 0 0 17 3 0 0 20 0 5 0 1203 7000000 2000 18446744073709551615 1 1 0 0 0 0 0 4096 17663 0 0 0 17 5 0 0 0 0 0 0 0 0 0 0 0 0 0\n"
-	st, err := parseTaskStat([]byte(line))
+	st, err := ParseTaskStat([]byte(line))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.comm != "redis (x) y" || st.state != "S" || st.utime != 17 || st.stime != 3 || st.cpu != 5 {
+	if st.Comm != "redis (x) y" || st.State != "S" || st.UTime != 17 || st.STime != 3 || st.CPU != 5 {
 		t.Errorf("got %+v", st)
 	}
 	for _, bad := range []string{"4242 redis S 1", "4242 (redis) S 1 2 3", "4242 (r) S 1 4242 4242 0 -1 4194560 120 0 0 0 x 3 0 0 20 0 5 0 1203 7000000 2000 1 1 1 0 0 0 0 0 4096 17663 0 0 0 17 5"} {
-		if _, err := parseTaskStat([]byte(bad)); err == nil {
-			t.Errorf("parseTaskStat(%q): no error", bad)
+		if _, err := ParseTaskStat([]byte(bad)); err == nil {
+			t.Errorf("ParseTaskStat(%q): no error", bad)
 		}
 	}
 }
@@ -423,7 +423,7 @@ func TestParseEnvFileAndBanIRQ(t *testing.T) {
 
 func TestParseStat(t *testing.T) {
 	in := "cpu  120736 346 44342 319793 2205 0 4755 274 0 0\ncpu0 59775 149 21023 162591 364 0 2094 134 0 0\ncpu3 1 2 3 4 5 6 7 8\nintr 6974526 0 0\nctxt 123\n"
-	got, err := parseStat([]byte(in))
+	_, got, err := ParseCPUTimes([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,8 +435,8 @@ func TestParseStat(t *testing.T) {
 		t.Errorf("parseStat (-want +got):\n%s", diff)
 	}
 	for _, bad := range []string{"cpu0 1 2 3\n", "cpux 1 2 3 4 5 6 7 8\n", "cpu1 1 2 3 4 5 6 7 z\n"} {
-		if _, err := parseStat([]byte(bad)); err == nil {
-			t.Errorf("parseStat(%q): no error", bad)
+		if _, _, err := ParseCPUTimes([]byte(bad)); err == nil {
+			t.Errorf("ParseCPUTimes(%q): no error", bad)
 		}
 	}
 }

@@ -12,36 +12,37 @@ import (
 //
 //	14139 (redis-server) S 1 14135 7860 0 -1 4194304 99 0 0 0 17 3 0 0 20 0 5 0 103216 ... 0 1 0 0 ...
 
-// taskStat is what a thread's stat line says.
-type taskStat struct {
-	comm, state  string
-	utime, stime uint64
-	cpu          int
+// TaskStat is what a process's or thread's stat line says (utime and
+// stime in clock ticks; CPU is the one it last ran on).
+type TaskStat struct {
+	Comm, State  string
+	UTime, STime uint64
+	CPU          int
 }
 
-// parseTaskStat parses a stat line.
-func parseTaskStat(data []byte) (taskStat, error) {
+// ParseTaskStat parses a /proc/PID/stat or /proc/PID/task/TID/stat line.
+func ParseTaskStat(data []byte) (TaskStat, error) {
 	s := strings.TrimSpace(string(data))
 	open, close := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
 	if open < 0 || close < open {
-		return taskStat{}, lineErr(1, "no (comm) in %q", clip(s))
+		return TaskStat{}, lineErr(1, "no (comm) in %q", clip(s))
 	}
 	f := strings.Fields(s[close+1:]) // f[0] is field 3
 	const need = 39 - 2
 	if len(f) < need {
-		return taskStat{}, lineErr(1, "%d fields, want at least 39", len(f)+2)
+		return TaskStat{}, lineErr(1, "%d fields, want at least 39", len(f)+2)
 	}
-	st := taskStat{comm: s[open+1 : close], state: f[0]}
+	st := TaskStat{Comm: s[open+1 : close], State: f[0]}
 	var err error
 	for _, p := range []struct {
 		dst   *uint64
 		field int
-	}{{&st.utime, 14}, {&st.stime, 15}} {
+	}{{&st.UTime, 14}, {&st.STime, 15}} {
 		if *p.dst, err = strconv.ParseUint(f[p.field-3], 10, 64); err != nil {
 			return st, lineErr(1, "field %d %q: %w", p.field, f[p.field-3], err)
 		}
 	}
-	if st.cpu, err = strconv.Atoi(f[39-3]); err != nil || st.cpu < 0 {
+	if st.CPU, err = strconv.Atoi(f[39-3]); err != nil || st.CPU < 0 {
 		return st, lineErr(1, "field 39 (processor) %q is not a CPU", f[39-3])
 	}
 	return st, nil
@@ -75,14 +76,14 @@ func readThreads(r *reader, p *Process) {
 		if !ok {
 			continue // the thread ended
 		}
-		st, err := parseTaskStat(data)
+		st, err := ParseTaskStat(data)
 		if err != nil {
 			r.fail(inFile(err, fmt.Sprintf("%s/%d/stat", dir, tid)))
 			continue
 		}
-		t := Thread{TID: tid, Comm: st.comm, Role: threadRole(p.PID, tid, st.comm), State: st.state,
-			CPU: intPtr(st.cpu), UTime: st.utime, STime: st.stime}
-		if node, ok := r.nodeOf[st.cpu]; ok {
+		t := Thread{TID: tid, Comm: st.Comm, Role: threadRole(p.PID, tid, st.Comm), State: st.State,
+			CPU: intPtr(st.CPU), UTime: st.UTime, STime: st.STime}
+		if node, ok := r.nodeOf[st.CPU]; ok {
 			t.Node = intPtr(node)
 		}
 		readThreadStatus(r, p, &t, fmt.Sprintf("%s/%d/status", dir, tid))

@@ -407,6 +407,10 @@ type Coalesce struct {
 type Irqbalance struct {
 	Running bool  `json:"running"`
 	PIDs    []int `json:"pids,omitempty"`
+	// ProcessesSeen counts the processes under /proc that the scan for
+	// irqbalance read: 0 means the snapshot has no process list (a
+	// partial capture), and Running false then proves nothing.
+	ProcessesSeen int `json:"processes_seen,omitempty"`
 	// EnabledAtBoot is true when systemd's multi-user target wants
 	// irqbalance.service.
 	EnabledAtBoot bool `json:"enabled_at_boot,omitempty"`

@@ -8,8 +8,12 @@ import (
 )
 
 // comparisons compares every variant with the baseline, per workload, on
-// throughput and p99 latency, over the runs that completed.
+// throughput, p99 latency and the run-to-run spread of throughput, over
+// the runs that completed.
+// The design (r.Sequential) gives every comparison its level, and the
+// reason when it makes no claim.
 func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
+	d := statsDesign(r.Sequential)
 	base := ""
 	for _, v := range s.Variants {
 		if v.Baseline {
@@ -21,7 +25,7 @@ func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
 	var workloads []string
 	for _, run := range r.Runs {
 		sum := run.Summary
-		if sum == nil || sum.Interrupted || sum.Error != "" || sum.Requests == 0 {
+		if sum == nil || sum.Interrupted || sum.Error != "" || sum.Requests == 0 || run.Retried {
 			continue
 		}
 		k := key{run.Workload, run.Variant}
@@ -37,10 +41,17 @@ func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
 			if v.Baseline || len(rps[key{w, v.Name}]) == 0 || len(rps[key{w, base}]) == 0 {
 				continue
 			}
-			if c, ok := compare(w, v.Name, base, "rps", true, rps[key{w, v.Name}], rps[key{w, base}]); ok {
+			if c, ok := compare(d, w, v.Name, base, "rps", true, rps[key{w, v.Name}], rps[key{w, base}]); ok {
+				c.Reason = reason(c, r.Sequential)
 				out = append(out, c)
 			}
-			if c, ok := compare(w, v.Name, base, "p99_ms", false, p99[key{w, v.Name}], p99[key{w, base}]); ok {
+			if c, ok := compare(d, w, v.Name, base, "p99_ms", false, p99[key{w, v.Name}], p99[key{w, base}]); ok {
+				c.Reason = reason(c, r.Sequential)
+				out = append(out, c)
+			}
+			// Steadiness: the spread between successive runs.
+			if c, ok := compare(d, w, v.Name, base, "rps_spread", false, stats.PairSpreads(rps[key{w, v.Name}]), stats.PairSpreads(rps[key{w, base}])); ok {
+				c.Reason = reason(c, r.Sequential)
 				out = append(out, c)
 			}
 		}
@@ -51,11 +62,11 @@ func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
 // compare builds a Comparison of a variant's values against the
 // baseline's with stats.Compare, the one verdict; false when there is no
 // ratio to form.
-func compare(workload, variant, baseline, metric string, higherBetter bool, vals, base []float64) (labdata.Comparison, bool) {
-	s, ok := stats.Compare(vals, base, higherBetter)
+func compare(d stats.Design, workload, variant, baseline, metric string, higherBetter bool, vals, base []float64) (labdata.Comparison, bool) {
+	s, ok := stats.Compare(vals, base, higherBetter, d)
 	c := labdata.Comparison{Workload: workload, Variant: variant, Baseline: baseline, Metric: metric, HigherIsBetter: higherBetter,
 		N: s.N, BaselineN: s.RefN, Median: s.Median, BaselineMedian: s.RefMedian, Ratio: s.Ratio,
-		CILow: s.CILow, CIHigh: s.CIHigh, HasCI: s.HasCI, Verdict: stats.LabWords.Verdict(s.Outcome)}
+		CILow: s.CILow, CIHigh: s.CIHigh, HasCI: s.HasCI, Level: s.Level, Verdict: stats.LabWords.Verdict(s.Outcome)}
 	if len(vals) > 0 {
 		c.Min, c.Max = slices.Min(vals), slices.Max(vals)
 	}

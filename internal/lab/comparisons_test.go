@@ -30,7 +30,7 @@ func TestVerdicts(t *testing.T) {
 		{"too few runs", noisy(150000, 10, 2), true, stats.VerdictTooFew},
 	}
 	for _, c := range cases {
-		got, _ := compare("w", "v", "b", "rps", c.higher, c.vals, base)
+		got, _ := compare(stats.Design{Alpha: 0.05, Comparisons: 1, Looks: 1}, "w", "v", "b", "rps", c.higher, c.vals, base)
 		if got.Verdict != c.want {
 			t.Errorf("%s: verdict %q (ratio %.3f CI %.3f..%.3f), want %q", c.name, got.Verdict, got.Ratio, got.CILow, got.CIHigh, c.want)
 		}

@@ -10,7 +10,7 @@ func FuzzParseScenario(f *testing.F) {
 	f.Add([]byte("target: {kind: address}\nrepetitions: -1\nwarmup: 1h1s\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		s, err := ParseScenario(b)
-		if err == nil && (len(s.Workloads) == 0 || s.Repetitions < 1) {
+		if err == nil && (len(s.Workloads) == 0 || s.Repetitions < 0 || (s.MaxRuns > 0 && s.MinRuns > s.MaxRuns)) {
 			t.Fatalf("accepted a scenario with %d workloads and %d repetitions", len(s.Workloads), s.Repetitions)
 		}
 	})

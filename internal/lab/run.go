@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
+	"redline/internal/atomicfile"
 	"slices"
+	"strconv"
+	"sync"
 	"time"
 
 	"redline/internal/bench"
@@ -15,6 +17,7 @@ import (
 	"redline/internal/change"
 	"redline/internal/host"
 	"redline/internal/labdata"
+	"redline/internal/secret"
 )
 
 // Options configures a lab run.
@@ -76,11 +79,19 @@ type Event struct {
 // runBench takes one measurement; a test replaces it to make a run fail.
 var runBench = bench.Run
 
+// startProbe starts watching a run's noise and returns the function that
+// ends it; a test replaces it to make a run noisy.
+var startProbe = func(root string, serverPID int) func() *labdata.Noise {
+	return startNoise(root, serverPID).finish // finish handles a nil probe
+}
+
 // item is one test of one workload: what a Run measures.
 type item struct {
-	name string
-	opts bench.Options
-	test bench.Test
+	name  string
+	opts  bench.Options
+	test  bench.Test
+	line  []string // the workload's load line, for the record
+	sweep *labdata.SweepPoint
 }
 
 type labRun struct {
@@ -106,7 +117,7 @@ func Execute(ctx context.Context, o Options) (*labdata.Result, error) {
 	runErr := l.run(ctx)
 	cleanErr := l.cleanup()
 	l.res.Finished = time.Now()
-	l.res.Comparisons = comparisons(l.res, l.s)
+	l.finalLook(ctx, runErr, cleanErr)
 	var err error
 	switch {
 	case cleanErr != nil: // a failed rollback matters more than anything else
@@ -125,6 +136,23 @@ func Execute(ctx context.Context, o Options) (*labdata.Result, error) {
 		err = serr
 	}
 	return l.res, err
+}
+
+// finalLook records why the lab stopped, when the rounds did not say,
+// and takes the last look (the one the verdicts are).
+func (l *labRun) finalLook(ctx context.Context, errs ...error) {
+	q := l.res.Sequential
+	if q == nil {
+		l.res.Comparisons = comparisons(l.res, l.s)
+		return
+	}
+	switch {
+	case ctx.Err() != nil:
+		q.Stopped = labdata.StopInterrupted
+	case errors.Join(errs...) != nil:
+		q.Stopped = labdata.StopFailed
+	}
+	l.look()
 }
 
 func (l *labRun) run(ctx context.Context) error {
@@ -158,9 +186,25 @@ func (l *labRun) run(ctx context.Context) error {
 	for _, v := range l.s.Variants {
 		l.res.Variants = append(l.res.Variants, labdata.VariantInfo{Name: v.Name, Baseline: v.Baseline, Description: describe(v), Server: serverDiff(v)})
 	}
-	l.res.Planned = planned(l.s, l.items)
+	q := design(l.s, len(l.items))
+	l.res.Sequential = q
+	l.res.Planned = planned(q, l.s, l.items)
 	l.runs = l.res.Planned.Total
-	for rep := 1; rep <= l.s.Repetitions; rep++ {
+	l.event(Event{Message: describePlan(q, len(l.s.Variants)*len(l.items))})
+	return l.rounds(ctx, q)
+}
+
+// rounds runs rounds of every variant until the design says stop: every
+// interval precise enough at a planned look, the next round would overrun
+// the budget (the longest round so far is the estimate), or MaxRuns.
+func (l *labRun) rounds(ctx context.Context, q *labdata.Sequential) error {
+	var longest time.Duration
+	for rep := 1; rep <= q.MaxRuns; rep++ {
+		if rep > 1 && q.Budget > 0 && time.Since(l.started)+longest > q.Budget {
+			q.Stopped = labdata.StopBudget
+			return nil // Execute takes the last look
+		}
+		start := time.Now()
 		for _, vi := range order(len(l.s.Variants), rep) {
 			if ctx.Err() != nil {
 				return nil
@@ -169,8 +213,32 @@ func (l *labRun) run(ctx context.Context) error {
 				return err
 			}
 		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		longest = max(longest, time.Since(start))
+		q.Rounds = rep
+		if rep == q.MaxRuns {
+			q.Stopped = labdata.StopMaxRuns
+			return nil
+		}
+		if isLook(q, rep) && precise(l.look(), q.Precision) {
+			q.Stopped = labdata.StopPrecise
+			return nil
+		}
 	}
 	return nil
+}
+
+// look examines the runs taken so far: it records the look and the
+// comparisons as they stand.
+func (l *labRun) look() []labdata.Comparison {
+	q := l.res.Sequential
+	if n := len(q.LooksTaken); n == 0 || q.LooksTaken[n-1] != q.Rounds {
+		q.LooksTaken = append(q.LooksTaken, q.Rounds)
+	}
+	l.res.Comparisons = comparisons(l.res, l.s)
+	return l.res.Comparisons
 }
 
 // check refuses, before touching anything, a scenario that needs tuning or
@@ -289,36 +357,77 @@ func appendNotes(notes []string, steps []labdata.PlanStep) []string {
 	return notes
 }
 
-// measure runs one item once and records it.
+// measure runs one item once and records it; with retry_noisy a run
+// flagged as noisy is run once more.
 func (l *labRun) measure(ctx context.Context, it item, variant string, rep int) error {
+	retried, err := l.measureOnce(ctx, it, variant, rep)
+	if err == nil && retried && l.s.RetryNoisy && ctx.Err() == nil {
+		l.event(Event{Message: fmt.Sprintf("run %d was noisy (%s): running it again", len(l.res.Runs), l.res.Runs[len(l.res.Runs)-1].Noise.Noisy)})
+		l.res.Runs[len(l.res.Runs)-1].Retried = true
+		_, err = l.measureOnce(ctx, it, variant, rep)
+	}
+	return err
+}
+
+// measureOnce runs one item once and records it, with its noise and its
+// per-second series; it reports whether the run was flagged as noisy.
+func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep int) (bool, error) {
 	if err := l.tg.flush(ctx); err != nil {
-		return fmt.Errorf("FLUSHALL before %s: %w", it.name, err)
+		return false, fmt.Errorf("FLUSHALL before %s: %w", it.name, err)
+	}
+	var mu sync.Mutex
+	var series []labdata.Second
+	it.opts.ProgressInterval = time.Second
+	it.opts.Progress = func(p bench.Progress) {
+		if !p.Warmup && p.Elapsed > 0 {
+			mu.Lock()
+			series = append(series, labdata.Second{RPS: p.IntervalRPS, P99: p.IntervalP99})
+			mu.Unlock()
+		}
 	}
 	cpu0, _ := l.tg.cpuSeconds(ctx)
+	finish := startProbe("/", l.localServerPID())
 	sum, err := runBench(ctx, it.opts, it.test, nil)
+	noise := finish()
 	cpu1, _ := l.tg.cpuSeconds(context.WithoutCancel(ctx))
+	flagged := false
 	if sum != nil {
 		sum.Label = variant
-		sum.CommandLine = l.o.CommandLine
+		h, port := hostPort(l.tg.addr)
+		sum.CommandLine = secret.Redact(append(slices.Clone(it.line), "-h", h, "-p", strconv.Itoa(port)))
 		sum.Client = benchdata.LocalClientInfo(l.o.Version)
 		sum.Server.Version = l.tg.version
-		run := labdata.Run{Seq: len(l.res.Runs) + 1, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ServerCPU: cpu1 - cpu0}
+		mu.Lock()
+		run := labdata.Run{Seq: len(l.res.Runs) + 1, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ServerCPU: cpu1 - cpu0,
+			Noise: noise, Series: series, Sweep: it.sweep}
+		mu.Unlock()
 		if sum.Requests > 0 {
 			run.ServerCPUPerRequest = run.ServerCPU * 1e6 / float64(sum.Requests)
 		}
+		flagged = noise != nil && noise.Noisy != ""
 		l.res.Runs = append(l.res.Runs, run)
 		if serr := l.save(); serr != nil {
-			return serr
+			return false, serr
 		}
 		l.event(Event{Run: len(l.res.Runs), Runs: l.runs, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ETA: l.eta()})
 	}
 	if errors.Is(err, bench.ErrInterrupted) {
-		return nil // ctx is cancelled; Execute reports it
+		return false, nil // ctx is cancelled; Execute reports it
 	}
 	if err != nil {
-		return fmt.Errorf("%s under %s (repetition %d): %w", it.name, variant, rep, err)
+		return false, fmt.Errorf("%s under %s (repetition %d): %w", it.name, variant, rep, err)
 	}
-	return nil
+	return flagged, nil
+}
+
+// localServerPID is the server's pid when it runs on this host (a managed
+// or netns target); an address target's server may be elsewhere, and its
+// pid would name some other process here.
+func (l *labRun) localServerPID() int {
+	if l.s.Target.Kind == "address" {
+		return 0
+	}
+	return l.env.ServerPID
 }
 
 func (l *labRun) eta() time.Duration {
@@ -326,8 +435,12 @@ func (l *labRun) eta() time.Duration {
 	if done == 0 {
 		return 0
 	}
-	per := time.Since(l.started) / time.Duration(done)
-	return per * time.Duration(l.runs-done)
+	elapsed := time.Since(l.started)
+	eta := elapsed / time.Duration(done) * time.Duration(l.runs-done)
+	if q := l.res.Sequential; q != nil && q.Budget > 0 {
+		eta = min(eta, max(q.Budget-elapsed, 0))
+	}
+	return eta
 }
 
 func (l *labRun) diagnose(ctx context.Context) error {
@@ -394,23 +507,8 @@ func (l *labRun) save() error {
 	if err != nil {
 		return err
 	}
-	tmp := l.o.ResultPath + ".tmp"
-	f, err := os.Create(tmp)
-	if err != nil {
-		return fmt.Errorf("write results: %w", err)
-	}
-	if _, err = f.Write(append(b, '\n')); err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, l.o.ResultPath)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write results to %s: %w", l.o.ResultPath, err)
+	if err := atomicfile.Write(l.o.ResultPath, append(b, '\n'), 0); err != nil {
+		return fmt.Errorf("results: %w", err)
 	}
 	return nil
 }

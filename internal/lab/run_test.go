@@ -70,11 +70,15 @@ func TestLabManagedEndToEnd(t *testing.T) {
 	if p := res.Planned; p == nil || p.Total != 18 || len(p.Groups) != 3*2 || p.Groups[0] != (labdata.PlannedGroup{Variant: "baseline", Workload: "setget/SET", Runs: 3}) {
 		t.Errorf("planned runs %+v, want 18 in 6 groups of 3 (the two tests of setget count)", p)
 	}
-	if len(res.Comparisons) != 2*2*2 {
-		t.Errorf("%d comparisons, want 8 (2 variants x 2 tests x 2 metrics)", len(res.Comparisons))
+	if len(res.Comparisons) != 2*2*3 {
+		t.Errorf("%d comparisons, want 12 (2 variants x 2 tests x 3 metrics)", len(res.Comparisons))
 	}
 	for _, c := range res.Comparisons {
-		if c.N != 3 || c.BaselineN != 3 || c.CILow > c.CIHigh || c.Verdict == "" {
+		n := 3
+		if c.Metric == "rps_spread" {
+			n = 1 // one pair of runs
+		}
+		if c.N != n || c.BaselineN != n || c.CILow > c.CIHigh || c.Verdict == "" || c.Reason == "" {
 			t.Errorf("comparison %+v", c)
 		}
 	}
@@ -112,8 +116,8 @@ func TestLabNetnsTarget(t *testing.T) {
 	if len(res.Runs) != 2*2*2 || !strings.HasPrefix(res.Target.Address, "10.77.0.1:") || !strings.Contains(res.Target.Topology, "veth") {
 		t.Fatalf("%d runs against %+v", len(res.Runs), res.Target)
 	}
-	// This process's namespaces are gone afterwards (other test binaries
-	// may have theirs up at the same time).
+	// The namespaces are gone afterwards (this process's: other test
+	// binaries on a shared machine make rl-PID-* pairs at the same time).
 	entries, _ := os.ReadDir(netns.Dir)
 	mine := fmt.Sprintf("rl-%d-", os.Getpid())
 	for _, e := range entries {

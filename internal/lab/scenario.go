@@ -16,9 +16,6 @@ import (
 	"redline/internal/yamlerr"
 )
 
-// DefaultRepetitions is how many times each variant runs each workload.
-const DefaultRepetitions = 5
-
 // LoadScenario reads and validates a scenario file.
 func LoadScenario(path string) (labdata.Scenario, error) {
 	b, err := os.ReadFile(path)
@@ -65,9 +62,6 @@ func fillDefaults(s *labdata.Scenario) {
 	if s.Target.Kind == "" {
 		s.Target.Kind = "managed"
 	}
-	if s.Repetitions == 0 {
-		s.Repetitions = DefaultRepetitions
-	}
 	if len(s.Variants) == 0 {
 		s.Variants = []labdata.VariantSpec{{Name: "baseline", Baseline: true}}
 	}
@@ -104,9 +98,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 	if s.Target.Password != "" && s.Target.PasswordFile != "" {
 		bad("target.password_file", "give password or password_file, not both")
 	}
-	if s.Repetitions < 1 || s.Repetitions > 1000 {
-		bad("repetitions", "%d is not in 1..1000", s.Repetitions)
-	}
+	validateRuns(s, bad)
 	if s.Warmup < 0 || s.Warmup > time.Hour {
 		bad("warmup", "%s is not in 0..1h", s.Warmup)
 	}
@@ -128,6 +120,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		if _, err := cmdline.ParseWorkload(w.Bench); err != nil {
 			bad(p+".bench", "%v", err)
 		}
+		validateSweep(w, p, bad)
 	}
 	bases := 0
 	for i, v := range s.Variants {
@@ -161,6 +154,63 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		return errors.New(strings.Join(errs, "\n"))
 	}
 	return nil
+}
+
+// validateSweep checks a workload's sweep: one known parameter, values
+// its line accepts.
+func validateSweep(w labdata.WorkloadSpec, path string, bad func(path, format string, args ...any)) {
+	if len(w.Sweep) == 0 {
+		return
+	}
+	if len(w.Sweep) > 1 {
+		bad(path+".sweep", "sweeps one parameter, found %d", len(w.Sweep))
+		return
+	}
+	for param, values := range w.Sweep {
+		if labdata.SweepParams[param] == "" {
+			bad(path+".sweep", "%q is not d, c, P or threads", param)
+			return
+		}
+		if len(values) == 0 {
+			bad(path+".sweep."+param, "no values")
+		}
+		for _, v := range values {
+			pt := &labdata.SweepPoint{Param: param, Value: v}
+			line, _ := sweepLine(w, pt)
+			if strings.ContainsAny(v, " \t'\"") {
+				bad(path+".sweep."+param, "%q is not a single value", v)
+			} else if _, err := cmdline.ParseWorkload(line); err != nil {
+				bad(path+".sweep."+param, "%s=%s: %v", param, v, err)
+			}
+		}
+	}
+}
+
+// validateRuns checks the settings of how many runs to take.
+func validateRuns(s *labdata.Scenario, bad func(path, format string, args ...any)) {
+	for _, f := range []struct {
+		path string
+		v    int
+	}{{"repetitions", s.Repetitions}, {"min_runs", s.MinRuns}, {"max_runs", s.MaxRuns}} {
+		if f.v < 0 || f.v > 1000 {
+			bad(f.path, "%d is not in 1..1000", f.v)
+		}
+	}
+	if s.MaxRuns > 0 && s.MinRuns > s.MaxRuns {
+		bad("min_runs", "%d is more than max_runs %d", s.MinRuns, s.MaxRuns)
+	}
+	if s.Repetitions > 0 && (s.MinRuns > 0 || s.MaxRuns > 0) {
+		bad("repetitions", "fixes the runs: drop it, or min_runs and max_runs")
+	}
+	if s.Precision < 0 || s.Precision >= 1 {
+		bad("precision", "%g is not between 0 and 100%%", float64(s.Precision))
+	}
+	if s.Alpha < 0 || s.Alpha > 0.5 {
+		bad("alpha", "%g is not between 0 and 50%%", float64(s.Alpha))
+	}
+	if s.Budget < 0 {
+		bad("budget", "%s is negative", s.Budget)
+	}
 }
 
 // lineFinder returns "line N: " for a dotted path (list indexes as

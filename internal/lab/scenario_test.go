@@ -37,12 +37,59 @@ warmup: 2s
 		{"name: x\nworkloads: [{name: a, bench: -t set}]\nvariants:\n  - {name: a, baseline: true}\n  - {name: b, baseline: true}\n", "exactly one variant must be the baseline"},
 		{"name: x\ntarget: {kind: address, address: 'h:1'}\nworkloads: [{name: a, bench: -t set}]\nvariants:\n  - {name: a}\n  - {name: b, server: {config: [x]}}\n", "line 6: variants.1.server"},
 		{"", "empty scenario"},
+		{"name: x\nworkloads: [{name: a, bench: -t set, sweep: {q: [1]}}]\n", `workloads.0.sweep: "q" is not d, c, P or threads`},
+		{"name: x\nworkloads: [{name: a, bench: -t set, sweep: {d: [1], c: [2]}}]\n", "sweeps one parameter"},
+		{"name: x\nworkloads: [{name: a, bench: -t set, sweep: {c: [many]}}]\n", "c=many"},
+		{"name: x\nworkloads: [{name: a, bench: -t set}]\nmin_runs: 9\nmax_runs: 4\n", "min_runs: 9 is more than max_runs 4"},
+		{"name: x\nworkloads: [{name: a, bench: -t set}]\nprecision: lots\n", "not a fraction or a percentage"},
 	}
 	for _, c := range cases {
 		_, err := ParseScenario([]byte(c.yaml))
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: error %v, want it to contain %q", c.yaml, err, c.want)
 		}
+	}
+}
+
+// TestAdaptiveScenario: precision as a percentage, a budget, a sweep; the
+// design it resolves to.
+func TestAdaptiveScenario(t *testing.T) {
+	s, err := ParseScenario([]byte(`
+name: sizes
+workloads:
+  - name: values
+    bench: -t set,get -c 50 -r 100000 --duration 1s
+    sweep: {d: [3, 3000]}
+variants:
+  - name: baseline
+  - name: io2
+    server: {config: ["io-threads 2"]}
+precision: 3%
+budget: 10m
+min_runs: 6
+max_runs: 20
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Precision != 0.03 || s.Budget.Minutes() != 10 || s.Repetitions != 0 {
+		t.Errorf("parsed %+v", s)
+	}
+	var names []string
+	for _, pt := range sweepPoints(s.Workloads[0]) {
+		line, name := sweepLine(s.Workloads[0], pt)
+		names = append(names, name+": "+line)
+	}
+	if want := "values[d=3]: -t set,get -c 50 -r 100000 --duration 1s -d 3|values[d=3000]: -t set,get -c 50 -r 100000 --duration 1s -d 3000"; strings.Join(names, "|") != want {
+		t.Errorf("sweep %q", names)
+	}
+	q := design(s, 4) // 2 sweep points x 2 tests
+	if q.MinRuns != 6 || q.MaxRuns != 20 || q.Comparisons != 4*1*3 || q.Budget.Minutes() != 10 || q.Precision != 0.03 || len(q.Looks) != 4 {
+		t.Errorf("design %+v", q)
+	}
+	fixed, _ := ParseScenario([]byte("name: x\nworkloads: [{name: a, bench: -t set}]\nrepetitions: 5\n"))
+	if q := design(fixed, 1); q.MinRuns != 5 || q.MaxRuns != 5 || q.Budget != 0 || len(q.Looks) != 1 {
+		t.Errorf("fixed design %+v", q)
 	}
 }
 

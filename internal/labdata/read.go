@@ -12,7 +12,7 @@ import (
 // Readable reports whether schema is a lab results layout this version
 // reads.
 func Readable(schema string) bool {
-	return schema == ResultSchema || schema == ResultSchemaV1
+	return schema == ResultSchema || schema == ResultSchemaV2 || schema == ResultSchemaV1
 }
 
 // Upgrade brings a result decoded from an older layout up to the current

@@ -11,11 +11,13 @@ import (
 	"redline/internal/change"
 )
 
-// ResultSchema names the layout of a lab results file. v2 records the
-// planned runs, and comparisons that follow stats.Compare's minimum-runs
-// rule ("too few runs", no interval); v1 files are still read (Upgrade).
+// ResultSchema names the layout of a lab results file. v3 records the
+// sequential design (Sequential), each comparison's level and the reason
+// when it makes no claim, and per-run noise; v2 recorded the planned runs
+// and the minimum-runs rule; v1 and v2 files are still read (Upgrade).
 const (
-	ResultSchema   = "redline.lab/v2"
+	ResultSchema   = "redline.lab/v3"
+	ResultSchemaV2 = "redline.lab/v2"
 	ResultSchemaV1 = "redline.lab/v1"
 )
 
@@ -46,15 +48,55 @@ type Result struct {
 	// Planned is how many runs the scenario asked for, counting each test
 	// of a workload; absent in v1 files.
 	Planned *PlannedRuns `json:"planned_runs,omitempty"`
+	// Sequential is how the lab decided how many runs to take and the
+	// error budget of its verdicts; absent before v3.
+	Sequential *Sequential `json:"sequential,omitempty"`
 	// Comparisons are each variant against the baseline, per workload.
 	Comparisons []Comparison `json:"comparisons,omitempty"`
 }
 
-// PlannedRuns is the lab's plan of measurements: repetitions x variants x
+// Sequential is the lab's design: it runs rounds (every variant runs every
+// test once) from MinRuns to MaxRuns, examines the runs at the planned
+// Looks, and stops when every interval is narrower than Precision, when
+// the next round would not fit in Budget, or at MaxRuns. Alpha, the chance
+// that a lab of identical variants claims anything, is split evenly over
+// Comparisons and Looks, which gives each interval its Level.
+type Sequential struct {
+	MinRuns     int           `json:"min_runs"`
+	MaxRuns     int           `json:"max_runs"`
+	Precision   float64       `json:"precision"`
+	Budget      time.Duration `json:"budget_ns,omitempty"`
+	Alpha       float64       `json:"alpha"`
+	Comparisons int           `json:"comparisons"`
+	Looks       []int         `json:"looks"`
+	Level       float64       `json:"level"`
+	// RunsNeeded is the fewest runs a side that can make a claim at Level.
+	RunsNeeded int `json:"runs_needed"`
+	// Rounds is how many rounds ran; LooksTaken the run counts examined.
+	Rounds     int   `json:"rounds"`
+	LooksTaken []int `json:"looks_taken,omitempty"`
+	// Stopped says why the lab stopped: StopPrecise, StopBudget,
+	// StopMaxRuns, StopInterrupted or StopFailed.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// Why a lab stopped taking runs.
+const (
+	StopPrecise     = "every interval within the precision"
+	StopBudget      = "time budget spent"
+	StopMaxRuns     = "maximum runs reached"
+	StopInterrupted = "interrupted"
+	StopFailed      = "a run or a tuning step failed"
+)
+
+// PlannedRuns is the lab's plan of measurements: rounds x variants x
 // tests (a "-t set,get" workload is two tests, so two run workloads).
+// Total and each group's Runs count the most the lab may take (MaxRuns
+// rounds); MinTotal the fewest (v3).
 type PlannedRuns struct {
-	Total  int            `json:"total"`
-	Groups []PlannedGroup `json:"groups,omitempty"`
+	Total    int            `json:"total"`
+	MinTotal int            `json:"min_total,omitempty"`
+	Groups   []PlannedGroup `json:"groups,omitempty"`
 }
 
 // PlannedGroup is the runs planned for one variant on one run workload
@@ -133,6 +175,50 @@ type Run struct {
 	// ServerCPUPerRequest the same per request in microseconds.
 	ServerCPU           float64 `json:"server_cpu_seconds,omitempty"`
 	ServerCPUPerRequest float64 `json:"server_cpu_us_per_request,omitempty"`
+	// Noise is what else happened on the host during the run (v3).
+	Noise *Noise `json:"noise,omitempty"`
+	// Retried marks a noisy run the lab ran again (retry_noisy): it stays
+	// in the file and out of the statistics.
+	Retried bool `json:"retried,omitempty"`
+	// Series is the run's throughput and p99 second by second (v3).
+	Series []Second `json:"series,omitempty"`
+	// Sweep is the point of a swept workload this run measured (v3).
+	Sweep *SweepPoint `json:"sweep,omitempty"`
+}
+
+// SweepPoint is one value of a workload's swept parameter: Workload is
+// the workload's own name (the run's is "name[param=value]...").
+type SweepPoint struct {
+	Workload string `json:"workload"`
+	Param    string `json:"param"`
+	Value    string `json:"value"`
+}
+
+// Noise is what else happened on the host while a run measured.
+type Noise struct {
+	// OutsideCPU is the share of the host's CPU time spent by neither the
+	// server nor redline (the load generator); Steal the share the
+	// hypervisor took (/proc/stat and the two processes' own times).
+	OutsideCPU float64 `json:"outside_cpu"`
+	Steal      float64 `json:"steal"`
+	// MHz is the mean current CPU frequency, when the host exposes it.
+	MHz float64 `json:"mhz,omitempty"`
+	// ServerCPUs and ClientCPUs are the CPUs the server's and the load's
+	// threads ran on (sampled every 100 ms); SharedCPU the share of
+	// samples in which a server thread and a load thread had just run on
+	// the same CPU.
+	ServerCPUs []int   `json:"server_cpus,omitempty"`
+	ClientCPUs []int   `json:"client_cpus,omitempty"`
+	SharedCPU  float64 `json:"shared_cpu"`
+	// Noisy says why the run is flagged (outside load or steal above the
+	// lab's thresholds), "" when it is not.
+	Noisy string `json:"noisy,omitempty"`
+}
+
+// Second is one second of a run.
+type Second struct {
+	RPS float64 `json:"rps"`
+	P99 float64 `json:"p99_ms"`
 }
 
 // Comparison is a variant against the baseline for one workload and
@@ -141,7 +227,10 @@ type Comparison struct {
 	Workload string `json:"workload"`
 	Variant  string `json:"variant"`
 	Baseline string `json:"baseline"`
-	Metric   string `json:"metric"` // "rps" or "p99_ms"
+	// Metric is "rps", "p99_ms" or "rps_spread" (v3: the relative
+	// difference between successive runs, stats.PairSpreads; lower is
+	// steadier).
+	Metric string `json:"metric"`
 	// HigherIsBetter is true for throughput, false for latency.
 	HigherIsBetter bool    `json:"higher_is_better"`
 	N              int     `json:"n"`
@@ -150,12 +239,17 @@ type Comparison struct {
 	BaselineMedian float64 `json:"baseline_median"`
 	Min            float64 `json:"min"`
 	Max            float64 `json:"max"`
-	// Ratio is median/baseline median; CILow and CIHigh bound it with 95%
-	// confidence (bootstrap of the ratio of medians) when HasCI; with
-	// fewer than stats.MinRuns runs a side there is no interval.
+	// Ratio is the variant against the baseline (v3: the median of the
+	// ratios of every pair of runs; v1 and v2: median/baseline median);
+	// CILow and CIHigh bound it at confidence 1-Level when HasCI (v3: exact
+	// Mann-Whitney interval; before: 95% bootstrap). Without enough runs
+	// for an interval there is none.
 	Ratio   float64 `json:"ratio"`
 	CILow   float64 `json:"ci_low,omitempty"`
 	CIHigh  float64 `json:"ci_high,omitempty"`
 	HasCI   bool    `json:"has_ci"`
+	Level   float64 `json:"level,omitempty"`
 	Verdict string  `json:"verdict"` // stats.LabWords, or "too few runs"
+	// Reason says why a comparison makes no claim (v3).
+	Reason string `json:"reason,omitempty"`
 }

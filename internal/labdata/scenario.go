@@ -1,6 +1,32 @@
 package labdata
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Percent is a fraction written either as a number (0.03) or a percentage
+// ("3%") in a scenario.
+type Percent float64
+
+// UnmarshalYAML accepts 0.03 and 3%.
+func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
+	s := strings.TrimSpace(n.Value)
+	div := 1.0
+	if t, ok := strings.CutSuffix(s, "%"); ok {
+		s, div = strings.TrimSpace(t), 100
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("line %d: %q is not a fraction or a percentage (0.03 or 3%%)", n.Line, n.Value)
+	}
+	*p = Percent(v / div)
+	return nil
+}
 
 // Scenario describes an experiment. It is read from YAML strictly (an
 // unknown field or a bad value is an error with its line number).
@@ -14,8 +40,20 @@ type Scenario struct {
 	Workloads []WorkloadSpec `json:"workloads" yaml:"workloads"`
 	Variants  []VariantSpec  `json:"variants" yaml:"variants"`
 
+	// Repetitions fixes the runs per variant and test (the v2 lab's way);
+	// without it the lab is sequential: from MinRuns to MaxRuns rounds,
+	// until every comparison's interval is narrower than Precision or
+	// Budget is spent. Alpha is the per-lab false-positive rate.
 	Repetitions int           `json:"repetitions" yaml:"repetitions,omitempty"`
+	MinRuns     int           `json:"min_runs,omitempty" yaml:"min_runs,omitempty"`
+	MaxRuns     int           `json:"max_runs,omitempty" yaml:"max_runs,omitempty"`
+	Precision   Percent       `json:"precision,omitempty" yaml:"precision,omitempty"`
+	Budget      time.Duration `json:"budget,omitempty" yaml:"budget,omitempty"`
+	Alpha       Percent       `json:"alpha,omitempty" yaml:"alpha,omitempty"`
 	Warmup      time.Duration `json:"warmup,omitempty" yaml:"warmup,omitempty"`
+	// RetryNoisy runs a run flagged as noisy once more; the noisy one
+	// stays in the file, out of the statistics.
+	RetryNoisy bool `json:"retry_noisy,omitempty" yaml:"retry_noisy,omitempty"`
 	// Doctor runs the doctor before the baseline and records its findings.
 	Doctor *bool `json:"doctor,omitempty" yaml:"doctor,omitempty"`
 }
@@ -58,7 +96,15 @@ type ClientSpec struct {
 type WorkloadSpec struct {
 	Name  string `json:"name" yaml:"name"`
 	Bench string `json:"bench" yaml:"bench"`
+	// Sweep runs the workload once per value of one parameter of its line
+	// (d, c, P or threads): {d: [3, 30, 300, 3000]}. Each value is a
+	// workload of its own ("values[d=300]"); the report draws the metrics
+	// against it.
+	Sweep map[string][]string `json:"sweep,omitempty" yaml:"sweep,omitempty"`
 }
+
+// SweepParams maps a sweep's parameter to the bench flag that sets it.
+var SweepParams = map[string]string{"d": "-d", "c": "-c", "P": "-P", "threads": "--threads"}
 
 // VariantSpec is one arm of the experiment.
 type VariantSpec struct {

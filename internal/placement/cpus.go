@@ -56,6 +56,13 @@ func OnlineCPUs(snap *host.Snapshot) host.CPUSet {
 	return s
 }
 
+// IRQCPUs is the CPUs that may take interrupts at all: online, not
+// isolated and not nohz_full (irqbalance bans those too: their owners
+// asked for no interrupts). Static placement and steer both start here.
+func IRQCPUs(snap *host.Snapshot) host.CPUSet {
+	return OnlineCPUs(snap).Difference(bannedCPUs(snap))
+}
+
 func bannedCPUs(snap *host.Snapshot) host.CPUSet {
 	var s host.CPUSet
 	for _, set := range []*host.CPUSet{snap.CPU.Isolated, snap.CPU.NohzFull} {

@@ -25,10 +25,26 @@ func (r *Report) assemble(words stats.Words) {
 				w.Groups = append(w.Groups, newGroup(l, ss))
 			}
 		}
-		w.compare(r.Reference, words)
+	}
+	r.design = r.comparisonDesign()
+	for _, w := range r.Workloads {
+		w.compare(r.Reference, words, r.design)
 	}
 	r.noteLeftOut()
 	r.noteFewRuns()
+}
+
+// comparisonDesign spreads a 5% false-positive rate over the comparisons
+// the report makes (throughput, p99 and spread of every group against its
+// row's reference), as the lab does over its own.
+func (r *Report) comparisonDesign() stats.Design {
+	n := 0
+	for _, w := range r.Workloads {
+		if w.Group(r.Reference) != nil {
+			n += stats.MetricsPerComparison * (len(w.Groups) - 1)
+		}
+	}
+	return stats.Design{Alpha: stats.DefaultAlpha, Comparisons: max(n, 1), Looks: 1}
 }
 
 func (r *Report) samplesOf(row, label string) []*Sample {
@@ -62,6 +78,7 @@ func newGroup(label string, ss []*Sample) *Group {
 	}
 	g.N, g.Files = len(g.rps), len(files)
 	g.Throughput, g.P99 = spreadOf(g.rps), spreadOf(g.p99)
+	g.Steadiness = spreadOf(stats.PairSpreads(g.rps))
 	if len(cpu) > 0 {
 		m := median(cpu)
 		g.ServerCPUPerRequest = &m
@@ -84,7 +101,7 @@ func (w *Workload) Group(label string) *Group {
 	return nil
 }
 
-func (w *Workload) compare(ref string, words stats.Words) {
+func (w *Workload) compare(ref string, words stats.Words, d stats.Design) {
 	rg := w.Group(ref)
 	if rg == nil {
 		return
@@ -92,8 +109,9 @@ func (w *Workload) compare(ref string, words stats.Words) {
 	rg.Reference = true
 	for _, g := range w.Groups {
 		if g != rg {
-			g.VsThroughput = compare(g.rps, rg.rps, true, words)
-			g.VsP99 = compare(g.p99, rg.p99, false, words)
+			g.VsThroughput = compare(g.rps, rg.rps, true, words, d)
+			g.VsP99 = compare(g.p99, rg.p99, false, words, d)
+			g.VsSpread = compare(stats.PairSpreads(g.rps), stats.PairSpreads(rg.rps), false, words, d)
 		}
 	}
 }
@@ -112,8 +130,13 @@ func (s *Sample) describe() string {
 	return fmt.Sprintf("#%d (%s, %s, rep %d)", s.Index, s.Label, s.Workload, s.Rep)
 }
 
-// noteFewRuns cautions when verdicts rest on fewer than stats.TrustedRuns runs.
+// noteFewRuns says when some groups are too few for a claim at the
+// report's error rate.
 func (r *Report) noteFewRuns() {
+	if r.Lab != nil && r.Lab.Sequential != nil {
+		return // each comparison the lab recorded says why it makes no claim
+	}
+	need := r.design.RunsNeeded()
 	fewest := 0
 	for _, w := range r.Workloads {
 		for _, g := range w.Groups {
@@ -122,11 +145,8 @@ func (r *Report) noteFewRuns() {
 			}
 		}
 	}
-	switch {
-	case fewest == 0 || fewest >= stats.TrustedRuns:
-	case fewest < stats.MinRuns:
-		r.Notes = append(r.Notes, fmt.Sprintf("Some groups have only %d run(s): no verdict is given for them (it takes %d, and %d or more to trust one).", fewest, stats.MinRuns, stats.TrustedRuns))
-	default:
-		r.Notes = append(r.Notes, fmt.Sprintf("Some groups have only %d runs: with so few the bootstrap interval is narrow, so a verdict is indicative (at 3 runs a side, identical setups are called different about one time in eight); %d or more runs per group make it trustworthy.", fewest, stats.TrustedRuns))
+	if fewest > 0 && fewest < need {
+		r.Notes = append(r.Notes, fmt.Sprintf("Some groups have only %d run(s): with %d comparisons at a 5%% false-positive rate in all, a claim needs %d runs a side, so they get no verdict.",
+			fewest, r.design.Comparisons, need))
 	}
 }

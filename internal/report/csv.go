@@ -3,7 +3,9 @@ package report
 import (
 	"encoding/csv"
 	"io"
+	"redline/internal/labdata"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -32,6 +34,37 @@ var csvColumns = []struct {
 	{"label", func(s *Sample) string { return s.Label }},
 	{"row", func(s *Sample) string { return s.Row }},
 	{"left_out", func(s *Sample) string { return s.Problem }},
+	{"outside_cpu", func(s *Sample) string { return noiseField(s, func(n *labdata.Noise) float64 { return n.OutsideCPU }) }},
+	{"steal", func(s *Sample) string { return noiseField(s, func(n *labdata.Noise) float64 { return n.Steal }) }},
+	{"shared_cpu", func(s *Sample) string { return noiseField(s, func(n *labdata.Noise) float64 { return n.SharedCPU }) }},
+	{"noisy", func(s *Sample) string {
+		if s.Noise == nil {
+			return ""
+		}
+		return s.Noise.Noisy
+	}},
+	{"rps_per_second", func(s *Sample) string {
+		return seriesField(s.Series, func(x labdata.Second) float64 { return x.RPS }, 0)
+	}},
+	{"p99_ms_per_second", func(s *Sample) string {
+		return seriesField(s.Series, func(x labdata.Second) float64 { return x.P99 }, 3)
+	}},
+}
+
+func noiseField(s *Sample, f func(*labdata.Noise) float64) string {
+	if s.Noise == nil {
+		return ""
+	}
+	return fixed(f(s.Noise), 3)
+}
+
+// seriesField is one metric of a run's per-second series, ";"-separated.
+func seriesField(xs []labdata.Second, f func(labdata.Second) float64, prec int) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fixed(f(x), prec)
+	}
+	return strings.Join(parts, ";")
 }
 
 func fixed(v float64, prec int) string { return strconv.FormatFloat(v, 'f', prec, 64) }

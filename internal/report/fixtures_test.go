@@ -253,7 +253,7 @@ func fixtureComparisons(res *labdata.Result) []labdata.Comparison {
 				f      func(*benchdata.Summary) float64
 			}{{"rps", true, func(s *benchdata.Summary) float64 { return s.RPS }}, {"p99_ms", false, func(s *benchdata.Summary) float64 { return s.Latency.P99 }}} {
 				x, ref := values(w.name, v.name, m.f), values(w.name, "baseline", m.f)
-				vs := compare(x, ref, m.higher, stats.LabWords)
+				vs := compare(x, ref, m.higher, stats.LabWords, stats.Design{Alpha: 0.05, Comparisons: 1, Looks: 1})
 				cs = append(cs, labdata.Comparison{Workload: w.name, Variant: v.name, Baseline: "baseline", Metric: m.name, HigherIsBetter: m.higher,
 					N: len(x), BaselineN: len(ref), Median: median(x), BaselineMedian: median(ref), Min: spreadOf(x).Min, Max: spreadOf(x).Max,
 					Ratio: vs.Ratio, CILow: vs.CILow, CIHigh: vs.CIHigh, HasCI: vs.HasCI, Verdict: vs.Verdict})

@@ -74,6 +74,9 @@ func fmtVerdict(v *Versus) string {
 	if claims(v) {
 		return fmt.Sprintf("%s (%s)", v.Verdict, fmtPct(100*(v.Ratio-1)))
 	}
+	if v.Reason != "" {
+		return v.Verdict + ": " + v.Reason
+	}
 	return v.Verdict
 }
 
@@ -119,6 +122,9 @@ func unsafeShell(r rune) bool {
 func fmtBrief(v *Versus) string {
 	if v.Verdict == stats.VerdictTooFew {
 		return "(" + fmtRatio(v.Ratio) + "×, " + stats.VerdictTooFew + ")"
+	}
+	if !claims(v) {
+		return v.Verdict // the reason is in the workload's table
 	}
 	return fmtVerdict(v)
 }

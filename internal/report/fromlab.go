@@ -24,6 +24,9 @@ func FromResult(res *labdata.Result, file string) *Report {
 	r.assemble(stats.LabWords)
 	r.useLabComparisons(res.Comparisons)
 	r.noteShortGroups(res.Scenario.Repetitions)
+	r.Notes = append(r.Notes, sequentialNotes(res)...)
+	r.Notes = append(r.Notes, noiseNotes(res)...)
+	r.Notes = append(r.Notes, seriesNotes(res)...)
 	r.Inputs = []InputInfo{labInput(res, file, "")}
 	return r
 }
@@ -66,19 +69,38 @@ func labSample(res *labdata.Result, run *labdata.Run, index int, file, label str
 		Index: index, Source: file, Label: label, Row: run.Workload,
 		Seq: run.Seq, Variant: run.Variant, Workload: run.Workload, Rep: run.Rep,
 		ServerCPUPerRequest: run.ServerCPUPerRequest,
-		command:             workloadCommand(res, run),
-		fromLab:             true,
+		Noise:               run.Noise, Series: run.Series, Sweep: run.Sweep,
+		command: workloadCommand(res, run),
+		fromLab: true,
 	}
-	return newSample(s, run.Summary)
+	s = newSample(s, run.Summary)
+	if run.Retried && s.Problem == "" {
+		s.Problem = "noisy (" + run.Noise.Noisy + "), run again"
+	}
+	return s
 }
 
 // workloadCommand is the workload as the scenario wrote it, or else the
 // command line the run recorded.
 func workloadCommand(res *labdata.Result, run *labdata.Run) string {
 	for _, w := range res.Scenario.Workloads {
-		if w.Name == run.Workload && w.Bench != "" {
-			return secret.RedactLine(w.Bench)
+		// A "-t set,get" workload's runs are "name/SET" and "name/GET"; a
+		// swept one's "name[d=300]...", with the swept flag appended.
+		line, ok := "", false
+		switch {
+		case run.Sweep != nil && w.Name == run.Sweep.Workload:
+			line, ok = w.Bench+" "+labdata.SweepParams[run.Sweep.Param]+" "+run.Sweep.Value, true
+		case w.Name == run.Workload || strings.HasPrefix(run.Workload, w.Name+"/"):
+			line, ok = w.Bench, w.Bench != ""
 		}
+		if !ok {
+			continue
+		}
+		line = secret.RedactLine(line) // files written before redaction may hold -a PW
+		if strings.HasPrefix(line, "-") {
+			return "redline bench " + line
+		}
+		return line
 	}
 	if run.Summary != nil {
 		return shellJoin(run.Summary.CommandLine)
@@ -96,12 +118,14 @@ func (r *Report) useLabComparisons(cs []labdata.Comparison) {
 			continue
 		}
 		v := &Versus{N: c.N, RefN: c.BaselineN, Ratio: c.Ratio, CILow: c.CILow, CIHigh: c.CIHigh,
-			HasCI: c.HasCI, Verdict: c.Verdict, ComputedBy: "lab"}
+			HasCI: c.HasCI, Level: c.Level, Verdict: c.Verdict, Reason: c.Reason, ComputedBy: "lab"}
 		switch c.Metric {
 		case "rps":
 			g.VsThroughput = v
 		case "p99_ms":
 			g.VsP99 = v
+		case "rps_spread":
+			g.VsSpread = v
 		}
 	}
 	r.noteComputed()
@@ -130,7 +154,7 @@ func (r *Report) noteComputed() {
 		}
 	}
 	if n > 0 {
-		r.Notes = append(r.Notes, fmt.Sprintf("%d comparison(s) marked † are not in the file (the lab did not record them); redline report computed them from the runs with the lab's method (ratio of medians, 95%% percentile bootstrap).", n))
+		r.Notes = append(r.Notes, fmt.Sprintf("%d comparison(s) marked † are not in the file (the lab did not record them); redline report computed them from the runs with the lab's method (exact Mann-Whitney interval of the ratio, 5%% false-positive rate over the report's comparisons).", n))
 	}
 }
 
@@ -150,6 +174,21 @@ func (r *Report) noteShortGroups(want int) {
 	if len(short) > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("Fewer usable runs than the %d repetitions asked for: %s.", want, strings.Join(short, ", ")))
 	}
+}
+
+// sequentialNotes state the lab's design and why it stopped (v3).
+func sequentialNotes(res *labdata.Result) []string {
+	q := res.Sequential
+	if q == nil {
+		return nil
+	}
+	plan := fmt.Sprintf("%d rounds", q.MaxRuns)
+	if q.MinRuns != q.MaxRuns {
+		plan = fmt.Sprintf("%d to %d rounds, until every interval was narrower than %.1f%% or %s was spent", q.MinRuns, q.MaxRuns, 100*q.Precision, q.Budget)
+	}
+	n := fmt.Sprintf("The lab planned %s; it ran %d (%s). Its %d comparisons share a %.0f%% false-positive rate (looks at %v runs, each interval at %.2f%% confidence, a claim needs %d runs a side).",
+		plan, q.Rounds, q.Stopped, q.Comparisons, 100*q.Alpha, q.Looks, 100*(1-q.Level), q.RunsNeeded)
+	return []string{n}
 }
 
 // labNotes are the caveats about the experiment as a whole.

@@ -43,6 +43,7 @@ type htmlView struct {
 	Runs                                                htmlTable
 	Inputs                                              []htmlInput
 	Servers, Clients                                    []string
+	Sweeps                                              []template.HTML
 }
 
 // htmlTable is a table of text cells; Class styles a cell ("num", "good").
@@ -73,6 +74,7 @@ type htmlWorkload struct {
 	Throughput  template.HTML
 	Change      template.HTML
 	Percentiles template.HTML
+	Series      template.HTML
 	Tables      []htmlTable
 }
 
@@ -99,6 +101,11 @@ func newHTMLView(r *Report) *htmlView {
 		v.Inputs = append(v.Inputs, inputView(in, r.Lab == nil))
 	}
 	v.Servers, v.Clients = serverSeen(r)
+	for _, sw := range sweeps(r) {
+		for m := range sweepMetrics {
+			v.Sweeps = append(v.Sweeps, template.HTML(sweepChart(r, sw, m)))
+		}
+	}
 	return v
 }
 
@@ -170,8 +177,9 @@ func workloadView(r *Report, w *Workload, i int) htmlWorkload {
 	hw := htmlWorkload{Name: w.Name, Commands: w.Commands, ID: fmt.Sprintf("w%d", i+1),
 		Throughput:  template.HTML(throughputChart(r, w)),
 		Change:      template.HTML(changeChart(r, w)),
-		Percentiles: template.HTML(percentileChart(r, w))}
-	header := []string{r.Dimension, "runs", "median", "min..max", "spread", "ratio [95% CI]", "verdict"}
+		Percentiles: template.HTML(percentileChart(r, w)),
+		Series:      template.HTML(seriesChart(r, w))}
+	header := []string{r.Dimension, "runs", "median", "min..max", "spread", "ratio [CI]", "verdict"}
 	for _, m := range metrics {
 		t := htmlTable{Title: m.title, Header: header}
 		for _, row := range metricRows(w, m, r.markComputed) {

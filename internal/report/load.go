@@ -82,7 +82,7 @@ func Decode(name string, r io.Reader) (*Source, error) {
 	}
 	src := &Source{Path: name}
 	switch *head.Schema {
-	case labdata.ResultSchema, labdata.ResultSchemaV1:
+	case labdata.ResultSchema, labdata.ResultSchemaV2, labdata.ResultSchemaV1:
 		src.Result = new(labdata.Result)
 		if err = json.Unmarshal(b, src.Result); err == nil {
 			labdata.Upgrade(src.Result)

@@ -31,6 +31,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	writeNotesMD(mw, r.Notes)
 	writeSummaryMD(mw, r)
+	writeSweepsMD(mw, r)
 	if r.Lab != nil {
 		writeLabContextMD(mw, r)
 	}
@@ -90,9 +91,24 @@ func writeSummaryMD(mw *errWriter, r *Report) {
 	}
 	mw.printf("\n## Summary\n")
 	for _, m := range metrics {
-		mw.printf("\n%s, median of the runs; the change against %s is named only where its 95%% interval excludes 1.\n", m.title, md(r.Reference))
+		mw.printf("\n%s, median of the runs; the change against %s is named only where its interval excludes 1.\n", m.title, md(r.Reference))
 		header := append([]string{"workload"}, mdAll(r.Labels)...)
 		table(mw, "l"+strings.Repeat("r", len(r.Labels)), header, summaryRows(r, m))
+	}
+}
+
+// writeSweepsMD writes each swept workload's metrics against its values.
+func writeSweepsMD(mw *errWriter, r *Report) {
+	sws := sweeps(r)
+	if len(sws) == 0 {
+		return
+	}
+	mw.printf("\n## Sweeps\n\nMedian of the runs at each value, with its 95%% interval from order statistics.\n")
+	for _, sw := range sws {
+		for m, metric := range sweepMetrics {
+			mw.printf("\n**%s: %s against %s**\n", md(sw.Name), metric.title, md(sw.Param))
+			table(mw, "l"+strings.Repeat("r", len(r.Labels)), append([]string{md(sw.Param)}, mdAll(r.Labels)...), mdRows(sweepRows(r, sw, m)))
+		}
 	}
 }
 
@@ -135,7 +151,7 @@ func writeResultsMD(mw *errWriter, r *Report) {
 		writeCommandsMD(mw, w.Commands)
 		for _, m := range metrics {
 			mw.printf("\n**%s**\n", m.title)
-			table(mw, "lrrrrrl", []string{md(r.Dimension), "runs", "median", "min..max", "spread", "ratio [95% CI]", "verdict"}, mdRows(metricRows(w, m, r.markComputed)))
+			table(mw, "lrrrrrl", []string{md(r.Dimension), "runs", "median", "min..max", "spread", "ratio [CI]", "verdict"}, mdRows(metricRows(w, m, r.markComputed)))
 		}
 		mw.printf("\n**Latency percentiles** (ms), from the HDR histograms of each group's runs merged into one\n")
 		table(mw, "lrrrrrrrrrr", mdAll(percentileHeader(r.Dimension)), mdRows(percentileRows(w)))
@@ -144,8 +160,9 @@ func writeResultsMD(mw *errWriter, r *Report) {
 
 // howToRead explains the numbers once, in every format.
 const howToRead = "Each figure is the median over a group's runs, with min..max and the spread ((max-min)/median) between runs. " +
-	"The ratio divides a group's median by the reference's; its 95% confidence interval comes from a bootstrap over the runs. " +
-	"A verdict names a change only when that interval excludes 1; otherwise it says there is no clear change, however large the ratio looks. " +
+	"The ratio is the median of the ratios of every pair of runs (one of the group, one of the reference); its interval is the exact Mann-Whitney (Hodges-Lehmann) interval, which assumes no shape of the runs' distribution, " +
+	"at the confidence that keeps the chance of any false claim in the whole lab (or report) at 5%. " +
+	"A verdict names a change only when that interval excludes 1; otherwise it says there is no clear change and why, however large the ratio looks. " +
 	"The p99 comparison uses each run's own p99. The percentile tables and curves read the HDR histograms of all runs of a group merged into one: " +
 	"merging histograms combines percentiles exactly, averaging per-run percentiles would not."
 

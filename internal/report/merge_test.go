@@ -169,7 +169,7 @@ func TestLoadErrors(t *testing.T) {
 		{"not JSON", "hello", "not a redline results file (invalid JSON at line 1"},
 		{"no schema", `{"results": []}`, `not a redline results file (no "schema" field)`},
 		{"other schema", `{"schema": "prometheus/v1"}`, `not a redline results file (schema "prometheus/v1")`},
-		{"newer lab", `{"schema": "redline.lab/v3"}`, `schema "redline.lab/v3" is a version this redline does not read`},
+		{"newer lab", `{"schema": "redline.lab/v9"}`, `schema "redline.lab/v9" is a version this redline does not read`},
 		{"bench summary", `{"schema": "redline.bench.summary/v1"}`, "is a single bench summary"},
 		{"truncated lab", "{\"schema\": \"redline.lab/v1\",\n\"runs\": [", "truncated or damaged redline.lab/v1 file (invalid JSON at line 2"},
 		{"wrong type", "{\"schema\": \"redline.lab/v1\",\n\"complete\": \"yes\"}", `field "complete" at line 2 holds a JSON string, want bool`},

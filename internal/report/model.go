@@ -1,6 +1,7 @@
 package report
 
 import (
+	"redline/internal/stats"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -36,6 +37,8 @@ type Report struct {
 	// markComputed marks comparisons the report computed (a lab result
 	// normally carries its own).
 	markComputed bool
+	// design is the error budget of the comparisons the report computes.
+	design stats.Design
 }
 
 // Workload is one row: a workload (and, in a merge, whatever else tells
@@ -71,6 +74,11 @@ type Group struct {
 	ServerCPUPerRequest *float64 `json:"server_cpu_us_per_request,omitempty"`
 	VsThroughput        *Versus  `json:"rps_vs_reference,omitempty"`
 	VsP99               *Versus  `json:"p99_vs_reference,omitempty"`
+	// Steadiness is the run-to-run spread of the throughput: the relative
+	// difference between successive runs (stats.PairSpreads); VsSpread
+	// compares it with the reference's (lower is steadier).
+	Steadiness Spread  `json:"rps_run_spread"`
+	VsSpread   *Versus `json:"rps_run_spread_vs_reference,omitempty"`
 
 	samples  []*Sample
 	rps, p99 []float64
@@ -81,13 +89,16 @@ type Group struct {
 type Versus struct {
 	N    int `json:"n"`
 	RefN int `json:"reference_n"`
-	// Ratio is median/reference median; CILow..CIHigh its 95% bootstrap
-	// interval when HasCI.
+	// Ratio is the label against the reference (stats.Compare);
+	// CILow..CIHigh its interval at confidence 1-Level when HasCI.
 	Ratio   float64 `json:"ratio"`
 	CILow   float64 `json:"ci_low,omitempty"`
 	CIHigh  float64 `json:"ci_high,omitempty"`
 	HasCI   bool    `json:"has_ci"`
+	Level   float64 `json:"level,omitempty"`
 	Verdict string  `json:"verdict"`
+	// Reason says why there is no claim, when the lab recorded one.
+	Reason string `json:"reason,omitempty"`
 	// ComputedBy is "lab" when the lab recorded the comparison, "report"
 	// when redline report computed it from the runs.
 	ComputedBy string `json:"computed_by"`
@@ -111,7 +122,13 @@ type Sample struct {
 	Requests            int64             `json:"requests"`
 	Errors              int64             `json:"errors"`
 	ServerCPUPerRequest float64           `json:"server_cpu_us_per_request,omitempty"`
-	Start               time.Time         `json:"start,omitzero"`
+	// Noise and Series are what the lab recorded of the host during the
+	// run and of the run second by second (lab v3 results only).
+	Noise  *labdata.Noise   `json:"noise,omitempty"`
+	Series []labdata.Second `json:"series,omitempty"`
+	// Sweep is the point of a swept workload the run measured.
+	Sweep *labdata.SweepPoint `json:"sweep,omitempty"`
+	Start time.Time           `json:"start,omitzero"`
 	// Problem says why the run is left out of the statistics ("" when it
 	// is in).
 	Problem string `json:"left_out,omitempty"`

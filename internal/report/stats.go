@@ -31,12 +31,13 @@ func spreadOf(xs []float64) Spread {
 func median(xs []float64) float64 { return stats.Median(xs) }
 
 // compare is stats.Compare, the one verdict, as a report shows it: in
-// words's vocabulary, nil when there is no ratio to form.
-func compare(x, ref []float64, higherIsBetter bool, words stats.Words) *Versus {
-	c, ok := stats.Compare(x, ref, higherIsBetter)
+// words's vocabulary, nil when there is no ratio to form. d spreads the
+// error rate over the report's comparisons.
+func compare(x, ref []float64, higherIsBetter bool, words stats.Words, d stats.Design) *Versus {
+	c, ok := stats.Compare(x, ref, higherIsBetter, d)
 	if !ok {
 		return nil
 	}
-	return &Versus{N: c.N, RefN: c.RefN, Ratio: c.Ratio, CILow: c.CILow, CIHigh: c.CIHigh, HasCI: c.HasCI,
+	return &Versus{N: c.N, RefN: c.RefN, Ratio: c.Ratio, CILow: c.CILow, CIHigh: c.CIHigh, HasCI: c.HasCI, Level: c.Level,
 		Verdict: words.Verdict(c.Outcome), ComputedBy: "report"}
 }

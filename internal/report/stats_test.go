@@ -26,7 +26,7 @@ func TestCompareVerdicts(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			v := compare(c.x, ref, c.higher, stats.LabWords)
+			v := compare(c.x, ref, c.higher, stats.LabWords, stats.Design{Alpha: 0.05, Comparisons: 1, Looks: 1})
 			if v.Verdict != c.want {
 				t.Fatalf("verdict %q, want %q (ratio %.3f CI %s)", v.Verdict, c.want, v.Ratio, fmtCI(v))
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html"
 	"math"
+	"slices"
 	"strings"
 
 	"redline/internal/stats"
@@ -122,13 +123,14 @@ func throughputChart(r *Report, w *Workload) string {
 	step := niceStep(hi, 6)
 	xmax := math.Max(step, math.Ceil(hi/step)*step)
 	x := func(v float64) float64 { return left + plotW*v/xmax }
-	h := top + row*float64(len(w.Groups)) + 28
+	h := top + row*float64(len(w.Groups)) + 44
 	var c canvas
 	c.open(chartWidth, h, "Throughput of "+w.Name+" (requests/s): median bar, min..max whisker, one dot per run")
 	for t := 0.0; t <= xmax+step/2; t += step {
-		c.line(x(t), top, x(t), h-24, "grid")
-		c.text(x(t), h-8, "middle", "tick", shortNum(t))
+		c.line(x(t), top, x(t), h-40, "grid")
+		c.text(x(t), h-24, "middle", "tick", shortNum(t))
 	}
+	c.text(left+plotW/2, h-6, "middle", "axis", "requests/s")
 	for i, g := range w.Groups {
 		y := top + row*float64(i)
 		throughputRow(&c, g, y, x, colorOf(r, g.Label))
@@ -154,80 +156,160 @@ func throughputRow(c *canvas, g *Group, y float64, x func(float64) float64, colo
 	}
 }
 
-// changeRow is one line of the change chart.
-type changeRow struct {
-	label string
-	v     *Versus
-}
-
-// changeChart plots each group's change against the reference, in
-// percent, with its 95% interval: throughput and p99 side by side.
+// changeChart plots each group's change against the reference with its
+// interval, one panel per metric (throughput, p99, spread), each on its
+// own log scale of how many times better: "better" is always to the
+// right, whichever way a metric improves, a factor of 2 spans what a
+// factor of 1/2 does, and one wild interval squeezes only its own panel.
 func changeChart(r *Report, w *Workload) string {
-	var rows []changeRow
-	for _, g := range w.Groups {
-		for _, m := range metrics {
-			if v := m.versus(g); v != nil && !g.Reference {
-				rows = append(rows, changeRow{g.Label + " · " + map[string]string{"rps": "throughput", "p99_ms": "p99"}[m.key], v})
+	type panel struct {
+		title string
+		rows  []changeRow
+	}
+	var panels []panel
+	var labels []string
+	for _, m := range metrics {
+		p := panel{title: changeTitle[m.key]}
+		for _, g := range w.Groups {
+			if v := m.versus(g); v != nil && !g.Reference && v.Ratio > 0 {
+				p.rows = append(p.rows, changeRow{g.Label, better(v, m.higherIsBetter), fmtBrief(v)})
+				labels = append(labels, g.Label)
 			}
 		}
+		if len(p.rows) > 0 {
+			panels = append(panels, p)
+		}
 	}
-	if len(rows) == 0 {
+	if len(panels) == 0 {
 		return ""
 	}
-	lo, hi := changeRange(rows)
-	var labels []string
-	for _, cr := range rows {
-		labels = append(labels, cr.label)
-	}
-	left, right, top, row := labelWidth(labels), 150.0, 8.0, 24.0
+	left, right, row, head, foot := labelWidth(labels), 150.0, 22.0, 20.0, 22.0
 	plotW := chartWidth - left - right
-	x := func(p float64) float64 { return left + plotW*(p-lo)/(hi-lo) }
-	h := top + row*float64(len(rows)) + 28
+	h := 22.0
+	for _, p := range panels {
+		h += head + row*float64(len(p.rows)) + foot
+	}
+	h += 18
 	var c canvas
-	c.open(chartWidth, h, "Change of "+w.Name+" against "+r.Reference+" in percent, with 95% confidence intervals")
-	step := niceStep(hi-lo, 6)
-	for t := math.Ceil(lo/step) * step; t <= hi; t += step {
-		c.line(x(t), top, x(t), h-24, "grid")
-		c.text(x(t), h-8, "middle", "tick", pctTick(t))
+	c.open(chartWidth, h, "Change of "+w.Name+" against "+r.Reference+": how many times better, with intervals; better is to the right")
+	c.text(6, 15, "start", "label title", w.Name+" against "+r.Reference)
+	top := 22.0
+	for _, p := range panels {
+		lo, hi := changeRange(p.rows)
+		x := func(f float64) float64 {
+			return left + plotW*(math.Min(math.Max(math.Log(f), lo), hi)-lo)/(hi-lo)
+		}
+		c.text(left, top+14, "start", "axis", p.title)
+		body := top + head
+		bottom := body + row*float64(len(p.rows))
+		ticks := factorTicks(lo, hi, plotW)
+		for _, t := range ticks {
+			c.line(x(t), body, x(t), bottom, "grid")
+			c.text(x(t), bottom+14, "middle", "tick", factorTick(t))
+		}
+		c.line(x(1), body, x(1), bottom, "zero")
+		for i, cr := range p.rows {
+			y := body + row*float64(i)
+			changeMark(&c, cr, y, x)
+			c.text(left-6, y+row/2+4, "end", "label", cr.label)
+			c.text(chartWidth-right+8, y+row/2+4, "start", "value "+verdictClass(cr.v), cr.text)
+		}
+		top = bottom + foot
 	}
-	c.line(x(0), top, x(0), h-24, "zero")
-	for i, cr := range rows {
-		changeMark(&c, cr, top+row*float64(i), x)
-		c.text(left-6, top+row*float64(i)+row/2+4, "end", "label", cr.label)
-		c.text(chartWidth-right+8, top+row*float64(i)+row/2+4, "start", "value "+verdictClass(cr.v), fmtVerdict(cr.v))
-	}
+	c.text(left+plotW/2-8, top+10, "end", "axis", "← worse")
+	c.text(left+plotW/2+8, top+10, "start", "axis", "better →")
 	return c.String()
 }
 
+var changeTitle = map[string]string{
+	"rps": "Throughput (× the reference's)", "p99_ms": "p99 latency (times lower than the reference's)",
+	"rps_spread": "Run-to-run spread of throughput (times lower)",
+}
+
+// better turns a comparison into "how many times better": the ratio for
+// a metric where higher is better, its inverse (and the interval's ends
+// swapped) where lower is.
+func better(v *Versus, higherIsBetter bool) *Versus {
+	b := *v
+	if !higherIsBetter {
+		b.Ratio = 1 / v.Ratio
+		if v.HasCI && v.CILow > 0 {
+			b.CILow, b.CIHigh = 1/v.CIHigh, 1/v.CILow
+		}
+	}
+	return &b
+}
+
+// changeRow is one line of the change chart.
+type changeRow struct {
+	label string
+	v     *Versus // as "times better"
+	text  string  // the verdict, of the comparison as it is
+}
+
 func changeMark(c *canvas, cr changeRow, y float64, x func(float64) float64) {
-	mid, cls := y+12, verdictClass(cr.v)
-	if cr.v.HasCI {
-		lo, hi := 100*(cr.v.CILow-1), 100*(cr.v.CIHigh-1)
-		c.line(x(lo), mid, x(hi), mid, "ci "+cls)
-		c.line(x(lo), mid-5, x(lo), mid+5, "ci "+cls)
-		c.line(x(hi), mid-5, x(hi), mid+5, "ci "+cls)
+	mid, cls := y+11, verdictClass(cr.v)
+	if cr.v.HasCI && cr.v.CILow > 0 {
+		lo, hi := x(cr.v.CILow), x(cr.v.CIHigh)
+		c.line(lo, mid, hi, mid, "ci "+cls)
+		c.line(lo, mid-5, lo, mid+5, "ci "+cls)
+		c.line(hi, mid-5, hi, mid+5, "ci "+cls)
 	}
-	c.add(`<circle cx="%s" cy="%s" r="4" class="point %s"/>`, num(x(100*(cr.v.Ratio-1))), num(mid), cls)
+	c.add(`<circle cx="%s" cy="%s" r="4" class="point %s"/>`, num(x(cr.v.Ratio)), num(mid), cls)
 }
 
-func pctTick(t float64) string {
-	t = math.Round(t*100) / 100
-	if t == 0 {
-		return "0%"
-	}
-	return fmt.Sprintf("%+g%%", t)
-}
-
-// changeRange spans 0 and every point and interval, padded.
-func changeRange(rows []changeRow) (lo, hi float64) {
-	for _, cr := range rows {
-		for _, r := range []float64{cr.v.Ratio, cr.v.CILow, cr.v.CIHigh} {
-			if r > 0 {
-				lo, hi = math.Min(lo, 100*(r-1)), math.Max(hi, 100*(r-1))
+// factorTicks picks factors to mark between exp(lo) and exp(hi): 1, then
+// 1.01, 1.02, 1.05, 1.1, 1.2, 1.5, 2, 3, 5, 10 ... and their inverses,
+// each only where it lies at least 48 pixels from every tick kept.
+func factorTicks(lo, hi, width float64) []float64 {
+	steps := []float64{1.01, 1.02, 1.05, 1.1, 1.2, 1.5, 2, 3, 5, 10, 20, 50, 100, 1000}
+	px := func(f float64) float64 { return width * (math.Log(f) - lo) / (hi - lo) }
+	out := []float64{1}
+	for i := len(steps) - 1; i >= 0; i-- { // big factors first: they frame the axis
+		for _, f := range []float64{steps[i], 1 / steps[i]} {
+			if l := math.Log(f); l <= lo || l >= hi {
+				continue
+			}
+			clear := true
+			for _, t := range out {
+				if math.Abs(px(f)-px(t)) < 48 {
+					clear = false
+				}
+			}
+			if clear {
+				out = append(out, f)
 			}
 		}
 	}
-	pad := math.Max((hi-lo)*0.08, 0.5)
+	slices.Sort(out)
+	return out
+}
+
+// factorTick prints a factor: ×1, ×1.05, ×0.5, ×20. Never negative.
+func factorTick(f float64) string {
+	switch {
+	case f >= 10:
+		return fmt.Sprintf("×%.0f", f)
+	}
+	return "×" + trimZeros(math.Round(f*100)/100)
+}
+
+// changeRange spans 1 and every interval in log space, padded; points
+// without an interval count only when no row has one (a lone ratio from
+// too few runs would otherwise set the scale; it is drawn at the edge).
+func changeRange(rows []changeRow) (lo, hi float64) {
+	withCI := slices.ContainsFunc(rows, func(cr changeRow) bool { return cr.v.HasCI })
+	for _, cr := range rows {
+		if withCI && !cr.v.HasCI {
+			continue
+		}
+		for _, r := range []float64{cr.v.Ratio, cr.v.CILow, cr.v.CIHigh} {
+			if r > 0 {
+				lo, hi = math.Min(lo, math.Log(r)), math.Max(hi, math.Log(r))
+			}
+		}
+	}
+	pad := math.Max((hi-lo)*0.06, 0.01)
 	return lo - pad, hi + pad
 }
 

@@ -22,7 +22,15 @@ var metrics = []metric{
 		func(g *Group) Spread { return g.Throughput }, func(g *Group) *Versus { return g.VsThroughput }, fmtRPS},
 	{"p99_ms", "p99 latency (ms, lower is better; each run's p99)", "ms", false,
 		func(g *Group) Spread { return g.P99 }, func(g *Group) *Versus { return g.VsP99 }, fmtMs},
+	{"rps_spread", "Run-to-run spread of throughput (% difference between successive runs, lower is steadier)", "%", false,
+		func(g *Group) Spread { return g.Steadiness }, func(g *Group) *Versus { return g.VsSpread }, fmtShare},
 }
+
+// metricName is a metric's short name in a chart or a list.
+var metricName = map[string]string{"rps": "throughput", "p99_ms": "p99", "rps_spread": "spread"}
+
+// fmtShare prints a fraction as a percentage: 0.031 is 3.1%.
+func fmtShare(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }
 
 // runColumn is one column of the runs table.
 type runColumn struct {

@@ -1,18 +1,12 @@
 // Package stats holds the statistics the lab and the reports share: the
-// median, a percentile-bootstrap interval for a ratio of medians, and the
-// one verdict function (Compare) with its minimum-runs rule.
+// median, an exact rank (Mann-Whitney, Hodges-Lehmann) interval for a
+// ratio, the lab's error budget over comparisons and sequential looks
+// (Design, LookSchedule), and the one verdict function (Compare).
 package stats
 
 import (
-	"math/rand/v2"
+	"math"
 	"slices"
-)
-
-// Bootstrap settings: resamples per interval and a fixed seed, so the same
-// runs always give the same interval (a report is reproducible).
-const (
-	Resamples = 4000
-	seed      = 0x7265646c696e65 // "redline"
 )
 
 // Median returns the median of xs (the mean of the middle two for an even
@@ -30,43 +24,52 @@ func Median(xs []float64) float64 {
 	return (s[n/2-1] + s[n/2]) / 2
 }
 
-// RatioCI bounds Median(x)/Median(ref) with 95% confidence by resampling
-// both groups with replacement (percentile bootstrap). It returns zeros
-// when either group is empty.
-func RatioCI(x, ref []float64) (lo, hi float64) {
-	if len(x) == 0 || len(ref) == 0 {
-		return 0, 0
-	}
-	rng := rand.New(rand.NewPCG(seed, uint64(len(x))<<32|uint64(len(ref))))
-	ratios := make([]float64, 0, Resamples)
-	bx, br := make([]float64, len(x)), make([]float64, len(ref))
-	for range Resamples {
-		resample(rng, x, bx)
-		resample(rng, ref, br)
-		if m := Median(br); m != 0 {
-			ratios = append(ratios, Median(bx)/m)
+// PairSpreads measures the runs' spread as a group of its own that
+// Compare can set against another group's: the relative difference
+// |a-b|/((a+b)/2) of each successive pair of runs (the first and second,
+// the third and fourth, ...; an odd last run is left out). Runs of one
+// setup are taken as independent draws, so these are too, and two setups
+// that are the same give them the same distribution: the rank interval
+// stays exact. (Deviations from a group's own mean or median would not:
+// they depend on each other through it, and on bimodal runs a rank test
+// of them calls identical setups different a quarter of the time.) A
+// difference of exactly 0 is raised to a millionth so ratios stay finite.
+func PairSpreads(xs []float64) []float64 {
+	var out []float64
+	for i := 1; i < len(xs); i += 2 {
+		a, b := xs[i-1], xs[i]
+		d := a - b
+		if d < 0 {
+			d = -d
 		}
+		if m := (a + b) / 2; m != 0 {
+			d /= m
+		}
+		out = append(out, max(d, 1e-6))
 	}
-	if len(ratios) == 0 {
-		return 0, 0
-	}
-	slices.Sort(ratios)
-	return quantileSorted(ratios, 0.025), quantileSorted(ratios, 0.975)
+	return out
 }
 
-func resample(rng *rand.Rand, from, to []float64) {
-	for i := range to {
-		to[i] = from[rng.IntN(len(from))]
+// MedianCI bounds the median of the distribution xs were drawn from with
+// confidence at least 1-level, from order statistics (the binomial
+// interval: no assumption on the shape). ok is false when there are too
+// few values for that confidence.
+func MedianCI(xs []float64, level float64) (lo, hi float64, ok bool) {
+	n := len(xs)
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	// k is the largest count with P(Binomial(n, 1/2) < k) <= level/2.
+	k, cdf, p := 0, 0.0, math.Pow(0.5, float64(n))
+	for k < n/2 {
+		if cdf+p > level/2 {
+			break
+		}
+		cdf += p
+		k++
+		p *= float64(n-k+1) / float64(k)
 	}
-}
-
-// quantileSorted interpolates linearly between the closest ranks.
-func quantileSorted(s []float64, q float64) float64 {
-	pos := q * float64(len(s)-1)
-	i := int(pos)
-	if i+1 >= len(s) {
-		return s[len(s)-1]
+	if k == 0 {
+		return 0, 0, false
 	}
-	f := pos - float64(i)
-	return s[i]*(1-f) + s[i+1]*f
+	return s[k-1], s[n-k], true
 }

@@ -1,14 +1,11 @@
 package stats
 
-// MinRuns is the fewest runs per side a verdict needs. With two runs a
-// side the bootstrap calls identical setups different a third of the
-// time; with three about one time in eight, with five one in thirty
-// (measured in TestBootstrapFalsePositives). Reports add a caution for
-// groups below TrustedRuns.
-const (
-	MinRuns     = 3
-	TrustedRuns = 5
-)
+import "math"
+
+// MinRuns is the fewest runs per side the verdict of a v1 lab needed
+// (Judge); the current verdict needs what its Design needs
+// (Design.RunsNeeded).
+const MinRuns = 3
 
 // Outcome is what a comparison concludes.
 type Outcome int
@@ -33,8 +30,8 @@ var (
 	MergeWords = Words{"better", "worse", "no clear difference"}
 )
 
-// VerdictTooFew is the verdict when either side has fewer than MinRuns
-// runs.
+// VerdictTooFew is the verdict when the runs are too few for an interval
+// at the design's level.
 const VerdictTooFew = "too few runs"
 
 // Verdict is the word for o.
@@ -59,50 +56,79 @@ func Claims(verdict string) bool {
 	return false
 }
 
-// Comparison is x against a reference group: the ratio of their medians,
-// its 95% bootstrap interval (when HasCI) and the outcome.
+// Comparison is x against a reference group: the medians, the ratio of x
+// to the reference (the Hodges-Lehmann estimate: the median of the ratios
+// of every pair of runs), its interval at Level (when HasCI) and the
+// outcome.
 type Comparison struct {
 	N, RefN           int
 	Median, RefMedian float64
 	Ratio             float64
 	CILow, CIHigh     float64
 	HasCI             bool
+	Level             float64
 	Outcome           Outcome
+}
+
+// Width is how much of the ratio the interval spans (0.03 for 0.99..1.02),
+// 0 without an interval.
+func (c Comparison) Width() float64 {
+	if !c.HasCI {
+		return 0
+	}
+	return c.CIHigh - c.CILow
 }
 
 // Compare is THE verdict: the lab, the report and the CLI all take theirs
 // from it (the report and the CLI by reading what the lab recorded). It
-// returns false when there is no ratio to form (a group is empty or the
-// reference median is 0). With fewer than MinRuns on either side the
-// outcome is TooFew and no interval is computed; otherwise a difference is
-// claimed only when the interval excludes 1.
-func Compare(x, ref []float64, higherIsBetter bool) (Comparison, bool) {
-	c := Comparison{N: len(x), RefN: len(ref), Median: Median(x), RefMedian: Median(ref)}
-	if len(x) == 0 || len(ref) == 0 || c.RefMedian == 0 {
+// returns false when there is no ratio to form (a group is empty or holds
+// a value that is not positive). The interval is the exact,
+// distribution-free Mann-Whitney (Hodges-Lehmann) interval of the ratio at
+// d.Level(); a difference is claimed only when it excludes 1. When the
+// runs are too few for any interval at that level the outcome is TooFew
+// and no interval is given (d.RunsNeeded says how many it takes).
+func Compare(x, ref []float64, higherIsBetter bool, d Design) (Comparison, bool) {
+	c := Comparison{N: len(x), RefN: len(ref), Median: Median(x), RefMedian: Median(ref), Level: d.Level()}
+	if len(x) == 0 || len(ref) == 0 || !positive(x) || !positive(ref) {
 		return c, false
 	}
-	c.Ratio = c.Median / c.RefMedian
-	if c.N < MinRuns || c.RefN < MinRuns {
+	pairs := pairLogRatios(x, ref)
+	c.Ratio = math.Exp(Median(pairs))
+	k := rankCut(c.N, c.RefN, c.Level)
+	if k == 0 {
 		c.Outcome = TooFew
 		return c, true
 	}
-	c.CILow, c.CIHigh = RatioCI(x, ref)
-	c.HasCI = true
-	c.Outcome = Judge(c.N, c.RefN, c.CILow, c.CIHigh, higherIsBetter)
+	c.CILow, c.CIHigh, c.HasCI = math.Exp(pairs[k-1]), math.Exp(pairs[len(pairs)-k]), true
+	c.Outcome = outcome(c.CILow, c.CIHigh, higherIsBetter)
 	return c, true
 }
 
-// Judge decides the outcome from the run counts and the interval of the
-// ratio; Compare uses it, and so does reading a result written before the
-// minimum-runs rule was recorded.
-func Judge(n, refN int, lo, hi float64, higherIsBetter bool) Outcome {
+func positive(xs []float64) bool {
+	for _, v := range xs {
+		if !(v > 0) {
+			return false
+		}
+	}
+	return true
+}
+
+func outcome(lo, hi float64, higherIsBetter bool) Outcome {
 	switch {
-	case n < MinRuns || refN < MinRuns:
-		return TooFew
 	case lo > 1 && higherIsBetter, hi < 1 && !higherIsBetter:
 		return Better
 	case lo > 1, hi < 1:
 		return Worse
 	}
 	return Unclear
+}
+
+// Judge decides the outcome of a comparison recorded by an older lab
+// (redline.lab/v1) from its run counts and interval, with the minimum-runs
+// rule of that time (MinRuns a side).
+func Judge(n, refN int, lo, hi float64, higherIsBetter bool) Outcome {
+	if n < MinRuns || refN < MinRuns {
+		return TooFew
+	}
+	return outcome(lo, hi, higherIsBetter)
 }

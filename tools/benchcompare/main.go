@@ -29,18 +29,22 @@ type benchCase struct {
 	clients  int
 	pipeline int
 	requests int
+	threads  int // --threads for both tools; 0: none given
 }
 
 var cases = []benchCase{
-	{"SET -c 32 -P 1", 32, 1, 400000},
-	{"SET -c 32 -P 16", 32, 16, 3000000},
-	{"SET -c 500 -P 1", 500, 1, 400000},
+	{"SET -c 32 -P 1", 32, 1, 400000, 0},
+	{"SET -c 32 -P 16", 32, 16, 3000000, 0},
+	{"SET -c 500 -P 1", 500, 1, 400000, 0},
+	{"SET -c 32 --threads 2", 32, 1, 400000, 2},
+	{"SET -c 40 --threads 40", 40, 1, 400000, 40},
 }
 
 type sample struct {
-	rps       float64
-	clientCPU float64 // seconds, user+sys
-	serverUS  float64 // server CPU microseconds per request
+	p50, p99, max float64 // ms
+	rps           float64
+	clientCPU     float64 // seconds, user+sys
+	serverUS      float64 // server CPU microseconds per request
 }
 
 func main() {
@@ -114,6 +118,9 @@ func measure(ctx context.Context, addr string, c benchCase, redline bool, rlBin,
 	}
 	args := []string{"-h", host, "-p", port, "-t", "set", "-c", strconv.Itoa(c.clients), "-P", strconv.Itoa(c.pipeline),
 		"-n", strconv.Itoa(c.requests), "-r", "1000000", "--csv"}
+	if c.threads > 0 {
+		args = append(args, "--threads", strconv.Itoa(c.threads))
+	}
 	bin := rbBin
 	if redline {
 		bin = rlBin
@@ -130,8 +137,12 @@ func measure(ctx context.Context, addr string, c benchCase, redline bool, rlBin,
 	}
 	ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 	s := sample{clientCPU: tv(ru.Utime) + tv(ru.Stime), serverUS: (cpu1 - cpu0) * 1e6 / float64(c.requests)}
-	s.rps, err = csvRPS(string(out))
-	return s, err
+	f, err := csvRow(string(out))
+	if err != nil {
+		return s, err
+	}
+	s.rps, s.p50, s.p99, s.max = f[0], f[3], f[5], f[6]
+	return s, nil
 }
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
@@ -145,14 +156,25 @@ func serverCPU(ctx context.Context, c *redisadmin.Conn) (float64, error) {
 	return info.CPUSeconds(), nil
 }
 
-func csvRPS(out string) (float64, error) {
+// csvRow returns the SET row's numbers: rps, avg, min, p50, p95, p99, max.
+func csvRow(out string) ([]float64, error) {
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, `"SET"`) {
-			f := strings.Split(line, ",")
-			return strconv.ParseFloat(strings.Trim(f[1], `"`), 64)
+			var v []float64
+			for _, f := range strings.Split(line, ",")[1:] {
+				x, err := strconv.ParseFloat(strings.Trim(f, `"`), 64)
+				if err != nil {
+					return nil, fmt.Errorf("SET row %q: %w", line, err)
+				}
+				v = append(v, x)
+			}
+			if len(v) < 7 {
+				return nil, fmt.Errorf("short SET row %q", line)
+			}
+			return v, nil
 		}
 	}
-	return 0, fmt.Errorf("no SET row in output %q", out)
+	return nil, fmt.Errorf("no SET row in output %q", out)
 }
 
 func report(c benchCase, a, b []sample) {
@@ -175,6 +197,11 @@ func report(c benchCase, a, b []sample) {
 	fmt.Printf("%-18s %12.0f %12.0f %7.3f %9.3f %9.3f %7.3f %10.2f %10.0f\n", c.name,
 		pick(a, rps), pick(b, rps), median(rpsRatio), pick(a, cpu), pick(b, cpu), median(cpuRatio), srvUS, 1e6/srvUS)
 	fmt.Printf("%-18s   redline rps %s\n%-18s   r-b rps     %s\n", "", list(a, rps), "", list(b, rps))
+	lat := func(s []sample) string {
+		return fmt.Sprintf("p50 %.3f p99 %.3f max %.3f ms", pick(s, func(x sample) float64 { return x.p50 }),
+			pick(s, func(x sample) float64 { return x.p99 }), pick(s, func(x sample) float64 { return x.max }))
+	}
+	fmt.Printf("%-18s   latency     redline %s; redis-benchmark %s (medians)\n", "", lat(a), lat(b))
 	fmt.Printf("%-18s   srv us/req  redline %.2f, redis-benchmark %.2f (%d requests per run, %d pairs)\n", "", pick(a, srv), pick(b, srv), c.requests, len(a))
 }
 

@@ -39,6 +39,8 @@ type Flags struct {
 	JSONOut, HdrOut, Progress        string
 
 	duration, warmup, timeout time.Duration
+	drain                     time.Duration
+	connectRetries            int
 	rate                      float64
 	maxPending                int
 	keyDist                   string
@@ -105,6 +107,8 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.Float64Var(&f.rate, "rate", 0, "fixed total rate in requests/s (open loop; latency from intended send times)")
 	fl.IntVar(&f.maxPending, "max-pending", bench.DefaultMaxPending, "with --rate: most requests outstanding on one connection")
 	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "longest wait for a connection or for any reply")
+	fl.IntVar(&f.connectRetries, "connect-retries", 0, "dial a failed connect again up to N times in a row before giving up")
+	fl.DurationVar(&f.drain, "drain", bench.DefaultDrain, "with --rate and --duration: how long after the end to keep sending and awaiting the requests due before it")
 	fl.StringVarP(&f.JSONOut, "output", "o", "", "write the results as JSON to `FILE` (schema in docs/bench.md)")
 	fl.StringVar(&f.JSONOut, "json", "", "old spelling of --output") // the CLI hides it
 	fl.StringVar(&f.HdrOut, "hdr-out", "", "write each test's latency distribution to PREFIX-TEST.hgrm")
@@ -160,7 +164,8 @@ func (f *Flags) Options() (bench.Options, error) {
 	if f.duration > 0 && !f.fs.Changed("requests") {
 		o.Requests = 0 // --duration alone runs for the duration
 	}
-	o.Rate, o.MaxPending = f.rate, f.maxPending
+	o.Rate, o.MaxPending, o.Drain = f.rate, f.maxPending, f.drain
+	o.ConnectRetries = f.connectRetries
 	o.Precision = max(f.precision, 1)
 	o.Seed = f.seed
 	if o.Seed == 0 {

@@ -14,7 +14,8 @@ func i64(v int64) *int64             { return &v }
 func set(s host.CPUSet) *host.CPUSet { return &s }
 
 // healthyHost is a 2-node, 8-CPU host with eth0 on node 1 and a
-// redis-server on node 1, tuned the way the rules want: every rule passes.
+// redis-server on node 1 (its main thread on CPUs 6-7, eth0's two queue
+// IRQs on CPUs 4 and 5), tuned the way the rules want: every rule passes.
 func healthyHost() *host.Snapshot {
 	s := &host.Snapshot{Schema: host.SchemaVersion, Source: host.Source{Root: "/fixture"}}
 	s.CPU.Online = set(host.CPURange(0, 7))
@@ -30,7 +31,9 @@ func healthyHost() *host.Snapshot {
 		Ethtool: &host.Ethtool{Channels: &host.Channels{MaxCombined: 8, Combined: 2}, Coalesce: &host.Coalesce{AdaptiveRx: true}}}
 	for q := 0; q < 2; q++ { // IRQs on CPUs 4-5, the server's main thread on 6
 		irq := 100 + q
-		s.Interrupts.IRQs = append(s.Interrupts.IRQs, host.IRQ{Number: irq, Name: "mlx5_comp" + string(rune('0'+q)), Affinity: set(host.NewCPUSet(4 + q)), Node: ip(1)})
+		counts := make([]uint64, 8)
+		counts[4+q] = 50000
+		s.Interrupts.IRQs = append(s.Interrupts.IRQs, host.IRQ{Number: irq, Name: "mlx5_comp" + string(rune('0'+q)), Affinity: set(host.NewCPUSet(4 + q)), Node: ip(1), Counts: counts, Total: 50000})
 		nic.QueueIRQs = append(nic.QueueIRQs, host.QueueIRQ{IRQ: irq, Queue: q, Kind: host.QueueCombined, Rule: "mlx5"})
 		nic.RxQueues = append(nic.RxQueues, host.RxQueue{Index: q, RPSCPUs: set(host.NewCPUSet()), RPSFlowCnt: ip(0), IRQs: []int{irq}})
 		nic.TxQueues = append(nic.TxQueues, host.TxQueue{Index: q, XPSCPUs: set(host.NewCPUSet(4 + q)), IRQs: []int{irq}})
@@ -55,11 +58,12 @@ func healthyHost() *host.Snapshot {
 	s.Net = host.NetStats{TcpExt: map[string]uint64{"ListenOverflows": 0, "ListenDrops": 0, "TCPTimeWaitOverflow": 0},
 		Sockstat: map[string]map[string]int64{"TCP": {"orphan": 0}},
 		TCP:      &host.TCPSummary{ByState: map[string]int{}, Ports: []host.PortSockets{{Port: 6379, FromEstablished: 10}}}}
+	s.Irqbalance.ProcessesSeen = 180
 	s.Processes = []host.Process{{
 		PID: 100, Comm: "redis-server", CPUsAllowed: set(host.CPURange(4, 7)), MemsAllowed: set(host.NewCPUSet(1)),
 		VmSwap: u(0), AnonHugePages: u(0), NUMABytes: map[int]uint64{1: 1 << 30},
 		OpenFiles: &host.RLimit{Soft: 65536, Hard: 65536}, NetNSIsInspector: true,
-		Threads: []host.Thread{{TID: 100, Comm: "redis-server", Role: "main", CPU: ip(6), Node: ip(1)}, {TID: 101, Comm: "bio_close_file", Role: "bio", CPU: ip(4), Node: ip(1)}},
+		Threads: []host.Thread{{TID: 100, Comm: "redis-server", Role: "main", CPU: ip(6), Node: ip(1), CPUsAllowed: set(host.CPURange(6, 7))}, {TID: 101, Comm: "bio_close_file", Role: "bio", CPU: ip(4), Node: ip(1)}},
 		Cgroup:  &host.Cgroup{Version: 2, Path: "/system.slice/redis.service", CPUQuotaUs: i64(400000), CPUPeriodUs: i64(100000), NrThrottled: u(0), MemoryMax: u(32 << 30)},
 	}}
 	return s

@@ -10,6 +10,7 @@ func init() {
 		Title:  "Busy polling is off (a candidate experiment)",
 		Why:    "busy_read/busy_poll let a socket spin on the device queue instead of waiting for an interrupt (50 us suggested); it \"will increase power usage\" and its effect on Redis's epoll loop is undocumented",
 		Source: "K-net busy_read, busy_poll; tuned network-latency profile",
+		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost,
 		Check:  checkBusyPoll,
 	})

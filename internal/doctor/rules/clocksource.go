@@ -13,6 +13,7 @@ func init() {
 		Title:  "The clocksource is slow to read",
 		Why:    "the server reads the clock for every command; xen, hpet and acpi_pm cannot be read in the vDSO, so each read is a system call (redis-server warns about xen at start-up)",
 		Source: "RS syscheck.c (xen clocksource, slow-clocksource check)",
+		Reads:  []string{"clocksource"},
 		Needs:  doctor.NeedHost,
 		Check:  checkClocksource,
 	})

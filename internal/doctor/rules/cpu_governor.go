@@ -14,7 +14,8 @@ func init() {
 		Title:  "CPUs that serve Redis are not at the performance governor",
 		Why:    "a single-threaded server is latency-bound on one core; benchmarks ask for \"the highest possible fixed frequency\" and powersave/schedutil ramp up late",
 		Source: "RD-bench; K-freq (performance governor)",
-		Needs:  doctor.NeedHost,
+		Reads:  []string{"cpufreq"},
+		Needs:  doctor.NeedHost | doctor.PerServer,
 		Check:  checkGovernor,
 	})
 }
@@ -27,7 +28,11 @@ func checkGovernor(f *doctor.Facts) doctor.Result {
 	fix := new(doctor.Fix)
 	var slow []string
 	for _, p := range f.Host.CPU.Freq {
-		if p.CPUs.Intersect(cpus).IsEmpty() || p.Governor == "performance" || p.Governor == "" {
+		if p.CPUs.Intersect(cpus).IsEmpty() || p.Governor == "" {
+			continue
+		}
+		if p.Governor == "performance" {
+			evs = append(evs, doctor.Ev(fmt.Sprintf("/sys/devices/system/cpu/cpufreq/%s/scaling_governor", p.Name), p.Governor))
 			continue
 		}
 		slow = append(slow, fmt.Sprintf("%s=%s", p.Name, p.Governor))
@@ -37,7 +42,7 @@ func checkGovernor(f *doctor.Facts) doctor.Result {
 		}
 	}
 	if len(slow) == 0 {
-		return doctor.Pass("the server's CPUs run the performance governor")
+		return doctor.Pass("the server's CPUs run the performance governor").With(evs...)
 	}
 	fix.Caution = "costs power; keep it if redline lab shows the gain"
 	return doctor.Fire("%d cpufreq policies of the server's CPUs are not at performance (%s)", len(slow), slow[0]).With(evs...).WithFix(fix)

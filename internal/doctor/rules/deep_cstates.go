@@ -5,6 +5,7 @@ import (
 
 	"redline/internal/change"
 	"redline/internal/doctor"
+	"redline/internal/host"
 )
 
 func init() {
@@ -13,7 +14,8 @@ func init() {
 		Title:  "Deep idle states with long exit latency are enabled on the server's CPUs",
 		Why:    "a CPU woken from a deep C-state takes its exit latency (often 100+ us) before it runs the request; disable the deep states on the CPUs that serve Redis",
 		Source: "K-idle (per-state latency and disable); tuned latency-performance (force_latency)",
-		Needs:  doctor.NeedHost,
+		Reads:  []string{"cpuidle"},
+		Needs:  doctor.NeedHost | doctor.PerServer,
 		Check:  checkCStates,
 	})
 }
@@ -23,7 +25,7 @@ func init() {
 const cstateBudget = 50
 
 func checkCStates(f *doctor.Facts) doctor.Result {
-	cpus, _ := f.AllowedCPUs()
+	cpus, allowed := f.AllowedCPUs()
 	fix := new(doctor.Fix)
 	var evs []doctor.Evidence
 	any := false
@@ -47,8 +49,25 @@ func checkCStates(f *doctor.Facts) doctor.Result {
 		return doctor.Skip("no cpuidle states (common in VMs)")
 	}
 	if len(fix.Changes) == 0 {
-		return doctor.Pass("no enabled idle state exits slower than %d us on the server's CPUs", cstateBudget)
+		return doctor.Pass("no enabled idle state exits slower than %d us on the server's CPUs", cstateBudget).
+			With(append(allowed, doctor.Ev("/sys/devices/system/cpu/cpu*/cpuidle/state*/latency", fmt.Sprintf("%d us at most (enabled states)", maxExit(f, cpus))))...)
 	}
 	fix.Caution = "costs power and can lower turbo headroom; keep it if redline lab shows the gain"
 	return doctor.Fire("%d enabled idle state(s) with exit latency above %d us on the server's CPUs", len(fix.Changes), cstateBudget).With(evs...).WithFix(fix)
+}
+
+// maxExit is the longest exit latency of an enabled idle state of cpus.
+func maxExit(f *doctor.Facts, cpus host.CPUSet) int64 {
+	var worst int64
+	for _, c := range f.Host.CPU.CPUs {
+		if !c.Online || !cpus.Contains(c.ID) {
+			continue
+		}
+		for _, s := range c.Idle {
+			if !s.Disabled && s.LatencyUs != nil && *s.LatencyUs > worst {
+				worst = *s.LatencyUs
+			}
+		}
+	}
+	return worst
 }

@@ -10,6 +10,7 @@ func init() {
 		Title:  "Orphaned sockets pile up, or tcp_fin_timeout was changed for TIME_WAIT",
 		Why:    "tcp_fin_timeout bounds orphaned FIN_WAIT_2 sockets only; TIME_WAIT is fixed at 60 s (TCP_TIMEWAIT_LEN), so lowering it does not shorten TIME_WAIT",
 		Source: "K-ip tcp_fin_timeout; K-src include/net/tcp.h TCP_TIMEWAIT_LEN; W (set 15)",
+		Reads:  []string{"sysctls", "netstat"},
 		Needs:  doctor.NeedHost,
 		Check:  checkFinTimeout,
 	})

@@ -32,6 +32,46 @@ func irqCPUs(irq *host.IRQ) (host.CPUSet, string, bool) {
 	return host.CPUSet{}, "", false
 }
 
+// noTopology is the not-checked result of a rule that needs the NUMA
+// topology on a tree that lacks it.
+func noTopology(f *doctor.Facts) (doctor.Result, bool) {
+	if why := f.TopologyMissing(); why != "" {
+		return doctor.Unchecked("%s", why), true
+	}
+	return doctor.Result{}, false
+}
+
+// absentSysctl is the result for a sysctl the snapshot lacks: the kernel
+// does not have it when the tree holds other sysctls of /proc/sys (then
+// kernelLacks says what that means), else the tree did not capture
+// /proc/sys and nothing is known.
+func absentSysctl(f *doctor.Facts, name, kernelLacks string) doctor.Result {
+	if len(f.Host.Sysctls) == 0 {
+		return doctor.Unchecked("%s is absent from this tree, which has no /proc/sys", name)
+	}
+	return doctor.Skip("%s", kernelLacks)
+}
+
+// queueIRQList is the NIC's queue IRQ numbers, "101,102".
+func queueIRQList(n *host.NIC) string {
+	xs := make([]int, 0, len(n.QueueIRQs))
+	for _, q := range n.QueueIRQs {
+		xs = append(xs, q.IRQ)
+	}
+	return joinInts(xs)
+}
+
+// affinityUnion is every CPU a queue IRQ of n may be delivered to.
+func affinityUnion(f *doctor.Facts, n *host.NIC) host.CPUSet {
+	u := host.NewCPUSet()
+	for _, q := range n.QueueIRQs {
+		if cpus, _, ok := irqCPUs(f.IRQ(q.IRQ)); ok {
+			u = u.Union(cpus)
+		}
+	}
+	return u
+}
+
 // nicNode returns the NIC's NUMA node when the firmware says which.
 func nicNode(n *host.NIC) (int, bool) {
 	if n.NUMANode == nil || *n.NUMANode < 0 {

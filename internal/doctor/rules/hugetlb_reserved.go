@@ -10,6 +10,7 @@ func init() {
 		Title:  "Huge pages are reserved but unused",
 		Why:    "pages in the hugetlbfs pool are taken from RAM and only hugetlbfs or SHM_HUGETLB users get them; redis-server's allocator uses neither",
 		Source: "K-hugetlbpage (HugePages_Total/Free); W (echo 2048 > nr_hugepages \"for Redis\")",
+		Reads:  []string{"sysctls", "meminfo"},
 		Needs:  doctor.NeedHost,
 		Check:  checkHugetlb,
 	})

@@ -6,6 +6,7 @@ import (
 
 	"redline/internal/change"
 	"redline/internal/doctor"
+	"redline/internal/host"
 )
 
 func init() {
@@ -14,6 +15,7 @@ func init() {
 		Title:  "irqbalance runs while NIC interrupts need pinning",
 		Why:    "irqbalance rewrites IRQ affinity every 10 s and \"may override any manual settings\": pins made by hand or by redline do not stay",
 		Source: "K-scal; KP (stop and disable irqbalance); tuners.md (irqbalance section)",
+		Reads:  []string{"interrupts", "irq", "nics", "irqbalance"},
 		Needs:  doctor.NeedHost,
 		Check:  checkIrqbalance,
 	})
@@ -21,7 +23,10 @@ func init() {
 
 func checkIrqbalance(f *doctor.Facts) doctor.Result {
 	ib := f.Host.Irqbalance
-	ev := doctor.Ev("irqbalance running", ib.Running)
+	if ib.ProcessesSeen == 0 && !ib.Running {
+		return doctor.Unchecked("the snapshot has no process list (no /proc/PID in this tree): whether irqbalance runs is unknown")
+	}
+	ev := doctor.Evidence{Source: "/proc/*/comm irqbalance", Value: fmt.Sprint(ib.Running), Note: fmt.Sprintf("%d processes read", ib.ProcessesSeen)}
 	if !ib.Running {
 		return doctor.Pass("irqbalance is not running").With(ev)
 	}
@@ -37,10 +42,16 @@ func checkIrqbalance(f *doctor.Facts) doctor.Result {
 	if len(wanted) == 0 {
 		return doctor.Pass("irqbalance runs; no NIC IRQ needs a manual pin").With(ev)
 	}
+	fix := stopIrqbalanceFix(ib, wanted)
+	return doctor.Fire("irqbalance is running and %d NIC IRQ(s) need pinning (%s)", len(wanted), joinInts(wanted)).With(ev, doctor.Ev("irqbalance pids", joinInts(ib.PIDs))).WithFix(fix)
+}
+
+// stopIrqbalanceFix stops irqbalance, or (advice) bans irqs from it.
+func stopIrqbalanceFix(ib host.Irqbalance, irqs []int) *doctor.Fix {
 	fix := new(doctor.Fix).Set(change.KindService, "irqbalance", "inactive", "active", "stop it from moving pinned IRQs")
 	fix.Advice = []string{"to keep it off after a reboot: systemctl disable irqbalance (undo: systemctl enable irqbalance)",
-		fmt.Sprintf("or leave it running and exclude these IRQs: --banirq=%s in %s", joinInts(wanted), orDefault(ib.ConfigPath, "/etc/default/irqbalance"))}
-	return doctor.Fire("irqbalance is running and %d NIC IRQ(s) need pinning (%s)", len(wanted), joinInts(wanted)).With(ev, doctor.Ev("irqbalance pids", joinInts(ib.PIDs))).WithFix(fix)
+		fmt.Sprintf("or leave it running and exclude these IRQs: --banirq=%s in %s", joinInts(irqs), orDefault(ib.ConfigPath, "/etc/default/irqbalance"))}
+	return fix
 }
 
 func orDefault(s, d string) string {

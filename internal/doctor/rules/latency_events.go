@@ -47,7 +47,7 @@ func checkLatencyEvents(f *doctor.Facts) doctor.Result {
 		return doctor.Unchecked("LATENCY LATEST failed: %s", e)
 	}
 	if len(f.Redis.Latency) == 0 {
-		return doctor.Pass("LATENCY LATEST is empty")
+		return doctor.Pass("LATENCY LATEST is empty").With(doctor.Ev("LATENCY LATEST", "(empty)"))
 	}
 	evs := append([]doctor.Evidence(nil), nil...)
 	var worst time.Duration

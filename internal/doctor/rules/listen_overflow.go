@@ -11,6 +11,7 @@ func init() {
 		Title:  "Accept queues overflowed",
 		Why:    "a SYN or ACK that arrives at a full accept queue is dropped and counted in ListenOverflows/ListenDrops: clients wait for a retransmit (1 s, then 3 s)",
 		Source: "K-snmp (ListenOverflows, ListenDrops)",
+		Reads:  []string{"netstat"},
 		Needs:  doctor.NeedHost,
 		Check:  checkListenOverflow,
 	})

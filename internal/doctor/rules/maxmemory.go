@@ -13,6 +13,7 @@ func init() {
 		Title:  "maxmemory is unset, tiny, or leaves no headroom",
 		Why:    "without maxmemory the OOM killer decides when memory runs out; above ~90% of RAM or the cgroup limit there is no room for fork copy-on-write, buffers and fragmentation",
 		Source: "RD-adm (set it, leave headroom); RS server.c (warns below 1 MB)",
+		Reads:  []string{"meminfo"},
 		Needs:  doctor.NeedRedis | doctor.NeedHost,
 		Check:  checkMaxmemory,
 	})

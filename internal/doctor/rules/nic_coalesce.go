@@ -12,6 +12,7 @@ func init() {
 		Title:  "Adaptive RX interrupt coalescing is off",
 		Why:    "small request/reply packets are latency-bound; adaptive coalescing lowers interrupt delay at low rates and batches at high rates",
 		Source: "KP 2.6 (adaptive-rx on for small packets)",
+		Reads:  []string{"nics", "ethtool"},
 		Needs:  doctor.NeedHost,
 		Check:  checkCoalesce,
 	})
@@ -19,12 +20,14 @@ func init() {
 
 func checkCoalesce(f *doctor.Facts) doctor.Result {
 	seen := 0
+	var evs []doctor.Evidence
 	for _, n := range f.TargetNICs() {
 		if n.Ethtool == nil || n.Ethtool.Coalesce == nil {
 			continue
 		}
 		seen++
 		c := n.Ethtool.Coalesce
+		evs = append(evs, doctor.Ev("ethtool -c "+n.Name+" adaptive-rx", onOff(c.AdaptiveRx)))
 		if !c.AdaptiveRx {
 			return doctor.Fire("%s has adaptive-rx off (rx-usecs %d, rx-frames %d)", n.Name, c.RxUsecs, c.RxFrames).
 				With(doctor.Ev("ethtool -c "+n.Name+" adaptive-rx", "off")).
@@ -36,5 +39,12 @@ func checkCoalesce(f *doctor.Facts) doctor.Result {
 	if seen == 0 {
 		return doctor.Skip("no NIC reports interrupt coalescing (ethtool -c unsupported, or not captured)")
 	}
-	return doctor.Pass("adaptive-rx is on")
+	return doctor.Pass("adaptive-rx is on").With(evs...)
+}
+
+func onOff(b bool) string {
+	if b {
+		return "on"
+	}
+	return "off"
 }

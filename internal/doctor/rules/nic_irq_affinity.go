@@ -14,6 +14,7 @@ func init() {
 		Title:  "NIC queue interrupts are handled on another NUMA node",
 		Why:    "a queue IRQ served off the NIC's node moves every packet across the interconnect; bind each queue IRQ to one core of the NIC's node",
 		Source: "KP 2.7 (one core per queue IRQ on the NIC node); K-scal (RSS IRQ configuration); W (IRQs spread over all nodes, NIC on node 1)",
+		Reads:  []string{"interrupts", "irq", "nics", "numa"},
 		Needs:  doctor.NeedHost,
 		Check:  checkNICIRQAffinity,
 	})
@@ -21,10 +22,14 @@ func init() {
 
 func checkNICIRQAffinity(f *doctor.Facts) doctor.Result {
 	nics := f.TargetNICs()
+	if r, missing := noTopology(f); missing {
+		return r
+	}
 	if !f.MultiNode() {
 		return doctor.Skip("one NUMA node: every CPU is local to the NIC")
 	}
 	checked := 0
+	var evs []doctor.Evidence
 	for _, n := range nics {
 		off, local, ok := offNodeIRQs(f, n)
 		if !ok || len(n.QueueIRQs) == 0 {
@@ -34,11 +39,12 @@ func checkNICIRQAffinity(f *doctor.Facts) doctor.Result {
 		if len(off) > 0 {
 			return fireIRQAffinity(f, n, off, local)
 		}
+		evs = append(evs, nodeEv(n), doctor.Ev(fmt.Sprintf("/proc/irq/{%s}/smp_affinity_list", queueIRQList(n)), affinityUnion(f, n).List()))
 	}
 	if checked == 0 {
 		return doctor.Skip("no NIC with a known NUMA node and mapped queue IRQs")
 	}
-	return doctor.Pass("queue IRQs of %d NIC(s) are on their NIC's node", checked)
+	return doctor.Pass("queue IRQs of %d NIC(s) are on their NIC's node", checked).With(evs...)
 }
 
 func fireIRQAffinity(f *doctor.Facts, n *host.NIC, off []*host.IRQ, local host.CPUSet) doctor.Result {
@@ -52,18 +58,23 @@ func fireIRQAffinity(f *doctor.Facts, n *host.NIC, off []*host.IRQ, local host.C
 			nodes[nd] = true
 		}
 	}
-	fix := irqPlacementFix(f, n, node)
+	fix := irqPlacementFix(f, n, nil)
 	fix.Advice = append(fix.Advice, "stop irqbalance first or it moves them back within 10 s (see irqbalance-pinning)",
 		"IRQ affinity is lost on reboot and on driver reload: re-apply with redline tune apply at boot")
 	return doctor.Fire("%d of %d queue IRQs of %s (node %d) are handled on node(s) %s", len(off), len(n.QueueIRQs), n.Name, node, keys(nodes)).
 		With(evs...).WithFix(fix)
 }
 
-// irqPlacementFix pins every queue IRQ of n where placement puts it; when
-// placement cannot, the fix says why instead.
-func irqPlacementFix(f *doctor.Facts, n *host.NIC, node int) *doctor.Fix {
+// irqPlacementFix pins every queue IRQ of n where placement puts it (on
+// node when given: a NIC whose firmware does not say); when placement
+// cannot, the fix says why instead.
+func irqPlacementFix(f *doctor.Facts, n *host.NIC, node *int) *doctor.Fix {
 	fix := new(doctor.Fix)
-	pl, err := placeIRQs(f, n)
+	if why := f.TopologyMissing(); why != "" {
+		fix.Advice = []string{"no placement to propose: " + why}
+		return fix
+	}
+	pl, err := placeIRQsOn(f, n, node)
 	if err != nil {
 		fix.Advice = []string{"no placement to propose: " + err.Error()}
 		return fix
@@ -71,7 +82,7 @@ func irqPlacementFix(f *doctor.Facts, n *host.NIC, node int) *doctor.Fix {
 	for _, q := range pl.Queues {
 		for _, qi := range q.IRQs {
 			fix.Set(change.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", qi.IRQ), fmt.Sprint(q.CPU), affinityList(f.IRQ(qi.IRQ)),
-				fmt.Sprintf("%s queue %d on node %d", n.Name, q.Queue, node))
+				fmt.Sprintf("%s queue %d on node %d", n.Name, q.Queue, pl.Node))
 		}
 	}
 	return fix

@@ -14,12 +14,16 @@ func init() {
 		Title:  "The server runs on a NUMA node other than its NIC's",
 		Why:    "packets arrive in the NIC's node's memory; a server whose threads or pages sit on another node pays a remote access for every request",
 		Source: "KP (masters on the NIC node's CPUs); NV (CPU and memory in the NIC's NUMA domain); W (moving the containers to NIC node 1 helped)",
+		Reads:  []string{"nics", "numa"},
 		Needs:  doctor.NeedHost | doctor.NeedRedisProcess,
 		Check:  checkNICLocality,
 	})
 }
 
 func checkNICLocality(f *doctor.Facts) doctor.Result {
+	if r, missing := noTopology(f); missing {
+		return r
+	}
 	if !f.MultiNode() {
 		return doctor.Skip("one NUMA node")
 	}

@@ -14,6 +14,7 @@ func init() {
 		Title:  "The NIC's queue count does not match the cores that serve it",
 		Why:    "for low latency use one queue per physical core of the NIC's node (hyper-threads \"have shown no benefit\"); too few queues put all packets on a few CPUs, too many spread them over cores that also run Redis",
 		Source: "K-scal (RSS queue count); KP (16 queues, one per core); W (64 host queues, 16 in the containers)",
+		Reads:  []string{"nics", "softirqs"},
 		Needs:  doctor.NeedHost,
 		Check:  checkQueueCount,
 	})
@@ -21,21 +22,31 @@ func init() {
 
 func checkQueueCount(f *doctor.Facts) doctor.Result {
 	var checked []string
+	var evs []doctor.Evidence
+	noCores := ""
 	for _, n := range f.TargetNICs() {
 		q, maxq, ev, ok := queueCount(n)
 		if !ok {
 			continue
 		}
 		cores, cev := nodeCores(f, n)
+		if cores == 0 {
+			noCores = n.Name
+			continue
+		}
 		checked = append(checked, n.Name)
 		if r, fired := judgeQueues(f, n, q, maxq, cores, ev, cev); fired {
 			return r
 		}
+		evs = append(evs, ev, cev)
 	}
-	if len(checked) == 0 {
-		return doctor.Skip("no NIC with a known queue count")
+	switch {
+	case len(checked) > 0:
+		return doctor.Pass("queue counts of %v fit their cores", checked).With(evs...)
+	case noCores != "":
+		return doctor.Unchecked("%s's queues are known but not the cores that serve them (no CPU topology under /sys/devices/system/cpu in this tree)", noCores)
 	}
-	return doctor.Pass("queue counts of %v fit their cores", checked)
+	return doctor.Skip("no NIC with a known queue count")
 }
 
 // queueCount returns the NIC's channel count and maximum (0 when unknown).

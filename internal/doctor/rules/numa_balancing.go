@@ -11,6 +11,7 @@ func init() {
 		Title:  "Automatic NUMA balancing is on for a multi-node host",
 		Why:    "NUMA balancing unmaps pages to trap faults and migrates them; on GitLab's Redis hosts the hinting faults and migrations saturated the main thread until it was turned off",
 		Source: "GL (gitlab-com/gl-infra production#7660); K-kern numa_balancing; tuned network-latency",
+		Reads:  []string{"sysctls", "numa", "vmstat"},
 		Needs:  doctor.NeedHost,
 		Check:  checkNUMABalancing,
 	})
@@ -18,8 +19,14 @@ func init() {
 
 func checkNUMABalancing(f *doctor.Facts) doctor.Result {
 	v, ev, ok := f.SysctlInt("kernel.numa_balancing")
+	if r, missing := noTopology(f); missing && !ok {
+		return r
+	}
 	if !ok {
-		return doctor.Skip("this kernel has no NUMA balancing")
+		return absentSysctl(f, "kernel.numa_balancing", "this kernel has no NUMA balancing (built without CONFIG_NUMA_BALANCING)")
+	}
+	if r, missing := noTopology(f); missing {
+		return r
 	}
 	if !f.MultiNode() {
 		return doctor.Skip("one NUMA node")

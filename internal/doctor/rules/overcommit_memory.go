@@ -10,6 +10,7 @@ func init() {
 		Title:  "vm.overcommit_memory is not 1",
 		Why:    "BGSAVE and replication fork the server; without overcommit the fork can fail under memory pressure (redis-server warns at start-up)",
 		Source: "RS server.c linuxMemoryWarnings; RD-adm",
+		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost,
 		Check:  checkOvercommit,
 	})

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"fmt"
 	"sort"
 
 	"redline/internal/doctor"
@@ -11,7 +12,13 @@ import (
 // placeIRQs is where n's queue IRQs go: placement.IRQs, the answer tune's
 // irq-local profile gives on the same snapshot.
 func placeIRQs(f *doctor.Facts, n *host.NIC) (*placement.IRQPlacement, error) {
-	return placement.IRQs(placement.Input{Host: f.Host, NIC: n, Redis: f.RedisProcess()})
+	return placeIRQsOn(f, n, nil)
+}
+
+// placeIRQsOn is placeIRQs with the NIC's node given (nil: the NIC's own),
+// for a NIC whose firmware does not say.
+func placeIRQsOn(f *doctor.Facts, n *host.NIC, node *int) (*placement.IRQPlacement, error) {
+	return placement.IRQs(placement.Input{Host: f.Host, NIC: n, NICNode: node, Redis: f.RedisProcess()})
 }
 
 // xpsOrder orders the CPUs of local for spreading TX queues over them:
@@ -71,17 +78,34 @@ func offNodeIRQs(f *doctor.Facts, n *host.NIC) (off []*host.IRQ, local host.CPUS
 	return off, local, true
 }
 
-// overlapIRQs returns the queue IRQs pinned to exactly the server's
-// main-thread CPU.
-func overlapIRQs(f *doctor.Facts, n *host.NIC) []*host.IRQ {
+// mainCPUs is where the server's main thread may run, by configured
+// affinity: its own (server_cpulist) when set, else the process's narrowed
+// by its cgroup's cpuset.
+func mainCPUs(f *doctor.Facts) (host.CPUSet, []doctor.Evidence, bool) {
 	t := f.MainThread()
-	if t == nil || t.CPU == nil {
+	if t == nil {
+		return host.CPUSet{}, nil, false
+	}
+	if t.CPUsAllowed != nil {
+		p := f.RedisProcess()
+		return *t.CPUsAllowed, []doctor.Evidence{doctor.Ev(fmt.Sprintf("/proc/%d/task/%d/status Cpus_allowed_list", p.PID, t.TID), t.CPUsAllowed.List())}, true
+	}
+	cpus, evs := f.AllowedCPUs()
+	return cpus, evs, !cpus.IsEmpty()
+}
+
+// overlapIRQs returns the queue IRQs whose configured affinity
+// (smp_affinity_list) lies within the CPUs the main thread may run on,
+// when the main thread is confined to fewer than all CPUs.
+func overlapIRQs(f *doctor.Facts, n *host.NIC) []*host.IRQ {
+	main, _, ok := mainCPUs(f)
+	if online := f.OnlineCPUs(); !ok || !online.IsEmpty() && online.IsSubsetOf(main) {
 		return nil
 	}
 	var out []*host.IRQ
 	for _, q := range n.QueueIRQs {
 		irq := f.IRQ(q.IRQ)
-		if cpus, _, ok := irqCPUs(irq); ok && cpus.Len() == 1 && cpus.Contains(*t.CPU) {
+		if irq != nil && irq.Affinity != nil && !irq.Affinity.IsEmpty() && irq.Affinity.IsSubsetOf(main) {
 			out = append(out, irq)
 		}
 	}

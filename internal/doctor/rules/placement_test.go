@@ -37,8 +37,7 @@ func TestIRQFixMatchesIRQLocalProfile(t *testing.T) {
 			if len(n.QueueIRQs) == 0 {
 				continue
 			}
-			node, _ := nicNode(n)
-			doctorCPUs := irqPins(irqPlacementFix(f, n, node).Changes)
+			doctorCPUs := irqPins(irqPlacementFix(f, n, nil).Changes)
 			// The same server for both: doctor's, which tune would
 			// otherwise refuse to guess among several.
 			in := tune.PlanInput{Host: snap, NIC: n.Name}

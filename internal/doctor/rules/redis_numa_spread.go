@@ -19,6 +19,9 @@ func init() {
 }
 
 func checkNUMASpread(f *doctor.Facts) doctor.Result {
+	if r, missing := noTopology(f); missing {
+		return r
+	}
 	if !f.MultiNode() {
 		return doctor.Skip("one NUMA node")
 	}

@@ -13,6 +13,7 @@ func init() {
 		Title:  "RPS is on but RFS tables are empty",
 		Why:    "RFS steers each flow to the CPU of the thread reading it; it needs both rps_sock_flow_entries and each queue's rps_flow_cnt (32768 entries \"works fairly well\")",
 		Source: "K-scal (RFS)",
+		Reads:  []string{"nics", "sysctls"},
 		Needs:  doctor.NeedHost,
 		Check:  checkRFS,
 	})

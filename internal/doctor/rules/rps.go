@@ -14,17 +14,22 @@ func init() {
 		Title:  "One CPU does all receive processing and RPS is off",
 		Why:    "with fewer RX queues than CPUs, RPS spreads protocol processing to other CPUs of the same node; without it one CPU saturates in softirq. With one RSS queue per CPU, RPS only adds overhead",
 		Source: "K-scal (RPS); RD-bench (queue affinity plus RPS); redis/redis#5882 (RPS did not help in one case: measure)",
+		Reads:  []string{"nics", "softirqs", "cpu"},
 		Needs:  doctor.NeedHost,
 		Check:  checkRPS,
 	})
 }
 
 func checkRPS(f *doctor.Facts) doctor.Result {
+	if f.Host.CPU.Online == nil {
+		return doctor.Unchecked("the online CPUs are unknown (/sys/devices/system/cpu/online absent from this tree)")
+	}
 	online := f.OnlineCPUs().Len()
 	if online < 2 {
 		return doctor.Skip("one CPU: nothing to spread to")
 	}
 	hot, share, total := hottestNetRx(f)
+	var evs []doctor.Evidence
 	for _, n := range f.TargetNICs() {
 		rx := usableRx(n)
 		if len(rx) == 0 {
@@ -41,8 +46,18 @@ func checkRPS(f *doctor.Facts) doctor.Result {
 			return doctor.Fire("%s has one RX queue per CPU (%d) and RPS set too", n.Name, len(rx)).With(sev).
 				WithSeverity(doctor.Low).WithFix(rpsOffFix(n, rx))
 		}
+		evs = append(evs, sev)
 	}
-	return doctor.Pass("receive processing is spread (hottest CPU %d: %.0f%% of NET_RX)", hot, share*100)
+	switch {
+	case len(evs) == 0:
+		return doctor.Unchecked("no NIC's rps_cpus is in this tree")
+	case f.Host.Softirqs == nil:
+		return doctor.Unchecked("/proc/softirqs is absent from this tree: which CPU receives is unknown")
+	case total == 0:
+		return doctor.Unchecked("/proc/softirqs counts no NET_RX softirq %s", f.Since(f.Prev != nil))
+	}
+	return doctor.Pass("receive processing is spread (hottest CPU %d: %.0f%% of NET_RX)", hot, share*100).
+		With(append(evs, doctor.Evidence{Source: fmt.Sprintf("/proc/softirqs NET_RX CPU %d", hot), Value: fmt.Sprintf("%.0f%% of %d", share*100, total), Note: window(f.Prev != nil, "since boot")})...)
 }
 
 func usableRx(n *host.NIC) []host.RxQueue {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -95,11 +96,11 @@ var fires = map[string]func(f *doctor.Facts){
 		p.CPUsAllowed = set(host.CPURange(0, 3))
 		p.Threads[0].CPU, p.Threads[0].Node = ip(1), ip(0)
 	},
-	"irq-redis-overlap": func(f *doctor.Facts) { proc(f).Threads[0].CPU = ip(5) },
+	"irq-redis-overlap": func(f *doctor.Facts) { proc(f).Threads[0].CPUsAllowed = set(host.CPURange(5, 6)) },
 	// W: irqbalance running while IRQs need pinning.
 	"irqbalance-pinning": func(f *doctor.Facts) {
 		spreadIRQs(f)
-		f.Host.Irqbalance = host.Irqbalance{Running: true, PIDs: []int{812}}
+		f.Host.Irqbalance = host.Irqbalance{Running: true, PIDs: []int{812}, ProcessesSeen: 180}
 	},
 	// W: queue count not matching the cores.
 	"nic-queue-count": func(f *doctor.Facts) { nic(f).Ethtool.Channels = &host.Channels{MaxCombined: 63, Combined: 63} },
@@ -133,9 +134,49 @@ var fires = map[string]func(f *doctor.Facts){
 	"thp-defrag":          func(f *doctor.Facts) { f.Host.THP.Defrag = "always" },
 	"redis-swapped":       func(f *doctor.Facts) { proc(f).VmSwap = u(200 << 20) },
 	"swap-policy":         func(f *doctor.Facts) { f.Host.Memory.SwapTotal = u(0) },
+	// Both queues' interrupts on CPU 4 of 8 (the 8 queues on CPU 0
+	// of 48, small).
+	"nic-irq-concentration": bothOnCPU4,
+	// The split: a queue's interrupts 31% on node 0, 69% on node 1.
+	"nic-irq-node-split": func(f *doctor.Facts) { f.Host.Interrupts.IRQs[0].Counts = []uint64{31000, 0, 0, 0, 69000, 0, 0, 0} },
+	"nic-irq-sharing":    bothOnCPU4,
+	// irqbalance moved IRQ 100 from CPU 6 to CPU 4 during the sample.
+	"irq-affinity-moving": func(f *doctor.Facts) {
+		withSample(f)
+		f.Prev.Interrupts.IRQs[0].Affinity = set(host.NewCPUSet(6))
+		f.Host.Irqbalance = host.Irqbalance{Running: true, PIDs: []int{812}, ProcessesSeen: 180}
+	},
 	"hugetlb-reserved": func(f *doctor.Facts) {
 		f.Host.Memory.HugePagesTotal, f.Host.Memory.HugePagesFree = u(2048), u(2048)
 	},
+}
+
+// healthyFor adjusts the healthy facts for rules that need more than one
+// reading.
+var healthyFor = map[string]func(f *doctor.Facts){"irq-affinity-moving": withSample}
+
+// withSample adds an earlier reading 5 s before, with every interrupt
+// count 1000 lower.
+func withSample(f *doctor.Facts) {
+	b, err := json.Marshal(f.Host)
+	if err != nil {
+		panic(err)
+	}
+	prev := new(host.Snapshot)
+	if err := json.Unmarshal(b, prev); err != nil {
+		panic(err)
+	}
+	for i := range prev.Interrupts.IRQs {
+		for c, n := range prev.Interrupts.IRQs[i].Counts {
+			prev.Interrupts.IRQs[i].Counts[c] = n - min(n, 1000)
+		}
+	}
+	f.Prev, f.Interval = prev, 5*time.Second
+}
+
+// bothOnCPU4 delivers both of eth0's queues to CPU 4.
+func bothOnCPU4(f *doctor.Facts) {
+	f.Host.Interrupts.IRQs[1].Counts = []uint64{0, 0, 0, 0, 50000, 0, 0, 0}
 }
 
 // spreadIRQs puts eth0's queue IRQs on CPUs 0 and 4: both nodes.
@@ -166,7 +207,11 @@ func TestEveryRuleFiresAndPasses(t *testing.T) {
 	}
 	for _, r := range rules {
 		t.Run(r.ID, func(t *testing.T) {
-			if fd := run(t, healthyFacts(), r.ID); fd.Status != doctor.OK {
+			healthy := healthyFacts()
+			if adjust := healthyFor[r.ID]; adjust != nil {
+				adjust(healthy)
+			}
+			if fd := run(t, healthy, r.ID); fd.Status != doctor.OK {
 				t.Errorf("healthy host: status %s (%s%s), want ok", fd.Status, fd.Message, fd.Reason)
 			}
 			mut, ok := fires[r.ID]

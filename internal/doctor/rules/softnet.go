@@ -13,6 +13,7 @@ func init() {
 		Title:  "Packets were dropped because a CPU's backlog was full",
 		Why:    "softnet_stat's second column counts packets dropped when the per-CPU input queue (netdev_max_backlog) was full",
 		Source: "K-src net/core/net-procfs.c softnet_seq_show; K-net netdev_max_backlog; K-scal (1000 or 10000 performed well)",
+		Reads:  []string{"softnet_stat", "sysctls"},
 		Needs:  doctor.NeedHost,
 		Check:  checkSoftnetDrops,
 	})
@@ -21,6 +22,7 @@ func init() {
 		Title:  "Receive processing ran out of budget",
 		Why:    "softnet_stat's third column counts NAPI rounds cut short by netdev_budget / netdev_budget_usecs with work left: packets wait for the next round",
 		Source: "K-src net/core/net-procfs.c softnet_seq_show; K-net netdev_budget; KP (netdev_budget 600)",
+		Reads:  []string{"softnet_stat", "sysctls"},
 		Needs:  doctor.NeedHost,
 		Check:  checkSoftnetSqueeze,
 	})

@@ -12,6 +12,7 @@ func init() {
 		Title:  "net.core.somaxconn caps the server's listen backlog",
 		Why:    "listen() silently caps the accept queue at somaxconn (per network namespace); connects beyond it are dropped and retried after 1 s",
 		Source: "RS server.c checkTcpBacklogSettings; K-src net/socket.c __sys_listen; K-ip; W (128 failed 5000 clients)",
+		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost,
 		Check:  checkSomaxconn,
 	})

@@ -10,6 +10,7 @@ func init() {
 		Title:  "The host has no swap",
 		Why:    "Redis's admin guide asks for swap sized like RAM, so that a memory spike shows up as latency you can see instead of an OOM kill",
 		Source: "RD-adm (swap); K-vm swappiness (default 60); ARM (swappiness 1)",
+		Reads:  []string{"sysctls", "meminfo"},
 		Needs:  doctor.NeedHost,
 		Check:  checkSwapPolicy,
 	})

@@ -10,6 +10,7 @@ func init() {
 		Title:  "SYN cookies are off",
 		Why:    "with syncookies 0 a full SYN queue drops new connects instead of answering with a cookie: a connect storm becomes timeouts",
 		Source: "K-ip tcp_syncookies (default 1); W (set 0)",
+		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost,
 		Check:  checkSyncookies,
 	})

@@ -11,6 +11,7 @@ func init() {
 		Title:  "THP defrag stalls allocations",
 		Why:    "defrag always makes an allocation that finds no huge page \"stall ... and directly reclaim pages and compact memory\"; redis-server does not check this",
 		Source: "K-thp (defrag); the default is madvise",
+		Reads:  []string{"thp"},
 		Needs:  doctor.NeedHost,
 		Check:  checkTHPDefrag,
 	})

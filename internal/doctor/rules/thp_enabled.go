@@ -13,6 +13,7 @@ func init() {
 		Title:  "Transparent huge pages are set to always",
 		Why:    "with THP always, copy-on-write after fork copies 2 MB pages: latency spikes and memory growth during BGSAVE",
 		Source: "RS server.c linuxMemoryWarnings (THP [always]); RD-lat; K-thp",
+		Reads:  []string{"thp"},
 		Needs:  doctor.NeedHost,
 		Check:  checkTHPEnabled,
 	})

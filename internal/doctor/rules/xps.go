@@ -14,15 +14,21 @@ func init() {
 		Title:  "Transmit queues are not mapped to the NIC's CPUs",
 		Why:    "XPS picks the TX queue by the sending CPU; with empty or cross-node maps, replies leave through queues whose completions land on other nodes",
 		Source: "K-scal (XPS: map each CPU to one TX queue); W (xps_cpus set per queue)",
+		Reads:  []string{"nics"},
 		Needs:  doctor.NeedHost,
 		Check:  checkXPS,
 	})
 }
 
 func checkXPS(f *doctor.Facts) doctor.Result {
+	var evs []doctor.Evidence
+	unread := ""
 	for _, n := range f.TargetNICs() {
 		tx := usableTx(n)
 		if len(tx) < 2 {
+			if len(n.TxQueues) >= 2 && xpsAbsent(n) {
+				unread = n.Name
+			}
 			continue
 		}
 		local, ok := nicNodeCPUs(f, n)
@@ -40,8 +46,28 @@ func checkXPS(f *doctor.Facts) doctor.Result {
 				With(doctor.Ev(fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, bad[0].Index), orDefault(bad[0].XPSCPUs.List(), "empty"))).
 				WithFix(xpsFix(f, n, tx, local))
 		}
+		for _, q := range tx {
+			evs = append(evs, doctor.Ev(fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, q.Index), q.XPSCPUs.List()))
+		}
 	}
-	return doctor.Pass("no multi-queue NIC with unmapped TX queues")
+	switch {
+	case len(evs) > 0:
+		return doctor.Pass("every TX queue of the multi-queue NICs has a local XPS map").With(evs...)
+	case unread != "":
+		return doctor.Unchecked("the xps_cpus files of %s are absent from this tree or unreadable", unread)
+	}
+	return doctor.Skip("no NIC with 2 or more TX queues")
+}
+
+// xpsAbsent reports TX queues whose xps_cpus the snapshot lacks (not
+// refused by the kernel: absent from the tree).
+func xpsAbsent(n *host.NIC) bool {
+	for _, q := range n.TxQueues {
+		if q.XPSCPUs == nil && !q.XPSUnsupported {
+			return true
+		}
+	}
+	return false
 }
 
 func usableTx(n *host.NIC) []host.TxQueue {

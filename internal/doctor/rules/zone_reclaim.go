@@ -10,6 +10,7 @@ func init() {
 		Title:  "zone_reclaim_mode is on",
 		Why:    "with zone reclaim the kernel reclaims (drops cache, writes back) on the local node before allocating on another; it \"should be left disabled\" for cache-like workloads",
 		Source: "K-vm zone_reclaim_mode",
+		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost,
 		Check:  checkZoneReclaim,
 	})

@@ -83,6 +83,9 @@ type Options struct {
 	Password string            // when set, AUTH must give it and commands before AUTH get NOAUTH
 	Config   map[string]string // what CONFIG GET returns; defaults to save "" and appendonly no
 	Version  string            // redis_version in INFO; default "7.2.0"
+	// MaxClients, when > 0, refuses connections beyond it as Redis does
+	// at maxclients: the error reply, then close.
+	MaxClients int
 }
 
 // Server is a running scripted server on loopback.
@@ -95,6 +98,7 @@ type Server struct {
 	waiters []waiter
 	conns   map[int]net.Conn
 	nconns  int
+	refused int
 	release chan struct{}
 	closed  bool
 	wg      sync.WaitGroup
@@ -154,6 +158,17 @@ func (s *Server) Count(cmd string) int64 {
 	return s.counts[strings.ToUpper(cmd)]
 }
 
+// Refused returns how many connections were refused at MaxClients.
+func (s *Server) Refused() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.refused
+}
+
+// StopListening closes the listening socket: new connections are
+// refused (ECONNREFUSED), open ones go on.
+func (s *Server) StopListening() { s.ln.Close() }
+
 // Release lets every stalled connection answer again.
 func (s *Server) Release() {
 	s.mu.Lock()
@@ -194,6 +209,13 @@ func (s *Server) accept() {
 			s.mu.Unlock()
 			c.Close()
 			return
+		}
+		if s.o.MaxClients > 0 && len(s.conns) >= s.o.MaxClients {
+			s.refused++
+			s.mu.Unlock()
+			c.Write([]byte("-ERR max number of clients reached\r\n"))
+			c.Close()
+			continue
 		}
 		s.nconns++
 		id := s.nconns

@@ -1,0 +1,39 @@
+package cli
+
+import (
+	"bytes"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"redline/internal/bench"
+)
+
+// TestPlainProgressLineCoversItsInterval: the plain printer asks the
+// engine for one progress call per line and prints every call, so a line
+// covers the whole second since the previous one. It used to take calls
+// every 250 ms and print one a second: the three in between were lost (a
+// stall in them never appeared; a second with 2,516 replies printed rps=0).
+func TestPlainProgressLineCoversItsInterval(t *testing.T) {
+	var b bytes.Buffer
+	p := &progressPrinter{mode: "plain", w: &b}
+	if got := p.interval(); got != time.Second {
+		t.Errorf("plain progress interval = %v, want 1s", got)
+	}
+	p.begin("SET")
+	p.show(bench.Progress{Title: "SET", Elapsed: time.Second, Requests: 50000, IntervalRequests: 50000, IntervalRPS: 50000, OverallRPS: 50000, IntervalAvg: 0.4, IntervalP99: 0.9, IntervalMax: 1.2})
+	p.show(bench.Progress{Title: "SET", Elapsed: 2 * time.Second, Requests: 52516, IntervalRequests: 2516, IntervalRPS: 2516, OverallRPS: 26258, IntervalAvg: 20.1, IntervalP99: 501, IntervalMax: 502.3})
+	p.show(bench.Progress{Title: "SET", Elapsed: 2500 * time.Millisecond, Requests: 53000, IntervalRequests: 484, IntervalRPS: 968, OverallRPS: 21200, IntervalAvg: 0.5, IntervalP99: 0.9, IntervalMax: 1, Final: true})
+	p.show(bench.Progress{Title: "SET", Elapsed: 2500 * time.Millisecond, Requests: 53000, Final: true}) // nothing new: no line
+	p.end()
+	want := "SET: 1.0s 50000 requests, rps=50000.0 (overall: 50000.0) avg_msec=0.400 p99_msec=0.900 max_msec=1.200\n" +
+		"SET: 2.0s 52516 requests, rps=2516.0 (overall: 26258.0) avg_msec=20.100 p99_msec=501.000 max_msec=502.300\n" +
+		"SET: 2.5s 53000 requests, rps=968.0 (overall: 21200.0) avg_msec=0.500 p99_msec=0.900 max_msec=1.000\n"
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Errorf("plain progress (-want +got):\n%s", d)
+	}
+	if tty := (&progressPrinter{mode: "tty"}).interval(); tty != 250*time.Millisecond {
+		t.Errorf("tty progress interval = %v, want 250ms", tty)
+	}
+}

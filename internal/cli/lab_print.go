@@ -1,0 +1,186 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"redline/internal/labdata"
+	"redline/internal/stats"
+)
+
+// The lab's answer on the terminal: one table of what the lab recorded,
+// throughput and p99 side by side, in 80 columns; below it why each
+// comparison without a claim has none, and how the lab stopped.
+
+const nameWidth = 12
+
+// shortVerdicts fit the table; the reasons below use the full words.
+var shortVerdicts = map[string]string{
+	stats.LabWords.Better: "helps", stats.LabWords.Worse: "hurts",
+	stats.LabWords.Unclear: "unclear", stats.VerdictTooFew: "too few",
+}
+
+// printVerdicts writes the table of the comparisons res recorded.
+func printVerdicts(w io.Writer, res *labdata.Result) {
+	if res == nil || len(res.Comparisons) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%-*s %-*s %-26s %s\n", nameWidth, "workload", nameWidth, "variant", "throughput", "p99")
+	fmt.Fprintf(w, "%-*s %-*s %s %s\n", nameWidth, "", nameWidth, "", cellHeader, strings.TrimRight(cellHeader, " "))
+	var why, steady []string
+	for _, c := range res.Comparisons {
+		if c.Metric == "rps_spread" && stats.Claims(c.Verdict) {
+			word := "steadier"
+			if c.Verdict == stats.LabWords.Worse {
+				word = "less steady"
+			}
+			steady = append(steady, fmt.Sprintf("%s on %s is %s: run-to-run spread x%s [%s,%s]", c.Variant, c.Workload, word, short(c.Ratio), short(c.CILow), short(c.CIHigh)))
+		}
+	}
+	for _, row := range verdictRows(res.Comparisons) {
+		line := fmt.Sprintf("%-*s %-*s %s %s", nameWidth, clipHead(row.workload), nameWidth, clip(row.variant), cell(row.rps), cell(row.p99))
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+		for _, c := range []*labdata.Comparison{row.rps, row.p99} {
+			if c != nil && c.Reason != "" {
+				why = append(why, fmt.Sprintf("%s %s %s %s: %s", c.Workload, c.Variant, metricName(c.Metric), c.Verdict, c.Reason))
+			}
+		}
+	}
+	for _, s := range append(steady, why...) {
+		fmt.Fprint(w, wrap("- "+s, 80, "  "))
+	}
+	if busy := busyLine(res); busy != "" {
+		fmt.Fprint(w, wrap("- "+busy, 80, "  "))
+	}
+	if q := res.Sequential; q != nil {
+		fmt.Fprint(w, wrap(fmt.Sprintf("%d rounds in %s (%s); %d comparisons share a %.0f%% false-positive rate.",
+			q.Rounds, res.Finished.Sub(res.Started).Round(time.Second), q.Stopped, q.Comparisons, 100*q.Alpha), 80, ""))
+	}
+}
+
+// busyLine says, when runs were flagged as noisy, how busy the machine
+// was: the verdicts above are only as good as the runs.
+func busyLine(res *labdata.Result) string {
+	var outside []float64
+	flagged := 0
+	for _, r := range res.Runs {
+		if r.Noise == nil {
+			continue
+		}
+		outside = append(outside, r.Noise.OutsideCPU)
+		if r.Noise.Noisy != "" {
+			flagged++
+		}
+	}
+	if flagged == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the machine was busy: %d of %d runs flagged as noisy; other work took %.0f%% of the CPU in the median run (the report has the noise per variant)",
+		flagged, len(outside), 100*stats.Median(outside))
+}
+
+const cellHeader = "ratio interval    verdict "
+
+type verdictRow struct {
+	workload, variant string
+	rps, p99          *labdata.Comparison
+}
+
+// verdictRows pairs each workload and variant's throughput and p99
+// comparisons, in the order the lab recorded them.
+func verdictRows(cs []labdata.Comparison) []verdictRow {
+	var rows []verdictRow
+	find := func(w, v string) *verdictRow {
+		for i := range rows {
+			if rows[i].workload == w && rows[i].variant == v {
+				return &rows[i]
+			}
+		}
+		rows = append(rows, verdictRow{workload: w, variant: v})
+		return &rows[len(rows)-1]
+	}
+	for i := range cs {
+		switch cs[i].Metric {
+		case "rps":
+			find(cs[i].Workload, cs[i].Variant).rps = &cs[i]
+		case "p99_ms":
+			find(cs[i].Workload, cs[i].Variant).p99 = &cs[i]
+		}
+	}
+	return rows
+}
+
+// cell is one metric's "x1.02 [0.98,1.05] unclear", 26 columns.
+func cell(c *labdata.Comparison) string {
+	if c == nil {
+		return fmt.Sprintf("%-26s", "n/a")
+	}
+	ci := "no interval"
+	if c.HasCI {
+		ci = "[" + short(c.CILow) + "," + short(c.CIHigh) + "]"
+	}
+	v := shortVerdicts[c.Verdict]
+	if v == "" {
+		v = c.Verdict
+	}
+	return fmt.Sprintf("x%-4s %-11s %-7s ", short(c.Ratio), ci, v)
+}
+
+// short prints a ratio in four characters: 0.97, 43.5, 120.
+func short(r float64) string {
+	switch {
+	case r < 9.995:
+		return fmt.Sprintf("%.2f", r)
+	case r < 99.95:
+		return fmt.Sprintf("%.1f", r)
+	}
+	return fmt.Sprintf("%.0f", r)
+}
+
+func metricName(m string) string {
+	if m == "rps" {
+		return "throughput"
+	}
+	return "p99"
+}
+
+// clipHead keeps a workload's end, where a sweep's value and a test's
+// name are: "~ues[d=3000]".
+func clipHead(s string) string {
+	if len(s) <= nameWidth {
+		return s
+	}
+	return "~" + s[len(s)-nameWidth+1:]
+}
+
+func clip(s string) string {
+	if len(s) <= nameWidth {
+		return s
+	}
+	return s[:nameWidth-1] + "~"
+}
+
+// wrap breaks s into lines of at most width columns, continuing with
+// indent.
+func wrap(s string, width int, indent string) string {
+	var b strings.Builder
+	line := ""
+	for _, word := range strings.Fields(s) {
+		if line != "" && len(line)+1+len(word) > width {
+			b.WriteString(line + "\n")
+			line = indent + word
+			continue
+		}
+		if line == "" {
+			line = word
+		} else {
+			line += " " + word
+		}
+	}
+	if line != "" {
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}

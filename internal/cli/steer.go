@@ -1,0 +1,271 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/spf13/cobra"
+
+	"redline/internal/host"
+	"redline/internal/steer"
+	"redline/internal/tune"
+)
+
+func init() { register(newSteerCmd) }
+
+// steerOptions are steer's flags.
+type steerOptions struct {
+	dryRun     bool
+	period     time.Duration
+	ports      []int
+	pids       []int
+	periods    int
+	majority   float64
+	minPackets uint64
+	listen     string
+	stateDir   string
+	statusFile string
+	json       bool
+	sample     int
+}
+
+func newSteerCmd(s *streams) *cobra.Command {
+	o := &steerOptions{}
+	cmd := &cobra.Command{
+		Use:   "steer",
+		Short: "Daemon: follow each NIC queue's packets to the CPU that consumes them and move the queue's IRQ to that node",
+		Long: `steer samples two kernel tracepoints on every CPU (net:napi_gro_receive_entry: which
+device queue received an skb; skb:skb_copy_datagram_iovec: which CPU copied it to user
+space), matches them by skb address and, every period, moves each busy queue's IRQ to a
+core of the NUMA node that consumes a clear majority of its packets for --periods periods
+in a row: one core per queue while cores remain, redis-server's cores last, the idlest
+first. Every write goes through the tune journal (old value on disk first, read back
+after); on exit (SIGINT, SIGTERM, SIGHUP) every IRQ goes back to its original affinity,
+and after kill -9 the next start (or redline tune rollback) restores them. An IRQ someone
+else changes after steer wrote it is reported as drift and left alone. See docs/steer.md.`,
+		Example: `  redline steer --dry-run
+  redline steer -p 6379 --listen :9464
+  redline steer status`,
+		Args:              cobra.NoArgs,
+		DisableAutoGenTag: true,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runSteer(cmd.Context(), s, o)
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.dryRun, "dry-run", false, "print the moves steer would make; write nothing")
+	f.DurationVar(&o.period, "period", steer.DefaultPeriod, "decision period")
+	f.IntSliceVarP(&o.ports, "port", "p", nil, "steer for the redis-server listening on `PORT` (repeatable)")
+	f.IntSliceVar(&o.pids, "pid", nil, "steer for this redis-server `PID` (repeatable; default: every consuming thread)")
+	f.IntVar(&o.periods, "periods", steer.DefaultPeriods, "periods a node must hold the majority before an IRQ moves (hysteresis)")
+	f.Float64Var(&o.majority, "majority", steer.DefaultMajority, "share of a queue's packets one node must consume")
+	f.Uint64Var(&o.minPackets, "min-packets", steer.DefaultMinPackets, "packets per period that make a queue busy enough to judge")
+	f.IntVar(&o.sample, "sample", steer.DefaultSample, "follow one skb in `N` (a power of two; the kernel drops the others' records before they reach the sampler)")
+	f.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on `ADDR` (/metrics)")
+	f.StringVar(&o.stateDir, "state-dir", tune.DefaultStateDir, "directory of the tune journal")
+	f.StringVar(&o.statusFile, "status-file", steer.DefaultStatusFile, "where the current map is kept for redline steer status")
+	cmd.AddCommand(newSteerStatusCmd(s, o))
+	return cmd
+}
+
+func newSteerStatusCmd(s *streams, o *steerOptions) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show the queue -> IRQ -> CPU map of the running steer",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := steer.ReadStatus(o.statusFile)
+			if errors.Is(err, os.ErrNotExist) {
+				return exitCode(ExitFailure, fmt.Sprintf("redline steer status: %s does not exist: steer is not running (or uses another --status-file)", o.statusFile))
+			}
+			if err != nil {
+				return exitCode(ExitError, fmt.Sprintf("redline steer status: %v", err))
+			}
+			if o.json {
+				b, _ := os.ReadFile(o.statusFile)
+				_, err = s.out.Write(b)
+				return err
+			}
+			return steer.PrintStatus(s.out, r)
+		},
+	}
+	cmd.Flags().StringVar(&o.statusFile, "status-file", steer.DefaultStatusFile, "status file of the running steer")
+	cmd.Flags().BoolVar(&o.json, "json", false, "print the last period's report as JSON")
+	return cmd
+}
+
+func (o *steerOptions) validate() error {
+	switch {
+	case o.period < 10*time.Millisecond:
+		return usageError("redline steer: --period %s: want at least 10ms", o.period)
+	case o.periods < 1:
+		return usageError("redline steer: --periods %d: want at least 1", o.periods)
+	case o.majority <= 0.5 || o.majority > 1:
+		return usageError("redline steer: --majority %g: want more than 0.5 and at most 1", o.majority)
+	case o.sample < 1 || o.sample&(o.sample-1) != 0 || o.sample > 64:
+		return usageError("redline steer: --sample %d: want a power of two from 1 to 64", o.sample)
+	}
+	for _, p := range o.ports {
+		if p <= 0 || p > 65535 {
+			return usageError("redline steer: --port %d: want 1-65535", p)
+		}
+	}
+	return nil
+}
+
+func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if os.Geteuid() != 0 {
+		return exitCode(ExitError, "redline steer: needs root (perf tracepoints, /proc/irq writes); try --dry-run as root")
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	fs, err := host.NewFS("/")
+	if err != nil {
+		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
+	}
+	read := func() (*host.Snapshot, error) { return host.Read(fs, host.Options{PIDs: o.pids, Ports: o.ports}) }
+	snap, err := read()
+	if err != nil {
+		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
+	}
+	pids, err := steerTargets(snap, o)
+	if err != nil {
+		return err
+	}
+	steerNotes(s, snap, o)
+	tfs, err := steer.OpenTracefs()
+	if err != nil {
+		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
+	}
+	defer tfs.Close()
+	tids, err := steer.TargetThreads(snap, pids)
+	if err != nil {
+		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
+	}
+	smp, err := steer.NewSampler(tfs, steer.SamplerOptions{Sample: o.sample, Consumers: tids})
+	if err != nil {
+		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
+	}
+	defer smp.Close()
+	cfg := steer.Config{
+		Period: o.period, PIDs: pids, Read: read,
+		Engine:   steer.Options{Periods: o.periods, Majority: o.majority, MinPackets: o.minPackets},
+		ReadFile: fs.ReadFile,
+	}
+	var act *steer.TuneActuator
+	if !o.dryRun {
+		sys := tune.LiveSystem()
+		defer sys.Close()
+		if n, err := steer.RecoverLeftovers(context.WithoutCancel(ctx), sys, o.stateDir); n > 0 || err != nil {
+			fmt.Fprintf(s.err, "redline steer: rolled back %d apply(s) an earlier steer left in %s (err: %v)\n", n, o.stateDir, err)
+		}
+		act = &steer.TuneActuator{System: sys, StateDir: o.stateDir}
+		cfg.Actuator = act
+	}
+	metrics, srvErr, err := o.serveMetrics(ctx, s)
+	if err != nil {
+		return exitCode(ExitError, fmt.Sprintf("redline steer: --listen %s: %v", o.listen, err))
+	}
+	cfg.OnPeriod = func(r *steer.Report) {
+		fmt.Fprintln(s.out, r.Line())
+		if metrics != nil {
+			metrics.Observe(r)
+		}
+		if err := steer.WriteStatus(o.statusFile, r); err != nil {
+			fmt.Fprintf(s.err, "redline steer: status file: %v\n", err)
+		}
+	}
+	started := time.Now()
+	err = steer.Run(ctx, smp, cfg)
+	os.Remove(o.statusFile)
+	st, took := smp.Stats(), time.Since(started)
+	fmt.Fprintf(s.err, "redline steer: sampler read %d events (%d lost) in %s, using %s of CPU (%.2f%% of one CPU)\n",
+		st.Events, st.Lost, took.Round(time.Millisecond), st.CPU.Round(time.Millisecond), 100*st.CPU.Seconds()/took.Seconds())
+	if act != nil {
+		msg, rerr := act.Restore(context.WithoutCancel(ctx))
+		fmt.Fprintf(s.err, "redline steer: %s\n", msg)
+		if rerr != nil {
+			return exitCode(ExitFailure, fmt.Sprintf("redline steer: restore: %v (run redline tune rollback --state-dir %s)", rerr, o.stateDir))
+		}
+	}
+	if err := <-srvErr; err != nil {
+		return exitCode(ExitFailure, fmt.Sprintf("redline steer: --listen: %v", err))
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return exitCode(ExitFailure, fmt.Sprintf("redline steer: %v", err))
+	}
+	return nil
+}
+
+// steerTargets turns --pid and --port into the pids to steer for.
+func steerTargets(snap *host.Snapshot, o *steerOptions) ([]int, error) {
+	pids := append([]int(nil), o.pids...)
+	for _, port := range o.ports {
+		found := false
+		for _, p := range snap.Processes {
+			for _, l := range p.Listen {
+				if l.Port == port {
+					pids, found = append(pids, p.PID), true
+				}
+			}
+		}
+		if !found {
+			return nil, exitCode(ExitError, fmt.Sprintf("redline steer: no redis-server listens on port %d here (redline inspect lists them)", port))
+		}
+	}
+	return pids, nil
+}
+
+// steerNotes says what the user should know before steer starts.
+func steerNotes(s *streams, snap *host.Snapshot, o *steerOptions) {
+	n := len(steer.QueueIRQsOf(snap))
+	fmt.Fprintf(s.err, "redline steer: %d receive-queue IRQs on %d NUMA node(s); period %s, move after %d period(s) of a %.0f%% majority\n",
+		n, max(1, len(snap.NUMA.Nodes)), o.period, o.periods, 100*o.majority)
+	if n == 0 {
+		fmt.Fprintln(s.err, "redline steer: no NIC queue IRQs found (virtual NICs such as veth have none): steer will only report")
+	}
+	if snap.Irqbalance.Running && !o.dryRun {
+		fmt.Fprintln(s.err, "redline steer: irqbalance is running and may move steered IRQs back; steer reports that as drift and leaves them alone (steer does not stop it: ban the NIC's IRQs with IRQBALANCE_ARGS=--banirq=N, or stop it yourself)")
+	}
+}
+
+// serveMetrics starts the Prometheus endpoint when --listen is set; the
+// channel reports how serving ended once ctx ends.
+func (o *steerOptions) serveMetrics(ctx context.Context, s *streams) (*steer.Metrics, <-chan error, error) {
+	errc := make(chan error, 1)
+	if o.listen == "" {
+		errc <- nil
+		return nil, errc, nil
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return nil, nil, err
+	}
+	reg := prometheus.NewRegistry()
+	m := steer.NewMetrics(reg)
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	fmt.Fprintf(s.err, "redline steer: metrics on http://%s/metrics\n", ln.Addr())
+	go func() {
+		err := srv.Serve(ln)
+		if errors.Is(err, http.ErrServerClosed) {
+			err = nil
+		}
+		errc <- err
+	}()
+	go func() { <-ctx.Done(); srv.Close() }()
+	return m, errc, nil
+}

@@ -1,0 +1,181 @@
+package rules
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"redline/internal/doctor"
+	"redline/internal/host"
+)
+
+// minIRQs is the fewest interrupts of a NIC's queues (or of one queue)
+// worth judging: below it a since-boot count or a quiet sample window
+// says nothing about where traffic goes.
+const minIRQs = 100
+
+// queueLoad is where one queue's interrupts (its rx and tx IRQs together)
+// were delivered, per CPU, from /proc/interrupts.
+type queueLoad struct {
+	Queue int
+	IRQs  []host.QueueIRQ
+	ByCPU map[int]uint64
+	Total uint64
+}
+
+// nicLoads returns the interrupts of each of n's queues per CPU: how much
+// each count rose over the sample window when there are two samples, else
+// the totals since boot (sampled says which). IRQs that serve no queue are
+// left out.
+func nicLoads(f *doctor.Facts, n *host.NIC) (loads []queueLoad, sampled bool) {
+	byQueue := map[int]*queueLoad{}
+	for _, q := range n.QueueIRQs {
+		if q.NoQueue {
+			continue
+		}
+		counts, s, ok := irqCounts(f, q.IRQ)
+		if !ok {
+			continue
+		}
+		sampled = s
+		l := byQueue[q.Queue]
+		if l == nil {
+			l = &queueLoad{Queue: q.Queue, ByCPU: map[int]uint64{}}
+			byQueue[q.Queue] = l
+		}
+		l.IRQs = append(l.IRQs, q)
+		for cpu, c := range counts {
+			l.ByCPU[cpu] += c
+			l.Total += c
+		}
+	}
+	for _, l := range byQueue {
+		loads = append(loads, *l)
+	}
+	sort.Slice(loads, func(a, b int) bool { return loads[a].Queue < loads[b].Queue })
+	return loads, sampled
+}
+
+// irqCounts returns IRQ number n's interrupts per CPU: the rise since the
+// earlier sample when it has the IRQ, else the totals since boot.
+func irqCounts(f *doctor.Facts, n int) (counts map[int]uint64, sampled, ok bool) {
+	irq := f.Host.Interrupts.IRQ(n)
+	if irq == nil || len(irq.Counts) == 0 {
+		return nil, false, false
+	}
+	counts = f.Host.Interrupts.CountsByCPU(irq)
+	if f.Prev == nil {
+		return counts, false, true
+	}
+	prev := f.Prev.Interrupts.IRQ(n)
+	if prev == nil {
+		return counts, false, true
+	}
+	before := f.Prev.Interrupts.CountsByCPU(prev)
+	for cpu, c := range counts {
+		if p := before[cpu]; c >= p {
+			counts[cpu] = c - p
+		}
+	}
+	return counts, true, true
+}
+
+// sumLoads adds the queues' per-CPU counts.
+func sumLoads(loads []queueLoad) (map[int]uint64, uint64) {
+	by := map[int]uint64{}
+	var total uint64
+	for _, l := range loads {
+		for cpu, c := range l.ByCPU {
+			by[cpu] += c
+		}
+		total += l.Total
+	}
+	return by, total
+}
+
+// hotCPUs returns the fewest CPUs that received share of total, busiest
+// first.
+func hotCPUs(by map[int]uint64, total uint64, share float64) []int {
+	cpus := make([]int, 0, len(by))
+	for c, n := range by {
+		if n > 0 {
+			cpus = append(cpus, c)
+		}
+	}
+	sort.Slice(cpus, func(a, b int) bool {
+		if by[cpus[a]] != by[cpus[b]] {
+			return by[cpus[a]] > by[cpus[b]]
+		}
+		return cpus[a] < cpus[b]
+	})
+	var got uint64
+	for i, c := range cpus {
+		got += by[c]
+		if float64(got) >= share*float64(total) {
+			return cpus[:i+1]
+		}
+	}
+	return cpus
+}
+
+// busiestCPU is the CPU that received most of a queue's interrupts.
+func busiestCPU(l queueLoad) int {
+	return hotCPUs(l.ByCPU, l.Total, 0)[0]
+}
+
+// irqCPUUniverse returns the CPUs interrupts may go to, with where that
+// came from: the online CPUs, else the CPU columns of /proc/interrupts
+// (which are the online CPUs when it was read).
+func irqCPUUniverse(f *doctor.Facts) (host.CPUSet, doctor.Evidence) {
+	if f.Host.CPU.Online != nil {
+		return *f.Host.CPU.Online, doctor.Ev("/sys/devices/system/cpu/online", f.Host.CPU.Online.List())
+	}
+	set := host.NewCPUSet(f.Host.Interrupts.CPUs...)
+	return set, doctor.Ev("/proc/interrupts CPU columns", set.List())
+}
+
+// loadEv is the evidence of one queue's delivery: its IRQs and the CPUs
+// that took its interrupts, with the window.
+func loadEv(f *doctor.Facts, n *host.NIC, l queueLoad, sampled bool) doctor.Evidence {
+	irqs := make([]string, len(l.IRQs))
+	for i, q := range l.IRQs {
+		irqs[i] = fmt.Sprint(q.IRQ)
+	}
+	return doctor.Evidence{
+		Source: fmt.Sprintf("/proc/interrupts IRQ %s (%s queue %d)", strings.Join(irqs, ","), n.Name, l.Queue),
+		Value:  shares(l.ByCPU, l.Total, "CPU", 3),
+		Note:   countWindow(f, sampled, l.Total),
+	}
+}
+
+// countWindow says how many interrupts over which window.
+func countWindow(f *doctor.Facts, sampled bool, total uint64) string {
+	if sampled {
+		return fmt.Sprintf("%d interrupts in the last %s", total, f.Interval)
+	}
+	return fmt.Sprintf("%d interrupts since boot; --sample 5s judges the rate now", total)
+}
+
+// shares formats the biggest parts of by as "CPU0 69%, CPU4 31%".
+func shares(by map[int]uint64, total uint64, label string, max int) string {
+	if total == 0 {
+		return "no interrupts"
+	}
+	hot := hotCPUs(by, total, 1)
+	var parts []string
+	for i, c := range hot {
+		if i == max {
+			parts = append(parts, fmt.Sprintf("%d more", len(hot)-max))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s%d %.0f%%", label, c, pct(by[c], total)))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func pct(part, total uint64) float64 {
+	if total == 0 {
+		return 0
+	}
+	return 100 * float64(part) / float64(total)
+}

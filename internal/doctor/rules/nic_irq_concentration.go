@@ -1,0 +1,97 @@
+package rules
+
+import (
+	"fmt"
+
+	"redline/internal/doctor"
+	"redline/internal/host"
+)
+
+func init() {
+	doctor.Register(doctor.Rule{
+		ID: "nic-irq-concentration", Section: "network", Severity: doctor.Medium,
+		Title:  "A NIC's queue interrupts are delivered to few CPUs",
+		Why:    "RSS spreads flows over queues so that several CPUs share receive work; when the queues' interrupts all land on one or two CPUs those CPUs saturate in softirq while the others idle",
+		Source: "K-scal (RSS: one queue IRQ per CPU); KP 2.7 (one core per queue IRQ); /proc/interrupts per-CPU counts",
+		Reads:  []string{"interrupts", "irq", "nics"},
+		Needs:  doctor.NeedHost,
+		Check:  checkIRQConcentration,
+	})
+}
+
+// hotShare90 is the share of a NIC's queue interrupts whose CPUs are its
+// hot CPUs.
+const hotShare90 = 0.9
+
+func checkIRQConcentration(f *doctor.Facts) doctor.Result {
+	universe, uev := irqCPUUniverse(f)
+	var evs []doctor.Evidence
+	quiet, single := "", ""
+	for _, n := range f.TargetNICs() {
+		loads, sampled := nicLoads(f, n)
+		by, total := sumLoads(loads)
+		want := min(len(loads), universe.Len())
+		switch {
+		case len(loads) == 0:
+			continue
+		case want < 2:
+			single = fmt.Sprintf("%s has %d queue(s) with IRQs on %d CPU(s)", n.Name, len(loads), universe.Len())
+			continue
+		case total < minIRQs:
+			quiet = fmt.Sprintf("%s's queues took %s", n.Name, countWindow(f, sampled, total))
+			continue
+		}
+		hot := hotCPUs(by, total, hotShare90)
+		ev := doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts %s queue IRQs by CPU", n.Name), Value: shares(by, total, "CPU", 4), Note: countWindow(f, sampled, total)}
+		if 2*len(hot) <= want {
+			return fireConcentration(f, n, loads, hot, want, universe, append([]doctor.Evidence{ev, uev}, queueEvs(f, n, loads, sampled)...))
+		}
+		evs = append(evs, ev)
+	}
+	switch {
+	case len(evs) > 0:
+		return doctor.Pass("queue interrupts are spread over as many CPUs as there are queues").With(append(evs, uev)...)
+	case quiet != "":
+		return doctor.Unchecked("too few interrupts to judge: %s", quiet)
+	case single != "":
+		return doctor.Skip("%s: nothing to spread", single)
+	}
+	return doctor.Skip("no NIC with mapped queue IRQs that /proc/interrupts counts")
+}
+
+func fireConcentration(f *doctor.Facts, n *host.NIC, loads []queueLoad, hot []int, want int, universe host.CPUSet, evs []doctor.Evidence) doctor.Result {
+	by, total := sumLoads(loads)
+	var got uint64
+	for _, c := range hot {
+		got += by[c]
+	}
+	silent := 0
+	for _, l := range loads {
+		if l.Total == 0 {
+			silent++
+		}
+	}
+	fix := irqPlacementFix(f, n, nil)
+	if silent > 0 {
+		fix.Advice = append(fix.Advice, fmt.Sprintf("%d of %d queues took no interrupt: check that RSS spreads flows over them (ethtool -x %s); pinning IRQs cannot move traffic a queue does not get", silent, len(loads), n.Name))
+	}
+	fix.Advice = append(fix.Advice, "stop irqbalance first or exclude these IRQs (see irqbalance-pinning)")
+	r := doctor.Fire("%.0f%% of the interrupts of %s's %d queues went to CPU %s, %d of the %d CPUs", pct(got, total), n.Name, len(loads), joinInts(hot), len(hot), universe.Len()).
+		With(evs...).WithFix(fix)
+	if silent > 0 {
+		r = r.Note("%d queue(s) took no interrupt at all", silent)
+	}
+	return r
+}
+
+// queueEvs is the delivery of the busiest queues (at most 8).
+func queueEvs(f *doctor.Facts, n *host.NIC, loads []queueLoad, sampled bool) []doctor.Evidence {
+	var evs []doctor.Evidence
+	for _, l := range loads {
+		if len(evs) == 8 {
+			break
+		}
+		evs = append(evs, loadEv(f, n, l, sampled))
+	}
+	return evs
+}

@@ -1,0 +1,112 @@
+package steer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"redline/internal/change"
+	"redline/internal/tune"
+)
+
+// Actuator makes the engine's moves and undoes them.
+type Actuator interface {
+	// Apply writes the moves; it returns those made and read back, and
+	// for the others why not (refused here, or failed).
+	Apply(ctx context.Context, moves []Move) (done []Move, notDone map[int]string, err error)
+	// Restore puts every IRQ it moved back where it was (leaving alone
+	// any that someone else changed since).
+	Restore(ctx context.Context) (string, error)
+}
+
+// JournalSource marks steer's applies in the journal (SessionInfo.Sources).
+const JournalSource = "redline steer"
+
+// TuneActuator writes through tune: each period's moves are one apply,
+// journaled (old value, fsync) before the write and read back after, so
+// `redline tune rollback` restores them even after kill -9.
+type TuneActuator struct {
+	System   *tune.System
+	StateDir string
+	sessions []string
+}
+
+// AffinityChange is the change that puts irq on cpu.
+func AffinityChange(irq, cpu int, why string) change.Change {
+	return change.Change{
+		Kind: change.KindFile, Target: "/proc/irq/" + strconv.Itoa(irq) + "/smp_affinity_list",
+		Value: strconv.Itoa(cpu), Why: why, Rule: "steer",
+	}
+}
+
+// Apply implements Actuator.
+func (a *TuneActuator) Apply(ctx context.Context, moves []Move) ([]Move, map[int]string, error) {
+	if len(moves) == 0 {
+		return nil, nil, nil
+	}
+	changes := make([]change.Change, len(moves))
+	for i, m := range moves {
+		changes[i] = AffinityChange(m.IRQ, m.To, m.Reason)
+	}
+	res, err := tune.Apply(ctx, a.System, tune.FromChanges(changes, JournalSource), tune.ApplyOptions{StateDir: a.StateDir})
+	if res != nil && res.Count(tune.StatusApplied) > 0 && res.Undo == nil {
+		a.sessions = append(a.sessions, res.Session)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("move IRQs: %w", err)
+	}
+	var done []Move
+	notDone := map[int]string{}
+	for i, o := range res.Outcomes {
+		switch o.Status {
+		case tune.StatusApplied, tune.StatusUnchanged:
+			done = append(done, moves[i])
+		default:
+			notDone[moves[i].IRQ] = fmt.Sprintf("%s: %s", o.Status, o.Reason)
+		}
+	}
+	return done, notDone, nil
+}
+
+// Restore implements Actuator: it rolls back this process's applies,
+// newest first.
+func (a *TuneActuator) Restore(ctx context.Context) (string, error) {
+	var errs []error
+	restored, drift := 0, 0
+	for _, id := range slices.Backward(a.sessions) {
+		res, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: a.StateDir, System: a.System, Session: id})
+		if err != nil {
+			errs = append(errs, err)
+		}
+		if res != nil {
+			restored += res.Count(tune.StatusRestored)
+			drift += res.Count(tune.StatusDrift)
+		}
+	}
+	a.sessions = nil
+	return fmt.Sprintf("%d IRQ affinities restored, %d left alone (changed by someone else)", restored, drift), errors.Join(errs...)
+}
+
+// RecoverLeftovers rolls back what an earlier steer left in the journal
+// (it was killed before it could restore), newest first. It returns how
+// many sessions it rolled back.
+func RecoverLeftovers(ctx context.Context, sys *tune.System, stateDir string) (int, error) {
+	rep, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: stateDir, System: sys})
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	var errs []error
+	for _, s := range slices.Backward(rep.Sessions) {
+		if !slices.Contains(s.Info.Sources, JournalSource) {
+			continue
+		}
+		if _, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: stateDir, System: sys, Session: s.ID}); err != nil {
+			errs = append(errs, err)
+		}
+		n++
+	}
+	return n, errors.Join(errs...)
+}

@@ -1,0 +1,82 @@
+package steer
+
+import (
+	"redline/internal/host"
+	"redline/internal/placement"
+)
+
+// TopologyOf returns the CPUs of a snapshot that may take interrupts
+// (placement.IRQCPUs) with their nodes and cores.
+func TopologyOf(s *host.Snapshot) Topology {
+	var t Topology
+	allowed := placement.IRQCPUs(s)
+	for _, c := range s.CPU.CPUs {
+		if !allowed.Contains(c.ID) {
+			continue
+		}
+		tc := TopoCPU{ID: c.ID, Core: c.ID}
+		if c.Node != nil {
+			tc.Node = *c.Node
+		}
+		if c.Siblings != nil && !c.Siblings.IsEmpty() {
+			tc.Core = c.Siblings.CPUs()[0]
+		}
+		t.CPUs = append(t.CPUs, tc)
+	}
+	return t
+}
+
+// QueueIRQsOf lists the IRQs of the snapshot's NICs that serve a receive
+// queue (rx or combined), with their current affinities.
+func QueueIRQsOf(s *host.Snapshot) []QueueIRQ {
+	irqs := map[int]host.IRQ{}
+	for _, irq := range s.Interrupts.IRQs {
+		irqs[irq.Number] = irq
+	}
+	var out []QueueIRQ
+	for _, nic := range s.NICs {
+		for _, qi := range nic.QueueIRQs {
+			if qi.NoQueue || (qi.Kind != host.QueueRx && qi.Kind != host.QueueCombined) {
+				continue
+			}
+			irq, ok := irqs[qi.IRQ]
+			if !ok || irq.Affinity == nil {
+				continue
+			}
+			out = append(out, QueueIRQ{
+				Queue: QueueKey{Dev: nic.Name, Queue: qi.Queue}, IRQ: qi.IRQ,
+				Affinity: *irq.Affinity, Effective: irq.Effective,
+			})
+		}
+	}
+	return out
+}
+
+// DriversOf maps the snapshot's NIC names to their drivers (for
+// DriverQueues).
+func DriversOf(s *host.Snapshot) map[string]string {
+	m := map[string]string{}
+	for _, nic := range s.NICs {
+		m[nic.Name] = nic.Driver
+	}
+	return m
+}
+
+// RedisCPUsOf returns the CPUs of the main and io threads of the given
+// redis-server processes (all of the snapshot's when pids is empty), as
+// placement.RedisCPUs judges them: their affinity when it is narrower
+// than the machine, else the CPU they last ran on.
+func RedisCPUsOf(s *host.Snapshot, pids []int) host.CPUSet {
+	want := map[int]bool{}
+	for _, p := range pids {
+		want[p] = true
+	}
+	var set host.CPUSet
+	for i := range s.Processes {
+		if p := &s.Processes[i]; len(want) == 0 || want[p.PID] {
+			cpus, _ := placement.RedisCPUs(s, p)
+			set = set.Union(cpus)
+		}
+	}
+	return set
+}

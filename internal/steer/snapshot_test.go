@@ -1,0 +1,118 @@
+package steer
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"redline/internal/host"
+)
+
+func readHost(t *testing.T, name string) *host.Snapshot {
+	t.Helper()
+	fs, err := host.NewFS(filepath.Join("..", "..", "testdata", "hosts", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := host.Read(fs, host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// simulate runs periods in which every queue's packets are consumed on
+// consumer(queue), applying the moves; it returns the moves per period.
+func simulate(t *testing.T, s *host.Snapshot, periods int, consumer func(QueueIRQ) int) [][]Move {
+	t.Helper()
+	topo, irqs := TopologyOf(s), QueueIRQsOf(s)
+	if len(topo.CPUs) == 0 || len(irqs) == 0 {
+		t.Fatalf("fixture has %d CPUs and %d queue IRQs", len(topo.CPUs), len(irqs))
+	}
+	e := NewEngine(Options{})
+	var out [][]Move
+	for p := 0; p < periods; p++ {
+		per := &Period{Queues: map[QueueKey]*QueueCounts{}}
+		for _, q := range irqs {
+			per.Queues[q.Queue] = &QueueCounts{Matched: 1000, Consumers: map[int]uint64{consumer(q): 1000}}
+		}
+		d := e.Step(Input{Period: per, Topology: topo, IRQs: irqs, RedisCPUs: RedisCPUsOf(s, nil)})
+		for _, m := range d.Moves {
+			for i := range irqs {
+				if irqs[i].IRQ == m.IRQ {
+					irqs[i].Affinity, irqs[i].Effective = host.NewCPUSet(m.To), nil
+				}
+			}
+			e.Applied(m)
+		}
+		out = append(out, d.Moves)
+	}
+	return out
+}
+
+// On the Kunpeng model, every queue consumed on the last node converges
+// within 3 periods, one distinct CPU per queue while the node has CPUs
+// left, and then nothing moves.
+func TestSnapshotWrongNodeConverges(t *testing.T) {
+	s := readHost(t, "kunpeng920-4node-hinic")
+	topo := TopologyOf(s)
+	last := topo.CPUs[len(topo.CPUs)-1]
+	node := last.Node
+	perPeriod := simulate(t, s, 4, func(QueueIRQ) int { return last.ID })
+	if len(perPeriod[0]) != 0 {
+		t.Errorf("moves in period 1, before hysteresis allows: %+v", perPeriod[0])
+	}
+	// CPUs of the node already serving a queue that stays there.
+	used := map[int]bool{}
+	moved := map[int]bool{}
+	for _, m := range perPeriod[1] {
+		moved[m.IRQ] = true
+	}
+	nodeCPUs := 0
+	for _, c := range topo.CPUs {
+		if c.Node == node {
+			nodeCPUs++
+		}
+	}
+	for _, q := range QueueIRQsOf(s) {
+		if cpus := q.on(); !moved[q.IRQ] && cpus.Len() == 1 {
+			used[cpus.CPUs()[0]] = true
+		}
+	}
+	if len(perPeriod[1]) == 0 {
+		t.Fatal("no moves in period 2")
+	}
+	for _, m := range perPeriod[1] {
+		if m.Node != node {
+			t.Errorf("irq %d moved to node %d, want %d", m.IRQ, m.Node, node)
+		}
+		if used[m.To] && len(used) < nodeCPUs {
+			t.Errorf("irq %d shares CPU %d while the node has free CPUs", m.IRQ, m.To)
+		}
+		used[m.To] = true
+	}
+	for p := 2; p < 4; p++ {
+		if len(perPeriod[p]) != 0 {
+			t.Errorf("period %d: %d moves after convergence: %+v", p+1, len(perPeriod[p]), perPeriod[p])
+		}
+	}
+}
+
+// Where every queue's packets are consumed on the node its IRQ already
+// serves, nothing moves.
+func TestSnapshotPlacedWellNoMoves(t *testing.T) {
+	for _, name := range []string{"kunpeng920-4node-hinic", "x86-2socket-mlx5", "kvm-virtio-multiqueue"} {
+		t.Run(name, func(t *testing.T) {
+			s := readHost(t, name)
+			perPeriod := simulate(t, s, 3, func(q QueueIRQ) int { return q.on().CPUs()[0] })
+			for p, moves := range perPeriod {
+				for _, m := range moves {
+					// Only a queue on redis-server's core may move within its node.
+					if !strings.Contains(m.Reason, "a core of redis-server") {
+						t.Errorf("period %d: unexpected move %+v", p+1, m)
+					}
+				}
+			}
+		})
+	}
+}
