@@ -2,7 +2,7 @@
 # Both install what they need on a fresh Debian machine (as root).
 
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
-PKGS = redis-server redis-tools iproute2 numactl libtcmalloc-minimal4 libmimalloc2.0 chromium
+PKGS = redis-server redis-tools iproute2 numactl libtcmalloc-minimal4 libmimalloc2.0 chromium openssh-server openssh-client linux-perf
 BIN = bin/redline
 # make install puts the binary, the man pages and shell completions under
 # $(DESTDIR)$(PREFIX): /usr/local/bin/redline is on PATH on every Linux.

@@ -38,6 +38,7 @@ type doctorOptions struct {
 	json, markdown     bool
 	verbose, list      bool
 	redisExplicitlySet bool
+	remote             remoteOptions
 }
 
 func init() { register(newDoctorCmd) }
@@ -87,6 +88,7 @@ did, 2 when doctor could not run, or a rule errored or a host file did not parse
 	f.BoolVar(&o.verbose, "verbose", false, "also list the rules that passed")
 	aliasShort(f, "v", "verbose") // -v is the version elsewhere
 	f.BoolVar(&o.list, "list", false, "list the rules and exit")
+	o.remote.flags(cmd)
 	return cmd
 }
 
@@ -110,15 +112,7 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	if err := validateIRQPatterns(o.irqPatterns); err != nil {
 		return usageError("redline doctor: --irq-pattern: %v", err)
 	}
-	facts, err := gatherDoctor(ctx, s, o)
-	if err != nil {
-		return exitCode(ExitError, "redline doctor: "+err.Error())
-	}
-	if o.intrinsic > 0 {
-		d := doctor.MeasureIntrinsicLatency(ctx, o.intrinsic)
-		facts.IntrinsicLatency = &d
-	}
-	rep, err := doctor.Run(ctx, facts, doctor.Options{Only: o.only, Skip: o.skip})
+	rep, err := doctorReport(ctx, s, o)
 	if err != nil {
 		return exitCode(ExitError, "redline doctor: "+err.Error())
 	}
@@ -132,6 +126,22 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 		return exitCode(ExitFailure, "")
 	}
 	return nil
+}
+
+// doctorReport runs the rules here, or on the --ssh host.
+func doctorReport(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Report, error) {
+	if o.remote.set() {
+		return remoteDoctorReport(ctx, s, o)
+	}
+	facts, err := gatherDoctor(ctx, s, o)
+	if err != nil {
+		return nil, err
+	}
+	if o.intrinsic > 0 {
+		d := doctor.MeasureIntrinsicLatency(ctx, o.intrinsic)
+		facts.IntrinsicLatency = &d
+	}
+	return doctor.Run(ctx, facts, doctor.Options{Only: o.only, Skip: o.skip})
 }
 
 func gatherDoctor(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Facts, error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"redline/internal/testutil"
 	"strconv"
 	"strings"
 	"testing"
@@ -36,6 +37,7 @@ type doctorJSON struct {
 // the latency monitor off, maxclients above its open-files limit. doctor
 // must find each, with evidence, and exit 1.
 func TestDoctorLiveBadServer(t *testing.T) {
+	testutil.HostState(t)
 	s := redistest.StartWith(t, redisserver.Options{
 		Config: []string{"tcp-backlog 65535", "latency-monitor-threshold 0", "maxclients 10000"},
 		Wrap:   []string{"prlimit", "--nofile=256:256", "--"},

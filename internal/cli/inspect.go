@@ -26,6 +26,7 @@ type inspectOptions struct {
 	irqPatterns []string
 	ports       []int
 	noProcesses bool
+	remote      remoteOptions
 }
 
 func newInspectCmd(s *streams) *cobra.Command {
@@ -54,6 +55,9 @@ directory, so a machine can be sent and inspected elsewhere (redline inspect --r
 		},
 		DisableAutoGenTag: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.remote.set() {
+				return runInspectRemote(cmd.Context(), s, o)
+			}
 			return runInspect(s, o)
 		},
 	}
@@ -67,6 +71,7 @@ directory, so a machine can be sent and inspected elsewhere (redline inspect --r
 	f.StringArrayVar(&o.irqPatterns, "irq-pattern", nil, "extra queue-IRQ naming rule, oeAware style: 'REGEXP:VAR_ETH_qpVAR_QUEUE' (repeatable)")
 	f.IntSliceVar(&o.ports, "port", nil, "also count TCP sockets to and from this `PORT` (repeatable; 6379 always)")
 	f.BoolVar(&o.noProcesses, "no-processes", false, "skip Redis processes")
+	o.remote.flags(cmd)
 	return cmd
 }
 
@@ -107,6 +112,11 @@ func runInspect(s *streams, o *inspectOptions) error {
 			return err
 		}
 	}
+	return writeSnapshot(s, o, snap)
+}
+
+// writeSnapshot prints the snapshot as inspect's output.
+func writeSnapshot(s *streams, o *inspectOptions, snap *host.Snapshot) error {
 	if o.json {
 		enc := json.NewEncoder(s.out)
 		enc.SetIndent("", "  ")

@@ -37,6 +37,7 @@ func readSysctl(t *testing.T, name string) string {
 // namespaces with a tuned variant (the server namespace's own sysctls) and
 // checks the results, the reports and that everything was undone.
 func TestLabNetnsTunedEndToEnd(t *testing.T) {
+	testutil.HostState(t)
 	testutil.Heavy(t)
 	dir := t.TempDir()
 	scenario := filepath.Join(dir, "tiny.yaml")

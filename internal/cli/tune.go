@@ -21,6 +21,7 @@ type tuneOptions struct {
 	json     bool
 	passFile string
 	password string // from --pass-file or REDISCLI_AUTH, read as the command starts
+	remote   remoteOptions
 }
 
 func init() { register(newTuneCmd) }

@@ -31,9 +31,15 @@ Without --yes it shows the plan and changes nothing; --dry-run does the same
 without complaining. Exit status: 0 when every change is in place, 1 when one
 failed (and was rolled back) or was refused, 2 when apply could not run.`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runTuneApply(cmd.Context(), s, o, args[0]) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if o.remote.set() {
+				return runTuneApplyRemote(cmd.Context(), s, o, args[0])
+			}
+			return runTuneApply(cmd.Context(), s, o, args[0])
+		},
 	}
 	o.stateFlags(cmd)
+	o.remote.flags(cmd)
 	o.hostFlags(cmd)
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "really apply")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would change and stop")

@@ -31,6 +31,9 @@ Exit status: 0 when nothing is left to restore, 1 when some values could not be
 restored (they stay journaled: run rollback again), 2 when it could not run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.remote.set() {
+				return runTuneRollbackRemote(cmd.Context(), s, o)
+			}
 			if missing, err := o.missingStateDir(cmd); missing && err != nil {
 				return err
 			} else if missing {
@@ -41,6 +44,7 @@ restored (they stay journaled: run rollback again), 2 when it could not run.`,
 		},
 	}
 	o.stateFlags(cmd)
+	o.remote.flags(cmd)
 	cmd.Flags().BoolVar(&o.last, "last", false, "roll back only the most recent apply")
 	cmd.Flags().StringVar(&o.session, "session", "", "roll back only this apply (its id, as apply and status print it)")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would be restored and stop")

@@ -19,9 +19,15 @@ gone (a reboot, a process exit or a Redis restart already undid it), intended
 (journaled, but the apply stopped before writing). It changes nothing and does
 not wait for a running apply.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runTuneStatus(cmd.Context(), s, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if o.remote.set() {
+				return runTuneStatusRemote(cmd.Context(), s, o)
+			}
+			return runTuneStatus(cmd.Context(), s, o)
+		},
 	}
 	o.stateFlags(cmd)
+	o.remote.flags(cmd)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the status as JSON")
 	return cmd
 }

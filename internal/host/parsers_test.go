@@ -157,17 +157,17 @@ func TestParseSoftnet(t *testing.T) {
 
 func TestParseSoftirqs(t *testing.T) {
 	in := "                    CPU0       CPU1       \n          HI:          0          0\n      NET_TX:          6          0\n      NET_RX:       1846       2007\n"
-	s, err := parseSoftirqs([]byte(in))
+	s, err := ParseSoftirqs([]byte(in))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(s.CPUs, []int{0, 1}) || s.Counts["NET_RX"][1] != 2007 || s.Counts["NET_TX"][0] != 6 {
 		t.Errorf("got %+v", s)
 	}
-	if _, err := parseSoftirqs([]byte("CPU0 CPU1\nNET_RX: 1\n")); err == nil {
+	if _, err := ParseSoftirqs([]byte("CPU0 CPU1\nNET_RX: 1\n")); err == nil {
 		t.Error("short row: no error")
 	}
-	if _, err := parseSoftirqs(nil); err == nil {
+	if _, err := ParseSoftirqs(nil); err == nil {
 		t.Error("empty file: no error")
 	}
 }

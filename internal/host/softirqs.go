@@ -17,14 +17,16 @@ func readSoftirqs(r *reader) error {
 	if !ok {
 		return nil
 	}
-	s, err := parseSoftirqs(data)
+	s, err := ParseSoftirqs(data)
 	if s != nil {
 		r.snap.Softirqs = s
 	}
 	return inFile(err, "/proc/softirqs")
 }
 
-func parseSoftirqs(data []byte) (*Softirqs, error) {
+// ParseSoftirqs parses /proc/softirqs: the CPU columns, then one row of
+// per-CPU counts a softirq.
+func ParseSoftirqs(data []byte) (*Softirqs, error) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 64*1024), 4*1024*1024)
 	if !sc.Scan() {

@@ -12,7 +12,11 @@
 //   - HostWrites: the test writes the real host (sysctls, IRQ affinities),
 //     always restoring it; it runs only with REDLINE_TEST_HOST_WRITES=1
 //     (CI sets it) and then must run as root: a silent skip in CI would
-//     hide that it never ran.
+//     hide that it never ran. It holds the host lock exclusively.
+//   - HostState: the test reads host state that a HostWrites test may
+//     change for a while (a doctor verdict on somaxconn, "the host is
+//     unchanged"); it holds the host lock shared. go test runs packages
+//     in parallel, so the lock is a file lock across test binaries.
 package testutil
 
 import (
@@ -23,6 +27,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"golang.org/x/sys/unix"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files (and generated fixtures) instead of comparing with them")
@@ -138,4 +143,34 @@ func HostWrites(t testing.TB) {
 	if os.Geteuid() != 0 {
 		t.Fatal(HostWritesEnv + "=1 needs root")
 	}
+	lockHost(t, unix.LOCK_EX)
+}
+
+// HostState holds the host lock shared for the rest of t, so no
+// HostWrites test changes the host while t reads it.
+func HostState(t testing.TB) {
+	t.Helper()
+	lockHost(t, unix.LOCK_SH)
+}
+
+// hostLockPath is shared by every test binary of the tree on this machine.
+var hostLockPath = filepath.Join(os.TempDir(), "redline-test-host.lock")
+
+func lockHost(t testing.TB, how int) {
+	t.Helper()
+	f, err := os.OpenFile(hostLockPath, os.O_RDWR|os.O_CREATE, 0o666)
+	if err != nil {
+		t.Fatalf("host test lock: %v", err)
+	}
+	for {
+		err = unix.Flock(int(f.Fd()), how)
+		if err != unix.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		t.Fatalf("host test lock: %v", err)
+	}
+	t.Cleanup(func() { f.Close() }) // closing releases the lock
 }

@@ -1,0 +1,357 @@
+package profile
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"time"
+
+	"redline/internal/host"
+)
+
+// clockTicks is USER_HZ, 100 on every Linux architecture redline runs on.
+const clockTicks = 100
+
+// BreakdownOptions say whose time to break down.
+type BreakdownOptions struct {
+	PID  int    // the server; 0 breaks down the host's CPUs only
+	Proc string // where /proc is (default "/proc"), for fixture trees
+	// Now stamps snapshots (default time.Now).
+	Now func() time.Time
+}
+
+// Snapshot is the counters a breakdown compares, at one moment.
+type Snapshot struct {
+	At       time.Time
+	CPUs     []host.CPUTime
+	Softirqs *host.Softirqs // NET_RX and NET_TX only
+	Threads  []ThreadSample // the server's, by TID
+}
+
+// ReadSnapshot reads /proc/stat, /proc/softirqs and, when pid > 0, every
+// thread of pid: a few small files a thread, cheap enough to take before
+// and after every run.
+func ReadSnapshot(o BreakdownOptions) (*Snapshot, error) {
+	o = o.withDefaults()
+	s := &Snapshot{At: o.Now()}
+	data, err := os.ReadFile(filepath.Join(o.Proc, "stat"))
+	if err != nil {
+		return nil, err
+	}
+	if _, s.CPUs, err = host.ParseCPUTimes(data); err != nil {
+		return nil, err
+	}
+	if data, err := os.ReadFile(filepath.Join(o.Proc, "softirqs")); err == nil {
+		if s.Softirqs, err = host.ParseSoftirqs(data); err != nil {
+			return nil, err
+		}
+	}
+	if o.PID > 0 {
+		if s.Threads, err = readThreads(o.Proc, o.PID); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (o BreakdownOptions) withDefaults() BreakdownOptions {
+	if o.Proc == "" {
+		o.Proc = "/proc"
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+func readThreads(proc string, pid int) ([]ThreadSample, error) {
+	dir := filepath.Join(proc, strconv.Itoa(pid), "task")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("threads of process %d: %w", pid, err)
+	}
+	var out []ThreadSample
+	for _, e := range entries {
+		tid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		t, ok, err := readTask(filepath.Join(dir, e.Name()), tid)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].TID < out[j].TID })
+	return out, nil
+}
+
+// BreakdownRun is a breakdown under way: the first snapshot, taken.
+type BreakdownRun struct {
+	o      BreakdownOptions
+	before *Snapshot
+}
+
+// StartBreakdown takes the first snapshot. Call Stop when the run ends.
+// Nothing runs in between: the cost is two snapshots a run.
+func StartBreakdown(o BreakdownOptions) (*BreakdownRun, error) {
+	o = o.withDefaults()
+	s, err := ReadSnapshot(o)
+	if err != nil {
+		return nil, fmt.Errorf("breakdown: %w", err)
+	}
+	return &BreakdownRun{o: o, before: s}, nil
+}
+
+// Stop takes the second snapshot and returns the difference.
+func (r *BreakdownRun) Stop() (*Breakdown, error) {
+	after, err := ReadSnapshot(r.o)
+	if err != nil {
+		return nil, fmt.Errorf("breakdown: %w", err)
+	}
+	return Compare(r.before, after, r.o.PID), nil
+}
+
+// Breakdown is where the time went between two snapshots.
+type Breakdown struct {
+	Interval time.Duration `json:"interval_ns"`
+	CPUs     []CPUShare    `json:"cpus"`
+	// Server is nil when no PID was given.
+	Server *ServerBreakdown `json:"server,omitempty"`
+}
+
+// CPUShare is one CPU's time by state, in percent of its ticks over the
+// interval, and its network softirqs.
+type CPUShare struct {
+	CPU     int     `json:"cpu"`
+	User    float64 `json:"user_pct"` // user + nice
+	System  float64 `json:"system_pct"`
+	IRQ     float64 `json:"irq_pct"`
+	SoftIRQ float64 `json:"softirq_pct"`
+	Steal   float64 `json:"steal_pct"`
+	Idle    float64 `json:"idle_pct"` // idle + iowait
+	// NetRX and NetTX count softirqs raised on the CPU (absent when
+	// /proc/softirqs was not readable).
+	NetRX *uint64 `json:"net_rx,omitempty"`
+	NetTX *uint64 `json:"net_tx,omitempty"`
+}
+
+// ServerBreakdown is the server's threads over the interval.
+type ServerBreakdown struct {
+	PID     int            `json:"pid"`
+	Threads []ThreadShare  `json:"threads"`
+	Total   ThreadCounters `json:"total"` // summed over threads
+}
+
+// ThreadShare is one thread over the interval.
+type ThreadShare struct {
+	TID  int    `json:"tid"`
+	Comm string `json:"comm"`
+	CPU  int    `json:"cpu"` // last run on
+	ThreadCounters
+}
+
+// ThreadCounters are a thread's (or the sum of threads') time and
+// scheduling counts. Percentages are of one CPU over the interval.
+// Running, RunQueue and Sleeping split the wall time from schedstat:
+// on a CPU, runnable but waiting for one (contention with other tasks,
+// such as the benchmark client on a small machine), and neither (for
+// Redis's main thread: blocked in epoll_wait). Pointers are absent when
+// the kernel does not export the counter.
+type ThreadCounters struct {
+	UserPct     float64  `json:"user_pct"`
+	SysPct      float64  `json:"sys_pct"`
+	RunningPct  *float64 `json:"running_pct,omitempty"`
+	RunQueuePct *float64 `json:"runqueue_pct,omitempty"`
+	SleepingPct *float64 `json:"sleeping_pct,omitempty"`
+	Voluntary   *uint64  `json:"voluntary_switches,omitempty"`
+	Involuntary *uint64  `json:"involuntary_switches,omitempty"`
+	Migrations  *uint64  `json:"migrations,omitempty"`
+}
+
+// Compare returns the breakdown between two snapshots of the same
+// process. Threads in only one snapshot (started or ended in between)
+// are left out; counters that went backwards count as zero.
+func Compare(before, after *Snapshot, pid int) *Breakdown {
+	b := &Breakdown{Interval: after.At.Sub(before.At)}
+	b.CPUs = cpuShares(before, after)
+	if pid > 0 {
+		b.Server = serverShare(before, after, pid)
+	}
+	return b
+}
+
+func delta(a, b uint64) uint64 {
+	if b < a {
+		return 0
+	}
+	return b - a
+}
+
+func cpuShares(before, after *Snapshot) []CPUShare {
+	prev := map[int]host.CPUTime{}
+	for _, c := range before.CPUs {
+		prev[c.CPU] = c
+	}
+	var out []CPUShare
+	for _, c := range after.CPUs {
+		p, ok := prev[c.CPU]
+		if !ok {
+			continue
+		}
+		d := []uint64{delta(p.User+p.Nice, c.User+c.Nice), delta(p.System, c.System), delta(p.IRQ, c.IRQ),
+			delta(p.SoftIRQ, c.SoftIRQ), delta(p.Steal, c.Steal), delta(p.Idle+p.IOWait, c.Idle+c.IOWait)}
+		var sum uint64
+		for _, v := range d {
+			sum += v
+		}
+		sh := CPUShare{CPU: c.CPU}
+		for i, dst := range []*float64{&sh.User, &sh.System, &sh.IRQ, &sh.SoftIRQ, &sh.Steal, &sh.Idle} {
+			*dst = pct(int64(d[i]), int64(sum))
+		}
+		sh.NetRX, sh.NetTX = softirqDelta(before, after, c.CPU, "NET_RX"), softirqDelta(before, after, c.CPU, "NET_TX")
+		out = append(out, sh)
+	}
+	return out
+}
+
+func softirqDelta(before, after *Snapshot, cpu int, name string) *uint64 {
+	get := func(s *Snapshot) (uint64, bool) {
+		if s.Softirqs == nil {
+			return 0, false
+		}
+		for i, c := range s.Softirqs.CPUs {
+			if c == cpu && i < len(s.Softirqs.Counts[name]) {
+				return s.Softirqs.Counts[name][i], true
+			}
+		}
+		return 0, false
+	}
+	a, ok1 := get(before)
+	b, ok2 := get(after)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	d := delta(a, b)
+	return &d
+}
+
+func serverShare(before, after *Snapshot, pid int) *ServerBreakdown {
+	prev := map[int]ThreadSample{}
+	for _, t := range before.Threads {
+		prev[t.TID] = t
+	}
+	wallNs := float64(after.At.Sub(before.At).Nanoseconds())
+	sb := &ServerBreakdown{PID: pid}
+	for _, t := range after.Threads {
+		p, ok := prev[t.TID]
+		if !ok {
+			continue
+		}
+		ts := ThreadShare{TID: t.TID, Comm: t.Comm, CPU: t.CPU, ThreadCounters: threadCounters(p, t, wallNs)}
+		sb.Threads = append(sb.Threads, ts)
+		sb.Total.add(ts.ThreadCounters)
+	}
+	return sb
+}
+
+func threadCounters(p, t ThreadSample, wallNs float64) ThreadCounters {
+	var c ThreadCounters
+	tickNs := float64(time.Second / clockTicks)
+	if wallNs > 0 {
+		c.UserPct = 100 * float64(delta(p.UTime, t.UTime)) * tickNs / wallNs
+		c.SysPct = 100 * float64(delta(p.STime, t.STime)) * tickNs / wallNs
+	}
+	if p.RunNs != nil && t.RunNs != nil && wallNs > 0 {
+		run := 100 * float64(delta(*p.RunNs, *t.RunNs)) / wallNs
+		wait := 100 * float64(delta(*p.WaitNs, *t.WaitNs)) / wallNs
+		sleep := max(0, 100-run-wait)
+		c.RunningPct, c.RunQueuePct, c.SleepingPct = &run, &wait, &sleep
+	}
+	c.Voluntary = counterDelta(p.Voluntary, t.Voluntary)
+	c.Involuntary = counterDelta(p.Involuntary, t.Involuntary)
+	c.Migrations = counterDelta(p.Migrations, t.Migrations)
+	return c
+}
+
+func counterDelta(a, b *uint64) *uint64 {
+	if a == nil || b == nil {
+		return nil
+	}
+	d := delta(*a, *b)
+	return &d
+}
+
+// add sums o into c; a pointer stays absent until a thread has it.
+func (c *ThreadCounters) add(o ThreadCounters) {
+	c.UserPct += o.UserPct
+	c.SysPct += o.SysPct
+	addF := func(dst **float64, v *float64) {
+		if v != nil {
+			if *dst == nil {
+				*dst = new(float64)
+			}
+			**dst += *v
+		}
+	}
+	addU := func(dst **uint64, v *uint64) {
+		if v != nil {
+			if *dst == nil {
+				*dst = new(uint64)
+			}
+			**dst += *v
+		}
+	}
+	addF(&c.RunningPct, o.RunningPct)
+	addF(&c.RunQueuePct, o.RunQueuePct)
+	addF(&c.SleepingPct, o.SleepingPct)
+	addU(&c.Voluntary, o.Voluntary)
+	addU(&c.Involuntary, o.Involuntary)
+	addU(&c.Migrations, o.Migrations)
+}
+
+// WriteBreakdown writes b as text: a table of CPUs, then of threads.
+func WriteBreakdown(w io.Writer, b *Breakdown) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "over %.2fs\n\n%-5s %6s %6s %6s %8s %6s %6s %10s %10s\n", b.Interval.Seconds(),
+		"cpu", "user%", "sys%", "irq%", "softirq%", "steal%", "idle%", "NET_RX", "NET_TX")
+	for _, c := range b.CPUs {
+		fmt.Fprintf(bw, "%-5d %6.1f %6.1f %6.1f %8.1f %6.1f %6.1f %10s %10s\n", c.CPU, c.User, c.System,
+			c.IRQ, c.SoftIRQ, c.Steal, c.Idle, optU(c.NetRX), optU(c.NetTX))
+	}
+	if b.Server != nil {
+		fmt.Fprintf(bw, "\nprocess %d, %% of one CPU; running/runqueue/sleeping split wall time (schedstat)\n", b.Server.PID)
+		fmt.Fprintf(bw, "%-8s %-16s %4s %6s %6s %8s %9s %9s %10s %10s %10s\n", "tid", "thread", "cpu",
+			"user%", "sys%", "running%", "runqueue%", "sleeping%", "voluntary", "involuntary", "migrations")
+		for _, t := range b.Server.Threads {
+			writeThread(bw, strconv.Itoa(t.TID), t.Comm, strconv.Itoa(t.CPU), t.ThreadCounters)
+		}
+		writeThread(bw, "all", "", "", b.Server.Total)
+	}
+	return bw.Flush()
+}
+
+func writeThread(w io.Writer, tid, comm, cpu string, c ThreadCounters) {
+	fmt.Fprintf(w, "%-8s %-16s %4s %6.1f %6.1f %8s %9s %9s %10s %10s %10s\n", tid, comm, cpu, c.UserPct, c.SysPct,
+		optF(c.RunningPct), optF(c.RunQueuePct), optF(c.SleepingPct), optU(c.Voluntary), optU(c.Involuntary), optU(c.Migrations))
+}
+
+func optU(v *uint64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatUint(*v, 10)
+}
+
+func optF(v *float64) string {
+	if v == nil {
+		return "-"
+	}
+	return strconv.FormatFloat(*v, 'f', 1, 64)
+}

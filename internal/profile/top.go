@@ -1,0 +1,120 @@
+package profile
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"sort"
+)
+
+// Function is one function's share of a profile. Self counts samples
+// whose leaf is the function (time in its own code); Total counts
+// samples with the function anywhere on the stack, once a sample.
+type Function struct {
+	Name     string  `json:"name"`
+	Kernel   bool    `json:"kernel"`
+	Self     int64   `json:"self"`
+	Total    int64   `json:"total"`
+	SelfPct  float64 `json:"self_pct"`
+	TotalPct float64 `json:"total_pct"`
+}
+
+// TopTable is a profile's functions, split user/kernel, each sorted by
+// self samples, then total, then name.
+type TopTable struct {
+	Samples int64 `json:"samples"`
+	// KernelSamples are samples whose leaf is kernel code: the server's
+	// time in system calls, softirqs run on its behalf and faults.
+	KernelSamples int64      `json:"kernel_samples"`
+	KernelPct     float64    `json:"kernel_pct"`
+	User          []Function `json:"user"`
+	Kernel        []Function `json:"kernel"`
+}
+
+// Top summarises p; n > 0 keeps only the first n functions of each side.
+// Thread-name roots are not functions and are left out.
+func Top(p *Profile, n int) TopTable {
+	fns := functions(p)
+	t := TopTable{Samples: p.Samples()}
+	for _, f := range fns {
+		if f.Kernel {
+			t.KernelSamples += f.Self
+			t.Kernel = append(t.Kernel, f)
+		} else {
+			t.User = append(t.User, f)
+		}
+	}
+	t.KernelPct = pct(t.KernelSamples, t.Samples)
+	if n > 0 {
+		t.User, t.Kernel = t.User[:min(n, len(t.User))], t.Kernel[:min(n, len(t.Kernel))]
+	}
+	return t
+}
+
+// functions counts every function of p, sorted by self, total, name.
+func functions(p *Profile) []Function {
+	byFrame := map[Frame]*Function{}
+	total := p.Samples()
+	for _, s := range p.Stacks {
+		seen := map[Frame]bool{}
+		for i, fr := range s.Frames[1:] { // [0] is the thread
+			f := byFrame[fr]
+			if f == nil {
+				f = &Function{Name: fr.Name, Kernel: fr.Kernel}
+				byFrame[fr] = f
+			}
+			if !seen[fr] {
+				seen[fr] = true
+				f.Total += s.Count
+			}
+			if i == len(s.Frames)-2 {
+				f.Self += s.Count
+			}
+		}
+	}
+	out := make([]Function, 0, len(byFrame))
+	for _, f := range byFrame {
+		f.SelfPct, f.TotalPct = pct(f.Self, total), pct(f.Total, total)
+		out = append(out, *f)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		if a.Self != b.Self {
+			return a.Self > b.Self
+		}
+		if a.Total != b.Total {
+			return a.Total > b.Total
+		}
+		if a.Name != b.Name {
+			return a.Name < b.Name
+		}
+		return !a.Kernel && b.Kernel
+	})
+	return out
+}
+
+func pct(n, of int64) float64 {
+	if of == 0 {
+		return 0
+	}
+	return 100 * float64(n) / float64(of)
+}
+
+// WriteTop writes t as two text tables, user then kernel.
+func WriteTop(w io.Writer, t TopTable) error {
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "%d samples, %.1f%% in the kernel\n", t.Samples, t.KernelPct)
+	for _, side := range []struct {
+		title string
+		fns   []Function
+	}{{"user", t.User}, {"kernel", t.Kernel}} {
+		fmt.Fprintf(bw, "\n%-6s  %7s %7s  %s\n", side.title, "self%", "total%", "function")
+		if len(side.fns) == 0 {
+			fmt.Fprintln(bw, "        (none)")
+		}
+		for _, f := range side.fns {
+			fmt.Fprintf(bw, "        %6.2f%% %6.2f%%  %s\n", f.SelfPct, f.TotalPct, f.Name)
+		}
+	}
+	return bw.Flush()
+}

@@ -1,0 +1,192 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Client speaks the session protocol to one session.
+type Client struct {
+	w      io.Writer
+	wmu    sync.Mutex
+	mu     sync.Mutex
+	nextID uint64
+	wait   map[uint64]chan Response
+	done   chan struct{} // closed when the session's output ended
+	err    error         // why it ended
+
+	// Hello is the session's answer to hello.
+	Hello HelloResult
+
+	closeFn  func() error
+	stopBeat chan struct{}
+	// kill ends the transport abruptly (SIGKILL to ssh), as a dying lab
+	// does; tests use it.
+	kill func()
+}
+
+// ErrClosed is returned by calls on a session whose link has ended.
+var ErrClosed = errors.New("remote session ended")
+
+// NewClient starts a client on a session's input (w) and output (r) and
+// reads replies until r ends. closeFn, when set, is called by Close.
+func NewClient(r io.Reader, w io.Writer, closeFn func() error) *Client {
+	c := &Client{w: w, wait: map[uint64]chan Response{}, done: make(chan struct{}), closeFn: closeFn, stopBeat: make(chan struct{})}
+	go c.readLoop(r)
+	return c
+}
+
+func (c *Client) readLoop(r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), MaxLine)
+	for sc.Scan() {
+		var resp Response
+		if err := json.Unmarshal(sc.Bytes(), &resp); err != nil {
+			c.finish(fmt.Errorf("bad reply from the session: %w", err))
+			return
+		}
+		c.mu.Lock()
+		ch := c.wait[resp.ID]
+		delete(c.wait, resp.ID)
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- resp
+		}
+	}
+	err := sc.Err()
+	if err == nil {
+		err = ErrClosed
+	}
+	c.finish(err)
+}
+
+func (c *Client) finish(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	select {
+	case <-c.done:
+	default:
+		c.err = err
+		close(c.done)
+	}
+}
+
+// Done is closed when the session's output has ended.
+func (c *Client) Done() <-chan struct{} { return c.done }
+
+// Call sends op with args and decodes the reply into result (unless nil).
+// It returns when the reply arrives, ctx ends, or the session goes away.
+func (c *Client) Call(ctx context.Context, op string, args, result any) error {
+	ch, id, err := c.send(op, args, true)
+	if err != nil {
+		return err
+	}
+	select {
+	case resp := <-ch:
+		if resp.Error != "" {
+			return fmt.Errorf("remote %s: %s", op, resp.Error)
+		}
+		if result == nil {
+			return nil
+		}
+		if err := json.Unmarshal(resp.Result, result); err != nil {
+			return fmt.Errorf("remote %s: decode reply: %w", op, err)
+		}
+		return nil
+	case <-ctx.Done():
+		c.forget(id)
+		return fmt.Errorf("remote %s: %w", op, ctx.Err())
+	case <-c.done:
+		return fmt.Errorf("remote %s: %w", op, c.err)
+	}
+}
+
+func (c *Client) forget(id uint64) {
+	c.mu.Lock()
+	delete(c.wait, id)
+	c.mu.Unlock()
+}
+
+// send writes one request; with want, its reply is awaited on the channel.
+func (c *Client) send(op string, args any, want bool) (chan Response, uint64, error) {
+	raw, err := json.Marshal(args)
+	if err != nil {
+		return nil, 0, fmt.Errorf("remote %s: %w", op, err)
+	}
+	c.mu.Lock()
+	c.nextID++
+	id := c.nextID
+	var ch chan Response
+	if want {
+		ch = make(chan Response, 1)
+		c.wait[id] = ch
+	}
+	c.mu.Unlock()
+	b, _ := json.Marshal(Request{ID: id, Op: op, Args: raw})
+	c.wmu.Lock()
+	_, err = c.w.Write(append(b, '\n'))
+	c.wmu.Unlock()
+	if err != nil {
+		c.forget(id)
+		return nil, 0, fmt.Errorf("remote %s: %w", op, err)
+	}
+	return ch, id, nil
+}
+
+// Handshake says hello and starts heartbeats every interval (a third of the
+// timeout when zero). A session of another protocol refuses.
+func (c *Client) Handshake(ctx context.Context, version string, timeout, interval time.Duration) error {
+	if err := c.Call(ctx, OpHello, HelloArgs{Protocol: ProtocolVersion, Version: version, HeartbeatTimeout: timeout}, &c.Hello); err != nil {
+		return err
+	}
+	if interval <= 0 {
+		interval = c.Hello.HeartbeatTimeout / 3
+	}
+	go c.beat(interval)
+	return nil
+}
+
+// beat sends heartbeats without waiting for their replies: a long
+// operation delays the replies, not the session's timer.
+func (c *Client) beat(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			if _, _, err := c.send(OpHeartbeat, struct{}{}, false); err != nil {
+				return
+			}
+		case <-c.stopBeat:
+			return
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// Bye ends the session: it rolls back its scoped applies and stops its
+// servers before it answers. Close follows.
+func (c *Client) Bye(ctx context.Context) error {
+	return c.Call(ctx, OpBye, ByeArgs{}, nil)
+}
+
+// Close stops the heartbeats and the transport. Without a Bye before it,
+// the session's dead man's switch does the cleanup.
+func (c *Client) Close() error {
+	select {
+	case <-c.stopBeat:
+	default:
+		close(c.stopBeat)
+	}
+	if c.closeFn != nil {
+		return c.closeFn()
+	}
+	return nil
+}

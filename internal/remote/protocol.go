@@ -1,0 +1,250 @@
+// Package remote runs redline's host-side operations on another machine: a
+// `redline session` on the server host speaks a small versioned JSON-lines
+// protocol on its stdin and stdout, reached through the user's own OpenSSH
+// client. SSH is the authentication; the session opens no port.
+//
+// The session accepts only the typed operations below (no command, no path
+// from the client), validates what it is sent as strictly as a plan file, and
+// holds a dead man's switch: when its input ends, a signal arrives or the
+// client's heartbeat stops, it rolls back every change it applied for the
+// client and stops every redis-server it started, by itself.
+package remote
+
+import (
+	"encoding/json"
+	"time"
+
+	"redline/internal/tune"
+)
+
+// ProtocolVersion is the version of the session protocol. A client and a
+// session of different versions refuse each other in hello.
+const ProtocolVersion = 1
+
+// Operations a session accepts. Anything else is an error reply.
+const (
+	OpHello        = "hello"
+	OpHeartbeat    = "heartbeat"
+	OpSnapshot     = "snapshot"
+	OpDoctor       = "doctor"
+	OpTunePreview  = "tune.preview"
+	OpTuneApply    = "tune.apply"
+	OpTuneKeep     = "tune.keep"
+	OpTuneRollback = "tune.rollback"
+	OpTuneStatus   = "tune.status"
+	OpRedisStart   = "redis.start"
+	OpRedisStop    = "redis.stop"
+	OpSample       = "sample"
+	OpBye          = "bye"
+)
+
+// Request is one line from the client.
+type Request struct {
+	ID   uint64          `json:"id"`
+	Op   string          `json:"op"`
+	Args json.RawMessage `json:"args,omitempty"`
+}
+
+// Response is one line from the session, answering the request with the
+// same ID. Error is set when the operation failed; Result is then empty.
+type Response struct {
+	ID     uint64          `json:"id"`
+	Error  string          `json:"error,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+}
+
+// MaxLine bounds one protocol line (a plan, a snapshot): a longer one is an
+// error, not an allocation the peer chooses.
+const MaxLine = 64 << 20
+
+// HelloArgs opens a session.
+type HelloArgs struct {
+	Protocol int    `json:"protocol"`
+	Version  string `json:"version"`
+	// HeartbeatTimeout is how long the session waits for any request
+	// before it rolls back and exits (clamped to MinHeartbeatTimeout ..
+	// MaxHeartbeatTimeout; DefaultHeartbeatTimeout when zero).
+	HeartbeatTimeout time.Duration `json:"heartbeat_timeout,omitempty"`
+}
+
+// Heartbeat bounds and default.
+const (
+	MinHeartbeatTimeout     = time.Second
+	MaxHeartbeatTimeout     = 10 * time.Minute
+	DefaultHeartbeatTimeout = 30 * time.Second
+)
+
+// HelloResult is what the session says about itself.
+type HelloResult struct {
+	Protocol int    `json:"protocol"`
+	Version  string `json:"version"`
+	Hostname string `json:"hostname"`
+	UID      int    `json:"uid"`
+	StateDir string `json:"state_dir"`
+	// HeartbeatTimeout is the timeout the session enforces.
+	HeartbeatTimeout time.Duration `json:"heartbeat_timeout"`
+	// Cleanups are what earlier sessions' dead man's switches restored
+	// and stopped since the last hello read them.
+	Cleanups []Cleanup `json:"cleanups,omitempty"`
+}
+
+// RedisTarget is a Redis server on the session's host. The password
+// travels only in the protocol, never on a command line or in a log.
+type RedisTarget struct {
+	Network  string `json:"network,omitempty"` // "tcp" (default) or "unix"
+	Addr     string `json:"addr"`
+	User     string `json:"user,omitempty"`
+	Password string `json:"password,omitempty"`
+}
+
+// SnapshotArgs asks for the session host's model (redline inspect).
+type SnapshotArgs struct {
+	PIDs        []int    `json:"pids,omitempty"`
+	Ports       []int    `json:"ports,omitempty"`
+	IRQPatterns []string `json:"irq_patterns,omitempty"`
+	NoProcesses bool     `json:"no_processes,omitempty"`
+}
+
+// DoctorArgs asks for a doctor report of the session host (and a server
+// on it). The result is doctor's JSON report.
+type DoctorArgs struct {
+	Redis   *RedisTarget  `json:"redis,omitempty"`
+	Pid     int           `json:"pid,omitempty"`
+	Iface   string        `json:"iface,omitempty"`
+	Clients int           `json:"clients,omitempty"`
+	Sample  time.Duration `json:"sample,omitempty"`
+	Only    []string      `json:"only,omitempty"`
+	Skip    []string      `json:"skip,omitempty"`
+	// IRQPatterns are extra queue-IRQ naming rules (inspect's --irq-pattern).
+	IRQPatterns []string `json:"irq_patterns,omitempty"`
+}
+
+// TuneApplyArgs applies a plan on the session host behind its journal.
+type TuneApplyArgs struct {
+	// Plan is the plan as JSON; it is decoded as strictly as a plan file.
+	Plan json.RawMessage `json:"plan"`
+	// Redis overrides the plan's server for redis-config changes and
+	// carries its password.
+	Redis *RedisTarget `json:"redis,omitempty"`
+	// Scoped makes the change last only as long as the session: the
+	// session rolls it back when it ends, whether by bye or by its dead
+	// man's switch (the lab's variants). Unscoped applies stay, as a
+	// local `redline tune apply` does.
+	Scoped bool `json:"scoped,omitempty"`
+}
+
+// TuneApplyResult is what an apply did; Error is set when it failed (and
+// rolled back what it had applied, as Result.Undo shows).
+type TuneApplyResult struct {
+	Result *tune.ApplyResult `json:"result"`
+	Error  string            `json:"error,omitempty"`
+}
+
+// TunePreviewResult is what applying a plan would do (tune.preview takes
+// TuneApplyArgs; Scoped is ignored).
+type TunePreviewResult struct {
+	Outcomes []tune.Outcome `json:"outcomes"`
+	Warnings []string       `json:"warnings,omitempty"`
+}
+
+// TuneKeepArgs makes a scoped apply permanent: the session no longer rolls
+// it back when it ends. redline tune apply --ssh applies scoped and keeps
+// once the apply has answered, so a link lost during the apply undoes it,
+// as Ctrl-C does locally.
+type TuneKeepArgs struct {
+	Session string `json:"session"`
+}
+
+// TuneRollbackArgs rolls back journaled changes (redline tune rollback).
+type TuneRollbackArgs struct {
+	Session       string `json:"session,omitempty"`
+	Last          bool   `json:"last,omitempty"`
+	DryRun        bool   `json:"dry_run,omitempty"`
+	RedisPassword string `json:"redis_password,omitempty"`
+}
+
+// TuneRollbackResult is what a rollback did; Error is set when some values
+// could not be restored (they stay journaled).
+type TuneRollbackResult struct {
+	Result *tune.RollbackResult `json:"result"`
+	Error  string               `json:"error,omitempty"`
+}
+
+// TuneStatusArgs asks where the journaled changes stand.
+type TuneStatusArgs struct {
+	RedisPassword string `json:"redis_password,omitempty"`
+}
+
+// RedisStartArgs starts a managed redis-server on the session host: a free
+// port (or Port), its own directory, its log kept; stopped when the
+// session ends.
+type RedisStartArgs struct {
+	Bind string `json:"bind,omitempty"` // an IP address of the session host; default 127.0.0.1
+	Port int    `json:"port,omitempty"`
+	// Config are redis.conf lines; only the directives in
+	// AllowedRedisConfig are accepted.
+	Config []string `json:"config,omitempty"`
+	// CPUs pins the server (taskset -c), a CPU list such as "2-3".
+	CPUs string `json:"cpus,omitempty"`
+	// Password sets requirepass; it goes into the server's redis.conf
+	// (in the server's own directory, mode 0700), never onto a command line.
+	Password string `json:"password,omitempty"`
+}
+
+// RedisServer is a server a session started.
+type RedisServer struct {
+	ID      string `json:"id"`
+	Host    string `json:"host"`
+	Port    int    `json:"port"`
+	Pid     int    `json:"pid"`
+	Dir     string `json:"dir"`
+	LogPath string `json:"log_path"`
+}
+
+// RedisStopArgs stops a server the session started.
+type RedisStopArgs struct {
+	ID string `json:"id"`
+}
+
+// RedisStopResult is what stopping a server left behind.
+type RedisStopResult struct {
+	// LogTail is the end of the server's log.
+	LogTail string `json:"log_tail,omitempty"`
+}
+
+// Sample is a reading of the session host's counters: the kernel files
+// as read, for the client to difference between two samples.
+type Sample struct {
+	Time time.Time `json:"time"`
+	// Files maps the fixed set of SampledFiles, and /proc/PID/stat of
+	// every server the session started, to their contents.
+	Files map[string]string `json:"files"`
+	// Errors maps a file that could not be read to why.
+	Errors map[string]string `json:"errors,omitempty"`
+}
+
+// SampledFiles are the kernel files a sample reads: CPU time per CPU,
+// interrupt counts per CPU, softnet drops and squeezes per CPU.
+var SampledFiles = []string{"/proc/stat", "/proc/interrupts", "/proc/net/softnet_stat", "/proc/softirqs"}
+
+// ByeArgs ends a session.
+type ByeArgs struct{}
+
+// Cleanup is what a session restored and stopped when it ended.
+type Cleanup struct {
+	Session string    `json:"session"`
+	Reason  string    `json:"reason"`
+	Time    time.Time `json:"time"`
+	// Restored are the scoped tune sessions rolled back, each with what
+	// happened to every change.
+	Restored []RestoredApply `json:"restored,omitempty"`
+	// Stopped are the redis-servers stopped.
+	Stopped []RedisServer `json:"stopped,omitempty"`
+	Errors  []string      `json:"errors,omitempty"`
+}
+
+// RestoredApply is one scoped apply's rollback.
+type RestoredApply struct {
+	TuneSession string         `json:"tune_session"`
+	Outcomes    []tune.Outcome `json:"outcomes,omitempty"`
+}

@@ -1,0 +1,240 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"redline/internal/redisserver"
+	"redline/internal/tune"
+)
+
+// SessionOptions configure the host side of a session.
+type SessionOptions struct {
+	// Version is this redline's version, told to the client in hello.
+	Version string
+	// StateDir holds the tune journal; tune.DefaultStateDir when empty.
+	StateDir string
+	// System makes the machine tune works on; tune.LiveSystem when nil.
+	System func() *tune.System
+	// RedisBinary is the redis-server the session starts; from PATH when
+	// empty. It is the session command's to choose, never the client's.
+	RedisBinary string
+	// Log receives one line per operation (never arguments: they may
+	// hold passwords); nil discards.
+	Log io.Writer
+}
+
+// session is one running session's state.
+type session struct {
+	o        SessionOptions
+	id       string
+	out      *json.Encoder
+	outMu    sync.Mutex
+	timeout  time.Duration
+	scoped   []string // tune sessions to roll back at the end, oldest first
+	servers  map[string]*managed
+	nextSrv  int
+	password map[string]string // Redis password per scoped tune session
+}
+
+type managed struct {
+	info RedisServer
+	srv  *redisserver.Server
+}
+
+// errBye ends the loop after a bye was answered.
+var errBye = errors.New("bye")
+
+// Serve runs a session on in and out until the client says bye, in ends,
+// ctx is cancelled (the command cancels it on SIGHUP and SIGTERM) or no
+// request arrives for the heartbeat timeout. Whichever way it ends, it
+// rolls back the scoped applies and stops the servers it started, and
+// returns what it did; a cleanup not caused by bye is also saved in the
+// state directory for the next session's hello to report.
+func Serve(ctx context.Context, in io.Reader, out io.Writer, o SessionOptions) *Cleanup {
+	if o.StateDir == "" {
+		o.StateDir = tune.DefaultStateDir
+	}
+	s := &session{o: o, id: newSessionID(), out: json.NewEncoder(out), timeout: DefaultHeartbeatTimeout,
+		servers: map[string]*managed{}, password: map[string]string{}}
+	reason := s.loop(ctx, in)
+	c := s.cleanup(reason)
+	if reason != "bye" {
+		s.saveCleanup(c)
+	}
+	return c
+}
+
+// loop answers requests and returns why it stopped.
+func (s *session) loop(ctx context.Context, in io.Reader) string {
+	lines, readErr := readLines(in)
+	opCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	timer := time.NewTimer(s.timeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return "signal: " + context.Cause(ctx).Error()
+		case <-timer.C:
+			return fmt.Sprintf("no heartbeat for %s", s.timeout)
+		case line, ok := <-lines:
+			if !ok {
+				if err := <-readErr; err != nil {
+					return "input: " + err.Error()
+				}
+				return "input closed (the link or the client went away)"
+			}
+			err := s.handle(opCtx, line)
+			if errors.Is(err, errBye) {
+				return "bye"
+			}
+			timer.Reset(s.timeout)
+		}
+	}
+}
+
+// readLines feeds in's lines to a channel, closed at the end of input.
+func readLines(in io.Reader) (<-chan []byte, <-chan error) {
+	lines, errc := make(chan []byte), make(chan error, 1)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(in)
+		sc.Buffer(make([]byte, 64<<10), MaxLine)
+		for sc.Scan() {
+			lines <- append([]byte(nil), sc.Bytes()...)
+		}
+		errc <- sc.Err()
+	}()
+	return lines, errc
+}
+
+func (s *session) logf(format string, args ...any) {
+	if s.o.Log != nil {
+		fmt.Fprintf(s.o.Log, "redline session %s: "+format+"\n", append([]any{s.id}, args...)...)
+	}
+}
+
+// handle answers one request line.
+func (s *session) handle(ctx context.Context, line []byte) error {
+	var req Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return s.reply(Response{Error: "bad request: " + err.Error()})
+	}
+	op, ok := ops[req.Op]
+	if !ok {
+		return s.reply(Response{ID: req.ID, Error: fmt.Sprintf("unknown operation %q", req.Op)})
+	}
+	if req.Op != OpHeartbeat {
+		s.logf("%s", req.Op)
+	}
+	res, err := op(s, ctx, req.Args)
+	resp := Response{ID: req.ID}
+	if err != nil {
+		resp.Error = err.Error()
+	} else if resp.Result, err = json.Marshal(res); err != nil {
+		resp.Error = "encode result: " + err.Error()
+		resp.Result = nil
+	}
+	if werr := s.reply(resp); werr != nil {
+		return werr
+	}
+	if req.Op == OpBye && resp.Error == "" {
+		return errBye
+	}
+	return nil
+}
+
+func (s *session) reply(r Response) error {
+	s.outMu.Lock()
+	defer s.outMu.Unlock()
+	return s.out.Encode(r)
+}
+
+// decodeArgs decodes an operation's arguments strictly.
+func decodeArgs(raw json.RawMessage, v any) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytesReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("bad arguments: %w", err)
+	}
+	return nil
+}
+
+func newSessionID() string {
+	return fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())
+}
+
+// cleanup rolls back the scoped applies, newest first, and stops the
+// servers. It has its own deadline: the session's context may be gone.
+func (s *session) cleanup(reason string) *Cleanup {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	c := &Cleanup{Session: s.id, Reason: reason, Time: time.Now().UTC()}
+	for i := len(s.scoped) - 1; i >= 0; i-- {
+		id := s.scoped[i]
+		res, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: s.o.StateDir, Session: id, RedisPassword: s.password[id]})
+		r := RestoredApply{TuneSession: id}
+		if res != nil {
+			r.Outcomes = res.Outcomes
+		}
+		if err != nil {
+			c.Errors = append(c.Errors, fmt.Sprintf("rollback of %s: %v", id, err))
+		}
+		c.Restored = append(c.Restored, r)
+	}
+	for _, id := range sortedKeys(s.servers) {
+		m := s.servers[id]
+		if err := m.srv.Stop(); err != nil {
+			c.Errors = append(c.Errors, fmt.Sprintf("stop redis-server %s: %v", id, err))
+		}
+		c.Stopped = append(c.Stopped, m.info)
+	}
+	s.logf("ended (%s): %d apply(s) rolled back, %d server(s) stopped, %d error(s)", reason, len(c.Restored), len(c.Stopped), len(c.Errors))
+	return c
+}
+
+// cleanupDir is where cleanups wait for the next hello.
+func (s *session) cleanupDir() string { return filepath.Join(s.o.StateDir, "remote") }
+
+func (s *session) saveCleanup(c *Cleanup) {
+	if len(c.Restored) == 0 && len(c.Stopped) == 0 && len(c.Errors) == 0 {
+		return
+	}
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err == nil {
+		err = os.MkdirAll(s.cleanupDir(), 0o700)
+	}
+	if err == nil {
+		err = os.WriteFile(filepath.Join(s.cleanupDir(), "cleanup-"+c.Session+".json"), b, 0o600)
+	}
+	if err != nil {
+		s.logf("save cleanup report: %v", err)
+	}
+}
+
+// takeCleanups reads and removes the saved cleanups of earlier sessions.
+func (s *session) takeCleanups() []Cleanup {
+	names, _ := filepath.Glob(filepath.Join(s.cleanupDir(), "cleanup-*.json"))
+	var out []Cleanup
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		var c Cleanup
+		if err == nil && json.Unmarshal(b, &c) == nil {
+			out = append(out, c)
+		}
+		os.Remove(n)
+	}
+	return out
+}

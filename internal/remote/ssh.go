@@ -1,0 +1,361 @@
+package remote
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// SSH is how to reach the server host: the system's OpenSSH client with
+// the user's configuration, agent, jump hosts and known_hosts. A master
+// connection (ControlMaster) is shared by every step, so a lab opens one
+// connection, not one per operation.
+type SSH struct {
+	// Target is what the user types after ssh: host, user@host, or a
+	// Host alias of ~/.ssh/config.
+	Target string
+	// Config is an ssh_config file (ssh -F); empty uses the user's.
+	Config string
+	// Options are extra -o settings ("Port=2222").
+	Options []string
+	// Wrap is a command prefix for ssh (tests run it in a namespace).
+	Wrap []string
+	// ControlDir holds the master connection's socket; a per-user
+	// directory under the temporary directory when empty.
+	ControlDir string
+}
+
+// command builds an ssh command running remote (a shell command line).
+func (s *SSH) command(ctx context.Context, remote string) *exec.Cmd {
+	argv := append(append([]string{}, s.Wrap...), "ssh")
+	if s.Config != "" {
+		argv = append(argv, "-F", s.Config)
+	}
+	argv = append(argv, "-o", "BatchMode=yes", "-o", "ControlMaster=auto", "-o", "ControlPersist=60",
+		"-o", "ControlPath="+filepath.Join(s.controlDir(), "%C"), "-o", "ServerAliveInterval=15")
+	for _, o := range s.Options {
+		argv = append(argv, "-o", o)
+	}
+	argv = append(argv, "-T", "--", s.Target, remote)
+	return exec.CommandContext(ctx, argv[0], argv[1:]...)
+}
+
+func (s *SSH) controlDir() string {
+	if s.ControlDir != "" {
+		return s.ControlDir
+	}
+	return filepath.Join(os.TempDir(), fmt.Sprintf("redline-ssh-%d", os.Getuid()))
+}
+
+// run runs remote with stdin and returns its standard output; an ssh
+// failure (exit 255: unreachable, host key, authentication) is an error
+// quoting ssh's own message.
+func (s *SSH) run(ctx context.Context, remote string, stdin io.Reader) (string, error) {
+	cmd := s.command(ctx, remote)
+	var out, errb bytes.Buffer
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdin, &out, &errb
+	if err := cmd.Run(); err != nil {
+		return out.String(), s.sshError(err, errb.String())
+	}
+	return out.String(), nil
+}
+
+func (s *SSH) sshError(err error, stderr string) error {
+	msg := strings.TrimSpace(stderr)
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 255 {
+		return fmt.Errorf("ssh %s: %s (check that `ssh %s` works on its own: host key, key or agent, user)", s.Target, orErr(msg, err), s.Target)
+	}
+	return fmt.Errorf("ssh %s: %w: %s", s.Target, err, msg)
+}
+
+func orErr(msg string, err error) string {
+	if msg == "" {
+		return err.Error()
+	}
+	return msg
+}
+
+// Stop ends the master connection (ssh -O exit).
+func (s *SSH) Stop() {
+	argv := append(append([]string{}, s.Wrap...), "ssh")
+	if s.Config != "" {
+		argv = append(argv, "-F", s.Config)
+	}
+	argv = append(argv, "-o", "ControlPath="+filepath.Join(s.controlDir(), "%C"), "-O", "exit", "--", s.Target)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = exec.CommandContext(ctx, argv[0], argv[1:]...).Run()
+}
+
+// DialOptions say how to open a session.
+type DialOptions struct {
+	SSH SSH
+	// Version is this redline's version; the remote one must match.
+	Version string
+	// LocalBinary is what a push copies (this executable when empty). It
+	// must be a static Linux binary for the remote architecture.
+	LocalBinary string
+	// RemoteBinary is the redline the session runs when the cache has no
+	// copy of LocalBinary ("redline" from the remote PATH when empty).
+	RemoteBinary string
+	// CacheDir is the remote per-user cache of pushed binaries; relative
+	// paths are below the remote $HOME (".cache/redline" when empty).
+	CacheDir string
+	// NoPush refuses, instead of copying the binary, when the remote
+	// redline is missing or of another version.
+	NoPush bool
+	// Sudo runs the session as root with `sudo -n` (see docs/remote.md for
+	// the sudoers line); the binary is then never pushed.
+	Sudo bool
+	// StateDir is the remote journal directory (the session's default
+	// when empty).
+	StateDir string
+	// HeartbeatTimeout is how long the session waits for the client
+	// before it rolls back by itself; DefaultHeartbeatTimeout when zero.
+	HeartbeatTimeout time.Duration
+	// Notify, when set, is told what Dial does that the user should know
+	// (a push).
+	Notify func(string)
+	// Stderr receives the session's log and ssh's messages (discarded
+	// when nil).
+	Stderr io.Writer
+}
+
+// Dial checks the link (host key and authentication fail here, before
+// anything runs remotely), starts a session and says hello. When the
+// remote redline is missing or another version, it pushes LocalBinary to
+// the cache (unless NoPush or Sudo) and starts that instead.
+func Dial(ctx context.Context, o DialOptions) (*Client, error) {
+	if err := privateDir(o.SSH.controlDir()); err != nil {
+		return nil, fmt.Errorf("ssh control directory: %w", err)
+	}
+	arch, err := o.SSH.run(ctx, "uname -sm", nil)
+	if err != nil {
+		return nil, err
+	}
+	local, sum, err := localBinary(o.LocalBinary)
+	if err != nil {
+		return nil, err
+	}
+	cached := cachePath(o.CacheDir, sum)
+	c, verr := start(ctx, o, sessionCommand(o, cached, sum))
+	if verr == nil {
+		return c, nil
+	}
+	if o.NoPush || o.Sudo {
+		return nil, fmt.Errorf("%w; install redline %s on %s (--no-push or sudo: not copied)", verr, o.Version, o.SSH.Target)
+	}
+	if want := "Linux " + unameMachine(); strings.TrimSpace(arch) != want {
+		return nil, fmt.Errorf("%w; cannot push: %s is %q, this redline is built for %q", verr, o.SSH.Target, strings.TrimSpace(arch), want)
+	}
+	if o.Notify != nil {
+		o.Notify(fmt.Sprintf("%v; copying this redline (sha256 %s) to %s:%s", verr, sum[:12], o.SSH.Target, cacheDisplay(o.CacheDir, sum)))
+	}
+	if err := push(ctx, &o.SSH, local, cached, sum); err != nil {
+		return nil, err
+	}
+	c, err = start(ctx, o, sessionCommand(o, cached, sum))
+	if err != nil {
+		return nil, fmt.Errorf("after the push: %w", err)
+	}
+	return c, nil
+}
+
+// start runs the session command and says hello; a session that is
+// missing or of another version is an error saying so.
+func start(ctx context.Context, o DialOptions, remote string) (*Client, error) {
+	cmd := o.SSH.command(context.Background(), remote)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var errb tailBuffer
+	cmd.Stderr = io.MultiWriter(&errb, orDiscard(o.Stderr))
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("ssh: %w", err)
+	}
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	closeFn := func() error {
+		stdin.Close()
+		select {
+		case <-exited:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+		}
+		return nil
+	}
+	c := NewClient(stdout, stdin, closeFn)
+	c.kill = func() { cmd.Process.Kill() }
+	hctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	if err := c.Handshake(hctx, o.Version, o.HeartbeatTimeout, 0); err != nil {
+		c.Close()
+		return nil, versionError(err, cmd, errb.String(), o.SSH.Target)
+	}
+	if c.Hello.Version != o.Version {
+		c.Close()
+		return nil, fmt.Errorf("redline on %s is version %q, this one %q", o.SSH.Target, c.Hello.Version, o.Version)
+	}
+	return c, nil
+}
+
+func versionError(err error, cmd *exec.Cmd, stderr, target string) error {
+	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 255 {
+		return fmt.Errorf("ssh %s: %s", target, orErr(strings.TrimSpace(stderr), err))
+	}
+	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 127 {
+		return fmt.Errorf("no redline on %s", target)
+	}
+	return fmt.Errorf("no redline session on %s: %v: %s", target, err, strings.TrimSpace(stderr))
+}
+
+// sessionCommand runs the cached copy of this binary when it is there and
+// intact, else the remote redline.
+func sessionCommand(o DialOptions, cached, sum string) string {
+	args := " session"
+	if o.StateDir != "" {
+		args += " --state-dir " + shellQuote(o.StateDir)
+	}
+	if o.Sudo {
+		return "exec sudo -n " + shellQuote(orDefault(o.RemoteBinary, "redline")) + args
+	}
+	return fmt.Sprintf(`p=%s; if [ -x "$p" ] && [ "$(sha256sum < "$p" | cut -d" " -f1)" = %s ]; then exec "$p"%s; fi; exec %s%s`,
+		cached, sum, args, shellQuote(orDefault(o.RemoteBinary, "redline")), args)
+}
+
+// push copies the binary into the cache through the ssh channel, verifies
+// its checksum there, and only then gives it its name.
+func push(ctx context.Context, s *SSH, local, cached, sum string) error {
+	f, err := os.Open(local)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	script := fmt.Sprintf(`set -e; umask 077; p=%s; mkdir -p "$(dirname "$p")"; t="$p.tmp.$$"; cat > "$t"; s=$(sha256sum < "$t" | cut -d" " -f1); if [ "$s" != %s ]; then rm -f "$t"; echo "checksum mismatch: got $s" >&2; exit 3; fi; chmod 700 "$t"; mv -f "$t" "$p"`,
+		cached, sum)
+	if _, err := s.run(ctx, script, f); err != nil {
+		return fmt.Errorf("push redline to %s: %w", s.Target, err)
+	}
+	return nil
+}
+
+// cachePath is the remote path of a pushed binary, as a shell word ($HOME
+// expanded remotely for a relative cache).
+func cachePath(dir, sum string) string {
+	if dir == "" {
+		dir = ".cache/redline"
+	}
+	p := shellQuote(filepath.Join(dir, "redline-"+sum))
+	if !filepath.IsAbs(dir) {
+		p = `"$HOME"/` + p
+	}
+	return p
+}
+
+func cacheDisplay(dir, sum string) string {
+	if dir == "" {
+		dir = ".cache/redline"
+	}
+	if !filepath.IsAbs(dir) {
+		dir = "~/" + dir
+	}
+	return dir + "/redline-" + sum
+}
+
+// privateDir makes dir (mode 0700) or checks that the one there is ours
+// and private: another user's directory would let them reach our master
+// connection's socket.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !st.IsDir() || !ok || int(sys.Uid) != os.Getuid() || st.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s is not a private directory of this user (remove it)", dir)
+	}
+	return nil
+}
+
+func localBinary(path string) (string, string, error) {
+	if path == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return "", "", fmt.Errorf("find this redline's binary: %w", err)
+		}
+		path = exe
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", "", err
+	}
+	return path, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+func unameMachine() string {
+	switch runtime.GOARCH {
+	case "amd64":
+		return "x86_64"
+	case "arm64":
+		return "aarch64"
+	}
+	return runtime.GOARCH
+}
+
+// shellQuote makes s one word for the remote POSIX shell.
+func shellQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
+	}
+	return s
+}
+
+func orDiscard(w io.Writer) io.Writer {
+	if w == nil {
+		return io.Discard
+	}
+	return w
+}
+
+// tailBuffer keeps the last few KiB written to it.
+type tailBuffer struct{ b []byte }
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.b = append(t.b, p...)
+	if len(t.b) > 4096 {
+		t.b = t.b[len(t.b)-4096:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string { return string(t.b) }
