@@ -11,6 +11,7 @@ import (
 	"redline/internal/benchdata"
 	"redline/internal/redisadmin"
 	"redline/internal/resp"
+	"redline/internal/secret"
 )
 
 // ErrAuth marks an authentication failure (wrong password, NOAUTH).
@@ -58,11 +59,12 @@ func FetchServerInfo(ctx context.Context, o Options) (benchdata.ServerInfo, erro
 }
 
 // configMap keeps the settings a report or a doctor cares about; the whole
-// CONFIG GET * reply is a few hundred pairs.
+// CONFIG GET * reply is a few hundred pairs. Password settings are saved
+// redacted.
 func configMap(v resp.Value) map[string]string {
 	m := map[string]string{}
 	for i := 0; i+1 < len(v.Elems); i += 2 {
-		m[v.Elems[i].Str] = v.Elems[i+1].Str
+		m[v.Elems[i].Str] = secret.ConfigValue(v.Elems[i].Str, v.Elems[i+1].Str)
 	}
 	return m
 }

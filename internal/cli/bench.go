@@ -13,6 +13,7 @@ import (
 	"redline/internal/bench/cmdline"
 	"redline/internal/benchdata"
 	"redline/internal/resp"
+	"redline/internal/secret"
 )
 
 func init() { register(newBenchCmd) }
@@ -28,12 +29,12 @@ and measures each request's own latency (not a pipeline batch's time to first by
 
 Beyond redis-benchmark: --duration and --warmup; --rate for fixed-rate open-loop load with
 latency timed from each request's intended send time (coordinated omission corrected);
---json with the full HDR histogram; --hdr-out; --ratio SET:GET; --key-dist uniform|gaussian|
+-o FILE saves JSON with the full HDR histogram; --hdr-out; --ratio SET:GET; --key-dist uniform|gaussian|
 zipf|sequential; value sizes as ranges or weighted lists. Errors end the run with a message,
 partial results and a non-zero exit, never a hang.`,
 		Example: `  redline bench -t set,get -c 32 -n 500000 -r 500000 --threads 6 -q --csv -h 10.0.0.5
   redline bench -h 10.0.0.5 -p 6379 -n 1000000 -c 5000 -q
-  redline bench -t set -c 40 -d 3000 -r 100000 --duration 30s --warmup 5s --json set.json
+  redline bench -t set -c 40 -d 3000 -r 100000 --duration 30s --warmup 5s -o set.json
   redline bench --rate 50000 --duration 20s -t get -r 100000
   redline bench --ratio 1:10 -r 100000 --key-dist zipf -n 1000000
   redline bench -r 10000 -n 10000 lpush mylist __rand_int__`,
@@ -46,9 +47,9 @@ partial results and a non-zero exit, never a hang.`,
 	fl := cmd.Flags()
 	fl.SetInterspersed(false) // the first non-option starts the custom command
 	f = cmdline.New(fl)
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return exitCode(ExitFailure, fmt.Sprintf("redline bench: %v (see redline bench --help)", err))
-	})
+	f.PasswordEnv = secret.FromEnv()
+	renamed(fl, "password", "pass")
+	renamed(fl, "json", "output")
 	return cmd
 }
 
@@ -58,14 +59,17 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) 
 		return nil
 	}
 	if f.Cluster {
-		return exitCode(ExitFailure, "redline bench: --cluster is not supported yet; benchmark one node at a time (-h/-p), or use memtier_benchmark --cluster-mode")
+		return usageError("redline bench: --cluster is not supported yet; benchmark one node at a time (-h/-p), or use memtier_benchmark --cluster-mode")
 	}
 	if f.ShowErrors {
 		fmt.Fprintln(s.err, "WARNING: -e option has no effect. We now immediately exit on error to avoid false results.")
 	}
+	if err := checkProgress("bench", f.Progress); err != nil {
+		return err
+	}
 	o, err := f.Options()
 	if err != nil {
-		return exitCode(ExitFailure, "redline bench: "+err.Error())
+		return usageError("redline bench: %v", err)
 	}
 	if f.Idle {
 		return runIdle(ctx, s, o)
@@ -75,7 +79,7 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) 
 		fmt.Fprintln(s.err, w)
 	}
 	if err != nil {
-		return exitCode(ExitFailure, "redline bench: "+err.Error())
+		return usageError("redline bench: %v", err)
 	}
 	if !o.KeepAlive {
 		fmt.Fprintln(s.err, "WARNING: keepalive disabled, you probably need 'echo 1 > /proc/sys/net/ipv4/tcp_tw_reuse' for Linux in order to use a lot of clients/requests")

@@ -3,7 +3,6 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -66,8 +65,8 @@ func newProgressPrinter(s *streams, f *cmdline.Flags) *progressPrinter {
 }
 
 func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
+	f, ok := w.(interface{ Fd() uintptr }) // an *os.File, or run's closedOutput around one
+	return ok && f.Fd() != ^uintptr(0) && term.IsTerminal(int(f.Fd()))
 }
 
 func (p *progressPrinter) begin(string) {}

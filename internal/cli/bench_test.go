@@ -273,11 +273,12 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--cluster"}, "not supported yet"},
 		{[]string{"-u", "http://x"}, "invalid URI"},
 		{[]string{"--nosuchflag"}, "unknown flag"},
+		{[]string{"--progress", "nope"}, "--progress"},
 	}
 	for _, c := range cases {
 		_, errOut, code := runCLI(t, context.Background(), nil, append([]string{"bench", "-p", "1"}, c.args...)...)
-		if code != 1 || !strings.Contains(errOut, c.want) {
-			t.Errorf("%v: exit %d, stderr %q; want exit 1 mentioning %q", c.args, code, errOut, c.want)
+		if code != ExitError || !strings.Contains(errOut, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 mentioning %q", c.args, code, errOut, c.want)
 		}
 	}
 }

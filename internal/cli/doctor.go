@@ -14,6 +14,7 @@ import (
 	_ "redline/internal/doctor/rules" // registers the rules
 	"redline/internal/host"
 	"redline/internal/redisadmin"
+	"redline/internal/secret"
 )
 
 // doctorOptions are redline doctor's flags.
@@ -23,6 +24,7 @@ type doctorOptions struct {
 	port               int
 	socket             string
 	user, password     string
+	passFile           string
 	noRedis            bool
 	pid                int
 	iface              string
@@ -67,10 +69,12 @@ did, 2 when doctor could not run, or a rule errored or a host file did not parse
 	f.IntVarP(&o.port, "port", "p", 6379, "Redis port")
 	f.StringVarP(&o.socket, "socket", "s", "", "Redis unix socket (overrides --host/--port)")
 	f.StringVar(&o.user, "user", "", "Redis ACL user")
-	f.StringVarP(&o.password, "pass", "a", "", "Redis password")
+	f.StringVarP(&o.password, "pass", "a", "", "Redis password (visible in ps: prefer --pass-file or REDISCLI_AUTH)")
+	f.StringVar(&o.passFile, "pass-file", "", "read the Redis password from the first line of `FILE`")
 	f.BoolVar(&o.noRedis, "no-redis", false, "check the host only")
 	f.IntVar(&o.pid, "pid", 0, "the server's pid on this host (when it runs in another PID namespace)")
-	f.StringVar(&o.iface, "iface", "", "the NIC that carries Redis traffic (default: every physical NIC that is up)")
+	f.StringVar(&o.iface, "nic", "", "the NIC that carries Redis traffic (default: every physical NIC that is up)")
+	alias(f, "iface", "nic")
 	f.StringArrayVar(&o.irqPatterns, "irq-pattern", nil, "extra queue-IRQ naming rule, oeAware style: 'REGEXP:VAR_ETH_qpVAR_QUEUE' (repeatable; as redline inspect)")
 	f.IntVar(&o.clients, "clients", 0, "peak number of clients expected to connect at once (checks backlogs against it)")
 	f.DurationVar(&o.sample, "sample", 0, "read twice this far apart and judge counters by how much they rose (e.g. 5s)")
@@ -81,7 +85,8 @@ did, 2 when doctor could not run, or a rule errored or a host file did not parse
 	f.StringVar(&o.minSeverity, "min-severity", "info", "show and fail on findings at or above: info, low, medium, high")
 	f.BoolVar(&o.json, "json", false, "write the report as JSON")
 	f.BoolVar(&o.markdown, "markdown", false, "write the report as Markdown")
-	f.BoolVarP(&o.verbose, "verbose", "v", false, "also list the rules that passed")
+	f.BoolVar(&o.verbose, "verbose", false, "also list the rules that passed")
+	aliasShort(f, "v", "verbose") // -v is the version elsewhere
 	f.BoolVar(&o.list, "list", false, "list the rules and exit")
 	o.remote.flags(cmd)
 	return cmd
@@ -100,6 +105,9 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	}
 	if _, err := doctor.Select(doctor.Options{Only: o.only, Skip: o.skip}); err != nil {
 		return usageError("redline doctor: %v", err)
+	}
+	if o.password, err = secret.Resolve(o.password, o.passFile, secret.FromEnv()); err != nil {
+		return usageError("redline doctor: --pass-file: %v", err)
 	}
 	if err := validateIRQPatterns(o.irqPatterns); err != nil {
 		return usageError("redline doctor: --irq-pattern: %v", err)

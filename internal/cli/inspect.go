@@ -72,9 +72,6 @@ directory, so a machine can be sent and inspected elsewhere (redline inspect --r
 	f.IntSliceVar(&o.ports, "port", nil, "also count TCP sockets to and from this `PORT` (repeatable; 6379 always)")
 	f.BoolVar(&o.noProcesses, "no-processes", false, "skip Redis processes")
 	o.remote.flags(cmd)
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("redline inspect: %v (see redline inspect --help)", err)
-	})
 	return cmd
 }
 

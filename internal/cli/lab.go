@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"redline/internal/lab"
+	"redline/internal/labdata"
+	"redline/internal/secret"
 )
 
 func init() { register(newLabCmd) }
@@ -19,6 +21,7 @@ func init() { register(newLabCmd) }
 type labFlags struct {
 	out      string
 	reps     int
+	repsSet  bool
 	budget   time.Duration
 	stateDir string
 	progress string
@@ -42,11 +45,13 @@ the doctor, a baseline, the doctor's safe fixes, and the server and the load gen
 separate CPUs. See docs/lab.md for the scenario format.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.repsSet = cmd.Flags().Changed("repetitions")
 			return runLab(cmd.Context(), s, f, args)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVarP(&f.out, "out", "o", "", "directory for results and reports (default ./redline-lab-TIMESTAMP)")
+	fl.StringVarP(&f.out, "output", "o", "", "`DIR`ectory for results and reports (default ./redline-lab-TIMESTAMP)")
+	alias(fl, "out", "output")
 	fl.IntVar(&f.reps, "repetitions", 0, "run exactly this many rounds (instead of the scenario's min_runs..max_runs)")
 	fl.DurationVar(&f.budget, "budget", 0, "time budget of an adaptive lab (default: the scenario's)")
 	fl.StringVar(&f.stateDir, "state-dir", "", "tune journal directory (default /var/lib/redline)")
@@ -56,6 +61,9 @@ separate CPUs. See docs/lab.md for the scenario format.`,
 }
 
 func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
+	if err := checkProgress("lab", f.progress); err != nil {
+		return err
+	}
 	sc := lab.DefaultScenario()
 	file := ""
 	if len(args) == 1 {
@@ -65,10 +73,23 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 			return exitCode(ExitError, "redline lab: "+err.Error())
 		}
 	}
-	if f.reps > 0 {
-		// Exactly this many rounds: no adaptive bounds, and no budget
-		// unless --budget gives one.
+	if err := labPassword(&sc, file); err != nil {
+		return exitCode(ExitError, "redline lab: "+err.Error())
+	}
+	if f.repsSet {
+		// A flag is checked like the scenario field it overrides. Exactly
+		// this many rounds: no adaptive bounds, and no budget unless
+		// --budget gives one.
+		if f.reps < 1 {
+			return usageError("redline lab: --repetitions %d: want at least 1", f.reps)
+		}
 		sc.Repetitions, sc.MinRuns, sc.MaxRuns, sc.Budget = f.reps, 0, 0, 0
+		if err := lab.Validate(&sc); err != nil {
+			return usageError("redline lab: --repetitions %d: %v", f.reps, err)
+		}
+	}
+	if f.budget < 0 {
+		return usageError("redline lab: --budget %s: want a positive duration", f.budget)
 	}
 	if f.budget > 0 {
 		sc.Budget = f.budget
@@ -95,6 +116,8 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	fmt.Fprintf(s.err, "redline lab: scenario %s, results in %s\n", sc.Name, resultPath)
 	res, err := lab.Execute(ctx, lab.Options{Scenario: sc, ScenarioFile: file, CommandLine: s.argv, Version: Version(),
 		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, Observer: p.event})
+	// Stopped during the run, not by a closed stdout while printing below.
+	interrupted := errors.Is(err, context.Canceled) || ctx.Err() != nil
 	p.done()
 	reports, rerr := writeLabReports(out, res)
 	printVerdicts(s.out, res)
@@ -102,13 +125,34 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 		fmt.Fprintf(s.out, "report: %s\n", r)
 	}
 	switch {
-	case errors.Is(err, context.Canceled) || (err == nil && ctx.Err() != nil):
+	case interrupted:
 		return exitCode(ExitSignaled, fmt.Sprintf("redline lab: interrupted; everything was rolled back; partial results in %s", resultPath))
 	case err != nil:
 		return exitCode(ExitFailure, fmt.Sprintf("redline lab: %v\n(what was measured is in %s)", err, resultPath))
 	case rerr != nil:
 		return exitCode(ExitFailure, "redline lab: report: "+rerr.Error())
 	}
+	return nil
+}
+
+// labPassword reads the target's password_file (relative to the scenario
+// file); an existing server with no password in the scenario gets
+// $REDISCLI_AUTH, as redis-cli would.
+func labPassword(sc *labdata.Scenario, file string) error {
+	t := &sc.Target
+	pf := t.PasswordFile
+	if pf != "" && !filepath.IsAbs(pf) && file != "" {
+		pf = filepath.Join(filepath.Dir(file), pf)
+	}
+	env := ""
+	if t.Kind == "address" {
+		env = secret.FromEnv()
+	}
+	pw, err := secret.Resolve(t.Password, pf, env)
+	if err != nil {
+		return fmt.Errorf("target.password_file: %w", err)
+	}
+	t.Password = pw
 	return nil
 }
 

@@ -95,9 +95,6 @@ kernel.perf_event_paranoid at 1 or below.`,
 	f.StringVar(&o.perf, "perf", profile.DefaultPerf, "the perf `BINARY`")
 	f.BoolVar(&o.syscalls, "syscalls", true, "also count the server's system calls by type")
 	f.StringVar(&o.base, "base", "", "compare with this earlier profile (`PATH`: its -o directory or folded.txt)")
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("redline profile: %v (see redline profile --help)", err)
-	})
 	return cmd
 }
 

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -67,7 +66,3 @@ func hangUp(c *remote.Client) {
 	_ = c.Bye(ctx)
 	_ = c.Close()
 }
-
-// redisPassword is the password for the server host's Redis: from
-// REDISCLI_AUTH, as locally; it travels only inside the session.
-func redisPassword() string { return os.Getenv("REDISCLI_AUTH") }

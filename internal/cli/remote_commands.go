@@ -78,7 +78,7 @@ func remoteDoctorReport(ctx context.Context, s *streams, o *doctorOptions) (*doc
 // remoteRedis is the server a remote plan's redis-config changes go to,
 // with the password (which travels only inside the session).
 func remoteRedis(o *tuneOptions, p *tune.Plan) *remote.RedisTarget {
-	pw := redisPassword()
+	pw := o.password
 	switch {
 	case o.redis != "":
 		r := tuneRedisOptions(o.redis, o.user)
@@ -158,7 +158,7 @@ func runTuneRollbackRemote(ctx context.Context, s *streams, o *tuneRollbackOptio
 	}
 	defer hangUp(c)
 	var out remote.TuneRollbackResult
-	args := remote.TuneRollbackArgs{Session: o.session, Last: o.last, DryRun: o.dryRun, RedisPassword: redisPassword()}
+	args := remote.TuneRollbackArgs{Session: o.session, Last: o.last, DryRun: o.dryRun, RedisPassword: o.password}
 	if err := callRemote(ctx, c, 0, remote.OpTuneRollback, args, &out); err != nil {
 		return exitCode(ExitError, "redline tune rollback: "+err.Error())
 	}
@@ -186,7 +186,7 @@ func runTuneStatusRemote(ctx context.Context, s *streams, o *tuneOptions) error 
 	}
 	defer hangUp(c)
 	var rep tune.StatusReport
-	if err := callRemote(ctx, c, 0, remote.OpTuneStatus, remote.TuneStatusArgs{RedisPassword: redisPassword()}, &rep); err != nil {
+	if err := callRemote(ctx, c, 0, remote.OpTuneStatus, remote.TuneStatusArgs{RedisPassword: o.password}, &rep); err != nil {
 		return exitCode(ExitError, "redline tune status: "+err.Error())
 	}
 	if o.json {

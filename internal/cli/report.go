@@ -20,6 +20,7 @@ func init() { register(newReportCmd) }
 // reportFlags are redline report's options.
 type reportFlags struct {
 	format, out, by, baseline string
+	json                      bool
 }
 
 func newReportCmd(s *streams) *cobra.Command {
@@ -43,12 +44,10 @@ func newReportCmd(s *streams) *cobra.Command {
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.format, "format", "", "md, html, csv or json (default: from -o's extension, else md)")
+	fl.BoolVar(&f.json, "json", false, "JSON: the same as --format json")
 	fl.StringVarP(&f.out, "output", "o", "", "write to `OUT` (atomically) instead of standard output")
 	fl.StringVar(&f.by, "by", "", "what the columns compare: a field such as host.kernel, or a name for the FILE=LABEL labels")
 	fl.StringVar(&f.baseline, "baseline", "", "the `LABEL` others are compared with (default: the lab's baseline, else the first label)")
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("redline report: %v (see redline report --help)", err)
-	})
 	return cmd
 }
 
@@ -108,6 +107,12 @@ func runReport(s *streams, f *reportFlags, args []string) error {
 
 // outputFormat is --format, else the extension of -o, else Markdown.
 func (f *reportFlags) outputFormat() (report.Format, error) {
+	if f.json && f.format != "" && f.format != "json" {
+		return "", fmt.Errorf("--json and --format %s: choose one", f.format)
+	}
+	if f.json {
+		return report.JSON, nil
+	}
 	if f.format != "" {
 		return report.ParseFormat(f.format)
 	}

@@ -13,6 +13,9 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"redline/internal/secret"
 )
 
 // Exit codes, in one place. Commands return errors; Main turns them into codes.
@@ -37,8 +40,8 @@ func (e *exitError) Error() string { return e.msg }
 // (unless msg is empty) on stderr.
 func exitCode(code int, msg string) error { return &exitError{code: code, msg: msg} }
 
-// usageError is a bad-input error: printed, exit 1 for bench (as
-// redis-benchmark does) or ExitError elsewhere, decided by the command.
+// usageError is a bad-input error: printed, exit ExitError (2) in every
+// command.
 func usageError(format string, args ...any) error {
 	return &exitError{code: ExitError, msg: fmt.Sprintf(format, args...)}
 }
@@ -47,7 +50,8 @@ func usageError(format string, args ...any) error {
 type streams struct {
 	in       io.Reader
 	out, err io.Writer
-	argv     []string // the command line, for results' provenance
+	argv     []string // the command line, passwords redacted, for results' provenance
+	started  bool     // the command's flags and arguments were accepted
 }
 
 // commandFactory builds one top-level command.
@@ -76,7 +80,19 @@ before/after experiment with repeated measurements and a report (lab).`,
 	// bench keeps redis-benchmark's -h HOST, so help is long-form only
 	// everywhere (cobra would otherwise panic on the duplicate shorthand).
 	root.PersistentFlags().Bool("help", false, "help for this command")
-	root.SetVersionTemplate("redline {{.Version}}\n")
+	root.SetVersionTemplate(versionText())
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		s.started = true
+		noteRenamed(s, cmd)
+	}
+	// A flag error is a usage error in every command: exit 2, in one
+	// place. -h where it is not a flag (everywhere but bench) is help.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if errors.Is(err, pflag.ErrHelp) {
+			return err
+		}
+		return usageError("%s: %v (see %s --help)", c.CommandPath(), err, c.CommandPath())
+	})
 	for _, f := range factories {
 		root.AddCommand(f(s))
 	}
@@ -85,13 +101,18 @@ before/after experiment with repeated measurements and a report (lab).`,
 
 // Main runs redline with args and returns the process exit code.
 func Main(args []string) int {
+	// Writes to a closed stdout return EPIPE (run's closedOutput acts on it)
+	// instead of killing the process. A full channel drops signals, so this
+	// one is never read.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	return run(context.Background(), args, &streams{in: os.Stdin, out: os.Stdout, err: os.Stderr})
 }
 
 func run(ctx context.Context, args []string, s *streams) int {
-	s.argv = append([]string{"redline"}, args...)
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	s.argv = secret.Redact(append([]string{"redline"}, args...))
+	ctx, stop := stopOnSignals(ctx)
+	defer stop(nil)
+	s.out, s.err = watchOutput(s.out, stop), watchOutput(s.err, stop)
 	root := newRoot(s)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
@@ -103,11 +124,18 @@ func run(ctx context.Context, args []string, s *streams) int {
 		if ee.msg != "" {
 			fmt.Fprintln(s.err, ee.msg)
 		}
+		if ee.code == ExitSignaled {
+			return stoppedCode(ctx)
+		}
 		return ee.code
+	}
+	if !s.started { // cobra refused the command line: unknown command, wrong arguments
+		fmt.Fprintf(s.err, "redline: %v (see redline --help)\n", err)
+		return ExitError
 	}
 	fmt.Fprintln(s.err, "redline:", err)
 	if ctx.Err() != nil {
-		return ExitSignaled
+		return stoppedCode(ctx)
 	}
 	return ExitFailure
 }

@@ -73,9 +73,6 @@ else changes after steer wrote it is reported as drift and left alone. See docs/
 	f.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on `ADDR` (/metrics)")
 	f.StringVar(&o.stateDir, "state-dir", tune.DefaultStateDir, "directory of the tune journal")
 	f.StringVar(&o.statusFile, "status-file", steer.DefaultStatusFile, "where the current map is kept for redline steer status")
-	cmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError("redline steer: %v (see redline steer --help)", err)
-	})
 	cmd.AddCommand(newSteerStatusCmd(s, o))
 	return cmd
 }

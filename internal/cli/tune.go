@@ -1,11 +1,14 @@
 package cli
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"redline/internal/secret"
 	"redline/internal/tune"
 )
 
@@ -16,6 +19,8 @@ type tuneOptions struct {
 	redis    string
 	user     string
 	json     bool
+	passFile string
+	password string // from --pass-file or REDISCLI_AUTH, read as the command starts
 	remote   remoteOptions
 }
 
@@ -37,7 +42,8 @@ machine rebooted, and leaves alone any value someone else changed since.
   redline tune rollback
 
 The journal lives in --state-dir (default ` + tune.DefaultStateDir + `).
-Redis passwords come from REDISCLI_AUTH, never from the plan or the journal.
+Redis passwords come from --pass-file or REDISCLI_AUTH, never from the plan or
+the journal.
 See docs/tune.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
@@ -48,13 +54,45 @@ See docs/tune.md.`,
 
 func (o *tuneOptions) stateFlags(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&o.stateDir, "state-dir", tune.DefaultStateDir, "directory of the journal")
+	o.passFlag(cmd)
+}
+
+// missingStateDir says whether the journal directory is absent: an error
+// when --state-dir named it (a typo must not create a directory), true
+// and no error when the default one was never made (nothing was applied).
+func (o *tuneOptions) missingStateDir(cmd *cobra.Command) (bool, error) {
+	if _, err := os.Stat(o.stateDir); !errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if cmd.Flags().Changed("state-dir") {
+		return true, usageError("redline tune %s: --state-dir %s: no such directory (nothing was applied with it)", cmd.Name(), o.stateDir)
+	}
+	return true, nil
+}
+
+// passFlag defines --pass-file (once per command) and reads the password
+// before the command runs.
+func (o *tuneOptions) passFlag(cmd *cobra.Command) {
+	if cmd.Flags().Lookup("pass-file") != nil {
+		return
+	}
+	cmd.Flags().StringVar(&o.passFile, "pass-file", "", "read the Redis password from the first line of `FILE` (default: $REDISCLI_AUTH)")
+	cmd.PreRunE = func(*cobra.Command, []string) error {
+		pw, err := secret.Resolve("", o.passFile, secret.FromEnv())
+		if err != nil {
+			return usageError("redline tune: --pass-file: %v", err)
+		}
+		o.password = pw
+		return nil
+	}
 }
 
 func (o *tuneOptions) hostFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.root, "root", "/", "host root: / for this machine, or a copy of a fixture tree to rehearse on (kernel write rules simulated)")
 	f.StringVar(&o.redis, "redis", "", "Redis server for redis-config changes: HOST:PORT or a unix socket path (overrides the plan's)")
-	f.StringVar(&o.user, "user", "", "Redis ACL user (the password comes from REDISCLI_AUTH)")
+	f.StringVar(&o.user, "user", "", "Redis ACL user (the password comes from --pass-file or REDISCLI_AUTH)")
+	o.passFlag(cmd)
 }
 
 // system is the machine the command works on.
@@ -68,7 +106,7 @@ func (o *tuneOptions) system() *tune.System {
 	if o.redis != "" {
 		s.Redis = tuneRedisOptions(o.redis, o.user)
 	}
-	s.Redis.Password = os.Getenv("REDISCLI_AUTH")
+	s.Redis.Password = o.password
 	return s
 }
 

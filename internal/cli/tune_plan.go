@@ -186,7 +186,7 @@ func tunePlanFromDoctor(ctx context.Context, s *streams, o *tunePlanOptions) (*t
 	g := doctor.GatherOptions{Root: o.root, Pid: o.pid, Iface: o.nic}
 	if o.redis != "" && o.root == "/" {
 		r := tuneRedisOptions(o.redis, o.user)
-		g.Redis = &redisadmin.Options{Addr: r.Addr, Network: r.Network, Username: o.user, Password: os.Getenv("REDISCLI_AUTH")}
+		g.Redis = &redisadmin.Options{Addr: r.Addr, Network: r.Network, Username: o.user, Password: o.password}
 	}
 	facts, err := doctor.Gather(ctx, g)
 	if err != nil {

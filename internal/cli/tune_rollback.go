@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -35,6 +34,12 @@ restored (they stay journaled: run rollback again), 2 when it could not run.`,
 			if o.remote.set() {
 				return runTuneRollbackRemote(cmd.Context(), s, o)
 			}
+			if missing, err := o.missingStateDir(cmd); missing && err != nil {
+				return err
+			} else if missing {
+				fmt.Fprintln(s.out, "nothing to roll back")
+				return nil
+			}
 			return runTuneRollback(cmd.Context(), s, o)
 		},
 	}
@@ -53,7 +58,7 @@ func runTuneRollback(ctx context.Context, s *streams, o *tuneRollbackOptions) er
 		progress = nil
 	}
 	res, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: o.stateDir, Last: o.last, Session: o.session, DryRun: o.dryRun,
-		RedisPassword: os.Getenv("REDISCLI_AUTH"), Progress: progress})
+		RedisPassword: o.password, Progress: progress})
 	if res == nil {
 		return exitCode(ExitError, "redline tune rollback: "+err.Error())
 	}

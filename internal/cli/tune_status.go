@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +33,7 @@ not wait for a running apply.`,
 }
 
 func runTuneStatus(ctx context.Context, s *streams, o *tuneOptions) error {
-	rep, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: o.stateDir, RedisPassword: os.Getenv("REDISCLI_AUTH")})
+	rep, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: o.stateDir, RedisPassword: o.password})
 	if err != nil {
 		return exitCode(ExitError, "redline tune status: "+err.Error())
 	}

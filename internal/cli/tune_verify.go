@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 
 	"github.com/spf13/cobra"
 
@@ -29,7 +28,7 @@ all are, 1 when not (the differences are printed), 2 when it could not check.`,
 
 func runTuneVerify(ctx context.Context, s *streams, o *tuneOptions, args []string) error {
 	if len(args) == 0 {
-		rep, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: o.stateDir, RedisPassword: os.Getenv("REDISCLI_AUTH")})
+		rep, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: o.stateDir, RedisPassword: o.password})
 		if err != nil {
 			return exitCode(ExitError, "redline tune verify: "+err.Error())
 		}

@@ -17,6 +17,7 @@ import (
 	"redline/internal/change"
 	"redline/internal/host"
 	"redline/internal/labdata"
+	"redline/internal/secret"
 )
 
 // Options configures a lab run.
@@ -112,7 +113,7 @@ type labRun struct {
 func Execute(ctx context.Context, o Options) (*labdata.Result, error) {
 	l := &labRun{o: o, s: o.Scenario, started: time.Now()}
 	l.res = &labdata.Result{Schema: labdata.ResultSchema, Redline: o.Version, CommandLine: o.CommandLine, ScenarioFile: o.ScenarioFile,
-		Scenario: o.Scenario, Started: l.started}
+		Scenario: redactScenario(o.Scenario), Started: l.started}
 	runErr := l.run(ctx)
 	cleanErr := l.cleanup()
 	l.res.Finished = time.Now()
@@ -393,7 +394,7 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 	if sum != nil {
 		sum.Label = variant
 		h, port := hostPort(l.tg.addr)
-		sum.CommandLine = append(slices.Clone(it.line), "-h", h, "-p", strconv.Itoa(port))
+		sum.CommandLine = secret.Redact(append(slices.Clone(it.line), "-h", h, "-p", strconv.Itoa(port)))
 		sum.Client = benchdata.LocalClientInfo(l.o.Version)
 		sum.Server.Version = l.tg.version
 		mu.Lock()

@@ -13,6 +13,7 @@ import (
 
 	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"
+	"redline/internal/yamlerr"
 )
 
 // LoadScenario reads and validates a scenario file.
@@ -38,7 +39,7 @@ func ParseScenario(b []byte) (labdata.Scenario, error) {
 		if errors.Is(err, io.EOF) {
 			return s, fmt.Errorf("empty scenario")
 		}
-		return s, fmt.Errorf("%w", err)
+		return s, yamlerr.Humanize(err)
 	}
 	var node yaml.Node
 	if err := yaml.Unmarshal(b, &node); err != nil {
@@ -49,6 +50,12 @@ func ParseScenario(b []byte) (labdata.Scenario, error) {
 		return s, err
 	}
 	return s, nil
+}
+
+// Validate checks a scenario built or changed in code (the CLI's flag
+// overrides) as ParseScenario checks a file, without line numbers.
+func Validate(s *labdata.Scenario) error {
+	return validate(s, func(string) string { return "" })
 }
 
 func fillDefaults(s *labdata.Scenario) {
@@ -87,6 +94,9 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		}
 	default:
 		bad("target.kind", "%q is not managed, netns or address", s.Target.Kind)
+	}
+	if s.Target.Password != "" && s.Target.PasswordFile != "" {
+		bad("target.password_file", "give password or password_file, not both")
 	}
 	validateRuns(s, bad)
 	if s.Warmup < 0 || s.Warmup > time.Hour {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"redline/internal/labdata"
+	"redline/internal/secret"
 )
 
 // mergeServer applies a variant's server overrides to the scenario's.
@@ -51,7 +52,7 @@ func serverDiff(v labdata.VariantSpec) []string {
 			d = append(d, "allocator "+v.Server.Allocator)
 		}
 		for _, c := range v.Server.Config {
-			d = append(d, "config "+c)
+			d = append(d, "config "+secret.RedactLine(c)) // saved and printed: no requirepass value
 		}
 		keys := make([]string, 0, len(v.Server.Env))
 		for k := range v.Server.Env {

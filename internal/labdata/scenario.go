@@ -66,7 +66,10 @@ type TargetSpec struct {
 	Kind     string `json:"kind" yaml:"kind"`
 	Address  string `json:"address,omitempty" yaml:"address,omitempty"`
 	Password string `json:"-" yaml:"password,omitempty"`
-	User     string `json:"user,omitempty" yaml:"user,omitempty"`
+	// PasswordFile holds the password on its first line (relative to the
+	// scenario file), so the scenario itself need hold no secret.
+	PasswordFile string `json:"password_file,omitempty" yaml:"password_file,omitempty"`
+	User         string `json:"user,omitempty" yaml:"user,omitempty"`
 }
 
 // ServerSpec configures a managed or netns server.

@@ -9,6 +9,7 @@ import (
 
 	"redline/internal/benchdata"
 	"redline/internal/labdata"
+	"redline/internal/secret"
 )
 
 // item is one run while a merge labels it: where it came from and what it
@@ -52,7 +53,7 @@ func lookupField(key string) (field, bool) {
 		return f, true
 	}
 	if name, ok := strings.CutPrefix(key, "config."); ok && name != "" {
-		return field{read: sumField(func(s *benchdata.Summary) string { return s.Server.Config[name] })}, true
+		return field{read: sumField(func(s *benchdata.Summary) string { return secret.ConfigValue(name, s.Server.Config[name]) })}, true
 	}
 	return field{}, false
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"redline/internal/secret"
 	"redline/internal/stats"
 )
 
@@ -94,8 +95,10 @@ func fmtTime(t time.Time) string {
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
 }
 
-// shellJoin quotes argv so it can be pasted into a shell.
+// shellJoin quotes argv so it can be pasted into a shell, without the
+// passwords that files written before redaction may still hold.
 func shellJoin(argv []string) string {
+	argv = secret.Redact(argv)
 	q := make([]string, len(argv))
 	for i, a := range argv {
 		q[i] = shellQuote(a)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"redline/internal/labdata"
+	"redline/internal/secret"
 	"redline/internal/stats"
 )
 
@@ -95,6 +96,7 @@ func workloadCommand(res *labdata.Result, run *labdata.Run) string {
 		if !ok {
 			continue
 		}
+		line = secret.RedactLine(line) // files written before redaction may hold -a PW
 		if strings.HasPrefix(line, "-") {
 			return "redline bench " + line
 		}
@@ -234,7 +236,7 @@ func variantNotes(v labdata.VariantInfo) []string {
 func labInput(res *labdata.Result, file, label string) InputInfo {
 	in := InputInfo{
 		File: file, Label: label, Kind: "lab", Schema: res.Schema, Redline: res.Redline,
-		CommandLine: res.CommandLine, Started: res.Started, Finished: res.Finished,
+		CommandLine: secret.Redact(res.CommandLine), Started: res.Started, Finished: res.Finished,
 		Complete: res.Complete, Error: res.Error, Hostname: res.Host.Hostname,
 		Kernel: res.Host.Kernel, CPUs: res.Host.CPUs, ServerVersion: res.Target.ServerVersion,
 		Runs: len(res.Runs),

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"redline/internal/benchdata"
+	"redline/internal/secret"
 	"redline/internal/stats"
 )
 
@@ -275,7 +276,7 @@ func inputsOf(srcs []*Source) []InputInfo {
 func benchInput(src *Source) InputInfo {
 	doc := src.Bench
 	in := InputInfo{File: src.Path, Label: src.Label, Kind: "bench", Schema: doc.Schema, Redline: doc.Redline,
-		CommandLine: doc.CommandLine, Started: doc.Started, Complete: true, Runs: len(doc.Results)}
+		CommandLine: secret.Redact(doc.CommandLine), Started: doc.Started, Complete: true, Runs: len(doc.Results)}
 	for _, s := range doc.Results {
 		if s.Interrupted || s.Error != "" {
 			in.Complete = false

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"redline/internal/change"
+	"redline/internal/yamlerr"
 )
 
 // PlanVersion is the plan file format this redline reads and writes.
@@ -149,7 +150,7 @@ var yamlSyntax = regexp.MustCompile(`^yaml: line ([0-9]+): (.*)$`)
 func yamlError(b []byte, err error) error {
 	m := yamlSyntax.FindStringSubmatch(err.Error())
 	if m == nil {
-		return fmt.Errorf("invalid YAML: %w", err)
+		return fmt.Errorf("invalid YAML: %w", yamlerr.Humanize(err))
 	}
 	said, _ := strconv.Atoi(m[1])
 	lines := bytes.SplitAfter(b, []byte("\n"))

@@ -12,6 +12,8 @@ import (
 	"github.com/spf13/pflag"
 
 	"redline/internal/bench"
+	"redline/internal/secret"
+	"redline/internal/shellwords"
 )
 
 // Flags holds redis-benchmark's options plus redline's own. The CLI
@@ -20,6 +22,7 @@ import (
 // redis-benchmark command lines work verbatim in both places.
 type Flags struct {
 	host, socket, password, user, uri string
+	passFile                          string
 	port, clients, dataSize, dbnum    int
 	requests                          int64
 	resp3, tracking                   bool
@@ -45,6 +48,11 @@ type Flags struct {
 	zipfExp                   float64
 	sizeRange, sizeList       string
 
+	// PasswordEnv is the password from the environment, used when neither
+	// -a, the URI nor --pass-file gives one: the CLI sets it from
+	// REDISCLI_AUTH; a scenario's workload lines leave it empty.
+	PasswordEnv string
+
 	fs *pflag.FlagSet
 }
 
@@ -55,6 +63,7 @@ func New(fs *pflag.FlagSet) *Flags {
 		fs = pflag.NewFlagSet("bench", pflag.ContinueOnError)
 		fs.SetInterspersed(false)
 		fs.Usage = func() {}
+		fs.SetOutput(io.Discard) // no deprecation notes from a library
 	}
 	f := &Flags{fs: fs}
 	f.define(fs)
@@ -65,8 +74,10 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.StringVarP(&f.host, "host", "h", "127.0.0.1", "server hostname")
 	fl.IntVarP(&f.port, "port", "p", 6379, "server port")
 	fl.StringVarP(&f.socket, "socket", "s", "", "server unix socket (overrides host and port)")
-	fl.StringVarP(&f.password, "password", "a", "", "password for Redis AUTH")
-	fl.StringVar(&f.user, "user", "", "ACL username for AUTH username password (needs -a)")
+	fl.StringVarP(&f.password, "pass", "a", "", "password for Redis AUTH (visible in ps: prefer --pass-file or REDISCLI_AUTH)")
+	fl.StringVar(&f.password, "password", "", "old spelling of --pass") // the CLI hides it
+	fl.StringVar(&f.passFile, "pass-file", "", "read the password for Redis AUTH from the first line of `FILE`")
+	fl.StringVar(&f.user, "user", "", "ACL username for AUTH username password (needs a password)")
 	fl.StringVarP(&f.uri, "uri", "u", "", "server URI: redis://[user:password@]host[:port][/db] (rediss:// for TLS)")
 	fl.IntVarP(&f.clients, "clients", "c", bench.DefaultClients, "number of parallel connections")
 	fl.Int64VarP(&f.requests, "requests", "n", bench.DefaultRequests, "total number of requests per test (0 with --duration: no limit)")
@@ -98,7 +109,8 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "longest wait for a connection or for any reply")
 	fl.IntVar(&f.connectRetries, "connect-retries", 0, "dial a failed connect again up to N times in a row before giving up")
 	fl.DurationVar(&f.drain, "drain", bench.DefaultDrain, "with --rate and --duration: how long after the end to keep sending and awaiting the requests due before it")
-	fl.StringVar(&f.JSONOut, "json", "", "write results as JSON to this file (schema in docs/bench.md)")
+	fl.StringVarP(&f.JSONOut, "output", "o", "", "write the results as JSON to `FILE` (schema in docs/bench.md)")
+	fl.StringVar(&f.JSONOut, "json", "", "old spelling of --output") // the CLI hides it
 	fl.StringVar(&f.HdrOut, "hdr-out", "", "write each test's latency distribution to PREFIX-TEST.hgrm")
 	fl.StringVar(&f.Ratio, "ratio", "", "memtier-style SET:GET mix, e.g. 1:10, instead of the suite")
 	fl.StringVar(&f.keyDist, "key-dist", "uniform", "key distribution over -r: uniform, gaussian, zipf, sequential")
@@ -125,14 +137,8 @@ func (f *Flags) Options() (bench.Options, error) {
 	if err := f.target(&o); err != nil {
 		return o, err
 	}
-	if f.user != "" && f.password == "" && f.uri == "" {
-		return o, fmt.Errorf("--user needs -a PASSWORD")
-	}
-	if f.user != "" {
-		o.User = f.user
-	}
-	if f.password != "" {
-		o.Password = f.password
+	if err := f.auth(&o); err != nil {
+		return o, err
 	}
 	if f.fs.Changed("dbnum") {
 		o.DB = f.dbnum
@@ -175,6 +181,27 @@ func (f *Flags) Options() (bench.Options, error) {
 		return o, err
 	}
 	return o, o.Validate()
+}
+
+// auth sets the password: -a, else the URI's, else --pass-file's, else
+// PasswordEnv.
+func (f *Flags) auth(o *bench.Options) error {
+	flag := f.password
+	if flag == "" {
+		flag = o.Password // from the URI
+	}
+	pw, err := secret.Resolve(flag, f.passFile, f.PasswordEnv)
+	if err != nil {
+		return fmt.Errorf("--pass-file: %w", err)
+	}
+	if f.user != "" && pw == "" {
+		return fmt.Errorf("--user needs a password: -a, --pass-file or REDISCLI_AUTH")
+	}
+	if f.user != "" {
+		o.User = f.user
+	}
+	o.Password = pw
+	return nil
 }
 
 func (f *Flags) sizes() (bench.SizeSpec, error) {
@@ -317,32 +344,33 @@ type Workload struct {
 // ParseWorkload parses one command line as a scenario file holds it: shell
 // quoting, and an optional leading "redis-benchmark", "redline bench" or
 // path to either, so the write-ups' lines work as they are. Output and mode
-// flags (-q, --csv, -l, -I, --json) are accepted and ignored: the lab
+// flags (-q, --csv, -l, -I, -o/--json) are accepted and ignored: the lab
 // decides how long and how often to run.
 func ParseWorkload(line string) (Workload, error) {
+	shown := secret.RedactLine(line) // errors quote the line, never its password
 	args, err := SplitShell(line)
 	if err != nil {
-		return Workload{}, err
+		return Workload{}, fmt.Errorf("%q: %w", shown, err)
 	}
 	args = stripProgram(args)
 	f := New(nil)
 	custom, err := f.Parse(args)
 	if err != nil {
-		return Workload{}, fmt.Errorf("%q: %w", line, err)
+		return Workload{}, fmt.Errorf("%q: %w", shown, err)
 	}
 	if f.Cluster {
-		return Workload{}, fmt.Errorf("%q: --cluster is not supported yet", line)
+		return Workload{}, fmt.Errorf("%q: --cluster is not supported yet", shown)
 	}
 	if f.StdinArg || f.Idle {
-		return Workload{}, fmt.Errorf("%q: -x and -I cannot be used in a scenario", line)
+		return Workload{}, fmt.Errorf("%q: -x and -I cannot be used in a scenario", shown)
 	}
 	o, err := f.Options()
 	if err != nil {
-		return Workload{}, fmt.Errorf("%q: %w", line, err)
+		return Workload{}, fmt.Errorf("%q: %w", shown, err)
 	}
 	tests, _, err := f.Tests(custom, nil)
 	if err != nil {
-		return Workload{}, fmt.Errorf("%q: %w", line, err)
+		return Workload{}, fmt.Errorf("%q: %w", shown, err)
 	}
 	return Workload{Options: o, Tests: tests, Args: args}, nil
 }
@@ -361,52 +389,6 @@ func stripProgram(args []string) []string {
 	return args
 }
 
-// SplitShell splits a command line with POSIX shell quoting ('...', "...",
-// backslash escapes); it does not expand anything.
-func SplitShell(s string) ([]string, error) {
-	var args []string
-	var cur strings.Builder
-	inArg := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, fmt.Errorf("unterminated ' in %q", s)
-			}
-			cur.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			inArg = true
-		case c == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
-					i++
-				}
-				cur.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, fmt.Errorf("unterminated \" in %q", s)
-			}
-			inArg = true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			inArg = true
-		case c == ' ' || c == '\t' || c == '\n':
-			if inArg {
-				args = append(args, cur.String())
-				cur.Reset()
-				inArg = false
-			}
-		default:
-			cur.WriteByte(c)
-			inArg = true
-		}
-	}
-	if inArg {
-		args = append(args, cur.String())
-	}
-	return args, nil
-}
+// SplitShell splits a command line with POSIX shell quoting; see
+// shellwords.Split.
+func SplitShell(s string) ([]string, error) { return shellwords.Split(s) }

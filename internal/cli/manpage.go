@@ -1,0 +1,138 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// The man pages are generated from the command tree, so they say what
+// --help says: "make install" runs "redline man DIR". (cobra/doc would need
+// go-md2man, a module redline does not otherwise use.)
+func init() { register(newManCmd) }
+
+func newManCmd(s *streams) *cobra.Command {
+	return &cobra.Command{
+		Use:    "man DIR",
+		Short:  "Write a man page (section 1) for every command into DIR",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := writeManPages(cmd.Root(), args[0])
+			if err != nil {
+				return exitCode(ExitFailure, "redline man: "+err.Error())
+			}
+			fmt.Fprintf(s.err, "redline man: wrote %d pages into %s\n", n, args[0])
+			return nil
+		},
+	}
+}
+
+// writeManPages writes redline.1, redline-bench.1, redline-tune-apply.1 ...
+// for every command that is not hidden.
+func writeManPages(root *cobra.Command, dir string) (int, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return 0, err
+	}
+	n := 0
+	var walk func(c *cobra.Command) error
+	walk = func(c *cobra.Command) error {
+		if c.Hidden || c.Name() == "help" {
+			return nil
+		}
+		name := manName(c)
+		if err := os.WriteFile(filepath.Join(dir, name+".1"), manPage(c), 0o644); err != nil {
+			return err
+		}
+		n++
+		for _, sub := range c.Commands() {
+			if err := walk(sub); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return n, walk(root)
+}
+
+func manName(c *cobra.Command) string { return strings.ReplaceAll(c.CommandPath(), " ", "-") }
+
+// manPage renders one command as roff (man(7) macros).
+func manPage(c *cobra.Command) []byte {
+	var b bytes.Buffer
+	date := time.Now().UTC().Format("2006-01-02")
+	if epoch := os.Getenv("SOURCE_DATE_EPOCH"); epoch != "" { // reproducible builds
+		var sec int64
+		fmt.Sscan(epoch, &sec)
+		date = time.Unix(sec, 0).UTC().Format("2006-01-02")
+	}
+	fmt.Fprintf(&b, ".TH %s 1 %q %q \"redline manual\"\n", strings.ToUpper(manName(c)), date, "redline "+Version())
+	fmt.Fprintf(&b, ".SH NAME\n%s \\- %s\n", manName(c), roff(c.Short))
+	fmt.Fprintf(&b, ".SH SYNOPSIS\n.B %s\n", roff(c.UseLine()))
+	desc := c.Long
+	if desc == "" {
+		desc = c.Short
+	}
+	fmt.Fprintf(&b, ".SH DESCRIPTION\n.nf\n%s\n.fi\n", roff(desc))
+	manFlags(&b, "OPTIONS", c.NonInheritedFlags())
+	if c.Example != "" {
+		fmt.Fprintf(&b, ".SH EXAMPLES\n.nf\n%s\n.fi\n", roff(c.Example))
+	}
+	var see []string
+	if c.HasParent() {
+		see = append(see, manName(c.Parent())+"(1)")
+	}
+	for _, sub := range c.Commands() {
+		if !sub.Hidden && sub.Name() != "help" {
+			see = append(see, manName(sub)+"(1)")
+		}
+	}
+	if len(see) > 0 {
+		fmt.Fprintf(&b, ".SH SEE ALSO\n%s\n", strings.Join(see, ", "))
+	}
+	return b.Bytes()
+}
+
+func manFlags(b *bytes.Buffer, title string, fs *pflag.FlagSet) {
+	first := true
+	fs.VisitAll(func(f *pflag.Flag) {
+		if f.Hidden || f.Name == "help" {
+			return
+		}
+		if first {
+			fmt.Fprintf(b, ".SH %s\n", title)
+			first = false
+		}
+		varname, usage := pflag.UnquoteUsage(f)
+		spec := "\\-\\-" + f.Name
+		if f.Shorthand != "" {
+			spec = "\\-" + f.Shorthand + ", " + spec
+		}
+		if varname != "" {
+			spec += " " + varname
+		}
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" && f.DefValue != "[]" {
+			usage += " (default " + f.DefValue + ")"
+		}
+		fmt.Fprintf(b, ".TP\n.B %s\n%s\n", spec, roff(usage))
+	})
+}
+
+// roff escapes text for man(7): backslashes, and lines that would start
+// with a control character.
+func roff(s string) string {
+	s = strings.ReplaceAll(s, `\`, `\e`)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, ".") || strings.HasPrefix(l, "'") {
+			lines[i] = `\&` + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}

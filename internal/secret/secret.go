@@ -1,0 +1,185 @@
+// Package secret knows where passwords hide on redline's command lines and
+// in the lines scenario files hold, and takes them out before anything is
+// stored or printed. It is a leaf, so the renderers (report) can redact
+// files written before redaction existed without linking the engines.
+//
+// Redact is the one place that decides what a secret looks like: -a and
+// --password/--pass values (also -aPW, --pass=PW and a short-flag cluster
+// ending in a, -qa PW), the password in a redis:// or rediss:// URI, and
+// whatever follows an AUTH word (AUTH [user] password) or a requirepass or
+// masterauth directive.
+package secret
+
+import (
+	"os"
+	"strings"
+
+	"redline/internal/shellwords"
+)
+
+// Marker replaces every secret.
+const Marker = "REDACTED"
+
+// EnvVar is the environment variable redis-cli and redis-benchmark read a
+// password from; redline's commands read it too.
+const EnvVar = "REDISCLI_AUTH"
+
+// valueFlags are the long flags whose value is a password.
+var valueFlags = map[string]bool{"--password": true, "--pass": true, "--requirepass": true, "--masterauth": true}
+
+// configSecrets are the redis.conf settings whose values are passwords; on
+// a command line (redis-server --requirepass PW, "requirepass PW") the word
+// after them is hidden. AUTH hides everything after it (AUTH [user]
+// password, HELLO ... AUTH).
+var configSecrets = map[string]bool{"requirepass": true, "masterauth": true}
+
+// clusterBools are the boolean short flags that may precede -a in one
+// cluster (-qa PW): bench's and doctor's.
+const clusterBools = "qlIxev3"
+
+// Redact returns a copy of argv with every password replaced by Marker.
+func Redact(argv []string) []string {
+	out := make([]string, len(argv))
+	hideNext, hideRest := false, false
+	for i, a := range argv {
+		switch {
+		case hideRest || hideNext:
+			out[i], hideNext = Marker, false
+			continue
+		case strings.EqualFold(a, "AUTH"):
+			hideRest = true
+		case configSecrets[strings.ToLower(a)] || valueFlags[a]:
+			hideNext = true
+		}
+		out[i] = a
+		if v, ok := redactFlag(a); ok {
+			out[i] = v
+		} else if a == "-a" || isBoolCluster(a) {
+			hideNext = true
+		}
+		out[i] = RedactURI(out[i])
+	}
+	return out
+}
+
+// redactFlag redacts a flag that carries its value: --pass=PW, -aPW.
+func redactFlag(a string) (string, bool) {
+	if name, _, ok := strings.Cut(a, "="); ok && valueFlags[name] {
+		return name + "=" + Marker, true
+	}
+	if strings.HasPrefix(a, "-a") && len(a) > 2 && a[2] != '-' {
+		return "-a" + Marker, true
+	}
+	return a, false
+}
+
+// isBoolCluster is -qa, -3la...: boolean short flags ending in a.
+func isBoolCluster(a string) bool {
+	if len(a) < 3 || a[0] != '-' || a[1] == '-' || a[len(a)-1] != 'a' {
+		return false
+	}
+	return strings.Trim(a[1:len(a)-1], clusterBools) == ""
+}
+
+// ConfigValue is a server setting's value as redline may store it: Marker
+// for a password setting that is set (CONFIG GET requirepass), else value.
+func ConfigValue(name, value string) string {
+	if value != "" && configSecrets[strings.ToLower(name)] {
+		return Marker
+	}
+	return value
+}
+
+// RedactURI replaces the password of every redis:// or rediss:// URI in s
+// (redis://user:PW@host, redis://PW@host) with Marker.
+func RedactURI(s string) string {
+	var b strings.Builder
+	for {
+		i := uriStart(s)
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := i + strings.Index(s[i:], "//") + 2
+		b.WriteString(s[:j])
+		s = s[j:]
+		end := strings.IndexAny(s, "/?# \t'\"")
+		if end < 0 {
+			end = len(s)
+		}
+		at := strings.LastIndexByte(s[:end], '@')
+		if at < 0 {
+			continue
+		}
+		user, _, hasPass := strings.Cut(s[:at], ":")
+		if hasPass {
+			b.WriteString(user + ":" + Marker)
+		} else {
+			b.WriteString(Marker) // redis://password@host
+		}
+		s = s[at:]
+	}
+}
+
+func uriStart(s string) int {
+	l := strings.ToLower(s)
+	i, j := strings.Index(l, "redis://"), strings.Index(l, "rediss://")
+	if i < 0 || (j >= 0 && j < i) {
+		return j
+	}
+	return i
+}
+
+// RedactLine redacts a command line as a scenario file holds it (shell
+// quoting, as in "redis-benchmark -a PW -t get"). A line without secrets
+// comes back unchanged; one with secrets comes back re-quoted. A line that
+// does not split (unbalanced quotes) is redacted word by word on spaces.
+func RedactLine(line string) string {
+	args, err := shellwords.Split(line)
+	if err != nil {
+		args = strings.Fields(line)
+	}
+	red := Redact(args)
+	for i := range args {
+		if red[i] != args[i] {
+			return shellwords.Join(red)
+		}
+	}
+	return line
+}
+
+// ReadFile reads a password from a file: its first line, without the line
+// ending. An empty password is an error, so a wrong file is not silently
+// no password.
+func ReadFile(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	pw, _, _ := strings.Cut(string(b), "\n")
+	pw = strings.TrimSuffix(pw, "\r")
+	if pw == "" {
+		return "", &emptyError{path}
+	}
+	return pw, nil
+}
+
+type emptyError struct{ path string }
+
+func (e *emptyError) Error() string { return e.path + ": the password file is empty" }
+
+// Resolve picks the password: the one given on the command line, else the
+// first line of file, else env (the CLI passes $REDISCLI_AUTH, as redis-cli
+// reads it; a scenario's workload lines pass ""), else none.
+func Resolve(flag, file, env string) (string, error) {
+	switch {
+	case flag != "":
+		return flag, nil
+	case file != "":
+		return ReadFile(file)
+	}
+	return env, nil
+}
+
+// FromEnv is $REDISCLI_AUTH.
+func FromEnv() string { return os.Getenv(EnvVar) }
