@@ -175,7 +175,7 @@ func runProfile(ctx context.Context, s *streams, o *profileOptions) error {
 		return exitCode(ExitError, fmt.Sprintf("redline profile: %v", err))
 	}
 	fmt.Fprintf(s.err, "profiling pid %d for %v ...\n", pid, o.duration)
-	sys := o.countSyscalls(ctx, s, pid)
+	sys := o.countSyscalls(ctx, pid)
 	data, err := profile.Sample(ctx, profile.RecordOptions{PID: pid, Duration: o.duration, Frequency: o.frequency, Perf: o.perf})
 	if errors.Is(err, profile.ErrPerfMissing) || errors.Is(err, profile.ErrPerfForbidden) {
 		return exitCode(ExitError, fmt.Sprintf("redline profile: %v", err))
@@ -191,23 +191,32 @@ func runProfile(ctx context.Context, s *streams, o *profileOptions) error {
 	if err != nil {
 		return fmt.Errorf("profile pid %d: %w", pid, err)
 	}
-	return writeProfile(s, o, &profileResult{rec: rec, breakdown: breakdown, base: base, syscalls: <-sys})
+	counted := <-sys
+	if counted.err != nil {
+		fmt.Fprintf(s.err, "redline profile: no system call counts: %v\n", counted.err)
+	}
+	return writeProfile(s, o, &profileResult{rec: rec, breakdown: breakdown, base: base, syscalls: counted.counts})
+}
+
+// syscallResult is what the background count returns; the caller prints
+// (the goroutine never writes to the streams: the command may be printing
+// its own error at the same time).
+type syscallResult struct {
+	counts *profile.SyscallCounts
+	err    error
 }
 
 // countSyscalls counts the server's system calls beside the sampling, in
 // the background; a failure is a warning, not the command's failure.
-func (o *profileOptions) countSyscalls(ctx context.Context, s *streams, pid int) <-chan *profile.SyscallCounts {
-	ch := make(chan *profile.SyscallCounts, 1)
+func (o *profileOptions) countSyscalls(ctx context.Context, pid int) <-chan syscallResult {
+	ch := make(chan syscallResult, 1) // buffered: an early return leaves it unread
 	if !o.syscalls {
-		ch <- nil
+		ch <- syscallResult{}
 		return ch
 	}
 	go func() {
 		c, err := profile.CountSyscalls(ctx, profile.SyscallOptions{PID: pid, Duration: o.duration, Perf: o.perf})
-		if err != nil {
-			fmt.Fprintf(s.err, "redline profile: no system call counts: %v\n", err)
-		}
-		ch <- c
+		ch <- syscallResult{counts: c, err: err}
 	}()
 	return ch
 }
