@@ -64,16 +64,19 @@ func TestUsageErrorsExitTwoEverywhere(t *testing.T) {
 }
 
 // TestTuneRollbackStateDirTypo: "tune rollback --state-dir TYPO" created
-// TYPO and said "nothing to roll back". Now it is a usage error and no
-// directory appears.
+// TYPO and said "nothing to roll back"; status and verify said "nothing
+// applied" and exited 0. Now each is a usage error and no directory
+// appears.
 func TestTuneRollbackStateDirTypo(t *testing.T) {
-	typo := filepath.Join(t.TempDir(), "TYPO")
-	_, errOut, code := runCLI(t, context.Background(), nil, "tune", "rollback", "--state-dir", typo)
-	if code != ExitError || !strings.Contains(errOut, "no such directory") {
-		t.Errorf("exit %d, %q; want 2 naming the directory", code, errOut)
-	}
-	if _, err := os.Stat(typo); err == nil {
-		t.Errorf("rollback created %s", typo)
+	for _, sub := range []string{"rollback", "status", "verify"} {
+		typo := filepath.Join(t.TempDir(), "TYPO")
+		_, errOut, code := runCLI(t, context.Background(), nil, "tune", sub, "--state-dir", typo)
+		if code != ExitError || !strings.Contains(errOut, "no such directory") {
+			t.Errorf("tune %s: exit %d, %q; want 2 naming the directory", sub, code, errOut)
+		}
+		if _, err := os.Stat(typo); err == nil {
+			t.Errorf("tune %s created %s", sub, typo)
+		}
 	}
 }
 

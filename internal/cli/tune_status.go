@@ -23,6 +23,9 @@ not wait for a running apply.`,
 			if o.remote.set() {
 				return runTuneStatusRemote(cmd.Context(), s, o)
 			}
+			if missing, err := o.missingStateDir(cmd); missing && err != nil {
+				return err
+			}
 			return runTuneStatus(cmd.Context(), s, o)
 		},
 	}

@@ -18,7 +18,14 @@ func newTuneVerifyCmd(s *streams) *cobra.Command {
 one it checks every journaled change is still in place. Exit status 0 when they
 all are, 1 when not (the differences are printed), 2 when it could not check.`,
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runTuneVerify(cmd.Context(), s, o, args) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 { // verifying the journal: a mistyped --state-dir is not "nothing applied"
+				if missing, err := o.missingStateDir(cmd); missing && err != nil {
+					return err
+				}
+			}
+			return runTuneVerify(cmd.Context(), s, o, args)
+		},
 	}
 	o.stateFlags(cmd)
 	o.hostFlags(cmd)
