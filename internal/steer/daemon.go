@@ -218,17 +218,13 @@ func busyBetween(a, b []host.CPUTime) map[int]float64 {
 		if !ok {
 			continue
 		}
-		total := float64(sum(t) - sum(p))
+		total := float64(t.Total() - p.Total())
 		idle := float64(t.Idle + t.IOWait - p.Idle - p.IOWait)
 		if total > 0 {
 			out[t.CPU] = 1 - idle/total
 		}
 	}
 	return out
-}
-
-func sum(t host.CPUTime) uint64 {
-	return t.User + t.Nice + t.System + t.Idle + t.IOWait + t.IRQ + t.SoftIRQ + t.Steal
 }
 
 // irqsNow reads the queue IRQs' live affinities; an IRQ whose affinity
