@@ -57,6 +57,10 @@ func TestSame(t *testing.T) {
 	}{
 		{Change{Kind: KindSysctl, Target: "net.ipv4.ip_local_port_range"}, "1024\t65535", "1024 65535", true},
 		{Change{Kind: KindSysctl, Target: "net.core.somaxconn"}, "4096", "8192", false},
+		// The kernel sorts and merges a reserved-port list on write.
+		{Change{Kind: KindSysctl, Target: "net.ipv4.ip_local_reserved_ports"}, "39843,49843,43947,53947", "39843,43947,49843,53947", true},
+		{Change{Kind: KindSysctl, Target: "net.ipv4.ip_local_reserved_ports"}, "6379,6380", "6379-6380\n", true},
+		{Change{Kind: KindSysctl, Target: "net.ipv4.ip_local_reserved_ports"}, "6379", "6380", false},
 		{Change{Kind: KindFile, Target: "/proc/irq/24/smp_affinity_list"}, "0-1", "0,1", true},
 		{Change{Kind: KindFile, Target: "/proc/irq/24/smp_affinity"}, "3", "00000003", true},
 		{Change{Kind: KindFile, Target: "/sys/class/net/eth0/queues/rx-0/rps_cpus"}, "0", "00000000,00000000", true},

@@ -111,6 +111,19 @@ func fileForm(target string) form {
 
 func sameFields(a, b string) bool { return kernfmt.Fields(a) == kernfmt.Fields(b) }
 
+// listSysctls hold a set in the kernel's list notation ("1-3,8"): the
+// kernel sorts and merges what is written ("8,1-3" reads back "1-3,8"), so
+// two values are the same set, not the same text. Ports fit cpuset's
+// bound (65536).
+var listSysctls = map[string]bool{"net.ipv4.ip_local_reserved_ports": true}
+
+func sameSysctl(c Change, a, b string) bool {
+	if listSysctls[c.Target] {
+		return sameCPUs(cpuset.ParseList, a, b)
+	}
+	return sameFields(a, b)
+}
+
 func sameFileValue(c Change, a, b string) bool {
 	switch fileForm(c.Target) {
 	case formList:

@@ -17,7 +17,7 @@ type semantics struct {
 var kinds = map[Kind]semantics{
 	KindSysctl: {
 		validate: validateSysctl,
-		same:     func(_ Change, a, b string) bool { return sameFields(a, b) },
+		same:     sameSysctl,
 		show:     func(_ Change, v string) string { return showSysctl(v) },
 		lostOn:   "reboot",
 	},

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"redline/internal/change"
+	"redline/internal/cpuset"
 	"redline/internal/host"
 )
 
@@ -96,24 +97,26 @@ func (pc *planContext) reservePorts(sysctls host.Sysctls, lo, hi int) {
 	if !ok {
 		return
 	}
-	reserved, err := parsePortList(cur)
+	// The kernel's list notation, as for CPUs; written back as it reads it
+	// (sorted, ranges merged).
+	reserved, err := cpuset.ParseList(strings.TrimSpace(cur))
 	if err != nil {
 		pc.note("ip_local_reserved_ports %q not understood: Redis's ports not reserved (%v)", cur, err)
 		return
 	}
 	var add []int
 	for _, p := range pc.redisPorts() {
-		if p >= lo && p <= hi && !reserved.has(p) {
+		if p >= lo && p <= hi && !reserved.Contains(p) {
 			add = append(add, p)
 		}
 	}
 	if len(add) == 0 {
 		return
 	}
-	value := strings.TrimSpace(cur)
 	for _, p := range add {
-		value = strings.TrimPrefix(value+","+strconv.Itoa(p), ",")
+		reserved.Add(p)
 	}
+	value := reserved.List()
 	pc.add("net-sysctl", change.Change{Kind: change.KindSysctl, Target: "net.ipv4.ip_local_reserved_ports", Value: value,
 		Why: fmt.Sprintf("keep Redis's ports %v out of the widened ephemeral range", add)})
 }
@@ -131,38 +134,6 @@ func (pc *planContext) redisPorts() []int {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
-}
-
-type portList [][2]int
-
-func (l portList) has(p int) bool {
-	for _, r := range l {
-		if p >= r[0] && p <= r[1] {
-			return true
-		}
-	}
-	return false
-}
-
-// parsePortList reads "6379,16379,20000-20010".
-func parsePortList(s string) (portList, error) {
-	var out portList
-	for _, part := range strings.Split(strings.TrimSpace(s), ",") {
-		if part == "" {
-			continue
-		}
-		a, b, isRange := strings.Cut(part, "-")
-		lo, err := strconv.Atoi(a)
-		hi := lo
-		if err == nil && isRange {
-			hi, err = strconv.Atoi(b)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a port or range", part)
-		}
-		out = append(out, [2]int{lo, hi})
-	}
-	return out, nil
 }
 
 // twBuckets raises tcp_max_tw_buckets only when TIME_WAIT sockets have
