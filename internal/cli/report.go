@@ -53,7 +53,7 @@ func newReportCmd(s *streams) *cobra.Command {
 
 func reportLong() string {
 	var b strings.Builder
-	b.WriteString(`report renders what redline lab and redline bench --json saved.
+	b.WriteString(`report renders what redline lab and redline bench -o FILE saved.
 
 One lab result: its host, target, doctor findings, each variant's exact plan and
 what happened to it, per workload the median throughput and p99 with min..max,

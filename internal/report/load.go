@@ -14,7 +14,7 @@ import (
 	"redline/internal/labdata"
 )
 
-// Source is one input file: a lab results file or a `redline bench --json`
+// Source is one input file: a lab results file or a `redline bench -o FILE`
 // document, with the label given on the command line (FILE=LABEL).
 type Source struct {
 	// Path names the file as the user gave it.
@@ -48,7 +48,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // readsWhat ends every "not a results file" message with what to give
 // instead.
 const readsWhat = "redline report reads the files written by `redline lab` (schema " +
-	labdata.ResultSchema + ") and `redline bench --json` (schema " + benchdata.DocumentSchema + ")"
+	labdata.ResultSchema + ") and `redline bench -o FILE` (schema " + benchdata.DocumentSchema + ")"
 
 // schemaField finds the schema of a file too damaged to decode.
 var schemaField = regexp.MustCompile(`"schema"\s*:\s*"([^"]{1,64})"`)
