@@ -372,3 +372,24 @@ func hasNote(p *Plan, s string) bool {
 	}
 	return false
 }
+
+// The reserved-port list is planned as the kernel reads it back (sorted,
+// ranges merged), whatever order the existing list and Redis's ports are
+// in: an unsorted value failed its read-back when two servers listened.
+func TestNetSysctlReservedPortsInKernelForm(t *testing.T) {
+	snap := twoSocket(2)
+	snap.Sysctls["net.ipv4.ip_local_reserved_ports"] = "30000,20001-20002"
+	p, err := PlanProfiles(PlanInput{Host: snap}, "net-sysctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range p.Changes {
+		if c.Target == "net.ipv4.ip_local_reserved_ports" {
+			if c.Value != "16379,20001-20002,30000" {
+				t.Errorf("planned %q, want the kernel's sorted form", c.Value)
+			}
+			return
+		}
+	}
+	t.Fatalf("no reserved-ports change in %v", p.Changes)
+}
