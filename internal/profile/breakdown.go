@@ -4,8 +4,9 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
-	"path/filepath"
+	"path"
 	"sort"
 	"strconv"
 	"time"
@@ -20,6 +21,9 @@ const clockTicks = 100
 type BreakdownOptions struct {
 	PID  int    // the server; 0 breaks down the host's CPUs only
 	Proc string // where /proc is (default "/proc"), for fixture trees
+	// FS, when set, is read instead of Proc: any fs.FS rooted at /proc,
+	// such as the files a remote session's sample returned.
+	FS fs.FS
 	// Now stamps snapshots (default time.Now).
 	Now func() time.Time
 }
@@ -38,20 +42,20 @@ type Snapshot struct {
 func ReadSnapshot(o BreakdownOptions) (*Snapshot, error) {
 	o = o.withDefaults()
 	s := &Snapshot{At: o.Now()}
-	data, err := os.ReadFile(filepath.Join(o.Proc, "stat"))
+	data, err := fs.ReadFile(o.FS, "stat")
 	if err != nil {
 		return nil, err
 	}
 	if _, s.CPUs, err = host.ParseCPUTimes(data); err != nil {
 		return nil, err
 	}
-	if data, err := os.ReadFile(filepath.Join(o.Proc, "softirqs")); err == nil {
+	if data, err := fs.ReadFile(o.FS, "softirqs"); err == nil {
 		if s.Softirqs, err = host.ParseSoftirqs(data); err != nil {
 			return nil, err
 		}
 	}
 	if o.PID > 0 {
-		if s.Threads, err = readThreads(o.Proc, o.PID); err != nil {
+		if s.Threads, err = readThreads(o.FS, o.PID); err != nil {
 			return nil, err
 		}
 	}
@@ -65,12 +69,15 @@ func (o BreakdownOptions) withDefaults() BreakdownOptions {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.FS == nil {
+		o.FS = os.DirFS(o.Proc)
+	}
 	return o
 }
 
-func readThreads(proc string, pid int) ([]ThreadSample, error) {
-	dir := filepath.Join(proc, strconv.Itoa(pid), "task")
-	entries, err := os.ReadDir(dir)
+func readThreads(fsys fs.FS, pid int) ([]ThreadSample, error) {
+	dir := path.Join(strconv.Itoa(pid), "task")
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("threads of process %d: %w", pid, err)
 	}
@@ -80,7 +87,7 @@ func readThreads(proc string, pid int) ([]ThreadSample, error) {
 		if err != nil {
 			continue
 		}
-		t, ok, err := readTask(filepath.Join(dir, e.Name()), tid)
+		t, ok, err := readTask(fsys, path.Join(dir, e.Name()), tid)
 		if err != nil {
 			return nil, err
 		}

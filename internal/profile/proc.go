@@ -2,8 +2,8 @@ package profile
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io/fs"
+	"path"
 	"strconv"
 	"strings"
 
@@ -94,25 +94,25 @@ func parseSchedLines(data []byte, t *ThreadSample) {
 
 // readTask reads one thread; a thread that ended between listing and
 // reading returns ok false.
-func readTask(dir string, tid int) (t ThreadSample, ok bool, err error) {
+func readTask(fsys fs.FS, dir string, tid int) (t ThreadSample, ok bool, err error) {
 	t.TID = tid
-	data, err := os.ReadFile(filepath.Join(dir, "stat"))
+	data, err := fs.ReadFile(fsys, path.Join(dir, "stat"))
 	if err != nil {
 		return t, false, nil
 	}
 	if err := parseTaskStat(data, &t); err != nil {
 		return t, false, fmt.Errorf("%s/stat: %w", dir, err)
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, "schedstat")); err == nil {
+	if data, err := fs.ReadFile(fsys, path.Join(dir, "schedstat")); err == nil {
 		if err := parseSchedstat(data, &t); err != nil {
 			return t, false, fmt.Errorf("%s/schedstat: %w", dir, err)
 		}
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, "sched")); err == nil {
+	if data, err := fs.ReadFile(fsys, path.Join(dir, "sched")); err == nil {
 		parseSchedLines(data, &t)
 	}
 	if t.Voluntary == nil {
-		if data, err := os.ReadFile(filepath.Join(dir, "status")); err == nil {
+		if data, err := fs.ReadFile(fsys, path.Join(dir, "status")); err == nil {
 			parseSchedLines(data, &t)
 		}
 	}
