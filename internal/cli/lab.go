@@ -14,6 +14,7 @@ import (
 	"redline/internal/lab"
 	"redline/internal/labdata"
 	"redline/internal/secret"
+	"redline/internal/tune"
 )
 
 func init() { register(newLabCmd) }
@@ -111,6 +112,15 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 		return exitCode(ExitError, fmt.Sprintf("redline lab: create %s: %v", out, err))
 	}
 	resultPath := filepath.Join(out, "result.json")
+	if tunes(sc) {
+		// Two labs tuning one host with one journal would interleave
+		// their sessions: the second waits for the first, by refusing.
+		hold, err := tune.HoldStateDir(f.stateDir, "redline lab")
+		if err != nil {
+			return exitCode(ExitError, "redline lab: "+err.Error())
+		}
+		defer hold.Release()
+	}
 	p := newLabProgress(s, f.progress)
 	tuner, doctor := labTuning(f.stateDir)
 	fmt.Fprintf(s.err, "redline lab: scenario %s, results in %s\n", sc.Name, resultPath)
@@ -206,4 +216,15 @@ func (p *labProgress) done() {
 	if p.line {
 		fmt.Fprint(p.s.err, "\r\033[K")
 	}
+}
+
+// tunes says whether any variant applies tune changes (and so uses the
+// journal in the state directory).
+func tunes(sc labdata.Scenario) bool {
+	for _, v := range sc.Variants {
+		if v.Tune != nil {
+			return true
+		}
+	}
+	return false
 }

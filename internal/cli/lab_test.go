@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"redline/internal/testutil"
+	"redline/internal/tune"
 	"strings"
 	"syscall"
 	"testing"
@@ -200,5 +201,36 @@ doctor: false
 	}
 	if got := readSysctl(t, sysctl); got != orig {
 		t.Errorf("%s = %s after rollback, want %s", sysctl, got, orig)
+	}
+}
+
+// TestLabRefusesAHeldStateDir: a second lab that tunes with the state
+// directory of one already running refuses before it starts anything,
+// instead of interleaving its session with the first one's in the journal.
+func TestLabRefusesAHeldStateDir(t *testing.T) {
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	hold, err := tune.HoldStateDir(state, "redline lab")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hold.Release()
+	scenario := filepath.Join(dir, "tuned.yaml")
+	os.WriteFile(scenario, []byte(`
+name: tuned
+target: {kind: managed}
+workloads:
+  - {name: set, bench: -t set -n 100}
+variants:
+  - {name: baseline, baseline: true}
+  - {name: tuned, tune: {profiles: [net-sysctl]}}
+`), 0o644)
+	out := filepath.Join(dir, "out")
+	_, stderr, code := runCLI(t, context.Background(), nil, "lab", scenario, "--state-dir", state, "-o", out, "--progress", "none")
+	if code != ExitError || !strings.Contains(stderr, "in use by redline lab (pid") {
+		t.Fatalf("exit %d, stderr %q; want exit %d naming the lab that holds %s", code, stderr, ExitError, state)
+	}
+	if _, err := os.Stat(filepath.Join(out, "result.json")); err == nil {
+		t.Error("the refused lab wrote results: it started")
 	}
 }
