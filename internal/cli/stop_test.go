@@ -95,7 +95,9 @@ func checkStoppedCleanly(t *testing.T, cmd *exec.Cmd, out, state string, want in
 		t.Errorf("the journal still holds changes after the lab stopped (exit %d):\n%s%s", code, stdout, stderr)
 	}
 	res, err := labdata.ReadResult(filepath.Join(out, "result.json"))
-	if err != nil || res.Complete || len(res.Runs) == 0 || res.Error == "" {
+	// The runs are in a random order within a round: the tuned variant
+	// may have been the first, with nothing measured before the signal.
+	if err != nil || res.Complete || res.Error == "" {
 		t.Errorf("partial results: %v, %+v", err, res)
 	}
 	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"redline/internal/atomicfile"
 	"slices"
@@ -205,7 +206,7 @@ func (l *labRun) rounds(ctx context.Context, q *labdata.Sequential) error {
 			return nil // Execute takes the last look
 		}
 		start := time.Now()
-		for _, vi := range order(len(l.s.Variants), rep) {
+		for _, vi := range order(len(l.s.Variants), rep, q.Seed) {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -256,17 +257,13 @@ func (l *labRun) check() error {
 	return nil
 }
 
-// order interleaves the variants, reversing every other round so neither
-// always runs first (A B C, C B A, A B C ...).
-func order(n, rep int) []int {
-	idx := make([]int, n)
-	for i := range idx {
-		idx[i] = i
-	}
-	if rep%2 == 0 {
-		slices.Reverse(idx)
-	}
-	return idx
+// order is the order of the variants in round rep: a permutation drawn
+// from the lab's seed and the round's number. Drawn at random, no variant
+// is favoured by its place in the round (first after a rollback, last
+// before one), which is what lets rounds be compared pair by pair; the
+// seed is recorded, so the order can be told again.
+func order(n, rep int, seed uint64) []int {
+	return rand.New(rand.NewPCG(seed, uint64(rep))).Perm(n)
 }
 
 // variant runs every workload once under variant vi.

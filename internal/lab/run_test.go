@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"redline/internal/testutil"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -52,15 +53,21 @@ func TestLabManagedEndToEnd(t *testing.T) {
 	if !res.Complete || len(res.Runs) != 3*3*2 {
 		t.Fatalf("complete %v, %d runs; want 18", res.Complete, len(res.Runs))
 	}
-	// Interleaved: round 1 in order, round 2 reversed.
-	var seq []string
-	for _, r := range res.Runs[:12] {
-		if strings.HasSuffix(r.Workload, "/SET") {
-			seq = append(seq, r.Variant)
+	// Interleaved: every round runs each variant once, in the order the
+	// recorded seed gives for that round.
+	for rep := 1; rep <= 3; rep++ {
+		var seq, want []string
+		for _, r := range res.Runs {
+			if r.Rep == rep && strings.HasSuffix(r.Workload, "/SET") {
+				seq = append(seq, r.Variant)
+			}
 		}
-	}
-	if strings.Join(seq, ",") != "baseline,hz50,split-cpus,split-cpus,hz50,baseline" {
-		t.Errorf("order %v", seq)
+		for _, vi := range order(3, rep, res.Sequential.Seed) {
+			want = append(want, res.Scenario.Variants[vi].Name)
+		}
+		if !slices.Equal(seq, want) {
+			t.Errorf("round %d ran %v, want %v (seed %d)", rep, seq, want, res.Sequential.Seed)
+		}
 	}
 	for _, r := range res.Runs {
 		if r.Summary.Requests != 3000 || r.ServerCPUPerRequest <= 0 {

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -84,11 +85,16 @@ max_runs: 20
 		t.Errorf("sweep %q", names)
 	}
 	q := design(s, 4) // 2 sweep points x 2 tests
-	if q.MinRuns != 6 || q.MaxRuns != 20 || q.Comparisons != 4*1*3 || q.Budget.Minutes() != 10 || q.Precision != 0.03 || len(q.Looks) != 4 {
+	// 12 comparisons: a paired claim needs 10 rounds at 2 looks, so the
+	// looks start there, not at min_runs.
+	if q.MinRuns != 6 || q.MaxRuns != 20 || q.Comparisons != 4*1*3 || q.Budget.Minutes() != 10 || q.Precision != 0.03 ||
+		!q.Paired || q.RunsNeeded != 10 || !slices.Equal(q.Looks, []int{11, 20}) {
 		t.Errorf("design %+v", q)
 	}
 	fixed, _ := ParseScenario([]byte("name: x\nworkloads: [{name: a, bench: -t set}]\nrepetitions: 5\n"))
-	if q := design(fixed, 1); q.MinRuns != 5 || q.MaxRuns != 5 || q.Budget != 0 || len(q.Looks) != 1 {
+	// 5 rounds are too few for a paired claim (2^-5 > level/2): runs are
+	// compared as groups.
+	if q := design(fixed, 1); q.MinRuns != 5 || q.MaxRuns != 5 || q.Budget != 0 || len(q.Looks) != 1 || q.Paired {
 		t.Errorf("fixed design %+v", q)
 	}
 }

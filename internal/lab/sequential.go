@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"redline/internal/labdata"
@@ -44,17 +45,42 @@ func design(s labdata.Scenario, tests int) *labdata.Sequential {
 		q.Alpha = stats.DefaultAlpha
 	}
 	q.Comparisons = tests * max(len(s.Variants)-1, 0) * stats.MetricsPerComparison
-	q.Looks = stats.LookSchedule(q.MinRuns, q.MaxRuns)
-	d := statsDesign(q)
-	q.Level, q.RunsNeeded = d.Level(), d.RunsNeeded()
+	q.Seed = rand.Uint64()
+	// Rounds are blocks: a round's runs share what the machine was doing
+	// then, and comparing them round by round cancels it. A paired
+	// comparison needs more rounds before it can claim anything (every
+	// pair on one side is 2^-n), so a lab too short for that compares the
+	// runs as two groups instead; the choice is made here, before any run.
+	looks(q, true)
+	if q.RunsNeeded > q.MaxRuns {
+		looks(q, false)
+	}
 	return q
+}
+
+// looks sets q's looks, level and runs needed for a paired design or not.
+// A look before the runs can make a claim is wasted (and costs part of the
+// error budget), so the first look is at the runs needed, which depend on
+// how many looks there are: fewer looks, a larger level, maybe fewer runs.
+func looks(q *labdata.Sequential, paired bool) {
+	q.Paired = paired
+	first := q.MinRuns
+	for {
+		q.Looks = stats.LookSchedule(first, q.MaxRuns)
+		d := statsDesign(q)
+		q.Level, q.RunsNeeded = d.Level(), d.RunsNeeded()
+		if q.RunsNeeded <= first || first >= q.MaxRuns {
+			return
+		}
+		first = min(q.RunsNeeded, q.MaxRuns)
+	}
 }
 
 func statsDesign(q *labdata.Sequential) stats.Design {
 	if q == nil {
 		return stats.Design{Alpha: stats.DefaultAlpha, Comparisons: 1, Looks: 1}
 	}
-	return stats.Design{Alpha: q.Alpha, Comparisons: q.Comparisons, Looks: len(q.Looks)}
+	return stats.Design{Alpha: q.Alpha, Comparisons: q.Comparisons, Looks: len(q.Looks), Paired: q.Paired}
 }
 
 // describePlan is the plan as the progress display states it.
@@ -111,6 +137,9 @@ func reason(c labdata.Comparison, q *labdata.Sequential) string {
 	if !c.HasCI && c.Metric == "rps_spread" {
 		return fmt.Sprintf("%d and %d pairs of runs: a claim on the spread at this lab's error rate needs %d pairs (%d runs) a side%s", c.N, c.BaselineN, q.RunsNeeded, 2*q.RunsNeeded, stop)
 	}
+	if !c.HasCI && c.Paired {
+		return fmt.Sprintf("%d rounds with both: a claim at this lab's error rate needs %d%s", c.N, q.RunsNeeded, stop)
+	}
 	if !c.HasCI {
 		return fmt.Sprintf("%d and %d runs: a claim at this lab's error rate needs %d a side%s", c.N, c.BaselineN, q.RunsNeeded, stop)
 	}
@@ -120,6 +149,9 @@ func reason(c labdata.Comparison, q *labdata.Sequential) string {
 	}
 	if w < q.Precision {
 		return fmt.Sprintf("any change is within %+.1f%%..%+.1f%%, inside the %.0f%% precision", 100*(c.CILow-1), 100*(c.CIHigh-1), 100*q.Precision)
+	}
+	if c.Paired {
+		return fmt.Sprintf("interval %.0f%% wide after %d rounds, wider than the %.0f%% precision: the runs vary too much within a round%s", 100*w, c.N, 100*q.Precision, stop)
 	}
 	return fmt.Sprintf("interval %.0f%% wide after %d runs, wider than the %.0f%% precision: the runs vary too much%s", 100*w, min(c.N, c.BaselineN), 100*q.Precision, stop)
 }

@@ -70,8 +70,14 @@ type Sequential struct {
 	Comparisons int           `json:"comparisons"`
 	Looks       []int         `json:"looks"`
 	Level       float64       `json:"level"`
-	// RunsNeeded is the fewest runs a side that can make a claim at Level.
+	// RunsNeeded is the fewest runs a side (rounds, when Paired) that can
+	// make a claim at Level.
 	RunsNeeded int `json:"runs_needed"`
+	// Paired labs compare throughput and p99 round by round (the runs of
+	// one round paired; stats.ComparePaired), and run each round's
+	// variants in an order drawn from Seed and the round's number.
+	Paired bool   `json:"paired,omitempty"`
+	Seed   uint64 `json:"seed,omitempty"`
 	// Rounds is how many rounds ran; LooksTaken the run counts examined.
 	Rounds     int   `json:"rounds"`
 	LooksTaken []int `json:"looks_taken,omitempty"`
@@ -252,4 +258,8 @@ type Comparison struct {
 	Verdict string  `json:"verdict"` // stats.LabWords, or "too few runs"
 	// Reason says why a comparison makes no claim (v3).
 	Reason string `json:"reason,omitempty"`
+	// Paired: the interval is of the ratios of runs of the same round
+	// (exact Wilcoxon signed-rank); N and BaselineN are the rounds both
+	// sides ran.
+	Paired bool `json:"paired,omitempty"`
 }

@@ -162,6 +162,7 @@ func writeResultsMD(mw *errWriter, r *Report) {
 const howToRead = "Each figure is the median over a group's runs, with min..max and the spread ((max-min)/median) between runs. " +
 	"The ratio is the median of the ratios of every pair of runs (one of the group, one of the reference); its interval is the exact Mann-Whitney (Hodges-Lehmann) interval, which assumes no shape of the runs' distribution, " +
 	"at the confidence that keeps the chance of any false claim in the whole lab (or report) at 5%. " +
+	"A lab that ran enough rounds compares throughput and p99 round by round instead (its notes say so): the ratio and interval are then of the ratios of the two runs of each round (exact Wilcoxon signed-rank), which cancels what the machine did to a whole round. " +
 	"A verdict names a change only when that interval excludes 1; otherwise it says there is no clear change and why, however large the ratio looks. " +
 	"The p99 comparison uses each run's own p99. The percentile tables and curves read the HDR histograms of all runs of a group merged into one: " +
 	"merging histograms combines percentiles exactly, averaging per-run percentiles would not."

@@ -13,6 +13,8 @@ type Design struct {
 	Alpha       float64 `json:"alpha"`
 	Comparisons int     `json:"comparisons"`
 	Looks       int     `json:"looks"`
+	// Paired designs compare runs round by round (ComparePaired).
+	Paired bool `json:"paired,omitempty"`
 }
 
 // MetricsPerComparison is how many comparisons a lab makes per variant and
@@ -41,7 +43,7 @@ func (d Design) Confidence() float64 { return 1 - d.Level() }
 // could be chance).
 func (d Design) RunsNeeded() int {
 	for n := 1; n < 1000; n++ {
-		if rankCut(n, n, d.Level()) > 0 {
+		if d.Paired && signedRankCut(n, d.Level()) > 0 || !d.Paired && rankCut(n, n, d.Level()) > 0 {
 			return n
 		}
 	}

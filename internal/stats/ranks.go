@@ -103,3 +103,68 @@ func uCDF(n, m int) []float64 {
 	}
 	return cdf
 }
+
+// The paired interval. A lab runs every variant once a round, so a round's
+// runs share what the machine was doing then (other work, the scheduler's
+// mood, the CPU's clock). The log ratio of a variant's run to the
+// baseline's run of the same round cancels that, and the Hodges-Lehmann
+// interval of those paired log ratios is cut at the ranks of the exact
+// Wilcoxon signed-rank distribution: under "the two setups are the same",
+// with the order of the runs within a round drawn at random, each paired
+// log ratio is as likely to be negative as positive, whatever the
+// machine's noise and however it drifts between rounds.
+
+// walshAverages returns the sorted averages (d_i + d_j)/2, i <= j.
+func walshAverages(d []float64) []float64 {
+	w := make([]float64, 0, len(d)*(len(d)+1)/2)
+	for i := range d {
+		for j := i; j < len(d); j++ {
+			w = append(w, (d[i]+d[j])/2)
+		}
+	}
+	slices.Sort(w)
+	return w
+}
+
+// signedRankCut is rankCut for n pairs: the number of the smallest (and
+// largest) Walsh averages an interval at the two-sided level leaves out,
+// the largest k with P(W <= k-1) <= level/2 for the signed-rank W.
+func signedRankCut(n int, level float64) int {
+	key := cutKey{n, -1, level}
+	if k, ok := cutCache.Load(key); ok {
+		return k.(int)
+	}
+	cdf := wCDF(n)
+	k := 0
+	for k < len(cdf) && cdf[k] <= level/2 {
+		k++
+	}
+	if m := n * (n + 1) / 2; 2*k > m {
+		k = m / 2
+	}
+	cutCache.Store(key, k)
+	return k
+}
+
+// wCDF returns P(W <= w) for w = 0..n(n+1)/2, W the sum of the ranks of
+// the positive differences among n, under the null hypothesis: every
+// subset of ranks equally likely. Counts come from the subset-sum
+// recurrence, in float64 (exact up to 2^53).
+func wCDF(n int) []float64 {
+	size := n*(n+1)/2 + 1
+	f := make([]float64, size)
+	f[0] = 1
+	for r := 1; r <= n; r++ {
+		for w := size - 1; w >= r; w-- {
+			f[w] += f[w-r]
+		}
+	}
+	total := math.Ldexp(1, n)
+	cdf := make([]float64, size)
+	acc := 0.0
+	for w, v := range f {
+		acc += v
+		cdf[w] = acc / total
+	}
+	return cdf
+}

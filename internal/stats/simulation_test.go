@@ -36,18 +36,37 @@ var machines = map[string]noise{
 	},
 }
 
+// rounds says what a whole round of runs shares: nil for nothing; else
+// each round's throughput factor (other work that comes and goes for
+// minutes, so every run of the round feels it).
+type rounds func(r *rand.Rand) float64
+
+// drifting is a machine whose load changes between rounds: a third of the
+// rounds lose 10-60% to other work, on top of each run's own noise.
+func drifting(r *rand.Rand) float64 {
+	if r.Float64() < 1.0/3 {
+		return 0.4 + 0.5*r.Float64()
+	}
+	return 1
+}
+
 // simulateLab runs one lab of variants identical to the baseline: tests x
 // variants groups of runs, two metrics each (throughput and a p99 read
 // from the same run, quantised like an HDR histogram's), examined at every
-// look, and the spread of the throughput (PairSpreads). It returns whether
-// any comparison claimed a difference.
-func simulateLab(r *rand.Rand, m noise, tests, variants int, looks []int, d Design) bool {
+// look, and the spread of the throughput (PairSpreads). A paired lab
+// compares throughput and p99 round by round (ComparePaired). It returns
+// whether any comparison claimed a difference.
+func simulateLab(r *rand.Rand, m noise, round rounds, tests, variants int, looks []int, d Design) bool {
 	maxN := looks[len(looks)-1]
 	for range tests {
 		groups := make([][2][]float64, variants+1) // [rps, p99] per group, group 0 the baseline
-		for g := range groups {
-			for range maxN {
-				rps := m(r)
+		for range maxN {
+			f := 1.0
+			if round != nil {
+				f = round(r)
+			}
+			for g := range groups {
+				rps := f * m(r)
 				p99 := math.Round(40/rps*(1+0.05*r.NormFloat64())) / 40 // 0.025 steps
 				groups[g][0] = append(groups[g][0], rps)
 				groups[g][1] = append(groups[g][1], max(p99, 0.025))
@@ -56,7 +75,11 @@ func simulateLab(r *rand.Rand, m noise, tests, variants int, looks []int, d Desi
 		for _, n := range looks {
 			for v := 1; v <= variants; v++ {
 				for metric := range 2 {
-					c, _ := Compare(groups[v][metric][:n], groups[0][metric][:n], metric == 0, d)
+					x, ref := groups[v][metric][:n], groups[0][metric][:n]
+					c, _ := Compare(x, ref, metric == 0, d)
+					if d.Paired {
+						c, _ = ComparePaired(x, ref, metric == 0, d)
+					}
 					if c.Outcome == Better || c.Outcome == Worse {
 						return true
 					}
@@ -89,21 +112,27 @@ func TestLabFalsePositives(t *testing.T) {
 		{"fixed 5 runs, one comparison pair", 5, 5, 1, 1},
 	} {
 		looks := LookSchedule(c.minRuns, c.maxRuns)
-		d := Design{Alpha: DefaultAlpha, Comparisons: c.tests * c.variants * MetricsPerComparison, Looks: len(looks)}
-		for _, name := range []string{"quiet", "bimodal", "busy"} {
-			r := rand.New(rand.NewPCG(14, uint64(len(name))))
-			fp := 0
-			for range labs {
-				if simulateLab(r, machines[name], c.tests, c.variants, looks, d) {
-					fp++
+		for _, paired := range []bool{false, true} {
+			d := Design{Alpha: DefaultAlpha, Comparisons: c.tests * c.variants * MetricsPerComparison, Looks: len(looks), Paired: paired}
+			for _, name := range []string{"quiet", "bimodal", "busy", "drifting busy"} {
+				m, round := machines[name], rounds(nil)
+				if name == "drifting busy" {
+					m, round = machines["busy"], drifting
 				}
-			}
-			rate := float64(fp) / labs
-			t.Logf("%s (looks %v, level %.2g), %s machine: %d of %d labs claimed a difference (%.1f%%)",
-				c.name, looks, d.Level(), name, fp, labs, 100*rate)
-			if rate > d.Alpha {
-				t.Errorf("%s on a %s machine: %.1f%% of labs of identical variants claimed a difference, want at most %.0f%%",
-					c.name, name, 100*rate, 100*d.Alpha)
+				r := rand.New(rand.NewPCG(14, uint64(len(name))))
+				fp := 0
+				for range labs {
+					if simulateLab(r, m, round, c.tests, c.variants, looks, d) {
+						fp++
+					}
+				}
+				rate := float64(fp) / labs
+				t.Logf("%s (looks %v, level %.2g, paired %v), %s machine: %d of %d labs claimed a difference (%.1f%%)",
+					c.name, looks, d.Level(), paired, name, fp, labs, 100*rate)
+				if rate > d.Alpha {
+					t.Errorf("%s (paired %v) on a %s machine: %.1f%% of labs of identical variants claimed a difference, want at most %.0f%%",
+						c.name, paired, name, 100*rate, 100*d.Alpha)
+				}
 			}
 		}
 	}
@@ -177,5 +206,52 @@ func TestSteadierIsFound(t *testing.T) {
 		if float64(found) < c.atLeast*labs {
 			t.Errorf("%d runs: steadier found in only %d of %d labs", c.maxRuns, found, labs)
 		}
+	}
+}
+
+// TestPairedFindsWhatUnpairedMisses: on a machine whose load drifts
+// between rounds, a 15% loss is found far more often round by round than
+// by comparing the two groups of runs as wholes, at the default lab's
+// design (8 to 16 rounds, 12 comparisons); the figures are logged for
+// docs/lab.md.
+func TestPairedFindsWhatUnpairedMisses(t *testing.T) {
+	looks := LookSchedule(8, 16)
+	found := map[bool]int{}
+	const labs = 300
+	for _, paired := range []bool{false, true} {
+		d := Design{Alpha: DefaultAlpha, Comparisons: 2 * 2 * MetricsPerComparison, Looks: len(looks), Paired: paired}
+		r := rand.New(rand.NewPCG(8, 8))
+		for range labs {
+			base, slow := make([]float64, 16), make([]float64, 16)
+			for i := range base {
+				f := drifting(r)
+				base[i], slow[i] = f*machines["quiet"](r), 0.85*f*machines["quiet"](r)
+			}
+			c, _ := Compare(slow, base, true, d)
+			if paired {
+				c, _ = ComparePaired(slow, base, true, d)
+			}
+			if c.Outcome == Worse {
+				found[paired]++
+			}
+		}
+		t.Logf("x0.85 on a drifting machine, 16 rounds, paired %v: found in %d of %d labs", paired, found[paired], labs)
+	}
+	if found[true] < labs*9/10 || found[true] <= found[false] {
+		t.Errorf("paired found x0.85 in %d of %d labs, unpaired in %d: pairing should find it in nearly all", found[true], labs, found[false])
+	}
+}
+
+func TestSignedRankDistribution(t *testing.T) {
+	// n = 3: the 8 subsets of {1,2,3} sum to 0,1,2,3,3,4,5,6.
+	want := []float64{1, 2, 3, 5, 6, 7, 8}
+	for w, c := range wCDF(3) {
+		if math.Abs(c-want[w]/8) > 1e-12 {
+			t.Errorf("P(W <= %d) = %v, want %v/8", w, c, want[w])
+		}
+	}
+	// A claim needs every pair on one side: 2^-n <= level/2.
+	if got := (Design{Alpha: 0.05, Comparisons: 1, Looks: 1, Paired: true}).RunsNeeded(); got != 6 {
+		t.Errorf("runs needed at 5%%: %d pairs, want 6 (2^-6 = 1.6%% <= 2.5%% < 2^-5)", got)
 	}
 }

@@ -68,6 +68,9 @@ type Comparison struct {
 	HasCI             bool
 	Level             float64
 	Outcome           Outcome
+	// Paired says that x[i] and ref[i] were runs of one round and the
+	// interval is of their paired ratios (ComparePaired).
+	Paired bool
 }
 
 // Compare is THE verdict: the lab, the report and the CLI all take theirs
@@ -91,6 +94,39 @@ func Compare(x, ref []float64, higherIsBetter bool, d Design) (Comparison, bool)
 		return c, true
 	}
 	c.CILow, c.CIHigh, c.HasCI = math.Exp(pairs[k-1]), math.Exp(pairs[len(pairs)-k]), true
+	c.Outcome = outcome(c.CILow, c.CIHigh, higherIsBetter)
+	return c, true
+}
+
+// ComparePaired is Compare for runs taken in rounds: x[i] and ref[i] ran
+// in the same round, in an order drawn at random. The ratio is the
+// Hodges-Lehmann estimate of the paired ratios (the median of the Walsh
+// averages of their logs) and the interval is the exact Wilcoxon
+// signed-rank interval at d.Level(): what the machine did to a whole round
+// cancels out, so the interval is as wide as the noise within a round, not
+// between rounds. It needs more pairs than Compare needs runs a side before
+// it can make any claim (d.RunsNeeded with d.Paired says how many); with
+// fewer the outcome is TooFew. It panics if the lengths differ.
+func ComparePaired(x, ref []float64, higherIsBetter bool, d Design) (Comparison, bool) {
+	if len(x) != len(ref) {
+		panic("stats.ComparePaired: groups of different sizes")
+	}
+	c := Comparison{N: len(x), RefN: len(ref), Median: Median(x), RefMedian: Median(ref), Level: d.Level(), Paired: true}
+	if len(x) == 0 || !positive(x) || !positive(ref) {
+		return c, false
+	}
+	diffs := make([]float64, len(x))
+	for i := range x {
+		diffs[i] = math.Log(x[i]) - math.Log(ref[i])
+	}
+	w := walshAverages(diffs)
+	c.Ratio = math.Exp(Median(w))
+	k := signedRankCut(len(x), c.Level)
+	if k == 0 {
+		c.Outcome = TooFew
+		return c, true
+	}
+	c.CILow, c.CIHigh, c.HasCI = math.Exp(w[k-1]), math.Exp(w[len(w)-k]), true
 	c.Outcome = outcome(c.CILow, c.CIHigh, higherIsBetter)
 	return c, true
 }
