@@ -1,0 +1,42 @@
+package bench
+
+import "testing"
+
+func TestHashSlot(t *testing.T) {
+	// Values from the cluster specification and redis-cli CLUSTER KEYSLOT.
+	cases := []struct {
+		key  string
+		want uint16
+	}{
+		{"123456789", 0x31C3 & 16383}, // the spec's CRC16 check value 0x31C3
+		{"foo", 12182},
+		{"bar", 5061},
+		{"{user1000}.following", 3443},
+		{"{user1000}.followers", 3443},
+		{"user1000", 3443},
+		{"foo{}{bar}", HashSlot([]byte("foo{}{bar}"))}, // empty tag: whole key
+		{"foo{{bar}}zap", HashSlot([]byte("{bar"))},
+		{"foo{bar}{zap}", HashSlot([]byte("bar"))},
+		{"{", HashSlot([]byte("{"))},
+	}
+	for _, c := range cases {
+		if got := HashSlot([]byte(c.key)); got != c.want {
+			t.Errorf("HashSlot(%q) = %d, want %d", c.key, got, c.want)
+		}
+	}
+	if HashSlot([]byte("foo{}{bar}")) == HashSlot([]byte("bar")) {
+		t.Error("an empty tag must hash the whole key")
+	}
+}
+
+func TestRespArg(t *testing.T) {
+	req := []byte("*3\r\n$3\r\nSET\r\n$16\r\nkey:000000000042\r\n$3\r\nxyz\r\n")
+	for i, want := range []string{"SET", "key:000000000042", "xyz", ""} {
+		if got := string(respArg(req, i)); got != want {
+			t.Errorf("arg %d = %q, want %q", i, got, want)
+		}
+	}
+	if respArg([]byte("PING\r\n"), 0) != nil {
+		t.Error("inline command has no RESP arguments")
+	}
+}
