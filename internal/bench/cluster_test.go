@@ -40,4 +40,3 @@ func TestClusterTopology(t *testing.T) {
 		t.Error("an unknown command has key positions")
 	}
 }
-

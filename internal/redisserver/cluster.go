@@ -31,7 +31,9 @@ type Cluster struct {
 }
 
 // Nodes returns every node, primaries first.
-func (c *Cluster) Nodes() []*Server { return append(append([]*Server{}, c.Primaries...), c.Replicas...) }
+func (c *Cluster) Nodes() []*Server {
+	return append(append([]*Server{}, c.Primaries...), c.Replicas...)
+}
 
 // Seed returns the address of the first primary, a seed for clients.
 func (c *Cluster) Seed() string { return c.Primaries[0].Addr() }
