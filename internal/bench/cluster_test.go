@@ -2,8 +2,11 @@ package bench
 
 import (
 	"context"
+	"slices"
 	"testing"
 
+	"redline/internal/redisadmin"
+	"redline/internal/redisserver"
 	"redline/internal/redistest"
 	"redline/internal/resp"
 )
@@ -38,5 +41,73 @@ func TestClusterTopology(t *testing.T) {
 	}
 	if _, ok := parseCommandKeys(resp.Value{Type: '*', Elems: []resp.Value{{Null: true}}}); ok {
 		t.Error("an unknown command has key positions")
+	}
+}
+
+// clusterCalls sums cmdstat calls of each command over the primaries, and
+// gives each primary's total of the commands in want.
+func clusterCalls(t *testing.T, c *redisserver.Cluster, want []string) (map[string]int64, []int64) {
+	t.Helper()
+	sum := map[string]int64{}
+	var per []int64
+	for _, s := range c.Primaries {
+		info := redisadmin.ParseInfo(redistest.Do(t, redistest.Client(t, s), "INFO", "commandstats").Str)
+		var n int64
+		for _, cs := range info.Commandstats() {
+			sum[cs.Command] += cs.Calls
+			if slices.Contains(want, cs.Command) {
+				n += cs.Calls
+			}
+		}
+		per = append(per, n)
+	}
+	return sum, per
+}
+
+func clusterOptions(c *redisserver.Cluster) Options {
+	o := DefaultOptions()
+	o.Addr, o.Seed, o.Cluster = c.Seed(), 1, true
+	return o
+}
+
+func TestClusterExactCounts(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 0)
+	o := clusterOptions(c)
+	o.Clients, o.Requests, o.Pipeline, o.Threads = 7, 3001, 4, 2
+	o.Keys.Space = 1000000
+	tests, err := SuiteTests([]string{"set", "get", "incr", "ping_mbulk"}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, _ := clusterCalls(t, c, nil) // the helper's own PINGs
+	for _, test := range tests {
+		sum, err := Run(context.Background(), o, test, NewPayload().Next(3))
+		if err != nil {
+			t.Fatalf("%s: %v", test.Title, err)
+		}
+		if sum.Requests != o.Requests || sum.Cluster == nil || len(sum.Cluster.Nodes) != 3 {
+			t.Fatalf("%s: %d requests, cluster %+v", test.Title, sum.Requests, sum.Cluster)
+		}
+		var perNode int64
+		for _, n := range sum.Cluster.Nodes {
+			perNode += n.Requests
+		}
+		if perNode != sum.Requests {
+			t.Errorf("%s: nodes answered %d, total %d", test.Title, perNode, sum.Requests)
+		}
+	}
+	calls, per := clusterCalls(t, c, []string{"set", "get", "incr"})
+	for _, cmd := range []string{"set", "get", "incr", "ping"} {
+		if calls[cmd]-before[cmd] != o.Requests {
+			t.Errorf("cmdstat %s calls over the primaries = %d, want %d", cmd, calls[cmd]-before[cmd], o.Requests)
+		}
+	}
+	// Each primary serves a third of the slots; with 9003 uniform keys
+	// its share is within 3 standard deviations (about 1.5%) of a third.
+	for i, n := range per {
+		share := float64(n) / float64(3*o.Requests)
+		if share < 0.333-0.03 || share > 0.334+0.03 {
+			t.Errorf("primary %d answered %.3f of the keyed requests, want about 1/3", i, share)
+		}
 	}
 }

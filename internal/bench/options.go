@@ -44,6 +44,13 @@ type Options struct {
 	Threads   int           // event loops; 0 means 1
 	KeepAlive bool          // false: reconnect after every batch (-k 0)
 
+	// Cluster treats Addr as a seed of a Redis Cluster: requests go to
+	// the primary that serves their key's slot (see cluster.go). KeyIndex,
+	// when > 0, is the argument index of the key to route by (1 is the
+	// first argument after the command name) instead of COMMAND INFO's.
+	Cluster  bool
+	KeyIndex int
+
 	Keys  KeyOptions
 	Sizes SizeSpec
 
@@ -110,6 +117,7 @@ func (o *Options) Validate() error {
 		{o.Rate < 0, fmt.Sprintf("rate must not be negative, got %v (--rate)", o.Rate)},
 		{o.Rate > 0 && o.MaxPending < 1, "max pending must be at least 1 with --rate"},
 		{o.Timeout <= 0, "timeout must be positive (--timeout)"},
+		{o.KeyIndex < 0, fmt.Sprintf("key index must not be negative, got %d (--key-index)", o.KeyIndex)},
 		{o.ConnectRetries < 0, fmt.Sprintf("connect retries must not be negative, got %d (--connect-retries)", o.ConnectRetries)},
 		{o.Duration < 0 || o.Warmup < 0 || o.Drain < 0, "durations must not be negative"},
 		{badCPUs(o.CPUs), fmt.Sprintf("client CPUs %v: each must be 0..%d", o.CPUs, maxCPUs-1)},
