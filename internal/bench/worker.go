@@ -44,7 +44,7 @@ type worker struct {
 	drained  bool  // the drain limit after it has passed
 
 	lastSweep int64
-	sockaddr  unix.Sockaddr // this worker's own copy of the target
+	sockaddr  unix.Sockaddr  // this worker's own copy of the target
 	cl        *clusterWorker // nil unless --cluster
 }
 
