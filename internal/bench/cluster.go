@@ -66,9 +66,10 @@ type clusterWorker struct {
 	redo    []byte
 	// rate mode: a request generated but not yet sent (its node's
 	// connections were all full).
-	held     bool
-	heldCls  uint8
-	heldNode uint16
+	held         bool
+	heldMeasured bool
+	heldCls      uint8
+	heldNode     uint16
 }
 
 // clusterRec is what a loop measured per node.
@@ -299,32 +300,38 @@ func (w *worker) groupBatch(g *clientGroup) error {
 	return nil
 }
 
-// clusterIssue sends one open-loop request due at due, if a connection to
-// its node has room; false leaves it for later.
+// clusterIssue sends one open-loop request due at due. The request is
+// claimed and generated first (its key decides the node); when every
+// connection to that node is full it is held, late, and sent first when
+// one has room.
 func (w *worker) clusterIssue(due, now int64) (bool, error) {
 	cl := w.cl
 	if !cl.held {
+		if !w.r.claimDue(due, w.end) {
+			w.issuing = false
+			return false, nil
+		}
 		cl.scratch, cl.heldCls = w.gen.appendRequest(cl.scratch[:0])
 		cl.heldNode, cl.held = w.route(cl.scratch, cl.heldCls), true
+		cl.heldMeasured = w.r.measuring.Load()
 	}
 	c := cl.pick(cl.heldNode, w.r.o.MaxPending)
 	if c == nil {
-		return false, nil // every connection to that node is full: the request is late
-	}
-	if !w.r.claimDue(due, w.end) {
-		w.issuing = false
 		return false, nil
 	}
 	cl.held = false
 	c.out = append(c.out, cl.scratch...)
 	c.sent = append(c.sent, cl.scratch...)
-	c.q.push(pending{sent: now, intended: due, class: cl.heldCls, measured: w.r.measuring.Load(), size: uint32(len(cl.scratch))})
+	c.q.push(pending{sent: now, intended: due, class: cl.heldCls, measured: cl.heldMeasured, size: uint32(len(cl.scratch))})
 	if c.q.size == 1 {
 		c.lastIO = now
 	}
 	w.pending++
 	return true, w.flush(c)
 }
+
+// holding reports whether a claimed request waits for room.
+func (w *worker) holding() bool { return w.cl != nil && w.cl.held }
 
 // pick returns the next active connection to node with fewer than limit
 // requests outstanding (limit 0: any), round-robin.

@@ -2,8 +2,12 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
+	"sync"
 	"testing"
+	"time"
 
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
@@ -109,5 +113,114 @@ func TestClusterExactCounts(t *testing.T) {
 		if share < 0.333-0.03 || share > 0.334+0.03 {
 			t.Errorf("primary %d answered %.3f of the keyed requests, want about 1/3", i, share)
 		}
+	}
+}
+
+// migrateSlot moves slot from one primary to another as redis-cli
+// --cluster reshard does: IMPORTING on the target, MIGRATING on the
+// source, MIGRATE the keys in batches, then SETSLOT NODE on both.
+func migrateSlot(t *testing.T, slot int, from, to *redisserver.Server) {
+	ctx := context.Background()
+	src, dst := redistest.Client(t, from), redistest.Client(t, to)
+	fromID, _ := redisserver.NodeID(ctx, from)
+	toID, _ := redisserver.NodeID(ctx, to)
+	s := strconv.Itoa(slot)
+	mustOK := func(c *resp.Client, args ...string) {
+		if v := redistest.Do(t, c, args...); v.IsError() {
+			t.Errorf("%v: %s", args, v.Str)
+		}
+	}
+	mustOK(dst, "CLUSTER", "SETSLOT", s, "IMPORTING", fromID)
+	mustOK(src, "CLUSTER", "SETSLOT", s, "MIGRATING", toID)
+	for {
+		keys := redistest.Do(t, src, "CLUSTER", "GETKEYSINSLOT", s, "2000")
+		if len(keys.Elems) == 0 {
+			break
+		}
+		args := []string{"MIGRATE", to.Host, strconv.Itoa(to.Port), "", "0", "5000", "KEYS"}
+		for _, k := range keys.Elems {
+			args = append(args, k.Str)
+		}
+		mustOK(src, args...)
+	}
+	mustOK(dst, "CLUSTER", "SETSLOT", s, "NODE", toID)
+	mustOK(src, "CLUSTER", "SETSLOT", s, "NODE", toID)
+}
+
+func dbsize(t *testing.T, c *redisserver.Cluster) int64 {
+	var n int64
+	for _, s := range c.Primaries {
+		v := redistest.Do(t, redistest.Client(t, s), "DBSIZE")
+		k, _ := strconv.ParseInt(v.Str, 10, 64)
+		n += k
+	}
+	return n
+}
+
+// TestClusterReshardDuringRun moves the slot every key of the run hashes
+// to (one hash tag) while the run writes: requests meet ASK while the keys
+// move and MOVED after; each is followed, none is counted twice or as an
+// error, and every key written is in the cluster at the end.
+func TestClusterReshardDuringRun(t *testing.T) {
+	for _, rate := range []float64{0, 20000} {
+		t.Run(fmt.Sprintf("rate=%v", rate), func(t *testing.T) {
+			c := redistest.StartCluster(t, 3, 0)
+			o := clusterOptions(c)
+			n := int64(200000) // long enough for the slot to move well before the end
+			if rate > 0 {
+				n = 100000
+			}
+			o.Clients, o.Requests, o.Pipeline, o.Threads, o.Rate = 6, n, 4, 2, rate
+			o.Keys = KeyOptions{Space: uint64(n), Dist: KeySequential}
+			test := CustomTest([]string{"SET", "{hot}:__rand_int__", "x"})
+			slot := int(HashSlot([]byte("{hot}")))
+			owner := func() int { // which primary serves the slot now
+				for i, p := range c.Primaries {
+					v := redistest.Do(t, redistest.Client(t, p), "CLUSTER", "COUNTKEYSINSLOT", strconv.Itoa(slot))
+					if k, _ := strconv.Atoi(v.Str); k > 0 {
+						return i
+					}
+				}
+				return -1
+			}
+			start := make(chan struct{})
+			var once sync.Once
+			o.ProgressInterval = 20 * time.Millisecond
+			o.Progress = func(p Progress) {
+				if p.Requests > n/20 {
+					once.Do(func() { close(start) })
+				}
+			}
+			moved := make(chan struct{})
+			go func() {
+				defer close(moved)
+				<-start
+				from := owner()
+				t0 := time.Now()
+				migrateSlot(t, slot, c.Primaries[from], c.Primaries[(from+1)%3])
+				t.Logf("migrated in %v", time.Since(t0))
+			}()
+			sum, err := Run(context.Background(), o, test, nil)
+			once.Do(func() { close(start) })
+			<-moved
+			if err != nil {
+				t.Fatal(err)
+			}
+			var answered int64
+			for _, nr := range sum.Cluster.Nodes {
+				answered += nr.Requests
+			}
+			calls, _ := clusterCalls(t, c, nil)
+			t.Logf("moved %d, asked %d, refreshes %d", sum.Cluster.Moved, sum.Cluster.Asked, sum.Cluster.Refreshes)
+			if sum.Requests != n || answered != n || calls["set"] != n {
+				t.Errorf("requests %d, answered by nodes %d, SET calls %d; want %d each", sum.Requests, answered, calls["set"], n)
+			}
+			if sum.Cluster.Moved == 0 {
+				t.Error("no MOVED followed: the run ended before the slot moved")
+			}
+			if keys := dbsize(t, c); keys != n {
+				t.Errorf("%d keys in the cluster after writing %d distinct ones", keys, n)
+			}
+		})
 	}
 }

@@ -580,7 +580,7 @@ func (w *worker) pace() (int, error) {
 			return 0, err
 		}
 	}
-	if w.issuing && !w.r.dueOpen(w.pacer.due(w.seq), w.end) {
+	if w.issuing && !w.holding() && !w.r.dueOpen(w.pacer.due(w.seq), w.end) {
 		w.issuing = false
 	}
 	if !w.issuing {
