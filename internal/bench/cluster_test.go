@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -223,4 +225,29 @@ func TestClusterReshardDuringRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestClusterNodeKilled kills a primary mid-run: the run ends with an
+// error that names that node, and keeps what it measured.
+func TestClusterNodeKilled(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 0)
+	o := clusterOptions(c)
+	o.Clients, o.Requests, o.Keys.Space = 4, 50_000_000, 100000
+	victim := c.Primaries[1]
+	var once sync.Once
+	o.ProgressInterval = 20 * time.Millisecond
+	o.Progress = func(p Progress) {
+		if p.Requests > 2000 {
+			once.Do(func() { syscall.Kill(victim.Pid(), syscall.SIGKILL) })
+		}
+	}
+	tests, _ := SuiteTests([]string{"set"}, true)
+	sum, err := Run(context.Background(), o, tests[0], nil)
+	if err == nil || !strings.Contains(err.Error(), victim.Addr()) {
+		t.Fatalf("error %v, want one naming the killed node %s", err, victim.Addr())
+	}
+	if sum == nil || sum.Requests < 2000 || sum.Error == "" || len(sum.Cluster.Nodes) != 3 {
+		t.Fatalf("partial results lost: %+v", sum)
+	}
+	t.Logf("%v after %d requests", err, sum.Requests)
 }
