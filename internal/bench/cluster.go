@@ -149,6 +149,9 @@ func (r *runner) clusterKeys(ctx context.Context) ([]int, error) {
 			return nil, fmt.Errorf("--cluster: where %s's keys are depends on its arguments: give the key's position with --key-index N (1 is the first argument after the command name)", p.Args[0])
 		}
 		keys[i] = k.first
+		if k.multi() && len(r.test.Mix) == 0 && r.test.Tagged != nil {
+			r.test.Args = r.test.Tagged // its keys share a random slot per request
+		}
 	}
 	return keys, nil
 }

@@ -1,5 +1,7 @@
 package bench
 
+import "sync"
+
 // Redis Cluster maps a key to one of 16384 slots: CRC16 (XMODEM: poly
 // 0x1021, init 0) of the key, or of its hash tag (the bytes between the
 // first '{' and the next '}' when that is not empty), modulo 16384.
@@ -84,3 +86,30 @@ func respLen(b []byte, pos int, kind byte) (int, int, bool) {
 	}
 	return pos + 2, n, pos+1 < len(b)
 }
+
+// slotTagWidth is the width of a SlotTag's replacement: "{" + 4 + "}".
+const slotTagWidth = 6
+
+var slotTags = sync.OnceValue(func() *[ClusterSlots][slotTagWidth]byte {
+	// The first 4-character alphanumeric string (in counting order) whose
+	// CRC16 lands in each slot; about 200,000 strings cover all 16384.
+	const alphabet = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	var t [ClusterSlots][slotTagWidth]byte
+	left := ClusterSlots
+	for i := 0; left > 0; i++ {
+		var s [4]byte
+		for j, n := 3, i; j >= 0; j-- {
+			s[j] = alphabet[n%len(alphabet)]
+			n /= len(alphabet)
+		}
+		slot := crc16(s[:]) & (ClusterSlots - 1)
+		if t[slot][0] == 0 {
+			t[slot] = [slotTagWidth]byte{'{', s[0], s[1], s[2], s[3], '}'}
+			left--
+		}
+	}
+	return &t
+})
+
+// slotTag returns a hash tag whose keys hash to slot.
+func slotTag(slot uint16) [slotTagWidth]byte { return slotTags()[slot] }

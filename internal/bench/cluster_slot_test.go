@@ -40,3 +40,36 @@ func TestRespArg(t *testing.T) {
 		t.Error("inline command has no RESP arguments")
 	}
 }
+
+func TestSlotTags(t *testing.T) {
+	for s := range ClusterSlots {
+		tag := slotTag(uint16(s))
+		if got := HashSlot(append([]byte("key"), tag[:]...)); got != uint16(s) {
+			t.Fatalf("slot tag %q hashes to %d, want %d", tag, got, s)
+		}
+	}
+}
+
+func TestTaggedRequestSharesSlot(t *testing.T) {
+	tests, _ := SuiteTests([]string{"mset"}, true)
+	cmd, err := compile(tests[0].Tagged, false, true, []byte("VXK"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ks, _ := newKeySource(KeyOptions{Space: 1000000})
+	g := generator{cmds: []command{cmd}, keys: ks, rng: newRand(1, 1)}
+	slots := map[uint16]bool{}
+	for range 50 {
+		req, _ := g.appendRequest(nil)
+		first := HashSlot(respArg(req, 1))
+		for i := 3; i <= 19; i += 2 {
+			if s := HashSlot(respArg(req, i)); s != first {
+				t.Fatalf("keys of one MSET in slots %d and %d: %q", first, s, req)
+			}
+		}
+		slots[first] = true
+	}
+	if len(slots) < 40 {
+		t.Errorf("50 requests used %d slots, want them spread", len(slots))
+	}
+}

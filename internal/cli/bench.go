@@ -58,9 +58,6 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) 
 		fmt.Fprintf(s.out, "redline bench %s (redis-benchmark 7.2 compatible)\n", Version())
 		return nil
 	}
-	if f.Cluster {
-		return usageError("redline bench: --cluster is not supported yet; benchmark one node at a time (-h/-p), or use memtier_benchmark --cluster-mode")
-	}
 	if f.ShowErrors {
 		fmt.Fprintln(s.err, "WARNING: -e option has no effect. We now immediately exit on error to avoid false results.")
 	}

@@ -41,6 +41,7 @@ type Flags struct {
 	duration, warmup, timeout time.Duration
 	drain                     time.Duration
 	connectRetries            int
+	keyIndex                  int
 	rate                      float64
 	maxPending                int
 	keyDist                   string
@@ -85,7 +86,8 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.IntVar(&f.dbnum, "dbnum", 0, "SELECT this db number")
 	fl.BoolVarP(&f.resp3, "resp3", "3", false, "start sessions in RESP3 protocol mode (HELLO 3)")
 	fl.IntVar(&f.threads, "threads", 0, "number of event-loop threads (default 1)")
-	fl.BoolVar(&f.Cluster, "cluster", false, "cluster mode (not supported yet)")
+	fl.BoolVar(&f.Cluster, "cluster", false, "Redis Cluster: -h/-p is a seed; each client opens a connection per primary and sends each request to its key's slot")
+	fl.IntVar(&f.keyIndex, "key-index", 0, "with --cluster: route custom commands by argument N (1 = first after the command name) instead of COMMAND INFO")
 	fl.BoolVar(&f.tracking, "enable-tracking", false, "send CLIENT TRACKING on before starting")
 	fl.IntVarP(&f.keepalive, "keepalive", "k", 1, "1=keep alive 0=reconnect after every batch")
 	fl.Int64VarP(&f.KeySpace, "keyspace", "r", 0, "random keys: replace __rand_int__ with a 12-digit number in [0, keyspace)")
@@ -166,6 +168,10 @@ func (f *Flags) Options() (bench.Options, error) {
 	}
 	o.Rate, o.MaxPending, o.Drain = f.rate, f.maxPending, f.drain
 	o.ConnectRetries = f.connectRetries
+	o.Cluster, o.KeyIndex = f.Cluster, f.keyIndex
+	if o.KeyIndex > 0 && !o.Cluster {
+		return o, fmt.Errorf("--key-index needs --cluster")
+	}
 	o.Precision = max(f.precision, 1)
 	o.Seed = f.seed
 	if o.Seed == 0 {
