@@ -45,9 +45,9 @@ type command struct {
 	args   [][]segment
 	// fixed holds the encoded command when its length never changes; rand
 	// lists the offsets of its 12-digit key fields to overwrite per request.
-	fixed []byte
-	rand  []int
-	tags  []int // offsets of the SlotTag fields in fixed
+	fixed  []byte
+	rand   []int
+	tags   []int // offsets of the SlotTag fields in fixed
 	tagged bool
 }
 
