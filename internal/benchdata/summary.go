@@ -54,6 +54,10 @@ type Summary struct {
 	// Connections is how the connections were set up.
 	Connections *Connections `json:"connections,omitempty"`
 
+	// Workers is set with --workers: each load process's own figures;
+	// the fields above are their exact merge.
+	Workers []WorkerResult `json:"workers,omitempty"`
+
 	// Cluster is set with --cluster: per node figures and redirections.
 	Cluster *Cluster `json:"cluster,omitempty"`
 
@@ -260,4 +264,17 @@ type NodeResult struct {
 	RPS       float64    `json:"rps"`
 	Latency   Latency    `json:"latency_ms"`
 	Histogram *Histogram `json:"histogram,omitempty"`
+}
+
+// WorkerResult is one load process's share of a --workers run: its
+// figures over its own interval, so an overloaded client shows.
+type WorkerResult struct {
+	Worker    int        `json:"worker"`
+	Host      string     `json:"host,omitempty"`
+	Clients   int        `json:"clients"`
+	Requests  int64      `json:"requests"`
+	RPS       float64    `json:"rps"`
+	Latency   Latency    `json:"latency_ms"`
+	Histogram *Histogram `json:"histogram,omitempty"`
+	Error     string     `json:"error,omitempty"`
 }
