@@ -61,6 +61,7 @@ func WriteReport(w io.Writer, s *benchdata.Summary) error {
 	if s.Cluster != nil {
 		writeClusterNodes(b, "  ", s)
 	}
+	writeWorkerLines(b, "  ", s)
 	if c := s.Connections; c != nil {
 		fmt.Fprintf(b, "\nConnections:\n  %s\n", connectionsNote(c, s.Config.Clients))
 	}
@@ -234,6 +235,9 @@ func WriteQuiet(w io.Writer, s *benchdata.Summary) error {
 	}
 	if err == nil && s.Cluster != nil {
 		writeClusterNodes(w, "  ", s)
+	}
+	if err == nil {
+		writeWorkerLines(w, "  ", s)
 	}
 	if c := s.Connections; err == nil && c != nil && (len(c.Failures) > 0 || c.SetupSeconds > SlowSetup.Seconds()) {
 		_, err = fmt.Fprintf(w, "  %s: connections: %s\n", s.Title, connectionsNote(c, s.Config.Clients))

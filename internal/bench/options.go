@@ -23,7 +23,7 @@ const (
 type Options struct {
 	Network string      // "tcp" or "unix"
 	Addr    string      // host:port, or the socket path for "unix"
-	TLS     *tls.Config // nil: plain connections
+	TLS     *tls.Config `json:"-"` // nil: plain connections
 	// NetNS, when set, names the network namespace (ip netns) the load
 	// comes from: every connection is made from inside it.
 	NetNS string
@@ -51,6 +51,11 @@ type Options struct {
 	Cluster  bool
 	KeyIndex int
 
+	// StartAt, when set, holds the start of the measurement, once every
+	// connection is ready, until this time: the processes of a --workers
+	// run start together.
+	StartAt time.Time
+
 	Keys  KeyOptions
 	Sizes SizeSpec
 
@@ -77,7 +82,7 @@ type Options struct {
 
 	// Progress, if set, is called every ProgressInterval from a separate
 	// goroutine while a test runs.
-	Progress         func(Progress)
+	Progress         func(Progress) `json:"-"`
 	ProgressInterval time.Duration
 	// ProgressFinal adds one last call, with Final set, when the test
 	// ends: it covers the replies since the previous call (a shorter

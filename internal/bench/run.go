@@ -350,6 +350,12 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 		return nil, err
 	}
 	r.setupTime = time.Duration(r.now() - setupFrom)
+	if err := waitUntil(ctx, r.o.StartAt); err != nil {
+		r.abort.Store(true)
+		close(start)
+		r.drain(done)
+		return nil, err
+	}
 	startWall := time.Now()
 	r.started.Store(true)
 	r.measuring.Store(r.o.Warmup == 0)

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -196,3 +198,31 @@ func mergeCluster(acc, c *benchdata.Cluster) *benchdata.Cluster {
 // WorkerStartDelay is how far ahead a --workers run sets the common start
 // time, so every process has connected before it.
 const WorkerStartDelay = 2 * time.Second
+
+// waitUntil waits for t (no wait when t is zero or past).
+func waitUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if t.IsZero() || d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("interrupted while waiting for the common start: %w", ctx.Err())
+	case <-timer.C:
+		return nil
+	}
+}
+
+// writeWorkerLines writes one line per load process of a --workers run.
+func writeWorkerLines(w io.Writer, indent string, s *benchdata.Summary) {
+	for _, p := range s.Workers {
+		line := fmt.Sprintf("%sworker %d (%d clients): %d requests, %.2f requests per second, p50=%.3f p99=%.3f max=%.3f msec",
+			indent, p.Worker, p.Clients, p.Requests, p.RPS, p.Latency.P50, p.Latency.P99, p.Latency.Max)
+		if p.Error != "" {
+			line += "; error: " + p.Error
+		}
+		fmt.Fprintln(w, line)
+	}
+}

@@ -20,6 +20,7 @@ func init() { register(newBenchCmd) }
 
 func newBenchCmd(s *streams) *cobra.Command {
 	var f *cmdline.Flags
+	var worker bool
 	cmd := &cobra.Command{
 		Use:   "bench [options] [command args...]",
 		Short: "redis-benchmark-compatible load generator (same flags and output), faster and more accurate",
@@ -41,6 +42,9 @@ partial results and a non-zero exit, never a hang.`,
 		Args:              cobra.ArbitraryArgs,
 		DisableAutoGenTag: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if worker {
+				return runWorkerChild(cmd.Context(), s)
+			}
 			return runBench(cmd.Context(), s, f, args)
 		},
 	}
@@ -50,6 +54,8 @@ partial results and a non-zero exit, never a hang.`,
 	f.PasswordEnv = secret.FromEnv()
 	renamed(fl, "password", "pass")
 	renamed(fl, "json", "output")
+	fl.BoolVar(&worker, "worker", false, "one process of a --workers run (settings on stdin)")
+	fl.MarkHidden("worker")
 	return cmd
 }
 
@@ -66,6 +72,9 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) 
 	}
 	o, err := f.Options()
 	if err != nil {
+		return usageError("redline bench: %v", err)
+	}
+	if err := checkWorkers(f.Workers, o, f.Loop, f.Idle, false); err != nil {
 		return usageError("redline bench: %v", err)
 	}
 	if f.Idle {
@@ -133,7 +142,7 @@ func (r *benchRun) run(ctx context.Context, tests []bench.Test, custom bool) err
 // one runs a test, prints it and saves the JSON so far.
 func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bool) error {
 	r.progress.begin(t.Title)
-	sum, err := bench.Run(ctx, r.o, t, data)
+	sum, err := r.measure(ctx, t, data)
 	r.progress.end()
 	if sum == nil {
 		if err == nil {
@@ -170,6 +179,14 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 		return exitCode(ExitFailure, msg)
 	}
 	return nil
+}
+
+// measure runs t here, or in --workers processes.
+func (r *benchRun) measure(ctx context.Context, t bench.Test, data []byte) (*benchdata.Summary, error) {
+	if r.f.Workers > 1 {
+		return runWorkers(ctx, r.o, t, data, r.f.Workers)
+	}
+	return bench.Run(ctx, r.o, t, data)
 }
 
 func (r *benchRun) print(sum *benchdata.Summary) {

@@ -35,6 +35,7 @@ type Flags struct {
 	// Output and mode settings the caller acts on.
 	Quiet, CSV, Loop, Idle, StdinArg bool
 	ShowErrors, Version, Cluster     bool
+	Workers                          int
 	TestList, Ratio                  string
 	JSONOut, HdrOut, Progress        string
 
@@ -87,6 +88,7 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.BoolVarP(&f.resp3, "resp3", "3", false, "start sessions in RESP3 protocol mode (HELLO 3)")
 	fl.IntVar(&f.threads, "threads", 0, "number of event-loop threads (default 1)")
 	fl.BoolVar(&f.Cluster, "cluster", false, "Redis Cluster: -h/-p is a seed; each client opens a connection per primary and sends each request to its key's slot")
+	fl.IntVar(&f.Workers, "workers", 0, "run the load from N local processes with a common start, each a share of -c, -n and --rate; results merged exactly")
 	fl.IntVar(&f.keyIndex, "key-index", 0, "with --cluster: route custom commands by argument N (1 = first after the command name) instead of COMMAND INFO")
 	fl.BoolVar(&f.tracking, "enable-tracking", false, "send CLIENT TRACKING on before starting")
 	fl.IntVarP(&f.keepalive, "keepalive", "k", 1, "1=keep alive 0=reconnect after every batch")
@@ -364,8 +366,8 @@ func ParseWorkload(line string) (Workload, error) {
 	if err != nil {
 		return Workload{}, fmt.Errorf("%q: %w", shown, err)
 	}
-	if f.Cluster {
-		return Workload{}, fmt.Errorf("%q: --cluster is not supported yet", shown)
+	if f.Cluster || f.Workers > 0 {
+		return Workload{}, fmt.Errorf("%q: --cluster and --workers are not supported in a scenario yet", shown)
 	}
 	if f.StdinArg || f.Idle {
 		return Workload{}, fmt.Errorf("%q: -x and -I cannot be used in a scenario", shown)
