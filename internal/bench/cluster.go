@@ -113,6 +113,10 @@ func (r *runner) prepareCluster(ctx context.Context) error {
 		return err
 	}
 	r.cluster = rc
+	if o.Threads == 0 {
+		// redis-benchmark --cluster's default: one event loop per primary.
+		o.Threads = len(top.nodes)
+	}
 	return nil
 }
 
