@@ -30,10 +30,16 @@ import (
 
 // clusterRun is the cluster state shared by a run's loops.
 type clusterRun struct {
-	top     *clusterTopology // nodes as found at the start; never changes
-	domains []int
-	addrs   []unix.Sockaddr
-	keys    []int // per command of the test: the key's argument index, 0 for none
+	top *clusterTopology // primaries as found at the start; never changes
+	// nodes are the connections' targets: the primaries (in top's
+	// order), then with --read-from-replicas their replicas.
+	nodes    []clusterTarget
+	replicas [][]int // per primary: indices into nodes
+	domains  []int
+	addrs    []unix.Sockaddr
+	keys     []int  // per command of the test: the key's argument index, 0 for none
+	readonly []bool // per command: may go to a replica
+	roPrefix []byte // the connection set-up commands plus READONLY
 
 	table     atomic.Pointer[slotTable] // the latest refreshed slot map
 	refresh   chan struct{}
@@ -61,8 +67,9 @@ type clusterWorker struct {
 	groups  []*clientGroup
 	byNode  [][]*conn
 	rr      []int
-	keyless int
-	scratch []byte
+	keyless   int
+	rrReplica int
+	scratch   []byte
 	redo    []byte
 	// rate mode: a request generated but not yet sent (its node's
 	// connections were all full).
@@ -102,17 +109,14 @@ func (r *runner) prepareCluster(ctx context.Context) error {
 		return fmt.Errorf("--cluster: %d of %d slots are served by no primary (CLUSTER SHARDS on %s): fix the cluster first (redis-cli --cluster fix)", n, ClusterSlots, o.Addr)
 	}
 	rc := &clusterRun{top: top, refresh: make(chan struct{}, 1)}
-	for _, n := range top.nodes {
-		d, sa, err := resolveTCP(n.Addr)
-		if err != nil {
-			return fmt.Errorf("--cluster: node %s: %w", n.Addr, err)
-		}
-		rc.domains, rc.addrs = append(rc.domains, d), append(rc.addrs, sa)
+	if err := rc.addNodes(o.ReadFromReplicas); err != nil {
+		return err
 	}
-	if rc.keys, err = r.clusterKeys(ctx); err != nil {
+	if rc.keys, rc.readonly, err = r.clusterKeys(ctx); err != nil {
 		return err
 	}
 	r.cluster = rc
+	rc.roPrefix = resp.AppendCommand(append([]byte(nil), r.prefix...), "READONLY")
 	if o.Threads == 0 {
 		// redis-benchmark --cluster's default: one event loop per primary.
 		o.Threads = len(top.nodes)
@@ -120,23 +124,60 @@ func (r *runner) prepareCluster(ctx context.Context) error {
 	return nil
 }
 
-// clusterKeys finds each command's key argument: --key-index, or COMMAND
-// INFO's first key.
-func (r *runner) clusterKeys(ctx context.Context) ([]int, error) {
+// clusterTarget is a node the run connects to.
+type clusterTarget struct {
+	addr, id string
+	primary  int // for a replica, its primary's index; -1 for a primary
+}
+
+// addNodes lists the primaries, and their replicas when reads go there.
+func (rc *clusterRun) addNodes(replicas bool) error {
+	for _, n := range rc.top.nodes {
+		rc.nodes = append(rc.nodes, clusterTarget{addr: n.Addr, id: n.ID, primary: -1})
+	}
+	rc.replicas = make([][]int, len(rc.top.nodes))
+	for i, n := range rc.top.nodes {
+		for _, a := range n.Replicas {
+			if replicas {
+				rc.replicas[i] = append(rc.replicas[i], len(rc.nodes))
+				rc.nodes = append(rc.nodes, clusterTarget{addr: a, primary: i})
+			}
+		}
+	}
+	if replicas && len(rc.nodes) == len(rc.top.nodes) {
+		return fmt.Errorf("--read-from-replicas: no primary has an online replica (CLUSTER SHARDS); drop the option")
+	}
+	for _, n := range rc.nodes {
+		d, sa, err := resolveTCP(n.addr)
+		if err != nil {
+			return fmt.Errorf("--cluster: node %s: %w", n.addr, err)
+		}
+		rc.domains, rc.addrs = append(rc.domains, d), append(rc.addrs, sa)
+	}
+	return nil
+}
+
+// index returns the node with address addr, or -1.
+func (rc *clusterRun) index(addr string) int {
+	for i, n := range rc.nodes {
+		if n.addr == addr {
+			return i
+		}
+	}
+	return -1
+}
+
+// clusterKeys finds each command's key argument (--key-index, or COMMAND
+// INFO's first key) and whether it only reads.
+func (r *runner) clusterKeys(ctx context.Context) ([]int, []bool, error) {
 	parts := r.test.Mix
 	if len(parts) == 0 {
 		parts = []MixPart{{Name: r.test.Title, Args: r.test.Args}}
 	}
-	keys := make([]int, len(parts))
-	if r.o.KeyIndex > 0 {
-		for i := range keys {
-			keys[i] = r.o.KeyIndex
-		}
-		return keys, nil
-	}
+	keys, ro := make([]int, len(parts)), make([]bool, len(parts))
 	c, err := redisadmin.Dial(ctx, r.o.adminOptions(r.o.Addr))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer c.Close()
 	var names []string
@@ -144,20 +185,25 @@ func (r *runner) clusterKeys(ctx context.Context) ([]int, error) {
 		names = append(names, p.Args[0])
 	}
 	info, err := fetchCommandKeys(ctx, c, names)
-	if err != nil {
-		return nil, err
+	if err != nil && r.o.KeyIndex == 0 {
+		return nil, nil, err
 	}
 	for i, p := range parts {
 		k := info[strings.ToLower(p.Args[0])]
+		ro[i] = k.readonly
+		if r.o.KeyIndex > 0 {
+			keys[i] = r.o.KeyIndex
+			continue
+		}
 		if k.movable && k.first == 0 {
-			return nil, fmt.Errorf("--cluster: where %s's keys are depends on its arguments: give the key's position with --key-index N (1 is the first argument after the command name)", p.Args[0])
+			return nil, nil, fmt.Errorf("--cluster: where %s's keys are depends on its arguments: give the key's position with --key-index N (1 is the first argument after the command name)", p.Args[0])
 		}
 		keys[i] = k.first
 		if k.multi() && len(r.test.Mix) == 0 && r.test.Tagged != nil {
 			r.test.Args = r.test.Tagged // its keys share a random slot per request
 		}
 	}
-	return keys, nil
+	return keys, ro, nil
 }
 
 func resolveTCP(addr string) (int, unix.Sockaddr, error) {
@@ -181,13 +227,13 @@ func (r *runner) connsFor(clients int) int {
 	if r.cluster == nil {
 		return clients
 	}
-	return clients * len(r.cluster.top.nodes)
+	return clients * len(r.cluster.nodes)
 }
 
 // attachCluster splits the worker's connections into client groups.
 func (r *runner) attachCluster(w *worker, clients int) {
 	rc := r.cluster
-	n := len(rc.top.nodes)
+	n := len(rc.nodes)
 	cw := &clusterWorker{run: rc, slots: rc.top.slots, byNode: make([][]*conn, n), rr: make([]int, n)}
 	for _, sa := range rc.addrs {
 		cw.addrs = append(cw.addrs, copySockaddr(sa))
@@ -233,7 +279,7 @@ func (w *worker) target(c *conn) string {
 	if w.cl == nil {
 		return w.r.target
 	}
-	return w.cl.run.top.nodes[c.node].Addr
+	return w.cl.run.nodes[c.node].addr
 }
 
 // route returns the node a request goes to.
@@ -242,7 +288,7 @@ func (w *worker) route(req []byte, cls uint8) uint16 {
 	k := cl.run.keys[cls]
 	if k == 0 {
 		cl.keyless++
-		return uint16(cl.keyless % len(cl.byNode))
+		return uint16(cl.keyless % len(cl.run.top.nodes))
 	}
 	key := respArg(req, k)
 	if key == nil {
@@ -252,7 +298,20 @@ func (w *worker) route(req []byte, cls uint8) uint16 {
 	if n == noOwner {
 		return 0
 	}
+	if reps := cl.run.replicas[n]; len(reps) > 0 && cl.run.readonly[cls] {
+		cl.rrReplica++
+		return uint16(reps[cl.rrReplica%len(reps)])
+	}
 	return n
+}
+
+// handshake returns the set-up commands for c and how many they are:
+// replicas also get READONLY.
+func (w *worker) handshake(c *conn) ([]byte, int) {
+	if w.cl != nil && w.cl.run.nodes[c.node].primary >= 0 {
+		return w.cl.run.roPrefix, w.r.prefixCount + 1
+	}
+	return w.r.prefix, w.r.prefixCount
 }
 
 // startGroups sends every client's first batch.
@@ -413,7 +472,7 @@ func (w *worker) redirect(c *conn, p pending, req, reply []byte, now int64) (boo
 		return true, fmt.Errorf("node %s sent a malformed redirection: %q", w.target(c), clip(reply))
 	}
 	cl := w.cl
-	node := cl.run.top.index(f[2])
+	node := cl.run.index(f[2])
 	if node < 0 {
 		return true, fmt.Errorf("node %s redirected slot %d to %s, which was not in the cluster when the run started (nodes added during a run are not followed; run again)", w.target(c), slot, f[2])
 	}
@@ -517,7 +576,7 @@ func (rc *clusterRun) fetch(ctx context.Context, o *Options) (*slotTable, error)
 			if idx == noOwner {
 				continue
 			}
-			if i := rc.top.index(top.nodes[idx].Addr); i >= 0 {
+			if i := rc.index(top.nodes[idx].Addr); i >= 0 && rc.nodes[i].primary < 0 {
 				t.slots[s] = uint16(i)
 			}
 		}
@@ -530,7 +589,7 @@ func (rc *clusterRun) fetch(ctx context.Context, o *Options) (*slotTable, error)
 func (r *runner) clusterSummary(elapsed time.Duration) *benchdata.Cluster {
 	rc := r.cluster
 	out := &benchdata.Cluster{Refreshes: rc.refreshes.Load()}
-	hists := make([]*benchdata.Histogram, len(rc.top.nodes))
+	hists := make([]*benchdata.Histogram, len(rc.nodes))
 	for i := range hists {
 		hists[i] = benchdata.NewHistogram(r.o.Precision)
 	}
@@ -542,10 +601,15 @@ func (r *runner) clusterSummary(elapsed time.Duration) *benchdata.Cluster {
 		out.Moved += cr.moved
 		out.Asked += cr.asked
 	}
-	for i, n := range rc.top.nodes {
+	for i, n := range rc.nodes {
 		h := hists[i]
-		nr := benchdata.NodeResult{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Replicas: len(n.Replicas),
+		nr := benchdata.NodeResult{Addr: n.addr, ID: n.id, Role: "primary",
 			Requests: h.TotalCount(), Latency: benchdata.Digest(h.Histogram), Histogram: h}
+		if n.primary >= 0 {
+			nr.Role, nr.Primary = "replica", rc.nodes[n.primary].addr
+		} else {
+			nr.Slots, nr.Replicas = rc.top.nodes[i].Slots, len(rc.top.nodes[i].Replicas)
+		}
 		if elapsed > 0 {
 			nr.RPS = float64(nr.Requests) / elapsed.Seconds()
 		}

@@ -252,3 +252,43 @@ func TestClusterNodeKilled(t *testing.T) {
 	}
 	t.Logf("%v after %d requests", err, sum.Requests)
 }
+
+// TestClusterReadFromReplicas: with a replica per primary, GETs go to the
+// replicas (READONLY connections) and SETs to the primaries, exactly -n
+// each.
+func TestClusterReadFromReplicas(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 1)
+	o := clusterOptions(c)
+	o.Clients, o.Requests, o.Pipeline, o.ReadFromReplicas = 6, 2000, 3, true
+	o.Keys.Space = 1000
+	test := Test{Title: "SET:GET", Mix: []MixPart{{Name: "SET", Args: []string{"SET", "k:__rand_int__", "v"}, Weight: 1},
+		{Name: "GET", Args: []string{"GET", "k:__rand_int__"}, Weight: 1}}}
+	sum, err := Run(context.Background(), o, test, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(nodes []*redisserver.Server, cmd string) int64 {
+		var n int64
+		for _, s := range nodes {
+			info := redisadmin.ParseInfo(redistest.Do(t, redistest.Client(t, s), "INFO", "commandstats").Str)
+			for _, cs := range info.Commandstats() {
+				if cs.Command == cmd {
+					n += cs.Calls
+				}
+			}
+		}
+		return n
+	}
+	if got := count(c.Replicas, "get"); got != 1000 {
+		t.Errorf("replicas answered %d GETs, want 1000", got)
+	}
+	if got := count(c.Primaries, "get"); got != 0 {
+		t.Errorf("primaries answered %d GETs, want 0", got)
+	}
+	if got := count(c.Primaries, "set"); got != 1000 {
+		t.Errorf("primaries answered %d SETs, want 1000", got)
+	}
+	if len(sum.Cluster.Nodes) != 6 || sum.Cluster.Nodes[3].Role != "replica" || sum.Cluster.Nodes[3].Requests == 0 {
+		t.Errorf("per node: %+v", sum.Cluster.Nodes)
+	}
+}

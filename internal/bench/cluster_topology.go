@@ -200,7 +200,7 @@ func pairs(v resp.Value) map[string]resp.Value {
 // the step between them; movable when only the arguments tell.
 type commandKeys struct {
 	first, last, step int
-	movable           bool
+	movable, readonly bool
 }
 
 // multi reports whether a request can name more than one key.
@@ -239,8 +239,11 @@ func parseCommandKeys(v resp.Value) (commandKeys, bool) {
 	k.last, _ = strconv.Atoi(e[4].Str)
 	k.step, _ = strconv.Atoi(e[5].Str)
 	for _, f := range e[2].Elems {
-		if f.Str == "movablekeys" {
+		switch f.Str {
+		case "movablekeys":
 			k.movable = true
+		case "readonly":
+			k.readonly = true
 		}
 	}
 	return k, true

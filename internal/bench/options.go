@@ -50,6 +50,10 @@ type Options struct {
 	// first argument after the command name) instead of COMMAND INFO's.
 	Cluster  bool
 	KeyIndex int
+	// ReadFromReplicas sends read-only commands (COMMAND INFO's readonly
+	// flag) to the replicas of the slot's primary, in turn, over
+	// connections set up with READONLY.
+	ReadFromReplicas bool
 
 	// StartAt, when set, holds the start of the measurement, once every
 	// connection is ready, until this time: the processes of a --workers

@@ -154,12 +154,12 @@ func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summar
 	if err := r.resolve(); err != nil {
 		return nil, err
 	}
+	r.buildPrefix()
 	if o.Cluster {
 		if err := r.prepareCluster(ctx); err != nil {
 			return nil, err
 		}
 	}
-	r.buildPrefix()
 	if o.TLS == nil {
 		if err := ensureFiles(r.connsFor(o.Clients), o.threads()); err != nil {
 			return nil, err

@@ -249,11 +249,12 @@ func (w *worker) connected(c *conn) error {
 	}
 	c.lastIO = w.r.now()
 	w.rec.connected(c.lastIO - c.started)
-	if len(w.r.prefix) == 0 {
+	prefix, count := w.handshake(c)
+	if count == 0 {
 		return w.ready(c)
 	}
-	c.state, c.prefix = stHandshake, w.r.prefixCount
-	c.out = append(c.out[:0], w.r.prefix...)
+	c.state, c.prefix = stHandshake, count
+	c.out = append(c.out[:0], prefix...)
 	return w.flush(c)
 }
 

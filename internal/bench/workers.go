@@ -186,7 +186,7 @@ func mergeCluster(acc, c *benchdata.Cluster) *benchdata.Cluster {
 	for _, n := range c.Nodes {
 		i := slices.IndexFunc(acc.Nodes, func(a benchdata.NodeResult) bool { return a.Addr == n.Addr })
 		if i < 0 {
-			acc.Nodes = append(acc.Nodes, benchdata.NodeResult{Addr: n.Addr, ID: n.ID, Slots: n.Slots, Replicas: n.Replicas})
+			acc.Nodes = append(acc.Nodes, benchdata.NodeResult{Addr: n.Addr, ID: n.ID, Role: n.Role, Primary: n.Primary, Slots: n.Slots, Replicas: n.Replicas})
 			i = len(acc.Nodes) - 1
 		}
 		acc.Nodes[i].Requests += n.Requests

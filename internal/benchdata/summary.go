@@ -254,10 +254,14 @@ type Cluster struct {
 	Refreshes int64 `json:"topology_refreshes"`
 }
 
-// NodeResult is what one primary answered.
+// NodeResult is what one node answered.
 type NodeResult struct {
-	Addr      string     `json:"addr"`
-	ID        string     `json:"id,omitempty"`
+	Addr string `json:"addr"`
+	ID   string `json:"id,omitempty"`
+	// Role is "primary" or "replica" (--read-from-replicas); a replica
+	// names its Primary and has no Slots of its own.
+	Role      string     `json:"role"`
+	Primary   string     `json:"primary,omitempty"`
 	Slots     int        `json:"slots"`
 	Replicas  int        `json:"replicas"`
 	Requests  int64      `json:"requests"`

@@ -43,6 +43,7 @@ type Flags struct {
 	drain                     time.Duration
 	connectRetries            int
 	keyIndex                  int
+	readReplicas              bool
 	rate                      float64
 	maxPending                int
 	keyDist                   string
@@ -89,6 +90,7 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.IntVar(&f.threads, "threads", 0, "number of event-loop threads (default 1)")
 	fl.BoolVar(&f.Cluster, "cluster", false, "Redis Cluster: -h/-p is a seed; each client opens a connection per primary and sends each request to its key's slot")
 	fl.IntVar(&f.Workers, "workers", 0, "run the load from N local processes with a common start, each a share of -c, -n and --rate; results merged exactly")
+	fl.BoolVar(&f.readReplicas, "read-from-replicas", false, "with --cluster: send read-only commands to the replicas of the slot's primary (READONLY)")
 	fl.IntVar(&f.keyIndex, "key-index", 0, "with --cluster: route custom commands by argument N (1 = first after the command name) instead of COMMAND INFO")
 	fl.BoolVar(&f.tracking, "enable-tracking", false, "send CLIENT TRACKING on before starting")
 	fl.IntVarP(&f.keepalive, "keepalive", "k", 1, "1=keep alive 0=reconnect after every batch")
@@ -170,9 +172,9 @@ func (f *Flags) Options() (bench.Options, error) {
 	}
 	o.Rate, o.MaxPending, o.Drain = f.rate, f.maxPending, f.drain
 	o.ConnectRetries = f.connectRetries
-	o.Cluster, o.KeyIndex = f.Cluster, f.keyIndex
-	if o.KeyIndex > 0 && !o.Cluster {
-		return o, fmt.Errorf("--key-index needs --cluster")
+	o.Cluster, o.KeyIndex, o.ReadFromReplicas = f.Cluster, f.keyIndex, f.readReplicas
+	if (o.KeyIndex > 0 || o.ReadFromReplicas) && !o.Cluster {
+		return o, fmt.Errorf("--key-index and --read-from-replicas need --cluster")
 	}
 	o.Precision = max(f.precision, 1)
 	o.Seed = f.seed
