@@ -60,17 +60,17 @@ type clientGroup struct {
 
 // clusterWorker is one loop's view of the cluster.
 type clusterWorker struct {
-	run     *clusterRun
-	slots   [ClusterSlots]uint16
-	version uint64
-	addrs   []unix.Sockaddr // the loop's own copies (Connect writes into them)
-	groups  []*clientGroup
-	byNode  [][]*conn
-	rr      []int
+	run       *clusterRun
+	slots     [ClusterSlots]uint16
+	version   uint64
+	addrs     []unix.Sockaddr // the loop's own copies (Connect writes into them)
+	groups    []*clientGroup
+	byNode    [][]*conn
+	rr        []int
 	keyless   int
 	rrReplica int
 	scratch   []byte
-	redo    []byte
+	redo      []byte
 	// rate mode: a request generated but not yet sent (its node's
 	// connections were all full).
 	held         bool
@@ -91,16 +91,6 @@ var askingCmd = resp.AppendCommand(nil, "ASKING")
 // command's key is.
 func (r *runner) prepareCluster(ctx context.Context) error {
 	o := r.o
-	switch {
-	case o.TLS != nil:
-		return fmt.Errorf("--cluster with --tls is not supported yet")
-	case !o.KeepAlive:
-		return fmt.Errorf("--cluster with -k 0 is not supported yet")
-	case o.DB != 0:
-		return fmt.Errorf("--cluster: a cluster has only database 0 (drop --dbnum)")
-	case o.Network != "tcp":
-		return fmt.Errorf("--cluster needs a TCP seed address (-h and -p), not a unix socket")
-	}
 	top, err := fetchTopology(ctx, o, o.Addr)
 	if err != nil {
 		return err

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
@@ -144,7 +145,8 @@ func measure(ctx context.Context, tg target, c benchCase, redline bool, rlBin, r
 		}
 	}()
 	for _, addr := range tg.nodes {
-		admin, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: addr})
+		// FLUSHALL of millions of keys on a busy machine takes seconds.
+		admin, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: addr, Timeout: time.Minute})
 		if err != nil {
 			return sample{}, err
 		}
