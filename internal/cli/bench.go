@@ -31,14 +31,17 @@ and measures each request's own latency (not a pipeline batch's time to first by
 Beyond redis-benchmark: --duration and --warmup; --rate for fixed-rate open-loop load with
 latency timed from each request's intended send time (coordinated omission corrected);
 -o FILE saves JSON with the full HDR histogram; --hdr-out; --ratio SET:GET; --key-dist uniform|gaussian|
-zipf|sequential; value sizes as ranges or weighted lists. Errors end the run with a message,
+zipf|sequential; value sizes as ranges or weighted lists; --cluster routes by slot with per-node results;
+--workers N merges N load processes exactly. Errors end the run with a message,
 partial results and a non-zero exit, never a hang.`,
 		Example: `  redline bench -t set,get -c 32 -n 500000 -r 500000 --threads 6 -q --csv -h 10.0.0.5
   redline bench -h 10.0.0.5 -p 6379 -n 1000000 -c 5000 -q
   redline bench -t set -c 40 -d 3000 -r 100000 --duration 30s --warmup 5s -o set.json
   redline bench --rate 50000 --duration 20s -t get -r 100000
   redline bench --ratio 1:10 -r 100000 --key-dist zipf -n 1000000
-  redline bench -r 10000 -n 10000 lpush mylist __rand_int__`,
+  redline bench -r 10000 -n 10000 lpush mylist __rand_int__
+  redline bench --cluster -h 10.0.0.5 -p 7000 -t set,get -r 1000000 -q     # a Redis Cluster through a seed
+  redline bench --workers 4 -c 200 -n 2000000 -t set -r 1000000 -o set.json  # 4 load processes, merged exactly`,
 		Args:              cobra.ArbitraryArgs,
 		DisableAutoGenTag: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -74,7 +77,7 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) 
 	if err != nil {
 		return usageError("redline bench: %v", err)
 	}
-	if err := checkWorkers(f.Workers, o, f.Loop, f.Idle, false); err != nil {
+	if err := checkWorkers(f.Workers, o, f.Idle); err != nil {
 		return usageError("redline bench: %v", err)
 	}
 	if f.Idle {

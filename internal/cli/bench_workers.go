@@ -30,7 +30,7 @@ type workerSpec struct {
 }
 
 // checkWorkers refuses what a worker process cannot do.
-func checkWorkers(n int, o bench.Options, loop, idle, tty bool) error {
+func checkWorkers(n int, o bench.Options, idle bool) error {
 	switch {
 	case n < 0:
 		return fmt.Errorf("--workers must not be negative, got %d", n)
