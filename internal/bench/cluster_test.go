@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"redline/internal/benchdata"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
@@ -94,12 +95,14 @@ func TestClusterExactCounts(t *testing.T) {
 		if sum.Requests != o.Requests || sum.Cluster == nil || len(sum.Cluster.Nodes) != 3 {
 			t.Fatalf("%s: %d requests, cluster %+v", test.Title, sum.Requests, sum.Cluster)
 		}
-		var perNode int64
+		// The per-node histograms merge into the total exactly.
+		merged := benchdata.NewHistogram(o.Precision)
 		for _, n := range sum.Cluster.Nodes {
-			perNode += n.Requests
+			merged.Merge(n.Histogram.Histogram)
 		}
-		if perNode != sum.Requests {
-			t.Errorf("%s: nodes answered %d, total %d", test.Title, perNode, sum.Requests)
+		if merged.TotalCount() != sum.Requests || !merged.Equals(sum.Histogram.Histogram) {
+			t.Errorf("%s: nodes' histograms merge to %d requests (p99 %d ns), total %d (p99 %d ns)", test.Title,
+				merged.TotalCount(), merged.ValueAtQuantile(99), sum.Requests, sum.Histogram.ValueAtQuantile(99))
 		}
 	}
 	calls, per := clusterCalls(t, c, []string{"set", "get", "incr", "mset"})
