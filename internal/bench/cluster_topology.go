@@ -31,10 +31,6 @@ type clusterTopology struct {
 	slots [ClusterSlots]uint16 // index into nodes, or noOwner
 }
 
-func (t *clusterTopology) index(addr string) int {
-	return slices.IndexFunc(t.nodes, func(n ClusterNode) bool { return n.Addr == addr })
-}
-
 // uncovered counts the slots no primary serves.
 func (t *clusterTopology) uncovered() int {
 	n := 0

@@ -15,8 +15,6 @@ import (
 // and add what it leaves out: which server, how much was outstanding, and
 // which command an error reply answered.
 
-func (r *runner) connectError(err error) error { return r.connectErrorAt(r.target, err) }
-
 // connectErrorAt names the server a connect failed to (a cluster node).
 func (r *runner) connectErrorAt(target string, err error) error {
 	var errno unix.Errno
