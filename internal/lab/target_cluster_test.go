@@ -2,10 +2,12 @@ package lab
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"redline/internal/redistest"
 	"redline/internal/testutil"
 )
 
@@ -58,5 +60,29 @@ func TestClusterScenarioErrors(t *testing.T) {
 		if _, err := ParseScenario([]byte(c.yaml)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%q: %v, want %q", c.yaml, err, c.want)
 		}
+	}
+}
+
+// TestLabAddressClusterSeed runs a workload against an existing cluster
+// given by one seed address marked cluster: true.
+func TestLabAddressClusterSeed(t *testing.T) {
+	c := redistest.StartCluster(t, 2, 0)
+	s, err := ParseScenario([]byte(fmt.Sprintf(`
+name: seed
+target: {kind: address, address: "%s", cluster: true}
+workloads:
+  - name: get
+    bench: redis-benchmark -t get -c 2 -n 1000 -r 1000 -q
+repetitions: 1
+`, c.Seed())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Execute(context.Background(), Options{Scenario: s, ResultPath: filepath.Join(t.TempDir(), "result.json"), Version: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 1 || res.Runs[0].Summary.Cluster == nil || len(res.Runs[0].Summary.Cluster.Nodes) != 2 {
+		t.Fatalf("runs %+v", res.Runs)
 	}
 }
