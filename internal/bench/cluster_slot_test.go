@@ -73,3 +73,15 @@ func TestTaggedRequestSharesSlot(t *testing.T) {
 		t.Errorf("50 requests used %d slots, want them spread", len(slots))
 	}
 }
+
+// BenchmarkClusterRoute is the per-request cost of cluster routing: find
+// the key in the encoded request and hash it to its slot.
+func BenchmarkClusterRoute(b *testing.B) {
+	req := []byte("*3\r\n$3\r\nSET\r\n$16\r\nkey:000000000042\r\n$3\r\nxyz\r\n")
+	var sink uint16
+	b.ReportAllocs()
+	for b.Loop() {
+		sink += HashSlot(respArg(req, 1))
+	}
+	_ = sink
+}
