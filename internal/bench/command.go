@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"redline/internal/resp"
 )
@@ -15,6 +16,11 @@ const (
 	RandInt = "__rand_int__"
 	// Data is replaced by the value bytes (-d or a size range/list).
 	Data = "__data__"
+	// SlotTag is replaced, per request, by a hash tag ("{" + 4 characters
+	// + "}") of a random cluster slot, the same at every occurrence in the
+	// request: the keys of a multi-key command then share a slot. The
+	// suite's multi-key test carries it in cluster mode (Test.Tagged).
+	SlotTag = "{__slot__}"
 )
 
 const randIntWidth = 12
@@ -25,6 +31,7 @@ const (
 	segLit segKind = iota
 	segRand
 	segData
+	segTag
 )
 
 type segment struct {
@@ -38,8 +45,10 @@ type command struct {
 	args   [][]segment
 	// fixed holds the encoded command when its length never changes; rand
 	// lists the offsets of its 12-digit key fields to overwrite per request.
-	fixed []byte
-	rand  []int
+	fixed  []byte
+	rand   []int
+	tags   []int // offsets of the SlotTag fields in fixed
+	tagged bool
 }
 
 // compile turns an argument list into a template. Placeholders are only
@@ -53,6 +62,7 @@ func compile(args []string, inline, randomKeys bool, fixed []byte) (command, err
 	c := command{inline: inline}
 	for _, a := range args {
 		c.args = append(c.args, splitArg([]byte(a), randomKeys))
+		c.tagged = c.tagged || strings.Contains(a, SlotTag)
 	}
 	if inline {
 		for _, a := range c.args {
@@ -94,6 +104,9 @@ func nextPlaceholder(a []byte, randomKeys bool) (int, segKind, int) {
 	if randomKeys {
 		r = bytes.Index(a, []byte(RandInt))
 	}
+	if t := bytes.Index(a, []byte(SlotTag)); t >= 0 && (r < 0 || t < r) && (d < 0 || t < d) {
+		return t, segTag, len(SlotTag)
+	}
 	switch {
 	case r >= 0 && (d < 0 || r < d):
 		return r, segRand, len(RandInt)
@@ -106,6 +119,8 @@ func nextPlaceholder(a []byte, randomKeys bool) (int, segKind, int) {
 // encodeFixed encodes the command with zeroed key fields and records where
 // they are, so each request is a copy plus a few digit writes.
 func (c *command) encodeFixed(data []byte) ([]byte, []int) {
+	var tags []int
+	defer func() { c.tags = tags }()
 	if c.inline {
 		var b []byte
 		for i, a := range c.args {
@@ -128,6 +143,9 @@ func (c *command) encodeFixed(data []byte) ([]byte, []int) {
 			case segRand:
 				offs = append(offs, len(b))
 				b = append(b, "000000000000"...)
+			case segTag:
+				tags = append(tags, len(b))
+				b = append(b, "{0000}"...)
 			case segData:
 				b = append(b, data...)
 			}
@@ -147,6 +165,8 @@ func argLen(a []segment, dataLen int) int {
 			n += randIntWidth
 		case segData:
 			n += dataLen
+		case segTag:
+			n += slotTagWidth
 		}
 	}
 	return n
@@ -162,6 +182,7 @@ type generator struct {
 	sizes    *sizeSource
 	data     []byte // value bytes; sizes slice a prefix
 	rng      *rand.Rand
+	tag      [slotTagWidth]byte // this request's SlotTag
 }
 
 // appendRequest appends the next request and returns which command of the
@@ -175,11 +196,17 @@ func (g *generator) appendRequest(dst []byte) ([]byte, uint8) {
 		}
 	}
 	c := &g.cmds[idx]
+	if c.tagged {
+		g.tag = slotTag(uint16(g.rng.IntN(ClusterSlots)))
+	}
 	if c.fixed != nil {
 		start := len(dst)
 		dst = append(dst, c.fixed...)
 		for _, off := range c.rand {
 			putKey(dst[start+off:start+off+randIntWidth], g.keys.next(g.rng))
+		}
+		for _, off := range c.tags {
+			copy(dst[start+off:], g.tag[:])
 		}
 		return dst, idx
 	}
@@ -203,6 +230,8 @@ func (g *generator) appendGeneral(dst []byte, c *command) []byte {
 				dst = append(dst, k[:]...)
 			case segData:
 				dst = append(dst, g.data[:size]...)
+			case segTag:
+				dst = append(dst, g.tag[:]...)
 			}
 		}
 		dst = append(dst, '\r', '\n')

@@ -18,6 +18,10 @@ type pending struct {
 	intended int64 // when it was due (rate mode); == sent in closed loop
 	class    uint8 // index of the command in a mix
 	measured bool  // false for warm-up requests
+	// --cluster: the request's bytes in its connection's sent log, kept
+	// to send it again on a redirection; asking marks an ASKING prefix.
+	size   uint32
+	asking bool
 }
 
 // queue is a FIFO of pending requests: replies come back in order.
@@ -67,6 +71,13 @@ type conn struct {
 	started  int64 // connect start, for the connect timeout
 	batchEnd bool  // closed loop: the current batch is fully answered
 	retries  int   // failed connects retried since the last success
+
+	// --cluster: the node the connection goes to, its client group
+	// (closed loop) and the bytes of the requests it has outstanding.
+	node     uint16
+	grp      *clientGroup
+	sent     []byte
+	sentHead int
 }
 
 const readChunk = 64 << 10

@@ -15,28 +15,37 @@ import (
 // and add what it leaves out: which server, how much was outstanding, and
 // which command an error reply answered.
 
-func (r *runner) connectError(err error) error {
+// connectErrorAt names the server a connect failed to (a cluster node).
+func (r *runner) connectErrorAt(target string, err error) error {
 	var errno unix.Errno
 	msg := err.Error()
 	if errors.As(err, &errno) {
 		msg = capitalise(errno.Error())
 	}
-	return fmt.Errorf("Could not connect to Redis at %s: %s", r.target, msg)
+	return fmt.Errorf("Could not connect to Redis at %s: %s", target, msg)
 }
 
-func (r *runner) closedError(outstanding int) error {
-	return fmt.Errorf("Error: Server closed the connection (%s, %d requests outstanding on it)", r.target, outstanding)
+func (r *runner) closedError(outstanding int) error { return r.closedErrorAt(r.target, outstanding) }
+
+func (r *runner) closedErrorAt(target string, outstanding int) error {
+	return fmt.Errorf("Error: Server closed the connection (%s, %d requests outstanding on it)", target, outstanding)
 }
 
 func (r *runner) ioError(op string, err error, outstanding int) error {
-	if errors.Is(err, unix.ECONNRESET) || errors.Is(err, unix.EPIPE) {
-		return fmt.Errorf("Error: Server closed the connection (%s: %v; %d requests outstanding on it)", r.target, err, outstanding)
-	}
-	return fmt.Errorf("Error: %s %s: %v (%d requests outstanding on that connection)", op, r.target, err, outstanding)
+	return r.ioErrorAt(r.target, op, err, outstanding)
 }
 
-func (r *runner) timeoutError(outstanding int) error {
-	return fmt.Errorf("Error: no reply from %s within %s with %d requests outstanding: the server stopped answering (raise --timeout if replies can legitimately take longer)", r.target, r.o.Timeout, outstanding)
+func (r *runner) ioErrorAt(target, op string, err error, outstanding int) error {
+	if errors.Is(err, unix.ECONNRESET) || errors.Is(err, unix.EPIPE) {
+		return fmt.Errorf("Error: Server closed the connection (%s: %v; %d requests outstanding on it)", target, err, outstanding)
+	}
+	return fmt.Errorf("Error: %s %s: %v (%d requests outstanding on that connection)", op, target, err, outstanding)
+}
+
+func (r *runner) timeoutError(outstanding int) error { return r.timeoutErrorAt(r.target, outstanding) }
+
+func (r *runner) timeoutErrorAt(target string, outstanding int) error {
+	return fmt.Errorf("Error: no reply from %s within %s with %d requests outstanding: the server stopped answering (raise --timeout if replies can legitimately take longer)", target, r.o.Timeout, outstanding)
 }
 
 // refusedError recognises the error a server sends a connection it will

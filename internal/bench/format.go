@@ -58,6 +58,10 @@ func WriteReport(w io.Writer, s *benchdata.Summary) error {
 	if d := s.Drain; d != nil && (d.LateAtEnd > 0 || d.Expired()) {
 		fmt.Fprintf(b, "  %s\n", drainNote(d))
 	}
+	if s.Cluster != nil {
+		writeClusterNodes(b, "  ", s)
+	}
+	writeWorkerLines(b, "  ", s)
 	if c := s.Connections; c != nil {
 		fmt.Fprintf(b, "\nConnections:\n  %s\n", connectionsNote(c, s.Config.Clients))
 	}
@@ -228,6 +232,12 @@ func WriteQuiet(w io.Writer, s *benchdata.Summary) error {
 	_, err := fmt.Fprintf(w, "%s: %.2f requests per second, p50=%.3f msec\n", s.Title, s.RPS, s.Latency.P50)
 	if err == nil && s.Drain.Expired() {
 		_, err = fmt.Fprintf(w, "  %s: %s\n", s.Title, drainNote(s.Drain))
+	}
+	if err == nil && s.Cluster != nil {
+		writeClusterNodes(w, "  ", s)
+	}
+	if err == nil {
+		writeWorkerLines(w, "  ", s)
 	}
 	if c := s.Connections; err == nil && c != nil && (len(c.Failures) > 0 || c.SetupSeconds > SlowSetup.Seconds()) {
 		_, err = fmt.Fprintf(w, "  %s: connections: %s\n", s.Title, connectionsNote(c, s.Config.Clients))

@@ -23,7 +23,7 @@ const (
 type Options struct {
 	Network string      // "tcp" or "unix"
 	Addr    string      // host:port, or the socket path for "unix"
-	TLS     *tls.Config // nil: plain connections
+	TLS     *tls.Config `json:"-"` // nil: plain connections
 	// NetNS, when set, names the network namespace (ip netns) the load
 	// comes from: every connection is made from inside it.
 	NetNS string
@@ -43,6 +43,22 @@ type Options struct {
 	Pipeline  int           // requests per batch (closed loop)
 	Threads   int           // event loops; 0 means 1
 	KeepAlive bool          // false: reconnect after every batch (-k 0)
+
+	// Cluster treats Addr as a seed of a Redis Cluster: requests go to
+	// the primary that serves their key's slot (see cluster.go). KeyIndex,
+	// when > 0, is the argument index of the key to route by (1 is the
+	// first argument after the command name) instead of COMMAND INFO's.
+	Cluster  bool
+	KeyIndex int
+	// ReadFromReplicas sends read-only commands (COMMAND INFO's readonly
+	// flag) to the replicas of the slot's primary, in turn, over
+	// connections set up with READONLY.
+	ReadFromReplicas bool
+
+	// StartAt, when set, holds the start of the measurement, once every
+	// connection is ready, until this time: the processes of a --workers
+	// run start together.
+	StartAt time.Time
 
 	Keys  KeyOptions
 	Sizes SizeSpec
@@ -70,7 +86,7 @@ type Options struct {
 
 	// Progress, if set, is called every ProgressInterval from a separate
 	// goroutine while a test runs.
-	Progress         func(Progress)
+	Progress         func(Progress) `json:"-"`
 	ProgressInterval time.Duration
 	// ProgressFinal adds one last call, with Final set, when the test
 	// ends: it covers the replies since the previous call (a shorter
@@ -110,6 +126,11 @@ func (o *Options) Validate() error {
 		{o.Rate < 0, fmt.Sprintf("rate must not be negative, got %v (--rate)", o.Rate)},
 		{o.Rate > 0 && o.MaxPending < 1, "max pending must be at least 1 with --rate"},
 		{o.Timeout <= 0, "timeout must be positive (--timeout)"},
+		{o.Cluster && o.TLS != nil, "--cluster with --tls is not supported yet"},
+		{o.Cluster && !o.KeepAlive, "--cluster with -k 0 is not supported yet"},
+		{o.Cluster && o.DB != 0, "--cluster: a cluster has only database 0 (drop --dbnum)"},
+		{o.Cluster && o.Network != "tcp", "--cluster needs a TCP seed address (-h and -p), not a unix socket"},
+		{o.KeyIndex < 0, fmt.Sprintf("key index must not be negative, got %d (--key-index)", o.KeyIndex)},
 		{o.ConnectRetries < 0, fmt.Sprintf("connect retries must not be negative, got %d (--connect-retries)", o.ConnectRetries)},
 		{o.Duration < 0 || o.Warmup < 0 || o.Drain < 0, "durations must not be negative"},
 		{badCPUs(o.CPUs), fmt.Sprintf("client CPUs %v: each must be 0..%d", o.CPUs, maxCPUs-1)},

@@ -34,6 +34,8 @@ type recorder struct {
 	connect, ready *hdr.Histogram
 	failures       map[string]int64
 	retries        int64
+
+	cluster *clusterRec // --cluster: per node, redirections
 }
 
 // connPrecision is the significant figures of the connection histograms:

@@ -61,6 +61,8 @@ type runner struct {
 
 	loops []eventLoop
 
+	cluster *clusterRun // --cluster
+
 	budget    atomic.Int64
 	started   atomic.Bool
 	measuring atomic.Bool
@@ -153,8 +155,13 @@ func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summar
 		return nil, err
 	}
 	r.buildPrefix()
+	if o.Cluster {
+		if err := r.prepareCluster(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if o.TLS == nil {
-		if err := ensureFiles(o.Clients, o.threads()); err != nil {
+		if err := ensureFiles(r.connsFor(o.Clients), o.threads()); err != nil {
 			return nil, err
 		}
 	}
@@ -172,6 +179,9 @@ func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summar
 	}
 	if o.TLS == nil {
 		defer procsFor(len(r.loops))()
+	}
+	if r.cluster != nil {
+		defer r.cluster.startRefresher(r.o)()
 	}
 	defer func() {
 		for _, l := range r.loops {
@@ -293,12 +303,15 @@ func (r *runner) makeWorkers(gens []generator) error {
 			r.loops = append(r.loops, newTLSGroup(r, i, share, g))
 			continue
 		}
-		w, err := newWorker(r, i, share, g)
+		w, err := newWorker(r, i, r.connsFor(share), g)
 		if err != nil {
 			for _, l := range r.loops {
 				l.close()
 			}
 			return err
+		}
+		if r.cluster != nil {
+			r.attachCluster(w, share)
 		}
 		r.loops = append(r.loops, w)
 	}
@@ -337,6 +350,12 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 		return nil, err
 	}
 	r.setupTime = time.Duration(r.now() - setupFrom)
+	if err := waitUntil(ctx, r.o.StartAt); err != nil {
+		r.abort.Store(true)
+		close(start)
+		r.drain(done)
+		return nil, err
+	}
 	startWall := time.Now()
 	r.started.Store(true)
 	r.measuring.Store(r.o.Warmup == 0)
@@ -524,6 +543,9 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 		drain.LimitSeconds = r.o.Drain.Seconds()
 		drain.Seconds = time.Duration(max(last-drainFrom, 0)).Seconds()
 		s.Drain = &drain
+	}
+	if r.cluster != nil {
+		s.Cluster = r.clusterSummary(elapsed)
 	}
 	if unc != nil {
 		d := benchdata.Digest(unc.Histogram)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -71,6 +72,11 @@ type Test struct {
 	// __score__, {tag}); Inline sends it as an inline command.
 	Args   []string
 	Inline bool
+	// Tagged is Args with SlotTag where redis-benchmark puts its cluster
+	// tag; set for suite tests that have one. A cluster run sends it
+	// instead of Args when the command takes several keys, so they share
+	// a slot.
+	Tagged []string
 	// Mix, when set, replaces Args: a weighted sequence of commands, such
 	// as SET and GET in the ratio 1:10.
 	Mix []MixPart
@@ -109,7 +115,11 @@ func SuiteTests(names []string, randomKeys bool) ([]Test, error) {
 		if len(want) > 0 && !selected(e.names, want) {
 			continue
 		}
-		tests = append(tests, Test{Title: e.title, Args: suiteArgs(e.args, randomKeys), Inline: e.inline})
+		t := Test{Title: e.title, Args: suiteArgs(e.args, randomKeys), Inline: e.inline}
+		if slices.ContainsFunc(e.args, func(a string) bool { return strings.Contains(a, "{tag}") }) {
+			t.Tagged = tagArgs(e.args, randomKeys)
+		}
+		tests = append(tests, t)
 	}
 	return tests, nil
 }
@@ -127,6 +137,15 @@ func selected(names []string, want map[string]bool) bool {
 // mylist __rand_int__". Its title is the arguments joined by spaces.
 func CustomTest(args []string) Test {
 	return Test{Title: strings.Join(args, " "), Args: args}
+}
+
+// tagArgs is suiteArgs with the cluster tag as SlotTag.
+func tagArgs(args []string, randomKeys bool) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = strings.ReplaceAll(a, "{tag}", SlotTag)
+	}
+	return suiteArgs(out, randomKeys)
 }
 
 // suiteArgs resolves the suite-only placeholders: the cluster tag (empty

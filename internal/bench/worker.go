@@ -44,7 +44,8 @@ type worker struct {
 	drained  bool  // the drain limit after it has passed
 
 	lastSweep int64
-	sockaddr  unix.Sockaddr // this worker's own copy of the target
+	sockaddr  unix.Sockaddr  // this worker's own copy of the target
+	cl        *clusterWorker // nil unless --cluster
 }
 
 func newWorker(r *runner, id, nconns int, gen generator) (*worker, error) {
@@ -130,14 +131,15 @@ func (w *worker) countState(s connState) int {
 }
 
 func (w *worker) dial(c *conn) error {
-	fd, err := unix.Socket(w.r.domain, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
+	domain, sa := w.addrOf(c)
+	fd, err := unix.Socket(domain, unix.SOCK_STREAM|unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return fmt.Errorf("socket: %w (raise the open-files limit: ulimit -n)", err)
 	}
-	if w.r.domain != unix.AF_UNIX {
+	if domain != unix.AF_UNIX {
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 	}
-	err = unix.Connect(fd, w.sockaddr)
+	err = unix.Connect(fd, sa)
 	if err != nil && !errors.Is(err, unix.EINPROGRESS) {
 		unix.Close(fd)
 		return w.connectFailed(c, errnoName(err), err)
@@ -166,7 +168,7 @@ func (w *worker) connectFailed(c *conn, cause string, err error) error {
 		c.fd = -1
 	}
 	if c.retries >= w.r.o.ConnectRetries {
-		return w.r.connectError(err)
+		return w.r.connectErrorAt(w.target(c), err)
 	}
 	c.retries++
 	w.rec.retries++
@@ -247,11 +249,12 @@ func (w *worker) connected(c *conn) error {
 	}
 	c.lastIO = w.r.now()
 	w.rec.connected(c.lastIO - c.started)
-	if len(w.r.prefix) == 0 {
+	prefix, count := w.handshake(c)
+	if count == 0 {
 		return w.ready(c)
 	}
-	c.state, c.prefix = stHandshake, w.r.prefixCount
-	c.out = append(c.out[:0], w.r.prefix...)
+	c.state, c.prefix = stHandshake, count
+	c.out = append(c.out[:0], prefix...)
 	return w.flush(c)
 }
 
@@ -285,11 +288,14 @@ func (w *worker) start() error {
 	}
 	for _, c := range w.conns {
 		c.state = stActive
-		if w.r.o.Rate == 0 {
+		if w.r.o.Rate == 0 && w.cl == nil {
 			if err := w.sendBatch(c); err != nil {
 				return err
 			}
 		}
+	}
+	if w.cl != nil && w.r.o.Rate == 0 {
+		return w.startGroups()
 	}
 	return nil
 }
@@ -341,7 +347,7 @@ func (w *worker) flush(c *conn) error {
 		if cause := w.refusedBeforeClose(c); cause != nil {
 			return cause
 		}
-		return w.r.ioError("write", err, c.q.size)
+		return w.r.ioErrorAt(w.target(c), "write", err, c.q.size)
 	}
 	c.out, c.outOff = c.out[:0], 0
 	return w.watchOut(c, false)
@@ -387,9 +393,9 @@ func (w *worker) readable(c *conn) error {
 			return nil
 		}
 		if err == nil {
-			return w.r.closedError(c.q.size)
+			return w.r.closedErrorAt(w.target(c), c.q.size)
 		}
-		return w.r.ioError("read", err, c.q.size)
+		return w.r.ioErrorAt(w.target(c), "read", err, c.q.size)
 	}
 	now := w.r.now()
 	c.in = c.in[:len(c.in)+n]
@@ -400,6 +406,9 @@ func (w *worker) readable(c *conn) error {
 	}
 	rest := copy(c.in, c.in[used:])
 	c.in = c.in[:rest]
+	if w.cl != nil {
+		return w.clusterAfterRead(c)
+	}
 	if c.state == stActive && c.q.size == 0 && w.r.o.Rate == 0 {
 		return w.batchDone(c)
 	}
@@ -417,7 +426,7 @@ func (w *worker) consume(c *conn, now int64) (int, error) {
 	for pos < len(c.in) {
 		n, kind, need, err := resp.Scan(c.in[pos:])
 		if err != nil {
-			return 0, fmt.Errorf("reading replies from %s: %w", w.r.target, err)
+			return 0, fmt.Errorf("reading replies from %s: %w", w.target(c), err)
 		}
 		if n == 0 {
 			if need > cap(c.in)-pos {
@@ -440,10 +449,16 @@ func (w *worker) consume(c *conn, now int64) (int, error) {
 			if kind == resp.KindError {
 				return 0, w.r.unsolicitedError(reply)
 			}
-			return 0, fmt.Errorf("reply with no request outstanding from %s: %q", w.r.target, clip(reply))
+			return 0, fmt.Errorf("reply with no request outstanding from %s: %q", w.target(c), clip(reply))
 		}
 		p := c.q.pop()
 		w.pending--
+		if w.cl != nil {
+			if err := w.clusterReply(c, p, kind, reply, now); err != nil {
+				return 0, err
+			}
+			continue
+		}
 		if kind == resp.KindError {
 			return 0, w.r.replyError(reply, p.class)
 		}
@@ -509,14 +524,17 @@ func (w *worker) housekeeping() error {
 	if w.r.stopIssue.Load() && w.r.o.Rate == 0 {
 		// Duration over: connections that are between batches are done.
 		for _, c := range w.conns {
-			if c.state == stActive && c.q.size == 0 {
+			if c.state == stActive && c.q.size == 0 && (c.grp == nil || c.grp.outstanding == 0) {
 				w.finish(c)
 			}
 		}
 	}
+	if err := w.clusterRefreshed(); err != nil {
+		return err
+	}
 	for _, c := range w.conns {
 		if c.q.size > 0 && now-c.lastIO > int64(w.r.o.Timeout) {
-			return w.r.timeoutError(c.q.size)
+			return w.r.timeoutErrorAt(w.target(c), c.q.size)
 		}
 	}
 	return w.checkConnectTimeouts() // -k 0 reconnects during the run
@@ -531,6 +549,17 @@ func (w *worker) pace() (int, error) {
 		due := w.pacer.due(w.seq)
 		if due > now {
 			break
+		}
+		if w.cl != nil {
+			issued, err := w.clusterIssue(due, now)
+			if err != nil {
+				return 0, err
+			}
+			if !issued {
+				break
+			}
+			w.seq++
+			continue
 		}
 		c := w.pick()
 		if c == nil {
@@ -552,7 +581,7 @@ func (w *worker) pace() (int, error) {
 			return 0, err
 		}
 	}
-	if w.issuing && !w.r.dueOpen(w.pacer.due(w.seq), w.end) {
+	if w.issuing && !w.holding() && !w.r.dueOpen(w.pacer.due(w.seq), w.end) {
 		w.issuing = false
 	}
 	if !w.issuing {

@@ -54,6 +54,13 @@ type Summary struct {
 	// Connections is how the connections were set up.
 	Connections *Connections `json:"connections,omitempty"`
 
+	// Workers is set with --workers: each load process's own figures;
+	// the fields above are their exact merge.
+	Workers []WorkerResult `json:"workers,omitempty"`
+
+	// Cluster is set with --cluster: per node figures and redirections.
+	Cluster *Cluster `json:"cluster,omitempty"`
+
 	// Drain is set in rate mode with a duration: what was still due or
 	// outstanding when the duration ended, and how it was drained.
 	Drain *Drain `json:"drain,omitempty"`
@@ -232,4 +239,46 @@ func Digest(h *hdr.Histogram) Latency {
 		P9999: ms(h.ValueAtPercentile(99.99)),
 		Max:   ms(h.Max()),
 	}
+}
+
+// Cluster is a --cluster run's view per primary, so a hot shard shows.
+// The per-node histograms merge into the run's Histogram exactly.
+type Cluster struct {
+	Nodes []NodeResult `json:"nodes"`
+	// Moved and Asked count the MOVED and ASK redirections followed; a
+	// redirected request is counted once in Requests, timed from its
+	// first send. Refreshes counts topology reloads (one per burst of
+	// MOVED).
+	Moved     int64 `json:"moved"`
+	Asked     int64 `json:"asked"`
+	Refreshes int64 `json:"topology_refreshes"`
+}
+
+// NodeResult is what one node answered.
+type NodeResult struct {
+	Addr string `json:"addr"`
+	ID   string `json:"id,omitempty"`
+	// Role is "primary" or "replica" (--read-from-replicas); a replica
+	// names its Primary and has no Slots of its own.
+	Role      string     `json:"role"`
+	Primary   string     `json:"primary,omitempty"`
+	Slots     int        `json:"slots"`
+	Replicas  int        `json:"replicas"`
+	Requests  int64      `json:"requests"`
+	RPS       float64    `json:"rps"`
+	Latency   Latency    `json:"latency_ms"`
+	Histogram *Histogram `json:"histogram,omitempty"`
+}
+
+// WorkerResult is one load process's share of a --workers run: its
+// figures over its own interval, so an overloaded client shows.
+type WorkerResult struct {
+	Worker    int        `json:"worker"`
+	Host      string     `json:"host,omitempty"`
+	Clients   int        `json:"clients"`
+	Requests  int64      `json:"requests"`
+	RPS       float64    `json:"rps"`
+	Latency   Latency    `json:"latency_ms"`
+	Histogram *Histogram `json:"histogram,omitempty"`
+	Error     string     `json:"error,omitempty"`
 }

@@ -20,6 +20,7 @@ func init() { register(newBenchCmd) }
 
 func newBenchCmd(s *streams) *cobra.Command {
 	var f *cmdline.Flags
+	var worker bool
 	cmd := &cobra.Command{
 		Use:   "bench [options] [command args...]",
 		Short: "redis-benchmark-compatible load generator (same flags and output), faster and more accurate",
@@ -30,17 +31,23 @@ and measures each request's own latency (not a pipeline batch's time to first by
 Beyond redis-benchmark: --duration and --warmup; --rate for fixed-rate open-loop load with
 latency timed from each request's intended send time (coordinated omission corrected);
 -o FILE saves JSON with the full HDR histogram; --hdr-out; --ratio SET:GET; --key-dist uniform|gaussian|
-zipf|sequential; value sizes as ranges or weighted lists. Errors end the run with a message,
+zipf|sequential; value sizes as ranges or weighted lists; --cluster routes by slot with per-node results;
+--workers N merges N load processes exactly. Errors end the run with a message,
 partial results and a non-zero exit, never a hang.`,
 		Example: `  redline bench -t set,get -c 32 -n 500000 -r 500000 --threads 6 -q --csv -h 10.0.0.5
   redline bench -h 10.0.0.5 -p 6379 -n 1000000 -c 5000 -q
   redline bench -t set -c 40 -d 3000 -r 100000 --duration 30s --warmup 5s -o set.json
   redline bench --rate 50000 --duration 20s -t get -r 100000
   redline bench --ratio 1:10 -r 100000 --key-dist zipf -n 1000000
-  redline bench -r 10000 -n 10000 lpush mylist __rand_int__`,
+  redline bench -r 10000 -n 10000 lpush mylist __rand_int__
+  redline bench --cluster -h 10.0.0.5 -p 7000 -t set,get -r 1000000 -q     # a Redis Cluster through a seed
+  redline bench --workers 4 -c 200 -n 2000000 -t set -r 1000000 -o set.json  # 4 load processes, merged exactly`,
 		Args:              cobra.ArbitraryArgs,
 		DisableAutoGenTag: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if worker {
+				return runWorkerChild(cmd.Context(), s)
+			}
 			return runBench(cmd.Context(), s, f, args)
 		},
 	}
@@ -50,6 +57,8 @@ partial results and a non-zero exit, never a hang.`,
 	f.PasswordEnv = secret.FromEnv()
 	renamed(fl, "password", "pass")
 	renamed(fl, "json", "output")
+	fl.BoolVar(&worker, "worker", false, "one process of a --workers run (settings on stdin)")
+	fl.MarkHidden("worker")
 	return cmd
 }
 
@@ -57,9 +66,6 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) 
 	if f.Version {
 		fmt.Fprintf(s.out, "redline bench %s (redis-benchmark 7.2 compatible)\n", Version())
 		return nil
-	}
-	if f.Cluster {
-		return usageError("redline bench: --cluster is not supported yet; benchmark one node at a time (-h/-p), or use memtier_benchmark --cluster-mode")
 	}
 	if f.ShowErrors {
 		fmt.Fprintln(s.err, "WARNING: -e option has no effect. We now immediately exit on error to avoid false results.")
@@ -69,6 +75,9 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) 
 	}
 	o, err := f.Options()
 	if err != nil {
+		return usageError("redline bench: %v", err)
+	}
+	if err := checkWorkers(f.Workers, o, f.Idle); err != nil {
 		return usageError("redline bench: %v", err)
 	}
 	if f.Idle {
@@ -136,7 +145,7 @@ func (r *benchRun) run(ctx context.Context, tests []bench.Test, custom bool) err
 // one runs a test, prints it and saves the JSON so far.
 func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bool) error {
 	r.progress.begin(t.Title)
-	sum, err := bench.Run(ctx, r.o, t, data)
+	sum, err := r.measure(ctx, t, data)
 	r.progress.end()
 	if sum == nil {
 		if err == nil {
@@ -173,6 +182,14 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 		return exitCode(ExitFailure, msg)
 	}
 	return nil
+}
+
+// measure runs t here, or in --workers processes.
+func (r *benchRun) measure(ctx context.Context, t bench.Test, data []byte) (*benchdata.Summary, error) {
+	if r.f.Workers > 1 {
+		return runWorkers(ctx, r.o, t, data, r.f.Workers)
+	}
+	return bench.Run(ctx, r.o, t, data)
 }
 
 func (r *benchRun) print(sum *benchdata.Summary) {

@@ -294,6 +294,7 @@ func (l *labRun) variant(ctx context.Context, vi, rep int) error {
 		}
 		// A restarted server has a new port.
 		it.opts.Addr, it.opts.CPUs = l.tg.addr, cpus
+		it.opts.Cluster = l.tg.isCluster()
 		if err := l.measure(ctx, it, v.Name, rep); err != nil {
 			return err
 		}

@@ -62,6 +62,9 @@ func fillDefaults(s *labdata.Scenario) {
 	if s.Target.Kind == "" {
 		s.Target.Kind = "managed"
 	}
+	if s.Target.Kind == "managed-cluster" && s.Target.Primaries == 0 {
+		s.Target.Primaries = 3
+	}
 	if len(s.Variants) == 0 {
 		s.Variants = []labdata.VariantSpec{{Name: "baseline", Baseline: true}}
 	}
@@ -80,10 +83,19 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 	bad := func(path, format string, args ...any) {
 		errs = append(errs, line(path)+path+": "+fmt.Sprintf(format, args...))
 	}
+	if s.Target.Kind != "managed-cluster" && (s.Target.Primaries != 0 || s.Target.Replicas != 0) {
+		bad("target.primaries", "only for kind: managed-cluster")
+	}
+	if s.Target.Cluster && s.Target.Kind != "address" {
+		bad("target.cluster", "only for kind: address (a managed-cluster is one already)")
+	}
 	switch s.Target.Kind {
-	case "managed", "netns":
+	case "managed", "netns", "managed-cluster":
 		if s.Target.Address != "" {
 			bad("target.address", "only for kind: address")
+		}
+		if s.Target.Primaries < 0 || s.Target.Replicas < 0 || s.Target.Primaries > 64 || s.Target.Replicas > 8 {
+			bad("target.primaries", "primaries 1..64 and replicas 0..8 per primary, got %d and %d", s.Target.Primaries, s.Target.Replicas)
 		}
 	case "address":
 		if s.Server.Allocator != "" || s.Server.Binary != "" || len(s.Server.Config) > 0 {
@@ -93,7 +105,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 			bad("target.address", "required for kind: address (host:port)")
 		}
 	default:
-		bad("target.kind", "%q is not managed, netns or address", s.Target.Kind)
+		bad("target.kind", "%q is not managed, managed-cluster, netns or address", s.Target.Kind)
 	}
 	if s.Target.Password != "" && s.Target.PasswordFile != "" {
 		bad("target.password_file", "give password or password_file, not both")

@@ -32,11 +32,17 @@ type target struct {
 	pass    string
 	admin   *redisadmin.Conn
 	version string
+
+	// managed-cluster (target_cluster.go): the nodes, and their size.
+	cluster             *redisserver.Cluster
+	primaries, replicas int
+	seedIsCluster       bool // an address target that is a cluster seed
 }
 
 // newTarget prepares the topology; the server starts with ensure.
 func newTarget(ctx context.Context, t labdata.TargetSpec) (*target, error) {
-	tg := &target{kind: t.Kind, addr: t.Address, user: t.User, pass: t.Password}
+	tg := &target{kind: t.Kind, addr: t.Address, user: t.User, pass: t.Password,
+		primaries: t.Primaries, replicas: t.Replicas, seedIsCluster: t.Cluster}
 	if t.Kind == "netns" {
 		netns.RemoveStale()
 		p, err := netns.NewPair(ctx)
@@ -81,6 +87,9 @@ func (t *target) ensure(ctx context.Context, spec labdata.ServerSpec) error {
 	o, err := serverOptions(spec)
 	if err != nil {
 		return err
+	}
+	if t.kind == "managed-cluster" {
+		return t.ensureCluster(ctx, spec, o)
 	}
 	if t.pair != nil {
 		o.NetNS, o.Bind = t.pair.Server, t.pair.ServerIP
@@ -157,12 +166,18 @@ func (t *target) flush(ctx context.Context) error {
 	if t.kind == "address" {
 		return nil
 	}
+	if t.cluster != nil {
+		return t.flushCluster(ctx)
+	}
 	_, err := t.admin.Do(ctx, "FLUSHALL")
 	return err
 }
 
 // cpuSeconds returns the server's used_cpu_sys + used_cpu_user.
 func (t *target) cpuSeconds(ctx context.Context) (float64, error) {
+	if t.cluster != nil {
+		return t.clusterCPUSeconds(ctx)
+	}
 	info, err := t.admin.Info(ctx, "cpu")
 	if err != nil {
 		return 0, err
@@ -189,6 +204,8 @@ func (t *target) info() labdata.TargetInfo {
 		ti.Topology = fmt.Sprintf("veth %s (%s, netns %s) <-> %s (%s, netns %s)", t.pair.ClientIf, t.pair.ClientIP, t.pair.Client, t.pair.ServerIf, t.pair.ServerIP, t.pair.Server)
 	case t.kind == "managed":
 		ti.Topology = "loopback"
+	case t.kind == "managed-cluster":
+		ti.Topology = fmt.Sprintf("loopback Redis Cluster: %d primaries, %d replicas each", t.primaries, t.replicas)
 	default:
 		ti.Topology = "network"
 	}
@@ -209,6 +226,9 @@ func (t *target) stopServer() error {
 		return nil
 	}
 	t.running = false
+	if t.cluster != nil {
+		return t.stopCluster()
+	}
 	t.keepLog()
 	return t.server.Stop()
 }

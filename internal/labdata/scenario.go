@@ -60,7 +60,8 @@ type Scenario struct {
 
 // TargetSpec says where the server is.
 type TargetSpec struct {
-	// Kind is "managed" (redline starts redis-server on loopback), "netns"
+	// Kind is "managed" (redline starts redis-server on loopback),
+	// "managed-cluster" (a Redis Cluster of such servers), "netns"
 	// (two network namespaces joined by a veth pair, server in one, load
 	// from the other) or "address" (an existing server).
 	Kind     string `json:"kind" yaml:"kind"`
@@ -70,6 +71,14 @@ type TargetSpec struct {
 	// scenario file), so the scenario itself need hold no secret.
 	PasswordFile string `json:"password_file,omitempty" yaml:"password_file,omitempty"`
 	User         string `json:"user,omitempty" yaml:"user,omitempty"`
+	// Primaries and Replicas (per primary) size a "managed-cluster":
+	// a Redis Cluster redline starts on loopback (default 3 primaries).
+	// The server settings and every variant's apply to each node.
+	Primaries int `json:"primaries,omitempty" yaml:"primaries,omitempty"`
+	Replicas  int `json:"replicas,omitempty" yaml:"replicas,omitempty"`
+	// Cluster marks an "address" target as a seed of a Redis Cluster:
+	// the workloads run with --cluster.
+	Cluster bool `json:"cluster,omitempty" yaml:"cluster,omitempty"`
 }
 
 // ServerSpec configures a managed or netns server.

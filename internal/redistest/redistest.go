@@ -57,3 +57,23 @@ func Do(t testing.TB, c *resp.Client, args ...string) resp.Value {
 	}
 	return v
 }
+
+// StartCluster starts a Redis Cluster of primaries (each with replicas)
+// on free loopback ports, ready (cluster_state:ok on every node), and
+// stops it when the test ends.
+func StartCluster(t testing.TB, primaries, replicas int, config ...string) *redisserver.Cluster {
+	t.Helper()
+	testutil.Heavy(t)
+	c, err := redisserver.StartCluster(context.Background(), redisserver.ClusterOptions{
+		Primaries: primaries, Replicas: replicas, Server: redisserver.Options{Config: config},
+	})
+	if err != nil {
+		t.Fatalf("start redis cluster: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Stop(); err != nil {
+			t.Errorf("stop redis cluster: %v", err)
+		}
+	})
+	return c
+}

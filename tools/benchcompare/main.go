@@ -4,9 +4,11 @@
 // the same number of requests, and the server's CPU per request, so the
 // numbers can be read against the server-bound limit.
 //
-// Runs alternate A B B A, the server flushed before each run.
+// Runs alternate A B B A, the server flushed before each run. With
+// -cluster N both tools run with --cluster against N primaries started on
+// loopback (CPU and flushes cover every primary).
 //
-//	go run ./tools/benchcompare [-pairs 6] [-redline bin/redline] [-addr host:port]
+//	go run ./tools/benchcompare [-pairs 6] [-redline bin/redline] [-addr host:port] [-cluster 3]
 package main
 
 import (
@@ -19,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
@@ -40,6 +43,21 @@ var cases = []benchCase{
 	{"SET -c 40 --threads 40", 40, 1, 400000, 40},
 }
 
+// clusterCases run with -cluster N. redis-benchmark --cluster runs one
+// thread per primary by default; redline one event loop unless told.
+var clusterCases = []benchCase{
+	{"SET --cluster -c 32 -P 1", 32, 1, 300000, 0},
+	{"SET --cluster -c 32 --threads 3", 32, 1, 300000, 3},
+	{"SET --cluster -c 32 -P 16", 32, 16, 2000000, 0},
+}
+
+// target is the server(s) both tools load.
+type target struct {
+	seed    string
+	nodes   []string // every primary (one for a single server)
+	cluster bool
+}
+
 type sample struct {
 	p50, p99, max float64 // ms
 	rps           float64
@@ -54,27 +72,43 @@ func main() {
 	addr := flag.String("addr", "", "use this server instead of starting one (host:port)")
 	scale := flag.Float64("scale", 1, "multiply the request counts")
 	only := flag.String("case", "", "run only cases whose name contains this")
+	primaries := flag.Int("cluster", 0, "start a Redis Cluster of this many primaries and run the --cluster cases")
 	flag.Parse()
-	if err := run(*pairs, *redline, *rb, *addr, *scale, *only); err != nil {
+	if err := run(*pairs, *redline, *rb, *addr, *scale, *only, *primaries); err != nil {
 		fmt.Fprintln(os.Stderr, "benchcompare:", err)
 		os.Exit(1)
 	}
 }
 
-func run(pairs int, redline, rb, addr string, scale float64, only string) error {
+func run(pairs int, redline, rb, addr string, scale float64, only string, primaries int) error {
 	ctx := context.Background()
-	if addr == "" {
+	tg := target{seed: addr, nodes: []string{addr}}
+	run := cases
+	switch {
+	case primaries > 0:
+		c, err := redisserver.StartCluster(ctx, redisserver.ClusterOptions{Primaries: primaries,
+			Server: redisserver.Options{Config: []string{"maxclients 10000"}}})
+		if err != nil {
+			return err
+		}
+		defer c.Stop()
+		tg = target{seed: c.Seed(), cluster: true}
+		for _, p := range c.Primaries {
+			tg.nodes = append(tg.nodes, p.Addr())
+		}
+		run = clusterCases
+	case addr == "":
 		s, err := redisserver.Start(ctx, redisserver.Options{Config: []string{"maxclients 10000"}})
 		if err != nil {
 			return err
 		}
 		defer s.Stop()
-		addr = s.Addr()
+		tg = target{seed: s.Addr(), nodes: []string{s.Addr()}}
 	}
 	ver, _ := exec.Command(rb, "--version").Output()
-	fmt.Printf("server %s; %s; redline %s\n", addr, strings.TrimSpace(string(ver)), redline)
+	fmt.Printf("server %s; %s; redline %s\n", strings.Join(tg.nodes, ","), strings.TrimSpace(string(ver)), redline)
 	fmt.Printf("%-18s %12s %12s %7s %9s %9s %7s %10s %10s\n", "case", "redline rps", "r-b rps", "ratio", "rl cpu s", "rb cpu s", "ratio", "srv us/req", "srv bound")
-	for _, c := range cases {
+	for _, c := range run {
 		if only != "" && !strings.Contains(c.name, only) {
 			continue
 		}
@@ -86,7 +120,7 @@ func run(pairs int, redline, rb, addr string, scale float64, only string) error 
 				order = []bool{false, true} // B A
 			}
 			for _, isA := range order {
-				s, err := measure(ctx, addr, c, isA, redline, rb)
+				s, err := measure(ctx, tg, c, isA, redline, rb)
 				if err != nil {
 					return fmt.Errorf("%s: %w", c.name, err)
 				}
@@ -102,22 +136,34 @@ func run(pairs int, redline, rb, addr string, scale float64, only string) error 
 	return nil
 }
 
-func measure(ctx context.Context, addr string, c benchCase, redline bool, rlBin, rbBin string) (sample, error) {
-	host, port, _ := strings.Cut(addr, ":")
-	admin, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: addr})
-	if err != nil {
-		return sample{}, err
+func measure(ctx context.Context, tg target, c benchCase, redline bool, rlBin, rbBin string) (sample, error) {
+	host, port, _ := strings.Cut(tg.seed, ":")
+	var admins []*redisadmin.Conn
+	defer func() {
+		for _, a := range admins {
+			a.Close()
+		}
+	}()
+	for _, addr := range tg.nodes {
+		// FLUSHALL of millions of keys on a busy machine takes seconds.
+		admin, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: addr, Timeout: time.Minute})
+		if err != nil {
+			return sample{}, err
+		}
+		admins = append(admins, admin)
+		if _, err := admin.Do(ctx, "FLUSHALL"); err != nil {
+			return sample{}, err
+		}
 	}
-	defer admin.Close()
-	if _, err := admin.Do(ctx, "FLUSHALL"); err != nil {
-		return sample{}, err
-	}
-	cpu0, err := serverCPU(ctx, admin)
+	cpu0, err := serverCPU(ctx, admins)
 	if err != nil {
 		return sample{}, err
 	}
 	args := []string{"-h", host, "-p", port, "-t", "set", "-c", strconv.Itoa(c.clients), "-P", strconv.Itoa(c.pipeline),
 		"-n", strconv.Itoa(c.requests), "-r", "1000000", "--csv"}
+	if tg.cluster {
+		args = append(args, "--cluster")
+	}
 	if c.threads > 0 {
 		args = append(args, "--threads", strconv.Itoa(c.threads))
 	}
@@ -131,7 +177,7 @@ func measure(ctx context.Context, addr string, c benchCase, redline bool, rlBin,
 	if err != nil {
 		return sample{}, fmt.Errorf("%s %s: %w", bin, strings.Join(args, " "), err)
 	}
-	cpu1, err := serverCPU(ctx, admin)
+	cpu1, err := serverCPU(ctx, admins)
 	if err != nil {
 		return sample{}, err
 	}
@@ -147,13 +193,17 @@ func measure(ctx context.Context, addr string, c benchCase, redline bool, rlBin,
 
 func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
-// serverCPU returns the server's CPU seconds so far.
-func serverCPU(ctx context.Context, c *redisadmin.Conn) (float64, error) {
-	info, err := c.Info(ctx, "cpu")
-	if err != nil {
-		return 0, err
+// serverCPU returns the servers' CPU seconds so far.
+func serverCPU(ctx context.Context, cs []*redisadmin.Conn) (float64, error) {
+	var sum float64
+	for _, c := range cs {
+		info, err := c.Info(ctx, "cpu")
+		if err != nil {
+			return 0, err
+		}
+		sum += info.CPUSeconds()
 	}
-	return info.CPUSeconds(), nil
+	return sum, nil
 }
 
 // csvRow returns the SET row's numbers: rps, avg, min, p50, p95, p99, max.

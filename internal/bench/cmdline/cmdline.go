@@ -35,12 +35,15 @@ type Flags struct {
 	// Output and mode settings the caller acts on.
 	Quiet, CSV, Loop, Idle, StdinArg bool
 	ShowErrors, Version, Cluster     bool
+	Workers                          int
 	TestList, Ratio                  string
 	JSONOut, HdrOut, Progress        string
 
 	duration, warmup, timeout time.Duration
 	drain                     time.Duration
 	connectRetries            int
+	keyIndex                  int
+	readReplicas              bool
 	rate                      float64
 	maxPending                int
 	keyDist                   string
@@ -85,7 +88,10 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.IntVar(&f.dbnum, "dbnum", 0, "SELECT this db number")
 	fl.BoolVarP(&f.resp3, "resp3", "3", false, "start sessions in RESP3 protocol mode (HELLO 3)")
 	fl.IntVar(&f.threads, "threads", 0, "number of event-loop threads (default 1)")
-	fl.BoolVar(&f.Cluster, "cluster", false, "cluster mode (not supported yet)")
+	fl.BoolVar(&f.Cluster, "cluster", false, "Redis Cluster: -h/-p is a seed; each client opens a connection per primary and sends each request to its key's slot")
+	fl.IntVar(&f.Workers, "workers", 0, "run the load from N local processes with a common start, each a share of -c, -n and --rate; results merged exactly")
+	fl.BoolVar(&f.readReplicas, "read-from-replicas", false, "with --cluster: send read-only commands to the replicas of the slot's primary (READONLY)")
+	fl.IntVar(&f.keyIndex, "key-index", 0, "with --cluster: route custom commands by argument N (1 = first after the command name) instead of COMMAND INFO")
 	fl.BoolVar(&f.tracking, "enable-tracking", false, "send CLIENT TRACKING on before starting")
 	fl.IntVarP(&f.keepalive, "keepalive", "k", 1, "1=keep alive 0=reconnect after every batch")
 	fl.Int64VarP(&f.KeySpace, "keyspace", "r", 0, "random keys: replace __rand_int__ with a 12-digit number in [0, keyspace)")
@@ -166,6 +172,10 @@ func (f *Flags) Options() (bench.Options, error) {
 	}
 	o.Rate, o.MaxPending, o.Drain = f.rate, f.maxPending, f.drain
 	o.ConnectRetries = f.connectRetries
+	o.Cluster, o.KeyIndex, o.ReadFromReplicas = f.Cluster, f.keyIndex, f.readReplicas
+	if (o.KeyIndex > 0 || o.ReadFromReplicas) && !o.Cluster {
+		return o, fmt.Errorf("--key-index and --read-from-replicas need --cluster")
+	}
 	o.Precision = max(f.precision, 1)
 	o.Seed = f.seed
 	if o.Seed == 0 {
@@ -358,8 +368,8 @@ func ParseWorkload(line string) (Workload, error) {
 	if err != nil {
 		return Workload{}, fmt.Errorf("%q: %w", shown, err)
 	}
-	if f.Cluster {
-		return Workload{}, fmt.Errorf("%q: --cluster is not supported yet", shown)
+	if f.Cluster || f.Workers > 0 {
+		return Workload{}, fmt.Errorf("%q: --cluster and --workers are not supported in a scenario yet", shown)
 	}
 	if f.StdinArg || f.Idle {
 		return Workload{}, fmt.Errorf("%q: -x and -I cannot be used in a scenario", shown)
