@@ -615,6 +615,7 @@ func (r *runner) runConfig() benchdata.RunConfig {
 		DurationSec: o.Duration.Seconds(), WarmupSec: o.Warmup.Seconds(), Pipeline: o.Pipeline,
 		Threads: len(r.loops), KeepAlive: o.KeepAlive, KeySpace: o.Keys.Space, Rate: o.Rate,
 		DB: o.DB, RESP3: o.RESP3, Precision: o.Precision, Seed: o.Seed, PayloadBytes: o.Sizes.Min,
+		ConnectRate: o.ConnectRate,
 	}
 	if o.Keys.Space > 0 {
 		c.KeyDist = string(o.Keys.Dist)

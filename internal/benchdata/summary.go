@@ -81,6 +81,7 @@ type RunConfig struct {
 	PayloadBytes int     `json:"payload_bytes"`
 	ValueSizes   string  `json:"value_sizes,omitempty"`
 	Rate         float64 `json:"rate,omitempty"`
+	ConnectRate  float64 `json:"connect_rate,omitempty"`
 	DB           int     `json:"db,omitempty"`
 	RESP3        bool    `json:"resp3,omitempty"`
 	Precision    int     `json:"precision"`
