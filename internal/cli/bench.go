@@ -30,7 +30,9 @@ and measures each request's own latency (not a pipeline batch's time to first by
 Beyond redis-benchmark: --duration and --warmup; --rate for fixed-rate open-loop load with
 latency timed from each request's intended send time (coordinated omission corrected);
 -o FILE saves JSON with the full HDR histogram; --hdr-out; --ratio SET:GET; --key-dist uniform|gaussian|
-zipf|sequential; value sizes as ranges or weighted lists. Errors end the run with a message,
+zipf|sequential; value sizes as ranges or weighted lists; --connect-rate for connection churn.
+Connection set-up is measured on its own, with the kernel's listen-queue and local-port counters
+when the server's host is readable. Errors end the run with a message,
 partial results and a non-zero exit, never a hang.`,
 		Example: `  redline bench -t set,get -c 32 -n 500000 -r 500000 --threads 6 -q --csv -h 10.0.0.5
   redline bench -h 10.0.0.5 -p 6379 -n 1000000 -c 5000 -q
