@@ -67,7 +67,3 @@ func parseSockstat(data []byte) (map[string]map[string]int64, error) {
 	}
 	return out, nil
 }
-
-// ParseSockstat parses /proc/net/sockstat or sockstat6 into protocol ->
-// field -> value.
-func ParseSockstat(data []byte) (map[string]map[string]int64, error) { return parseSockstat(data) }
