@@ -93,7 +93,9 @@ func (w *worker) close() {
 }
 
 // setup connects and hands shakes every connection, at most maxConnecting
-// at a time so a small listen backlog is not overrun.
+// at a time. A connect completes with the handshake, before the server
+// accepts it, so this does not keep a small listen queue from
+// overflowing (netevidence.go reports it when it does).
 func (w *worker) setup() error {
 	const maxConnecting = 64
 	next, inProgress := 0, 0
