@@ -137,7 +137,7 @@ func (l *churnLoop) pace() (int, error) {
 			break
 		}
 		if len(l.free) == 0 {
-			break // every slot is open: the connect is late
+			return 100, nil // every slot is open: the connect is late, and a reply frees one
 		}
 		if !l.r.claimDue(due, l.end) {
 			l.issuing = false
