@@ -178,7 +178,7 @@ func (l *churnLoop) dial(c *conn, due int64) error {
 		l.byFD = append(l.byFD, make([]*conn, len(l.byFD)+64)...)
 	}
 	c.fd, c.state, c.lastIO = fd, stConnecting, c.started
-	c.out, c.outOff, c.in, c.prefix = c.out[:0], 0, c.in[:0], 0
+	c.out, c.outOff, c.in, c.prefix, c.wantOut = c.out[:0], 0, c.in[:0], 0, false
 	l.byFD[fd] = c
 	c.q.push(pending{intended: due, measured: l.r.measuring.Load()})
 	l.open++
@@ -224,18 +224,26 @@ func (l *churnLoop) poll(ms int) error {
 			continue
 		}
 		c := l.byFD[fd]
-		if err := l.handle(c); err != nil {
+		if err := l.handle(c, l.events[i].Events); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (l *churnLoop) handle(c *conn) error {
+func (l *churnLoop) handle(c *conn, events uint32) error {
 	if c.state == stConnecting {
 		return l.connected(c)
 	}
-	return l.readable(c)
+	if events&unix.EPOLLOUT != 0 && c.wantOut {
+		if err := l.flush(c); err != nil {
+			return err
+		}
+	}
+	if events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+		return l.readable(c)
+	}
+	return nil
 }
 
 // connected sends the set-up commands and the request in one write.
@@ -264,16 +272,40 @@ func (l *churnLoop) connected(c *conn) error {
 	p := &c.q.buf[c.q.head] // pushed by dial
 	c.out, p.class = l.gen.appendRequest(c.out)
 	p.sent = now
+	return l.flush(c)
+}
+
+// flush writes what is left of the connection's request; a full socket
+// buffer (a large value) waits for EPOLLOUT.
+func (l *churnLoop) flush(c *conn) error {
 	for c.outOff < len(c.out) {
 		n, err := rawWrite(c.fd, c.out[c.outOff:])
 		if n > 0 {
 			c.outOff += n
 			continue
 		}
-		if errors.Is(err, unix.EINTR) || errors.Is(err, unix.EAGAIN) {
-			continue // a few hundred bytes on a fresh socket: the buffer is empty
+		if errors.Is(err, unix.EINTR) {
+			continue
+		}
+		if errors.Is(err, unix.EAGAIN) {
+			return l.watchOut(c, true)
 		}
 		return l.r.ioError("write", err, c.q.size)
+	}
+	return l.watchOut(c, false)
+}
+
+func (l *churnLoop) watchOut(c *conn, on bool) error {
+	if c.wantOut == on {
+		return nil
+	}
+	c.wantOut = on
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(c.fd)}
+	if on {
+		ev.Events |= unix.EPOLLOUT
+	}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
+		return fmt.Errorf("epoll_ctl: %w", err)
 	}
 	return nil
 }
