@@ -22,6 +22,9 @@ func (r *runner) connectErrorAt(target string, err error) error {
 	if errors.As(err, &errno) {
 		msg = capitalise(errno.Error())
 	}
+	if errors.Is(err, unix.EADDRNOTAVAIL) {
+		msg += " (EADDRNOTAVAIL: the client is out of local ports; widen net.ipv4.ip_local_port_range or set net.ipv4.tcp_tw_reuse 1, or keep connections alive with -k 1)"
+	}
 	return fmt.Errorf("Could not connect to Redis at %s: %s", target, msg)
 }
 

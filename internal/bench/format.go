@@ -64,6 +64,7 @@ func WriteReport(w io.Writer, s *benchdata.Summary) error {
 	writeWorkerLines(b, "  ", s)
 	if c := s.Connections; c != nil {
 		fmt.Fprintf(b, "\nConnections:\n  %s\n", connectionsNote(c, s.Config.Clients))
+		writeKernel(b, c.Kernel)
 	}
 	return b.Flush()
 }
@@ -73,8 +74,12 @@ const SlowSetup = time.Second
 
 // connectionsNote is one line on how the connections were set up.
 func connectionsNote(c *benchdata.Connections, clients int) string {
-	l := fmt.Sprintf("%d opened, all %d ready %.3f ms after the first connect; connect p50 %.3f p99 %.3f max %.3f msec, ready (after AUTH/SELECT/HELLO) p50 %.3f p99 %.3f max %.3f msec",
-		c.Opened, clients, c.SetupSeconds*1e3, c.Connect.P50, c.Connect.P99, c.Connect.Max, c.Ready.P50, c.Ready.P99, c.Ready.Max)
+	head := fmt.Sprintf("%d opened, all %d ready %.3f ms after the first connect", c.Opened, clients, c.SetupSeconds*1e3)
+	if c.PerSecond > 0 {
+		head = fmt.Sprintf("%d opened, %.2f connections per second", c.Opened, c.PerSecond)
+	}
+	l := fmt.Sprintf("%s; connect p50 %.3f p99 %.3f max %.3f msec, ready (after AUTH/SELECT/HELLO) p50 %.3f p99 %.3f max %.3f msec",
+		head, c.Connect.P50, c.Connect.P99, c.Connect.Max, c.Ready.P50, c.Ready.P99, c.Ready.Max)
 	if len(c.Failures) > 0 {
 		var f []string
 		for _, k := range slices.Sorted(maps.Keys(c.Failures)) {
@@ -241,6 +246,13 @@ func WriteQuiet(w io.Writer, s *benchdata.Summary) error {
 	}
 	if c := s.Connections; err == nil && c != nil && (len(c.Failures) > 0 || c.SetupSeconds > SlowSetup.Seconds()) {
 		_, err = fmt.Fprintf(w, "  %s: connections: %s\n", s.Title, connectionsNote(c, s.Config.Clients))
+	}
+	if c := s.Connections; err == nil && c != nil && c.Kernel != nil {
+		for _, p := range c.Kernel.Problems {
+			if _, err = fmt.Fprintf(w, "  %s: %s\n", s.Title, p); err != nil {
+				break
+			}
+		}
 	}
 	return err
 }

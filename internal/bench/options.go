@@ -80,6 +80,15 @@ type Options struct {
 	// at the first.
 	ConnectRetries int
 
+	// ConnectRate, when > 0, is churn mode (churn.go): connections opened
+	// at this many per second in total, each sending its set-up commands
+	// and one request, then closed; at most Clients are open at once.
+	ConnectRate float64
+	// ServerNetNS names the network namespace of the server's host when
+	// it is readable but not the load's (the lab's netns target), so the
+	// kernel's listen-queue counters are read there (netevidence.go).
+	ServerNetNS string
+
 	Precision int           // HDR significant figures, 1..5
 	Timeout   time.Duration // longest wait for a connect or for any reply
 	Seed      uint64        // 0: seeded from the clock
@@ -131,6 +140,8 @@ func (o *Options) Validate() error {
 		{o.Cluster && o.DB != 0, "--cluster: a cluster has only database 0 (drop --dbnum)"},
 		{o.Cluster && o.Network != "tcp", "--cluster needs a TCP seed address (-h and -p), not a unix socket"},
 		{o.KeyIndex < 0, fmt.Sprintf("key index must not be negative, got %d (--key-index)", o.KeyIndex)},
+		{o.ConnectRate < 0, fmt.Sprintf("connect rate must not be negative, got %v (--connect-rate)", o.ConnectRate)},
+		{o.ConnectRate > 0 && o.Rate > 0, "give --rate (requests/s on kept connections) or --connect-rate (connections/s), not both"},
 		{o.ConnectRetries < 0, fmt.Sprintf("connect retries must not be negative, got %d (--connect-retries)", o.ConnectRetries)},
 		{o.Duration < 0 || o.Warmup < 0 || o.Drain < 0, "durations must not be negative"},
 		{badCPUs(o.CPUs), fmt.Sprintf("client CPUs %v: each must be 0..%d", o.CPUs, maxCPUs-1)},

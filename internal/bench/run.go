@@ -75,6 +75,7 @@ type runner struct {
 	abortedAt   int64
 	measureFrom int64
 	setupTime   time.Duration // from the first connect to all connections ready
+	kernel      *benchdata.NetEvidence
 }
 
 func (r *runner) now() int64 { return int64(time.Since(r.origin)) }
@@ -147,8 +148,8 @@ func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summar
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if o.TLS != nil && (o.Rate > 0 || !o.KeepAlive) {
-		return nil, fmt.Errorf("--rate and -k 0 are not supported with --tls yet")
+	if o.TLS != nil && (o.Rate > 0 || !o.KeepAlive || o.ConnectRate > 0) {
+		return nil, fmt.Errorf("--rate, --connect-rate and -k 0 are not supported with --tls yet")
 	}
 	r := &runner{o: &o, test: t, origin: time.Now()}
 	if err := r.resolve(); err != nil {
@@ -303,6 +304,12 @@ func (r *runner) makeWorkers(gens []generator) error {
 			r.loops = append(r.loops, newTLSGroup(r, i, share, g))
 			continue
 		}
+		if r.o.ConnectRate > 0 {
+			if err := r.addChurnLoop(i, share, g); err != nil {
+				return err
+			}
+			continue
+		}
 		w, err := newWorker(r, i, r.connsFor(share), g)
 		if err != nil {
 			for _, l := range r.loops {
@@ -339,6 +346,7 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 	ready := make(chan error, len(r.loops))
 	start := make(chan struct{})
 	done := make(chan error, len(r.loops))
+	probe := r.startNetProbe()
 	setupFrom := r.now()
 	for _, l := range r.loops {
 		go func() { done <- l.run(ready, start) }()
@@ -364,6 +372,7 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 	stopTimers := r.schedule(ctx)
 	r.watch(ctx, done)
 	stopTimers()
+	r.kernel = probe.finish() // before the loops close their connections
 	return r.summarise(startWall)
 }
 
@@ -538,7 +547,11 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 	}
 	if elapsed > 0 {
 		s.RPS = float64(s.Requests) / elapsed.Seconds()
+		if !r.o.KeepAlive || r.o.ConnectRate > 0 {
+			s.Connections.PerSecond = float64(s.Connections.Opened) / elapsed.Seconds()
+		}
 	}
+	explain(r.kernel, s.Connections)
 	if drainFrom > 0 {
 		drain.LimitSeconds = r.o.Drain.Seconds()
 		drain.Seconds = time.Duration(max(last-drainFrom, 0)).Seconds()
@@ -624,6 +637,7 @@ func (r *runner) runConfig() benchdata.RunConfig {
 		DurationSec: o.Duration.Seconds(), WarmupSec: o.Warmup.Seconds(), Pipeline: o.Pipeline,
 		Threads: len(r.loops), KeepAlive: o.KeepAlive, KeySpace: o.Keys.Space, Rate: o.Rate,
 		DB: o.DB, RESP3: o.RESP3, Precision: o.Precision, Seed: o.Seed, PayloadBytes: o.Sizes.Min,
+		ConnectRate: o.ConnectRate,
 	}
 	if o.Keys.Space > 0 {
 		c.KeyDist = string(o.Keys.Dist)

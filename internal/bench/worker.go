@@ -94,7 +94,9 @@ func (w *worker) close() {
 }
 
 // setup connects and hands shakes every connection, at most maxConnecting
-// at a time so a small listen backlog is not overrun.
+// at a time. A connect completes with the handshake, before the server
+// accepts it, so this does not keep a small listen queue from
+// overflowing (netevidence.go reports it when it does).
 func (w *worker) setup() error {
 	const maxConnecting = 64
 	next, inProgress := 0, 0
@@ -648,18 +650,25 @@ func (w *worker) pick() *conn {
 // millisecond timeout is too coarse for high rates, so a timerfd gives
 // nanosecond precision; very short waits just poll without blocking.
 func (w *worker) armTimer(delay int64) (int, error) {
+	ms, armed, err := armTimerFD(w.timerfd, delay)
+	w.timerSet = w.timerSet || armed
+	return ms, err
+}
+
+// armTimerFD arms timerfd to fire after delay when epoll_wait's timeout is
+// too coarse for it, and returns how long poll may wait.
+func armTimerFD(timerfd int, delay int64) (ms int, armed bool, err error) {
 	if delay <= int64(20*time.Microsecond) {
-		return 0, nil
+		return 0, false, nil
 	}
 	if delay >= int64(100*time.Millisecond) {
-		return 100, nil
+		return 100, false, nil
 	}
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(delay)}
-	if err := unix.TimerfdSettime(w.timerfd, 0, &spec, nil); err != nil {
-		return 0, fmt.Errorf("timerfd_settime: %w", err)
+	if err := unix.TimerfdSettime(timerfd, 0, &spec, nil); err != nil {
+		return 0, false, fmt.Errorf("timerfd_settime: %w", err)
 	}
-	w.timerSet = true
-	return 100, nil
+	return 100, true, nil
 }
 
 // run is the worker's goroutine: locked to its thread, set up, wait for

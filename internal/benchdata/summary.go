@@ -88,6 +88,7 @@ type RunConfig struct {
 	PayloadBytes int     `json:"payload_bytes"`
 	ValueSizes   string  `json:"value_sizes,omitempty"`
 	Rate         float64 `json:"rate,omitempty"`
+	ConnectRate  float64 `json:"connect_rate,omitempty"`
 	DB           int     `json:"db,omitempty"`
 	RESP3        bool    `json:"resp3,omitempty"`
 	Precision    int     `json:"precision"`
@@ -114,6 +115,57 @@ type Connections struct {
 	// a failed connect not retried ends the run.
 	Failures map[string]int64 `json:"failures,omitempty"`
 	Retries  int64            `json:"retries,omitempty"`
+	// PerSecond is connections opened per second of the measurement, set
+	// when connections are made during it (-k 0, --connect-rate).
+	PerSecond float64 `json:"per_second,omitempty"`
+	// Kernel is what the kernel counted meanwhile; nil when nothing could
+	// be read.
+	Kernel *NetEvidence `json:"kernel,omitempty"`
+}
+
+// NetEvidence is the kernel's side of a run's connections: counters read
+// before the first connect and after the last reply (before the
+// connections close), in the server's network namespace when its host is
+// readable (local, or the lab's netns target) and in the load's.
+// Counters are per namespace: they include every other socket's there.
+type NetEvidence struct {
+	Server *ServerNet `json:"server,omitempty"`
+	Client *ClientNet `json:"client,omitempty"`
+	// Problems are one line each, with the cause and the fix: a listen
+	// queue that overflowed, a SYN queue that fell back to cookies, local
+	// ports that ran out.
+	Problems []string `json:"problems,omitempty"`
+}
+
+// ServerNet is the server namespace's counters, as deltas over the run
+// (/proc/net/netstat TcpExt, /proc/net/snmp Tcp), and its somaxconn.
+type ServerNet struct {
+	NetNS           string `json:"netns,omitempty"` // "" the load generator's own
+	Somaxconn       *int64 `json:"somaxconn,omitempty"`
+	ListenOverflows uint64 `json:"listen_overflows"`
+	ListenDrops     uint64 `json:"listen_drops"`
+	SyncookiesSent  uint64 `json:"syncookies_sent"`
+	ReqQFullDrops   uint64 `json:"reqq_full_drops"`
+	PassiveOpens    uint64 `json:"passive_opens"`
+}
+
+// ClientNet is the load namespace's side: connects started and failed
+// over the run (/proc/net/snmp Tcp ActiveOpens, AttemptFails), and, at the
+// end, the TCP sockets in TIME_WAIT and the ephemeral ports in use
+// (sock_diag) against net.ipv4.ip_local_port_range.
+type ClientNet struct {
+	NetNS          string `json:"netns,omitempty"`
+	ActiveOpens    uint64 `json:"active_opens"`
+	AttemptFails   uint64 `json:"attempt_fails"`
+	TimeWait       int    `json:"time_wait"`
+	EphemeralInUse int    `json:"ephemeral_ports_in_use"`
+	PortRange      [2]int `json:"port_range,omitzero"`
+	TWReuse        *int64 `json:"tcp_tw_reuse,omitempty"`
+}
+
+// Overflowed reports whether the server's listen queue dropped connects.
+func (e *NetEvidence) Overflowed() bool {
+	return e != nil && e.Server != nil && e.Server.ListenOverflows+e.Server.ListenDrops > 0
 }
 
 // Drain is the end of an open-loop (--rate) run with a duration. Requests

@@ -32,7 +32,9 @@ Beyond redis-benchmark: --duration and --warmup; --rate for fixed-rate open-loop
 latency timed from each request's intended send time (coordinated omission corrected);
 -o FILE saves JSON with the full HDR histogram; --hdr-out; --ratio SET:GET; --key-dist uniform|gaussian|
 zipf|sequential; value sizes as ranges or weighted lists; --cluster routes by slot with per-node results;
---workers N merges N load processes exactly. Errors end the run with a message,
+--workers N merges N load processes exactly; --connect-rate for connection churn.
+Connection set-up is measured on its own, with the kernel's listen-queue and local-port counters
+when the server's host is readable. Errors end the run with a message,
 partial results and a non-zero exit, never a hang.`,
 		Example: `  redline bench -t set,get -c 32 -n 500000 -r 500000 --threads 6 -q --csv -h 10.0.0.5
   redline bench -h 10.0.0.5 -p 6379 -n 1000000 -c 5000 -q

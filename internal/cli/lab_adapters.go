@@ -164,3 +164,10 @@ func findingOf(f doctor.Finding, addr string) labdata.Finding {
 	}
 	return out
 }
+
+// StartNetNS gives a netns target's namespace its starting sysctls
+// through tune (lab.NetStarter), journaled in the lab's state directory.
+func (t *hostTuner) StartNetNS(ctx context.Context, ns string, sysctls map[string]string) ([]labdata.PlanStep, func(context.Context) error, error) {
+	outs, undo, err := tune.StartNetNS(ctx, ns, sysctls, t.StateDir)
+	return stepsOf(outs), undo, err
+}

@@ -48,7 +48,7 @@ func printVerdicts(w io.Writer, res *labdata.Result) {
 			}
 		}
 	}
-	for _, s := range append(steady, why...) {
+	for _, s := range append(append(steady, connectLines(res.Comparisons)...), why...) {
 		fmt.Fprint(w, wrap("- "+s, 80, "  "))
 	}
 	if busy := busyLine(res); busy != "" {
@@ -140,10 +140,48 @@ func short(r float64) string {
 }
 
 func metricName(m string) string {
+	if n, ok := connectMetricNames[m]; ok {
+		return n
+	}
 	if m == "rps" {
 		return "throughput"
 	}
 	return "p99"
+}
+
+// connectMetricNames are the connection set-up comparisons of a workload
+// with connect: true, as the lines below the table name them.
+var connectMetricNames = map[string]string{"connect_p99_ms": "connect p99", "setup_s": "set-up time", "connect_success": "connects that succeeded"}
+
+// connectLines gives each workload and variant's set-up comparisons one
+// line: "net-sysctl on storm: connect p99 x0.001 [0.001,0.002] helps; ...".
+func connectLines(cs []labdata.Comparison) []string {
+	var out []string
+	idx := map[string]int{}
+	for _, c := range cs {
+		name, ok := connectMetricNames[c.Metric]
+		if !ok {
+			continue
+		}
+		k := c.Variant + " on " + c.Workload
+		i, seen := idx[k]
+		if !seen {
+			i, idx[k] = len(out), len(out)
+			out = append(out, k+": ")
+		} else {
+			out[i] += "; "
+		}
+		ci := "no interval"
+		if c.HasCI {
+			ci = "[" + short(c.CILow) + "," + short(c.CIHigh) + "]"
+		}
+		v := shortVerdicts[c.Verdict]
+		if v == "" {
+			v = c.Verdict
+		}
+		out[i] += fmt.Sprintf("%s x%s %s %s", name, short(c.Ratio), ci, v)
+	}
+	return out
 }
 
 // clipHead keeps a workload's end, where a sweep's value and a test's

@@ -58,3 +58,9 @@ func parseNetstat(data []byte) (map[string]map[string]uint64, error) {
 	}
 	return out, nil
 }
+
+// ParseNetstat parses /proc/net/netstat or /proc/net/snmp (pairs of a
+// names line and a values line) into section -> counter -> value, for
+// callers that read the file themselves (bench reads it inside the
+// server's namespace before and after a run).
+func ParseNetstat(data []byte) (map[string]map[string]uint64, error) { return parseNetstat(data) }

@@ -140,3 +140,28 @@ func sockDiagDump(fd int, family uint8, seq uint32, buf, out []byte) ([]byte, er
 		}
 	}
 }
+
+// TCPPortUse counts the TCP sockets of the calling thread's network
+// namespace (dumped through sock_diag, as ss does): inRange is those not
+// listening whose local port is in [lo, hi] (the ephemeral ports in use,
+// TIME_WAIT included), timeWait those in TIME_WAIT. Call it on a locked
+// thread inside the namespace (netns.Do).
+func TCPPortUse(lo, hi int) (inRange, timeWait int, err error) {
+	data, err := dumpTCPSockDiag()
+	if err != nil {
+		return 0, 0, err
+	}
+	socks, err := parseSockDiag(data)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, s := range socks {
+		if s.state == tcpTimeWait {
+			timeWait++
+		}
+		if s.state != tcpListen && s.localPort >= lo && s.localPort <= hi {
+			inRange++
+		}
+	}
+	return inRange, timeWait, nil
+}

@@ -2,15 +2,19 @@ package lab
 
 import (
 	"slices"
+	"strings"
 
+	"redline/internal/benchdata"
 	"redline/internal/labdata"
 	"redline/internal/stats"
 )
 
 // comparisons compares every variant with the baseline, per workload, on
-// throughput, p99 latency and the run-to-run spread of throughput, over
-// the runs that completed.
-// The design (r.Sequential) gives every comparison its level, and the
+// throughput, p99 latency and the run-to-run spread of throughput (and,
+// for a workload with connect: true, its connection set-up), over the
+// runs that completed. In a paired design (r.Sequential.Paired) every
+// metric but the spread is compared round by round, over the rounds both
+// sides completed. The design gives every comparison its level, and the
 // reason when it makes no claim.
 func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
 	d := statsDesign(r.Sequential)
@@ -21,11 +25,10 @@ func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
 		}
 	}
 	type key struct{ w, v string }
-	rps, p99 := map[key][]float64{}, map[key][]float64{}
-	type value struct{ rps, p99 float64 }
-	byRep := map[key]map[int]value{} // the round's run, for paired comparisons
+	runs := map[key][]*labdata.Run{} // in the order taken, one per round
 	var workloads []string
-	for _, run := range r.Runs {
+	for i := range r.Runs {
+		run := &r.Runs[i]
 		sum := run.Summary
 		if sum == nil || sum.Interrupted || sum.Error != "" || sum.Requests == 0 || run.Retried {
 			continue
@@ -34,61 +37,145 @@ func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
 		if !slices.Contains(workloads, run.Workload) {
 			workloads = append(workloads, run.Workload)
 		}
-		rps[k] = append(rps[k], sum.RPS)
-		p99[k] = append(p99[k], sum.Latency.P99)
-		if byRep[k] == nil {
-			byRep[k] = map[int]value{}
-		}
-		byRep[k][run.Rep] = value{sum.RPS, sum.Latency.P99}
+		runs[k] = append(runs[k], run)
 	}
-	// paired returns the two sides' values of the rounds both ran.
-	paired := func(w, v string, get func(value) float64) (x, ref []float64) {
-		reps := make([]int, 0, len(byRep[key{w, v}]))
-		for rep := range byRep[key{w, v}] {
-			if _, ok := byRep[key{w, base}][rep]; ok {
-				reps = append(reps, rep)
+	// values returns the metric of the variant's and the baseline's runs:
+	// all of them, or in a paired design those of the rounds both ran, in
+	// the same order.
+	values := func(w, v string, m metric, paired bool) (x, ref []float64) {
+		vr, br := runs[key{w, v}], runs[key{w, base}]
+		if !paired {
+			for _, run := range vr {
+				x = append(x, m.of(run.Summary))
 			}
+			for _, run := range br {
+				ref = append(ref, m.of(run.Summary))
+			}
+			return x, ref
 		}
-		slices.Sort(reps)
-		for _, rep := range reps {
-			x, ref = append(x, get(byRep[key{w, v}][rep])), append(ref, get(byRep[key{w, base}][rep]))
+		byRep := map[int]*labdata.Run{}
+		for _, run := range br {
+			byRep[run.Rep] = run
+		}
+		for _, run := range vr {
+			if b, ok := byRep[run.Rep]; ok {
+				x, ref = append(x, m.of(run.Summary)), append(ref, m.of(b.Summary))
+			}
 		}
 		return x, ref
 	}
 	var out []labdata.Comparison
+	add := func(c labdata.Comparison, ok bool) {
+		if ok {
+			c.Reason = reason(c, r.Sequential)
+			out = append(out, c)
+		}
+	}
 	for _, w := range workloads {
 		for _, v := range s.Variants {
-			if v.Baseline || len(rps[key{w, v.Name}]) == 0 || len(rps[key{w, base}]) == 0 {
+			if v.Baseline || len(runs[key{w, v.Name}]) == 0 || len(runs[key{w, base}]) == 0 {
 				continue
 			}
-			x, xb := rps[key{w, v.Name}], rps[key{w, base}]
-			y, yb := p99[key{w, v.Name}], p99[key{w, base}]
-			if d.Paired {
-				x, xb = paired(w, v.Name, func(v value) float64 { return v.rps })
-				y, yb = paired(w, v.Name, func(v value) float64 { return v.p99 })
+			ms := runMetrics
+			if connectWorkload(s, w) {
+				ms = append(slices.Clone(ms), connectMetrics...)
 			}
-			if c, ok := compare(d, w, v.Name, base, "rps", true, x, xb); ok {
-				c.Reason = reason(c, r.Sequential)
-				out = append(out, c)
-			}
-			if c, ok := compare(d, w, v.Name, base, "p99_ms", false, y, yb); ok {
-				c.Reason = reason(c, r.Sequential)
-				out = append(out, c)
-			}
-			// Steadiness: the spread between successive runs.
-			if c, ok := compare(d, w, v.Name, base, "rps_spread", false, stats.PairSpreads(rps[key{w, v.Name}]), stats.PairSpreads(rps[key{w, base}])); ok {
-				c.Reason = reason(c, r.Sequential)
-				out = append(out, c)
+			for i, m := range ms {
+				x, ref := values(w, v.Name, m, d.Paired)
+				add(compare(d, w, v.Name, base, m.name, m.higherBetter, x, ref))
+				if i == 1 {
+					// Steadiness: the spread between successive runs
+					// (unpaired: each side's own pairs of runs).
+					x, ref := values(w, v.Name, runMetrics[0], false)
+					add(compare(d, w, v.Name, base, "rps_spread", false, stats.PairSpreads(x), stats.PairSpreads(ref)))
+				}
 			}
 		}
 	}
 	return out
 }
 
+// metric is one figure of a run that the lab compares.
+type metric struct {
+	name         string
+	higherBetter bool
+	of           func(*benchdata.Summary) float64
+}
+
+// runMetrics are compared for every workload: throughput and p99.
+var runMetrics = []metric{
+	{"rps", true, func(s *benchdata.Summary) float64 { return s.RPS }},
+	{"p99_ms", false, func(s *benchdata.Summary) float64 { return s.Latency.P99 }},
+}
+
+// ConnectMetrics is how many comparisons a workload with connect: true
+// adds per variant: connect p99, set-up time and the share of connects
+// that succeeded.
+const ConnectMetrics = 3
+
+// connectMetrics are the set-up comparisons: connect p99 (ms) and the
+// time until all -c clients were ready (s), lower is better; the share of
+// connects that succeeded, higher is better (a count of failures would
+// form no ratio when the fix takes it to zero).
+var connectMetrics = []metric{
+	{"connect_p99_ms", false, func(s *benchdata.Summary) float64 {
+		if s.Connections == nil {
+			return 0
+		}
+		return s.Connections.Connect.P99
+	}},
+	{"setup_s", false, func(s *benchdata.Summary) float64 {
+		if s.Connections == nil {
+			return 0
+		}
+		return s.Connections.SetupSeconds
+	}},
+	{"connect_success", true, connectSuccess},
+}
+
+// connectSuccess is the share of a run's connects that succeeded.
+func connectSuccess(s *benchdata.Summary) float64 {
+	cs := s.Connections
+	if cs == nil {
+		return 0
+	}
+	failed := 0.0
+	for _, n := range cs.Failures {
+		failed += float64(n)
+	}
+	if float64(cs.Opened)+failed == 0 {
+		return 0
+	}
+	return float64(cs.Opened) / (float64(cs.Opened) + failed)
+}
+
+// connectItems counts the items whose workload asks for connect metrics.
+func connectItems(s labdata.Scenario, items []item) int {
+	n := 0
+	for _, it := range items {
+		if connectWorkload(s, it.name) {
+			n++
+		}
+	}
+	return n
+}
+
+// connectWorkload reports whether the run's workload (an item name:
+// NAME, NAME[param=value], either with /TEST) asks for connect metrics.
+func connectWorkload(s labdata.Scenario, item string) bool {
+	for _, w := range s.Workloads {
+		if w.Connect && (item == w.Name || strings.HasPrefix(item, w.Name+"[") || strings.HasPrefix(item, w.Name+"/")) {
+			return true
+		}
+	}
+	return false
+}
+
 // compare builds a Comparison of a variant's values against the
 // baseline's with stats.Compare, the one verdict (ComparePaired, round by
-// round, for throughput and p99 in a paired lab: vals[i] and base[i] are
-// then runs of one round); false when there is no ratio to form.
+// round, for every metric but the spread in a paired lab: vals[i] and
+// base[i] are then runs of one round); false when there is no ratio to
+// form.
 func compare(d stats.Design, workload, variant, baseline, metric string, higherBetter bool, vals, base []float64) (labdata.Comparison, bool) {
 	s, ok := stats.Compare(vals, base, higherBetter, d)
 	if d.Paired && metric != "rps_spread" {

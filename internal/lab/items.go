@@ -57,6 +57,7 @@ func expandOne(s labdata.Scenario, tg *target, cpus []int, w labdata.WorkloadSpe
 	// The scenario's target replaces whatever host the line names: the
 	// write-ups' lines carry their own -h.
 	o.Network, o.Addr, o.NetNS, o.TLS = "tcp", fmt.Sprintf("%s:%d", h, p), tg.clientNS(), nil
+	o.ServerNetNS = tg.serverNS() // the listen queue's counters are read there
 	if s.Target.Password != "" {
 		o.User, o.Password = s.Target.User, s.Target.Password
 	}

@@ -172,6 +172,9 @@ func (l *labRun) run(ctx context.Context) error {
 	if l.o.ResultPath != "" {
 		l.tg.logDir = filepath.Dir(l.o.ResultPath)
 	}
+	if err := l.startNet(ctx); err != nil {
+		return err
+	}
 	if err := l.tg.ensure(ctx, l.s.Server); err != nil {
 		return err
 	}
@@ -187,7 +190,7 @@ func (l *labRun) run(ctx context.Context) error {
 	for _, v := range l.s.Variants {
 		l.res.Variants = append(l.res.Variants, labdata.VariantInfo{Name: v.Name, Baseline: v.Baseline, Description: describe(v), Server: serverDiff(v)})
 	}
-	q := design(l.s, len(l.items))
+	q := design(l.s, len(l.items), connectItems(l.s, l.items))
 	l.res.Sequential = q
 	l.res.Planned = planned(q, l.s, l.items)
 	l.runs = l.res.Planned.Total

@@ -107,6 +107,9 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 	default:
 		bad("target.kind", "%q is not managed, managed-cluster, netns or address", s.Target.Kind)
 	}
+	if (len(s.Target.Sysctls) > 0 || len(s.Target.ClientSysctls) > 0) && s.Target.Kind != "netns" {
+		bad("target.sysctls", "a starting state of sysctls needs kind: netns (namespaces of the lab's own; the host's are changed only by a tuned variant)")
+	}
 	if s.Target.Password != "" && s.Target.PasswordFile != "" {
 		bad("target.password_file", "give password or password_file, not both")
 	}

@@ -84,7 +84,7 @@ max_runs: 20
 	if want := "values[d=3]: -t set,get -c 50 -r 100000 --duration 1s -d 3|values[d=3000]: -t set,get -c 50 -r 100000 --duration 1s -d 3000"; strings.Join(names, "|") != want {
 		t.Errorf("sweep %q", names)
 	}
-	q := design(s, 4) // 2 sweep points x 2 tests
+	q := design(s, 4, 0) // 2 sweep points x 2 tests
 	// 12 comparisons: a paired claim needs 10 rounds at 2 looks, so the
 	// looks start there, not at min_runs.
 	if q.MinRuns != 6 || q.MaxRuns != 20 || q.Comparisons != 4*1*3 || q.Budget.Minutes() != 10 || q.Precision != 0.03 ||
@@ -94,7 +94,7 @@ max_runs: 20
 	fixed, _ := ParseScenario([]byte("name: x\nworkloads: [{name: a, bench: -t set}]\nrepetitions: 5\n"))
 	// 5 rounds are too few for a paired claim (2^-5 > level/2): runs are
 	// compared as groups.
-	if q := design(fixed, 1); q.MinRuns != 5 || q.MaxRuns != 5 || q.Budget != 0 || len(q.Looks) != 1 || q.Paired {
+	if q := design(fixed, 1, 0); q.MinRuns != 5 || q.MaxRuns != 5 || q.Budget != 0 || len(q.Looks) != 1 || q.Paired {
 		t.Errorf("fixed design %+v", q)
 	}
 }

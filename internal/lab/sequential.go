@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"redline/internal/labdata"
@@ -24,7 +25,9 @@ const (
 // design resolves the scenario's run settings into the lab's sequential
 // design for items tests: a scenario with Repetitions runs exactly that
 // many rounds and looks once.
-func design(s labdata.Scenario, tests int) *labdata.Sequential {
+// connectTests of the tests compare connection set-up too
+// (WorkloadSpec.Connect): ConnectMetrics more comparisons each.
+func design(s labdata.Scenario, tests, connectTests int) *labdata.Sequential {
 	q := &labdata.Sequential{MinRuns: s.MinRuns, MaxRuns: s.MaxRuns, Precision: float64(s.Precision), Budget: s.Budget, Alpha: float64(s.Alpha)}
 	if s.Repetitions > 0 && s.MinRuns == 0 && s.MaxRuns == 0 {
 		q.MinRuns, q.MaxRuns = s.Repetitions, s.Repetitions
@@ -44,7 +47,7 @@ func design(s labdata.Scenario, tests int) *labdata.Sequential {
 	if q.Alpha == 0 {
 		q.Alpha = stats.DefaultAlpha
 	}
-	q.Comparisons = tests * max(len(s.Variants)-1, 0) * stats.MetricsPerComparison
+	q.Comparisons = (tests*stats.MetricsPerComparison + connectTests*ConnectMetrics) * max(len(s.Variants)-1, 0)
 	q.Seed = rand.Uint64()
 	// Rounds are blocks: a round's runs share what the machine was doing
 	// then, and comparing them round by round cancels it. A paired
@@ -108,8 +111,8 @@ func isLook(q *labdata.Sequential, r int) bool {
 // small differences: it is never that narrow, and does not hold the lab).
 func precise(cs []labdata.Comparison, precision float64) bool {
 	for _, c := range cs {
-		if c.Metric == "rps_spread" {
-			continue
+		if c.Metric == "rps_spread" || slices.ContainsFunc(connectMetrics, func(m metric) bool { return m.name == c.Metric }) {
+			continue // set-up figures swing by whole SYN retransmits: they do not hold the lab
 		}
 		if !c.HasCI || c.CIHigh-c.CILow >= precision {
 			return false

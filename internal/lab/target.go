@@ -36,7 +36,9 @@ type target struct {
 	// managed-cluster (target_cluster.go): the nodes, and their size.
 	cluster             *redisserver.Cluster
 	primaries, replicas int
-	seedIsCluster       bool // an address target that is a cluster seed
+	seedIsCluster       bool                          // an address target that is a cluster seed
+	start               []labdata.PlanStep            // the namespaces' starting sysctls
+	unstart             []func(context.Context) error // undoes them, before the namespaces go
 }
 
 // newTarget prepares the topology; the server starts with ensure.
@@ -198,7 +200,7 @@ func (t *target) pid(ctx context.Context) int {
 }
 
 func (t *target) info() labdata.TargetInfo {
-	ti := labdata.TargetInfo{Kind: t.kind, Address: t.addr, ServerVersion: t.version}
+	ti := labdata.TargetInfo{Kind: t.kind, Address: t.addr, ServerVersion: t.version, StartState: t.start}
 	switch {
 	case t.pair != nil:
 		ti.Topology = fmt.Sprintf("veth %s (%s, netns %s) <-> %s (%s, netns %s)", t.pair.ClientIf, t.pair.ClientIP, t.pair.Client, t.pair.ServerIf, t.pair.ServerIP, t.pair.Server)
@@ -236,6 +238,12 @@ func (t *target) stopServer() error {
 // close stops the server and removes the namespaces, whatever happened.
 func (t *target) close() error {
 	err := t.stopServer()
+	for i := len(t.unstart) - 1; i >= 0; i-- {
+		if uerr := t.unstart[i](context.Background()); uerr != nil && err == nil {
+			err = uerr
+		}
+	}
+	t.unstart = nil
 	if t.pair != nil {
 		if perr := t.pair.Remove(); perr != nil && err == nil {
 			err = perr

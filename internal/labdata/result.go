@@ -137,6 +137,10 @@ type TargetInfo struct {
 	// Logs are the managed server's logs, one per start, kept next to
 	// the results.
 	Logs []string `json:"logs,omitempty"`
+	// StartState is what a netns target's namespaces were given before
+	// the server started (TargetSpec.Sysctls, ClientSysctls): each
+	// change, the value it replaced and its status.
+	StartState []PlanStep `json:"start_state,omitempty"`
 }
 
 // Finding is a doctor finding as the report shows it.
@@ -235,7 +239,9 @@ type Comparison struct {
 	Baseline string `json:"baseline"`
 	// Metric is "rps", "p99_ms" or "rps_spread" (v3: the relative
 	// difference between successive runs, stats.PairSpreads; lower is
-	// steadier).
+	// steadier); for a workload with connect: true also "connect_p99_ms",
+	// "setup_s" (lower is better) and "connect_success" (the share of
+	// connects that succeeded, higher is better).
 	Metric string `json:"metric"`
 	// HigherIsBetter is true for throughput, false for latency.
 	HigherIsBetter bool    `json:"higher_is_better"`

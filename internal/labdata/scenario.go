@@ -79,6 +79,13 @@ type TargetSpec struct {
 	// Cluster marks an "address" target as a seed of a Redis Cluster:
 	// the workloads run with --cluster.
 	Cluster bool `json:"cluster,omitempty" yaml:"cluster,omitempty"`
+	// Sysctls and ClientSysctls are a netns target's starting state: net.*
+	// sysctls set inside its server's and its client's namespace before
+	// the server starts (the host's own stay as they are), through tune
+	// (allow-listed, read back); the result records them (TargetInfo).
+	// A tuned variant's changes start from these values.
+	Sysctls       map[string]string `json:"sysctls,omitempty" yaml:"sysctls,omitempty"`
+	ClientSysctls map[string]string `json:"client_sysctls,omitempty" yaml:"client_sysctls,omitempty"`
 }
 
 // ServerSpec configures a managed or netns server.
@@ -110,6 +117,10 @@ type WorkloadSpec struct {
 	// workload of its own ("values[d=300]"); the report draws the metrics
 	// against it.
 	Sweep map[string][]string `json:"sweep,omitempty" yaml:"sweep,omitempty"`
+	// Connect compares connection set-up too: connect p99, set-up time
+	// and failed connects, with the same verdict as throughput (three
+	// more comparisons per variant in the lab's error budget).
+	Connect bool `json:"connect,omitempty" yaml:"connect,omitempty"`
 }
 
 // SweepParams maps a sweep's parameter to the bench flag that sets it.

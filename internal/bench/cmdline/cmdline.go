@@ -44,6 +44,7 @@ type Flags struct {
 	connectRetries            int
 	keyIndex                  int
 	readReplicas              bool
+	connectRate               float64
 	rate                      float64
 	maxPending                int
 	keyDist                   string
@@ -114,6 +115,7 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.IntVar(&f.maxPending, "max-pending", bench.DefaultMaxPending, "with --rate: most requests outstanding on one connection")
 	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "longest wait for a connection or for any reply")
 	fl.IntVar(&f.connectRetries, "connect-retries", 0, "dial a failed connect again up to N times in a row before giving up")
+	fl.Float64Var(&f.connectRate, "connect-rate", 0, "churn: open this many connections per second in total, each sending one request and closing (at most -c open at once)")
 	fl.DurationVar(&f.drain, "drain", bench.DefaultDrain, "with --rate and --duration: how long after the end to keep sending and awaiting the requests due before it")
 	fl.StringVarP(&f.JSONOut, "output", "o", "", "write the results as JSON to `FILE` (schema in docs/bench.md)")
 	fl.StringVar(&f.JSONOut, "json", "", "old spelling of --output") // the CLI hides it
@@ -176,6 +178,7 @@ func (f *Flags) Options() (bench.Options, error) {
 	if (o.KeyIndex > 0 || o.ReadFromReplicas) && !o.Cluster {
 		return o, fmt.Errorf("--key-index and --read-from-replicas need --cluster")
 	}
+	o.ConnectRate = f.connectRate
 	o.Precision = max(f.precision, 1)
 	o.Seed = f.seed
 	if o.Seed == 0 {

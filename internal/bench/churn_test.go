@@ -1,0 +1,75 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+
+	"redline/internal/benchdata"
+	"redline/internal/redistest"
+	"redline/internal/testutil"
+)
+
+// TestConnectRateAgainstRealServer: --connect-rate makes exactly -n
+// connections, one request each, and reports them per second with the
+// client's kernel evidence (the server is on loopback, so its counters
+// are read too).
+func TestConnectRateAgainstRealServer(t *testing.T) {
+	testutil.Heavy(t)
+	s := redistest.Start(t)
+	o := DefaultOptions()
+	o.Addr, o.Seed = s.Addr(), 1
+	o.ConnectRate, o.Clients, o.Requests, o.Threads = 2000, 10, 200, 2
+	sum, err := runSuiteTest(t, o, "ping_inline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := sum.Connections
+	if sum.Requests != 200 || c.Opened != 200 || len(c.Failures) != 0 || c.PerSecond <= 0 {
+		t.Fatalf("requests %d, connections %+v: want 200 connections, one request each, none failed", sum.Requests, c)
+	}
+	if c.Kernel == nil || c.Kernel.Client == nil || c.Kernel.Server == nil || c.Kernel.Client.ActiveOpens < 200 {
+		t.Errorf("kernel evidence %+v: want both sides, at least 200 connects started", c.Kernel)
+	}
+	if sum.Config.ConnectRate != 2000 {
+		t.Errorf("config connect rate %v, want 2000", sum.Config.ConnectRate)
+	}
+}
+
+// TestConnectRateRejectsRate: the two open-loop modes do not mix.
+func TestConnectRateRejectsRate(t *testing.T) {
+	o := DefaultOptions()
+	o.ConnectRate, o.Rate = 100, 100
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--connect-rate") {
+		t.Errorf("err = %v, want --rate with --connect-rate refused", err)
+	}
+}
+
+// TestProblemsNameCauseAndFix: each kind of trouble gets one line with
+// the doctor's rule; a clean run gets none.
+func TestProblemsNameCauseAndFix(t *testing.T) {
+	somax := int64(128)
+	cases := []struct {
+		name string
+		e    benchdata.NetEvidence
+		fail map[string]int64
+		want []string
+	}{
+		{"clean", benchdata.NetEvidence{Server: &benchdata.ServerNet{PassiveOpens: 50}, Client: &benchdata.ClientNet{}}, nil, nil},
+		{"overflow", benchdata.NetEvidence{Server: &benchdata.ServerNet{ListenOverflows: 9, ListenDrops: 9, Somaxconn: &somax}}, nil,
+			[]string{"listen queue overflowed: 9 ListenOverflows", "somaxconn 128", "doctor rule somaxconn", "tcp-backlog-low"}},
+		{"cookies", benchdata.NetEvidence{Server: &benchdata.ServerNet{SyncookiesSent: 3}}, nil, []string{"3 SYN cookies", "syn-backlog"}},
+		{"ports", benchdata.NetEvidence{Client: &benchdata.ClientNet{PortRange: [2]int{10000, 10099}, EphemeralInUse: 100, TimeWait: 99}},
+			map[string]int64{"EADDRNOTAVAIL": 7}, []string{"out of local ports: 7 connects failed with EADDRNOTAVAIL", "100 of the 100 ports", "10000-10099", "99 sockets in TIME_WAIT", "port-range"}},
+	}
+	for _, tc := range cases {
+		got := strings.Join(problems(&tc.e, &benchdata.Connections{Failures: tc.fail}), "\n")
+		if tc.want == nil && got != "" {
+			t.Errorf("%s: problems %q, want none", tc.name, got)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: problems %q lack %q", tc.name, got, w)
+			}
+		}
+	}
+}
