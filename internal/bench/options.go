@@ -137,6 +137,7 @@ func (o *Options) Validate() error {
 		{o.Timeout <= 0, "timeout must be positive (--timeout)"},
 		{o.Cluster && o.TLS != nil, "--cluster with --tls is not supported yet"},
 		{o.Cluster && !o.KeepAlive, "--cluster with -k 0 is not supported yet"},
+		{o.Cluster && o.ConnectRate > 0, "--cluster with --connect-rate is not supported yet"},
 		{o.Cluster && o.DB != 0, "--cluster: a cluster has only database 0 (drop --dbnum)"},
 		{o.Cluster && o.Network != "tcp", "--cluster needs a TCP seed address (-h and -p), not a unix socket"},
 		{o.KeyIndex < 0, fmt.Sprintf("key index must not be negative, got %d (--key-index)", o.KeyIndex)},

@@ -271,6 +271,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--key-dist", "pareto", "-r", "10"}, "unknown key distribution"},
 		{[]string{"--data-size-range", "9-3"}, "bad value size range"},
 		{[]string{"--cluster", "-k", "0"}, "not supported yet"},
+		{[]string{"--cluster", "--connect-rate", "100"}, "--cluster with --connect-rate is not supported yet"},
 		{[]string{"--cluster", "--dbnum", "2"}, "only database 0"},
 		{[]string{"--key-index", "2"}, "need --cluster"},
 		{[]string{"--workers", "-1"}, "--workers must not be negative"},
