@@ -13,6 +13,7 @@ import (
 
 	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"
+	"redline/internal/redisserver"
 	"redline/internal/yamlerr"
 )
 
@@ -103,7 +104,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		bad("warmup", "%s is not in 0..1h", s.Warmup)
 	}
 	if s.Server.Allocator != "" {
-		if _, err := allocatorLib(s.Server.Allocator); err != nil {
+		if _, err := redisserver.AllocatorLib(s.Server.Allocator); err != nil {
 			bad("server.allocator", "%v", err)
 		}
 	}
@@ -133,7 +134,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 			bases++
 		}
 		if v.Server != nil && v.Server.Allocator != "" {
-			if _, err := allocatorLib(v.Server.Allocator); err != nil {
+			if _, err := redisserver.AllocatorLib(v.Server.Allocator); err != nil {
 				bad(p+".server.allocator", "%v", err)
 			}
 		}

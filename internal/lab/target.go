@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strconv"
 	"time"
 
@@ -90,45 +89,18 @@ func (t *target) ensure(ctx context.Context, spec labdata.ServerSpec) error {
 		return err
 	}
 	t.server, t.spec, t.running, t.addr = s, spec, true, s.Addr()
-	if spec.Allocator != "" {
-		lib, _ := allocatorLib(spec.Allocator)
-		if err := checkMapped(s.Pid(), lib); err != nil {
-			return err
-		}
+	if err := redisserver.CheckAllocator(s.Pid(), spec); err != nil {
+		return err
 	}
 	return t.connect(ctx)
 }
 
-// serverOptions maps a ServerSpec onto redisserver options: CPU pinning
-// with taskset, NUMA binding with numactl.
+// serverOptions maps a ServerSpec onto redisserver options (CPU pinning
+// with taskset, NUMA binding with numactl, the allocator preloaded), with
+// room for the lab's clients.
 func serverOptions(spec labdata.ServerSpec) (redisserver.Options, error) {
-	o := redisserver.Options{Binary: spec.Binary, Config: append([]string{"maxclients 10000"}, spec.Config...)}
-	keys := make([]string, 0, len(spec.Env))
-	for k := range spec.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		o.Env = append(o.Env, k+"="+spec.Env[k])
-	}
-	if spec.Allocator != "" {
-		lib, err := allocatorLib(spec.Allocator)
-		if err != nil {
-			return o, err
-		}
-		if _, set := spec.Env["LD_PRELOAD"]; set {
-			return o, fmt.Errorf("allocator %s and an LD_PRELOAD in env: give one", spec.Allocator)
-		}
-		o.Env = append(o.Env, "LD_PRELOAD="+lib)
-	}
-	if spec.NUMANode != nil {
-		n := strconv.Itoa(*spec.NUMANode)
-		o.Wrap = append(o.Wrap, "numactl", "--cpunodebind="+n, "--membind="+n)
-	}
-	if spec.CPUs != "" {
-		o.Wrap = append(o.Wrap, "taskset", "-c", spec.CPUs)
-	}
-	return o, nil
+	spec.Config = append([]string{"maxclients 10000"}, spec.Config...)
+	return redisserver.SpecOptions(spec)
 }
 
 func (t *target) connect(ctx context.Context) error {
