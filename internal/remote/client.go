@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sync"
 	"time"
 )
@@ -142,7 +143,8 @@ func (c *Client) send(op string, args any, want bool) (chan Response, uint64, er
 // Handshake says hello and starts heartbeats every interval (a third of the
 // timeout when zero). A session of another protocol refuses.
 func (c *Client) Handshake(ctx context.Context, version string, timeout, interval time.Duration) error {
-	if err := c.Call(ctx, OpHello, HelloArgs{Protocol: ProtocolVersion, Version: version, HeartbeatTimeout: timeout}, &c.Hello); err != nil {
+	hello := HelloArgs{Protocol: ProtocolVersion, MinProtocol: MinProtocolVersion, Version: version, HeartbeatTimeout: timeout}
+	if err := c.Call(ctx, OpHello, hello, &c.Hello); err != nil {
 		return err
 	}
 	if interval <= 0 {
@@ -175,6 +177,21 @@ func (c *Client) beat(every time.Duration) {
 // servers before it answers. Close follows.
 func (c *Client) Bye(ctx context.Context) error {
 	return c.Call(ctx, OpBye, ByeArgs{}, nil)
+}
+
+// Proc samples the session host's /proc (the sample op) and serves the
+// files read as an fs.FS rooted at /proc: CPU time, softirqs, interrupts
+// and softnet counters, and every thread of the servers the session
+// started or attached.
+func (c *Client) Proc(ctx context.Context) (fs.FS, error) {
+	if c.Hello.Protocol < 2 {
+		return nil, fmt.Errorf("the session on %s speaks protocol %d, which samples no threads (install this redline there)", c.Hello.Hostname, c.Hello.Protocol)
+	}
+	var smp Sample
+	if err := c.Call(ctx, OpSample, struct{}{}, &smp); err != nil {
+		return nil, err
+	}
+	return smp.ProcFS(), nil
 }
 
 // Close stops the heartbeats and the transport. Without a Bye before it,

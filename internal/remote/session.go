@@ -43,6 +43,8 @@ type session struct {
 	servers  map[string]*managed
 	nextSrv  int
 	password map[string]string // Redis password per scoped tune session
+	proto    int               // the protocol agreed in hello
+	attached []int             // existing servers' pids, sampled, never stopped
 }
 
 type managed struct {
@@ -64,7 +66,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o SessionOptions) *
 		o.StateDir = tune.DefaultStateDir
 	}
 	s := &session{o: o, id: newSessionID(), out: json.NewEncoder(out), timeout: DefaultHeartbeatTimeout,
-		servers: map[string]*managed{}, password: map[string]string{}}
+		servers: map[string]*managed{}, password: map[string]string{}, proto: MinProtocolVersion}
 	reason := s.loop(ctx, in)
 	c := s.cleanup(reason)
 	if reason != "bye" {

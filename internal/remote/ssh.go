@@ -138,9 +138,45 @@ type DialOptions struct {
 // remote redline is missing or another version, it pushes LocalBinary to
 // the cache (unless NoPush or Sudo) and starts that instead.
 func Dial(ctx context.Context, o DialOptions) (*Client, error) {
-	if err := privateDir(o.SSH.controlDir()); err != nil {
+	release, err := o.SSH.ownControlDir()
+	if err != nil {
 		return nil, fmt.Errorf("ssh control directory: %w", err)
 	}
+	c, err := dial(ctx, o)
+	if err != nil {
+		o.SSH.Stop()
+		release()
+		return nil, err
+	}
+	closeFn := c.closeFn
+	c.closeFn = func() error {
+		err := closeFn()
+		release()
+		return err
+	}
+	return c, nil
+}
+
+// ownControlDir gives the connection a master socket directory of its
+// own (unless the caller chose one), so that ending this client's master
+// (Stop, when it closes) never ends another redline's sessions to the
+// same host. release removes it.
+func (s *SSH) ownControlDir() (release func(), err error) {
+	if err := privateDir(s.controlDir()); err != nil {
+		return nil, err
+	}
+	if s.ControlDir != "" {
+		return func() {}, nil
+	}
+	d, err := os.MkdirTemp(s.controlDir(), "c")
+	if err != nil {
+		return nil, err
+	}
+	s.ControlDir = d
+	return func() { os.RemoveAll(d) }, nil
+}
+
+func dial(ctx context.Context, o DialOptions) (*Client, error) {
 	arch, err := o.SSH.run(ctx, "uname -sm", nil)
 	if err != nil {
 		return nil, err
@@ -200,6 +236,7 @@ func start(ctx context.Context, o DialOptions, remote string) (*Client, error) {
 			cmd.Process.Kill()
 			<-exited
 		}
+		o.SSH.Stop() // the master would linger for ControlPersist
 		return nil
 	}
 	c := NewClient(stdout, stdin, closeFn)

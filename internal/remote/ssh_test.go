@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"redline/internal/netns"
+	"redline/internal/profile"
+	"redline/internal/redisadmin"
 	"redline/internal/remote"
 	"redline/internal/testutil"
 	"redline/internal/tune"
@@ -434,4 +437,72 @@ func processAlive(pid int) bool {
 	}
 	_, rest, _ := strings.Cut(string(b), ") ")
 	return !strings.HasPrefix(rest, "Z")
+}
+
+// TestSSHBreakdown: the breakdown of a run computed over SSH from two
+// samples of the server host's /proc: its CPUs, and the threads of the
+// redis-server the session started and, attached as an existing server,
+// validated by its pid.
+func TestSSHBreakdown(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server not installed")
+	}
+	h := newTwoHosts(t)
+	a, _ := binaries(t)
+	c := dial(t, h.dialOptions(t, a))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if c.Hello.Protocol != remote.ProtocolVersion || c.Hello.SSHServerIP != h.pair.ServerIP {
+		t.Fatalf("hello: protocol %d, ssh server ip %q (want %d, %s)", c.Hello.Protocol, c.Hello.SSHServerIP, remote.ProtocolVersion, h.pair.ServerIP)
+	}
+	var srv remote.RedisServer
+	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Bind: h.pair.ServerIP, Config: []string{"protected-mode no"}}, &srv); err != nil {
+		t.Fatal(err)
+	}
+	var att remote.RedisAttached
+	addr := net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port))
+	if err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Addr: addr}}, &att); err != nil || att.Pid != srv.Pid {
+		t.Fatalf("attach %s: pid %d, %v; want %d", addr, att.Pid, err, srv.Pid)
+	}
+	snap := func() *profile.Snapshot {
+		fsys, err := c.Proc(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := fs.Stat(fsys, "stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := profile.ReadSnapshot(profile.BreakdownOptions{FS: fsys, PID: srv.Pid, Now: st.ModTime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := snap()
+	load(t, h, addr)
+	b := profile.Compare(before, snap(), srv.Pid)
+	if len(b.CPUs) == 0 || b.Server == nil || len(b.Server.Threads) == 0 || b.Interval <= 0 {
+		t.Fatalf("breakdown over ssh: %+v", b)
+	}
+	if b.Server.Threads[0].Comm != "redis-server" || b.Server.Total.Voluntary == nil {
+		t.Fatalf("server threads %+v", b.Server.Threads)
+	}
+}
+
+// load sends the server a few thousand commands from the client side.
+func load(t *testing.T, h *twoHosts, addr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: addr, NetNS: h.pair.Client, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := 0; i < 2000; i++ {
+		if _, err := c.Do(ctx, "SET", "k", strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
