@@ -31,11 +31,18 @@ type target struct {
 	pass    string
 	admin   *redisadmin.Conn
 	version string
+	// existing is someone's server (kind address, or ssh with a port):
+	// never flushed, restarted or stopped.
+	existing bool
+	host     ServerHost // the server's machine, for kind ssh
+	port     int        // the existing server's port there
+	remoteID string     // the server the lab started there
 }
 
 // newTarget prepares the topology; the server starts with ensure.
 func newTarget(ctx context.Context, t labdata.TargetSpec) (*target, error) {
-	tg := &target{kind: t.Kind, addr: t.Address, user: t.User, pass: t.Password}
+	tg := &target{kind: t.Kind, addr: t.Address, user: t.User, pass: t.Password, port: t.Port,
+		existing: t.Kind == "address" || (t.Kind == "ssh" && t.Port != 0)}
 	if t.Kind == "netns" {
 		netns.RemoveStale()
 		p, err := netns.NewPair(ctx)
@@ -66,13 +73,16 @@ func (t *target) serverNS() string {
 // ensure makes the server run with spec, restarting it when its settings
 // differ. An address target is only checked.
 func (t *target) ensure(ctx context.Context, spec labdata.ServerSpec) error {
+	if t.host != nil {
+		return t.ensureRemote(ctx, spec)
+	}
 	if t.kind == "address" {
 		if t.admin != nil {
 			return nil
 		}
 		return t.connect(ctx)
 	}
-	if t.running && !t.stale && reflect.DeepEqual(spec, t.spec) {
+	if t.running && !t.stale && sameSpec(spec, t.spec) {
 		return nil
 	}
 	t.stale = false
@@ -94,6 +104,8 @@ func (t *target) ensure(ctx context.Context, spec labdata.ServerSpec) error {
 	}
 	return t.connect(ctx)
 }
+
+func sameSpec(a, b labdata.ServerSpec) bool { return reflect.DeepEqual(a, b) }
 
 // serverOptions maps a ServerSpec onto redisserver options (CPU pinning
 // with taskset, NUMA binding with numactl, the allocator preloaded), with
@@ -126,7 +138,7 @@ func (t *target) connect(ctx context.Context) error {
 // flush empties the server before a run, so every run starts alike. An
 // address target is someone's server: it is never flushed.
 func (t *target) flush(ctx context.Context) error {
-	if t.kind == "address" {
+	if t.existing {
 		return nil
 	}
 	_, err := t.admin.Do(ctx, "FLUSHALL")
@@ -164,9 +176,12 @@ func (t *target) info() labdata.TargetInfo {
 	default:
 		ti.Topology = "network"
 	}
+	if t.host != nil {
+		t.host.Describe(&ti)
+	}
 	if t.spec.Binary != "" {
 		ti.Binary = t.spec.Binary
-	} else if t.kind != "address" {
+	} else if !t.existing {
 		ti.Binary = "redis-server"
 	}
 	return ti
@@ -181,6 +196,9 @@ func (t *target) stopServer() error {
 		return nil
 	}
 	t.running = false
+	if t.host != nil {
+		return t.stopRemote()
+	}
 	t.keepLog()
 	return t.server.Stop()
 }
