@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,7 +40,7 @@ type sshServerHost struct {
 func labServerHost(s *streams, f *labFlags) lab.DialServerHost {
 	return func(ctx context.Context, t labdata.TargetSpec) (lab.ServerHost, error) {
 		o := remote.DialOptions{SSH: remote.SSH{Target: t.Host, Config: f.sshConfig}, Version: Version(), NoPush: t.NoPush, Sudo: t.Sudo,
-			StateDir: f.stateDir, HeartbeatTimeout: t.Heartbeat,
+			StateDir: f.stateDir, HeartbeatTimeout: t.Heartbeat, DeadAfter: labDeadAfter(t.Heartbeat),
 			Notify: func(msg string) { fmt.Fprintf(s.err, "redline lab: %s\n", msg) }}
 		h := &sshServerHost{t: t, dialOpts: o}
 		h.redial = func(ctx context.Context) (*remote.Client, error) { return remote.Dial(ctx, h.dialOpts) }
@@ -54,6 +55,13 @@ func labServerHost(s *streams, f *labFlags) lab.DialServerHost {
 		h.c = c
 		return h, nil
 	}
+}
+
+// labDeadAfter is how long the lab waits for a word from the session
+// before it takes the link for dead: the session's own timeout and a
+// margin for its longest lab operation (starting a server, a doctor).
+func labDeadAfter(heartbeat time.Duration) time.Duration {
+	return cmp.Or(heartbeat, remote.DefaultHeartbeatTimeout) + 30*time.Second
 }
 
 // call runs one operation; when the link has died it says what the
@@ -284,6 +292,9 @@ func (t *sshTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanSte
 	}
 	var out remote.TuneRollbackResult
 	if err := t.h.call(ctx, remote.OpTuneRollback, remote.TuneRollbackArgs{Session: session, RedisPassword: env.RedisPassword}, &out); err != nil {
+		if t.h.lost() {
+			return t.h.restoredBySession(ctx)
+		}
 		return nil, err
 	}
 	var steps []labdata.PlanStep

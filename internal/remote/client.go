@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,6 +26,15 @@ type Client struct {
 	// Hello is the session's answer to hello.
 	Hello HelloResult
 
+	// DeadAfter, when set before Handshake, ends the client (and kills
+	// its transport) once nothing has come from the session for this
+	// long: a link that died without closing, such as a pulled cable,
+	// which ssh itself notices only after minutes. Only for callers whose
+	// operations are short (the lab); the heartbeats' replies keep an idle
+	// link alive.
+	DeadAfter time.Duration
+	lastRecv  atomic.Int64 // unix ns of the last line from the session
+
 	closeFn  func() error
 	stopBeat chan struct{}
 	// kill ends the transport abruptly (SIGKILL to ssh), as a dying lab
@@ -39,6 +49,7 @@ var ErrClosed = errors.New("remote session ended")
 // reads replies until r ends. closeFn, when set, is called by Close.
 func NewClient(r io.Reader, w io.Writer, closeFn func() error) *Client {
 	c := &Client{w: w, wait: map[uint64]chan Response{}, done: make(chan struct{}), closeFn: closeFn, stopBeat: make(chan struct{})}
+	c.lastRecv.Store(time.Now().UnixNano())
 	go c.readLoop(r)
 	return c
 }
@@ -47,6 +58,7 @@ func (c *Client) readLoop(r io.Reader) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), MaxLine)
 	for sc.Scan() {
+		c.lastRecv.Store(time.Now().UnixNano())
 		var resp Response
 		if err := json.Unmarshal(sc.Bytes(), &resp); err != nil {
 			c.finish(fmt.Errorf("bad reply from the session: %w", err))
@@ -162,6 +174,9 @@ func (c *Client) beat(every time.Duration) {
 	for {
 		select {
 		case <-t.C:
+			if c.silent() {
+				return
+			}
 			if _, _, err := c.send(OpHeartbeat, struct{}{}, false); err != nil {
 				return
 			}
@@ -171,6 +186,20 @@ func (c *Client) beat(every time.Duration) {
 			return
 		}
 	}
+}
+
+// silent ends the client when the session has said nothing for
+// DeadAfter, and reports whether it did.
+func (c *Client) silent() bool {
+	quiet := time.Since(time.Unix(0, c.lastRecv.Load()))
+	if c.DeadAfter <= 0 || quiet < c.DeadAfter {
+		return false
+	}
+	c.finish(fmt.Errorf("%w: nothing from it for %s (the link is down?)", ErrClosed, quiet.Round(time.Second)))
+	if c.kill != nil {
+		c.kill()
+	}
+	return true
 }
 
 // Bye ends the session: it rolls back its scoped applies and stops its

@@ -125,6 +125,9 @@ type DialOptions struct {
 	// HeartbeatTimeout is how long the session waits for the client
 	// before it rolls back by itself; DefaultHeartbeatTimeout when zero.
 	HeartbeatTimeout time.Duration
+	// DeadAfter is the client's (Client.DeadAfter); zero waits for ssh
+	// to notice a dead link.
+	DeadAfter time.Duration
 	// Notify, when set, is told what Dial does that the user should know
 	// (a push).
 	Notify func(string)
@@ -241,6 +244,7 @@ func start(ctx context.Context, o DialOptions, remote string) (*Client, error) {
 	}
 	c := NewClient(stdout, stdin, closeFn)
 	c.kill = func() { cmd.Process.Kill() }
+	c.DeadAfter = o.DeadAfter
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if err := c.Handshake(hctx, o.Version, o.HeartbeatTimeout, 0); err != nil {
