@@ -127,6 +127,7 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	p.done()
 	reports, rerr := writeLabReports(out, res)
 	printVerdicts(s.out, res)
+	printRemoteCleanup(s.err, res)
 	for _, r := range reports {
 		fmt.Fprintf(s.out, "report: %s\n", r)
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"strconv"
@@ -333,4 +334,23 @@ func (d sshDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding
 	}
 	f, fixes := labFindings(rep, env.RedisAddr)
 	return f, fixes, nil
+}
+
+// printRemoteCleanup says what the server host did by itself when the
+// link to it was lost.
+func printRemoteCleanup(w io.Writer, res *labdata.Result) {
+	if res == nil || res.RemoteCleanup == nil {
+		return
+	}
+	rc, host := res.RemoteCleanup, res.Target.SSH
+	if rc.Unknown != "" {
+		fmt.Fprintf(w, "redline lab: the link to %s was lost; %s\n", host, rc.Unknown)
+		return
+	}
+	errs := ""
+	if len(rc.Errors) > 0 {
+		errs = fmt.Sprintf("; errors: %q", rc.Errors)
+	}
+	fmt.Fprintf(w, "redline lab: the link to %s was lost; the session there (%s) restored %d change(s) and stopped %d redis-server(s) by itself%s\n",
+		host, rc.Reason, len(rc.Restored), len(rc.Stopped), errs)
 }

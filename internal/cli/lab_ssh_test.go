@@ -180,6 +180,9 @@ func TestLabSSHLinkCut(t *testing.T) {
 	if res.Complete || rc == nil || !strings.Contains(rc.Reason, "no heartbeat") || len(rc.Restored) != 1 || len(rc.Stopped) != 1 {
 		t.Fatalf("remote cleanup %+v (complete %v)\n%s", rc, res.Complete, stderr.String())
 	}
+	if !strings.Contains(stderr.String(), "restored 1 change(s) and stopped 1 redis-server(s) by itself") {
+		t.Errorf("the lab does not say what the server host did: %s", stderr.String())
+	}
 	if !res.Variants[1].RolledBack {
 		t.Errorf("the tuned variant is not recorded as rolled back: %+v", res.Variants[1])
 	}

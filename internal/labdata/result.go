@@ -280,3 +280,12 @@ type Comparison struct {
 	// Reason says why a comparison makes no claim (v3).
 	Reason string `json:"reason,omitempty"`
 }
+
+// ServerFacts are the facts of the machine the server ran on: ServerHost
+// when that was another machine than the lab's, else Host.
+func (r *Result) ServerFacts() HostFacts {
+	if r.ServerHost != nil {
+		return *r.ServerHost
+	}
+	return r.Host
+}
