@@ -49,6 +49,11 @@ func newSSHLab(t *testing.T) *sshLab {
 // command is the lab over ssh with a tuned variant (somaxconn) and the
 // given workload line.
 func (l *sshLab) command(t *testing.T, ctx context.Context, bench, heartbeat string) *exec.Cmd {
+	return l.commandAs(t, ctx, bench, heartbeat, "user", "host")
+}
+
+// commandAs is command with the ssh identity and trusted host key given.
+func (l *sshLab) commandAs(t *testing.T, ctx context.Context, bench, heartbeat, identity, hostKey string) *exec.Cmd {
 	t.Helper()
 	plan := filepath.Join(l.dir, "plan.yaml")
 	os.WriteFile(plan, []byte("version: 1\nchanges:\n  - {kind: sysctl, target: net.core.somaxconn, value: \""+l.want+"\"}\n"), 0o644)
@@ -63,7 +68,7 @@ variants:
 repetitions: 1
 `, heartbeat, bench, plan)), 0o644)
 	cmd := exec.CommandContext(ctx, "ip", "netns", "exec", l.h.Pair.Client, os.Args[0], "lab", scenario, "-o", l.out,
-		"--state-dir", l.state, "--ssh-config", l.h.Config(t, "user", "host"), "--progress", "plain")
+		"--state-dir", l.state, "--ssh-config", l.h.Config(t, identity, hostKey), "--progress", "plain")
 	cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
 	return cmd
 }
@@ -199,5 +204,30 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 			t.Fatalf("waited 3m for %s", what)
 		}
 		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// TestLabSSHRefused: a wrong host key, or a key the server refuses, stops
+// the lab with ssh's own reason before anything runs there: no push, no
+// journal, no server.
+func TestLabSSHRefused(t *testing.T) {
+	l := newSSHLab(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	for _, tc := range []struct{ identity, hostKey, want string }{
+		{"user", "otherhost", "Host key verification failed"},
+		{"stranger", "host", "Permission denied"},
+	} {
+		cmd := l.commandAs(t, ctx, "-t set -n 100", "5s", tc.identity, tc.hostKey)
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tc.want) || strings.Contains(string(out), "copying") {
+			t.Errorf("%s/%s: %v, want an error with %q and no push:\n%s", tc.identity, tc.hostKey, err, tc.want, out)
+		}
+		if _, err := os.Stat(l.state); !os.IsNotExist(err) {
+			t.Errorf("the server host's journal directory exists (%v)", err)
+		}
+		if l.serverRedis(t) {
+			t.Errorf("a redis-server runs on the server host")
+		}
 	}
 }
