@@ -36,6 +36,7 @@ var ops = map[string]opFunc{
 	OpTuneKeep:     (*session).tuneKeep,
 	OpTuneRollback: (*session).tuneRollback,
 	OpTuneStatus:   (*session).tuneStatus,
+	OpTuneVerify:   (*session).tuneVerify,
 	OpRedisStart:   (*session).redisStart,
 	OpRedisStop:    (*session).redisStop,
 	OpRedisAttach:  (*session).redisAttach,
@@ -182,6 +183,23 @@ func (s *session) tunePreview(ctx context.Context, raw json.RawMessage) (any, er
 	return TunePreviewResult{Outcomes: outs, Warnings: tune.Warnings(sys, p)}, nil
 }
 
+func (s *session) tuneVerify(ctx context.Context, raw json.RawMessage) (any, error) {
+	if s.proto < 2 {
+		return nil, fmt.Errorf("tune.verify needs protocol 2, this session speaks %d", s.proto)
+	}
+	a, p, err := planArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	sys := s.system(a.Redis)
+	defer sys.Close()
+	outs, err := tune.Verify(ctx, sys, p)
+	if err != nil {
+		return nil, err
+	}
+	return TuneVerifyResult{Outcomes: outs}, nil
+}
+
 func (s *session) tuneApply(ctx context.Context, raw json.RawMessage) (any, error) {
 	a, p, err := planArgs(raw)
 	if err != nil {
@@ -300,6 +318,9 @@ func (s *session) redisStart(ctx context.Context, raw json.RawMessage) (any, err
 // redisAttach finds an existing server's pid through its own INFO and
 // checks that the pid is a redis-server process here, before sampling it.
 func (s *session) redisAttach(ctx context.Context, raw json.RawMessage) (any, error) {
+	if s.proto < 2 {
+		return nil, fmt.Errorf("redis.attach needs protocol 2, this session speaks %d", s.proto)
+	}
 	var a RedisAttachArgs
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err

@@ -20,8 +20,8 @@ import (
 // ProtocolVersion is the newest version of the session protocol this
 // redline speaks, MinProtocolVersion the oldest. In hello the client
 // offers a range and the session answers with the newest version both
-// speak, or refuses when there is none. Version 2 added redis.attach and
-// the per-thread files of the servers in a sample.
+// speak, or refuses when there is none. Version 2 added redis.attach,
+// tune.verify and the per-thread files of the servers in a sample.
 const (
 	ProtocolVersion    = 2
 	MinProtocolVersion = 1
@@ -38,6 +38,7 @@ const (
 	OpTuneKeep     = "tune.keep"
 	OpTuneRollback = "tune.rollback"
 	OpTuneStatus   = "tune.status"
+	OpTuneVerify   = "tune.verify"
 	OpRedisStart   = "redis.start"
 	OpRedisStop    = "redis.stop"
 	OpRedisAttach  = "redis.attach"
@@ -161,6 +162,12 @@ type TuneApplyResult struct {
 type TunePreviewResult struct {
 	Outcomes []tune.Outcome `json:"outcomes"`
 	Warnings []string       `json:"warnings,omitempty"`
+}
+
+// TuneVerifyResult compares a plan's values with the live ones
+// (tune.verify takes TuneApplyArgs; Scoped is ignored).
+type TuneVerifyResult struct {
+	Outcomes []tune.Outcome `json:"outcomes"`
 }
 
 // TuneKeepArgs makes a scoped apply permanent: the session no longer rolls
