@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"redline/internal/labdata"
+	"redline/internal/redisserver"
 	"redline/internal/testutil"
 	"redline/internal/testutil/sshtest"
 	"redline/internal/tune"
@@ -57,16 +58,23 @@ func (l *sshLab) commandAs(t *testing.T, ctx context.Context, bench, heartbeat, 
 	t.Helper()
 	plan := filepath.Join(l.dir, "plan.yaml")
 	os.WriteFile(plan, []byte("version: 1\nchanges:\n  - {kind: sysctl, target: net.core.somaxconn, value: \""+l.want+"\"}\n"), 0o644)
-	scenario := filepath.Join(l.dir, "s.yaml")
-	os.WriteFile(scenario, []byte(fmt.Sprintf(`
+	return l.scenario(t, ctx, fmt.Sprintf(`
 name: two-hosts
 target: {kind: ssh, host: srv, heartbeat: %s}
 workloads: [{name: set, bench: "%s"}]
 variants:
   - {name: baseline, baseline: true}
   - {name: tuned, tune: {plan: %s}}
+  - {name: pinned, server: {cpus: "0"}}
 repetitions: 1
-`, heartbeat, bench, plan)), 0o644)
+`, heartbeat, bench, plan), identity, hostKey)
+}
+
+// scenario is the lab of this scenario, from the client namespace.
+func (l *sshLab) scenario(t *testing.T, ctx context.Context, yaml, identity, hostKey string) *exec.Cmd {
+	t.Helper()
+	scenario := filepath.Join(l.dir, "s.yaml")
+	os.WriteFile(scenario, []byte(yaml), 0o644)
 	cmd := exec.CommandContext(ctx, "ip", "netns", "exec", l.h.Pair.Client, os.Args[0], "lab", scenario, "-o", l.out,
 		"--state-dir", l.state, "--ssh-config", l.h.Config(t, identity, hostKey), "--progress", "plain")
 	cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
@@ -113,8 +121,9 @@ func (l *sshLab) serverRedis(t *testing.T) bool {
 // TestLabSSHEndToEnd: a lab of kind ssh starts its redis-server on the
 // "server host" (pushing this redline there first), diagnoses it there,
 // applies the tuned variant there (the namespace's own somaxconn, not
-// this host's), measures from the client namespace, rolls back, stops the
-// server, and records both hosts.
+// this host's), restarts the server pinned there for the pinned variant,
+// measures from the client namespace, rolls back, stops the server, and
+// records both hosts.
 func TestLabSSHEndToEnd(t *testing.T) {
 	l := newSSHLab(t)
 	hostBefore := readSysctl(t, "net.core.somaxconn")
@@ -137,10 +146,10 @@ func TestLabSSHEndToEnd(t *testing.T) {
 	if res.ServerHost == nil || res.ServerHost.Kernel == "" || res.ServerHost.CPUs == 0 {
 		t.Fatalf("server host facts %+v", res.ServerHost)
 	}
-	if len(res.Runs) != 2 || len(res.Variants) != 2 || !res.Variants[1].RolledBack || len(res.Variants[1].Plan) != 1 || res.Variants[1].Plan[0].Old != l.before {
+	if len(res.Runs) != 3 || len(res.Variants) != 3 || !res.Variants[1].RolledBack || len(res.Variants[1].Plan) != 1 || res.Variants[1].Plan[0].Old != l.before {
 		t.Fatalf("runs %d, tuned variant %+v", len(res.Runs), res.Variants[1])
 	}
-	if len(tg.Logs) == 0 || res.RemoteCleanup != nil {
+	if len(tg.Logs) < 2 || res.RemoteCleanup != nil {
 		t.Fatalf("logs %v (want the server's), remote cleanup %+v (want none)", tg.Logs, res.RemoteCleanup)
 	}
 	l.checkRestored(t)
@@ -229,5 +238,36 @@ func TestLabSSHRefused(t *testing.T) {
 		if l.serverRedis(t) {
 			t.Errorf("a redis-server runs on the server host")
 		}
+	}
+}
+
+// TestLabSSHExistingServer: with port, the lab measures a server already
+// running on the server host: it checks its pid there, diagnoses it, and
+// leaves it running and unflushed.
+func TestLabSSHExistingServer(t *testing.T) {
+	l := newSSHLab(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	srv, err := redisserver.Start(ctx, redisserver.Options{NetNS: l.h.Pair.Server, Bind: l.h.Pair.ServerIP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Stop()
+	cmd := l.scenario(t, ctx, fmt.Sprintf(`
+name: existing
+target: {kind: ssh, host: srv, port: %d}
+workloads: [{name: set, bench: "-t set -c 2 -n 2000"}]
+repetitions: 1
+`, srv.Port), "user", "host")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("lab: %v\n%s", err, out)
+	}
+	res := l.result(t)
+	if !res.Complete || res.Target.Address != fmt.Sprintf("%s:%d", l.h.Pair.ServerIP, srv.Port) || len(res.Target.Logs) != 0 || res.ServerHost == nil {
+		t.Fatalf("result: complete %v, target %+v", res.Complete, res.Target)
+	}
+	if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", srv.Pid())); strings.TrimSpace(string(comm)) != "redis-server" {
+		t.Fatal("the lab stopped a server it did not start")
 	}
 }
