@@ -40,7 +40,7 @@ var (
 )
 
 // binaries builds redline twice, as versions A and B.
-func binaries(t *testing.T) (a, b string) {
+func binaries(t testing.TB) (a, b string) {
 	t.Helper()
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "redline-remote-bin-")
@@ -74,11 +74,11 @@ func TestMain(m *testing.M) {
 // twoHosts is the server namespace running sshd (internal/testutil/sshtest).
 type twoHosts struct{ *sshtest.Hosts }
 
-func newTwoHosts(t *testing.T) *twoHosts { return &twoHosts{sshtest.New(t, sshtest.Options{})} }
+func newTwoHosts(t testing.TB) *twoHosts { return &twoHosts{sshtest.New(t, sshtest.Options{})} }
 
 // ssh returns the client's ssh settings: identity is a key name, hostKey
 // the key name known_hosts trusts for the server.
-func (h *twoHosts) ssh(t *testing.T, identity, hostKey string) remote.SSH {
+func (h *twoHosts) ssh(t testing.TB, identity, hostKey string) remote.SSH {
 	t.Helper()
 	ctl, err := os.MkdirTemp(h.Dir, "c")
 	if err != nil {
@@ -95,7 +95,7 @@ func (h *twoHosts) readServerFile(t *testing.T, name string) string { return h.R
 
 // dialOptions are a good client's options; remoteBin is the redline the
 // server host "has installed".
-func (h *twoHosts) dialOptions(t *testing.T, remoteBin string) remote.DialOptions {
+func (h *twoHosts) dialOptions(t testing.TB, remoteBin string) remote.DialOptions {
 	a, _ := binaries(t)
 	return remote.DialOptions{
 		SSH: h.ssh(t, "user", "host"), Version: versionA, LocalBinary: a, RemoteBinary: remoteBin,
@@ -104,7 +104,7 @@ func (h *twoHosts) dialOptions(t *testing.T, remoteBin string) remote.DialOption
 	}
 }
 
-func dial(t *testing.T, o remote.DialOptions) *remote.Client {
+func dial(t testing.TB, o remote.DialOptions) *remote.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -42,7 +42,7 @@ type Options struct {
 
 // New starts sshd in a new namespace pair; everything is removed when the
 // test ends. It skips without root or OpenSSH.
-func New(t *testing.T, o Options) *Hosts {
+func New(t testing.TB, o Options) *Hosts {
 	t.Helper()
 	testutil.NeedRoot(t)
 	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
@@ -72,14 +72,14 @@ func New(t *testing.T, o Options) *Hosts {
 	return h
 }
 
-func keygen(t *testing.T, path string) {
+func keygen(t testing.TB, path string) {
 	t.Helper()
 	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "redline-test", "-f", path).CombinedOutput(); err != nil {
 		t.Fatalf("ssh-keygen: %v: %s", err, out)
 	}
 }
 
-func copyFile(t *testing.T, from, to string) {
+func copyFile(t testing.TB, from, to string) {
 	t.Helper()
 	b, err := os.ReadFile(from)
 	if err == nil {
@@ -90,7 +90,7 @@ func copyFile(t *testing.T, from, to string) {
 	}
 }
 
-func (h *Hosts) startSSHD(t *testing.T, o Options) {
+func (h *Hosts) startSSHD(t testing.TB, o Options) {
 	t.Helper()
 	cfg := filepath.Join(h.Dir, "sshd_config")
 	conf := fmt.Sprintf(`Port %d
@@ -142,7 +142,7 @@ LogLevel ERROR
 }
 
 // Writer logs what is written to it through t.
-type Writer struct{ T *testing.T }
+type Writer struct{ T testing.TB }
 
 func (w Writer) Write(p []byte) (int, error) {
 	w.T.Logf("%s", strings.TrimRight(string(p), "\n"))
@@ -152,7 +152,7 @@ func (w Writer) Write(p []byte) (int, error) {
 // Config writes an ssh_config for the Host "srv" (root at the server
 // namespace) and returns its path: identity is a key name, hostKey the
 // key name known_hosts trusts for the server.
-func (h *Hosts) Config(t *testing.T, identity, hostKey string) string {
+func (h *Hosts) Config(t testing.TB, identity, hostKey string) string {
 	t.Helper()
 	pub, err := os.ReadFile(h.Keys[hostKey] + ".pub")
 	if err != nil {
@@ -184,7 +184,7 @@ func (h *Hosts) Config(t *testing.T, identity, hostKey string) string {
 
 // ReadServerFile reads a file as the server namespace sees it (its own
 // net.* sysctls).
-func (h *Hosts) ReadServerFile(t *testing.T, name string) string {
+func (h *Hosts) ReadServerFile(t testing.TB, name string) string {
 	t.Helper()
 	var b []byte
 	err := netns.Do(h.Pair.Server, func() (err error) {
