@@ -1,6 +1,11 @@
 package remote
 
-import "testing"
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
 
 // TestNegotiate: the newest version in both ranges, or a refusal naming
 // both; a version 1 client's hello (no min_protocol) means exactly 1.
@@ -33,5 +38,28 @@ func TestSSHServerIP(t *testing.T) {
 		if got := sshServerIP(in); got != want {
 			t.Errorf("sshServerIP(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestValidateBinary: a root session runs another redis-server only from
+// a file and directory that root owns and nobody else can write.
+func TestValidateBinary(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("the root-only rule applies to root sessions")
+	}
+	ok, open := t.TempDir(), t.TempDir()
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{ok, open} {
+		if err := os.WriteFile(filepath.Join(d, "redis-server-7.2"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := validateBinary(filepath.Join(ok, "redis-server-7.2")); err != nil {
+		t.Errorf("root's own binary: %v", err)
+	}
+	if err := validateBinary(filepath.Join(open, "redis-server-7.2")); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
+		t.Errorf("a binary in a world-writable directory: %v", err)
 	}
 }

@@ -151,6 +151,12 @@ func TestSessionRefuses(t *testing.T) {
 		{remote.OpRedisStart, remote.RedisStartArgs{Config: []string{"dir /etc"}}, "dir"},
 		{remote.OpRedisStart, remote.RedisStartArgs{Bind: "0.0.0.0; rm -rf /"}, "IP address"},
 		{remote.OpTuneRollback, remote.TuneRollbackArgs{Session: "../../x"}, "not a tune session"},
+		{remote.OpRedisStart, remote.RedisStartArgs{Binary: "bin/redis-server"}, "absolute path"},
+		{remote.OpRedisStart, remote.RedisStartArgs{Binary: "/bin/sh"}, "redis-server* executable"},
+		{remote.OpRedisStart, remote.RedisStartArgs{Binary: "/usr/bin/../bin/redis-server"}, "absolute path"},
+		{remote.OpRedisStart, remote.RedisStartArgs{Allocator: "/tmp/evil.so"}, "allocator"},
+		{remote.OpRedisStart, remote.RedisStartArgs{NUMANode: new(-1)}, "numa_node"},
+		{remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Addr: "127.0.0.1:1"}}, "protocol 2"},
 	}
 	for _, tc := range cases {
 		err := c.Call(ctx, tc.op, tc.args, nil)
