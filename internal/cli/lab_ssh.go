@@ -40,6 +40,9 @@ type sshServerHost struct {
 // server host; its journal there is in stateDir when one is given.
 func labServerHost(s *streams, f *labFlags) lab.DialServerHost {
 	return func(ctx context.Context, t labdata.TargetSpec) (lab.ServerHost, error) {
+		if t.Sudo && f.stateDir != "" {
+			return nil, fmt.Errorf("--state-dir with target.sudo: the sudoers line of docs/remote.md allows no arguments, so the session there uses its default journal directory (drop --state-dir)")
+		}
 		o := remote.DialOptions{SSH: remote.SSH{Target: t.Host, Config: f.sshConfig}, Version: Version(), NoPush: t.NoPush, Sudo: t.Sudo,
 			StateDir: f.stateDir, HeartbeatTimeout: t.Heartbeat, DeadAfter: labDeadAfter(t.Heartbeat),
 			Notify: func(msg string) { fmt.Fprintf(s.err, "redline lab: %s\n", msg) }}
