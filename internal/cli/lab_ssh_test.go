@@ -3,11 +3,13 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -269,5 +271,37 @@ repetitions: 1
 	}
 	if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", srv.Pid())); strings.TrimSpace(string(comm)) != "redis-server" {
 		t.Fatal("the lab stopped a server it did not start")
+	}
+}
+
+// TestLabSSHInterrupted: Ctrl-C at the terminal (SIGINT to the lab's
+// whole process group, ssh included) during the tuned variant: the lab
+// still rolls back over its session in order, and says the host is
+// restored; nothing was left to the server host's own switch.
+func TestLabSSHInterrupted(t *testing.T) {
+	l := newSSHLab(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := l.command(t, ctx, "-t set -c 2 --duration 30s", "10s")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the tuned variant applied on the server host", func() bool { return l.h.ReadServerFile(t, l.knob) == l.want })
+	syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != ExitSignaled {
+		t.Fatalf("lab: %v, want exit %d:\n%s", err, ExitSignaled, stderr.String())
+	}
+	res := l.result(t)
+	if res.RemoteCleanup != nil || !res.Variants[1].RolledBack {
+		t.Fatalf("remote cleanup %+v, tuned rolled back %v (want the lab's own rollback):\n%s", res.RemoteCleanup, res.Variants[1].RolledBack, stderr.String())
+	}
+	l.checkRestored(t)
+	if l.serverRedis(t) {
+		t.Error("a redis-server still runs on the server host")
 	}
 }

@@ -48,7 +48,13 @@ func (s *SSH) command(ctx context.Context, remote string) *exec.Cmd {
 		argv = append(argv, "-o", o)
 	}
 	argv = append(argv, "-T", "--", s.Target, remote)
-	return exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	// Its own process group keeps a terminal's Ctrl-C from killing ssh
+	// (and so the session, which would then clean up by itself) before
+	// the lab has rolled back in order; if redline dies, ssh's input
+	// ends and the session's switch does the rest.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
 }
 
 func (s *SSH) controlDir() string {
