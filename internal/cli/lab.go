@@ -27,6 +27,8 @@ type labFlags struct {
 	stateDir string
 	progress string
 	noDoctor bool
+	// sshConfig is an ssh_config file for a target of kind ssh (ssh -F).
+	sshConfig string
 }
 
 func newLabCmd(s *streams) *cobra.Command {
@@ -40,6 +42,9 @@ redis-server, diagnoses the host and the server, measures a baseline, applies ea
 re-measures in interleaved rounds until every comparison is precise enough or the time
 budget is spent, tells a real gain from noise with exact rank intervals at a stated
 per-lab false-positive rate, always rolls back, and writes the results and a report.
+
+With target kind ssh the server host is another machine: the lab runs the load from here and
+does everything server-side there through a redline session over your ssh (docs/remote.md).
 
 Without a scenario file it runs the default scenario: a redis-server it starts on loopback,
 the doctor, a baseline, the doctor's safe fixes, and the server and the load generator on
@@ -58,6 +63,7 @@ separate CPUs. See docs/lab.md for the scenario format.`,
 	fl.StringVar(&f.stateDir, "state-dir", "", "tune journal directory (default /var/lib/redline)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto, tty, plain, none")
 	fl.BoolVar(&f.noDoctor, "no-doctor", false, "skip the doctor (and so the doctor's fixes)")
+	fl.StringVar(&f.sshConfig, "ssh-config", "", "with a target of kind ssh: this ssh_config `FILE` instead of yours (ssh -F)")
 	return cmd
 }
 
@@ -112,7 +118,7 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 		return exitCode(ExitError, fmt.Sprintf("redline lab: create %s: %v", out, err))
 	}
 	resultPath := filepath.Join(out, "result.json")
-	if tunes(sc) {
+	if tunes(sc) && sc.Target.Kind != "ssh" { // an ssh target's journal is on the server host
 		// Two labs tuning one host with one journal would interleave
 		// their sessions: the second waits for the first, by refusing.
 		hold, err := tune.HoldStateDir(f.stateDir, "redline lab")
@@ -125,12 +131,13 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	tuner, doctor := labTuning(f.stateDir)
 	fmt.Fprintf(s.err, "redline lab: scenario %s, results in %s\n", sc.Name, resultPath)
 	res, err := lab.Execute(ctx, lab.Options{Scenario: sc, ScenarioFile: file, CommandLine: s.argv, Version: Version(),
-		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, Observer: p.event})
+		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, ServerHost: labServerHost(s, f), Observer: p.event})
 	// Stopped during the run, not by a closed stdout while printing below.
 	interrupted := errors.Is(err, context.Canceled) || ctx.Err() != nil
 	p.done()
 	reports, rerr := writeLabReports(out, res)
 	printVerdicts(s.out, res)
+	printRemoteCleanup(s.err, res)
 	for _, r := range reports {
 		fmt.Fprintf(s.out, "report: %s\n", r)
 	}
@@ -155,7 +162,7 @@ func labPassword(sc *labdata.Scenario, file string) error {
 		pf = filepath.Join(filepath.Dir(file), pf)
 	}
 	env := ""
-	if t.Kind == "address" {
+	if t.Kind == "address" || (t.Kind == "ssh" && t.Port != 0) {
 		env = secret.FromEnv()
 	}
 	pw, err := secret.Resolve(t.Password, pf, env)

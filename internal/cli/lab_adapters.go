@@ -57,10 +57,18 @@ func (t *hostTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.En
 
 // plan gathers the variant's changes.
 func (t *hostTuner) plan(spec labdata.TuneSpec, env lab.Env) (*tune.Plan, error) {
+	return labPlan(spec, env, labSnapshot)
+}
+
+// labPlan gathers a variant's changes: its tune profiles planned over a
+// snapshot of the server's host (snapshot reads it, with the server's
+// process), its plan file and the doctor's safe fixes. The local and the
+// ssh tuner both plan through it.
+func labPlan(spec labdata.TuneSpec, env lab.Env, snapshot func(pid int) (*host.Snapshot, error)) (*tune.Plan, error) {
 	redis := &tune.PlanRedis{Addr: env.RedisAddr, User: env.RedisUser}
 	plan := &tune.Plan{Version: tune.PlanVersion, Redis: redis}
 	if len(spec.Profiles) > 0 {
-		snap, err := labSnapshot(env.ServerPID)
+		snap, err := snapshot(env.ServerPID)
 		if err != nil {
 			return nil, err
 		}
@@ -138,13 +146,20 @@ func (hostDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding,
 		if err != nil {
 			return err
 		}
-		for _, f := range rep.Fired(doctor.Low) {
-			findings = append(findings, findingOf(f, env.RedisAddr))
-		}
-		fixes = rep.Plan(doctor.UnattendedPlan).Changes
+		findings, fixes = labFindings(rep, env.RedisAddr)
 		return nil
 	})
 	return findings, fixes, err
+}
+
+// labFindings are a doctor report's findings as the lab records them,
+// and the fixes it applies unattended (doctor.UnattendedPlan).
+func labFindings(rep *doctor.Report, addr string) ([]labdata.Finding, []change.Change) {
+	var findings []labdata.Finding
+	for _, f := range rep.Fired(doctor.Low) {
+		findings = append(findings, findingOf(f, addr))
+	}
+	return findings, rep.Plan(doctor.UnattendedPlan).Changes
 }
 
 func findingOf(f doctor.Finding, addr string) labdata.Finding {

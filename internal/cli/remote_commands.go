@@ -196,3 +196,42 @@ func runTuneStatusRemote(ctx context.Context, s *streams, o *tuneOptions) error 
 	tunePrintStatus(s.out, &rep, o.stateDir)
 	return nil
 }
+
+// runTuneVerifyRemote verifies on the server host: its journal, or a
+// plan's values against its live ones.
+func runTuneVerifyRemote(ctx context.Context, s *streams, o *tuneOptions, args []string) error {
+	if o.root != "/" && o.root != "" {
+		return usageError("redline tune verify: --ssh verifies the live server host; --root is for this machine")
+	}
+	var p *tune.Plan
+	var raw []byte
+	if len(args) == 1 {
+		var err error
+		if p, err = tune.ReadPlanFile(args[0]); err == nil {
+			raw, err = json.Marshal(p)
+		}
+		if err != nil {
+			return exitCode(ExitError, "redline tune verify: "+err.Error())
+		}
+	}
+	c, err := o.remote.dial(ctx, s, "tune verify", o.stateDir)
+	if err != nil {
+		return err
+	}
+	defer hangUp(c)
+	if !o.json {
+		fmt.Fprintf(s.out, "on %s:\n", c.Hello.Hostname)
+	}
+	if p == nil {
+		var rep tune.StatusReport
+		if err := callRemote(ctx, c, 0, remote.OpTuneStatus, remote.TuneStatusArgs{RedisPassword: o.password}, &rep); err != nil {
+			return exitCode(ExitError, "redline tune verify: "+err.Error())
+		}
+		return tuneVerifyJournal(s, o, &rep)
+	}
+	var out remote.TuneVerifyResult
+	if err := callRemote(ctx, c, 0, remote.OpTuneVerify, remote.TuneApplyArgs{Plan: raw, Redis: remoteRedis(o, p)}, &out); err != nil {
+		return exitCode(ExitError, "redline tune verify: "+err.Error())
+	}
+	return tuneVerifyOutcomes(s, o, out.Outcomes)
+}

@@ -115,9 +115,24 @@ func TestTuneSSH(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "applied") {
 		t.Fatalf("status: exit %d: %s%s", code, out, errs)
 	}
+	for _, args := range [][]string{{"tune", "verify"}, {"tune", "verify", plan}} {
+		out, errs, code = runCLI(t, ctx, nil, append(args, ssh...)...)
+		if code != 0 {
+			t.Fatalf("%v after apply: exit %d: %s%s", args, code, out, errs)
+		}
+	}
 	out, errs, code = runCLI(t, ctx, nil, append([]string{"tune", "rollback"}, ssh...)...)
 	if code != 0 || readNS() != before || !strings.Contains(out, "restored 1") {
 		t.Fatalf("rollback: exit %d, somaxconn %s (want %s): %s%s", code, readNS(), before, out, errs)
+	}
+	out, errs, code = runCLI(t, ctx, nil, append([]string{"tune", "verify", plan}, ssh...)...)
+	if code != ExitFailure || !strings.Contains(out, before) {
+		t.Fatalf("verify of the plan after rollback: exit %d (want %d, the namespace's %s): %s%s", code, ExitFailure, before, out, errs)
+	}
+	// plan --ssh previews against the namespace's values, not this host's.
+	out, errs, code = runCLI(t, ctx, nil, "tune", "plan", plan, "--ssh", "fakehost")
+	if code != 0 || !strings.Contains(out, before+" -> "+want) && !strings.Contains(out, before+" → "+want) {
+		t.Fatalf("plan --ssh: exit %d, want the namespace's %s -> %s: %s%s", code, before, want, out, errs)
 	}
 	if got := readSysctl(t, "net.core.somaxconn"); got != hostBefore {
 		t.Fatalf("the host's somaxconn changed: %s, was %s", got, hostBefore)

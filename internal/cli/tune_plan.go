@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"redline/internal/doctor"
 	"redline/internal/host"
 	"redline/internal/redisadmin"
+	"redline/internal/remote"
 	"redline/internal/tune"
 )
 
@@ -28,6 +30,9 @@ type tunePlanOptions struct {
 	keepIrqbalance bool
 	rewrite        bool
 	out            string
+	// rc is the server host's session (--ssh): the snapshot, the doctor
+	// and the preview come from there.
+	rc *remote.Client
 }
 
 func newTunePlanCmd(s *streams) *cobra.Command {
@@ -49,6 +54,7 @@ apply. plan never changes anything.`,
 		},
 	}
 	o.hostFlags(cmd)
+	o.remote.flags(cmd)
 	f := cmd.Flags()
 	f.StringSliceVar(&o.profiles, "profile", nil, "profiles to plan (comma-separated): "+strings.Join(tune.ProfileNames(), ", "))
 	f.BoolVar(&o.fromDoctor, "doctor", false, "run redline doctor now and plan the fixes of what it finds")
@@ -70,13 +76,22 @@ func runTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []st
 	if len(files) == 0 && len(o.profiles) == 0 && !o.fromDoctor {
 		return usageError("redline tune plan: nothing to plan from: give --profile, --doctor or a FILE (see --help)")
 	}
+	if o.remote.set() {
+		if o.root != "/" && o.root != "" {
+			return usageError("redline tune plan: --ssh plans for the live server host; --root is for this machine")
+		}
+		c, err := o.remote.dial(ctx, s, "tune plan", tune.DefaultStateDir)
+		if err != nil {
+			return err
+		}
+		defer hangUp(c)
+		o.rc = c
+	}
 	p, err := buildTunePlan(ctx, s, o, files)
 	if err != nil {
 		return exitCode(ExitError, "redline tune plan: "+err.Error())
 	}
-	sys := o.system()
-	defer sys.Close()
-	previews, err := tune.Preview(ctx, sys, p)
+	previews, warnings, err := o.preview(ctx, p)
 	if err != nil {
 		return exitCode(ExitError, "redline tune plan: "+err.Error())
 	}
@@ -94,7 +109,7 @@ func runTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []st
 			Preview []tune.Outcome `json:"preview"`
 		}{p, previews})
 	}
-	tunePrintPreview(s.out, p, previews, tune.Warnings(sys, p))
+	tunePrintPreview(s.out, p, previews, warnings)
 	if o.out != "" {
 		fmt.Fprintf(s.out, "\nplan written to %s; apply it with: redline tune apply %s --yes\n", o.out, o.out)
 	}
@@ -119,7 +134,7 @@ func buildTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []
 		plan.Merge(p)
 	}
 	if len(o.profiles) > 0 {
-		p, err := tunePlanProfiles(o)
+		p, err := tunePlanProfiles(ctx, o)
 		if err != nil {
 			return nil, err
 		}
@@ -149,16 +164,43 @@ func tuneHasRedisChange(p *tune.Plan) bool {
 	return false
 }
 
-func tunePlanProfiles(o *tunePlanOptions) (*tune.Plan, error) {
+// preview is what applying p would do, here or on the server host.
+func (o *tunePlanOptions) preview(ctx context.Context, p *tune.Plan) ([]tune.Outcome, []string, error) {
+	if o.rc != nil {
+		raw, err := json.Marshal(p)
+		if err != nil {
+			return nil, nil, err
+		}
+		var pre remote.TunePreviewResult
+		err = callRemote(ctx, o.rc, 0, remote.OpTunePreview, remote.TuneApplyArgs{Plan: raw, Redis: remoteRedis(&o.tuneOptions, p)}, &pre)
+		return pre.Outcomes, pre.Warnings, err
+	}
+	sys := o.system()
+	defer sys.Close()
+	previews, err := tune.Preview(ctx, sys, p)
+	return previews, tune.Warnings(sys, p), err
+}
+
+// snapshot reads the host the plan is for (with the server's process).
+func (o *tunePlanOptions) snapshot(ctx context.Context) (*host.Snapshot, error) {
+	var pids []int
+	if o.pid != 0 {
+		pids = []int{o.pid}
+	}
+	if o.rc != nil {
+		var snap host.Snapshot
+		err := callRemote(ctx, o.rc, 0, remote.OpSnapshot, remote.SnapshotArgs{PIDs: pids}, &snap)
+		return &snap, err
+	}
 	fsys, err := host.NewFS(o.root)
 	if err != nil {
 		return nil, err
 	}
-	hopts := host.Options{}
-	if o.pid != 0 {
-		hopts.PIDs = []int{o.pid}
-	}
-	snap, err := host.Read(fsys, hopts)
+	return host.Read(fsys, host.Options{PIDs: pids})
+}
+
+func tunePlanProfiles(ctx context.Context, o *tunePlanOptions) (*tune.Plan, error) {
+	snap, err := o.snapshot(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -183,6 +225,9 @@ func tunePlanProfiles(o *tunePlanOptions) (*tune.Plan, error) {
 // tunePlanFromDoctor runs doctor in-process and plans from its report with
 // the same function as a saved report.
 func tunePlanFromDoctor(ctx context.Context, s *streams, o *tunePlanOptions) (*tune.Plan, error) {
+	if o.rc != nil {
+		return tunePlanFromRemoteDoctor(ctx, s, o)
+	}
 	g := doctor.GatherOptions{Root: o.root, Pid: o.pid, Iface: o.nic}
 	if o.redis != "" && o.root == "/" {
 		r := tuneRedisOptions(o.redis, o.user)
@@ -198,6 +243,27 @@ func tunePlanFromDoctor(ctx context.Context, s *streams, o *tunePlanOptions) (*t
 	}
 	if g.Redis == nil {
 		fmt.Fprintln(s.err, "redline tune plan: --doctor without --redis checks the host only")
+	}
+	return tunePlanOfReport(rep, o.minSeverity)
+}
+
+// tunePlanFromRemoteDoctor runs the doctor on the server host and plans
+// from its report as from a saved one.
+func tunePlanFromRemoteDoctor(ctx context.Context, s *streams, o *tunePlanOptions) (*tune.Plan, error) {
+	args := remote.DoctorArgs{Pid: o.pid, Iface: o.nic}
+	if o.redis != "" {
+		r := tuneRedisOptions(o.redis, o.user)
+		args.Redis = &remote.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: o.password}
+	} else {
+		fmt.Fprintln(s.err, "redline tune plan: --doctor without --redis checks the host only")
+	}
+	var raw json.RawMessage
+	if err := callRemote(ctx, o.rc, 0, remote.OpDoctor, args, &raw); err != nil {
+		return nil, fmt.Errorf("doctor: %w", err)
+	}
+	rep, err := doctor.ReadReport(bytes.NewReader(raw))
+	if err != nil {
+		return nil, fmt.Errorf("doctor: %w", err)
 	}
 	return tunePlanOfReport(rep, o.minSeverity)
 }

@@ -19,7 +19,7 @@ one it checks every journaled change is still in place. Exit status 0 when they
 all are, 1 when not (the differences are printed), 2 when it could not check.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 { // verifying the journal: a mistyped --state-dir is not "nothing applied"
+			if len(args) == 0 && !o.remote.set() { // verifying the journal: a mistyped --state-dir is not "nothing applied"
 				if missing, err := o.missingStateDir(cmd); missing && err != nil {
 					return err
 				}
@@ -29,29 +29,39 @@ all are, 1 when not (the differences are printed), 2 when it could not check.`,
 	}
 	o.stateFlags(cmd)
 	o.hostFlags(cmd)
+	o.remote.flags(cmd)
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the result as JSON")
 	return cmd
 }
 
 func runTuneVerify(ctx context.Context, s *streams, o *tuneOptions, args []string) error {
+	if o.remote.set() {
+		return runTuneVerifyRemote(ctx, s, o, args)
+	}
 	if len(args) == 0 {
 		rep, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: o.stateDir, RedisPassword: o.password})
 		if err != nil {
 			return exitCode(ExitError, "redline tune verify: "+err.Error())
 		}
-		if o.json {
-			if err := tuneWriteJSON(s.out, rep); err != nil {
-				return err
-			}
-		} else {
-			tunePrintStatus(s.out, rep, o.stateDir)
-		}
-		if !rep.Clean() {
-			return exitCode(ExitFailure, "redline tune verify: some journaled changes are no longer in place")
-		}
-		return nil
+		return tuneVerifyJournal(s, o, rep)
 	}
 	return tuneVerifyPlanFile(ctx, s, o, args[0])
+}
+
+// tuneVerifyJournal prints where the journaled changes stand and fails
+// unless every one is in place.
+func tuneVerifyJournal(s *streams, o *tuneOptions, rep *tune.StatusReport) error {
+	if o.json {
+		if err := tuneWriteJSON(s.out, rep); err != nil {
+			return err
+		}
+	} else {
+		tunePrintStatus(s.out, rep, o.stateDir)
+	}
+	if !rep.Clean() {
+		return exitCode(ExitFailure, "redline tune verify: some journaled changes are no longer in place")
+	}
+	return nil
 }
 
 func tuneVerifyPlanFile(ctx context.Context, s *streams, o *tuneOptions, path string) error {
@@ -68,6 +78,12 @@ func tuneVerifyPlanFile(ctx context.Context, s *streams, o *tuneOptions, path st
 	if err != nil {
 		return exitCode(ExitError, "redline tune verify: "+err.Error())
 	}
+	return tuneVerifyOutcomes(s, o, outs)
+}
+
+// tuneVerifyOutcomes prints a plan's verification and fails unless every
+// change is in place.
+func tuneVerifyOutcomes(s *streams, o *tuneOptions, outs []tune.Outcome) error {
 	if o.json {
 		if err := tuneWriteJSON(s.out, outs); err != nil {
 			return err

@@ -35,6 +35,9 @@ type Options struct {
 	// that needs one then fails before measuring anything.
 	Tuner  Tuner
 	Doctor Diagnoser
+	// ServerHost opens the link to the server host of a target of kind
+	// ssh; that host's own Tuner and Doctor then replace the two above.
+	ServerHost DialServerHost
 	// Observer, if set, is told about progress.
 	Observer func(Event)
 }
@@ -169,6 +172,9 @@ func (l *labRun) run(ctx context.Context) error {
 		return err
 	}
 	l.tg = tg
+	if err := l.serverHost(ctx); err != nil {
+		return err
+	}
 	if l.o.ResultPath != "" {
 		l.tg.logDir = filepath.Dir(l.o.ResultPath)
 	}
@@ -180,6 +186,7 @@ func (l *labRun) run(ctx context.Context) error {
 	}
 	l.res.Target = l.tg.info()
 	l.res.Host = hostFacts()
+	l.serverHostFacts(ctx)
 	l.env = l.envNow(ctx)
 	if err := l.diagnose(ctx); err != nil {
 		return err
@@ -248,9 +255,13 @@ func (l *labRun) look() []labdata.Comparison {
 // check refuses, before touching anything, a scenario that needs tuning or
 // diagnosis the caller did not provide.
 func (l *labRun) check() error {
-	doctorOff := l.o.Doctor == nil || (l.s.Doctor != nil && !*l.s.Doctor)
+	remote := l.s.Target.Kind == "ssh"
+	if remote && l.o.ServerHost == nil {
+		return fmt.Errorf("target kind ssh, but this lab cannot reach a server host")
+	}
+	doctorOff := (l.o.Doctor == nil && !remote) || (l.s.Doctor != nil && !*l.s.Doctor)
 	for _, v := range l.s.Variants {
-		if v.Tune != nil && l.o.Tuner == nil {
+		if v.Tune != nil && l.o.Tuner == nil && !remote {
 			return fmt.Errorf("variant %s tunes, but no tuner is available", v.Name)
 		}
 		if v.Tune != nil && v.Tune.Doctor && doctorOff {
@@ -425,7 +436,7 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 // or netns target); an address target's server may be elsewhere, and its
 // pid would name some other process here.
 func (l *labRun) localServerPID() int {
-	if l.s.Target.Kind == "address" {
+	if l.s.Target.Kind == "address" || l.tg.host != nil {
 		return 0
 	}
 	return l.env.ServerPID
@@ -489,6 +500,9 @@ func (l *labRun) cleanup() error {
 			err = fmt.Errorf("clean up the target: %w", cerr)
 		}
 		l.res.Target.Logs = l.tg.logs
+		if l.tg.host != nil {
+			l.res.RemoteCleanup = l.tg.host.Close(context.Background())
+		}
 	}
 	return err
 }

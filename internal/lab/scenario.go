@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"
+	"redline/internal/redisserver"
 	"redline/internal/yamlerr"
 )
 
@@ -104,11 +106,19 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		if s.Target.Address == "" {
 			bad("target.address", "required for kind: address (host:port)")
 		}
+	case "ssh":
+		validateSSH(s, bad)
 	default:
-		bad("target.kind", "%q is not managed, managed-cluster, netns or address", s.Target.Kind)
+		bad("target.kind", "%q is not managed, managed-cluster, netns, address or ssh", s.Target.Kind)
 	}
 	if (len(s.Target.Sysctls) > 0 || len(s.Target.ClientSysctls) > 0) && s.Target.Kind != "netns" {
 		bad("target.sysctls", "a starting state of sysctls needs kind: netns (namespaces of the lab's own; the host's are changed only by a tuned variant)")
+	}
+	if s.Target.Kind != "ssh" {
+		t := s.Target
+		if t.Host != "" || t.Port != 0 || t.Heartbeat != 0 || t.NoPush || t.Sudo {
+			bad("target", "host, port, heartbeat, no_push and sudo are for kind: ssh")
+		}
 	}
 	if s.Target.Password != "" && s.Target.PasswordFile != "" {
 		bad("target.password_file", "give password or password_file, not both")
@@ -117,8 +127,8 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 	if s.Warmup < 0 || s.Warmup > time.Hour {
 		bad("warmup", "%s is not in 0..1h", s.Warmup)
 	}
-	if s.Server.Allocator != "" {
-		if _, err := allocatorLib(s.Server.Allocator); err != nil {
+	if s.Server.Allocator != "" && s.Target.Kind != "ssh" { // the server host checks its own
+		if _, err := redisserver.AllocatorLib(s.Server.Allocator); err != nil {
 			bad("server.allocator", "%v", err)
 		}
 	}
@@ -147,18 +157,21 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		if v.Baseline {
 			bases++
 		}
-		if v.Server != nil && v.Server.Allocator != "" {
-			if _, err := allocatorLib(v.Server.Allocator); err != nil {
+		if v.Server != nil && v.Server.Allocator != "" && s.Target.Kind != "ssh" {
+			if _, err := redisserver.AllocatorLib(v.Server.Allocator); err != nil {
 				bad(p+".server.allocator", "%v", err)
 			}
 		}
-		if v.Server != nil && s.Target.Kind == "address" {
+		if v.Server != nil && existingServer(s.Target) {
 			bad(p+".server", "server variants need a managed or netns target (redline cannot restart a server it did not start)")
 		}
 		if v.Baseline && v.Tune != nil {
 			bad(p+".tune", "the baseline variant cannot tune")
 		}
-		if v.Tune != nil && v.Tune.Restart && s.Target.Kind == "address" {
+		if v.Server != nil && s.Target.Kind == "ssh" && len(v.Server.Env) > 0 {
+			bad(p+".server.env", "a server host's session sets no environment (allocator: preloads one)")
+		}
+		if v.Tune != nil && v.Tune.Restart && existingServer(s.Target) {
 			bad(p+".tune.restart", "only a managed or netns server can be restarted")
 		}
 	}
@@ -265,4 +278,33 @@ func child(n *yaml.Node, key string) *yaml.Node {
 		}
 	}
 	return nil
+}
+
+// existingServer reports whether the target is someone's running server,
+// which the lab never restarts.
+func existingServer(t labdata.TargetSpec) bool {
+	return t.Kind == "address" || (t.Kind == "ssh" && t.Port != 0)
+}
+
+// validateSSH checks a target of kind ssh.
+func validateSSH(s *labdata.Scenario, bad func(path, format string, args ...any)) {
+	t := s.Target
+	if t.Host == "" || strings.HasPrefix(t.Host, "-") || strings.ContainsAny(t.Host, " \t\n'\"\\;|&$`") {
+		bad("target.host", "%q: want the ssh destination, [user@]host or a Host of your ssh config", t.Host)
+	}
+	if t.Address != "" && net.ParseIP(t.Address) == nil {
+		bad("target.address", "%q: for kind ssh, an IP address of the server host the load goes to", t.Address)
+	}
+	if t.Port < 0 || t.Port > 65535 {
+		bad("target.port", "%d is not a port", t.Port)
+	}
+	if t.Heartbeat != 0 && (t.Heartbeat < time.Second || t.Heartbeat > 10*time.Minute) {
+		bad("target.heartbeat", "%s is not in 1s..10m", t.Heartbeat)
+	}
+	if t.Port != 0 && (s.Server.Allocator != "" || s.Server.Binary != "" || len(s.Server.Config) > 0 || s.Server.CPUs != "" || s.Server.NUMANode != nil) {
+		bad("server", "server settings need a server the lab starts (drop target.port)")
+	}
+	if len(s.Server.Env) > 0 {
+		bad("server.env", "a server host's session sets no environment (allocator: preloads one)")
+	}
 }

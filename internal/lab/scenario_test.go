@@ -43,6 +43,13 @@ warmup: 2s
 		{"name: x\nworkloads: [{name: a, bench: -t set, sweep: {c: [many]}}]\n", "c=many"},
 		{"name: x\nworkloads: [{name: a, bench: -t set}]\nmin_runs: 9\nmax_runs: 4\n", "min_runs: 9 is more than max_runs 4"},
 		{"name: x\nworkloads: [{name: a, bench: -t set}]\nprecision: lots\n", "not a fraction or a percentage"},
+		{"name: x\ntarget: {kind: ssh}\nworkloads: [{name: a, bench: -t set}]\n", "target.host"},
+		{"name: x\ntarget: {kind: ssh, host: '-oProxyCommand=x'}\nworkloads: [{name: a, bench: -t set}]\n", "target.host"},
+		{"name: x\ntarget: {kind: ssh, host: a, address: redis-a}\nworkloads: [{name: a, bench: -t set}]\n", "an IP address of the server host"},
+		{"name: x\ntarget: {kind: ssh, host: a, heartbeat: 1ms}\nworkloads: [{name: a, bench: -t set}]\n", "target.heartbeat"},
+		{"name: x\ntarget: {kind: ssh, host: a, port: 6379}\nworkloads: [{name: a, bench: -t set}]\nvariants:\n  - {name: a}\n  - {name: b, server: {cpus: '1'}}\n", "variants.1.server"},
+		{"name: x\ntarget: {kind: ssh, host: a}\nworkloads: [{name: a, bench: -t set}]\nvariants:\n  - {name: a}\n  - {name: b, server: {env: {A: b}}}\n", "variants.1.server.env"},
+		{"name: x\ntarget: {kind: managed, host: a}\nworkloads: [{name: a, bench: -t set}]\n", "for kind: ssh"},
 	}
 	for _, c := range cases {
 		_, err := ParseScenario([]byte(c.yaml))

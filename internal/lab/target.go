@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"sort"
 	"strconv"
 	"time"
 
@@ -39,12 +38,19 @@ type target struct {
 	seedIsCluster       bool                          // an address target that is a cluster seed
 	start               []labdata.PlanStep            // the namespaces' starting sysctls
 	unstart             []func(context.Context) error // undoes them, before the namespaces go
+	// existing is someone's server (kind address, or ssh with a port):
+	// never flushed, restarted or stopped.
+	existing bool
+	host     ServerHost // the server's machine, for kind ssh
+	port     int        // the existing server's port there
+	remoteID string     // the server the lab started there
 }
 
 // newTarget prepares the topology; the server starts with ensure.
 func newTarget(ctx context.Context, t labdata.TargetSpec) (*target, error) {
-	tg := &target{kind: t.Kind, addr: t.Address, user: t.User, pass: t.Password,
-		primaries: t.Primaries, replicas: t.Replicas, seedIsCluster: t.Cluster}
+	tg := &target{kind: t.Kind, addr: t.Address, user: t.User, pass: t.Password, port: t.Port,
+		primaries: t.Primaries, replicas: t.Replicas, seedIsCluster: t.Cluster,
+		existing: t.Kind == "address" || (t.Kind == "ssh" && t.Port != 0)}
 	if t.Kind == "netns" {
 		netns.RemoveStale()
 		p, err := netns.NewPair(ctx)
@@ -75,13 +81,16 @@ func (t *target) serverNS() string {
 // ensure makes the server run with spec, restarting it when its settings
 // differ. An address target is only checked.
 func (t *target) ensure(ctx context.Context, spec labdata.ServerSpec) error {
+	if t.host != nil {
+		return t.ensureRemote(ctx, spec)
+	}
 	if t.kind == "address" {
 		if t.admin != nil {
 			return nil
 		}
 		return t.connect(ctx)
 	}
-	if t.running && !t.stale && reflect.DeepEqual(spec, t.spec) {
+	if t.running && !t.stale && sameSpec(spec, t.spec) {
 		return nil
 	}
 	t.stale = false
@@ -101,45 +110,20 @@ func (t *target) ensure(ctx context.Context, spec labdata.ServerSpec) error {
 		return err
 	}
 	t.server, t.spec, t.running, t.addr = s, spec, true, s.Addr()
-	if spec.Allocator != "" {
-		lib, _ := allocatorLib(spec.Allocator)
-		if err := checkMapped(s.Pid(), lib); err != nil {
-			return err
-		}
+	if err := redisserver.CheckAllocator(s.Pid(), spec); err != nil {
+		return err
 	}
 	return t.connect(ctx)
 }
 
-// serverOptions maps a ServerSpec onto redisserver options: CPU pinning
-// with taskset, NUMA binding with numactl.
+func sameSpec(a, b labdata.ServerSpec) bool { return reflect.DeepEqual(a, b) }
+
+// serverOptions maps a ServerSpec onto redisserver options (CPU pinning
+// with taskset, NUMA binding with numactl, the allocator preloaded), with
+// room for the lab's clients.
 func serverOptions(spec labdata.ServerSpec) (redisserver.Options, error) {
-	o := redisserver.Options{Binary: spec.Binary, Config: append([]string{"maxclients 10000"}, spec.Config...)}
-	keys := make([]string, 0, len(spec.Env))
-	for k := range spec.Env {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		o.Env = append(o.Env, k+"="+spec.Env[k])
-	}
-	if spec.Allocator != "" {
-		lib, err := allocatorLib(spec.Allocator)
-		if err != nil {
-			return o, err
-		}
-		if _, set := spec.Env["LD_PRELOAD"]; set {
-			return o, fmt.Errorf("allocator %s and an LD_PRELOAD in env: give one", spec.Allocator)
-		}
-		o.Env = append(o.Env, "LD_PRELOAD="+lib)
-	}
-	if spec.NUMANode != nil {
-		n := strconv.Itoa(*spec.NUMANode)
-		o.Wrap = append(o.Wrap, "numactl", "--cpunodebind="+n, "--membind="+n)
-	}
-	if spec.CPUs != "" {
-		o.Wrap = append(o.Wrap, "taskset", "-c", spec.CPUs)
-	}
-	return o, nil
+	spec.Config = append([]string{"maxclients 10000"}, spec.Config...)
+	return redisserver.SpecOptions(spec)
 }
 
 func (t *target) connect(ctx context.Context) error {
@@ -165,7 +149,7 @@ func (t *target) connect(ctx context.Context) error {
 // flush empties the server before a run, so every run starts alike. An
 // address target is someone's server: it is never flushed.
 func (t *target) flush(ctx context.Context) error {
-	if t.kind == "address" {
+	if t.existing {
 		return nil
 	}
 	if t.cluster != nil {
@@ -211,9 +195,12 @@ func (t *target) info() labdata.TargetInfo {
 	default:
 		ti.Topology = "network"
 	}
+	if t.host != nil {
+		t.host.Describe(&ti)
+	}
 	if t.spec.Binary != "" {
 		ti.Binary = t.spec.Binary
-	} else if t.kind != "address" {
+	} else if !t.existing {
 		ti.Binary = "redis-server"
 	}
 	return ti
@@ -230,6 +217,9 @@ func (t *target) stopServer() error {
 	t.running = false
 	if t.cluster != nil {
 		return t.stopCluster()
+	}
+	if t.host != nil {
+		return t.stopRemote()
 	}
 	t.keepLog()
 	return t.server.Stop()

@@ -35,8 +35,14 @@ type Result struct {
 	Complete     bool      `json:"complete"`
 	Error        string    `json:"error,omitempty"`
 
-	Host   HostFacts  `json:"host"`
-	Target TargetInfo `json:"target"`
+	// Host is the machine the lab ran on (the client); ServerHost the
+	// server's, when it is another (a target of kind ssh).
+	Host       HostFacts  `json:"host"`
+	ServerHost *HostFacts `json:"server_host,omitempty"`
+	Target     TargetInfo `json:"target"`
+	// RemoteCleanup is what the server host's session restored and
+	// stopped by itself after the link to the lab was lost.
+	RemoteCleanup *RemoteCleanup `json:"remote_cleanup,omitempty"`
 
 	// Findings are the doctor's findings before any change.
 	Findings []Finding `json:"findings,omitempty"`
@@ -124,16 +130,37 @@ type HostFacts struct {
 	MemoryMiB int64    `json:"memory_mib,omitempty"`
 	Virtual   string   `json:"virtualization,omitempty"`
 	NICs      []string `json:"nics,omitempty"` // "eth0 virtio_net node -1 queues 1"
-	Notes     []string `json:"notes,omitempty"`
+	// IRQMap is where each physical NIC queue's interrupt is delivered:
+	// "eth0 rx-0: irq 35 -> CPUs 0-1 (node 0)".
+	IRQMap []string `json:"irq_map,omitempty"`
+	Notes  []string `json:"notes,omitempty"`
+}
+
+// RemoteCleanup is what a server host's session undid by itself when the
+// lab's link to it ended (its dead man's switch), as the next session
+// there reported it.
+type RemoteCleanup struct {
+	Reason   string     `json:"reason"`
+	Time     time.Time  `json:"time,omitzero"`
+	Restored []PlanStep `json:"restored,omitempty"`
+	Stopped  []string   `json:"stopped,omitempty"` // "redis-server pid 123 port 40123"
+	Errors   []string   `json:"errors,omitempty"`
+	// Unknown says why the lab could not learn what happened there.
+	Unknown string `json:"unknown,omitempty"`
 }
 
 // TargetInfo says which server was measured and how the load reached it.
 type TargetInfo struct {
-	Kind          string `json:"kind"` // managed, netns, address
-	Address       string `json:"address"`
-	ServerVersion string `json:"server_version,omitempty"`
-	Binary        string `json:"binary,omitempty"`
-	Topology      string `json:"topology,omitempty"` // e.g. "loopback", "veth between netns rl-srv and rl-cli"
+	Kind    string `json:"kind"` // managed, netns, address, ssh
+	Address string `json:"address"`
+	// SSH is the ssh destination of kind ssh, ServerHostname the name the
+	// server host gave itself, Session its redline session.
+	SSH            string `json:"ssh,omitempty"`
+	ServerHostname string `json:"server_hostname,omitempty"`
+	Session        string `json:"session,omitempty"`
+	ServerVersion  string `json:"server_version,omitempty"`
+	Binary         string `json:"binary,omitempty"`
+	Topology       string `json:"topology,omitempty"` // e.g. "loopback", "veth between netns rl-srv and rl-cli"
 	// Logs are the managed server's logs, one per start, kept next to
 	// the results.
 	Logs []string `json:"logs,omitempty"`
@@ -268,4 +295,13 @@ type Comparison struct {
 	// (exact Wilcoxon signed-rank); N and BaselineN are the rounds both
 	// sides ran.
 	Paired bool `json:"paired,omitempty"`
+}
+
+// ServerFacts are the facts of the machine the server ran on: ServerHost
+// when that was another machine than the lab's, else Host.
+func (r *Result) ServerFacts() HostFacts {
+	if r.ServerHost != nil {
+		return *r.ServerHost
+	}
+	return r.Host
 }

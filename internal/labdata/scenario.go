@@ -63,9 +63,28 @@ type TargetSpec struct {
 	// Kind is "managed" (redline starts redis-server on loopback),
 	// "managed-cluster" (a Redis Cluster of such servers), "netns"
 	// (two network namespaces joined by a veth pair, server in one, load
-	// from the other) or "address" (an existing server).
-	Kind     string `json:"kind" yaml:"kind"`
-	Address  string `json:"address,omitempty" yaml:"address,omitempty"`
+	// from the other), "address" (an existing server) or "ssh" (the
+	// server host is another machine, driven through a redline session
+	// over ssh: a server started there, or an existing one by Port).
+	Kind string `json:"kind" yaml:"kind"`
+	// Address is the existing server (kind address: host:port) or, for
+	// kind ssh, the server host's IP the load goes to (default: the
+	// address the ssh connection reached).
+	Address string `json:"address,omitempty" yaml:"address,omitempty"`
+	// Host is the ssh destination of kind ssh: [user@]host or a Host of
+	// the user's ssh config.
+	Host string `json:"host,omitempty" yaml:"host,omitempty"`
+	// Port is an existing server's port on the ssh host; without it the
+	// lab starts its own server there.
+	Port int `json:"port,omitempty" yaml:"port,omitempty"`
+	// Heartbeat is how long the server host's session waits for the lab
+	// before it rolls back and stops its server by itself (default 30s).
+	Heartbeat time.Duration `json:"heartbeat,omitempty" yaml:"heartbeat,omitempty"`
+	// NoPush refuses, rather than copies this redline there, when the
+	// ssh host's redline is missing or another version; Sudo runs the
+	// session as root with sudo -n (docs/remote.md).
+	NoPush   bool   `json:"no_push,omitempty" yaml:"no_push,omitempty"`
+	Sudo     bool   `json:"sudo,omitempty" yaml:"sudo,omitempty"`
 	Password string `json:"-" yaml:"password,omitempty"`
 	// PasswordFile holds the password on its first line (relative to the
 	// scenario file), so the scenario itself need hold no secret.

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,6 +26,15 @@ type Client struct {
 	// Hello is the session's answer to hello.
 	Hello HelloResult
 
+	// DeadAfter, when set before Handshake, ends the client (and kills
+	// its transport) once nothing has come from the session for this
+	// long: a link that died without closing, such as a pulled cable,
+	// which ssh itself notices only after minutes. Only for callers whose
+	// operations are short (the lab); the heartbeats' replies keep an idle
+	// link alive.
+	DeadAfter time.Duration
+	lastRecv  atomic.Int64 // unix ns of the last line from the session
+
 	closeFn  func() error
 	stopBeat chan struct{}
 	// kill ends the transport abruptly (SIGKILL to ssh), as a dying lab
@@ -38,6 +49,7 @@ var ErrClosed = errors.New("remote session ended")
 // reads replies until r ends. closeFn, when set, is called by Close.
 func NewClient(r io.Reader, w io.Writer, closeFn func() error) *Client {
 	c := &Client{w: w, wait: map[uint64]chan Response{}, done: make(chan struct{}), closeFn: closeFn, stopBeat: make(chan struct{})}
+	c.lastRecv.Store(time.Now().UnixNano())
 	go c.readLoop(r)
 	return c
 }
@@ -46,6 +58,7 @@ func (c *Client) readLoop(r io.Reader) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64<<10), MaxLine)
 	for sc.Scan() {
+		c.lastRecv.Store(time.Now().UnixNano())
 		var resp Response
 		if err := json.Unmarshal(sc.Bytes(), &resp); err != nil {
 			c.finish(fmt.Errorf("bad reply from the session: %w", err))
@@ -142,7 +155,8 @@ func (c *Client) send(op string, args any, want bool) (chan Response, uint64, er
 // Handshake says hello and starts heartbeats every interval (a third of the
 // timeout when zero). A session of another protocol refuses.
 func (c *Client) Handshake(ctx context.Context, version string, timeout, interval time.Duration) error {
-	if err := c.Call(ctx, OpHello, HelloArgs{Protocol: ProtocolVersion, Version: version, HeartbeatTimeout: timeout}, &c.Hello); err != nil {
+	hello := HelloArgs{Protocol: ProtocolVersion, MinProtocol: MinProtocolVersion, Version: version, HeartbeatTimeout: timeout}
+	if err := c.Call(ctx, OpHello, hello, &c.Hello); err != nil {
 		return err
 	}
 	if interval <= 0 {
@@ -160,6 +174,9 @@ func (c *Client) beat(every time.Duration) {
 	for {
 		select {
 		case <-t.C:
+			if c.silent() {
+				return
+			}
 			if _, _, err := c.send(OpHeartbeat, struct{}{}, false); err != nil {
 				return
 			}
@@ -171,10 +188,39 @@ func (c *Client) beat(every time.Duration) {
 	}
 }
 
+// silent ends the client when the session has said nothing for
+// DeadAfter, and reports whether it did.
+func (c *Client) silent() bool {
+	quiet := time.Since(time.Unix(0, c.lastRecv.Load()))
+	if c.DeadAfter <= 0 || quiet < c.DeadAfter {
+		return false
+	}
+	c.finish(fmt.Errorf("%w: nothing from it for %s (the link is down?)", ErrClosed, quiet.Round(time.Second)))
+	if c.kill != nil {
+		c.kill()
+	}
+	return true
+}
+
 // Bye ends the session: it rolls back its scoped applies and stops its
 // servers before it answers. Close follows.
 func (c *Client) Bye(ctx context.Context) error {
 	return c.Call(ctx, OpBye, ByeArgs{}, nil)
+}
+
+// Proc samples the session host's /proc (the sample op) and serves the
+// files read as an fs.FS rooted at /proc: CPU time, softirqs, interrupts
+// and softnet counters, and every thread of the servers the session
+// started or attached.
+func (c *Client) Proc(ctx context.Context) (fs.FS, error) {
+	if c.Hello.Protocol < 2 {
+		return nil, fmt.Errorf("the session on %s speaks protocol %d, which samples no threads (install this redline there)", c.Hello.Hostname, c.Hello.Protocol)
+	}
+	var smp Sample
+	if err := c.Call(ctx, OpSample, struct{}{}, &smp); err != nil {
+		return nil, err
+	}
+	return smp.ProcFS(), nil
 }
 
 // Close stops the heartbeats and the transport. Without a Bye before it,

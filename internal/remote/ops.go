@@ -5,14 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"redline/internal/doctor"
 	_ "redline/internal/doctor/rules" // registers the rules
 	"redline/internal/host"
+	"redline/internal/labdata"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
 	"redline/internal/tune"
@@ -32,8 +36,10 @@ var ops = map[string]opFunc{
 	OpTuneKeep:     (*session).tuneKeep,
 	OpTuneRollback: (*session).tuneRollback,
 	OpTuneStatus:   (*session).tuneStatus,
+	OpTuneVerify:   (*session).tuneVerify,
 	OpRedisStart:   (*session).redisStart,
 	OpRedisStop:    (*session).redisStop,
+	OpRedisAttach:  (*session).redisAttach,
 	OpSample:       (*session).sample,
 	OpBye:          func(*session, context.Context, json.RawMessage) (any, error) { return struct{}{}, nil },
 }
@@ -45,15 +51,40 @@ func (s *session) hello(_ context.Context, raw json.RawMessage) (any, error) {
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	if a.Protocol != ProtocolVersion {
-		return nil, fmt.Errorf("protocol %d: this session speaks %d (redline %s)", a.Protocol, ProtocolVersion, s.o.Version)
+	p, err := negotiate(a.MinProtocol, a.Protocol)
+	if err != nil {
+		return nil, fmt.Errorf("%w (redline %s)", err, s.o.Version)
 	}
+	s.proto = p
 	if a.HeartbeatTimeout != 0 {
 		s.timeout = min(max(a.HeartbeatTimeout, MinHeartbeatTimeout), MaxHeartbeatTimeout)
 	}
 	hn, _ := os.Hostname()
-	return HelloResult{Protocol: ProtocolVersion, Version: s.o.Version, Hostname: hn, UID: os.Getuid(),
-		StateDir: s.o.StateDir, HeartbeatTimeout: s.timeout, Cleanups: s.takeCleanups()}, nil
+	return HelloResult{Protocol: p, Session: s.id, SSHServerIP: sshServerIP(os.Getenv("SSH_CONNECTION")), Version: s.o.Version,
+		Hostname: hn, UID: os.Getuid(), StateDir: s.o.StateDir, HeartbeatTimeout: s.timeout, Cleanups: s.takeCleanups()}, nil
+}
+
+// negotiate picks the newest protocol version in both ranges; lo zero is
+// a version 1 client's "exactly hi".
+func negotiate(lo, hi int) (int, error) {
+	if lo == 0 {
+		lo = hi
+	}
+	p := min(hi, ProtocolVersion)
+	if p < max(lo, MinProtocolVersion) || lo > hi {
+		return 0, fmt.Errorf("protocol %d..%d: this session speaks %d..%d", lo, hi, MinProtocolVersion, ProtocolVersion)
+	}
+	return p, nil
+}
+
+// sshServerIP is the server address of $SSH_CONNECTION ("client_ip
+// client_port server_ip server_port"), or "" outside ssh.
+func sshServerIP(conn string) string {
+	f := strings.Fields(conn)
+	if len(f) != 4 || net.ParseIP(f[2]) == nil {
+		return ""
+	}
+	return f[2]
 }
 
 func (s *session) snapshot(_ context.Context, raw json.RawMessage) (any, error) {
@@ -152,10 +183,34 @@ func (s *session) tunePreview(ctx context.Context, raw json.RawMessage) (any, er
 	return TunePreviewResult{Outcomes: outs, Warnings: tune.Warnings(sys, p)}, nil
 }
 
+func (s *session) tuneVerify(ctx context.Context, raw json.RawMessage) (any, error) {
+	if s.proto < 2 {
+		return nil, fmt.Errorf("tune.verify needs protocol 2, this session speaks %d", s.proto)
+	}
+	a, p, err := planArgs(raw)
+	if err != nil {
+		return nil, err
+	}
+	sys := s.system(a.Redis)
+	defer sys.Close()
+	outs, err := tune.Verify(ctx, sys, p)
+	if err != nil {
+		return nil, err
+	}
+	return TuneVerifyResult{Outcomes: outs}, nil
+}
+
 func (s *session) tuneApply(ctx context.Context, raw json.RawMessage) (any, error) {
 	a, p, err := planArgs(raw)
 	if err != nil {
 		return nil, err
+	}
+	if a.Scoped && s.hold == nil {
+		h, err := tune.HoldStateDir(s.o.StateDir, "a lab's redline session "+s.id)
+		if err != nil {
+			return nil, err
+		}
+		s.hold = h
 	}
 	sys := s.system(a.Redis)
 	defer sys.Close()
@@ -244,21 +299,63 @@ func (s *session) redisStart(ctx context.Context, raw json.RawMessage) (any, err
 	if err := validateRedisStart(&a); err != nil {
 		return nil, err
 	}
-	o := redisserver.Options{Binary: s.o.RedisBinary, Bind: a.Bind, Port: a.Port, Config: a.Config}
-	if a.Password != "" {
-		o.Config = append(append([]string{}, o.Config...), "requirepass "+strconv.Quote(a.Password))
+	spec := labdata.ServerSpec{Binary: orDefault(a.Binary, s.o.RedisBinary), Config: a.Config, Allocator: a.Allocator, CPUs: a.CPUs, NUMANode: a.NUMANode}
+	o, err := redisserver.SpecOptions(spec)
+	if err != nil {
+		return nil, err
 	}
-	if a.CPUs != "" {
-		o.Wrap = []string{"taskset", "-c", a.CPUs}
+	o.Bind, o.Port = a.Bind, a.Port
+	if a.Password != "" {
+		o.Config = append(o.Config, "requirepass "+strconv.Quote(a.Password))
 	}
 	srv, err := redisserver.Start(ctx, o)
 	if err != nil {
+		return nil, err
+	}
+	if err := redisserver.CheckAllocator(srv.Pid(), spec); err != nil {
+		srv.Stop()
 		return nil, err
 	}
 	s.nextSrv++
 	info := RedisServer{ID: "srv" + strconv.Itoa(s.nextSrv), Host: srv.Host, Port: srv.Port, Pid: srv.Pid(), Dir: srv.Dir, LogPath: srv.LogPath}
 	s.servers[info.ID] = &managed{info: info, srv: srv}
 	return info, nil
+}
+
+// redisAttach finds an existing server's pid through its own INFO and
+// checks that the pid is a redis-server process here, before sampling it.
+func (s *session) redisAttach(ctx context.Context, raw json.RawMessage) (any, error) {
+	if s.proto < 2 {
+		return nil, fmt.Errorf("redis.attach needs protocol 2, this session speaks %d", s.proto)
+	}
+	var a RedisAttachArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if err := validateRedisTarget(&a.Redis); err != nil {
+		return nil, err
+	}
+	r := a.Redis
+	c, err := redisadmin.Dial(ctx, redisadmin.Options{Network: r.Network, Addr: r.Addr, Username: r.User, Password: r.Password, Timeout: redisadmin.DefaultTimeout})
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	info, err := c.Info(ctx, "server")
+	if err != nil {
+		return nil, fmt.Errorf("Redis at %s: %w", r.Addr, err)
+	}
+	pid, ok := info.ProcessID()
+	if !ok {
+		return nil, fmt.Errorf("Redis at %s: INFO has no process_id", r.Addr)
+	}
+	if err := checkRedisProcess(pid); err != nil {
+		return nil, fmt.Errorf("Redis at %s: %w", r.Addr, err)
+	}
+	if !slices.Contains(s.attached, pid) {
+		s.attached = append(s.attached, pid)
+	}
+	return RedisAttached{Pid: pid, Version: info.Version()}, nil
 }
 
 func (s *session) redisStop(_ context.Context, raw json.RawMessage) (any, error) {
@@ -283,22 +380,61 @@ func (s *session) sample(_ context.Context, raw json.RawMessage) (any, error) {
 		return nil, err
 	}
 	smp := Sample{Time: time.Now().UTC(), Files: map[string]string{}}
-	files := append([]string{}, SampledFiles...)
-	for _, id := range sortedKeys(s.servers) {
-		files = append(files, fmt.Sprintf("/proc/%d/stat", s.servers[id].info.Pid))
+	for _, f := range SampledFiles {
+		smp.read(f, true)
 	}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			if smp.Errors == nil {
-				smp.Errors = map[string]string{}
-			}
-			smp.Errors[f] = err.Error()
-			continue
+	for _, pid := range s.sampledPIDs() {
+		smp.read(fmt.Sprintf("/proc/%d/stat", pid), true)
+		if s.proto >= 2 {
+			smp.PIDs = append(smp.PIDs, pid)
+			smp.readTasks(pid)
 		}
-		smp.Files[f] = string(b)
 	}
 	return smp, nil
+}
+
+// sampledPIDs are the started servers' pids, then the attached ones.
+func (s *session) sampledPIDs() []int {
+	var pids []int
+	for _, id := range sortedKeys(s.servers) {
+		pids = append(pids, s.servers[id].info.Pid)
+	}
+	return append(pids, s.attached...)
+}
+
+// read adds one file; a failure is recorded when must (a file every
+// kernel has), else the file is just left out.
+func (smp *Sample) read(name string, must bool) {
+	b, err := os.ReadFile(name)
+	if err == nil {
+		smp.Files[name] = string(b)
+		return
+	}
+	if must {
+		if smp.Errors == nil {
+			smp.Errors = map[string]string{}
+		}
+		smp.Errors[name] = err.Error()
+	}
+}
+
+// readTasks adds TaskFiles of every thread of pid; threads come and go
+// between the listing and the reads.
+func (smp *Sample) readTasks(pid int) {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		smp.read(dir, true) // records why
+		return
+	}
+	for _, e := range entries {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		for _, f := range TaskFiles {
+			smp.read(dir+"/"+e.Name()+"/"+f, false)
+		}
+	}
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -17,9 +17,15 @@ import (
 	"redline/internal/tune"
 )
 
-// ProtocolVersion is the version of the session protocol. A client and a
-// session of different versions refuse each other in hello.
-const ProtocolVersion = 1
+// ProtocolVersion is the newest version of the session protocol this
+// redline speaks, MinProtocolVersion the oldest. In hello the client
+// offers a range and the session answers with the newest version both
+// speak, or refuses when there is none. Version 2 added redis.attach,
+// tune.verify and the per-thread files of the servers in a sample.
+const (
+	ProtocolVersion    = 2
+	MinProtocolVersion = 1
+)
 
 // Operations a session accepts. Anything else is an error reply.
 const (
@@ -32,8 +38,10 @@ const (
 	OpTuneKeep     = "tune.keep"
 	OpTuneRollback = "tune.rollback"
 	OpTuneStatus   = "tune.status"
+	OpTuneVerify   = "tune.verify"
 	OpRedisStart   = "redis.start"
 	OpRedisStop    = "redis.stop"
+	OpRedisAttach  = "redis.attach"
 	OpSample       = "sample"
 	OpBye          = "bye"
 )
@@ -59,8 +67,11 @@ const MaxLine = 64 << 20
 
 // HelloArgs opens a session.
 type HelloArgs struct {
-	Protocol int    `json:"protocol"`
-	Version  string `json:"version"`
+	// Protocol is the newest version the client speaks, MinProtocol the
+	// oldest it accepts (Protocol when zero, as version 1 clients send).
+	Protocol    int    `json:"protocol"`
+	MinProtocol int    `json:"min_protocol,omitempty"`
+	Version     string `json:"version"`
 	// HeartbeatTimeout is how long the session waits for any request
 	// before it rolls back and exits (clamped to MinHeartbeatTimeout ..
 	// MaxHeartbeatTimeout; DefaultHeartbeatTimeout when zero).
@@ -76,11 +87,17 @@ const (
 
 // HelloResult is what the session says about itself.
 type HelloResult struct {
-	Protocol int    `json:"protocol"`
-	Version  string `json:"version"`
-	Hostname string `json:"hostname"`
-	UID      int    `json:"uid"`
-	StateDir string `json:"state_dir"`
+	// Protocol is the version agreed: the session speaks it from here on.
+	Protocol int `json:"protocol"`
+	// Session names this session; a later hello's Cleanups carry it.
+	Session string `json:"session,omitempty"`
+	// SSHServerIP is the session host's address the SSH connection came
+	// in on (from $SSH_CONNECTION), an address clients can reach it at.
+	SSHServerIP string `json:"ssh_server_ip,omitempty"`
+	Version     string `json:"version"`
+	Hostname    string `json:"hostname"`
+	UID         int    `json:"uid"`
+	StateDir    string `json:"state_dir"`
 	// HeartbeatTimeout is the timeout the session enforces.
 	HeartbeatTimeout time.Duration `json:"heartbeat_timeout"`
 	// Cleanups are what earlier sessions' dead man's switches restored
@@ -147,6 +164,12 @@ type TunePreviewResult struct {
 	Warnings []string       `json:"warnings,omitempty"`
 }
 
+// TuneVerifyResult compares a plan's values with the live ones
+// (tune.verify takes TuneApplyArgs; Scoped is ignored).
+type TuneVerifyResult struct {
+	Outcomes []tune.Outcome `json:"outcomes"`
+}
+
 // TuneKeepArgs makes a scoped apply permanent: the session no longer rolls
 // it back when it ends. redline tune apply --ssh applies scoped and keeps
 // once the apply has answered, so a link lost during the apply undoes it,
@@ -189,6 +212,28 @@ type RedisStartArgs struct {
 	// Password sets requirepass; it goes into the server's redis.conf
 	// (in the server's own directory, mode 0700), never onto a command line.
 	Password string `json:"password,omitempty"`
+	// NUMANode binds the server's CPUs and memory (numactl).
+	NUMANode *int `json:"numa_node,omitempty"`
+	// Allocator preloads jemalloc, tcmalloc or mimalloc from the session
+	// host's packages; the session checks the server mapped it.
+	Allocator string `json:"allocator,omitempty"`
+	// Binary is another redis-server: an absolute path named
+	// redis-server*, which a root session runs only if root owns it and
+	// nobody else can write it (see validateBinary).
+	Binary string `json:"binary,omitempty"`
+}
+
+// RedisAttachArgs names an existing server on the session host whose
+// process the session then samples (it is never stopped or restarted).
+type RedisAttachArgs struct {
+	Redis RedisTarget `json:"redis"`
+}
+
+// RedisAttached is the attached server: its pid (checked to be a
+// redis-server process of the session host) and version.
+type RedisAttached struct {
+	Pid     int    `json:"pid"`
+	Version string `json:"version,omitempty"`
 }
 
 // RedisServer is a server a session started.
@@ -213,12 +258,16 @@ type RedisStopResult struct {
 }
 
 // Sample is a reading of the session host's counters: the kernel files
-// as read, for the client to difference between two samples.
+// as read, for the client to difference between two samples (ProcFS
+// serves them to the same readers as a local /proc).
 type Sample struct {
 	Time time.Time `json:"time"`
-	// Files maps the fixed set of SampledFiles, and /proc/PID/stat of
-	// every server the session started, to their contents.
+	// Files maps the fixed set of SampledFiles, /proc/PID/stat of every
+	// server the session started or attached and (protocol 2) each of
+	// their threads' TaskFiles, to their contents.
 	Files map[string]string `json:"files"`
+	// PIDs are the servers sampled (protocol 2).
+	PIDs []int `json:"pids,omitempty"`
 	// Errors maps a file that could not be read to why.
 	Errors map[string]string `json:"errors,omitempty"`
 }
@@ -226,6 +275,12 @@ type Sample struct {
 // SampledFiles are the kernel files a sample reads: CPU time per CPU,
 // interrupt counts per CPU, softnet drops and squeezes per CPU.
 var SampledFiles = []string{"/proc/stat", "/proc/interrupts", "/proc/net/softnet_stat", "/proc/softirqs"}
+
+// TaskFiles are the files of each thread of a sampled server
+// (/proc/PID/task/TID/...): CPU time and state, run and wait time,
+// context switches and migrations. sched exists only with
+// CONFIG_SCHED_DEBUG; a file a kernel lacks is left out, not an error.
+var TaskFiles = []string{"stat", "schedstat", "status", "sched"}
 
 // ByeArgs ends a session.
 type ByeArgs struct{}

@@ -43,6 +43,12 @@ type session struct {
 	servers  map[string]*managed
 	nextSrv  int
 	password map[string]string // Redis password per scoped tune session
+	proto    int               // the protocol agreed in hello
+	attached []int             // existing servers' pids, sampled, never stopped
+	// hold keeps the state directory from the first scoped apply (a
+	// lab's) to the end, so a second lab on this host refuses instead of
+	// interleaving its changes with this one's in the journal.
+	hold *tune.Hold
 }
 
 type managed struct {
@@ -64,7 +70,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o SessionOptions) *
 		o.StateDir = tune.DefaultStateDir
 	}
 	s := &session{o: o, id: newSessionID(), out: json.NewEncoder(out), timeout: DefaultHeartbeatTimeout,
-		servers: map[string]*managed{}, password: map[string]string{}}
+		servers: map[string]*managed{}, password: map[string]string{}, proto: MinProtocolVersion}
 	reason := s.loop(ctx, in)
 	c := s.cleanup(reason)
 	if reason != "bye" {
@@ -201,6 +207,8 @@ func (s *session) cleanup(reason string) *Cleanup {
 		}
 		c.Stopped = append(c.Stopped, m.info)
 	}
+	s.hold.Release()
+	s.hold = nil
 	s.logf("ended (%s): %d apply(s) rolled back, %d server(s) stopped, %d error(s)", reason, len(c.Restored), len(c.Stopped), len(c.Errors))
 	return c
 }

@@ -151,6 +151,12 @@ func TestSessionRefuses(t *testing.T) {
 		{remote.OpRedisStart, remote.RedisStartArgs{Config: []string{"dir /etc"}}, "dir"},
 		{remote.OpRedisStart, remote.RedisStartArgs{Bind: "0.0.0.0; rm -rf /"}, "IP address"},
 		{remote.OpTuneRollback, remote.TuneRollbackArgs{Session: "../../x"}, "not a tune session"},
+		{remote.OpRedisStart, remote.RedisStartArgs{Binary: "bin/redis-server"}, "absolute path"},
+		{remote.OpRedisStart, remote.RedisStartArgs{Binary: "/bin/sh"}, "redis-server* executable"},
+		{remote.OpRedisStart, remote.RedisStartArgs{Binary: "/usr/bin/../bin/redis-server"}, "absolute path"},
+		{remote.OpRedisStart, remote.RedisStartArgs{Allocator: "/tmp/evil.so"}, "allocator"},
+		{remote.OpRedisStart, remote.RedisStartArgs{NUMANode: new(-1)}, "numa_node"},
+		{remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Addr: "127.0.0.1:1"}}, "protocol 2"},
 	}
 	for _, tc := range cases {
 		err := c.Call(ctx, tc.op, tc.args, nil)
@@ -198,5 +204,35 @@ func TestSessionRedisServer(t *testing.T) {
 	cl := <-done
 	if len(cl.Stopped) != 1 || processAlive(srv.Pid) {
 		t.Fatalf("cleanup %+v; server alive %v", cl, processAlive(srv.Pid))
+	}
+}
+
+// TestSessionHoldsStateDirForALab: a lab's session (a scoped apply) holds
+// the state directory until it ends, so a second lab's session on the same
+// host is refused instead of interleaving its changes in the journal; once
+// the first ends, the second may apply.
+func TestSessionHoldsStateDirForALab(t *testing.T) {
+	root := testutil.WriteTree(t, map[string]string{"proc/sys/net/core/somaxconn": "4096\n"})
+	state := t.TempDir()
+	ctx := context.Background()
+	c1, in1, done1 := pipeSession(t, root, state)
+	var out remote.TuneApplyResult
+	if err := c1.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &out); err != nil {
+		t.Fatal(err)
+	}
+	c2, in2, done2 := pipeSession(t, root, state)
+	err := c2.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("2345"), Scoped: true}, &out)
+	if err == nil || !strings.Contains(err.Error(), "in use by a lab's redline session") {
+		t.Fatalf("a second lab's apply on a held state directory: %v", err)
+	}
+	in1.Close()
+	<-done1
+	if err := c2.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("2345"), Scoped: true}, &out); err != nil {
+		t.Fatalf("after the first session ended: %v", err)
+	}
+	in2.Close()
+	<-done2
+	if got := readSomaxconn(t, root); got != "4096" {
+		t.Fatalf("somaxconn %s after both sessions, want 4096", got)
 	}
 }

@@ -48,7 +48,13 @@ func (s *SSH) command(ctx context.Context, remote string) *exec.Cmd {
 		argv = append(argv, "-o", o)
 	}
 	argv = append(argv, "-T", "--", s.Target, remote)
-	return exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	// Its own process group keeps a terminal's Ctrl-C from killing ssh
+	// (and so the session, which would then clean up by itself) before
+	// the lab has rolled back in order; if redline dies, ssh's input
+	// ends and the session's switch does the rest.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
 }
 
 func (s *SSH) controlDir() string {
@@ -125,6 +131,9 @@ type DialOptions struct {
 	// HeartbeatTimeout is how long the session waits for the client
 	// before it rolls back by itself; DefaultHeartbeatTimeout when zero.
 	HeartbeatTimeout time.Duration
+	// DeadAfter is the client's (Client.DeadAfter); zero waits for ssh
+	// to notice a dead link.
+	DeadAfter time.Duration
 	// Notify, when set, is told what Dial does that the user should know
 	// (a push).
 	Notify func(string)
@@ -138,9 +147,45 @@ type DialOptions struct {
 // remote redline is missing or another version, it pushes LocalBinary to
 // the cache (unless NoPush or Sudo) and starts that instead.
 func Dial(ctx context.Context, o DialOptions) (*Client, error) {
-	if err := privateDir(o.SSH.controlDir()); err != nil {
+	release, err := o.SSH.ownControlDir()
+	if err != nil {
 		return nil, fmt.Errorf("ssh control directory: %w", err)
 	}
+	c, err := dial(ctx, o)
+	if err != nil {
+		o.SSH.Stop()
+		release()
+		return nil, err
+	}
+	closeFn := c.closeFn
+	c.closeFn = func() error {
+		err := closeFn()
+		release()
+		return err
+	}
+	return c, nil
+}
+
+// ownControlDir gives the connection a master socket directory of its
+// own (unless the caller chose one), so that ending this client's master
+// (Stop, when it closes) never ends another redline's sessions to the
+// same host. release removes it.
+func (s *SSH) ownControlDir() (release func(), err error) {
+	if err := privateDir(s.controlDir()); err != nil {
+		return nil, err
+	}
+	if s.ControlDir != "" {
+		return func() {}, nil
+	}
+	d, err := os.MkdirTemp(s.controlDir(), "c")
+	if err != nil {
+		return nil, err
+	}
+	s.ControlDir = d
+	return func() { os.RemoveAll(d) }, nil
+}
+
+func dial(ctx context.Context, o DialOptions) (*Client, error) {
 	arch, err := o.SSH.run(ctx, "uname -sm", nil)
 	if err != nil {
 		return nil, err
@@ -200,10 +245,12 @@ func start(ctx context.Context, o DialOptions, remote string) (*Client, error) {
 			cmd.Process.Kill()
 			<-exited
 		}
+		o.SSH.Stop() // the master would linger for ControlPersist
 		return nil
 	}
 	c := NewClient(stdout, stdin, closeFn)
 	c.kill = func() { cmd.Process.Kill() }
+	c.DeadAfter = o.DeadAfter
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
 	if err := c.Handshake(hctx, o.Version, o.HeartbeatTimeout, 0); err != nil {

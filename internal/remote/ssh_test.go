@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
@@ -13,13 +14,13 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"redline/internal/netns"
+	"redline/internal/profile"
+	"redline/internal/redisadmin"
 	"redline/internal/remote"
-	"redline/internal/testutil"
+	"redline/internal/testutil/sshtest"
 	"redline/internal/tune"
 )
 
@@ -30,7 +31,6 @@ import (
 const (
 	versionA = "rl-test-A" // the client's version, and its binary's
 	versionB = "rl-test-B" // another version, installed "remotely"
-	sshPort  = 2222        // the namespace is new: nothing else listens in it
 )
 
 var (
@@ -40,7 +40,7 @@ var (
 )
 
 // binaries builds redline twice, as versions A and B.
-func binaries(t *testing.T) (a, b string) {
+func binaries(t testing.TB) (a, b string) {
 	t.Helper()
 	buildOnce.Do(func() {
 		binDir, buildErr = os.MkdirTemp("", "redline-remote-bin-")
@@ -71,167 +71,40 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// twoHosts is a server namespace running sshd and the client's ssh setup.
-type twoHosts struct {
-	pair    *netns.Pair
-	dir     string
-	keys    map[string]string // name -> private key path
-	cfgPath func(identity, knownHostsKey string) string
-}
+// twoHosts is the server namespace running sshd (internal/testutil/sshtest).
+type twoHosts struct{ *sshtest.Hosts }
 
-func keygen(t *testing.T, path string) {
-	t.Helper()
-	if out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "redline-test", "-f", path).CombinedOutput(); err != nil {
-		t.Fatalf("ssh-keygen: %v: %s", err, out)
-	}
-}
-
-func newTwoHosts(t *testing.T) *twoHosts {
-	t.Helper()
-	testutil.NeedRoot(t)
-	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed (apt-get install openssh-server openssh-client)", bin)
-		}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	pair, err := netns.NewPair(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { pair.Remove() })
-	dir, err := os.MkdirTemp("", "rl-ssh-") // short: ControlPath sockets live below it
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	h := &twoHosts{pair: pair, dir: dir, keys: map[string]string{}}
-	for _, k := range []string{"host", "otherhost", "user", "stranger"} {
-		h.keys[k] = filepath.Join(dir, k+"_key")
-		keygen(t, h.keys[k])
-	}
-	copyFile(t, h.keys["user"]+".pub", filepath.Join(dir, "authorized_keys"))
-	h.startSSHD(t)
-	return h
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	b, err := os.ReadFile(from)
-	if err == nil {
-		err = os.WriteFile(to, b, 0o600)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func (h *twoHosts) startSSHD(t *testing.T) {
-	t.Helper()
-	cfg := filepath.Join(h.dir, "sshd_config")
-	conf := fmt.Sprintf(`Port %d
-ListenAddress %s
-HostKey %s
-PidFile %s
-AuthorizedKeysFile %s
-StrictModes no
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-LogLevel ERROR
-`, sshPort, h.pair.ServerIP, h.keys["host"], filepath.Join(h.dir, "sshd.pid"), filepath.Join(h.dir, "authorized_keys"))
-	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll("/run/sshd", 0o755); err != nil { // sshd's privilege separation directory
-		t.Fatal(err)
-	}
-	cmd := exec.Command("ip", "netns", "exec", h.pair.Server, "/usr/sbin/sshd", "-D", "-e", "-f", cfg)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Stderr = testWriter{t}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-	})
-	dial := netns.Dialer(h.pair.Client)
-	deadline := time.Now().Add(time.Minute)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		c, err := dial(ctx, "tcp", net.JoinHostPort(h.pair.ServerIP, strconv.Itoa(sshPort)))
-		cancel()
-		if err == nil {
-			c.Close()
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("sshd in %s does not listen: %v", h.pair.Server, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
-
-type testWriter struct{ t *testing.T }
-
-func (w testWriter) Write(p []byte) (int, error) {
-	w.t.Logf("%s", strings.TrimRight(string(p), "\n"))
-	return len(p), nil
-}
+func newTwoHosts(t testing.TB) *twoHosts { return &twoHosts{sshtest.New(t, sshtest.Options{})} }
 
 // ssh returns the client's ssh settings: identity is a key name, hostKey
 // the key name known_hosts trusts for the server.
-func (h *twoHosts) ssh(t *testing.T, identity, hostKey string) remote.SSH {
+func (h *twoHosts) ssh(t testing.TB, identity, hostKey string) remote.SSH {
 	t.Helper()
-	pub, err := os.ReadFile(h.keys[hostKey] + ".pub")
+	ctl, err := os.MkdirTemp(h.Dir, "c")
 	if err != nil {
 		t.Fatal(err)
 	}
-	known := filepath.Join(h.dir, "known_hosts-"+hostKey)
-	line := fmt.Sprintf("[%s]:%d %s", h.pair.ServerIP, sshPort, pub)
-	if err := os.WriteFile(known, []byte(line), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cfg := filepath.Join(h.dir, "ssh_config-"+identity+"-"+hostKey)
-	conf := fmt.Sprintf(`Host srv
-  HostName %s
-  Port %d
-  User root
-  IdentityFile %s
-  IdentitiesOnly yes
-  IdentityAgent none
-  UserKnownHostsFile %s
-  GlobalKnownHostsFile /dev/null
-  StrictHostKeyChecking yes
-  ConnectTimeout 20
-`, h.pair.ServerIP, sshPort, h.keys[identity], known)
-	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctl, err := os.MkdirTemp(h.dir, "c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := remote.SSH{Target: "srv", Config: cfg, Wrap: []string{"ip", "netns", "exec", h.pair.Client}, ControlDir: ctl}
+	s := remote.SSH{Target: "srv", Config: h.Config(t, identity, hostKey), Wrap: []string{"ip", "netns", "exec", h.Pair.Client}, ControlDir: ctl}
 	t.Cleanup(s.Stop)
 	return s
 }
 
+type testWriter = sshtest.Writer
+
+func (h *twoHosts) readServerFile(t *testing.T, name string) string { return h.ReadServerFile(t, name) }
+
 // dialOptions are a good client's options; remoteBin is the redline the
 // server host "has installed".
-func (h *twoHosts) dialOptions(t *testing.T, remoteBin string) remote.DialOptions {
+func (h *twoHosts) dialOptions(t testing.TB, remoteBin string) remote.DialOptions {
 	a, _ := binaries(t)
 	return remote.DialOptions{
 		SSH: h.ssh(t, "user", "host"), Version: versionA, LocalBinary: a, RemoteBinary: remoteBin,
-		CacheDir: filepath.Join(h.dir, "cache"), StateDir: filepath.Join(h.dir, "state"),
-		Stderr: testWriter{t},
+		CacheDir: filepath.Join(h.Dir, "cache"), StateDir: filepath.Join(h.Dir, "state"),
+		Stderr: testWriter{T: t},
 	}
 }
 
-func dial(t *testing.T, o remote.DialOptions) *remote.Client {
+func dial(t testing.TB, o remote.DialOptions) *remote.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
@@ -241,19 +114,6 @@ func dial(t *testing.T, o remote.DialOptions) *remote.Client {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
-}
-
-func (h *twoHosts) readServerFile(t *testing.T, name string) string {
-	t.Helper()
-	var b []byte
-	err := netns.Do(h.pair.Server, func() (err error) {
-		b, err = os.ReadFile(name)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(string(b))
 }
 
 // TestSSHHandshake: the session answers hello and inspect over ssh, with
@@ -288,7 +148,7 @@ func TestSSHHandshake(t *testing.T) {
 	if err := c.Bye(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(filepath.Join(h.dir, "cache")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(h.Dir, "cache")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the cache exists (%v): something was pushed", err)
 	}
 }
@@ -313,7 +173,7 @@ func TestSSHPushOnVersionMismatch(t *testing.T) {
 	if c.Hello.Version != versionA || len(said) != 1 || !strings.Contains(said[0], "copying") {
 		t.Fatalf("version %q after a push; told %q", c.Hello.Version, said)
 	}
-	cached, _ := filepath.Glob(filepath.Join(h.dir, "cache", "redline-*"))
+	cached, _ := filepath.Glob(filepath.Join(h.Dir, "cache", "redline-*"))
 	if len(cached) != 1 {
 		t.Fatalf("cache holds %v, want one binary", cached)
 	}
@@ -347,7 +207,7 @@ func TestSSHRefusedBeforeAnythingChanges(t *testing.T) {
 				t.Fatalf("error %v, want one containing %q", err, tc.want)
 			}
 			for _, d := range []string{"cache", "state"} {
-				if _, err := os.Stat(filepath.Join(h.dir, d)); !errors.Is(err, os.ErrNotExist) {
+				if _, err := os.Stat(filepath.Join(h.Dir, d)); !errors.Is(err, os.ErrNotExist) {
 					t.Errorf("%s exists after a refused connection (%v)", d, err)
 				}
 			}
@@ -361,7 +221,7 @@ func TestSSHRefusedBeforeAnythingChanges(t *testing.T) {
 // server by itself, and the next session reports what it did.
 func TestSSHLinkCutRollsBack(t *testing.T) {
 	testCut(t, "heartbeat", func(h *twoHosts, _ *remote.Client) {
-		if out, err := exec.Command("ip", "-n", h.pair.Client, "link", "set", h.pair.ClientIf, "down").CombinedOutput(); err != nil {
+		if out, err := exec.Command("ip", "-n", h.Pair.Client, "link", "set", h.Pair.ClientIf, "down").CombinedOutput(); err != nil {
 			t.Fatalf("cut the link: %v: %s", err, out)
 		}
 	})
@@ -391,7 +251,7 @@ func testCut(t *testing.T, reason string, cut func(*twoHosts, *remote.Client)) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var srv remote.RedisServer
-	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Bind: h.pair.ServerIP, Config: []string{"protected-mode no"}}, &srv); err != nil {
+	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Bind: h.Pair.ServerIP, Config: []string{"protected-mode no"}}, &srv); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan(want), Scoped: true}, nil); err != nil {
@@ -415,7 +275,7 @@ func testCut(t *testing.T, reason string, cut func(*twoHosts, *remote.Client)) {
 	}
 	c.Close()
 	o.SSH.Stop()
-	if out, err := exec.Command("ip", "-n", h.pair.Client, "link", "set", h.pair.ClientIf, "up").CombinedOutput(); err != nil {
+	if out, err := exec.Command("ip", "-n", h.Pair.Client, "link", "set", h.Pair.ClientIf, "up").CombinedOutput(); err != nil {
 		t.Fatalf("restore the link: %v: %s", err, out)
 	}
 	c2 := dial(t, o)
@@ -434,4 +294,72 @@ func processAlive(pid int) bool {
 	}
 	_, rest, _ := strings.Cut(string(b), ") ")
 	return !strings.HasPrefix(rest, "Z")
+}
+
+// TestSSHBreakdown: the breakdown of a run computed over SSH from two
+// samples of the server host's /proc: its CPUs, and the threads of the
+// redis-server the session started and, attached as an existing server,
+// validated by its pid.
+func TestSSHBreakdown(t *testing.T) {
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server not installed")
+	}
+	h := newTwoHosts(t)
+	a, _ := binaries(t)
+	c := dial(t, h.dialOptions(t, a))
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	if c.Hello.Protocol != remote.ProtocolVersion || c.Hello.SSHServerIP != h.Pair.ServerIP {
+		t.Fatalf("hello: protocol %d, ssh server ip %q (want %d, %s)", c.Hello.Protocol, c.Hello.SSHServerIP, remote.ProtocolVersion, h.Pair.ServerIP)
+	}
+	var srv remote.RedisServer
+	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Bind: h.Pair.ServerIP, Config: []string{"protected-mode no"}}, &srv); err != nil {
+		t.Fatal(err)
+	}
+	var att remote.RedisAttached
+	addr := net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port))
+	if err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Addr: addr}}, &att); err != nil || att.Pid != srv.Pid {
+		t.Fatalf("attach %s: pid %d, %v; want %d", addr, att.Pid, err, srv.Pid)
+	}
+	snap := func() *profile.Snapshot {
+		fsys, err := c.Proc(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := fs.Stat(fsys, "stat")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := profile.ReadSnapshot(profile.BreakdownOptions{FS: fsys, PID: srv.Pid, Now: st.ModTime})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	before := snap()
+	load(t, h, addr)
+	b := profile.Compare(before, snap(), srv.Pid)
+	if len(b.CPUs) == 0 || b.Server == nil || len(b.Server.Threads) == 0 || b.Interval <= 0 {
+		t.Fatalf("breakdown over ssh: %+v", b)
+	}
+	if b.Server.Threads[0].Comm != "redis-server" || b.Server.Total.Voluntary == nil {
+		t.Fatalf("server threads %+v", b.Server.Threads)
+	}
+}
+
+// load sends the server a few thousand commands from the client side.
+func load(t *testing.T, h *twoHosts, addr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: addr, NetNS: h.Pair.Client, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for i := 0; i < 2000; i++ {
+		if _, err := c.Do(ctx, "SET", "k", strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
 }

@@ -3,10 +3,15 @@ package remote
 import (
 	"fmt"
 	"net"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"syscall"
 
 	"redline/internal/cpuset"
+	"redline/internal/redisserver"
 )
 
 // AllowedRedisConfig are the redis.conf directives a client may set on a
@@ -40,6 +45,15 @@ func validateRedisStart(a *RedisStartArgs) error {
 	}
 	if strings.ContainsAny(a.Password, "\r\n\x00") {
 		return fmt.Errorf("password: control characters are not allowed")
+	}
+	if a.NUMANode != nil && (*a.NUMANode < 0 || *a.NUMANode > 1023) {
+		return fmt.Errorf("numa_node %d: want 0-1023", *a.NUMANode)
+	}
+	if a.Allocator != "" && !slices.Contains(redisserver.AllocatorNames(), a.Allocator) {
+		return fmt.Errorf("allocator %q: want one of %s", a.Allocator, strings.Join(redisserver.AllocatorNames(), ", "))
+	}
+	if err := validateBinary(a.Binary); err != nil {
+		return err
 	}
 	for _, line := range a.Config {
 		if err := validateConfigLine(line); err != nil {
@@ -87,6 +101,65 @@ var sessionID = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
 func validateSessionID(id string) error {
 	if id != "" && !sessionID.MatchString(id) {
 		return fmt.Errorf("session %q: not a tune session id", id)
+	}
+	return nil
+}
+
+// checkRedisProcess checks that pid is a redis-server process of this
+// host (its command name), so a sample reads a server's threads, not
+// whichever process a pid from another namespace names here.
+func checkRedisProcess(pid int) error {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+	if err != nil {
+		return fmt.Errorf("process %d is not on this host (a server in a container?): %w", pid, err)
+	}
+	if comm := strings.TrimSpace(string(b)); !strings.HasPrefix(comm, "redis-server") {
+		return fmt.Errorf("process %d is %q, not a redis-server (a server in another pid namespace?)", pid, comm)
+	}
+	return nil
+}
+
+// validateBinary accepts another redis-server to start: an absolute path
+// to an executable named redis-server*. A root session also wants it
+// owned by root and writable by nobody else, directory included, so a
+// user allowed only `sudo redline session` cannot run code of their own
+// as root through it.
+func validateBinary(p string) error {
+	if p == "" {
+		return nil
+	}
+	if !filepath.IsAbs(p) || filepath.Clean(p) != p || !strings.HasPrefix(filepath.Base(p), "redis-server") {
+		return fmt.Errorf("binary %q: want an absolute path to a redis-server* executable", p)
+	}
+	st, err := os.Stat(p)
+	if err != nil {
+		return fmt.Errorf("binary %q: %w", p, err)
+	}
+	if !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
+		return fmt.Errorf("binary %q: not an executable file", p)
+	}
+	if os.Geteuid() != 0 {
+		return nil
+	}
+	for _, q := range []string{p, filepath.Dir(p)} {
+		if err := rootOnly(q); err != nil {
+			return fmt.Errorf("binary %q: %w (a root session runs only a binary root owns and nobody else can write)", p, err)
+		}
+	}
+	return nil
+}
+
+func rootOnly(p string) error {
+	st, err := os.Stat(p)
+	if err != nil {
+		return err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !ok || sys.Uid != 0 {
+		return fmt.Errorf("%s is not owned by root", p)
+	}
+	if st.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s is writable by group or others", p)
 	}
 	return nil
 }

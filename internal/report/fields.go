@@ -69,9 +69,9 @@ var fields = map[string]field{
 	"host.hostname":          {"the server host's name (bench: the client's)", hostField(func(h labdata.HostFacts) string { return h.Hostname }, func(c benchdata.ClientInfo) string { return c.Hostname })},
 	"host.kernel":            {"the server host's kernel release (bench: the client's)", hostField(func(h labdata.HostFacts) string { return h.Kernel }, func(c benchdata.ClientInfo) string { return c.Kernel })},
 	"host.cpus":              {"the server host's CPU count (bench: the client's)", hostField(func(h labdata.HostFacts) string { return itoa(h.CPUs) }, func(c benchdata.ClientInfo) string { return itoa(c.CPUs) })},
-	"host.arch":              {"the server host's architecture (lab only)", labField(func(r *labdata.Result) string { return r.Host.Arch })},
-	"host.cpu_model":         {"the server host's CPU model (lab only)", labField(func(r *labdata.Result) string { return r.Host.CPUModel })},
-	"host.virtualization":    {"the server host's virtualization (lab only)", labField(func(r *labdata.Result) string { return r.Host.Virtual })},
+	"host.arch":              {"the server host's architecture (lab only)", labField(func(r *labdata.Result) string { return r.ServerFacts().Arch })},
+	"host.cpu_model":         {"the server host's CPU model (lab only)", labField(func(r *labdata.Result) string { return r.ServerFacts().CPUModel })},
+	"host.virtualization":    {"the server host's virtualization (lab only)", labField(func(r *labdata.Result) string { return r.ServerFacts().Virtual })},
 	"target.kind":            {"managed, netns or address (lab only)", labField(func(r *labdata.Result) string { return r.Target.Kind })},
 	"target.topology":        {"how the load reached the server (lab only)", labField(func(r *labdata.Result) string { return r.Target.Topology })},
 	"target.server_version":  {"the server version the lab found", serverVersion},
@@ -117,7 +117,7 @@ func labField(f func(*labdata.Result) string) func(*item) string {
 func hostField(fromLab func(labdata.HostFacts) string, fromClient func(benchdata.ClientInfo) string) func(*item) string {
 	return func(it *item) string {
 		if it.src.Result != nil {
-			return fromLab(it.src.Result.Host)
+			return fromLab(it.src.Result.ServerFacts())
 		}
 		if it.sum == nil {
 			return ""

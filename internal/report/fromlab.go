@@ -241,8 +241,8 @@ func labInput(res *labdata.Result, file, label string) InputInfo {
 	in := InputInfo{
 		File: file, Label: label, Kind: "lab", Schema: res.Schema, Redline: res.Redline,
 		CommandLine: secret.Redact(res.CommandLine), Started: res.Started, Finished: res.Finished,
-		Complete: res.Complete, Error: res.Error, Hostname: res.Host.Hostname,
-		Kernel: res.Host.Kernel, CPUs: res.Host.CPUs, ServerVersion: res.Target.ServerVersion,
+		Complete: res.Complete, Error: res.Error, Hostname: res.ServerFacts().Hostname,
+		Kernel: res.ServerFacts().Kernel, CPUs: res.ServerFacts().CPUs, ServerVersion: res.Target.ServerVersion,
 		Runs: len(res.Runs),
 	}
 	in.Target = strings.TrimSpace(res.Target.Kind + " " + res.Target.Address)

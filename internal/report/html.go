@@ -37,6 +37,9 @@ type htmlView struct {
 	Lab                                                 bool
 	Host, Target                                        [][2]string
 	HostNotes                                           []string
+	HostTitle                                           string
+	ServerHost                                          [][2]string
+	ServerHostNotes, RemoteCleanup                      []string
 	Findings                                            []htmlSeverity
 	Variants                                            []htmlVariant
 	Workloads                                           []htmlWorkload
@@ -113,6 +116,10 @@ func (v *htmlView) labContext(r *Report) {
 	res := r.Lab
 	v.Description = res.Scenario.Description
 	v.Host, v.HostNotes, v.Target = hostRows(res.Host), res.Host.Notes, targetRows(res)
+	v.HostTitle, v.RemoteCleanup = hostTitle(res), remoteCleanupLines(res.RemoteCleanup)
+	if sh := res.ServerHost; sh != nil {
+		v.ServerHost, v.ServerHostNotes = hostRows(*sh), sh.Notes
+	}
 	order, by := findingsBySeverity(res.Findings)
 	for _, sev := range order {
 		v.Findings = append(v.Findings, htmlSeverity{Name: sev, Findings: by[sev]})

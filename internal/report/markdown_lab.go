@@ -12,10 +12,23 @@ import (
 // the target, the doctor's findings and each variant's plan.
 func writeLabContextMD(mw *errWriter, r *Report) {
 	res := r.Lab
-	mw.printf("\n## Host\n")
+	mw.printf("\n## %s\n", hostTitle(res))
 	pairTable(mw, hostRows(res.Host))
 	for _, n := range res.Host.Notes {
 		mw.printf("\n- %s\n", md(n))
+	}
+	if sh := res.ServerHost; sh != nil {
+		mw.printf("\n## Server host\n")
+		pairTable(mw, hostRows(*sh))
+		for _, n := range sh.Notes {
+			mw.printf("\n- %s\n", md(n))
+		}
+	}
+	if lines := remoteCleanupLines(res.RemoteCleanup); len(lines) > 0 {
+		mw.printf("\n## What the server host restored by itself (the link to it was lost)\n\n")
+		for _, l := range lines {
+			mw.printf("- %s\n", md(l))
+		}
 	}
 	mw.printf("\n## Target\n")
 	pairTable(mw, targetRows(res))

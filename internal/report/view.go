@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -107,14 +108,49 @@ func hostRows(h labdata.HostFacts) [][2]string {
 	for _, n := range h.NICs {
 		rows = append(rows, [2]string{"NIC", n})
 	}
+	for _, q := range h.IRQMap {
+		rows = append(rows, [2]string{"queue IRQ", q})
+	}
 	return present(rows)
+}
+
+// hostTitle names the lab's host: the host, or the client's when the
+// server ran on another machine.
+func hostTitle(res *labdata.Result) string {
+	if res.ServerHost != nil {
+		return "Client host (the lab's)"
+	}
+	return "Host"
+}
+
+// remoteCleanupLines say what a server host's session undid by itself
+// after the lab's link to it was lost.
+func remoteCleanupLines(rc *labdata.RemoteCleanup) []string {
+	if rc == nil {
+		return nil
+	}
+	if rc.Unknown != "" {
+		return []string{"unknown: " + rc.Unknown}
+	}
+	out := []string{"why: " + rc.Reason}
+	for _, s := range rc.Restored {
+		out = append(out, fmt.Sprintf("%s %s: %s to %q", s.Change.Kind, s.Change.Target, s.Status, s.Old))
+	}
+	for _, s := range rc.Stopped {
+		out = append(out, "stopped "+s)
+	}
+	for _, e := range rc.Errors {
+		out = append(out, "error: "+e)
+	}
+	return out
 }
 
 // targetRows describe the server measured and the scenario's settings.
 func targetRows(res *labdata.Result) [][2]string {
 	t, sc := res.Target, res.Scenario
 	rows := [][2]string{
-		{"kind", t.Kind}, {"address", t.Address}, {"server version", t.ServerVersion},
+		{"kind", t.Kind}, {"address", t.Address}, {"ssh", t.SSH}, {"server host", t.ServerHostname}, {"session there", t.Session},
+		{"server version", t.ServerVersion},
 		{"binary", t.Binary}, {"topology", t.Topology},
 		{"repetitions", nonZero(sc.Repetitions)}, {"warm-up", durationOf(sc)},
 		{"server config", strings.Join(sc.Server.Config, "; ")}, {"server env", envOf(sc.Server.Env)},

@@ -1,4 +1,4 @@
-package lab
+package redisserver
 
 import (
 	"fmt"
@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// allocators maps a ServerSpec.Allocator name to the shared libraries that
+// allocators maps an allocator name (a lab ServerSpec.Allocator) to the shared libraries that
 // provide it, as Debian and its derivatives package them, and the package
 // to install. Debian's redis-server links the system jemalloc and calls the
 // plain malloc/free, so a preloaded allocator takes their place.
@@ -24,7 +24,7 @@ var allocators = map[string]struct {
 // libDirs are searched for allocator libraries.
 var libDirs = []string{"/usr/lib/*-linux-gnu", "/lib/*-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib"}
 
-// AllocatorNames lists the allocators a ServerSpec can name.
+// AllocatorNames lists the allocators a server can be started with.
 func AllocatorNames() []string {
 	names := make([]string, 0, len(allocators))
 	for n := range allocators {
@@ -34,8 +34,8 @@ func AllocatorNames() []string {
 	return names
 }
 
-// allocatorLib finds the library of allocator name on this machine.
-func allocatorLib(name string) (string, error) {
+// AllocatorLib finds the library of allocator name on this machine.
+func AllocatorLib(name string) (string, error) {
 	a, ok := allocators[name]
 	if !ok {
 		return "", fmt.Errorf("unknown allocator %q (known: %s)", name, strings.Join(AllocatorNames(), ", "))
@@ -54,8 +54,8 @@ func allocatorLib(name string) (string, error) {
 	return "", fmt.Errorf("allocator %s: %s not found (install it: apt-get install -y %s)", name, strings.Join(a.libs, " or "), a.pkg)
 }
 
-// checkMapped confirms that a running server really loaded lib.
-func checkMapped(pid int, lib string) error {
+// CheckMapped confirms that a running server really loaded lib.
+func CheckMapped(pid int, lib string) error {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
 	if err != nil {
 		return fmt.Errorf("check the allocator of pid %d: %w", pid, err)

@@ -1,0 +1,359 @@
+package cli
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"strconv"
+	"time"
+
+	"redline/internal/change"
+	"redline/internal/doctor"
+	"redline/internal/host"
+	"redline/internal/lab"
+	"redline/internal/labdata"
+	"redline/internal/remote"
+)
+
+// sshServerHost is the lab.ServerHost of a target of kind ssh: a redline
+// session on the server host, reached through the user's own ssh. Every
+// server-side step is an operation of that session; a tuned variant is
+// applied scoped, so the session rolls it back by itself if the link
+// dies, as it stops the servers it started.
+type sshServerHost struct {
+	t        labdata.TargetSpec
+	dialOpts remote.DialOptions
+	c        *remote.Client
+	redial   func(ctx context.Context) (*remote.Client, error)
+	// learned is what the session did by itself after the link died, once
+	// a new session has told it.
+	learned *labdata.RemoteCleanup
+}
+
+// labServerHost returns the lab's way to open a session on a target's
+// server host; its journal there is in stateDir when one is given.
+func labServerHost(s *streams, f *labFlags) lab.DialServerHost {
+	return func(ctx context.Context, t labdata.TargetSpec) (lab.ServerHost, error) {
+		if t.Sudo && f.stateDir != "" {
+			return nil, fmt.Errorf("--state-dir with target.sudo: the sudoers line of docs/remote.md allows no arguments, so the session there uses its default journal directory (drop --state-dir)")
+		}
+		o := remote.DialOptions{SSH: remote.SSH{Target: t.Host, Config: f.sshConfig}, Version: Version(), NoPush: t.NoPush, Sudo: t.Sudo,
+			StateDir: f.stateDir, HeartbeatTimeout: t.Heartbeat, DeadAfter: labDeadAfter(t.Heartbeat),
+			Notify: func(msg string) { fmt.Fprintf(s.err, "redline lab: %s\n", msg) }}
+		h := &sshServerHost{t: t, dialOpts: o}
+		h.redial = func(ctx context.Context) (*remote.Client, error) { return remote.Dial(ctx, h.dialOpts) }
+		c, err := h.redial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, cl := range c.Hello.Cleanups {
+			fmt.Fprintf(s.err, "redline lab: on %s an earlier session ended (%s) and restored %d apply(s), stopped %d redis-server(s)%s\n",
+				c.Hello.Hostname, cl.Reason, len(cl.Restored), len(cl.Stopped), cleanupErrors(cl))
+		}
+		h.c = c
+		return h, nil
+	}
+}
+
+// labDeadAfter is how long the lab waits for a word from the session
+// before it takes the link for dead: the session's own timeout and a
+// margin for its longest lab operation (starting a server, a doctor).
+func labDeadAfter(heartbeat time.Duration) time.Duration {
+	return cmp.Or(heartbeat, remote.DefaultHeartbeatTimeout) + 30*time.Second
+}
+
+// call runs one operation; when the link has died it says what the
+// server host does about it.
+func (h *sshServerHost) call(ctx context.Context, op string, args, result any) error {
+	err := callRemote(ctx, h.c, 0, op, args, result)
+	if err != nil && h.lost() {
+		return fmt.Errorf("%w: the link to %s was lost; its session rolls back what it applied and stops its server by itself within %s",
+			err, h.t.Host, h.c.Hello.HeartbeatTimeout)
+	}
+	return err
+}
+
+func (h *sshServerHost) lost() bool {
+	select {
+	case <-h.c.Done():
+		return true
+	default:
+		return false
+	}
+}
+
+// ip is the server host's address the load goes to: the scenario's, or
+// the one the ssh connection reached.
+func (h *sshServerHost) ip() (string, error) {
+	if h.t.Address != "" {
+		return h.t.Address, nil
+	}
+	if ip := h.c.Hello.SSHServerIP; ip != "" {
+		return ip, nil
+	}
+	return "", fmt.Errorf("the session on %s cannot tell its address (no $SSH_CONNECTION): give target.address, an IP of the server host the load can reach", h.t.Host)
+}
+
+// Start starts a server on the host, on its ssh address.
+func (h *sshServerHost) Start(ctx context.Context, spec labdata.ServerSpec, password string) (lab.HostServer, error) {
+	ip, err := h.ip()
+	if err != nil {
+		return lab.HostServer{}, err
+	}
+	args := remote.RedisStartArgs{Bind: ip, Config: spec.Config, CPUs: spec.CPUs, NUMANode: spec.NUMANode, Allocator: spec.Allocator,
+		Binary: spec.Binary, Password: password}
+	var srv remote.RedisServer
+	if err := h.call(ctx, remote.OpRedisStart, args, &srv); err != nil {
+		return lab.HostServer{}, err
+	}
+	return lab.HostServer{ID: srv.ID, Addr: net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port)), Pid: srv.Pid}, nil
+}
+
+// Stop stops a server Start started and returns the end of its log.
+func (h *sshServerHost) Stop(ctx context.Context, id string) (string, error) {
+	if h.lost() {
+		return "", nil // the session stopped it (Close learns how)
+	}
+	var out remote.RedisStopResult
+	err := h.call(ctx, remote.OpRedisStop, remote.RedisStopArgs{ID: id}, &out)
+	return out.LogTail, err
+}
+
+// Attach checks the existing server at port on the host.
+func (h *sshServerHost) Attach(ctx context.Context, port int, user, password string) (lab.HostServer, error) {
+	ip, err := h.ip()
+	if err != nil {
+		return lab.HostServer{}, err
+	}
+	addr := net.JoinHostPort(ip, strconv.Itoa(port))
+	var a remote.RedisAttached
+	err = h.call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Addr: addr, User: user, Password: password}}, &a)
+	return lab.HostServer{Addr: addr, Pid: a.Pid}, err
+}
+
+// Facts describes the server host from its own snapshot.
+func (h *sshServerHost) Facts(ctx context.Context) (labdata.HostFacts, error) {
+	snap, err := h.snapshot(ctx, 0)
+	if err != nil {
+		return labdata.HostFacts{Hostname: h.c.Hello.Hostname}, err
+	}
+	return lab.HostFactsOf(snap), nil
+}
+
+func (h *sshServerHost) snapshot(ctx context.Context, pid int) (*host.Snapshot, error) {
+	args := remote.SnapshotArgs{NoProcesses: pid == 0}
+	if pid > 0 {
+		args.PIDs = []int{pid}
+	}
+	var snap host.Snapshot
+	if err := h.call(ctx, remote.OpSnapshot, args, &snap); err != nil {
+		return nil, err
+	}
+	return &snap, nil
+}
+
+// Proc is the server host's /proc as sampled now; nil, nil once the link
+// has died.
+func (h *sshServerHost) Proc(ctx context.Context) (fs.FS, error) {
+	if h.lost() {
+		return nil, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	return h.c.Proc(ctx)
+}
+
+// Describe records the link in the target's record.
+func (h *sshServerHost) Describe(ti *labdata.TargetInfo) {
+	ti.SSH, ti.ServerHostname, ti.Session = h.t.Host, h.c.Hello.Hostname, h.c.Hello.Session
+	ti.Topology = fmt.Sprintf("network: load from this host to %s, driven over ssh %s", h.c.Hello.Hostname, h.t.Host)
+}
+
+// Close says bye (the session then undoes whatever is left and stops its
+// servers), or, when the link had died, learns from a new session what
+// the old one did by itself.
+func (h *sshServerHost) Close(ctx context.Context) *labdata.RemoteCleanup {
+	if !h.lost() {
+		hangUp(h.c)
+		return nil
+	}
+	h.c.Close()
+	return h.learn(ctx)
+}
+
+// learn reconnects, for as long as the session's own heartbeat timeout
+// and a margin, until a new session reports the old one's cleanup.
+func (h *sshServerHost) learn(ctx context.Context) *labdata.RemoteCleanup {
+	if h.learned != nil {
+		return h.learned
+	}
+	wait := h.c.Hello.HeartbeatTimeout + 30*time.Second
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	var last error
+	for ctx.Err() == nil {
+		c, err := h.redial(ctx)
+		if err != nil {
+			last = err
+			select {
+			case <-ctx.Done():
+			case <-time.After(2 * time.Second):
+			}
+			continue
+		}
+		cl := findCleanup(c.Hello.Cleanups, h.c.Hello.Session)
+		hangUp(c)
+		if cl != nil {
+			h.learned = remoteCleanupOf(cl)
+			return h.learned
+		}
+		last = fmt.Errorf("its session %s has not reported ending yet", h.c.Hello.Session)
+		select {
+		case <-ctx.Done():
+		case <-time.After(2 * time.Second):
+		}
+	}
+	h.learned = &labdata.RemoteCleanup{Unknown: fmt.Sprintf("could not reach %s again within %s (%v): check with redline tune status --ssh %s",
+		h.t.Host, wait, last, h.t.Host)}
+	return h.learned
+}
+
+func findCleanup(cls []remote.Cleanup, session string) *remote.Cleanup {
+	for i := range cls {
+		if cls[i].Session == session {
+			return &cls[i]
+		}
+	}
+	return nil
+}
+
+func remoteCleanupOf(c *remote.Cleanup) *labdata.RemoteCleanup {
+	out := &labdata.RemoteCleanup{Reason: c.Reason, Time: c.Time, Errors: c.Errors}
+	for _, r := range c.Restored {
+		out.Restored = append(out.Restored, stepsOf(r.Outcomes)...)
+	}
+	for _, s := range c.Stopped {
+		out.Stopped = append(out.Stopped, fmt.Sprintf("redis-server pid %d port %d", s.Pid, s.Port))
+	}
+	return out
+}
+
+// Tuner applies the lab's variants on the server host.
+func (h *sshServerHost) Tuner() lab.Tuner { return &sshTuner{h: h} }
+
+// Doctor diagnoses the server host and its server there.
+func (h *sshServerHost) Doctor() lab.Diagnoser { return sshDoctor{h: h} }
+
+// sshTuner is the lab.Tuner of a server host: the plan is made here over
+// the host's snapshot (as hostTuner makes it over this one's), applied
+// there behind its journal, scoped to the session.
+type sshTuner struct {
+	h       *sshServerHost
+	session string
+}
+
+func (t *sshTuner) redis(env lab.Env) *remote.RedisTarget {
+	return &remote.RedisTarget{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
+}
+
+// Apply plans spec and applies it on the server host.
+func (t *sshTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.Env) ([]labdata.PlanStep, error) {
+	plan, err := labPlan(spec, env, func(pid int) (*host.Snapshot, error) { return t.h.snapshot(ctx, pid) })
+	if err != nil {
+		return nil, err
+	}
+	raw, err := json.Marshal(plan)
+	if err != nil {
+		return nil, err
+	}
+	var out remote.TuneApplyResult
+	if err := t.h.call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: raw, Redis: t.redis(env), Scoped: true}, &out); err != nil {
+		return nil, err
+	}
+	var steps []labdata.PlanStep
+	if out.Result != nil {
+		steps, t.session = stepsOf(out.Result.Outcomes), out.Result.Session
+	}
+	return steps, remoteError(out.Error)
+}
+
+// Rollback restores the last Apply's changes there; when the link has
+// died, the session restored them by itself, and a new one tells how.
+func (t *sshTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanStep, error) {
+	session := t.session
+	t.session = ""
+	if session == "" {
+		return nil, nil
+	}
+	if t.h.lost() {
+		return t.h.restoredBySession(ctx)
+	}
+	var out remote.TuneRollbackResult
+	if err := t.h.call(ctx, remote.OpTuneRollback, remote.TuneRollbackArgs{Session: session, RedisPassword: env.RedisPassword}, &out); err != nil {
+		if t.h.lost() {
+			return t.h.restoredBySession(ctx)
+		}
+		return nil, err
+	}
+	var steps []labdata.PlanStep
+	if out.Result != nil {
+		steps = stepsOf(out.Result.Outcomes)
+	}
+	return steps, remoteError(out.Error)
+}
+
+// restoredBySession is what the lost session restored, as an error
+// unless it restored everything.
+func (h *sshServerHost) restoredBySession(ctx context.Context) ([]labdata.PlanStep, error) {
+	cl := h.learn(ctx)
+	switch {
+	case cl.Unknown != "":
+		return nil, errors.New(cl.Unknown)
+	case len(cl.Errors) > 0:
+		return cl.Restored, fmt.Errorf("the session on %s restored by itself (%s) with errors: %q", h.t.Host, cl.Reason, cl.Errors)
+	}
+	return cl.Restored, nil
+}
+
+// sshDoctor is the lab.Diagnoser of a server host: its doctor runs there.
+type sshDoctor struct{ h *sshServerHost }
+
+// Diagnose runs every rule on the server host, against the server.
+func (d sshDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding, []change.Change, error) {
+	args := remote.DoctorArgs{Pid: env.ServerPID, Redis: &remote.RedisTarget{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}}
+	var raw json.RawMessage
+	if err := d.h.call(ctx, remote.OpDoctor, args, &raw); err != nil {
+		return nil, nil, err
+	}
+	rep, err := doctor.ReadReport(bytes.NewReader(raw))
+	if err != nil {
+		return nil, nil, err
+	}
+	f, fixes := labFindings(rep, env.RedisAddr)
+	return f, fixes, nil
+}
+
+// printRemoteCleanup says what the server host did by itself when the
+// link to it was lost.
+func printRemoteCleanup(w io.Writer, res *labdata.Result) {
+	if res == nil || res.RemoteCleanup == nil {
+		return
+	}
+	rc, host := res.RemoteCleanup, res.Target.SSH
+	if rc.Unknown != "" {
+		fmt.Fprintf(w, "redline lab: the link to %s was lost; %s\n", host, rc.Unknown)
+		return
+	}
+	errs := ""
+	if len(rc.Errors) > 0 {
+		errs = fmt.Sprintf("; errors: %q", rc.Errors)
+	}
+	fmt.Fprintf(w, "redline lab: the link to %s was lost; the session there (%s) restored %d change(s) and stopped %d redis-server(s) by itself%s\n",
+		host, rc.Reason, len(rc.Restored), len(rc.Stopped), errs)
+}
