@@ -17,7 +17,9 @@ func fixtureBreakdown(t *testing.T) *Breakdown {
 	t.Helper()
 	at := time.Date(2026, 11, 30, 13, 0, 0, 0, time.UTC)
 	snap := func(dir string, at time.Time) *Snapshot {
-		s, err := ReadSnapshot(BreakdownOptions{PID: 4242, Proc: fixtures + dir, Now: func() time.Time { return at }})
+		// 38 and 39 are this VM's virtio-net queue IRQs (input.0, output.0).
+		s, err := ReadSnapshot(BreakdownOptions{PID: 4242, Proc: fixtures + dir, Now: func() time.Time { return at },
+			QueueIRQs: []int{38, 39}, NodeOf: map[int]int{0: 0, 1: 0}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,6 +43,13 @@ func TestBreakdownFixture(t *testing.T) {
 
 	if len(b.CPUs) != 2 || b.CPUs[0].User != 40 || b.CPUs[0].SoftIRQ != 18 || *b.CPUs[0].NetRX != 90000 {
 		t.Errorf("cpu0: %+v", b.CPUs[0])
+	}
+	// The captured interrupts: 41 input and 41 output interrupts on CPU 0.
+	if *b.CPUs[0].QueueIRQs != 82 || *b.CPUs[1].QueueIRQs != 0 || len(b.Nodes) != 1 || b.Nodes[0].QueueIRQs != 82 {
+		t.Errorf("queue IRQs: cpu0 %d cpu1 %d nodes %+v", *b.CPUs[0].QueueIRQs, *b.CPUs[1].QueueIRQs, b.Nodes)
+	}
+	if sn := b.CPUs[0].Softnet; sn == nil || sn.Processed != 0x0ba0a8e8-0x0ba04bf0 || sn.Dropped != 0 || sn.Squeezed != 0 {
+		t.Errorf("cpu0 softnet: %+v", sn)
 	}
 	main, io := b.Server.Threads[0], b.Server.Threads[1]
 	if len(b.Server.Threads) != 2 {
