@@ -26,6 +26,7 @@ type labFlags struct {
 	stateDir string
 	progress string
 	noDoctor bool
+	profile  bool
 }
 
 func newLabCmd(s *streams) *cobra.Command {
@@ -57,6 +58,7 @@ separate CPUs. See docs/lab.md for the scenario format.`,
 	fl.StringVar(&f.stateDir, "state-dir", "", "tune journal directory (default /var/lib/redline)")
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto, tty, plain, none")
 	fl.BoolVar(&f.noDoctor, "no-doctor", false, "skip the doctor (and so the doctor's fixes)")
+	fl.BoolVar(&f.profile, "profile", false, "CPU-profile the server (perf record -g) in one repetition of every variant: top functions and flame graphs in the report (scenario profile: true)")
 	return cmd
 }
 
@@ -102,6 +104,9 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 				t.Doctor = false
 			}
 		}
+	}
+	if f.profile {
+		sc.Profile = true
 	}
 	out := f.out
 	if out == "" {
