@@ -77,28 +77,9 @@ func (l *labRun) setupSampling(ctx context.Context, q *labdata.Sequential) {
 		info.Breakdown = "not sampled: the server runs elsewhere"
 		return
 	}
-	irqs, nodeOf := queueIRQs(snap)
-	l.smp.breakdown.QueueIRQs, l.smp.breakdown.NodeOf = irqs, nodeOf
-	info.QueueIRQs = irqs
-	info.QueueIRQNote = queueIRQNote(len(irqs), l.res.Target.Topology)
-}
-
-// queueIRQs lists the IRQs host's matcher mapped to NIC queues, and the
-// CPUs' NUMA nodes.
-func queueIRQs(snap *host.Snapshot) ([]int, map[int]int) {
-	var irqs []int
-	for _, n := range snap.NICs {
-		for _, q := range n.QueueIRQs {
-			irqs = append(irqs, q.IRQ)
-		}
-	}
-	nodeOf := map[int]int{}
-	for _, c := range snap.CPU.CPUs {
-		if c.Node != nil {
-			nodeOf[c.ID] = *c.Node
-		}
-	}
-	return irqs, nodeOf
+	l.smp.breakdown.HostQueueIRQs(snap)
+	info.QueueIRQs = l.smp.breakdown.QueueIRQs
+	info.QueueIRQNote = queueIRQNote(len(info.QueueIRQs), l.res.Target.Topology)
 }
 
 // queueIRQNote says what the queue interrupt counts can show here.

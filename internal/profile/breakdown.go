@@ -35,6 +35,38 @@ type BreakdownOptions struct {
 	NodeOf    map[int]int
 }
 
+// HostQueueIRQs fills o's QueueIRQs and NodeOf from a host model: the
+// IRQs internal/host's matcher mapped to NIC queues, and each CPU's node.
+// Read the model once (host.Read), not every run.
+func (o *BreakdownOptions) HostQueueIRQs(snap *host.Snapshot) {
+	o.QueueIRQs, o.NodeOf = nil, map[int]int{}
+	for _, n := range snap.NICs {
+		for _, q := range n.QueueIRQs {
+			o.QueueIRQs = append(o.QueueIRQs, q.IRQ)
+		}
+	}
+	for _, c := range snap.CPU.CPUs {
+		if c.Node != nil {
+			o.NodeOf[c.ID] = *c.Node
+		}
+	}
+}
+
+// LiveQueueIRQs is HostQueueIRQs on this host's model; on error o is
+// left without queue IRQs (the breakdown then does not count them).
+func (o *BreakdownOptions) LiveQueueIRQs() error {
+	hfs, err := host.NewFS("/")
+	if err != nil {
+		return err
+	}
+	snap, err := host.Read(hfs, host.Options{NoProcesses: true})
+	if err != nil {
+		return err
+	}
+	o.HostQueueIRQs(snap)
+	return nil
+}
+
 // Snapshot is the counters a breakdown compares, at one moment.
 type Snapshot struct {
 	At       time.Time

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"redline/internal/host"
 	"redline/internal/testutil"
 )
 
@@ -107,6 +109,7 @@ func TestBreakdownLive(t *testing.T) {
 
 // BenchmarkSnapshot is the breakdown's cost: one snapshot of the host and
 // of a process (BENCH_PID, default this test binary); a run takes two.
+// BENCH_QUEUE_IRQS=1 counts this host's NIC queue IRQs as the lab does.
 // cpu-ns/op is the CPU time it used (getrusage), which a loaded machine
 // does not inflate the way it does wall time.
 func BenchmarkSnapshot(b *testing.B) {
@@ -115,6 +118,12 @@ func BenchmarkSnapshot(b *testing.B) {
 		pid = v
 	}
 	o := BreakdownOptions{PID: pid}
+	if os.Getenv("BENCH_QUEUE_IRQS") != "" { // as the lab reads: /proc/interrupts too
+		if err := o.LiveQueueIRQs(); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("queue IRQs %v", o.QueueIRQs)
+	}
 	var before, after syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 	for b.Loop() {
@@ -142,4 +151,33 @@ func FuzzBreakdownParsers(f *testing.F) {
 		parseSchedstat(data, &ts)
 		parseSchedLines(data, &ts)
 	})
+}
+
+// HostQueueIRQs takes the queue IRQs host's matcher found in a real
+// capture (a 4-node Kunpeng 920 with a hinic NIC) and every CPU's node.
+func TestHostQueueIRQsFixture(t *testing.T) {
+	hfs, err := host.NewFS(filepath.Join("..", "..", "testdata", "hosts", "kunpeng920-4node-hinic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := host.Read(hfs, host.Options{NoProcesses: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o BreakdownOptions
+	o.HostQueueIRQs(snap)
+	want := 0
+	for _, n := range snap.NICs {
+		want += len(n.QueueIRQs)
+	}
+	if want == 0 || len(o.QueueIRQs) != want {
+		t.Fatalf("%d queue IRQs, the matcher mapped %d", len(o.QueueIRQs), want)
+	}
+	nodes := map[int]bool{}
+	for _, n := range o.NodeOf {
+		nodes[n] = true
+	}
+	if len(o.NodeOf) != len(snap.CPU.CPUs) || len(nodes) != 4 {
+		t.Errorf("%d CPUs on %d nodes", len(o.NodeOf), len(nodes))
+	}
 }
