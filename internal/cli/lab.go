@@ -40,6 +40,9 @@ redis-server, diagnoses the host and the server, measures a baseline, applies ea
 re-measures in interleaved rounds until every comparison is precise enough or the time
 budget is spent, tells a real gain from noise with exact rank intervals at a stated
 per-lab false-positive rate, always rolls back, and writes the results and a report.
+Every run records where the server host's time went (per CPU, NIC queue interrupts, softnet,
+the server's threads running, waiting for a CPU or asleep); --profile adds a perf CPU profile
+of one repetition of every variant, compared with the baseline's.
 
 Without a scenario file it runs the default scenario: a redis-server it starts on loopback,
 the doctor, a baseline, the doctor's safe fixes, and the server and the load generator on

@@ -108,6 +108,8 @@ type runSampler struct {
 	bo      profile.BreakdownOptions
 	before  *profile.Snapshot
 	sess    *profile.Session
+	sw      *profile.Session // sched_switch of the server, beside sess
+	pid     int
 	profile *labdata.RunProfile // set when this run is profiled
 	dir     string
 	title   string
@@ -166,7 +168,10 @@ func (r *runSampler) startProfile(ctx context.Context, variant, workload string)
 		r.fail(err)
 		return
 	}
-	r.sess = sess
+	r.sess, r.pid = sess, pid
+	if r.sw, err = profile.StartSwitches(ctx, profile.RecordOptions{PID: pid}); err != nil {
+		r.profile.SwitchError = err.Error()
+	}
 }
 
 // fail records why the run has no profile; the run itself goes on.
@@ -189,6 +194,9 @@ func (r *runSampler) stop(ctx context.Context, seq int) (*labdata.Breakdown, *la
 		}
 		r.l.samplingFailed(err)
 	}
+	if r.sw != nil {
+		r.readSwitches(ctx)
+	}
 	if r.sess != nil {
 		p, err := r.readProfile(ctx)
 		if err != nil {
@@ -198,6 +206,18 @@ func (r *runSampler) stop(ctx context.Context, seq int) (*labdata.Breakdown, *la
 		}
 	}
 	return bd, r.profile
+}
+
+// readSwitches ends the sched_switch recording and keeps who took the
+// main thread's CPU while it was runnable.
+func (r *runSampler) readSwitches(ctx context.Context) {
+	data, err := r.sw.Stop()
+	if err == nil {
+		r.profile.Preempted, err = data.Preemptions(context.WithoutCancel(ctx), r.pid)
+	}
+	if err != nil {
+		r.profile.SwitchError = err.Error()
+	}
 }
 
 // readProfile ends perf, symbolizes, and writes folded.txt and flame.svg.

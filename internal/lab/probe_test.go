@@ -66,6 +66,9 @@ func TestLabProfileEndToEnd(t *testing.T) {
 				t.Errorf("run %d: %s: %v", r.Seq, f, err)
 			}
 		}
+		if p.Preempted == nil || p.Preempted.TID == 0 || p.Preempted.Count+p.Preempted.Asleep == 0 {
+			t.Errorf("run %d: main thread's switches %+v (%s)", r.Seq, p.Preempted, p.SwitchError)
+		}
 		if r.Variant == "hz50" {
 			tuned = p
 		}

@@ -147,6 +147,11 @@ type RunProfile struct {
 	BaseSeq   int    `json:"base_seq,omitempty"`
 	Moves     []Move `json:"moves,omitempty"`
 	DiffFlame string `json:"diff_flame,omitempty"`
+	// Preempted is who took the main thread's CPU while it was runnable
+	// (sched:sched_switch traced during the run); SwitchError says why
+	// it is absent.
+	Preempted   *Preemptions `json:"preempted,omitempty"`
+	SwitchError string       `json:"switch_error,omitempty"`
 }
 
 // Sampling says what the lab sampled on the server host during runs, and
@@ -163,4 +168,23 @@ type Sampling struct {
 	// is the repetition profiled.
 	Profile    bool `json:"profile,omitempty"`
 	ProfileRep int  `json:"profile_rep,omitempty"`
+}
+
+// Preemptions is who took a thread's CPU while it could still run: its
+// sched_switch events with prev_state R (preempted, or yielded runnable),
+// by the task switched to. It names the contention schedstat's
+// runnable-but-waiting time measures.
+type Preemptions struct {
+	TID   int         `json:"tid"`
+	Count uint64      `json:"count"`
+	By    []Preemptor `json:"by"` // most first; the rest summed as "other"
+	// Asleep counts the thread's switches out to sleep (prev_state S or
+	// D: for Redis's main thread, epoll_wait with nothing to do).
+	Asleep uint64 `json:"asleep"`
+}
+
+// Preemptor is a task (by comm) that took a preempted thread's CPU.
+type Preemptor struct {
+	Comm  string `json:"comm"`
+	Count uint64 `json:"count"`
 }

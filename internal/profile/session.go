@@ -32,12 +32,22 @@ type Session struct {
 // after AttachTimeout. Stop ends it.
 func Start(ctx context.Context, o RecordOptions) (*Session, error) {
 	o = o.withDefaults()
+	return startSession(ctx, o, "-F", strconv.Itoa(o.Frequency), "-g")
+}
+
+// StartSwitches is Start for the process's sched:sched_switch events
+// (every time one of its threads leaves a CPU, and to whom), read with
+// PerfData.Preemptions. It needs tracefs, as CountSyscalls does.
+func StartSwitches(ctx context.Context, o RecordOptions) (*Session, error) {
+	return startSession(ctx, o.withDefaults(), "-e", "sched:sched_switch")
+}
+
+func startSession(ctx context.Context, o RecordOptions, what ...string) (*Session, error) {
 	d, err := prepare(o)
 	if err != nil {
 		return nil, err
 	}
-	d.rec.Command = []string{d.perf, "record", "-F", strconv.Itoa(o.Frequency), "-g", "-p", strconv.Itoa(o.PID),
-		"--no-buildid-cache", "-o", d.Path}
+	d.rec.Command = append(append([]string{d.perf, "record"}, what...), "-p", strconv.Itoa(o.PID), "--no-buildid-cache", "-o", d.Path)
 	s := &Session{data: d, exited: make(chan error, 1)}
 	s.cmd = exec.Command(d.rec.Command[0], d.rec.Command[1:]...)
 	s.cmd.Env = append(os.Environ(), "DEBUGINFOD_URLS=", "PERF_PAGER=cat")

@@ -55,6 +55,7 @@ type htmlView struct {
 // the baseline, and its flame graphs embedded.
 type htmlProfile struct {
 	Workload, Variant, Headline string
+	Preempted                   string
 	NewWorkload                 bool
 	Top, Moves                  htmlTable
 	BaseSeq                     int
@@ -291,7 +292,7 @@ func (v *htmlView) serverTime(r *Report) {
 	}
 	workload := ""
 	for _, pv := range profileViews(r.Lab) {
-		hp := htmlProfile{Workload: pv.Workload, Variant: pv.Variant, Headline: pv.headline(), NewWorkload: pv.Workload != workload,
+		hp := htmlProfile{Workload: pv.Workload, Variant: pv.Variant, Headline: pv.headline(), Preempted: pv.Preempted, NewWorkload: pv.Workload != workload,
 			BaseSeq: pv.BaseSeq, Top: htmlTable{Header: profileTopHeader}, Moves: htmlTable{Header: profileMoveHeader}}
 		workload = pv.Workload
 		for _, row := range pv.Top {

@@ -258,6 +258,9 @@ func writeProfilesMD(mw *errWriter, res *labdata.Result) {
 		if v.Flame != "" {
 			mw.printf(" Flame graph: [%s](%s).", md(v.Flame), v.Flame)
 		}
+		if v.Preempted != "" {
+			mw.printf(" %s", md(v.Preempted))
+		}
 		mw.printf("\n")
 		if len(v.Top) > 0 {
 			table(mw, "rlrlr", profileTopHeader, codeCols(v.Top, 1, 3))

@@ -30,6 +30,8 @@ type profileView struct {
 	BaseSeq           int
 	// Flame and DiffFlame are paths relative to the results directory.
 	Flame, DiffFlame string
+	// Preempted says who took the main thread's CPU while it could run.
+	Preempted string
 }
 
 func profileViews(res *labdata.Result) []profileView {
@@ -47,7 +49,7 @@ func profileViews(res *labdata.Result) []profileView {
 func newProfileView(r labdata.Run) profileView {
 	p := r.Profile
 	v := profileView{Variant: r.Variant, Workload: r.Workload, Seq: r.Seq, Rep: r.Rep, Error: p.Error,
-		Samples: p.Samples, KernelPct: p.Top.KernelPct, BaseSeq: p.BaseSeq}
+		Samples: p.Samples, KernelPct: p.Top.KernelPct, BaseSeq: p.BaseSeq, Preempted: preemptedText(p)}
 	if p.Flame != "" {
 		v.Flame = path.Join(filepath.ToSlash(p.Dir), p.Flame)
 	}
@@ -89,10 +91,37 @@ func (v profileView) headline() string {
 	return fmt.Sprintf("run #%d (repetition %d): %s samples, %.0f%% of them in the kernel", v.Seq, v.Rep, fmtRPS(float64(v.Samples)), v.KernelPct)
 }
 
+// preemptedText is "The main thread left its CPU 332 times while it could
+// still run (to redline 92%, cli.test 7%, ksoftirqd/0 0%) and 68 times to
+// sleep."
+func preemptedText(p *labdata.RunProfile) string {
+	pr := p.Preempted
+	switch {
+	case pr == nil && p.SwitchError != "":
+		return "No context-switch trace: " + p.SwitchError + "."
+	case pr == nil:
+		return ""
+	}
+	var by []string
+	for _, b := range pr.By {
+		share := fmt.Sprintf("%.0f%%", 100*float64(b.Count)/float64(max(pr.Count, 1)))
+		if b.Count*100 < pr.Count {
+			share = "<1%"
+		}
+		by = append(by, b.Comm+" "+share)
+	}
+	s := fmt.Sprintf("The main thread left its CPU %s times while it could still run", fmtRPS(float64(pr.Count)))
+	if len(by) > 0 {
+		s += " (to " + strings.Join(by, ", ") + ")"
+	}
+	return s + fmt.Sprintf(" and %s times to sleep.", fmtRPS(float64(pr.Asleep)))
+}
+
 // profileIntro says how to read the section.
 const profileIntro = "perf record -F 999 -g on the server during one repetition of each variant (every thread, on-CPU only). " +
 	"Self % is the share of samples whose leaf is the function. The differential flame graph draws the variant's stacks " +
 	"coloured by how each one's share moved against the baseline's profile (red grew, blue shrank). " +
+	"Who took the main thread's CPU while it could still run comes from its sched:sched_switch events traced during the same run. " +
 	"The profiled runs stay in the statistics: perf costs every variant the same repetition."
 
 // profileNote says which repetition was profiled, or why none was.

@@ -26,11 +26,13 @@ func TestProfileReportSections(t *testing.T) {
 	md := string(render(t, profileReport(t), Markdown))
 	for _, want := range []string{
 		"## Where the server's time went",
-		"| split-cpus | 3 | 10% of a CPU | 10% of a CPU: running 9%, waiting for a CPU 59%, asleep 31%",
+		"| split-cpus | 3 | 11% of a CPU | 11% of a CPU: running 11%, waiting for a CPU 58%, asleep 31%",
 		"## CPU profiles",
-		"**baseline**, run #4 (repetition 2): 1,188 samples",
+		"**baseline**, run #4 (repetition 2): 1,238 samples",
+		"The main thread left its CPU 18,715 times while it could still run (to redline 100%, cli.test <1%",
+		"The main thread left its CPU 159 times while it could still run (to redline 45%, gofmt 10%",
 		"Moved most against the baseline's run #4: differential flame graph [profiles/split-cpus-set/diff.svg](profiles/split-cpus-set/diff.svg)",
-		"| `pvm_irq_enable` | kernel | 32.0 | 19.5 | -12.5 |",
+		"| `pvm_irq_enable` | kernel | 36.5 | 23.1 | -13.4 |",
 		"NIC queue IRQs: the load reaches the server over loopback, which raises no NIC interrupt",
 	} {
 		if !strings.Contains(md, want) {
