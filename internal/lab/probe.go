@@ -3,6 +3,7 @@ package lab
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -184,7 +185,7 @@ func (r *runSampler) fail(err error) {
 func (r *runSampler) stop(ctx context.Context, seq int) (*labdata.Breakdown, *labdata.RunProfile) {
 	var bd *labdata.Breakdown
 	if r.before != nil {
-		fsys, err := r.l.tg.proc(ctx)
+		fsys, err := r.l.tg.proc(context.WithoutCancel(ctx))
 		if err == nil && fsys != nil {
 			r.bo.FS = fsys
 			var after *profile.Snapshot
@@ -193,6 +194,14 @@ func (r *runSampler) stop(ctx context.Context, seq int) (*labdata.Breakdown, *la
 			}
 		}
 		r.l.samplingFailed(err)
+	}
+	if ctx.Err() != nil && r.sess != nil { // stopped: no minute of perf script after Ctrl-C
+		r.sess.Abort()
+		if r.sw != nil {
+			r.sw.Abort()
+		}
+		r.fail(errors.New("the lab was interrupted"))
+		return bd, r.profile
 	}
 	if r.sw != nil {
 		r.readSwitches(ctx)

@@ -398,7 +398,7 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 	if sum != nil {
 		seq = len(l.res.Runs) + 1
 	}
-	breakdown, prof := smp.stop(context.WithoutCancel(ctx), seq)
+	breakdown, prof := smp.stop(ctx, seq)
 	flagged := false
 	if sum != nil {
 		sum.Label = variant

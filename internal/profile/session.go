@@ -144,6 +144,10 @@ func (s *Session) failed(err error) error {
 	return fmt.Errorf("perf record: %w: %s", err, msg)
 }
 
+// Abort ends perf without keeping anything, for a measurement that was
+// stopped.
+func (s *Session) Abort() { s.kill() }
+
 func (s *Session) kill() {
 	s.cmd.Process.Kill()
 	<-s.exited
