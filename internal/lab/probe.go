@@ -37,7 +37,8 @@ func (t *target) proc(ctx context.Context) (fs.FS, error) {
 }
 
 // serverHost reads the server host's model once (NICs and their queue
-// IRQs, the CPUs' nodes); nil, nil when the server runs elsewhere.
+// IRQs, the CPUs' nodes); nil, nil when the lab has none (the breakdowns
+// then count no NIC queue interrupts).
 func (t *target) serverHost(ctx context.Context) (*host.Snapshot, error) {
 	if t.kind != "managed" && t.kind != "netns" {
 		return nil, nil
@@ -69,13 +70,17 @@ func (l *labRun) setupSampling(ctx context.Context, q *labdata.Sequential) {
 		l.smp.profileRep = (q.MinRuns + 1) / 2
 		info.ProfileRep = l.smp.profileRep
 	}
+	if fsys, err := l.tg.proc(ctx); fsys == nil && err == nil {
+		info.Breakdown = "not sampled: the server runs elsewhere"
+		return
+	}
 	snap, err := l.tg.serverHost(ctx)
 	switch {
 	case err != nil:
 		info.QueueIRQNote = fmt.Sprintf("NIC queue interrupts not counted: reading the server host: %v", err)
 		return
 	case snap == nil:
-		info.Breakdown = "not sampled: the server runs elsewhere"
+		info.QueueIRQNote = "NIC queue interrupts not counted: no model of the server host"
 		return
 	}
 	l.smp.breakdown.HostQueueIRQs(snap)
