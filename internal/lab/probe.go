@@ -169,14 +169,29 @@ func (r *runSampler) startProfile(ctx context.Context, variant, workload string)
 			return
 		}
 	}
+	// The two perf processes start and attach side by side: each takes
+	// seconds on a loaded machine.
+	type started struct {
+		s   *profile.Session
+		err error
+	}
+	swc := make(chan started, 1)
+	go func() {
+		s, err := profile.StartSwitches(ctx, profile.RecordOptions{PID: pid})
+		swc <- started{s, err}
+	}()
 	sess, err := profile.Start(ctx, profile.RecordOptions{PID: pid})
+	sw := <-swc
 	if err != nil {
+		if sw.s != nil {
+			sw.s.Abort()
+		}
 		r.fail(err)
 		return
 	}
-	r.sess, r.pid = sess, pid
-	if r.sw, err = profile.StartSwitches(ctx, profile.RecordOptions{PID: pid}); err != nil {
-		r.profile.SwitchError = err.Error()
+	r.sess, r.sw, r.pid = sess, sw.s, pid
+	if sw.err != nil {
+		r.profile.SwitchError = sw.err.Error()
 	}
 }
 
