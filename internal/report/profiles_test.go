@@ -54,6 +54,12 @@ func TestProfileReportSections(t *testing.T) {
 			t.Errorf("HTML lacks %q", want)
 		}
 	}
+	// Well-formed, and the embedded graphs are documents of their own
+	// (srcdoc), not elements of the page.
+	page := parsePage(t, []byte(html))
+	if page.count["iframe"] != 2 || page.ids["server-time"] != true || page.ids["profiles"] != true {
+		t.Errorf("%d iframes, ids %v", page.count["iframe"], page.ids)
+	}
 	// The baseline's flame.svg is not in the fixture: not embedded, and
 	// nothing outside the file is referenced.
 	if strings.Contains(html, `title="flame graph of baseline"`) || strings.Contains(html, `src="profiles/`) {
