@@ -193,6 +193,7 @@ func (r *runSampler) startProfile(ctx context.Context, variant, workload string)
 	if sw.err != nil {
 		r.profile.SwitchError = sw.err.Error()
 	}
+	r.l.event(Event{Message: "profiling the server during this run (perf record)"})
 }
 
 // fail records why the run has no profile; the run itself goes on.
@@ -222,6 +223,9 @@ func (r *runSampler) stop(ctx context.Context, seq int) (*labdata.Breakdown, *la
 		}
 		r.fail(errors.New("the lab was interrupted"))
 		return bd, r.profile
+	}
+	if r.sess != nil {
+		r.l.event(Event{Message: "reading the CPU profile of " + r.title})
 	}
 	if r.sw != nil {
 		r.readSwitches(ctx)
