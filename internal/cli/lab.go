@@ -29,6 +29,7 @@ type labFlags struct {
 	noDoctor bool
 	// sshConfig is an ssh_config file for a target of kind ssh (ssh -F).
 	sshConfig string
+	profile   bool
 }
 
 func newLabCmd(s *streams) *cobra.Command {
@@ -42,6 +43,9 @@ redis-server, diagnoses the host and the server, measures a baseline, applies ea
 re-measures in interleaved rounds until every comparison is precise enough or the time
 budget is spent, tells a real gain from noise with exact rank intervals at a stated
 per-lab false-positive rate, always rolls back, and writes the results and a report.
+Every run records where the server host's time went (per CPU, NIC queue interrupts, softnet,
+the server's threads running, waiting for a CPU or asleep); --profile adds a perf CPU profile
+of one repetition of every variant, compared with the baseline's.
 
 With target kind ssh the server host is another machine: the lab runs the load from here and
 does everything server-side there through a redline session over your ssh (docs/remote.md).
@@ -64,6 +68,7 @@ separate CPUs. See docs/lab.md for the scenario format.`,
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto, tty, plain, none")
 	fl.BoolVar(&f.noDoctor, "no-doctor", false, "skip the doctor (and so the doctor's fixes)")
 	fl.StringVar(&f.sshConfig, "ssh-config", "", "with a target of kind ssh: this ssh_config `FILE` instead of yours (ssh -F)")
+	fl.BoolVar(&f.profile, "profile", false, "CPU-profile the server (perf record -g) in one repetition of every variant: top functions and flame graphs in the report (scenario profile: true)")
 	return cmd
 }
 
@@ -109,6 +114,9 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 				t.Doctor = false
 			}
 		}
+	}
+	if f.profile {
+		sc.Profile = true
 	}
 	out := f.out
 	if out == "" {

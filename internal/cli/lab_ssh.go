@@ -137,13 +137,13 @@ func (h *sshServerHost) Attach(ctx context.Context, port int, user, password str
 	return lab.HostServer{Addr: addr, Pid: a.Pid}, err
 }
 
-// Facts describes the server host from its own snapshot.
-func (h *sshServerHost) Facts(ctx context.Context) (labdata.HostFacts, error) {
+// Snapshot reads the server host's model, without its processes.
+func (h *sshServerHost) Snapshot(ctx context.Context) (*host.Snapshot, error) {
 	snap, err := h.snapshot(ctx, 0)
-	if err != nil {
-		return labdata.HostFacts{Hostname: h.c.Hello.Hostname}, err
+	if err != nil && h.c.Hello.Hostname != "" {
+		err = fmt.Errorf("%s: %w", h.c.Hello.Hostname, err)
 	}
-	return lab.HostFactsOf(snap), nil
+	return snap, err
 }
 
 func (h *sshServerHost) snapshot(ctx context.Context, pid int) (*host.Snapshot, error) {

@@ -170,7 +170,11 @@ func runProfile(ctx context.Context, s *streams, o *profileOptions) error {
 	if err := os.MkdirAll(o.out, 0o755); err != nil {
 		return exitCode(ExitError, fmt.Sprintf("redline profile: %v", err))
 	}
-	bd, err := profile.StartBreakdown(profile.BreakdownOptions{PID: pid})
+	bo := profile.BreakdownOptions{PID: pid}
+	if err := bo.LiveQueueIRQs(); err != nil {
+		fmt.Fprintf(s.err, "redline profile: NIC queue interrupts not counted: %v\n", err)
+	}
+	bd, err := profile.StartBreakdown(bo)
 	if err != nil {
 		return exitCode(ExitError, fmt.Sprintf("redline profile: %v", err))
 	}

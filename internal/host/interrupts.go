@@ -29,6 +29,11 @@ func readInterrupts(r *reader) error {
 	return inFile(err, "/proc/interrupts")
 }
 
+// ParseInterrupts parses /proc/interrupts, for readers that sample it
+// alone (the lab's per-run breakdown); Read fills Snapshot.Interrupts
+// with the same parser.
+func ParseInterrupts(data []byte) (Interrupts, error) { return parseInterrupts(data) }
+
 // parseInterrupts parses /proc/interrupts. A malformed line is skipped and
 // reported (the first one) in the error; the other lines are still parsed.
 func parseInterrupts(data []byte) (Interrupts, error) {

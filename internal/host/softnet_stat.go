@@ -24,6 +24,11 @@ func readSoftnet(r *reader) error {
 	return inFile(err, "/proc/net/softnet_stat")
 }
 
+// ParseSoftnet parses /proc/net/softnet_stat, for readers that sample it
+// alone (the lab's per-run breakdown). online may be nil on 5.10+ kernels,
+// whose rows carry their CPU.
+func ParseSoftnet(data []byte, online *CPUSet) ([]Softnet, error) { return parseSoftnet(data, online) }
+
 // parseSoftnet reads the rows. Before 5.10 rows carry no CPU number; they
 // are then the online CPUs in order (the kernel skips CPUs without data,
 // which older kernels only do for offline ones).

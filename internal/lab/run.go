@@ -109,6 +109,7 @@ type labRun struct {
 	runs      int
 	tuned     string // the variant whose changes are applied now
 	safeFixes []change.Change
+	smp       *sampling // the per-run samples of the server host (probe.go)
 }
 
 // Execute runs the scenario. It always rolls back what it applied, stops what
@@ -120,6 +121,7 @@ func Execute(ctx context.Context, o Options) (*labdata.Result, error) {
 		Scenario: redactScenario(o.Scenario), Started: l.started}
 	runErr := l.run(ctx)
 	cleanErr := l.cleanup()
+	l.diffProfiles()
 	l.res.Finished = time.Now()
 	l.finalLook(ctx, runErr, cleanErr)
 	var err error
@@ -199,6 +201,7 @@ func (l *labRun) run(ctx context.Context) error {
 	}
 	q := design(l.s, len(l.items), connectItems(l.s, l.items))
 	l.res.Sequential = q
+	l.setupSampling(ctx, q)
 	l.res.Planned = planned(q, l.s, l.items)
 	l.runs = l.res.Planned.Total
 	l.event(Event{Message: describePlan(q, len(l.s.Variants)*len(l.items))})
@@ -397,11 +400,17 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 			mu.Unlock()
 		}
 	}
+	smp := l.startSampling(ctx, variant, it.name, rep)
 	cpu0, _ := l.tg.cpuSeconds(ctx)
 	finish := startProbe("/", l.localServerPID())
 	sum, err := runBench(ctx, it.opts, it.test, nil)
 	noise := finish()
 	cpu1, _ := l.tg.cpuSeconds(context.WithoutCancel(ctx))
+	seq := 0
+	if sum != nil {
+		seq = len(l.res.Runs) + 1
+	}
+	breakdown, prof := smp.stop(ctx, seq)
 	flagged := false
 	if sum != nil {
 		sum.Label = variant
@@ -410,8 +419,8 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 		sum.Client = benchdata.LocalClientInfo(l.o.Version)
 		sum.Server.Version = l.tg.version
 		mu.Lock()
-		run := labdata.Run{Seq: len(l.res.Runs) + 1, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ServerCPU: cpu1 - cpu0,
-			Noise: noise, Series: series, Sweep: it.sweep}
+		run := labdata.Run{Seq: seq, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ServerCPU: cpu1 - cpu0,
+			Noise: noise, Series: series, Sweep: it.sweep, Breakdown: breakdown, Profile: prof}
 		mu.Unlock()
 		if sum.Requests > 0 {
 			run.ServerCPUPerRequest = run.ServerCPU * 1e6 / float64(sum.Requests)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"redline/internal/host"
 	"redline/internal/labdata"
 )
 
@@ -24,8 +25,10 @@ type ServerHost interface {
 	// Attach checks an existing server on the host at port and returns
 	// the address the load reaches it at and its pid there.
 	Attach(ctx context.Context, port int, user, password string) (HostServer, error)
-	// Facts describes the host (kernel, CPU, NICs, IRQ map).
-	Facts(ctx context.Context) (labdata.HostFacts, error)
+	// Snapshot reads the host's model without its processes: the facts
+	// the result records (kernel, CPU, NICs, IRQ map) and the NIC queue
+	// IRQs the run breakdowns count.
+	Snapshot(ctx context.Context) (*host.Snapshot, error)
 	// Proc is the host's /proc as of the call, for the run breakdown:
 	// CPU time, softirqs, interrupts, softnet and the server's threads.
 	Proc(ctx context.Context) (fs.FS, error)
@@ -122,9 +125,12 @@ func (l *labRun) serverHostFacts(ctx context.Context) {
 	if l.tg.host == nil {
 		return
 	}
-	f, err := l.tg.host.Facts(ctx)
+	snap, err := l.tg.host.Snapshot(ctx)
 	if err != nil {
-		f.Notes = append(f.Notes, fmt.Sprintf("server host facts incomplete: %v", err))
+		f := labdata.HostFacts{Notes: []string{fmt.Sprintf("server host facts incomplete: %v", err)}}
+		l.res.ServerHost = &f
+		return
 	}
+	f := HostFactsOf(snap)
 	l.res.ServerHost = &f
 }

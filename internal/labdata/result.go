@@ -59,6 +59,8 @@ type Result struct {
 	Sequential *Sequential `json:"sequential,omitempty"`
 	// Comparisons are each variant against the baseline, per workload.
 	Comparisons []Comparison `json:"comparisons,omitempty"`
+	// Sampling says what was sampled on the server host during runs.
+	Sampling *Sampling `json:"sampling,omitempty"`
 }
 
 // Sequential is the lab's design: it runs rounds (every variant runs every
@@ -221,6 +223,13 @@ type Run struct {
 	Series []Second `json:"series,omitempty"`
 	// Sweep is the point of a swept workload this run measured (v3).
 	Sweep *SweepPoint `json:"sweep,omitempty"`
+	// Breakdown is where the server host's time went during the run
+	// (/proc before and after it); absent when the lab could not read the
+	// server host's /proc (Result.Sampling says why).
+	Breakdown *Breakdown `json:"breakdown,omitempty"`
+	// Profile is the run's CPU profile, for the one profiled repetition
+	// of each variant (scenario profile: true).
+	Profile *RunProfile `json:"profile,omitempty"`
 }
 
 // SweepPoint is one value of a workload's swept parameter: Workload is

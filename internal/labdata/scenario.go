@@ -56,6 +56,10 @@ type Scenario struct {
 	RetryNoisy bool `json:"retry_noisy,omitempty" yaml:"retry_noisy,omitempty"`
 	// Doctor runs the doctor before the baseline and records its findings.
 	Doctor *bool `json:"doctor,omitempty" yaml:"doctor,omitempty"`
+	// Profile records a CPU profile of the server (perf record -g) during
+	// one repetition of every variant and test, the middle one of
+	// min_runs, for the report's top functions and flame graphs.
+	Profile bool `json:"profile,omitempty" yaml:"profile,omitempty"`
 }
 
 // TargetSpec says where the server is.

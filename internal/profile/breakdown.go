@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"redline/internal/host"
+	"redline/internal/labdata"
 )
 
 // clockTicks is USER_HZ, 100 on every Linux architecture redline runs on.
@@ -26,6 +27,44 @@ type BreakdownOptions struct {
 	FS fs.FS
 	// Now stamps snapshots (default time.Now).
 	Now func() time.Time
+	// QueueIRQs are the NIC queue IRQs to count per CPU (the lab finds
+	// them once with internal/host's queue matcher); none skips reading
+	// /proc/interrupts. NodeOf maps CPUs to NUMA nodes, to sum them per
+	// node.
+	QueueIRQs []int
+	NodeOf    map[int]int
+}
+
+// HostQueueIRQs fills o's QueueIRQs and NodeOf from a host model: the
+// IRQs internal/host's matcher mapped to NIC queues, and each CPU's node.
+// Read the model once (host.Read), not every run.
+func (o *BreakdownOptions) HostQueueIRQs(snap *host.Snapshot) {
+	o.QueueIRQs, o.NodeOf = nil, map[int]int{}
+	for _, n := range snap.NICs {
+		for _, q := range n.QueueIRQs {
+			o.QueueIRQs = append(o.QueueIRQs, q.IRQ)
+		}
+	}
+	for _, c := range snap.CPU.CPUs {
+		if c.Node != nil {
+			o.NodeOf[c.ID] = *c.Node
+		}
+	}
+}
+
+// LiveQueueIRQs is HostQueueIRQs on this host's model; on error o is
+// left without queue IRQs (the breakdown then does not count them).
+func (o *BreakdownOptions) LiveQueueIRQs() error {
+	hfs, err := host.NewFS("/")
+	if err != nil {
+		return err
+	}
+	snap, err := host.Read(hfs, host.Options{NoProcesses: true})
+	if err != nil {
+		return err
+	}
+	o.HostQueueIRQs(snap)
+	return nil
 }
 
 // Snapshot is the counters a breakdown compares, at one moment.
@@ -34,14 +73,21 @@ type Snapshot struct {
 	CPUs     []host.CPUTime
 	Softirqs *host.Softirqs // NET_RX and NET_TX only
 	Threads  []ThreadSample // the server's, by TID
+	// QueueIRQs are the NIC queue interrupts per CPU, summed over
+	// BreakdownOptions.QueueIRQs (nil when none were asked for).
+	QueueIRQs map[int]uint64
+	// Softnet is /proc/net/softnet_stat (nil when not readable).
+	Softnet []host.Softnet
+	nodeOf  map[int]int
 }
 
-// ReadSnapshot reads /proc/stat, /proc/softirqs and, when pid > 0, every
+// ReadSnapshot reads /proc/stat, /proc/softirqs, /proc/net/softnet_stat,
+// /proc/interrupts when queue IRQs are asked for, and, when pid > 0, every
 // thread of pid: a few small files a thread, cheap enough to take before
 // and after every run.
 func ReadSnapshot(o BreakdownOptions) (*Snapshot, error) {
 	o = o.withDefaults()
-	s := &Snapshot{At: o.Now()}
+	s := &Snapshot{At: o.Now(), nodeOf: o.NodeOf}
 	data, err := fs.ReadFile(o.FS, "stat")
 	if err != nil {
 		return nil, err
@@ -54,12 +100,47 @@ func ReadSnapshot(o BreakdownOptions) (*Snapshot, error) {
 			return nil, err
 		}
 	}
+	if data, err := fs.ReadFile(o.FS, "net/softnet_stat"); err == nil {
+		if s.Softnet, err = host.ParseSoftnet(data, nil); err != nil {
+			return nil, fmt.Errorf("net/softnet_stat: %w", err)
+		}
+	}
+	if len(o.QueueIRQs) > 0 {
+		if s.QueueIRQs, err = readQueueIRQs(o.FS, o.QueueIRQs); err != nil {
+			return nil, err
+		}
+	}
 	if o.PID > 0 {
 		if s.Threads, err = readThreads(o.FS, o.PID); err != nil {
 			return nil, err
 		}
 	}
 	return s, nil
+}
+
+// readQueueIRQs sums the given IRQs' counts per CPU. An IRQ missing from
+// the file (its device went away) counts nothing.
+func readQueueIRQs(fsys fs.FS, irqs []int) (map[int]uint64, error) {
+	data, err := fs.ReadFile(fsys, "interrupts")
+	if err != nil {
+		return nil, err
+	}
+	in, err := host.ParseInterrupts(data)
+	if err != nil && len(in.IRQs) == 0 {
+		return nil, fmt.Errorf("interrupts: %w", err)
+	}
+	out := make(map[int]uint64, len(in.CPUs))
+	for _, c := range in.CPUs {
+		out[c] = 0
+	}
+	for _, n := range irqs {
+		if q := in.IRQ(n); q != nil {
+			for c, v := range in.CountsByCPU(q) {
+				out[c] += v
+			}
+		}
+	}
+	return out, nil
 }
 
 func (o BreakdownOptions) withDefaults() BreakdownOptions {
@@ -125,62 +206,15 @@ func (r *BreakdownRun) Stop() (*Breakdown, error) {
 	return Compare(r.before, after, r.o.PID), nil
 }
 
-// Breakdown is where the time went between two snapshots.
-type Breakdown struct {
-	Interval time.Duration `json:"interval_ns"`
-	CPUs     []CPUShare    `json:"cpus"`
-	// Server is nil when no PID was given.
-	Server *ServerBreakdown `json:"server,omitempty"`
-}
-
-// CPUShare is one CPU's time by state, in percent of its ticks over the
-// interval, and its network softirqs.
-type CPUShare struct {
-	CPU     int     `json:"cpu"`
-	User    float64 `json:"user_pct"` // user + nice
-	System  float64 `json:"system_pct"`
-	IRQ     float64 `json:"irq_pct"`
-	SoftIRQ float64 `json:"softirq_pct"`
-	Steal   float64 `json:"steal_pct"`
-	Idle    float64 `json:"idle_pct"` // idle + iowait
-	// NetRX and NetTX count softirqs raised on the CPU (absent when
-	// /proc/softirqs was not readable).
-	NetRX *uint64 `json:"net_rx,omitempty"`
-	NetTX *uint64 `json:"net_tx,omitempty"`
-}
-
-// ServerBreakdown is the server's threads over the interval.
-type ServerBreakdown struct {
-	PID     int            `json:"pid"`
-	Threads []ThreadShare  `json:"threads"`
-	Total   ThreadCounters `json:"total"` // summed over threads
-}
-
-// ThreadShare is one thread over the interval.
-type ThreadShare struct {
-	TID  int    `json:"tid"`
-	Comm string `json:"comm"`
-	CPU  int    `json:"cpu"` // last run on
-	ThreadCounters
-}
-
-// ThreadCounters are a thread's (or the sum of threads') time and
-// scheduling counts. Percentages are of one CPU over the interval.
-// Running, RunQueue and Sleeping split the wall time from schedstat:
-// on a CPU, runnable but waiting for one (contention with other tasks,
-// such as the benchmark client on a small machine), and neither (for
-// Redis's main thread: blocked in epoll_wait). Pointers are absent when
-// the kernel does not export the counter.
-type ThreadCounters struct {
-	UserPct     float64  `json:"user_pct"`
-	SysPct      float64  `json:"sys_pct"`
-	RunningPct  *float64 `json:"running_pct,omitempty"`
-	RunQueuePct *float64 `json:"runqueue_pct,omitempty"`
-	SleepingPct *float64 `json:"sleeping_pct,omitempty"`
-	Voluntary   *uint64  `json:"voluntary_switches,omitempty"`
-	Involuntary *uint64  `json:"involuntary_switches,omitempty"`
-	Migrations  *uint64  `json:"migrations,omitempty"`
-}
+// The breakdown's saved types live in labdata (a leaf the report reads).
+type (
+	Breakdown       = labdata.Breakdown
+	CPUShare        = labdata.CPUShare
+	NodeShare       = labdata.NodeShare
+	ServerBreakdown = labdata.ServerBreakdown
+	ThreadShare     = labdata.ThreadShare
+	ThreadCounters  = labdata.ThreadCounters
+)
 
 // Compare returns the breakdown between two snapshots of the same
 // process. Threads in only one snapshot (started or ended in between)
@@ -188,6 +222,7 @@ type ThreadCounters struct {
 func Compare(before, after *Snapshot, pid int) *Breakdown {
 	b := &Breakdown{Interval: after.At.Sub(before.At)}
 	b.CPUs = cpuShares(before, after)
+	b.Nodes = nodeShares(b.CPUs, after.nodeOf)
 	if pid > 0 {
 		b.Server = serverShare(before, after, pid)
 	}
@@ -223,6 +258,8 @@ func cpuShares(before, after *Snapshot) []CPUShare {
 			*dst = pct(int64(d[i]), int64(sum))
 		}
 		sh.NetRX, sh.NetTX = softirqDelta(before, after, c.CPU, "NET_RX"), softirqDelta(before, after, c.CPU, "NET_TX")
+		sh.QueueIRQs = queueIRQDelta(before, after, c.CPU)
+		sh.Softnet = softnetDelta(before, after, c.CPU)
 		out = append(out, sh)
 	}
 	return out
@@ -249,6 +286,52 @@ func softirqDelta(before, after *Snapshot, cpu int, name string) *uint64 {
 	return &d
 }
 
+func queueIRQDelta(before, after *Snapshot, cpu int) *uint64 {
+	a, ok1 := before.QueueIRQs[cpu]
+	b, ok2 := after.QueueIRQs[cpu]
+	if !ok1 || !ok2 {
+		return nil
+	}
+	d := delta(a, b)
+	return &d
+}
+
+func softnetDelta(before, after *Snapshot, cpu int) *labdata.Softnet {
+	row := func(s *Snapshot) *host.Softnet {
+		for i := range s.Softnet {
+			if s.Softnet[i].CPU == cpu {
+				return &s.Softnet[i]
+			}
+		}
+		return nil
+	}
+	a, b := row(before), row(after)
+	if a == nil || b == nil {
+		return nil
+	}
+	return &labdata.Softnet{Processed: delta(a.Processed, b.Processed), Dropped: delta(a.Dropped, b.Dropped),
+		Squeezed: delta(a.TimeSqueeze, b.TimeSqueeze)}
+}
+
+// nodeShares sums the CPUs' queue interrupts per NUMA node; nil when no
+// queue IRQs were counted or no CPU's node is known.
+func nodeShares(cpus []CPUShare, nodeOf map[int]int) []NodeShare {
+	sums := map[int]uint64{}
+	for _, c := range cpus {
+		n, ok := nodeOf[c.CPU]
+		if c.QueueIRQs == nil || !ok {
+			continue
+		}
+		sums[n] += *c.QueueIRQs
+	}
+	var out []NodeShare
+	for n, v := range sums {
+		out = append(out, NodeShare{Node: n, QueueIRQs: v})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Node < out[j].Node })
+	return out
+}
+
 func serverShare(before, after *Snapshot, pid int) *ServerBreakdown {
 	prev := map[int]ThreadSample{}
 	for _, t := range before.Threads {
@@ -263,7 +346,7 @@ func serverShare(before, after *Snapshot, pid int) *ServerBreakdown {
 		}
 		ts := ThreadShare{TID: t.TID, Comm: t.Comm, CPU: t.CPU, ThreadCounters: threadCounters(p, t, wallNs)}
 		sb.Threads = append(sb.Threads, ts)
-		sb.Total.add(ts.ThreadCounters)
+		addCounters(&sb.Total, ts.ThreadCounters)
 	}
 	return sb
 }
@@ -295,8 +378,8 @@ func counterDelta(a, b *uint64) *uint64 {
 	return &d
 }
 
-// add sums o into c; a pointer stays absent until a thread has it.
-func (c *ThreadCounters) add(o ThreadCounters) {
+// addCounters sums o into c; a pointer stays absent until a thread has it.
+func addCounters(c *ThreadCounters, o ThreadCounters) {
 	c.UserPct += o.UserPct
 	c.SysPct += o.SysPct
 	addF := func(dst **float64, v *float64) {
@@ -323,14 +406,22 @@ func (c *ThreadCounters) add(o ThreadCounters) {
 	addU(&c.Migrations, o.Migrations)
 }
 
-// WriteBreakdown writes b as text: a table of CPUs, then of threads.
+// WriteBreakdown writes b as text: a table of CPUs, the NIC queue
+// interrupts per node, then the server's threads.
 func WriteBreakdown(w io.Writer, b *Breakdown) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "over %.2fs\n\n%-5s %6s %6s %6s %8s %6s %6s %10s %10s\n", b.Interval.Seconds(),
-		"cpu", "user%", "sys%", "irq%", "softirq%", "steal%", "idle%", "NET_RX", "NET_TX")
+	fmt.Fprintf(bw, "over %.2fs\n\n%-5s %6s %6s %6s %8s %6s %6s %10s %10s %9s %10s %8s %8s\n", b.Interval.Seconds(),
+		"cpu", "user%", "sys%", "irq%", "softirq%", "steal%", "idle%", "NET_RX", "NET_TX", "queue-irq", "processed", "dropped", "squeezed")
 	for _, c := range b.CPUs {
-		fmt.Fprintf(bw, "%-5d %6.1f %6.1f %6.1f %8.1f %6.1f %6.1f %10s %10s\n", c.CPU, c.User, c.System,
-			c.IRQ, c.SoftIRQ, c.Steal, c.Idle, optU(c.NetRX), optU(c.NetTX))
+		proc, drop, sq := "-", "-", "-"
+		if s := c.Softnet; s != nil {
+			proc, drop, sq = strconv.FormatUint(s.Processed, 10), strconv.FormatUint(s.Dropped, 10), strconv.FormatUint(s.Squeezed, 10)
+		}
+		fmt.Fprintf(bw, "%-5d %6.1f %6.1f %6.1f %8.1f %6.1f %6.1f %10s %10s %9s %10s %8s %8s\n", c.CPU, c.User, c.System,
+			c.IRQ, c.SoftIRQ, c.Steal, c.Idle, optU(c.NetRX), optU(c.NetTX), optU(c.QueueIRQs), proc, drop, sq)
+	}
+	for _, n := range b.Nodes {
+		fmt.Fprintf(bw, "node %d: %d NIC queue interrupts\n", n.Node, n.QueueIRQs)
 	}
 	if b.Server != nil {
 		fmt.Fprintf(bw, "\nprocess %d, %% of one CPU; running/runqueue/sleeping split wall time (schedstat)\n", b.Server.PID)

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"redline/internal/host"
 	"redline/internal/testutil"
 )
 
@@ -17,7 +19,9 @@ func fixtureBreakdown(t *testing.T) *Breakdown {
 	t.Helper()
 	at := time.Date(2026, 11, 30, 13, 0, 0, 0, time.UTC)
 	snap := func(dir string, at time.Time) *Snapshot {
-		s, err := ReadSnapshot(BreakdownOptions{PID: 4242, Proc: fixtures + dir, Now: func() time.Time { return at }})
+		// 38 and 39 are this VM's virtio-net queue IRQs (input.0, output.0).
+		s, err := ReadSnapshot(BreakdownOptions{PID: 4242, Proc: fixtures + dir, Now: func() time.Time { return at },
+			QueueIRQs: []int{38, 39}, NodeOf: map[int]int{0: 0, 1: 0}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,6 +45,13 @@ func TestBreakdownFixture(t *testing.T) {
 
 	if len(b.CPUs) != 2 || b.CPUs[0].User != 40 || b.CPUs[0].SoftIRQ != 18 || *b.CPUs[0].NetRX != 90000 {
 		t.Errorf("cpu0: %+v", b.CPUs[0])
+	}
+	// The captured interrupts: 41 input and 41 output interrupts on CPU 0.
+	if *b.CPUs[0].QueueIRQs != 82 || *b.CPUs[1].QueueIRQs != 0 || len(b.Nodes) != 1 || b.Nodes[0].QueueIRQs != 82 {
+		t.Errorf("queue IRQs: cpu0 %d cpu1 %d nodes %+v", *b.CPUs[0].QueueIRQs, *b.CPUs[1].QueueIRQs, b.Nodes)
+	}
+	if sn := b.CPUs[0].Softnet; sn == nil || sn.Processed != 0x0ba0a8e8-0x0ba04bf0 || sn.Dropped != 0 || sn.Squeezed != 0 {
+		t.Errorf("cpu0 softnet: %+v", sn)
 	}
 	main, io := b.Server.Threads[0], b.Server.Threads[1]
 	if len(b.Server.Threads) != 2 {
@@ -98,6 +109,7 @@ func TestBreakdownLive(t *testing.T) {
 
 // BenchmarkSnapshot is the breakdown's cost: one snapshot of the host and
 // of a process (BENCH_PID, default this test binary); a run takes two.
+// BENCH_QUEUE_IRQS=1 counts this host's NIC queue IRQs as the lab does.
 // cpu-ns/op is the CPU time it used (getrusage), which a loaded machine
 // does not inflate the way it does wall time.
 func BenchmarkSnapshot(b *testing.B) {
@@ -106,6 +118,12 @@ func BenchmarkSnapshot(b *testing.B) {
 		pid = v
 	}
 	o := BreakdownOptions{PID: pid}
+	if os.Getenv("BENCH_QUEUE_IRQS") != "" { // as the lab reads: /proc/interrupts too
+		if err := o.LiveQueueIRQs(); err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("queue IRQs %v", o.QueueIRQs)
+	}
 	var before, after syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
 	for b.Loop() {
@@ -133,4 +151,33 @@ func FuzzBreakdownParsers(f *testing.F) {
 		parseSchedstat(data, &ts)
 		parseSchedLines(data, &ts)
 	})
+}
+
+// HostQueueIRQs takes the queue IRQs host's matcher found in a real
+// capture (a 4-node Kunpeng 920 with a hinic NIC) and every CPU's node.
+func TestHostQueueIRQsFixture(t *testing.T) {
+	hfs, err := host.NewFS(filepath.Join("..", "..", "testdata", "hosts", "kunpeng920-4node-hinic"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap, err := host.Read(hfs, host.Options{NoProcesses: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o BreakdownOptions
+	o.HostQueueIRQs(snap)
+	want := 0
+	for _, n := range snap.NICs {
+		want += len(n.QueueIRQs)
+	}
+	if want == 0 || len(o.QueueIRQs) != want {
+		t.Fatalf("%d queue IRQs, the matcher mapped %d", len(o.QueueIRQs), want)
+	}
+	nodes := map[int]bool{}
+	for _, n := range o.NodeOf {
+		nodes[n] = true
+	}
+	if len(o.NodeOf) != len(snap.CPU.CPUs) || len(nodes) != 4 {
+		t.Errorf("%d CPUs on %d nodes", len(o.NodeOf), len(nodes))
+	}
 }

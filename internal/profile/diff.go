@@ -5,21 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"redline/internal/labdata"
 	"sort"
 )
 
-// Move is how one function's share changed from a base profile to
-// another: self and total shares in percent of each profile's samples.
-type Move struct {
-	Name          string  `json:"name"`
-	Kernel        bool    `json:"kernel"`
-	BaseSelfPct   float64 `json:"base_self_pct"`
-	SelfPct       float64 `json:"self_pct"`
-	DeltaSelfPct  float64 `json:"delta_self_pct"`
-	BaseTotalPct  float64 `json:"base_total_pct"`
-	TotalPct      float64 `json:"total_pct"`
-	DeltaTotalPct float64 `json:"delta_total_pct"`
-}
+// Move is saved in lab results: labdata.Move.
+type Move = labdata.Move
 
 // Diff lists the functions whose self share moved most between base and
 // p, largest absolute move first (ties: larger total move, then name);

@@ -94,29 +94,14 @@ type PerfData struct {
 // (slower) symbolization in Read.
 func Sample(ctx context.Context, o RecordOptions) (*PerfData, error) {
 	o = o.withDefaults()
-	if o.PID <= 0 || o.Duration <= 0 {
-		return nil, fmt.Errorf("profile: a PID and a positive duration are needed (pid %d, duration %v)", o.PID, o.Duration)
+	if o.Duration <= 0 {
+		return nil, fmt.Errorf("profile: a positive duration is needed (duration %v)", o.Duration)
 	}
-	perf, err := exec.LookPath(o.Perf)
+	d, err := prepare(o)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrPerfMissing, err)
-	}
-	if err := checkParanoid(o.Proc, os.Geteuid()); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(o.Proc, strconv.Itoa(o.PID))); err != nil {
-		return nil, fmt.Errorf("profile: no process %d: %w", o.PID, err)
-	}
-	d := &PerfData{perf: perf, cleanup: func() {}}
-	dir := o.Dir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "redline-profile-"); err != nil {
-			return nil, err
-		}
-		d.cleanup = func() { os.RemoveAll(dir) }
-	}
-	d.Path = filepath.Join(dir, "perf.data")
-	d.rec = Recording{PID: o.PID, Duration: o.Duration, Frequency: o.Frequency}
+	perf := d.perf
 	d.rec.Command = []string{perf, "record", "-F", strconv.Itoa(o.Frequency), "-g", "-p", strconv.Itoa(o.PID),
 		"--no-buildid-cache", "-o", d.Path, "--", "sleep", strconv.FormatFloat(o.Duration.Seconds(), 'f', 3, 64)}
 	if _, err := runStep(ctx, o.Duration+StepSlack, d.rec.Command); err != nil {

@@ -4,32 +4,15 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"redline/internal/labdata"
 	"sort"
 )
 
-// Function is one function's share of a profile. Self counts samples
-// whose leaf is the function (time in its own code); Total counts
-// samples with the function anywhere on the stack, once a sample.
-type Function struct {
-	Name     string  `json:"name"`
-	Kernel   bool    `json:"kernel"`
-	Self     int64   `json:"self"`
-	Total    int64   `json:"total"`
-	SelfPct  float64 `json:"self_pct"`
-	TotalPct float64 `json:"total_pct"`
-}
+// Function is saved in lab results: labdata.Function.
+type Function = labdata.Function
 
-// TopTable is a profile's functions, split user/kernel, each sorted by
-// self samples, then total, then name.
-type TopTable struct {
-	Samples int64 `json:"samples"`
-	// KernelSamples are samples whose leaf is kernel code: the server's
-	// time in system calls, softirqs run on its behalf and faults.
-	KernelSamples int64      `json:"kernel_samples"`
-	KernelPct     float64    `json:"kernel_pct"`
-	User          []Function `json:"user"`
-	Kernel        []Function `json:"kernel"`
-}
+// TopTable is saved in lab results: labdata.TopTable.
+type TopTable = labdata.TopTable
 
 // Top summarises p; n > 0 keeps only the first n functions of each side.
 // Thread-name roots are not functions and are left out.

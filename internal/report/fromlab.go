@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -27,6 +28,13 @@ func FromResult(res *labdata.Result, file string) *Report {
 	r.Notes = append(r.Notes, sequentialNotes(res)...)
 	r.Notes = append(r.Notes, noiseNotes(res)...)
 	r.Notes = append(r.Notes, seriesNotes(res)...)
+	r.Notes = append(r.Notes, samplingNotes(res)...)
+	if n := profileNote(res); n != "" {
+		r.Notes = append(r.Notes, n)
+	}
+	if file != "" {
+		r.resultDir = filepath.Dir(file)
+	}
 	r.Inputs = []InputInfo{labInput(res, file, "")}
 	return r
 }

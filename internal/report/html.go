@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"redline/internal/labdata"
@@ -47,6 +49,28 @@ type htmlView struct {
 	Inputs                                              []htmlInput
 	Servers, Clients                                    []string
 	Sweeps                                              []template.HTML
+	ServerTime                                          []htmlTable
+	ServerTimeIntro, ProfileIntro                       string
+	Profiles                                            []htmlProfile
+}
+
+// htmlProfile is one profiled run: its top functions, its moves against
+// the baseline, and its flame graphs embedded.
+type htmlProfile struct {
+	Workload, Variant, Headline string
+	Preempted                   string
+	NewWorkload                 bool
+	Top, Moves                  htmlTable
+	BaseSeq                     int
+	Flame, DiffFlame            htmlSVG
+}
+
+// htmlSVG is a flame graph embedded as its own document (an iframe's
+// srcdoc, sandboxed): its style stays its own, its hover titles work, and
+// the report still loads nothing from anywhere.
+type htmlSVG struct {
+	Doc    string
+	Height int
 }
 
 // htmlTable is a table of text cells; Class styles a cell ("num", "good").
@@ -95,6 +119,7 @@ func newHTMLView(r *Report) *htmlView {
 	v.Summary = summaryTables(r)
 	if r.Lab != nil {
 		v.labContext(r)
+		v.serverTime(r)
 	}
 	for i, w := range r.Workloads {
 		v.Workloads = append(v.Workloads, workloadView(r, w, i))
@@ -259,3 +284,46 @@ func codeSpans(s string) template.HTML {
 	}
 	return template.HTML(b.String())
 }
+
+func (v *htmlView) serverTime(r *Report) {
+	sts := serverTimes(r.Lab)
+	for _, w := range workloadOrder(sts) {
+		t := htmlTable{Title: w, Header: serverTimeHeader}
+		for _, row := range serverTimeRows(sts, w) {
+			t.Rows = append(t.Rows, cells(row, "", "num"))
+		}
+		v.ServerTime = append(v.ServerTime, t)
+	}
+	if len(sts) > 0 {
+		v.ServerTimeIntro = serverTimeIntro
+	}
+	workload := ""
+	for _, pv := range profileViews(r.Lab) {
+		hp := htmlProfile{Workload: pv.Workload, Variant: pv.Variant, Headline: pv.headline(), Preempted: pv.Preempted, NewWorkload: pv.Workload != workload,
+			BaseSeq: pv.BaseSeq, Top: htmlTable{Header: profileTopHeader}, Moves: htmlTable{Header: profileMoveHeader}}
+		workload = pv.Workload
+		for _, row := range pv.Top {
+			hp.Top.Rows = append(hp.Top.Rows, cells(row, "num", "", "num", "", "num"))
+		}
+		for _, row := range pv.Moves {
+			hp.Moves.Rows = append(hp.Moves.Rows, cells(row, "", "", "num", "num", "num"))
+		}
+		hp.Flame = embedSVG(r.resultDir, pv.Flame)
+		hp.DiffFlame = embedSVG(r.resultDir, pv.DiffFlame)
+		v.Profiles = append(v.Profiles, hp)
+	}
+	if len(v.Profiles) > 0 {
+		v.ProfileIntro = profileIntro
+	}
+}
+
+func embedSVG(dir, rel string) htmlSVG {
+	doc := inlineSVG(dir, rel)
+	h := 600
+	if m := svgHeight.FindStringSubmatch(doc); m != nil {
+		h, _ = strconv.Atoi(m[1])
+	}
+	return htmlSVG{Doc: doc, Height: h + 20}
+}
+
+var svgHeight = regexp.MustCompile(`<svg[^>]*\sheight="(\d+)"`)

@@ -31,6 +31,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	}
 	writeNotesMD(mw, r.Notes)
 	writeSummaryMD(mw, r)
+	if r.Lab != nil {
+		writeServerTimeMD(mw, r.Lab)
+		writeProfilesMD(mw, r.Lab)
+	}
 	writeSweepsMD(mw, r)
 	if r.Lab != nil {
 		writeLabContextMD(mw, r)

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -225,4 +226,81 @@ func runsWord(n int) string {
 		return "1 run"
 	}
 	return itoa(n) + " runs"
+}
+
+// writeServerTimeMD writes where the server's time went, per workload
+// and variant (the lab's per-run breakdowns, averaged).
+func writeServerTimeMD(mw *errWriter, res *labdata.Result) {
+	sts := serverTimes(res)
+	if len(sts) == 0 {
+		return
+	}
+	mw.printf("\n## Where the server's time went\n\n%s\n", serverTimeIntro)
+	for _, w := range workloadOrder(sts) {
+		mw.printf("\n**%s**\n", md(w))
+		table(mw, "lrllll", serverTimeHeader, mdRows(serverTimeRows(sts, w)))
+	}
+}
+
+func workloadOrder(sts []serverTime) []string {
+	var out []string
+	for _, st := range sts {
+		if !slices.Contains(out, st.Workload) {
+			out = append(out, st.Workload)
+		}
+	}
+	return out
+}
+
+// writeProfilesMD writes each profiled run's top functions and, for a
+// variant, what moved against the baseline, with links to the flame
+// graphs beside result.json.
+func writeProfilesMD(mw *errWriter, res *labdata.Result) {
+	pvs := profileViews(res)
+	if len(pvs) == 0 {
+		return
+	}
+	mw.printf("\n## CPU profiles\n\n%s\n", profileIntro)
+	workload := ""
+	for _, v := range pvs {
+		if v.Workload != workload {
+			workload = v.Workload
+			mw.printf("\n### %s\n", md(workload))
+		}
+		mw.printf("\n**%s**, %s.", md(v.Variant), md(v.headline()))
+		if v.Flame != "" {
+			mw.printf(" Flame graph: [%s](%s).", md(v.Flame), v.Flame)
+		}
+		if v.Preempted != "" {
+			mw.printf(" %s", md(v.Preempted))
+		}
+		mw.printf("\n")
+		if len(v.Top) > 0 {
+			table(mw, "rlrlr", profileTopHeader, codeCols(v.Top, 1, 3))
+		}
+		if len(v.Moves) > 0 {
+			mw.printf("\nMoved most against the baseline's run #%d:", v.BaseSeq)
+			if v.DiffFlame != "" {
+				mw.printf(" differential flame graph [%s](%s).", md(v.DiffFlame), v.DiffFlame)
+			}
+			mw.printf("\n")
+			table(mw, "llrrr", profileMoveHeader, codeCols(v.Moves, 0))
+		}
+	}
+}
+
+// codeCols copies rows for a Markdown table, function names (the given
+// columns) as code so underscores stay underscores.
+func codeCols(rows [][]string, cols ...int) [][]string {
+	out := make([][]string, len(rows))
+	for i, row := range rows {
+		out[i] = make([]string, len(row))
+		for j, c := range row {
+			out[i][j] = md(c)
+			if slices.Contains(cols, j) {
+				out[i][j] = code(c)
+			}
+		}
+	}
+	return out
 }

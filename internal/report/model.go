@@ -39,6 +39,9 @@ type Report struct {
 	markComputed bool
 	// design is the error budget of the comparisons the report computes.
 	design stats.Design
+	// resultDir is the lab result's directory, where its profiles' flame
+	// graphs are ("" when unknown).
+	resultDir string
 }
 
 // Workload is one row: a workload (and, in a merge, whatever else tells
