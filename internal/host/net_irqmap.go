@@ -21,7 +21,7 @@ import (
 //	eth0-Tx-Rx-3, ena-TxRx-3@pci:BUS ENA (ena-mgmnt@pci:BUS serves no queue)
 //	enp25s0_qp3, enp25s0_qp_3        hinic
 //	eth0-rxtx-3, eth0-event-0        vmxnet3 buddy-share mode, nfp, octeontx2 (the event vector serves no queue)
-//	eth0-tx-0-rx-3                   qlcnic (the first vector also serves tx-0)
+//	eth0-tx-0-rx-3                   qlcnic (the last rx ring's vector also serves tx-0)
 //	gve-ntfy-blk3@pci:BUS            gve (the first half of the blocks serve tx, the second rx)
 //	eth0-fp-3                        qede, bnx2x (fastpath)
 //	eth0-q3                          be2net, octeon_ep (event queue per queue pair)
@@ -40,6 +40,7 @@ type irqRule struct {
 	divisor int    // the driver counts queues by this step (hns3: 2)
 	driver  string // only for this driver
 	split   bool   // gve: the first half of the indexes are tx queues, the rest rx
+	alsoTx  []int  // qlcnic: tx queues the IRQ serves besides its own
 	why     string // for kind "": what the IRQ serves instead
 }
 
@@ -65,7 +66,7 @@ var irqRules = []irqRule{
 	{name: "driver-if-rx", tmpl: `{DRIVER}-{IF}-rx-(\d+)`, kind: QueueRx},
 	{name: "driver-if-tx", tmpl: `{DRIVER}-{IF}-tx-(\d+)`, kind: QueueTx},
 	{name: "if-txrx", tmpl: `{IF}-TxRx-(\d+)`, kind: QueueCombined},
-	{name: "qlcnic", tmpl: `{IF}-tx-0-rx-(\d+)`, kind: QueueCombined},
+	{name: "qlcnic", tmpl: `{IF}-tx-0-rx-(\d+)`, kind: QueueRx, alsoTx: []int{0}},
 	{name: "if-rx", tmpl: `{IF}-rx-(\d+)`, kind: QueueRx},
 	{name: "if-tx", tmpl: `{IF}-tx-(\d+)`, kind: QueueTx},
 	{name: "if-rxtx", tmpl: `{IF}-rxtx-(\d+)`, kind: QueueCombined},

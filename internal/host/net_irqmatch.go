@@ -218,7 +218,10 @@ func classifyIRQ(n *NIC, c irqMatch, rules []compiledRule) (matched, split bool)
 			if c.owner != "name" && c.owner != "" {
 				how += "; the NIC's by " + c.owner
 			}
-			n.QueueIRQs = append(n.QueueIRQs, QueueIRQ{IRQ: c.q.Number, Name: c.q.Name, Queue: idx, Kind: rule.kind, Rule: rule.name, How: how})
+			if len(rule.alsoTx) > 0 {
+				how += fmt.Sprintf("; also serves tx-%s", joinIntsDash(rule.alsoTx))
+			}
+			n.QueueIRQs = append(n.QueueIRQs, QueueIRQ{IRQ: c.q.Number, Name: c.q.Name, Queue: idx, Kind: rule.kind, Rule: rule.name, How: how, AlsoTx: rule.alsoTx})
 			return true, rule.split
 		}
 	}
@@ -307,6 +310,15 @@ func byVectorOrder(n *NIC, left []irqMatch) []irqMatch {
 	return nil
 }
 
+// joinIntsDash writes queue numbers as "0" or "0,2".
+func joinIntsDash(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
 // whyUnmatched says why an IRQ of the NIC was left unmapped.
 func whyUnmatched(n *NIC, c irqMatch, left int) string {
 	if len(c.actions) == 0 {
@@ -343,6 +355,11 @@ func assignQueueIRQs(n *NIC) {
 		}
 		if q := tx[m.Queue]; q != nil && m.Kind != QueueRx {
 			q.IRQs, found = append(q.IRQs, m.IRQ), true
+		}
+		for _, t := range m.AlsoTx {
+			if q := tx[t]; q != nil {
+				q.IRQs = append(q.IRQs, m.IRQ)
+			}
 		}
 		m.NoQueue = !found
 	}

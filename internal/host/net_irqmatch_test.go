@@ -60,7 +60,7 @@ func TestMatcherFamilies(t *testing.T) {
 			named("ens5f0-0", "ens5f0-1"), "100:combined-0(if-n) 101:combined-1(if-n)"},
 		{"qlcnic rx, tx and tx-0-rx", nicWithQueues("eth3", "qlcnic", bus, dev, 2),
 			named("eth3-tx-0-rx-0", "eth3-rx-1", "eth3-tx-1"),
-			"100:combined-0(qlcnic) 101:rx-1(if-rx) 102:tx-1(if-tx)"},
+			"100:rx-0(qlcnic) 101:rx-1(if-rx) 102:tx-1(if-tx)"},
 		{"qede fastpath", nicWithQueues("ens1f0", "qede", bus, dev, 1),
 			named("ens1f0-fp-0"), "100:combined-0(if-fp)"},
 		{"be2net event queues", nicWithQueues("eth4", "be2net", bus, dev, 2),

@@ -347,6 +347,9 @@ type QueueIRQ struct {
 	// NoQueue is true when the queue it names does not exist (mlx5 keeps
 	// a completion vector per CPU even with fewer channels).
 	NoQueue bool `json:"no_queue,omitempty"`
+	// AlsoTx are tx queues the IRQ serves besides its own queue (qlcnic's
+	// IF-tx-0-rx-N serves rx-N and tx-0).
+	AlsoTx []int `json:"also_tx,omitempty"`
 }
 
 // NICIRQ is an IRQ of a NIC that serves no queue, or could not be mapped.

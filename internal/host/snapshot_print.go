@@ -342,6 +342,9 @@ func queueName(m QueueIRQ) string {
 	if m.Kind == QueueCombined {
 		name = fmt.Sprintf("rx/tx-%d", m.Queue)
 	}
+	for _, t := range m.AlsoTx {
+		name += fmt.Sprintf("+tx-%d", t)
+	}
 	if m.NoQueue {
 		name += " (no such queue)"
 	}
