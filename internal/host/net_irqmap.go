@@ -25,6 +25,7 @@ import (
 //	gve-ntfy-blk3@pci:BUS            gve (the first half of the blocks serve tx, the second rx)
 //	eth0-fp-3                        qede, bnx2x (fastpath)
 //	eth0-q3                          be2net, octeon_ep (event queue per queue pair)
+//	enp5s0f4d1 (queue 3)             cxgb4, cxgb3 (Chelsio: "%s (queue %d)", one per queue set)
 //	mana_q3@pci:BUS                  Azure MANA (mana_hwc@pci:BUS serves no queue)
 //	virtio2-input.3, virtio2-output.3   virtio_net (virtio2-config serves no queue)
 
@@ -49,7 +50,7 @@ func (r irqRule) desc() string {
 	if strings.HasPrefix(r.name, "user:") {
 		return "user pattern " + strings.TrimPrefix(r.name, "user:")
 	}
-	d := strings.NewReplacer(`(\d+)`, "N", `\.`, ".", `_?`, "", `(?:`, "", `)`, "").Replace(r.tmpl)
+	d := strings.NewReplacer(`\(`, "(", `\)`, ")", `(\d+)`, "N", `\.`, ".", `_?`, "", `(?:`, "", `)`, "").Replace(r.tmpl)
 	return fmt.Sprintf("name %s %s", r.name, d)
 }
 
@@ -74,6 +75,7 @@ var irqRules = []irqRule{
 	{name: "if-n", tmpl: `{IF}-(\d+)`, kind: QueueCombined},
 	{name: "if-fp", tmpl: `{IF}-fp-(\d+)`, kind: QueueCombined},
 	{name: "if-q", tmpl: `{IF}-[qQ](\d+)`, kind: QueueCombined},
+	{name: "cxgb", tmpl: `{IF} \(queue (\d+)\)`, kind: QueueCombined},
 	{name: "mana", tmpl: `mana_q(\d+)@pci:{BUS}`, kind: QueueCombined},
 	{name: "mana", tmpl: `mana_hwc@pci:{BUS}`, why: "MANA hardware channel vector"},
 	{name: "ena", tmpl: `{IF}-Tx-Rx-(\d+)`, kind: QueueCombined},

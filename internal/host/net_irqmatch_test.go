@@ -65,6 +65,8 @@ func TestMatcherFamilies(t *testing.T) {
 			named("ens1f0-fp-0"), "100:combined-0(if-fp)"},
 		{"be2net event queues", nicWithQueues("eth4", "be2net", bus, dev, 2),
 			named("eth4-q0", "eth4-q1"), "100:combined-0(if-q) 101:combined-1(if-q)"},
+		{"cxgb4 queue sets", nicWithQueues("enp5s0f4d1", "cxgb4", bus, dev, 2),
+			named("enp5s0f4d1 (queue 0)", "enp5s0f4d1 (queue 1)"), "100:combined-0(cxgb) 101:combined-1(cxgb)"},
 		{"Azure MANA", nicWithQueues("enP30832s1", "mana", bus, dev, 1),
 			named("mana_hwc@pci:"+bus, "mana_q0@pci:"+bus), "101:combined-0(mana) other:100"},
 		{"r8169: the only vector of a single-queue NIC", nicWithQueues("enp3s0", "r8169", bus, dev, 1),
