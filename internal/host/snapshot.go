@@ -237,6 +237,10 @@ type IRQ struct {
 	Affinity  *CPUSet `json:"affinity,omitempty"`
 	Effective *CPUSet `json:"effective,omitempty"`
 	Node      *int    `json:"node,omitempty"`
+	// Hint is affinity_hint: the CPUs the driver meant the IRQ for
+	// (irq_set_affinity_hint, one per queue vector in most drivers). Read
+	// for NICs' IRQs only; nil when absent or empty (no hint set).
+	Hint *CPUSet `json:"affinity_hint,omitempty"`
 }
 
 // InterruptCounter is a named row of /proc/interrupts.

@@ -292,13 +292,22 @@ func (sw *summaryWriter) queueTable(n *NIC) {
 	if n.NUMANode != nil {
 		local = *n.NUMANode
 	}
-	rows := [][]string{{"queue", "irq", "name", "affinity", "effective", "nodes"}}
+	hints := slices.ContainsFunc(n.QueueIRQs, func(m QueueIRQ) bool {
+		q := sw.s.Interrupts.IRQ(m.IRQ)
+		return q != nil && q.Hint != nil
+	})
+	head := []string{"queue", "irq", "name", "affinity", "effective", "nodes"}
+	if hints {
+		// the driver's intended CPU beside where the IRQ goes
+		head = slices.Insert(head, 3, "hint")
+	}
+	rows := [][]string{head}
 	off := 0
 	for _, m := range n.QueueIRQs {
 		q := sw.s.Interrupts.IRQ(m.IRQ)
-		aff, eff, nodes := "-", "-", "-"
+		aff, eff, nodes, hint := "-", "-", "-", "-"
 		if q != nil {
-			aff, eff = setStr(q.Affinity), setStr(q.Effective)
+			aff, eff, hint = setStr(q.Affinity), setStr(q.Effective), setStr(q.Hint)
 			where := q.Effective
 			if where == nil || where.IsEmpty() {
 				where = q.Affinity
@@ -311,7 +320,11 @@ func (sw *summaryWriter) queueTable(n *NIC) {
 				}
 			}
 		}
-		rows = append(rows, []string{queueName(m), strconv.Itoa(m.IRQ), m.Name, aff, eff, nodes})
+		row := []string{queueName(m), strconv.Itoa(m.IRQ), m.Name, aff, eff, nodes}
+		if hints {
+			row = slices.Insert(row, 3, hint)
+		}
+		rows = append(rows, row)
 	}
 	sw.table(rows)
 	switch {
