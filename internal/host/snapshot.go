@@ -508,6 +508,12 @@ type NetStats struct {
 
 // TCPSummary counts TCP sockets.
 type TCPSummary struct {
+	// Scope says which sockets ByState counts: "ports" for the
+	// inspector's namespace (the listeners and the sockets of Ports,
+	// filtered in the kernel: a busy host's other sockets cost nothing),
+	// "" for every socket (another namespace's /proc/PID/net/tcp).
+	// /proc/net/sockstat has the namespace's totals.
+	Scope   string         `json:"scope,omitempty"`
 	ByState map[string]int `json:"by_state"` // "ESTABLISHED" -> n
 	// Ports counts sockets to and from the ports of interest (Redis's
 	// listening ports and Options.Ports).
