@@ -575,16 +575,25 @@ func (sw *summaryWriter) settings() {
 		}
 	}
 	sw.printf("  irqbalance %s\n", irqbalanceLine(s.Irqbalance))
-	processed, dropped, squeezed := softnetTotals(s.Softnet)
-	sw.printf("  softnet processed %d, dropped %d, time_squeeze %d", processed, dropped, squeezed)
-	if x := s.Net.TcpExt; x != nil {
-		sw.printf("; ListenOverflows %d, ListenDrops %d", x["ListenOverflows"], x["ListenDrops"])
+	var parts []string
+	if len(s.Softnet) > 0 {
+		processed, dropped, squeezed := softnetTotals(s.Softnet)
+		parts = append(parts, fmt.Sprintf("softnet processed %d, dropped %d, time_squeeze %d", processed, dropped, squeezed))
 	}
-	sw.printf("\n")
+	if x := s.Net.TcpExt; x != nil {
+		parts = append(parts, fmt.Sprintf("ListenOverflows %d, ListenDrops %d", x["ListenOverflows"], x["ListenDrops"]))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "softnet and TCP counters unknown (no /proc/net/softnet_stat or netstat here)")
+	}
+	sw.printf("  %s\n", strings.Join(parts, "; "))
 }
 
 func irqbalanceLine(ib Irqbalance) string {
 	state := "not running"
+	if ib.ProcessesSeen == 0 && !ib.Running {
+		state = "unknown (no process list here)"
+	}
 	if ib.Running {
 		state = fmt.Sprintf("running (pid %s)", joinInts(ib.PIDs))
 	}
