@@ -26,6 +26,7 @@ const hotShare90 = 0.9
 func checkIRQConcentration(f *doctor.Facts) doctor.Result {
 	universe, uev := irqCPUUniverse(f)
 	var evs []doctor.Evidence
+	var fired nicFindings
 	quiet, single := "", ""
 	for _, n := range f.TargetNICs() {
 		loads, sampled := nicLoads(f, n)
@@ -44,9 +45,13 @@ func checkIRQConcentration(f *doctor.Facts) doctor.Result {
 		hot := hotCPUs(by, total, hotShare90)
 		ev := doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts %s queue IRQs by CPU", n.Name), Value: shares(by, total, "CPU", 4), Note: countWindow(f, sampled, total)}
 		if 2*len(hot) <= want {
-			return fireConcentration(f, n, loads, hot, want, universe, append([]doctor.Evidence{ev, uev}, queueEvs(f, n, loads, sampled)...))
+			fired.add(fireConcentration(f, n, loads, hot, want, universe, append([]doctor.Evidence{ev, uev}, queueEvs(f, n, loads, sampled)...)))
+			continue
 		}
 		evs = append(evs, ev)
+	}
+	if r, ok := fired.result(); ok {
+		return r
 	}
 	switch {
 	case len(evs) > 0:

@@ -33,6 +33,7 @@ func checkIRQNodeSplit(f *doctor.Facts) doctor.Result {
 		return doctor.Skip("one NUMA node")
 	}
 	var evs []doctor.Evidence
+	var fired nicFindings
 	quiet := ""
 	for _, n := range f.TargetNICs() {
 		loads, sampled := nicLoads(f, n)
@@ -56,9 +57,13 @@ func checkIRQNodeSplit(f *doctor.Facts) doctor.Result {
 			continue
 		}
 		if len(bad) > 0 {
-			return fireNodeSplit(f, n, bad, len(loads), ref, known, append([]doctor.Evidence{refEv}, nodeEvs(f, n, bad, sampled)...))
+			fired.add(fireNodeSplit(f, n, bad, len(loads), ref, known, append([]doctor.Evidence{refEv}, nodeEvs(f, n, bad, sampled)...)))
+			continue
 		}
 		evs = append(evs, refEv, doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts %s queue IRQs by node", n.Name), Value: nodeSummary(f, loads), Note: window(sampled, "since boot")})
+	}
+	if r, ok := fired.result(); ok {
+		return r
 	}
 	switch {
 	case len(evs) > 0:
