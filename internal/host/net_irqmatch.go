@@ -61,10 +61,10 @@ type irqEvidence struct {
 }
 
 // namedForOther reports whether an IRQ name is another NIC's ("eth3-0"
-// on eth2's PCI function).
+// on eth2's PCI function, "enp5s0f4d1 (queue 3)" on enp5s0f4's).
 func (ev irqEvidence) namedForOther(self, name string) bool {
 	for _, o := range ev.nics {
-		if o != self && (name == o || strings.HasPrefix(name, o+"-") || strings.HasPrefix(name, o+"_") || strings.Contains(name, "-"+o+"-")) {
+		if o != self && (name == o || strings.HasPrefix(name, o+"-") || strings.HasPrefix(name, o+"_") || strings.HasPrefix(name, o+" ") || strings.Contains(name, "-"+o+"-")) {
 			return true
 		}
 	}

@@ -182,6 +182,24 @@ func TestMatcherSharedFunction(t *testing.T) {
 	}
 }
 
+// Chelsio's ports share one PCI function and name their vectors
+// "IF (queue N)": each port maps its own and leaves the other's alone.
+func TestMatcherSharedFunctionSpaceNames(t *testing.T) {
+	const bus = "0000:05:00.4"
+	ev := evidenceOf(msix(bus, "enp5s0f4 (queue 0)", "enp5s0f4d1 (queue 0)")...)
+	ev.nics = []string{"enp5s0f4", "enp5s0f4d1"}
+	for name, want := range map[string]string{
+		"enp5s0f4":   "100:combined-0(cxgb)",
+		"enp5s0f4d1": "101:combined-0(cxgb)",
+	} {
+		n := nicWithQueues(name, "cxgb4", bus, "/sys/devices/pci0000:00/"+bus, 1)
+		mapNIC(n, ev, irqRules, false)
+		if got := mapping(n); got != want {
+			t.Errorf("%s:\n got  %s\n want %s", name, got, want)
+		}
+	}
+}
+
 // An IRQ whose /proc/interrupts line has no name is named by its action
 // directory in /proc/irq/N.
 func TestMatcherActionDirs(t *testing.T) {

@@ -33,6 +33,7 @@ var Captures = map[string]func() *Capture{
 	"netutils-igb-ixgbe-2socket": NetutilsIgbIxgbeCapture,
 	"netutils-mlx5-q6700":        NetutilsMlx5Capture,
 	"vmware-vmxnet3-8cpu":        VmxnetCapture,
+	"chelsio-cxgb4-2port":        CxgbCapture,
 }
 
 // Capture is a fixture built from a public capture.

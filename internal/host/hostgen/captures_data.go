@@ -199,3 +199,18 @@ func VmxnetCapture() *Capture {
 		NICs:           []CaptureNIC{pciNIC("eth0", "vmxnet3", "0000:03:00.0", 8, 8)},
 	}
 }
+
+// CxgbCapture: a 24-CPU host with a Chelsio adapter whose two ports
+// (enp5s0f4, enp5s0f4d1) share PCI function 0000:05:00.4 and name their
+// queue-set vectors "IF (queue N)".
+func CxgbCapture() *Capture {
+	const bus = "0000:05:00.4"
+	return &Capture{
+		NCPU:           24,
+		InterruptsFile: "irqbalance-202-cxgb4.interrupts",
+		NICs: []CaptureNIC{
+			pciNIC("enp5s0f4", "cxgb4", bus, 4, 4),
+			pciNIC("enp5s0f4d1", "cxgb4", bus, 15, 15),
+		},
+	}
+}
