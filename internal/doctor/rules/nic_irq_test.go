@@ -289,3 +289,23 @@ func TestNodeSplitJudgesEveryServer(t *testing.T) {
 		})
 	}
 }
+
+// Queue 0 taking 95% of the interrupts on a CPU of its own while queue 1
+// runs on another CPU is RSS skew, not IRQ concentration: ok, noted. The
+// same counts with queue 1 also on CPU 0 fire.
+func TestConcentrationTellsSkewFromPlacement(t *testing.T) {
+	skew := make([][]uint64, 2)
+	shared := make([][]uint64, 2)
+	for q := range skew {
+		skew[q], shared[q] = make([]uint64, 8), make([]uint64, 8)
+	}
+	skew[0][0], skew[1][1] = 95000, 5000
+	shared[0][0], shared[1][0] = 95000, 5000
+	fd := runOne(t, nicTree(t, 8, skew), "nic-irq-concentration")
+	if fd.Status != doctor.OK || len(fd.Notes) == 0 || !strings.Contains(fd.Notes[0], "RSS sends most flows") {
+		t.Errorf("skew: %s %s%s %v", fd.Status, fd.Message, fd.Reason, fd.Notes)
+	}
+	if fd := runOne(t, nicTree(t, 8, shared), "nic-irq-concentration"); fd.Status != doctor.Fired {
+		t.Errorf("both on CPU 0: %s %s%s", fd.Status, fd.Message, fd.Reason)
+	}
+}
