@@ -110,67 +110,100 @@ func allFull(words []string) bool {
 }
 
 // FuzzQueueMatcher feeds the matcher NIC values and IRQ names with every
-// kind of evidence (msi_irqs, the PCI column, x86 hwirq, none) and checks
-// what must hold whatever the names: each IRQ is classified at most once,
-// each mapped IRQ says how and each other or unmapped IRQ why, and the
-// queues only list mapped IRQs.
+// kind of evidence (msi_irqs, the PCI column, x86 hwirq, none; action
+// directories; affinity_hint, distinct or shared) and checks what must
+// hold whatever the names: each IRQ is classified at most once, each
+// mapped IRQ says how and each other or unmapped IRQ why, the queues only
+// list mapped IRQs, and the hints never change the mapping.
 func FuzzQueueMatcher(f *testing.F) {
-	f.Add("eth0", "ixgbe", "0000:3b:00.0", "eth0-TxRx-0\neth0-TxRx-1\neth0", uint8(2), uint8(3), uint16(0))
-	f.Add("ens4", "gve", "0000:00:04.0", "gve-ntfy-blk0@pci:0000:00:04.0\ngve-ntfy-blk1@pci:0000:00:04.0\ngve-mgmnt@pci:0000:00:04.0", uint8(1), uint8(1), uint16(7))
-	f.Add("enp39s0", "ena", "0000:27:00.0", "ena-mgmnt@pci:0000:27:00.0\nenp39s0-Tx-Rx-0\n\n", uint8(4), uint8(1), uint16(0))
-	f.Add("eth0", "", "0000:00:03.0", "virtio1-config\nvirtio1-input.0\nvirtio1-output.0", uint8(1), uint8(0), uint16(5))
-	f.Add("eth9", "foo", "0000:65:00.1", "a\nb", uint8(2), uint8(2), uint16(0))
-	f.Add("x", "hns3", "0000:7d:00.0", "hns3-0000:7d:00.0-TxRx-2\nhclge-misc-0000:7d:00.0\nx-rx-99999999999999999999", uint8(3), uint8(3), uint16(1))
-	f.Fuzz(func(t *testing.T, ifname, driver, bus, names string, queues, chipKind uint8, msiMask uint16) {
+	f.Add("eth0", "ixgbe", "0000:3b:00.0", "eth0-TxRx-0\neth0-TxRx-1\neth0", uint8(2), uint8(3), uint16(0), uint16(0))
+	f.Add("ens4", "gve", "0000:00:04.0", "gve-ntfy-blk0@pci:0000:00:04.0\ngve-ntfy-blk1@pci:0000:00:04.0\ngve-mgmnt@pci:0000:00:04.0", uint8(1), uint8(1), uint16(7), uint16(3))
+	f.Add("enp39s0", "ena", "0000:27:00.0", "ena-mgmnt@pci:0000:27:00.0\nenp39s0-Tx-Rx-0\n\n", uint8(4), uint8(1), uint16(0), uint16(0))
+	f.Add("eth0", "", "0000:00:03.0", "virtio1-config\nvirtio1-input.0\nvirtio1-output.0", uint8(1), uint8(0), uint16(5), uint16(0xffff))
+	f.Add("eth9", "foo", "0000:65:00.1", "a\nb", uint8(2), uint8(2), uint16(0), uint16(0))
+	f.Add("x", "hns3", "0000:7d:00.0", "hns3-0000:7d:00.0-TxRx-2\nhclge-misc-0000:7d:00.0\nx-rx-99999999999999999999", uint8(3), uint8(3), uint16(1), uint16(5))
+	f.Fuzz(func(t *testing.T, ifname, driver, bus, names string, queues, chipKind uint8, msiMask, hintMask uint16) {
 		if ifname == "" || strings.ContainsAny(ifname, "/\n") {
 			return
 		}
-		n := nicWithQueues(ifname, driver, bus, "/sys/devices/pci0000:00/"+bus+"/virtio1", int(queues%40))
-		ev := irqEvidence{in: &Interrupts{CPUs: []int{0}}}
-		for i, name := range strings.Split(names, "\n") {
-			q := IRQ{Number: 100 + i, Counts: []uint64{0}, Name: name}
-			switch chipKind % 4 {
-			case 1:
-				q.Chip, q.HWIRQ = "PCI-MSIX-"+bus, strconv.Itoa(i)
-			case 2:
-				q.Chip, q.HWIRQ = "IR-PCI-MSI", strconv.Itoa(52955136+i)
-			case 3:
-				q.Chip, q.HWIRQ = "PCI-MSI-X", ""
+		n, ev := fuzzMatcherInput(ifname, driver, bus, names, queues, chipKind, msiMask)
+		// affinity_hint: a CPU per IRQ where hintMask says so, repeating
+		// every 4 IRQs when chipKind's bit 3 is set (shared hints).
+		ev.hint = func(irq int) *CPUSet {
+			i := irq - 100
+			if hintMask&(1<<(i%16)) == 0 {
+				return nil
 			}
-			if msiMask&(1<<(i%16)) != 0 {
-				n.MSIIRQs = append(n.MSIIRQs, q.Number)
+			cpu := i
+			if chipKind&8 != 0 {
+				cpu = i % 4
 			}
-			ev.in.IRQs = append(ev.in.IRQs, q)
+			set := NewCPUSet(cpu)
+			return &set
 		}
-		ev.actions = func(irq int) []string { return []string{ifname + "-TxRx-" + strconv.Itoa(irq%3)} }
 		mapNIC(n, ev, irqRules, chipKind&4 != 0)
-		seen := map[int]bool{}
-		mapped := map[int]bool{}
-		for _, m := range n.QueueIRQs {
-			if seen[m.IRQ] || m.How == "" || m.Queue < 0 || (m.Kind != QueueRx && m.Kind != QueueTx && m.Kind != QueueCombined) {
-				t.Fatalf("bad queue IRQ %+v (seen %v)", m, seen[m.IRQ])
-			}
-			seen[m.IRQ], mapped[m.IRQ] = true, true
+		// The hints are evidence shown, never a numbering: without them
+		// the mapping is the same.
+		bare, bev := fuzzMatcherInput(ifname, driver, bus, names, queues, chipKind, msiMask)
+		mapNIC(bare, bev, irqRules, chipKind&4 != 0)
+		if a, b := mapping(n), mapping(bare); a != b {
+			t.Fatalf("affinity_hint changed the mapping:\n with    %s\n without %s", a, b)
 		}
-		for _, m := range append(n.OtherIRQs, n.UnmappedIRQs...) {
-			if seen[m.IRQ] || m.Why == "" {
-				t.Fatalf("bad other/unmapped IRQ %+v (seen %v)", m, seen[m.IRQ])
-			}
-			seen[m.IRQ] = true
-		}
-		for _, q := range n.RxQueues {
-			for _, irq := range q.IRQs {
-				if !mapped[irq] {
-					t.Fatalf("rx-%d lists IRQ %d that is not mapped", q.Index, irq)
-				}
-			}
-		}
-		for _, q := range n.TxQueues {
-			for _, irq := range q.IRQs {
-				if !mapped[irq] {
-					t.Fatalf("tx-%d lists IRQ %d that is not mapped", q.Index, irq)
-				}
-			}
-		}
+		checkMatcherInvariants(t, n)
 	})
+}
+
+// fuzzMatcherInput builds the NIC and the IRQs of one fuzz case.
+func fuzzMatcherInput(ifname, driver, bus, names string, queues, chipKind uint8, msiMask uint16) (*NIC, irqEvidence) {
+	n := nicWithQueues(ifname, driver, bus, "/sys/devices/pci0000:00/"+bus+"/virtio1", int(queues%40))
+	ev := irqEvidence{in: &Interrupts{CPUs: []int{0}}}
+	for i, name := range strings.Split(names, "\n") {
+		q := IRQ{Number: 100 + i, Counts: []uint64{0}, Name: name}
+		switch chipKind % 4 {
+		case 1:
+			q.Chip, q.HWIRQ = "PCI-MSIX-"+bus, strconv.Itoa(i)
+		case 2:
+			q.Chip, q.HWIRQ = "IR-PCI-MSI", strconv.Itoa(52955136+i)
+		case 3:
+			q.Chip, q.HWIRQ = "PCI-MSI-X", ""
+		}
+		if msiMask&(1<<(i%16)) != 0 {
+			n.MSIIRQs = append(n.MSIIRQs, q.Number)
+		}
+		ev.in.IRQs = append(ev.in.IRQs, q)
+	}
+	ev.actions = func(irq int) []string { return []string{ifname + "-TxRx-" + strconv.Itoa(irq%3)} }
+	return n, ev
+}
+
+// checkMatcherInvariants is what holds whatever the names and evidence.
+func checkMatcherInvariants(t *testing.T, n *NIC) {
+	seen := map[int]bool{}
+	mapped := map[int]bool{}
+	for _, m := range n.QueueIRQs {
+		if seen[m.IRQ] || m.How == "" || m.Queue < 0 || (m.Kind != QueueRx && m.Kind != QueueTx && m.Kind != QueueCombined) {
+			t.Fatalf("bad queue IRQ %+v (seen %v)", m, seen[m.IRQ])
+		}
+		seen[m.IRQ], mapped[m.IRQ] = true, true
+	}
+	for _, m := range append(n.OtherIRQs, n.UnmappedIRQs...) {
+		if seen[m.IRQ] || m.Why == "" {
+			t.Fatalf("bad other/unmapped IRQ %+v (seen %v)", m, seen[m.IRQ])
+		}
+		seen[m.IRQ] = true
+	}
+	for _, q := range n.RxQueues {
+		for _, irq := range q.IRQs {
+			if !mapped[irq] {
+				t.Fatalf("rx-%d lists IRQ %d that is not mapped", q.Index, irq)
+			}
+		}
+	}
+	for _, q := range n.TxQueues {
+		for _, irq := range q.IRQs {
+			if !mapped[irq] {
+				t.Fatalf("tx-%d lists IRQ %d that is not mapped", q.Index, irq)
+			}
+		}
+	}
 }

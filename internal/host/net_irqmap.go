@@ -21,10 +21,11 @@ import (
 //	eth0-Tx-Rx-3, ena-TxRx-3@pci:BUS ENA (ena-mgmnt@pci:BUS serves no queue)
 //	enp25s0_qp3, enp25s0_qp_3        hinic
 //	eth0-rxtx-3, eth0-event-0        vmxnet3 buddy-share mode, nfp, octeontx2 (the event vector serves no queue)
-//	eth0-tx-0-rx-3                   qlcnic (the first vector also serves tx-0)
+//	eth0-tx-0-rx-3                   qlcnic (the last rx ring's vector also serves tx-0)
 //	gve-ntfy-blk3@pci:BUS            gve (the first half of the blocks serve tx, the second rx)
 //	eth0-fp-3                        qede, bnx2x (fastpath)
 //	eth0-q3                          be2net, octeon_ep (event queue per queue pair)
+//	enp5s0f4d1 (queue 3)             cxgb4, cxgb3 (Chelsio: "%s (queue %d)", one per queue set)
 //	mana_q3@pci:BUS                  Azure MANA (mana_hwc@pci:BUS serves no queue)
 //	virtio2-input.3, virtio2-output.3   virtio_net (virtio2-config serves no queue)
 
@@ -40,6 +41,7 @@ type irqRule struct {
 	divisor int    // the driver counts queues by this step (hns3: 2)
 	driver  string // only for this driver
 	split   bool   // gve: the first half of the indexes are tx queues, the rest rx
+	alsoTx  []int  // qlcnic: tx queues the IRQ serves besides its own
 	why     string // for kind "": what the IRQ serves instead
 }
 
@@ -48,7 +50,7 @@ func (r irqRule) desc() string {
 	if strings.HasPrefix(r.name, "user:") {
 		return "user pattern " + strings.TrimPrefix(r.name, "user:")
 	}
-	d := strings.NewReplacer(`(\d+)`, "N", `\.`, ".", `_?`, "", `(?:`, "", `)`, "").Replace(r.tmpl)
+	d := strings.NewReplacer(`\(`, "(", `\)`, ")", `(\d+)`, "N", `\.`, ".", `_?`, "", `(?:`, "", `)`, "").Replace(r.tmpl)
 	return fmt.Sprintf("name %s %s", r.name, d)
 }
 
@@ -65,7 +67,7 @@ var irqRules = []irqRule{
 	{name: "driver-if-rx", tmpl: `{DRIVER}-{IF}-rx-(\d+)`, kind: QueueRx},
 	{name: "driver-if-tx", tmpl: `{DRIVER}-{IF}-tx-(\d+)`, kind: QueueTx},
 	{name: "if-txrx", tmpl: `{IF}-TxRx-(\d+)`, kind: QueueCombined},
-	{name: "qlcnic", tmpl: `{IF}-tx-0-rx-(\d+)`, kind: QueueCombined},
+	{name: "qlcnic", tmpl: `{IF}-tx-0-rx-(\d+)`, kind: QueueRx, alsoTx: []int{0}},
 	{name: "if-rx", tmpl: `{IF}-rx-(\d+)`, kind: QueueRx},
 	{name: "if-tx", tmpl: `{IF}-tx-(\d+)`, kind: QueueTx},
 	{name: "if-rxtx", tmpl: `{IF}-rxtx-(\d+)`, kind: QueueCombined},
@@ -73,6 +75,7 @@ var irqRules = []irqRule{
 	{name: "if-n", tmpl: `{IF}-(\d+)`, kind: QueueCombined},
 	{name: "if-fp", tmpl: `{IF}-fp-(\d+)`, kind: QueueCombined},
 	{name: "if-q", tmpl: `{IF}-[qQ](\d+)`, kind: QueueCombined},
+	{name: "cxgb", tmpl: `{IF} \(queue (\d+)\)`, kind: QueueCombined},
 	{name: "mana", tmpl: `mana_q(\d+)@pci:{BUS}`, kind: QueueCombined},
 	{name: "mana", tmpl: `mana_hwc@pci:{BUS}`, why: "MANA hardware channel vector"},
 	{name: "ena", tmpl: `{IF}-Tx-Rx-(\d+)`, kind: QueueCombined},

@@ -36,7 +36,7 @@ func mapQueueIRQs(r *reader) {
 		user = append(user, rule)
 	}
 	rules := append(user, irqRules...)
-	ev := irqEvidence{in: &r.snap.Interrupts, actions: r.irqActionDirs}
+	ev := irqEvidence{in: &r.snap.Interrupts, actions: r.irqActionDirs, hint: r.irqHint}
 	for _, n := range r.snap.NICs {
 		if !n.Virtual {
 			ev.nics = append(ev.nics, n.Name)
@@ -52,6 +52,8 @@ type irqEvidence struct {
 	in *Interrupts
 	// actions lists the action directories of /proc/irq/N (nil: none).
 	actions func(irq int) []string
+	// hint reads /proc/irq/N/affinity_hint (nil: none).
+	hint func(irq int) *CPUSet
 	// nics are the names of the host's NICs with a device: a PCI
 	// function can carry several (mlx4's two ports), and one port's
 	// vectors are not the other's to report.
@@ -59,10 +61,10 @@ type irqEvidence struct {
 }
 
 // namedForOther reports whether an IRQ name is another NIC's ("eth3-0"
-// on eth2's PCI function).
+// on eth2's PCI function, "enp5s0f4d1 (queue 3)" on enp5s0f4's).
 func (ev irqEvidence) namedForOther(self, name string) bool {
 	for _, o := range ev.nics {
-		if o != self && (name == o || strings.HasPrefix(name, o+"-") || strings.HasPrefix(name, o+"_") || strings.Contains(name, "-"+o+"-")) {
+		if o != self && (name == o || strings.HasPrefix(name, o+"-") || strings.HasPrefix(name, o+"_") || strings.HasPrefix(name, o+" ") || strings.Contains(name, "-"+o+"-")) {
 			return true
 		}
 	}
@@ -79,6 +81,16 @@ func (r *reader) irqActionDirs(irq int) []string {
 		}
 	}
 	return out
+}
+
+// irqHint reads /proc/irq/N/affinity_hint, a CPU mask ("00000000,00000004");
+// a mask with no CPU means the driver set no hint.
+func (r *reader) irqHint(irq int) *CPUSet {
+	set, ok := r.cpuMask(fmt.Sprintf("/proc/irq/%d/affinity_hint", irq))
+	if !ok || set.Len() == 0 {
+		return nil
+	}
+	return set
 }
 
 // msiChip matches a chip column that names the PCI function (6.2+:
@@ -175,6 +187,9 @@ func candidates(n *NIC, ev irqEvidence, vars nicVars, tryAll bool) []irqMatch {
 		if len(c.actions) == 0 && c.owner != "" && ev.actions != nil {
 			c.actions = ev.actions(q.Number)
 		}
+		if q.Hint == nil && c.owner != "" && ev.hint != nil {
+			q.Hint = ev.hint(q.Number)
+		}
 		out = append(out, c)
 	}
 	return out
@@ -218,7 +233,10 @@ func classifyIRQ(n *NIC, c irqMatch, rules []compiledRule) (matched, split bool)
 			if c.owner != "name" && c.owner != "" {
 				how += "; the NIC's by " + c.owner
 			}
-			n.QueueIRQs = append(n.QueueIRQs, QueueIRQ{IRQ: c.q.Number, Name: c.q.Name, Queue: idx, Kind: rule.kind, Rule: rule.name, How: how})
+			if len(rule.alsoTx) > 0 {
+				how += fmt.Sprintf("; also serves tx-%s", joinIntsDash(rule.alsoTx))
+			}
+			n.QueueIRQs = append(n.QueueIRQs, QueueIRQ{IRQ: c.q.Number, Name: c.q.Name, Queue: idx, Kind: rule.kind, Rule: rule.name, How: how, AlsoTx: rule.alsoTx})
 			return true, rule.split
 		}
 	}
@@ -301,10 +319,56 @@ func byVectorOrder(n *NIC, left []irqMatch) []irqMatch {
 		return a.q.Number - b.q.Number
 	})
 	how := fmt.Sprintf("vector order: the NIC's %d vectors (by %s) that no name rule matched, in vector order, for %d queues", nq, left[0].owner, nq)
+	how += hintOrder(ordered)
 	for i, c := range ordered {
 		n.QueueIRQs = append(n.QueueIRQs, QueueIRQ{IRQ: c.q.Number, Name: c.q.Name, Queue: i, Kind: QueueCombined, Rule: "order", How: how})
 	}
 	return nil
+}
+
+// joinIntsDash writes queue numbers as "0" or "0,2".
+func joinIntsDash(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// hintOrder says what the drivers' affinity hints add to a vector-order
+// mapping: a driver hints queue i's vector at the i-th CPU of its spread
+// (cpumask_local_spread), so distinct one-CPU hints show the vectors are
+// distinct queues; the CPUs themselves do not number the queues (the
+// spread starts on the device's node), so they confirm, never reorder.
+func hintOrder(ordered []irqMatch) string {
+	seen := map[int]bool{}
+	var cpus []int
+	for _, c := range ordered {
+		h := c.q.Hint
+		if h == nil {
+			return ""
+		}
+		l := h.CPUs()
+		if len(l) != 1 || seen[l[0]] {
+			return fmt.Sprintf("; affinity_hint does not tell the vectors apart (%s)", hintList(ordered))
+		}
+		seen[l[0]] = true
+		cpus = append(cpus, l[0])
+	}
+	return fmt.Sprintf("; the driver's affinity_hint gives each a CPU of its own (%s)", joinIntsDash(cpus))
+}
+
+// hintList writes the vectors' hints, "-" for none.
+func hintList(ms []irqMatch) string {
+	var out []string
+	for _, c := range ms {
+		if c.q.Hint == nil {
+			out = append(out, "-")
+			continue
+		}
+		out = append(out, c.q.Hint.String())
+	}
+	return strings.Join(out, " ")
 }
 
 // whyUnmatched says why an IRQ of the NIC was left unmapped.
@@ -343,6 +407,11 @@ func assignQueueIRQs(n *NIC) {
 		}
 		if q := tx[m.Queue]; q != nil && m.Kind != QueueRx {
 			q.IRQs, found = append(q.IRQs, m.IRQ), true
+		}
+		for _, t := range m.AlsoTx {
+			if q := tx[t]; q != nil {
+				q.IRQs = append(q.IRQs, m.IRQ)
+			}
 		}
 		m.NoQueue = !found
 	}

@@ -1,9 +1,15 @@
 package host
 
 import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+
+	"redline/internal/testutil"
 )
 
 // irqLine is one IRQ for the matcher's tests: number, chip, hwirq, name.
@@ -60,11 +66,13 @@ func TestMatcherFamilies(t *testing.T) {
 			named("ens5f0-0", "ens5f0-1"), "100:combined-0(if-n) 101:combined-1(if-n)"},
 		{"qlcnic rx, tx and tx-0-rx", nicWithQueues("eth3", "qlcnic", bus, dev, 2),
 			named("eth3-tx-0-rx-0", "eth3-rx-1", "eth3-tx-1"),
-			"100:combined-0(qlcnic) 101:rx-1(if-rx) 102:tx-1(if-tx)"},
+			"100:rx-0(qlcnic) 101:rx-1(if-rx) 102:tx-1(if-tx)"},
 		{"qede fastpath", nicWithQueues("ens1f0", "qede", bus, dev, 1),
 			named("ens1f0-fp-0"), "100:combined-0(if-fp)"},
 		{"be2net event queues", nicWithQueues("eth4", "be2net", bus, dev, 2),
 			named("eth4-q0", "eth4-q1"), "100:combined-0(if-q) 101:combined-1(if-q)"},
+		{"cxgb4 queue sets", nicWithQueues("enp5s0f4d1", "cxgb4", bus, dev, 2),
+			named("enp5s0f4d1 (queue 0)", "enp5s0f4d1 (queue 1)"), "100:combined-0(cxgb) 101:combined-1(cxgb)"},
 		{"Azure MANA", nicWithQueues("enP30832s1", "mana", bus, dev, 1),
 			named("mana_hwc@pci:"+bus, "mana_q0@pci:"+bus), "101:combined-0(mana) other:100"},
 		{"r8169: the only vector of a single-queue NIC", nicWithQueues("enp3s0", "r8169", bus, dev, 1),
@@ -174,6 +182,24 @@ func TestMatcherSharedFunction(t *testing.T) {
 	}
 }
 
+// Chelsio's ports share one PCI function and name their vectors
+// "IF (queue N)": each port maps its own and leaves the other's alone.
+func TestMatcherSharedFunctionSpaceNames(t *testing.T) {
+	const bus = "0000:05:00.4"
+	ev := evidenceOf(msix(bus, "enp5s0f4 (queue 0)", "enp5s0f4d1 (queue 0)")...)
+	ev.nics = []string{"enp5s0f4", "enp5s0f4d1"}
+	for name, want := range map[string]string{
+		"enp5s0f4":   "100:combined-0(cxgb)",
+		"enp5s0f4d1": "101:combined-0(cxgb)",
+	} {
+		n := nicWithQueues(name, "cxgb4", bus, "/sys/devices/pci0000:00/"+bus, 1)
+		mapNIC(n, ev, irqRules, false)
+		if got := mapping(n); got != want {
+			t.Errorf("%s:\n got  %s\n want %s", name, got, want)
+		}
+	}
+}
+
 // An IRQ whose /proc/interrupts line has no name is named by its action
 // directory in /proc/irq/N.
 func TestMatcherActionDirs(t *testing.T) {
@@ -192,5 +218,71 @@ func TestMatcherActionDirs(t *testing.T) {
 	}
 	if how := n.QueueIRQs[1].How; !strings.Contains(how, "action directory") || !strings.Contains(how, "PCI column") {
 		t.Errorf("how %q", how)
+	}
+}
+
+// affinity_hint is evidence, not a numbering: distinct one-CPU hints say
+// the vectors a vector-order mapping took are distinct queues; shared or
+// missing hints are said, and the order stays the vectors'.
+func TestMatcherAffinityHint(t *testing.T) {
+	const bus = "0000:3b:00.0"
+	one := func(cpu int) *CPUSet { s := NewCPUSet(cpu); return &s }
+	for _, tt := range []struct {
+		name  string
+		hints map[int]*CPUSet
+		how   string
+	}{
+		{"distinct", map[int]*CPUSet{100: one(20), 101: one(0)}, "affinity_hint gives each a CPU of its own (20,0)"},
+		{"shared", map[int]*CPUSet{100: one(3), 101: one(3)}, "affinity_hint does not tell the vectors apart (3 3)"},
+		{"none", nil, "for 2 queues"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			n := nicWithQueues("eth9", "foo", bus, "/sys/devices/pci0000:3a/"+bus, 2, 100, 101)
+			ev := evidenceOf(named("foo-a", "foo-b")...)
+			ev.hint = func(irq int) *CPUSet { return tt.hints[irq] }
+			mapNIC(n, ev, irqRules, false)
+			if got, want := mapping(n), "100:combined-0(order) 101:combined-1(order)"; got != want {
+				t.Fatalf("mapping\n got  %s\n want %s", got, want)
+			}
+			if how := n.QueueIRQs[0].How; !strings.HasSuffix(how, tt.how) {
+				t.Errorf("how %q, want it to end in %q", how, tt.how)
+			}
+		})
+	}
+}
+
+// A tree's affinity_hint files reach the NIC's IRQs (an all-zero mask is
+// no hint) and inspect's queue table.
+func TestReadAffinityHint(t *testing.T) {
+	dir := testutil.CopyTree(t, filepath.Join(hostsDir, "netutils-qlcnic-2socket"))
+	for irq, mask := range map[int]string{88: "00000000,00000000,00000004", 89: "00000000,00000000,00000000"} {
+		p := filepath.Join(dir, "proc", "irq", strconv.Itoa(irq))
+		if err := os.MkdirAll(p, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(p, "affinity_hint"), []byte(mask+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fs, err := NewFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(fs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := s.Interrupts.IRQ(88).Hint; h == nil || h.List() != "2" {
+		t.Errorf("IRQ 88 hint %v, want 2", h)
+	}
+	if h := s.Interrupts.IRQ(89).Hint; h != nil {
+		t.Errorf("IRQ 89 hint %v, want none (all-zero mask)", h)
+	}
+	var b bytes.Buffer
+	if err := WriteSummary(&b, s); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^\s+rx-0\s+88\s+eth0-rx-0\s+2\s`).Match(b.Bytes()) {
+		t.Errorf("summary has no hint column for IRQ 88:\n%s", b.String())
 	}
 }

@@ -191,13 +191,11 @@ func b2i(b bool) int {
 	return 0
 }
 
-// readTCPProbe summarises the inspector's namespace: all states, and the
-// ports of the Redis processes in it plus Options.Ports.
+// readTCPProbe summarises the inspector's namespace: the listeners and
+// the sockets of the ports of the Redis processes in it plus
+// Options.Ports (TCPSummary.Scope "ports"), and each such process's
+// connections by NIC.
 func readTCPProbe(r *reader) error {
-	socks, found := r.tcpTables(r.selfNetNS, "/proc/net")
-	if !found {
-		return nil
-	}
 	ports := slices.Clone(r.opts.Ports)
 	for _, p := range r.snap.Processes {
 		if p.NetNSIsInspector {
@@ -206,6 +204,18 @@ func readTCPProbe(r *reader) error {
 			}
 		}
 	}
+	slices.Sort(ports)
+	ports = slices.Compact(ports)
+	socks, found := r.selfPortSockets(ports)
+	if !found {
+		return nil
+	}
 	r.snap.Net.TCP = summarizeTCP(socks, ports)
+	r.snap.Net.TCP.Scope = "ports"
+	for i := range r.snap.Processes {
+		if p := &r.snap.Processes[i]; p.NetNSIsInspector {
+			p.Traffic = processTraffic(r.snap, socks, p)
+		}
+	}
 	return nil
 }

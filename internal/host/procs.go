@@ -182,13 +182,16 @@ func readProcNet(r *reader, p *Process) {
 	if !p.NetNSIsInspector {
 		dir = fmt.Sprintf("/proc/%d/net", p.PID)
 	}
+	if p.NetNSIsInspector {
+		// the sockets of its ports come once all listeners are known
+		// (readTCPProbe), from a dump filtered on them
+		p.Listen = listeningSockets(r.selfListeners(), socketInodes(r, p.PID))
+		p.ListenNICs = listenNICs(r.snap, p)
+		return
+	}
 	socks, _ := r.tcpTables(p.NetNS, dir)
 	p.Listen = listeningSockets(socks, socketInodes(r, p.PID))
-	if p.NetNSIsInspector {
-		p.ListenNICs = listenNICs(r.snap, p)
-		p.Traffic = processTraffic(r.snap, socks, p)
-	}
-	if p.NetNSIsInspector || p.NetNS == 0 {
+	if p.NetNS == 0 {
 		return
 	}
 	p.NetSysctls = readNetnsSysctls(r, p.PID, p.NetNS)
@@ -213,12 +216,12 @@ func readProcNet(r *reader, p *Process) {
 func socketInodes(r *reader, pid int) map[uint64]bool {
 	out := map[uint64]bool{}
 	dir := fmt.Sprintf("/proc/%d/fd", pid)
-	for _, fd := range numbered(r.dir(dir), "") {
-		target, err := r.fs.Readlink(fmt.Sprintf("%s/%d", dir, fd))
-		if err != nil {
-			continue // closed meanwhile
-		}
-		if s, ok := strings.CutPrefix(target, "socket:["); ok {
+	var names []string
+	for _, e := range r.dir(dir) {
+		names = append(names, e.Name)
+	}
+	for _, target := range r.fs.ReadlinksIn(dir, names) {
+		if s, ok := strings.CutPrefix(target, "socket:["); ok { // "" when closed meanwhile
 			if ino, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
 				out[ino] = true
 			}

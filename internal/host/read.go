@@ -103,6 +103,7 @@ type reader struct {
 	selfNetNS  uint64 // the inspector's network namespace inode (0: unknown)
 	mountinfo  []mount
 	tcpCache   map[string]tcpTable
+	listeners  *[]tcpSocket // the inspector's namespace's, once read (sock_diag.go)
 	memo       map[string]memoFile
 }
 

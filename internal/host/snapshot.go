@@ -237,6 +237,10 @@ type IRQ struct {
 	Affinity  *CPUSet `json:"affinity,omitempty"`
 	Effective *CPUSet `json:"effective,omitempty"`
 	Node      *int    `json:"node,omitempty"`
+	// Hint is affinity_hint: the CPUs the driver meant the IRQ for
+	// (irq_set_affinity_hint, one per queue vector in most drivers). Read
+	// for NICs' IRQs only; nil when absent or empty (no hint set).
+	Hint *CPUSet `json:"affinity_hint,omitempty"`
 }
 
 // InterruptCounter is a named row of /proc/interrupts.
@@ -347,6 +351,9 @@ type QueueIRQ struct {
 	// NoQueue is true when the queue it names does not exist (mlx5 keeps
 	// a completion vector per CPU even with fewer channels).
 	NoQueue bool `json:"no_queue,omitempty"`
+	// AlsoTx are tx queues the IRQ serves besides its own queue (qlcnic's
+	// IF-tx-0-rx-N serves rx-N and tx-0).
+	AlsoTx []int `json:"also_tx,omitempty"`
 }
 
 // NICIRQ is an IRQ of a NIC that serves no queue, or could not be mapped.
@@ -501,6 +508,12 @@ type NetStats struct {
 
 // TCPSummary counts TCP sockets.
 type TCPSummary struct {
+	// Scope says which sockets ByState counts: "ports" for the
+	// inspector's namespace (the listeners and the sockets of Ports,
+	// filtered in the kernel: a busy host's other sockets cost nothing),
+	// "" for every socket (another namespace's /proc/PID/net/tcp).
+	// /proc/net/sockstat has the namespace's totals.
+	Scope   string         `json:"scope,omitempty"`
 	ByState map[string]int `json:"by_state"` // "ESTABLISHED" -> n
 	// Ports counts sockets to and from the ports of interest (Redis's
 	// listening ports and Options.Ports).

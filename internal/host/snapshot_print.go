@@ -292,13 +292,22 @@ func (sw *summaryWriter) queueTable(n *NIC) {
 	if n.NUMANode != nil {
 		local = *n.NUMANode
 	}
-	rows := [][]string{{"queue", "irq", "name", "affinity", "effective", "nodes"}}
+	hints := slices.ContainsFunc(n.QueueIRQs, func(m QueueIRQ) bool {
+		q := sw.s.Interrupts.IRQ(m.IRQ)
+		return q != nil && q.Hint != nil
+	})
+	head := []string{"queue", "irq", "name", "affinity", "effective", "nodes"}
+	if hints {
+		// the driver's intended CPU beside where the IRQ goes
+		head = slices.Insert(head, 3, "hint")
+	}
+	rows := [][]string{head}
 	off := 0
 	for _, m := range n.QueueIRQs {
 		q := sw.s.Interrupts.IRQ(m.IRQ)
-		aff, eff, nodes := "-", "-", "-"
+		aff, eff, nodes, hint := "-", "-", "-", "-"
 		if q != nil {
-			aff, eff = setStr(q.Affinity), setStr(q.Effective)
+			aff, eff, hint = setStr(q.Affinity), setStr(q.Effective), setStr(q.Hint)
 			where := q.Effective
 			if where == nil || where.IsEmpty() {
 				where = q.Affinity
@@ -311,7 +320,11 @@ func (sw *summaryWriter) queueTable(n *NIC) {
 				}
 			}
 		}
-		rows = append(rows, []string{queueName(m), strconv.Itoa(m.IRQ), m.Name, aff, eff, nodes})
+		row := []string{queueName(m), strconv.Itoa(m.IRQ), m.Name, aff, eff, nodes}
+		if hints {
+			row = slices.Insert(row, 3, hint)
+		}
+		rows = append(rows, row)
 	}
 	sw.table(rows)
 	switch {
@@ -341,6 +354,9 @@ func queueName(m QueueIRQ) string {
 	name := fmt.Sprintf("%s-%d", m.Kind, m.Queue)
 	if m.Kind == QueueCombined {
 		name = fmt.Sprintf("rx/tx-%d", m.Queue)
+	}
+	for _, t := range m.AlsoTx {
+		name += fmt.Sprintf("+tx-%d", t)
 	}
 	if m.NoQueue {
 		name += " (no such queue)"
@@ -559,16 +575,25 @@ func (sw *summaryWriter) settings() {
 		}
 	}
 	sw.printf("  irqbalance %s\n", irqbalanceLine(s.Irqbalance))
-	processed, dropped, squeezed := softnetTotals(s.Softnet)
-	sw.printf("  softnet processed %d, dropped %d, time_squeeze %d", processed, dropped, squeezed)
-	if x := s.Net.TcpExt; x != nil {
-		sw.printf("; ListenOverflows %d, ListenDrops %d", x["ListenOverflows"], x["ListenDrops"])
+	var parts []string
+	if len(s.Softnet) > 0 {
+		processed, dropped, squeezed := softnetTotals(s.Softnet)
+		parts = append(parts, fmt.Sprintf("softnet processed %d, dropped %d, time_squeeze %d", processed, dropped, squeezed))
 	}
-	sw.printf("\n")
+	if x := s.Net.TcpExt; x != nil {
+		parts = append(parts, fmt.Sprintf("ListenOverflows %d, ListenDrops %d", x["ListenOverflows"], x["ListenDrops"]))
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "softnet and TCP counters unknown (no /proc/net/softnet_stat or netstat here)")
+	}
+	sw.printf("  %s\n", strings.Join(parts, "; "))
 }
 
 func irqbalanceLine(ib Irqbalance) string {
 	state := "not running"
+	if ib.ProcessesSeen == 0 && !ib.Running {
+		state = "unknown (no process list here)"
+	}
 	if ib.Running {
 		state = fmt.Sprintf("running (pid %s)", joinInts(ib.PIDs))
 	}

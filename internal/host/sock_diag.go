@@ -2,7 +2,9 @@ package host
 
 import (
 	"encoding/binary"
+	"errors"
 	"fmt"
+	"slices"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -11,31 +13,99 @@ import (
 // On the live machine the inspector's own network namespace's TCP sockets
 // come from netlink sock_diag (what `ss -tan` uses: a binary dump of
 // inet_diag_msg records), not from /proc/net/tcp, whose text the kernel
-// formats and redline parses line by line (91 ms at 18,000 sockets). The
-// dump has no file, so it is kept under the virtual path sockdiag/tcp: the
-// 72-byte inet_diag_msg of each socket as the kernel sent it (attributes
-// dropped, host-order fields stored little-endian); a capture writes it
-// there and a fixture tree answers from it, or from /proc/net/tcp when it
-// has none.
+// formats and redline parses line by line (91 ms at 18,000 sockets). Only
+// the sockets the snapshot uses are dumped, filtered in the kernel: the
+// listeners (a LISTEN-only dump walks the listening hash, not the
+// established one), then the sockets of the ports of interest (Redis's
+// listening ports, Options.Ports) through an inet_diag bytecode filter, so
+// that 20,000 client sockets of other services cost the kernel's walk but
+// no records. The dumps have no file, so they are kept under the virtual
+// paths sockdiag/tcp-listen and sockdiag/tcp-ports: the 72-byte
+// inet_diag_msg of each socket as the kernel sent it (attributes dropped,
+// host-order fields stored little-endian); a capture writes them there and
+// a fixture tree answers from them, or from sockdiag/tcp (an unfiltered
+// dump, older captures) or /proc/net/tcp filtered the same way.
 //
 //	offset 0 family (2 or 10), 1 state, 4 sport (big-endian), 6 dport,
 //	8 src (16 bytes, network order), 24 dst, 68 inode
 
-const sockDiagPath = "/sockdiag/tcp"
+const (
+	sockDiagPath       = "/sockdiag/tcp"
+	sockDiagListenPath = "/sockdiag/tcp-listen"
+	sockDiagPortsPath  = "/sockdiag/tcp-ports"
+)
 
-// readSockDiag returns the inspector's namespace's TCP sockets from the
-// sock_diag dump; found is false when there is none (a fixture tree
-// without it, or a kernel that refuses the dump).
+// allStates selects every TCP state in a sock_diag request.
+const allStates = 0xffffffff
+
+// readSockDiag returns the inspector's namespace's TCP sockets from an
+// unfiltered sock_diag dump; found is false when there is none (a fixture
+// tree without it, or a kernel that refuses the dump).
 func (r *reader) readSockDiag() (socks []tcpSocket, found bool) {
-	data, err := r.fs.readVirtual(sockDiagPath, dumpTCPSockDiag)
+	return r.sockDiagAt(sockDiagPath, func() ([]byte, error) { return dumpTCPSockDiagPorts(allStates, nil) })
+}
+
+func (r *reader) sockDiagAt(vpath string, live func() ([]byte, error)) (socks []tcpSocket, found bool) {
+	data, err := r.fs.readVirtual(vpath, live)
 	if err != nil {
-		return nil, false // /proc/net/tcp says the same, slower
+		return nil, false // the fallbacks say the same, slower
 	}
 	socks, err = parseSockDiag(data)
 	if err != nil {
-		r.fail(inFile(err, sockDiagPath))
+		r.fail(inFile(err, vpath))
 	}
 	return socks, true
+}
+
+// selfListeners returns the listening TCP sockets of the inspector's
+// namespace (cached): a LISTEN-only dump, or the whole table filtered.
+func (r *reader) selfListeners() []tcpSocket {
+	if r.listeners != nil {
+		return *r.listeners
+	}
+	socks, found := r.sockDiagAt(sockDiagListenPath, func() ([]byte, error) { return dumpTCPSockDiagPorts(1<<tcpListen, nil) })
+	if !found {
+		all, _ := r.tcpTables(r.selfNetNS, "/proc/net")
+		socks = filterSockets(all, true, nil)
+	}
+	r.listeners = &socks
+	return socks
+}
+
+// selfPortSockets returns the inspector's namespace's listeners and the
+// other sockets whose local or remote port is one of ports; found is false
+// when no source lists the namespace's sockets.
+func (r *reader) selfPortSockets(ports []int) (socks []tcpSocket, found bool) {
+	listen := r.selfListeners()
+	var rest []tcpSocket
+	if len(ports) > 0 {
+		rest, found = r.sockDiagAt(sockDiagPortsPath, func() ([]byte, error) {
+			return dumpTCPSockDiagPorts(allStates&^(1<<tcpListen), ports)
+		})
+	}
+	if !found {
+		all, ok := r.tcpTables(r.selfNetNS, "/proc/net")
+		if !ok && len(listen) == 0 {
+			return nil, false
+		}
+		rest = all
+	}
+	return append(slices.Clone(listen), filterSockets(rest, false, ports)...), true
+}
+
+// filterSockets keeps the listeners (listen) or the other sockets of the
+// ports, as the kernel's filters do.
+func filterSockets(socks []tcpSocket, listen bool, ports []int) []tcpSocket {
+	var out []tcpSocket
+	for _, s := range socks {
+		if listen != (s.state == tcpListen) {
+			continue
+		}
+		if listen || slices.Contains(ports, s.localPort) || slices.Contains(ports, s.remPort) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // parseSockDiag parses the sockdiag/tcp records.
@@ -81,33 +151,23 @@ const (
 	inetDiagMsgLen = 72
 )
 
-// dumpTCPSockDiag dumps every TCP socket of the caller's network
-// namespace, IPv4 then IPv6, into sockdiag/tcp records.
-func dumpTCPSockDiag() ([]byte, error) {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
-	if err != nil {
-		return nil, fmt.Errorf("sock_diag: %w", err)
-	}
-	defer unix.Close(fd)
-	var out []byte
-	buf := make([]byte, 1<<16)
-	for i, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
-		if out, err = sockDiagDump(fd, fam, uint32(i+1), buf, out); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-func sockDiagDump(fd int, family uint8, seq uint32, buf, out []byte) ([]byte, error) {
-	req := make([]byte, unix.NLMSG_HDRLEN+inetDiagReqLen)
+// sockDiagDumpFiltered dumps the family's TCP sockets in the given states
+// (a bit per TCP state) that the bytecode accepts (nil: all).
+func sockDiagDumpFiltered(fd int, family uint8, seq, states uint32, bc []byte, buf, out []byte) ([]byte, error) {
+	req := make([]byte, unix.NLMSG_HDRLEN+inetDiagReqLen, unix.NLMSG_HDRLEN+inetDiagReqLen+unix.SizeofNlAttr+len(bc))
 	ne := binary.NativeEndian
-	ne.PutUint32(req[0:], uint32(len(req)))
 	ne.PutUint16(req[4:], unix.SOCK_DIAG_BY_FAMILY)
 	ne.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
 	ne.PutUint32(req[8:], seq)
 	req[16], req[17] = family, unix.IPPROTO_TCP
-	ne.PutUint32(req[20:], 0xffffffff) // every state, as /proc/net/tcp lists them
+	ne.PutUint32(req[20:], states)
+	if len(bc) > 0 {
+		attr := make([]byte, unix.SizeofNlAttr)
+		ne.PutUint16(attr[0:], uint16(unix.SizeofNlAttr+len(bc)))
+		ne.PutUint16(attr[2:], inetDiagReqBytecode)
+		req = append(append(req, attr...), bc...)
+	}
+	ne.PutUint32(req[0:], uint32(len(req)))
 	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return out, fmt.Errorf("sock_diag: send: %w", err)
 	}
@@ -141,13 +201,98 @@ func sockDiagDump(fd int, family uint8, seq uint32, buf, out []byte) ([]byte, er
 	}
 }
 
+// The inet_diag bytecode (include/uapi/linux/inet_diag.h): each op is
+// {code, yes, no}; the kernel follows yes or no by the op's result and
+// keeps a socket that lands exactly on the end.
+const (
+	inetDiagReqBytecode = 1 // INET_DIAG_REQ_BYTECODE
+	inetDiagBcJmp       = 1
+	inetDiagBcSEq       = 11 // Linux 4.17+
+	inetDiagBcDEq       = 12
+)
+
+// portsBytecode accepts a socket whose local or remote port is one of
+// ports: "sport == p0 || dport == p0 || sport == p1 ...", laid out as ss
+// lays out its ORs (each test jumps past the rest when true; the last
+// one's false jumps 4 bytes past the end, which rejects).
+func portsBytecode(ports []int) []byte {
+	type cond struct {
+		code uint8
+		port uint16
+	}
+	var conds []cond
+	for _, p := range ports {
+		conds = append(conds, cond{inetDiagBcSEq, uint16(p)}, cond{inetDiagBcDEq, uint16(p)})
+	}
+	ne := binary.NativeEndian
+	var bc []byte
+	// built from the last test back: OR(c, rest) = c{yes 8, no 12}, JMP{yes 4, no len(rest)+4}, rest
+	for i := len(conds) - 1; i >= 0; i-- {
+		op := make([]byte, 8)
+		op[0] = conds[i].code
+		op[1] = 8
+		ne.PutUint16(op[2:], 12)
+		ne.PutUint16(op[6:], conds[i].port)
+		if len(bc) == 0 {
+			bc = op
+			continue
+		}
+		jmp := make([]byte, 4)
+		jmp[0], jmp[1] = inetDiagBcJmp, 4
+		ne.PutUint16(jmp[2:], uint16(len(bc)+4))
+		bc = append(append(op, jmp...), bc...)
+	}
+	return bc
+}
+
+// dumpTCPSockDiagPorts dumps the caller's namespace's TCP sockets in
+// states (a bit per state), IPv4 then IPv6, of the ports (nil: all) into
+// sockdiag records. A kernel before 4.17 refuses the port test (EINVAL):
+// then every socket in those states is dumped and filtered here.
+func dumpTCPSockDiagPorts(states uint32, ports []int) ([]byte, error) {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	if err != nil {
+		return nil, fmt.Errorf("sock_diag: %w", err)
+	}
+	defer unix.Close(fd)
+	var out []byte
+	buf := make([]byte, 1<<16)
+	bc := portsBytecode(ports)
+	for i, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
+		if out, err = sockDiagDumpFiltered(fd, fam, uint32(i+1), states, bc, buf, out); err != nil {
+			if bc != nil && errors.Is(err, syscall.EINVAL) {
+				return dumpPortsFilteredHere(states, ports)
+			}
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// dumpPortsFilteredHere is the port filter for kernels without S_EQ/D_EQ.
+func dumpPortsFilteredHere(states uint32, ports []int) ([]byte, error) {
+	data, err := dumpTCPSockDiagPorts(states, nil)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for off := 0; off+inetDiagMsgLen <= len(data); off += inetDiagMsgLen {
+		d := data[off : off+inetDiagMsgLen]
+		sp, dp := int(binary.BigEndian.Uint16(d[4:])), int(binary.BigEndian.Uint16(d[6:]))
+		if slices.Contains(ports, sp) || slices.Contains(ports, dp) {
+			out = append(out, d...)
+		}
+	}
+	return out, nil
+}
+
 // TCPPortUse counts the TCP sockets of the calling thread's network
 // namespace (dumped through sock_diag, as ss does): inRange is those not
 // listening whose local port is in [lo, hi] (the ephemeral ports in use,
 // TIME_WAIT included), timeWait those in TIME_WAIT. Call it on a locked
 // thread inside the namespace (netns.Do).
 func TCPPortUse(lo, hi int) (inRange, timeWait int, err error) {
-	data, err := dumpTCPSockDiag()
+	data, err := dumpTCPSockDiagPorts(allStates&^(1<<tcpListen), nil)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -159,7 +304,7 @@ func TCPPortUse(lo, hi int) (inRange, timeWait int, err error) {
 		if s.state == tcpTimeWait {
 			timeWait++
 		}
-		if s.state != tcpListen && s.localPort >= lo && s.localPort <= hi {
+		if s.localPort >= lo && s.localPort <= hi {
 			inRange++
 		}
 	}

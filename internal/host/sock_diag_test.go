@@ -1,11 +1,20 @@
 package host
 
 import (
+	"context"
+	"crypto/rand"
 	"encoding/binary"
+	"encoding/hex"
+	"fmt"
 	"net"
+	"os"
+	"os/exec"
 	"slices"
 	"syscall"
 	"testing"
+
+	"redline/internal/netns"
+	"redline/internal/testutil"
 )
 
 // diagRecord builds an inet_diag_msg record as sockdiag/tcp stores it.
@@ -62,7 +71,7 @@ func TestLiveSockDiagMatchesProcNetTCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	data, err := dumpTCPSockDiag()
+	data, err := dumpTCPSockDiagPorts(allStates, nil)
 	if err != nil {
 		t.Skipf("sock_diag unavailable here: %v", err)
 	}
@@ -99,98 +108,174 @@ func TestLiveSockDiagMatchesProcNetTCP(t *testing.T) {
 }
 
 // BenchmarkLiveSnapshotTCP20k times a live snapshot (the inspect path)
-// with at least 20,000 loopback TCP sockets: 9,500 open connections (both
-// ends, 19,000 file descriptors: RLIMIT_NOFILE is raised, and hard limits
-// of 20,000 are common) and 1,000 in TIME_WAIT (which hold none):
+// in a network namespace of its own holding at least 20,000 loopback TCP
+// sockets: 9,500 open connections (both ends, 19,000 file descriptors:
+// RLIMIT_NOFILE is raised) and 1,000 in TIME_WAIT (which hold none). It
+// needs root (ip netns add); the namespace keeps other work's sockets out.
 //
 //	go test ./internal/host -run XXX -bench LiveSnapshotTCP -benchtime 10x
 //
-// "snapshot" is the whole Read, "sockdiag" and "proc-net-tcp" the two ways
-// to list the sockets alone.
+// "redis-port" is a Redis host whose 20,000 sockets are its clients (the
+// port of interest: every socket is dumped), "other-port" one whose
+// 20,000 sockets belong to another service (the kernel filters them out);
+// "dump-*" time the sock_diag dumps alone, "proc-net-tcp" the text table
+// redline no longer reads.
 func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 	fs := liveFS(b)
+	testutil.NeedRoot(b)
 	const conns, timeWait = 9500, 1000
 	raiseNoFile(b, 2*conns+400)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer ln.Close()
+	ns := benchNetns(b)
+	var busy, quiet net.Listener
 	var open []net.Conn
-	defer func() {
+	b.Cleanup(func() {
 		for _, c := range open {
 			c.Close()
 		}
-	}()
-	for i := 0; i < conns; i++ {
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			b.Fatalf("connection %d: %v", i, err)
+	})
+	err := netns.Do(ns, func() error {
+		if out, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
+			return fmt.Errorf("lo up: %v: %s", err, out)
 		}
-		s, err := ln.Accept()
-		if err != nil {
-			b.Fatal(err)
+		var err error
+		if busy, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			return err
 		}
-		open = append(open, c, s)
+		quiet, err = net.Listen("tcp", "127.0.0.1:0")
+		return err
+	})
+	if err != nil {
+		b.Fatal(err)
 	}
-	for i := 0; i < timeWait; i++ {
-		c, err := net.Dial("tcp", ln.Addr().String())
+	b.Cleanup(func() { busy.Close(); quiet.Close() })
+	dial := func(ln net.Listener, keep bool) {
+		c, err := netns.Dialer(ns)(context.Background(), "tcp", ln.Addr().String())
 		if err != nil {
 			b.Fatal(err)
 		}
 		s, err := ln.Accept()
 		if err != nil {
 			b.Fatal(err)
+		}
+		if keep {
+			open = append(open, c, s)
+			return
 		}
 		c.Close() // the side that closes first waits in TIME_WAIT
 		s.Close()
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	if data, err := dumpTCPSockDiag(); err == nil {
-		socks, _ := parseSockDiag(data)
-		b.Logf("%d TCP sockets in this namespace", len(socks))
-		if len(socks) < 2*conns+timeWait {
-			b.Fatalf("only %d sockets", len(socks))
+	for i := 0; i < conns; i++ {
+		dial(busy, true)
+	}
+	for i := 0; i < timeWait; i++ {
+		dial(busy, false)
+	}
+	dial(quiet, true)
+	busyPort, quietPort := busy.Addr().(*net.TCPAddr).Port, quiet.Addr().(*net.TCPAddr).Port
+	inNS := func(fn func() error) {
+		if err := netns.Do(ns, fn); err != nil {
+			b.Fatal(err)
 		}
 	}
-	b.Run("snapshot", func(b *testing.B) {
-		defer reportCPU(b)()
-		for b.Loop() {
-			s, err := Read(fs, Options{Ports: []int{port}})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if s.Net.TCP == nil || s.Net.TCP.ByState["ESTABLISHED"] < 2*conns {
-				b.Fatalf("TCP summary %+v", s.Net.TCP)
-			}
+	inNS(func() error {
+		data, err := dumpTCPSockDiagPorts(allStates, nil)
+		if err != nil {
+			return err
 		}
+		socks, _ := parseSockDiag(data)
+		b.Logf("%d TCP sockets in namespace %s", len(socks), ns)
+		if len(socks) < 2*conns+timeWait {
+			return fmt.Errorf("only %d sockets", len(socks))
+		}
+		return nil
 	})
-	b.Run("sockdiag", func(b *testing.B) {
+	// In redis-port this process plays the redis-server: it listens and
+	// holds the 19,000 sockets' fds (scanned for its listeners). In
+	// other-port no process is scanned and the port of interest is the
+	// quiet listener's. The machine's other redis-servers are not part of
+	// either scene.
+	self := Options{PIDs: []int{os.Getpid()}, Ports: []int{busyPort}}
+	none := Options{Comms: []string{"redline-no-such-process"}, Ports: []int{quietPort}}
+	for _, tc := range []struct {
+		name string
+		opts Options
+		port int
+		want int // established sockets of the port, both ends
+	}{{"redis-port", self, busyPort, 2 * conns}, {"other-port", none, quietPort, 2}} {
+		b.Run("snapshot-"+tc.name, func(b *testing.B) {
+			defer reportCPU(b)()
+			for b.Loop() {
+				inNS(func() error {
+					s, err := Read(fs, tc.opts)
+					if err != nil {
+						return err
+					}
+					if s.Net.TCP == nil || s.Net.TCP.ByState["ESTABLISHED"] != tc.want {
+						return fmt.Errorf("TCP summary %+v, want %d established", s.Net.TCP, tc.want)
+					}
+					return nil
+				})
+			}
+		})
+		b.Run("dump-"+tc.name, func(b *testing.B) {
+			defer reportCPU(b)()
+			for b.Loop() {
+				inNS(func() error {
+					data, err := dumpTCPSockDiagPorts(allStates&^(1<<tcpListen), []int{tc.port})
+					if err != nil {
+						return err
+					}
+					_, err = parseSockDiag(data)
+					return err
+				})
+			}
+		})
+	}
+	b.Run("dump-all", func(b *testing.B) {
 		defer reportCPU(b)()
 		for b.Loop() {
-			data, err := dumpTCPSockDiag()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := parseSockDiag(data); err != nil {
-				b.Fatal(err)
-			}
+			inNS(func() error {
+				data, err := dumpTCPSockDiagPorts(allStates, nil)
+				if err != nil {
+					return err
+				}
+				_, err = parseSockDiag(data)
+				return err
+			})
 		}
 	})
 	b.Run("proc-net-tcp", func(b *testing.B) {
 		defer reportCPU(b)()
 		for b.Loop() {
-			for _, fam := range []string{"tcp", "tcp6"} {
-				data, err := readAll("/proc/net/" + fam)
-				if err != nil {
-					b.Fatal(err)
+			inNS(func() error {
+				// /proc/net follows the thread group leader's namespace:
+				// the namespace's own table is under thread-self
+				for _, fam := range []string{"tcp", "tcp6"} {
+					data, err := readAll("/proc/thread-self/net/" + fam)
+					if err != nil {
+						return err
+					}
+					if _, err := parseTCP(data, fam); err != nil {
+						return err
+					}
 				}
-				if _, err := parseTCP(data, fam); err != nil {
-					b.Fatal(err)
-				}
-			}
+				return nil
+			})
 		}
 	})
+}
+
+// benchNetns makes a network namespace for the benchmark and removes it
+// afterwards.
+func benchNetns(b *testing.B) string {
+	var r [3]byte
+	rand.Read(r[:])
+	name := "redline-sockbench-" + hex.EncodeToString(r[:])
+	if out, err := exec.Command("ip", "netns", "add", name).CombinedOutput(); err != nil {
+		b.Skipf("ip netns add: %v: %s", err, out)
+	}
+	b.Cleanup(func() { exec.Command("ip", "netns", "del", name).Run() })
+	return name
 }
 
 // reportCPU reports the process's CPU time (user + system) per operation
@@ -226,4 +311,116 @@ func raiseNoFile(b *testing.B, n uint64) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old) })
+}
+
+// The kernel's filters give what filtering the whole table gives: the
+// LISTEN-only dump every listener, the port bytecode exactly the sockets
+// to or from those ports (several ports, IPv4 and IPv6), and the Go
+// filter the same on the unfiltered dump.
+func TestLiveSockDiagFilters(t *testing.T) {
+	liveFS(t)
+	var lns []net.Listener
+	var conns []net.Conn
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+		for _, l := range lns {
+			l.Close()
+		}
+	}()
+	for _, addr := range []string{"127.0.0.1:0", "127.0.0.1:0", "[::1]:0"} {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			if addr == "[::1]:0" {
+				continue // no IPv6 loopback here
+			}
+			t.Fatal(err)
+		}
+		lns = append(lns, ln)
+		for i := 0; i < 2; i++ {
+			c, err := net.Dial("tcp", ln.Addr().String())
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := ln.Accept()
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c, s)
+		}
+	}
+	portOf := func(l net.Listener) int { return l.Addr().(*net.TCPAddr).Port }
+	ports := []int{portOf(lns[0])}
+	if len(lns) == 3 {
+		ports = append(ports, portOf(lns[2]))
+	}
+	all, err := dumpTCPSockDiagPorts(allStates, nil)
+	if err != nil {
+		t.Skipf("sock_diag unavailable here: %v", err)
+	}
+	whole, err := parseSockDiag(all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sorted := func(s []tcpSocket) []tcpSocket {
+		slices.SortFunc(s, func(a, b tcpSocket) int { return int(a.inode) - int(b.inode) })
+		return s
+	}
+	for _, tc := range []struct {
+		name   string
+		states uint32
+		ports  []int
+		listen bool
+	}{
+		{"listeners", 1 << tcpListen, nil, true},
+		{"ports", allStates &^ (1 << tcpListen), ports, false},
+	} {
+		data, err := dumpTCPSockDiagPorts(tc.states, tc.ports)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got, err := parseSockDiag(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// other tests' sockets come and go: compare on this test's ports
+		mine := func(s []tcpSocket) []tcpSocket {
+			var out []tcpSocket
+			for _, x := range s {
+				for _, l := range lns {
+					if x.localPort == portOf(l) || x.remPort == portOf(l) {
+						out = append(out, x)
+						break
+					}
+				}
+			}
+			return sorted(out)
+		}
+		want := mine(filterSockets(whole, tc.listen, tc.ports))
+		if g := mine(got); !slices.Equal(g, want) {
+			t.Errorf("%s:\n kernel-filtered %+v\n Go-filtered     %+v", tc.name, g, want)
+		}
+		if tc.name == "ports" && len(want) != 4*len(ports) {
+			t.Errorf("ports %v: %d sockets, want %d (2 connections, both ends, per port)", ports, len(want), 4*len(ports))
+		}
+		if tc.name == "listeners" && len(want) != len(lns) {
+			t.Errorf("%d listeners, want %d", len(want), len(lns))
+		}
+	}
+}
+
+func TestPortsBytecode(t *testing.T) {
+	// sport==6379 || dport==6379: S_EQ{yes 8,no 12} 0,0,6379  JMP{4, 12}  D_EQ{8, 12} 0,0,6379
+	bc := portsBytecode([]int{6379})
+	if len(bc) != 20 || bc[0] != inetDiagBcSEq || bc[8] != inetDiagBcJmp || bc[12] != inetDiagBcDEq {
+		t.Fatalf("bytecode % x", bc)
+	}
+	ne := binary.NativeEndian
+	if ne.Uint16(bc[6:]) != 6379 || ne.Uint16(bc[10:]) != 12 || ne.Uint16(bc[18:]) != 6379 {
+		t.Errorf("bytecode % x", bc)
+	}
+	if portsBytecode(nil) != nil {
+		t.Error("no ports: want no bytecode")
+	}
 }

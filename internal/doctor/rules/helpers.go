@@ -198,3 +198,32 @@ func affinityList(irq *host.IRQ) string {
 	}
 	return irq.Affinity.List()
 }
+
+// nicFindings keeps the first NIC's finding of a per-NIC rule (its
+// evidence and fix) and notes every other NIC where the rule fires too, so
+// that a host with two misplaced NICs shows both.
+type nicFindings struct {
+	first  *doctor.Result
+	others []string
+}
+
+func (nf *nicFindings) add(r doctor.Result) {
+	if nf.first == nil {
+		nf.first = &r
+		return
+	}
+	nf.others = append(nf.others, r.Message)
+}
+
+// result is the first finding with the others noted; ok is false when
+// no NIC fired.
+func (nf *nicFindings) result() (doctor.Result, bool) {
+	if nf.first == nil {
+		return doctor.Result{}, false
+	}
+	r := *nf.first
+	for _, m := range nf.others {
+		r = r.Note("also: %s (run with --nic to see its evidence and fix)", m)
+	}
+	return r, true
+}

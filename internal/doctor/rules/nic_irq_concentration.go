@@ -26,6 +26,8 @@ const hotShare90 = 0.9
 func checkIRQConcentration(f *doctor.Facts) doctor.Result {
 	universe, uev := irqCPUUniverse(f)
 	var evs []doctor.Evidence
+	var fired nicFindings
+	var skewed []string
 	quiet, single := "", ""
 	for _, n := range f.TargetNICs() {
 		loads, sampled := nicLoads(f, n)
@@ -44,13 +46,30 @@ func checkIRQConcentration(f *doctor.Facts) doctor.Result {
 		hot := hotCPUs(by, total, hotShare90)
 		ev := doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts %s queue IRQs by CPU", n.Name), Value: shares(by, total, "CPU", 4), Note: countWindow(f, sampled, total)}
 		if 2*len(hot) <= want {
-			return fireConcentration(f, n, loads, hot, want, universe, append([]doctor.Evidence{ev, uev}, queueEvs(f, n, loads, sampled)...))
+			if q := queuesHomedOn(loads, hot); q <= len(hot) && silentQueues(loads) == 0 {
+				// each hot CPU is one queue's own and every queue took
+				// interrupts elsewhere: the traffic, not the IRQ
+				// placement, is concentrated (a silent queue shows
+				// nothing of where its IRQ goes: that still fires)
+				skewed = append(skewed, fmt.Sprintf("%s: queue(s) %s took %.0f%% of its queue interrupts, each on a CPU of its own (CPU %s)", n.Name, joinInts(queuesOn(loads, hot)), pct(sumOn(by, hot), total), joinInts(hot)))
+				evs = append(evs, ev)
+				continue
+			}
+			fired.add(fireConcentration(f, n, loads, hot, want, universe, append([]doctor.Evidence{ev, uev}, queueEvs(f, n, loads, sampled)...)))
+			continue
 		}
 		evs = append(evs, ev)
 	}
+	if r, ok := fired.result(); ok {
+		return r
+	}
 	switch {
 	case len(evs) > 0:
-		return doctor.Pass("queue interrupts are spread over as many CPUs as there are queues").With(append(evs, uev)...)
+		r := doctor.Pass("queue interrupts are spread over as many CPUs as there are queues").With(append(evs, uev)...)
+		for _, s := range skewed {
+			r = r.Note("%s: RSS sends most flows to few queues, which moving IRQs cannot change (ethtool -x shows the indirection table)", s)
+		}
+		return r
 	case quiet != "":
 		return doctor.Unchecked("too few interrupts to judge: %s", quiet)
 	case single != "":
@@ -94,4 +113,38 @@ func queueEvs(f *doctor.Facts, n *host.NIC, loads []queueLoad, sampled bool) []d
 		evs = append(evs, loadEv(f, n, l, sampled))
 	}
 	return evs
+}
+
+// queuesOn lists the queues whose busiest CPU is one of cpus.
+func queuesOn(loads []queueLoad, cpus []int) []int {
+	var out []int
+	for _, l := range loads {
+		if l.Total > 0 && contains(cpus, busiestCPU(l)) {
+			out = append(out, l.Queue)
+		}
+	}
+	return out
+}
+
+// queuesHomedOn counts the queues whose busiest CPU is one of cpus.
+func queuesHomedOn(loads []queueLoad, cpus []int) int { return len(queuesOn(loads, cpus)) }
+
+// sumOn is the interrupts delivered to cpus.
+func sumOn(by map[int]uint64, cpus []int) uint64 {
+	var n uint64
+	for _, c := range cpus {
+		n += by[c]
+	}
+	return n
+}
+
+// silentQueues counts the queues that took no interrupt.
+func silentQueues(loads []queueLoad) int {
+	n := 0
+	for _, l := range loads {
+		if l.Total == 0 {
+			n++
+		}
+	}
+	return n
 }

@@ -33,6 +33,7 @@ func checkIRQNodeSplit(f *doctor.Facts) doctor.Result {
 		return doctor.Skip("one NUMA node")
 	}
 	var evs []doctor.Evidence
+	var fired nicFindings
 	quiet := ""
 	for _, n := range f.TargetNICs() {
 		loads, sampled := nicLoads(f, n)
@@ -56,9 +57,13 @@ func checkIRQNodeSplit(f *doctor.Facts) doctor.Result {
 			continue
 		}
 		if len(bad) > 0 {
-			return fireNodeSplit(f, n, bad, len(loads), ref, known, append([]doctor.Evidence{refEv}, nodeEvs(f, n, bad, sampled)...))
+			fired.add(fireNodeSplit(f, n, bad, len(loads), ref, known, append([]doctor.Evidence{refEv}, nodeEvs(f, n, bad, sampled)...)))
+			continue
 		}
 		evs = append(evs, refEv, doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts %s queue IRQs by node", n.Name), Value: nodeSummary(f, loads), Note: window(sampled, "since boot")})
+	}
+	if r, ok := fired.result(); ok {
+		return r
 	}
 	switch {
 	case len(evs) > 0:
@@ -70,21 +75,72 @@ func checkIRQNodeSplit(f *doctor.Facts) doctor.Result {
 }
 
 // referenceNode is the node a NIC's queue interrupts belong on: the NIC's,
-// else the node of the server's main thread (said in the evidence).
+// else the node every redis-server's main thread runs on (each named in
+// the evidence); with servers on several nodes there is no one node to
+// keep them on, and only splits are judged.
 func referenceNode(f *doctor.Facts, n *host.NIC) (int, doctor.Evidence, bool) {
 	if node, ok := nicNode(n); ok {
 		return node, nodeEv(n), true
 	}
-	if t := f.MainThread(); t != nil && t.CPU != nil {
-		if node, ok := f.NodeOf(*t.CPU); ok {
-			p := f.RedisProcess()
-			return node, doctor.Evidence{Source: fmt.Sprintf("/proc/%d/task/%d/stat last CPU", p.PID, t.TID), Value: fmt.Sprint(*t.CPU),
-				Note: fmt.Sprintf("node %d: the NIC's node is unknown (%s = %s), so Redis's node is the reference", node, nodeEv(n).Source, nodeEv(n).Value)}, true
+	unknown := fmt.Sprintf("the NIC's node is unknown (%s = %s)", nodeEv(n).Source, nodeEv(n).Value)
+	servers := redisNodes(f)
+	nodes := map[int]bool{}
+	var where, srcs []string
+	for _, s := range servers {
+		nodes[s.node] = true
+		where = append(where, fmt.Sprintf("pid %d: CPU %d, node %d", s.pid, s.cpu, s.node))
+		srcs = append(srcs, fmt.Sprintf("/proc/%d/task/%d/stat", s.pid, s.tid))
+	}
+	ev := doctor.Evidence{Source: strings.Join(srcs, ", ") + " last CPU", Value: strings.Join(where, "; ")}
+	switch len(nodes) {
+	case 0:
+		ev := nodeEv(n)
+		ev.Note = "unknown, and no redis-server on this host: only queues split across nodes are judged"
+		return -1, ev, false
+	case 1:
+		ev.Note = fmt.Sprintf("node %d: %s, so Redis's node is the reference (every redis-server here runs there)", servers[0].node, unknown)
+		return servers[0].node, ev, true
+	}
+	ev.Note = fmt.Sprintf("%s and the redis-servers run on %d nodes: no one node to keep the queues on; only queues split across nodes are judged", unknown, len(nodes))
+	return -1, ev, false
+}
+
+// redisServerNode is where one redis-server's main thread last ran.
+type redisServerNode struct{ pid, tid, cpu, node int }
+
+// redisNodes lists every redis-server the rule judges placement against:
+// the one checked (or --pid), else each in the snapshot, with its main
+// thread's last CPU and that CPU's node.
+func redisNodes(f *doctor.Facts) []redisServerNode {
+	var procs []*host.Process
+	if p := f.RedisProcess(); p != nil && (f.HasRedis() || f.Pid != 0) {
+		procs = []*host.Process{p}
+	} else if f.Host != nil {
+		for i := range f.Host.Processes {
+			procs = append(procs, &f.Host.Processes[i])
 		}
 	}
-	ev := nodeEv(n)
-	ev.Note = "unknown, and no redis-server on this host: only queues split across nodes are judged"
-	return -1, ev, false
+	var out []redisServerNode
+	for _, p := range procs {
+		t := mainThreadOf(p)
+		if t == nil || t.CPU == nil {
+			continue
+		}
+		if node, ok := f.NodeOf(*t.CPU); ok {
+			out = append(out, redisServerNode{p.PID, t.TID, *t.CPU, node})
+		}
+	}
+	return out
+}
+
+// mainThreadOf is a process's main thread.
+func mainThreadOf(p *host.Process) *host.Thread {
+	for i := range p.Threads {
+		if p.Threads[i].TID == p.PID || p.Threads[i].Role == "main" {
+			return &p.Threads[i]
+		}
+	}
+	return nil
 }
 
 type nodeShare struct {

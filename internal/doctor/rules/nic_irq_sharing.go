@@ -23,6 +23,7 @@ func init() {
 func checkIRQSharing(f *doctor.Facts) doctor.Result {
 	universe, uev := irqCPUUniverse(f)
 	var evs []doctor.Evidence
+	var fired nicFindings
 	quiet := ""
 	for _, n := range f.TargetNICs() {
 		loads, sampled := nicLoads(f, n)
@@ -38,9 +39,13 @@ func checkIRQSharing(f *doctor.Facts) doctor.Result {
 		cands, cev := sharingCandidates(f, n, universe, uev)
 		idle := idleCPUs(cands, by)
 		if cpu, qs, ok := busiestShared(shared, loads); ok && len(idle) > 0 {
-			return fireSharing(f, n, loads, cpu, qs, idle, sampled, cev)
+			fired.add(fireSharing(f, n, loads, cpu, qs, idle, sampled, cev))
+			continue
 		}
 		evs = append(evs, doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts %s busiest CPU per queue", n.Name), Value: busiestText(loads), Note: countWindow(f, sampled, total)})
+	}
+	if r, ok := fired.result(); ok {
+		return r
 	}
 	switch {
 	case len(evs) > 0:

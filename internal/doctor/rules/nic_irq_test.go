@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -234,5 +235,77 @@ func TestEachRedisServerJudged(t *testing.T) {
 	f.Pid = 200
 	if fd := runOne(t, f, "redis-swapped"); fd.Status != doctor.Fired {
 		t.Errorf("--pid 200: %s", fd.Status)
+	}
+}
+
+// With several redis-servers and the NIC's node unknown, every server is
+// looked at and named: on one node, that node is the reference; on two,
+// there is none and only splits are judged.
+func TestNodeSplitJudgesEveryServer(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		secondCPU int
+		want      doctor.Status
+		note      string
+	}{
+		{"same node", 7, doctor.Fired, "every redis-server here runs there"},
+		{"two nodes", 1, doctor.OK, "the redis-servers run on 2 nodes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := healthyFacts()
+			f.Redis = nil // no server checked, no --pid: every one is judged
+			n := nic(f)
+			n.NUMANode, n.LocalCPUs = ip(-1), nil
+			// every queue entirely on node 0's CPU 0: no split, but away
+			// from a server on node 1
+			for i := range f.Host.Interrupts.IRQs {
+				f.Host.Interrupts.IRQs[i].Counts = []uint64{100000, 0, 0, 0, 0, 0, 0, 0}
+			}
+			first := proc(f)
+			first.Threads = slices.Clone(first.Threads)
+			main := mainThreadOf(first)
+			main.CPU = ip(6)
+			second := *first
+			second.PID = first.PID + 1
+			second.Threads = slices.Clone(first.Threads)
+			for i := range second.Threads {
+				second.Threads[i].TID += 1
+			}
+			mainThreadOf(&second).CPU = ip(tc.secondCPU)
+			f.Host.Processes = append(f.Host.Processes, second)
+			fd := runOne(t, f, "nic-irq-node-split")
+			if fd.Status != tc.want {
+				t.Fatalf("%s, want %s: %s%s", fd.Status, tc.want, fd.Message, fd.Reason)
+			}
+			ev := fd.Evidence[0]
+			for _, pid := range []int{first.PID, second.PID} {
+				if !strings.Contains(ev.Value, fmt.Sprintf("pid %d:", pid)) {
+					t.Errorf("evidence does not name pid %d: %+v", pid, ev)
+				}
+			}
+			if !strings.Contains(ev.Note, tc.note) {
+				t.Errorf("note %q, want %q", ev.Note, tc.note)
+			}
+		})
+	}
+}
+
+// Queue 0 taking 95% of the interrupts on a CPU of its own while queue 1
+// runs on another CPU is RSS skew, not IRQ concentration: ok, noted. The
+// same counts with queue 1 also on CPU 0 fire.
+func TestConcentrationTellsSkewFromPlacement(t *testing.T) {
+	skew := make([][]uint64, 2)
+	shared := make([][]uint64, 2)
+	for q := range skew {
+		skew[q], shared[q] = make([]uint64, 8), make([]uint64, 8)
+	}
+	skew[0][0], skew[1][1] = 95000, 5000
+	shared[0][0], shared[1][0] = 95000, 5000
+	fd := runOne(t, nicTree(t, 8, skew), "nic-irq-concentration")
+	if fd.Status != doctor.OK || len(fd.Notes) == 0 || !strings.Contains(fd.Notes[0], "RSS sends most flows") {
+		t.Errorf("skew: %s %s%s %v", fd.Status, fd.Message, fd.Reason, fd.Notes)
+	}
+	if fd := runOne(t, nicTree(t, 8, shared), "nic-irq-concentration"); fd.Status != doctor.Fired {
+		t.Errorf("both on CPU 0: %s %s%s", fd.Status, fd.Message, fd.Reason)
 	}
 }

@@ -1,10 +1,18 @@
 package hostgen
 
 import (
+	"embed"
 	"fmt"
 	"path"
 	"strings"
 )
+
+// captureFiles holds /proc/interrupts excerpts copied from captures as
+// files (lines kept byte for byte, the header too when the capture has
+// it).
+//
+//go:embed captures/*.interrupts
+var captureFiles embed.FS
 
 // Captures lists the NIC fixtures built from public captures of real
 // machines (bug reports, issues), by fixture name. Unlike Models they
@@ -18,6 +26,14 @@ var Captures = map[string]func() *Capture{
 	"gce-gve":             GVECapture,
 	"kvm-virtio-nodriver": VirtioHotplugCapture,
 	"realtek-r8125-ifn":   R8125Capture,
+	// netutils-linux's test data: whole machines (lscpu, ethtool -i,
+	// lspci, /proc/interrupts) sent in by its users.
+	"netutils-mlx4-bnx2-2socket": NetutilsMlx4Capture,
+	"netutils-qlcnic-2socket":    NetutilsQlcnicCapture,
+	"netutils-igb-ixgbe-2socket": NetutilsIgbIxgbeCapture,
+	"netutils-mlx5-q6700":        NetutilsMlx5Capture,
+	"vmware-vmxnet3-8cpu":        VmxnetCapture,
+	"chelsio-cxgb4-2port":        CxgbCapture,
 }
 
 // Capture is a fixture built from a public capture.
@@ -26,7 +42,13 @@ type Capture struct {
 	// Interrupts are the capture's /proc/interrupts lines, verbatim,
 	// without the header (written from NCPU).
 	Interrupts []string
-	NICs       []CaptureNIC
+	// InterruptsFile names an excerpt in captures/ written as
+	// /proc/interrupts instead of Interrupts (header included).
+	InterruptsFile string
+	// Nodes are the NUMA nodes' CPU lists as the capture's lscpu shows
+	// them ("NUMA node0 CPU(s): 0-11,24-35"); none when it does not.
+	Nodes []string
+	NICs  []CaptureNIC
 }
 
 // CaptureNIC is a NIC of a capture.
@@ -45,6 +67,39 @@ type CaptureNIC struct {
 // Build writes the capture's files.
 func (c *Capture) Build() *Tree {
 	t := NewTree()
+	if c.InterruptsFile != "" {
+		data, err := captureFiles.ReadFile("captures/" + c.InterruptsFile)
+		if err != nil {
+			panic(err) // embedded at build time: a missing file is a bug here
+		}
+		t.File("/proc/interrupts", string(data))
+	} else {
+		c.interrupts(t)
+	}
+	c.nodes(t)
+	for _, n := range c.NICs {
+		n.files(t, c.NCPU)
+	}
+	return t
+}
+
+// nodes writes what lscpu's node lines show: the CPUs online and each
+// node's CPU list.
+func (c *Capture) nodes(t *Tree) {
+	if len(c.Nodes) == 0 {
+		return
+	}
+	all := fmt.Sprintf("0-%d", c.NCPU-1)
+	t.Line("/sys/devices/system/cpu/online", "%s", all)
+	t.Line("/sys/devices/system/cpu/possible", "%s", all)
+	t.Line("/sys/devices/system/node/online", "0-%d", len(c.Nodes)-1)
+	for i, cpus := range c.Nodes {
+		t.Line(fmt.Sprintf("/sys/devices/system/node/node%d/cpulist", i), "%s", cpus)
+	}
+}
+
+// interrupts writes the header from NCPU and the capture's lines.
+func (c *Capture) interrupts(t *Tree) {
 	var b strings.Builder
 	b.WriteString("    ")
 	for i := 0; i < c.NCPU; i++ {
@@ -55,10 +110,6 @@ func (c *Capture) Build() *Tree {
 		b.WriteString(l + "\n")
 	}
 	t.File("/proc/interrupts", b.String())
-	for _, n := range c.NICs {
-		n.files(t, c.NCPU)
-	}
-	return t
 }
 
 // files writes the NIC's sysfs entries: the class link, the device and

@@ -120,3 +120,97 @@ func R8125Capture() *Capture {
 			Device: "/sys/devices/pci0000:00/0000:00:10.0", RxQ: 3, TxQ: 2}},
 	}
 }
+
+// pciNIC is a PCI NIC of a capture whose sysfs path the capture does not
+// show: the function is put directly under the host bridge.
+func pciNIC(name, driver, bus string, rx, tx int) CaptureNIC {
+	return CaptureNIC{Name: name, Driver: driver, DriverBus: "pci",
+		Device: "/sys/devices/pci0000:00/" + bus, RxQ: rx, TxQ: tx}
+}
+
+// NetutilsMlx4Capture: 2 x Xeon X5650 (12 CPUs, nodes interleaved
+// even/odd) with a ConnectX-3 (mlx4_en eth2, IF-N vectors beside the
+// mlx4-comp/async event queues) and a BCM5709 (bnx2 eth0, eth1, IF-N).
+func NetutilsMlx4Capture() *Capture {
+	return &Capture{
+		NCPU:           12,
+		InterruptsFile: "netutils-2xX5650-mlx4.interrupts",
+		Nodes:          []string{"0,2,4,6,8,10", "1,3,5,7,9,11"},
+		NICs: []CaptureNIC{
+			pciNIC("eth0", "bnx2", "0000:02:00.0", 8, 8),
+			pciNIC("eth1", "bnx2", "0000:02:00.1", 8, 8),
+			pciNIC("eth2", "mlx4_en", "0000:07:00.0", 8, 8),
+		},
+	}
+}
+
+// NetutilsQlcnicCapture: 2 x Xeon E5-2687W v4 (48 CPUs) with a QLogic
+// cLOM8214 (qlcnic eth0, eth1: 4 rx rings, 1 tx ring whose interrupt is
+// shared with the last rx ring, IF-tx-0-rx-3).
+func NetutilsQlcnicCapture() *Capture {
+	return &Capture{
+		NCPU:           48,
+		InterruptsFile: "netutils-2xE5-2687W-qlcnic.interrupts",
+		Nodes:          []string{"0-11,24-35", "12-23,36-47"},
+		NICs: []CaptureNIC{
+			pciNIC("eth0", "qlcnic", "0000:05:00.0", 4, 1),
+			pciNIC("eth1", "qlcnic", "0000:05:00.1", 4, 1),
+		},
+	}
+}
+
+// NetutilsIgbIxgbeCapture: 2 x Xeon E5-2640 v2 (32 CPUs) with an I350
+// (igb eth0, eth1) and an 82599ES port (ixgbe eth5, 32 queues), all
+// IF-TxRx-N with an IF misc vector.
+func NetutilsIgbIxgbeCapture() *Capture {
+	return &Capture{
+		NCPU:           32,
+		InterruptsFile: "netutils-2xE5-2640-igb-ixgbe.interrupts",
+		Nodes:          []string{"0-7,16-23", "8-15,24-31"},
+		NICs: []CaptureNIC{
+			pciNIC("eth0", "igb", "0000:02:00.0", 8, 8),
+			pciNIC("eth1", "igb", "0000:02:00.1", 8, 8),
+			pciNIC("eth5", "ixgbe", "0000:04:00.0", 32, 32),
+		},
+	}
+}
+
+// NetutilsMlx5Capture: a Core 2 Quad Q6700 (4 CPUs) with a two-port
+// mlx5 NIC on an old kernel (mlx5_pages_eq, mlx5_cmd_eq, mlx5_async_eq
+// beside mlx5_compN).
+func NetutilsMlx5Capture() *Capture {
+	return &Capture{
+		NCPU:           4,
+		InterruptsFile: "netutils-q6700-mlx5.interrupts",
+		Nodes:          []string{"0-3"},
+		NICs: []CaptureNIC{
+			pciNIC("enp1s0f0", "mlx5_core", "0000:01:00.0", 4, 4),
+			pciNIC("enp1s0f1", "mlx5_core", "0000:01:00.1", 4, 4),
+		},
+	}
+}
+
+// VmxnetCapture: a VMware guest (8 vCPUs) with a vmxnet3 NIC in
+// buddy-share mode (IF-rxtx-N, IF-event-N) on a 6.2+ kernel's PCI column.
+func VmxnetCapture() *Capture {
+	return &Capture{
+		NCPU:           8,
+		InterruptsFile: "dpip-vmxnet3.interrupts",
+		NICs:           []CaptureNIC{pciNIC("eth0", "vmxnet3", "0000:03:00.0", 8, 8)},
+	}
+}
+
+// CxgbCapture: a 24-CPU host with a Chelsio adapter whose two ports
+// (enp5s0f4, enp5s0f4d1) share PCI function 0000:05:00.4 and name their
+// queue-set vectors "IF (queue N)".
+func CxgbCapture() *Capture {
+	const bus = "0000:05:00.4"
+	return &Capture{
+		NCPU:           24,
+		InterruptsFile: "irqbalance-202-cxgb4.interrupts",
+		NICs: []CaptureNIC{
+			pciNIC("enp5s0f4", "cxgb4", bus, 4, 4),
+			pciNIC("enp5s0f4d1", "cxgb4", bus, 15, 15),
+		},
+	}
+}
