@@ -51,6 +51,8 @@ type htmlView struct {
 	Sweeps                                              []template.HTML
 	ServerTime                                          []htmlTable
 	ServerTimeIntro, ProfileIntro                       string
+	Connect                                             []htmlTable
+	ConnectIntro                                        string
 	Profiles                                            []htmlProfile
 }
 
@@ -119,6 +121,7 @@ func newHTMLView(r *Report) *htmlView {
 	v.Summary = summaryTables(r)
 	if r.Lab != nil {
 		v.labContext(r)
+		v.connect(r)
 		v.serverTime(r)
 	}
 	for i, w := range r.Workloads {

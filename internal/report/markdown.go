@@ -32,6 +32,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	writeNotesMD(mw, r.Notes)
 	writeSummaryMD(mw, r)
 	if r.Lab != nil {
+		writeConnectMD(mw, r.Lab)
 		writeServerTimeMD(mw, r.Lab)
 		writeProfilesMD(mw, r.Lab)
 	}
