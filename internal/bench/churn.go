@@ -224,35 +224,16 @@ func (l *churnLoop) poll(ms int) error {
 			continue
 		}
 		c := l.byFD[fd]
-		if err := l.handle(c, l.events[i].Events); err != nil {
+		if err := handleEvents(l, c, l.events[i].Events); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func (l *churnLoop) handle(c *conn, events uint32) error {
-	if c.state == stConnecting {
-		return l.connected(c)
-	}
-	if events&unix.EPOLLOUT != 0 && c.wantOut {
-		if err := l.flush(c); err != nil {
-			return err
-		}
-	}
-	if events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-		return l.readable(c)
 	}
 	return nil
 }
 
 // connected sends the set-up commands and the request in one write.
 func (l *churnLoop) connected(c *conn) error {
-	soerr, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
-	if err == nil && soerr != 0 {
-		err = unix.Errno(soerr)
-	}
-	if err != nil {
+	if err := connectResult(c.fd); err != nil {
 		l.rec.connectFailed(errnoName(err))
 		l.drop(c)
 		return nil

@@ -285,14 +285,16 @@ func TestClusterReadFromReplicas(t *testing.T) {
 		}
 		return n
 	}
-	if got := count(c.Replicas, "get"); got != 1000 {
-		t.Errorf("replicas answered %d GETs, want 1000", got)
+	// Every GET on a replica, every SET on a primary, 2000 in all. Each
+	// event loop (one per primary) walks the 1:1 mix from its own step
+	// over the requests it claims, so the split is 1000:1000 to within
+	// one request a loop.
+	gets, sets := count(c.Replicas, "get"), count(c.Primaries, "set")
+	if gets+sets != 2000 || gets < 997 || gets > 1003 {
+		t.Errorf("replicas answered %d GETs and primaries %d SETs, want 2000 in all, about 1000 each", gets, sets)
 	}
 	if got := count(c.Primaries, "get"); got != 0 {
 		t.Errorf("primaries answered %d GETs, want 0", got)
-	}
-	if got := count(c.Primaries, "set"); got != 1000 {
-		t.Errorf("primaries answered %d SETs, want 1000", got)
 	}
 	if len(sum.Cluster.Nodes) != 6 || sum.Cluster.Nodes[3].Role != "replica" || sum.Cluster.Nodes[3].Requests == 0 {
 		t.Errorf("per node: %+v", sum.Cluster.Nodes)

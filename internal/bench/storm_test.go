@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"redline/internal/benchdata"
 	"redline/internal/netns"
@@ -46,6 +47,10 @@ func stormPair(t *testing.T, server, client map[string]string, config ...string)
 func stormOptions(p *netns.Pair, s *redisserver.Server) Options {
 	o := DefaultOptions()
 	o.Addr, o.NetNS, o.ServerNetNS, o.Seed = s.Addr(), p.Client, p.Server, 1
+	// 5,000 connects and their replies under the race detector on two
+	// busy CPUs: a reply can wait longer than the default 10 s without
+	// the server having stopped.
+	o.Timeout = time.Minute
 	return o
 }
 

@@ -214,34 +214,49 @@ func (w *worker) poll(ms int) error {
 		if c == nil || c.fd != fd {
 			continue
 		}
-		if err := w.handle(c, ev.Events); err != nil {
+		if err := handleEvents(w, c, ev.Events); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func (w *worker) handle(c *conn, events uint32) error {
+// connHandler is what an event loop (a worker, a churn loop) does with
+// one connection's events.
+type connHandler interface {
+	connected(c *conn) error
+	flush(c *conn) error
+	readable(c *conn) error
+}
+
+// handleEvents dispatches one epoll event of c: the end of its connect,
+// room to write what is pending, data (or a hang-up) to read.
+func handleEvents(h connHandler, c *conn, events uint32) error {
 	if c.state == stConnecting {
-		return w.connected(c)
+		return h.connected(c)
 	}
 	if events&unix.EPOLLOUT != 0 && c.wantOut {
-		if err := w.flush(c); err != nil {
+		if err := h.flush(c); err != nil {
 			return err
 		}
 	}
 	if events&(unix.EPOLLIN|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
-		return w.readable(c)
+		return h.readable(c)
 	}
 	return nil
 }
 
-func (w *worker) connected(c *conn) error {
-	soerr, err := unix.GetsockoptInt(c.fd, unix.SOL_SOCKET, unix.SO_ERROR)
+// connectResult is the outcome of fd's non-blocking connect (SO_ERROR).
+func connectResult(fd int) error {
+	soerr, err := unix.GetsockoptInt(fd, unix.SOL_SOCKET, unix.SO_ERROR)
 	if err == nil && soerr != 0 {
 		err = unix.Errno(soerr)
 	}
-	if err != nil {
+	return err
+}
+
+func (w *worker) connected(c *conn) error {
+	if err := connectResult(c.fd); err != nil {
 		return w.connectFailed(c, errnoName(err), err)
 	}
 	c.retries = 0
