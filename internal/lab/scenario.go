@@ -171,6 +171,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		if v.Server != nil && s.Target.Kind == "ssh" && len(v.Server.Env) > 0 {
 			bad(p+".server.env", "a server host's session sets no environment (allocator: preloads one)")
 		}
+		validateSteer(v, s.Target.Kind, p, bad)
 		if v.Tune != nil && v.Tune.Restart && existingServer(s.Target) {
 			bad(p+".tune.restart", "only a managed or netns server can be restarted")
 		}

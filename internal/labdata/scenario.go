@@ -157,6 +157,9 @@ type VariantSpec struct {
 	// changed server is restarted.
 	Server *ServerSpec `json:"server,omitempty" yaml:"server,omitempty"`
 	Client *ClientSpec `json:"client,omitempty" yaml:"client,omitempty"`
+	// Steer runs redline steer during the variant's runs (every IRQ it
+	// moved is restored when they end).
+	Steer *SteerSpec `json:"steer,omitempty" yaml:"steer,omitempty"`
 }
 
 // TuneSpec is what a tuned variant changes.
