@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,8 +25,11 @@ type labSteerer struct {
 
 // Start starts steering for the lab's server.
 func (l labSteerer) Start(ctx context.Context, spec labdata.SteerSpec, env lab.Env) (lab.SteerSession, error) {
-	if env.ServerPID <= 0 {
-		return nil, fmt.Errorf("the server's pid is unknown here (steer needs the redis-server on this host)")
+	if !localRedis(env.ServerPID) {
+		return nil, fmt.Errorf("the redis-server (pid %d by its INFO) does not run on this host: steer acts on the host it runs on (run the lab on the server's host)", env.ServerPID)
+	}
+	if spec.Domain == "llc" {
+		return nil, fmt.Errorf("steer.domain llc is not implemented yet: use node (the default)")
 	}
 	dir := l.StateDir
 	if dir == "" {
@@ -33,6 +37,7 @@ func (l labSteerer) Start(ctx context.Context, spec labdata.SteerSpec, env lab.E
 	}
 	s, err := steer.StartSession(ctx, steer.SessionOptions{
 		Period: spec.Period, Sample: spec.Sample, PIDs: []int{env.ServerPID}, DryRun: spec.DryRun, StateDir: dir,
+		NetNS:  nonEmpty(env.ServerNetNS, env.ClientNetNS),
 		Engine: steer.Options{Periods: spec.Periods, Majority: float64(spec.Majority), MinPackets: spec.MinPackets},
 	})
 	if err != nil {
@@ -97,6 +102,26 @@ func steerFinalMap(rec steer.SessionRecord) []labdata.SteerQueue {
 	for _, k := range keys {
 		if t := rec.Queues[k]; !seen[k] && t.Matched > 0 {
 			out = append(out, labdata.SteerQueue{Queue: queueName(k), Matched: t.Matched, Consumers: t.Consumers})
+		}
+	}
+	return out
+}
+
+// localRedis says whether pid is a redis-server on this host (an address
+// target's INFO names a pid of its own host).
+func localRedis(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
+	return err == nil && strings.HasPrefix(string(b), "redis-server")
+}
+
+func nonEmpty(ss ...string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" {
+			out = append(out, s)
 		}
 	}
 	return out

@@ -26,6 +26,10 @@ type Config struct {
 	// ReadFile reads a live /proc file (the queue IRQs' affinities, every
 	// period).
 	ReadFile func(path string) ([]byte, error)
+	// Drivers names the drivers of devices the snapshot does not see
+	// (those of other network namespaces, NamespaceDrivers), so their
+	// queues are numbered right.
+	Drivers map[string]string
 	// Actuator makes the moves; nil is a dry run.
 	Actuator Actuator
 	// OnPeriod receives each period's report (log line, metrics, status).
@@ -115,7 +119,13 @@ func Run(ctx context.Context, s Source, c Config) error {
 			target[uint32(p)] = true
 		}
 	}
-	s.Configure(target, DriverQueues(DriversOf(snap)))
+	drivers := DriversOf(snap)
+	for dev, d := range c.Drivers {
+		if _, ok := drivers[dev]; !ok {
+			drivers[dev] = d
+		}
+	}
+	s.Configure(target, DriverQueues(drivers))
 	engine := NewEngine(c.Engine)
 	periods := make(chan *Period, 1)
 	errc := make(chan error, 1)

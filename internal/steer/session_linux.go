@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"sync"
 	"time"
 
@@ -21,6 +22,9 @@ type SessionOptions struct {
 	// threads are the only consumers the kernel reports.
 	PIDs   []int
 	DryRun bool
+	// NetNS are network namespaces whose devices' packets count too (the
+	// lab's server namespace): their drivers are asked for at start.
+	NetNS []string
 	// StateDir is the tune journal the moves go through.
 	StateDir string
 	// OnPeriod, if set, also receives each period's report.
@@ -82,6 +86,14 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	drivers := map[string]string{}
+	for _, ns := range o.NetNS {
+		d, err := NamespaceDrivers(ns)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(drivers, d)
+	}
 	s := &Session{done: make(chan error, 1), started: time.Now()}
 	if s.tfs, err = OpenTracefs(); err != nil {
 		return nil, err
@@ -90,7 +102,7 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		s.tfs.Close()
 		return nil, err
 	}
-	cfg := Config{Period: o.Period, Engine: o.Engine, PIDs: o.PIDs, Read: read, ReadFile: fs.ReadFile, OnPeriod: func(r *Report) {
+	cfg := Config{Period: o.Period, Engine: o.Engine, PIDs: o.PIDs, Read: read, ReadFile: fs.ReadFile, Drivers: drivers, OnPeriod: func(r *Report) {
 		s.observe(r)
 		if o.OnPeriod != nil {
 			o.OnPeriod(r)
