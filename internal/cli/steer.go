@@ -172,6 +172,9 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 			fmt.Fprintf(s.err, "redline steer: rolled back %d apply(s) an earlier steer left in %s (err: %v)\n", n, o.stateDir, err)
 		}
 		act = &steer.TuneActuator{System: sys, StateDir: o.stateDir}
+		if ib := steer.IrqbalanceFor(snap, o.stateDir); ib != nil {
+			act.Irqbalance = ib
+		}
 		cfg.Actuator = act
 	}
 	metrics, srvErr, err := o.serveMetrics(ctx, s)
@@ -237,7 +240,7 @@ func steerNotes(s *streams, snap *host.Snapshot, o *steerOptions) {
 		fmt.Fprintln(s.err, "redline steer: no NIC queue IRQs found (virtual NICs such as veth have none): steer will only report")
 	}
 	if snap.Irqbalance.Running && !o.dryRun {
-		fmt.Fprintln(s.err, "redline steer: irqbalance is running and may move steered IRQs back; steer reports that as drift and leaves them alone (steer does not stop it: ban the NIC's IRQs with IRQBALANCE_ARGS=--banirq=N, or stop it yourself)")
+		fmt.Fprintf(s.err, "redline steer: irqbalance is running (pid %v): steer bans each IRQ it moves from irqbalance's balancing through irqbalance's socket (settings ban irqs), never stops it, and lifts exactly those bans on exit (after kill -9: at the next start); if irqbalance moves a steered IRQ anyway, that is drift, reported and left alone\n", snap.Irqbalance.PIDs)
 	}
 }
 

@@ -62,7 +62,7 @@ func (l labSteerSession) Stop(ctx context.Context) (labdata.SteerSession, error)
 func steerSessionData(rec steer.SessionRecord) labdata.SteerSession {
 	out := labdata.SteerSession{Started: rec.Started, Finished: rec.Finished, DryRun: rec.DryRun, Periods: rec.Periods,
 		SamplerCPU: rec.SamplerCPU, Events: rec.Sampler.Events, Lost: rec.Sampler.Lost,
-		Restored: rec.Restored, Notes: rec.NotDone}
+		Restored: rec.Restored, Irqbalance: rec.Irqbalance, Notes: rec.NotDone}
 	if rec.RunError != "" {
 		out.Notes = append(out.Notes, "steer stopped early: "+rec.RunError)
 	}

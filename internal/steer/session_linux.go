@@ -40,6 +40,8 @@ type Session struct {
 	cancel  context.CancelFunc
 	done    chan error
 	started time.Time
+	// irqbalance says what is done about a running irqbalance.
+	irqbalance string
 
 	mu  sync.Mutex
 	rec SessionRecord
@@ -61,6 +63,8 @@ type SessionRecord struct {
 	// Queues are the session's totals per queue.
 	Queues   map[QueueKey]*QueueCounts
 	Restored string
+	// Irqbalance says what steer did about a running irqbalance.
+	Irqbalance string
 	// RunError is why steering stopped early ("" when it ran until Stop).
 	RunError string
 }
@@ -111,9 +115,13 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 	if !o.DryRun {
 		s.sys = tune.LiveSystem()
 		s.act = &TuneActuator{System: s.sys, StateDir: o.StateDir}
+		if ib := IrqbalanceFor(snap, o.StateDir); ib != nil {
+			s.act.Irqbalance = ib
+			s.irqbalance = fmt.Sprintf("irqbalance (pid %d) runs: steer bans each IRQ it moves from irqbalance's balancing (its socket's settings ban irqs) and lifts those bans after the restore", ib.PID)
+		}
 		cfg.Actuator = s.act
 	}
-	s.rec = SessionRecord{Started: s.started, DryRun: o.DryRun}
+	s.rec = SessionRecord{Started: s.started, DryRun: o.DryRun, Irqbalance: s.irqbalance}
 	rctx, cancel := context.WithCancel(ctx)
 	s.cancel = cancel
 	go func() { s.done <- Run(rctx, s.smp, cfg) }()
