@@ -36,6 +36,7 @@ type steerOptions struct {
 	statusFile string
 	json       bool
 	sample     int
+	domain     string
 }
 
 func newSteerCmd(s *streams) *cobra.Command {
@@ -70,6 +71,7 @@ else changes after steer wrote it is reported as drift and left alone. See docs/
 	f.Float64Var(&o.majority, "majority", steer.DefaultMajority, "share of a queue's packets one node must consume")
 	f.Uint64Var(&o.minPackets, "min-packets", steer.DefaultMinPackets, "packets per period that make a queue busy enough to judge")
 	f.IntVar(&o.sample, "sample", steer.DefaultSample, "follow one skb in `N` (a power of two; the kernel drops the others' records before they reach the sampler)")
+	f.StringVar(&o.domain, "domain", steer.DomainNode, "keep each queue's IRQ in the `DOMAIN` of the CPUs that consume its packets: node (NUMA node) or llc (CPUs sharing a last-level cache)")
 	f.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on `ADDR` (/metrics)")
 	f.StringVar(&o.stateDir, "state-dir", tune.DefaultStateDir, "directory of the tune journal")
 	f.StringVar(&o.statusFile, "status-file", steer.DefaultStatusFile, "where the current map is kept for redline steer status")
@@ -113,6 +115,8 @@ func (o *steerOptions) validate() error {
 		return usageError("redline steer: --majority %g: want more than 0.5 and at most 1", o.majority)
 	case o.sample < 1 || o.sample&(o.sample-1) != 0 || o.sample > 64:
 		return usageError("redline steer: --sample %d: want a power of two from 1 to 64", o.sample)
+	case o.domain != steer.DomainNode && o.domain != steer.DomainLLC:
+		return usageError("redline steer: --domain %q: want node or llc", o.domain)
 	}
 	for _, p := range o.ports {
 		if p <= 0 || p > 65535 {
@@ -144,6 +148,9 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 	if err != nil {
 		return err
 	}
+	if _, err := steer.TopologyIn(snap, o.domain); err != nil {
+		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
+	}
 	steerNotes(s, snap, o)
 	tfs, err := steer.OpenTracefs()
 	if err != nil {
@@ -160,7 +167,7 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 	}
 	defer smp.Close()
 	cfg := steer.Config{
-		Period: o.period, PIDs: pids, Read: read,
+		Period: o.period, PIDs: pids, Read: read, Domain: o.domain,
 		Engine:   steer.Options{Periods: o.periods, Majority: o.majority, MinPackets: o.minPackets},
 		ReadFile: fs.ReadFile,
 	}
@@ -234,8 +241,9 @@ func steerTargets(snap *host.Snapshot, o *steerOptions) ([]int, error) {
 // steerNotes says what the user should know before steer starts.
 func steerNotes(s *streams, snap *host.Snapshot, o *steerOptions) {
 	n := len(steer.QueueIRQsOf(snap))
-	fmt.Fprintf(s.err, "redline steer: %d receive-queue IRQs on %d NUMA node(s); period %s, move after %d period(s) of a %.0f%% majority\n",
-		n, max(1, len(snap.NUMA.Nodes)), o.period, o.periods, 100*o.majority)
+	topo, _ := steer.TopologyIn(snap, o.domain)
+	fmt.Fprintf(s.err, "redline steer: %d receive-queue IRQs on %d NUMA node(s), %d %s domain(s); period %s, move after %d period(s) of a %.0f%% majority\n",
+		n, max(1, len(snap.NUMA.Nodes)), topo.Domains(), o.domain, o.period, o.periods, 100*o.majority)
 	if n == 0 {
 		fmt.Fprintln(s.err, "redline steer: no NIC queue IRQs found (virtual NICs such as veth have none): steer will only report")
 	}

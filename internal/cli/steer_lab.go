@@ -28,15 +28,12 @@ func (l labSteerer) Start(ctx context.Context, spec labdata.SteerSpec, env lab.E
 	if !localRedis(env.ServerPID) {
 		return nil, fmt.Errorf("the redis-server (pid %d by its INFO) does not run on this host: steer acts on the host it runs on (run the lab on the server's host)", env.ServerPID)
 	}
-	if spec.Domain == "llc" {
-		return nil, fmt.Errorf("steer.domain llc is not implemented yet: use node (the default)")
-	}
 	dir := l.StateDir
 	if dir == "" {
 		dir = tune.DefaultStateDir
 	}
 	s, err := steer.StartSession(ctx, steer.SessionOptions{
-		Period: spec.Period, Sample: spec.Sample, PIDs: []int{env.ServerPID}, DryRun: spec.DryRun, StateDir: dir,
+		Period: spec.Period, Sample: spec.Sample, Domain: spec.Domain, PIDs: []int{env.ServerPID}, DryRun: spec.DryRun, StateDir: dir,
 		NetNS:  nonEmpty(env.ServerNetNS, env.ClientNetNS),
 		Engine: steer.Options{Periods: spec.Periods, Majority: float64(spec.Majority), MinPackets: spec.MinPackets},
 	})

@@ -14,6 +14,9 @@ import (
 type Config struct {
 	Period time.Duration // default DefaultPeriod
 	Engine Options
+	// Domain is what a queue's IRQ is kept in: DomainNode (default) or
+	// DomainLLC.
+	Domain string
 	// PIDs are the redis-server processes whose consumption counts and
 	// whose main/io threads' cores are kept free; empty means every
 	// consuming thread counts and the snapshot's Redis processes' cores
@@ -111,6 +114,9 @@ func Run(ctx context.Context, s Source, c Config) error {
 	if err != nil {
 		return err
 	}
+	if _, err := TopologyIn(snap, c.Domain); err != nil {
+		return err
+	}
 	st := newRunState(snap, c)
 	var target map[uint32]bool
 	if len(c.PIDs) > 0 {
@@ -186,7 +192,10 @@ func newRunState(snap *host.Snapshot, c Config) *runState {
 }
 
 func (st *runState) use(snap *host.Snapshot, c Config) {
-	st.topo, st.irqs, st.redis = TopologyOf(snap), QueueIRQsOf(snap), RedisCPUsOf(snap, c.PIDs)
+	if topo, err := TopologyIn(snap, c.Domain); err == nil { // checked at start: a refresh keeps the last one
+		st.topo = topo
+	}
+	st.irqs, st.redis = QueueIRQsOf(snap), RedisCPUsOf(snap, c.PIDs)
 	if st.times != nil {
 		st.busy = busyBetween(st.times, snap.CPU.Times)
 	}

@@ -17,6 +17,7 @@ import (
 type SessionOptions struct {
 	Period time.Duration
 	Engine Options
+	Domain string // DomainNode (default) or DomainLLC
 	Sample int
 	// PIDs are the redis-servers to steer for (see Config.PIDs); their
 	// threads are the only consumers the kernel reports.
@@ -86,6 +87,9 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
+	if _, err := TopologyIn(snap, o.Domain); err != nil {
+		return nil, err
+	}
 	tids, err := TargetThreads(snap, o.PIDs)
 	if err != nil {
 		return nil, err
@@ -106,7 +110,7 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		s.tfs.Close()
 		return nil, err
 	}
-	cfg := Config{Period: o.Period, Engine: o.Engine, PIDs: o.PIDs, Read: read, ReadFile: fs.ReadFile, Drivers: drivers, OnPeriod: func(r *Report) {
+	cfg := Config{Period: o.Period, Engine: o.Engine, Domain: o.Domain, PIDs: o.PIDs, Read: read, ReadFile: fs.ReadFile, Drivers: drivers, OnPeriod: func(r *Report) {
 		s.observe(r)
 		if o.OnPeriod != nil {
 			o.OnPeriod(r)

@@ -116,3 +116,25 @@ func TestSnapshotPlacedWellNoMoves(t *testing.T) {
 		})
 	}
 }
+
+// By LLC, the EPYC capture has 16 domains (two per node); a host whose
+// kernel describes no caches has none, and says what to use instead.
+func TestTopologyInLLC(t *testing.T) {
+	fs, err := host.NewFS(filepath.Join("..", "..", "testdata", "steer", "hosts", "amd-epyc7451"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := host.Read(fs, host.Options{NoProcesses: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for domain, want := range map[string]int{DomainNode: 8, DomainLLC: 16} {
+		topo, err := TopologyIn(s, domain)
+		if err != nil || topo.Domains() != want || len(topo.CPUs) != 96 {
+			t.Errorf("%s: %d domains of %d CPUs, %v; want %d of 96", domain, topo.Domains(), len(topo.CPUs), err, want)
+		}
+	}
+	if _, err := TopologyIn(readHost(t, "local-virtio-2cpu"), DomainLLC); err == nil || !strings.Contains(err.Error(), "use --domain node") {
+		t.Errorf("no cache information: %v", err)
+	}
+}
