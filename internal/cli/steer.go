@@ -171,6 +171,12 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 		Engine:   steer.Options{Periods: o.periods, Majority: o.majority, MinPackets: o.minPackets},
 		ReadFile: fs.ReadFile,
 	}
+	if len(o.ports) > 0 { // follow a restarted redis-server to its new pid
+		cfg.Targets = func(snap *host.Snapshot) ([]int, error) { return steer.PIDsOnPorts(snap, o.pids, o.ports) }
+		cfg.NewSource = func(tids []int) (steer.Source, error) {
+			return steer.NewSampler(tfs, steer.SamplerOptions{Sample: o.sample, Consumers: tids})
+		}
+	}
 	var act *steer.TuneActuator
 	if !o.dryRun {
 		sys := tune.LiveSystem()
@@ -197,10 +203,16 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 			fmt.Fprintf(s.err, "redline steer: status file: %v\n", err)
 		}
 	}
+	var last *steer.Report
+	onPeriod := cfg.OnPeriod
+	cfg.OnPeriod = func(r *steer.Report) { last = r; onPeriod(r) }
 	started := time.Now()
 	err = steer.Run(ctx, smp, cfg)
 	os.Remove(o.statusFile)
 	st, took := smp.Stats(), time.Since(started)
+	if last != nil { // every sampler's, after a restarted target
+		st = last.Sampler
+	}
 	fmt.Fprintf(s.err, "redline steer: sampler read %d events (%d lost) in %s, using %s of CPU (%.2f%% of one CPU)\n",
 		st.Events, st.Lost, took.Round(time.Millisecond), st.CPU.Round(time.Millisecond), 100*st.CPU.Seconds()/took.Seconds())
 	if act != nil {
@@ -221,19 +233,9 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 
 // steerTargets turns --pid and --port into the pids to steer for.
 func steerTargets(snap *host.Snapshot, o *steerOptions) ([]int, error) {
-	pids := append([]int(nil), o.pids...)
-	for _, port := range o.ports {
-		found := false
-		for _, p := range snap.Processes {
-			for _, l := range p.Listen {
-				if l.Port == port {
-					pids, found = append(pids, p.PID), true
-				}
-			}
-		}
-		if !found {
-			return nil, exitCode(ExitError, fmt.Sprintf("redline steer: no redis-server listens on port %d here (redline inspect lists them)", port))
-		}
+	pids, err := steer.PIDsOnPorts(snap, o.pids, o.ports)
+	if err != nil {
+		return nil, exitCode(ExitError, "redline steer: "+err.Error())
 	}
 	return pids, nil
 }

@@ -169,6 +169,9 @@ func (s *Session) Stop(ctx context.Context) (SessionRecord, error) {
 	s.mu.Unlock()
 	rec.Finished = time.Now()
 	rec.Sampler = s.smp.Stats()
+	if rec.Last != nil {
+		rec.Sampler = rec.Last.Sampler
+	}
 	if took := rec.Finished.Sub(s.started); took > 0 {
 		rec.SamplerCPU = rec.Sampler.CPU.Seconds() / took.Seconds()
 	}
