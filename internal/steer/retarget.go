@@ -137,4 +137,3 @@ func PIDsOnPorts(snap *host.Snapshot, pids, ports []int) ([]int, error) {
 	}
 	return out, nil
 }
-
