@@ -138,3 +138,52 @@ func TestTopologyInLLC(t *testing.T) {
 		t.Errorf("no cache information: %v", err)
 	}
 }
+
+// The target, on every multi-node fixture: when all the traffic
+// is consumed on one node and queues start elsewhere, every queue IRQ is
+// delivered on that node by the end of period 3, and nothing moves after.
+func TestSnapshotConvergesWithin3Periods(t *testing.T) {
+	for _, name := range []string{"kunpeng920-4node-hinic", "x86-2socket-mlx5"} {
+		t.Run(name, func(t *testing.T) {
+			s := readHost(t, name)
+			topo := TopologyOf(s)
+			consumer := topo.CPUs[len(topo.CPUs)-1]
+			nodeOf := map[int]int{}
+			for _, c := range topo.CPUs {
+				nodeOf[c.ID] = c.Node
+			}
+			wrong := 0
+			for _, q := range QueueIRQsOf(s) {
+				if nodeOf[q.on().CPUs()[0]] != consumer.Node {
+					wrong++
+				}
+			}
+			if wrong == 0 {
+				t.Fatalf("no queue starts off node %d: nothing to converge", consumer.Node)
+			}
+			perPeriod := simulate(t, s, 6, func(QueueIRQ) int { return consumer.ID })
+			final := map[int]int{} // irq -> CPU after the moves
+			for _, q := range QueueIRQsOf(s) {
+				final[q.IRQ] = q.on().CPUs()[0]
+			}
+			lastMove := 0
+			for p, moves := range perPeriod {
+				if len(moves) > 0 {
+					lastMove = p + 1
+				}
+				if p >= 3 && len(moves) > 0 {
+					t.Errorf("period %d: %d moves after convergence", p+1, len(moves))
+				}
+				for _, m := range moves {
+					final[m.IRQ] = m.To
+				}
+			}
+			for irq, cpu := range final {
+				if nodeOf[cpu] != consumer.Node {
+					t.Errorf("irq %d on CPU %d (node %d) after 3 periods, want node %d", irq, cpu, nodeOf[cpu], consumer.Node)
+				}
+			}
+			t.Logf("%d of %d queue IRQs started off node %d; all on it after period %d", wrong, len(final), consumer.Node, lastMove)
+		})
+	}
+}
