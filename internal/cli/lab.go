@@ -225,11 +225,11 @@ func (p *labProgress) done() {
 	}
 }
 
-// tunes says whether any variant applies tune changes (and so uses the
-// journal in the state directory).
+// tunes says whether any variant applies tune changes or steers IRQs (and
+// so uses the journal in the state directory).
 func tunes(sc labdata.Scenario) bool {
 	for _, v := range sc.Variants {
-		if v.Tune != nil {
+		if v.Tune != nil || (v.Steer != nil && !v.Steer.DryRun) { // steer's moves go through the same journal
 			return true
 		}
 	}

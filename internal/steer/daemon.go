@@ -132,7 +132,7 @@ func Run(ctx context.Context, s Source, c Config) error {
 	st := newRunState(snap, c)
 	drivers := DriversOf(snap)
 	for dev, d := range c.Drivers {
-		if _, ok := drivers[dev]; !ok {
+		if drivers[dev] == "" { // not in the snapshot, or without a device link there (veth)
 			drivers[dev] = d
 		}
 	}
