@@ -134,7 +134,7 @@ func TestSteerKilledRestoredOnHost(t *testing.T) {
 			break
 		}
 	}
-	if q == nil || len(steer.TopologyOf(snap).CPUs) < 2 {
+	if topo, _ := steer.TopologyIn(snap, steer.DomainNode); q == nil || len(topo.CPUs) < 2 {
 		t.Skipf("needs a receive-queue IRQ of %s with one effective CPU and 2 CPUs", dev)
 	}
 	orig := readAffinity(t, q.IRQ)

@@ -54,7 +54,7 @@ func newTarget(ctx context.Context, t labdata.TargetSpec) (*target, error) {
 		existing: t.Kind == "address" || (t.Kind == "ssh" && t.Port != 0)}
 	if t.Kind == "netns" {
 		netns.RemoveStale()
-		p, err := netns.NewPairWith(ctx, netns.PairOptions{Queues: t.Queues})
+		p, err := netns.NewPair(ctx, netns.PairOptions{Queues: t.Queues})
 		if err != nil {
 			return nil, err
 		}

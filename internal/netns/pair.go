@@ -23,7 +23,7 @@ type Pair struct {
 // whether their owner is still alive.
 const namePrefix = "rl-"
 
-// PairOptions shape the link of NewPairWith.
+// PairOptions shape the link of NewPair.
 type PairOptions struct {
 	// Queues gives each veth end that many rx and tx queues and turns
 	// GRO on and TSO/GSO off at both ends, so received packets go through
@@ -33,12 +33,14 @@ type PairOptions struct {
 	Queues int
 }
 
-// NewPair creates the namespaces and the link, brings everything up and
-// checks the client reaches the server. On failure it removes what it made.
-func NewPair(ctx context.Context) (*Pair, error) { return NewPairWith(ctx, PairOptions{}) }
-
-// NewPairWith is NewPair with a shaped link.
-func NewPairWith(ctx context.Context, o PairOptions) (*Pair, error) {
+// NewPair creates the namespaces and the link (shaped by the options,
+// if given), brings everything up and checks the client reaches the
+// server. On failure it removes what it made.
+func NewPair(ctx context.Context, opts ...PairOptions) (*Pair, error) {
+	var o PairOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	id := strconv.Itoa(os.Getpid())
 	p := &Pair{
 		Server: namePrefix + id + "-srv", Client: namePrefix + id + "-cli",

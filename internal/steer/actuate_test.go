@@ -131,7 +131,7 @@ func TestHostVirtioSteerMoves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	topo := TopologyOf(snap)
+	topo := nodeTopology(t, snap)
 	if len(topo.CPUs) < 2 {
 		t.Skip("needs 2 CPUs")
 	}

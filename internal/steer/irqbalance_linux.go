@@ -115,9 +115,6 @@ func (b *IrqbalanceBan) Ban(irqs []int) error {
 	return nil
 }
 
-// Err is the last failure to ban.
-func (b *IrqbalanceBan) Err() error { return b.err }
-
 func (b *IrqbalanceBan) journal() error {
 	path := filepath.Join(b.StateDir, IrqbalanceJournal)
 	if len(b.added) == 0 {

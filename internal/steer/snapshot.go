@@ -15,16 +15,10 @@ const (
 	DomainLLC  = "llc"
 )
 
-// TopologyOf returns the CPUs of a snapshot that may take interrupts
-// (placement.IRQCPUs) with their nodes and cores.
-func TopologyOf(s *host.Snapshot) Topology {
-	t, _ := TopologyIn(s, DomainNode)
-	return t
-}
-
-// TopologyIn is TopologyOf with each CPU's domain the one named: its NUMA
-// node, or its last-level cache (numbered by the cache's lowest CPU). A
-// host whose kernel does not describe a CPU's caches has no LLC domains.
+// TopologyIn returns the CPUs of a snapshot that may take interrupts
+// (placement.IRQCPUs) with their cores and domains: each CPU's NUMA node,
+// or its last-level cache (numbered by the cache's lowest CPU). A host
+// whose kernel does not describe a CPU's caches has no LLC domains.
 func TopologyIn(s *host.Snapshot, domain string) (Topology, error) {
 	t := Topology{Domain: domain}
 	allowed := placement.IRQCPUs(s)

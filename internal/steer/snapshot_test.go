@@ -8,6 +8,16 @@ import (
 	"redline/internal/host"
 )
 
+// nodeTopology is the snapshot's topology by NUMA node.
+func nodeTopology(t *testing.T, s *host.Snapshot) Topology {
+	t.Helper()
+	topo, err := TopologyIn(s, DomainNode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo
+}
+
 func readHost(t *testing.T, name string) *host.Snapshot {
 	t.Helper()
 	fs, err := host.NewFS(filepath.Join("..", "..", "testdata", "hosts", name))
@@ -25,7 +35,7 @@ func readHost(t *testing.T, name string) *host.Snapshot {
 // consumer(queue), applying the moves; it returns the moves per period.
 func simulate(t *testing.T, s *host.Snapshot, periods int, consumer func(QueueIRQ) int) [][]Move {
 	t.Helper()
-	topo, irqs := TopologyOf(s), QueueIRQsOf(s)
+	topo, irqs := nodeTopology(t, s), QueueIRQsOf(s)
 	if len(topo.CPUs) == 0 || len(irqs) == 0 {
 		t.Fatalf("fixture has %d CPUs and %d queue IRQs", len(topo.CPUs), len(irqs))
 	}
@@ -55,7 +65,7 @@ func simulate(t *testing.T, s *host.Snapshot, periods int, consumer func(QueueIR
 // left, and then nothing moves.
 func TestSnapshotWrongNodeConverges(t *testing.T) {
 	s := readHost(t, "kunpeng920-4node-hinic")
-	topo := TopologyOf(s)
+	topo := nodeTopology(t, s)
 	last := topo.CPUs[len(topo.CPUs)-1]
 	node := last.Node
 	perPeriod := simulate(t, s, 4, func(QueueIRQ) int { return last.ID })
@@ -146,7 +156,7 @@ func TestSnapshotConvergesWithin3Periods(t *testing.T) {
 	for _, name := range []string{"kunpeng920-4node-hinic", "x86-2socket-mlx5"} {
 		t.Run(name, func(t *testing.T) {
 			s := readHost(t, name)
-			topo := TopologyOf(s)
+			topo := nodeTopology(t, s)
 			consumer := topo.CPUs[len(topo.CPUs)-1]
 			nodeOf := map[int]int{}
 			for _, c := range topo.CPUs {
