@@ -181,8 +181,12 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 	if !o.dryRun {
 		sys := tune.LiveSystem()
 		defer sys.Close()
-		if n, err := steer.RecoverLeftovers(context.WithoutCancel(ctx), sys, o.stateDir); n > 0 || err != nil {
+		n, ib, err := steer.RecoverLeftovers(context.WithoutCancel(ctx), sys, o.stateDir)
+		if n > 0 || err != nil {
 			fmt.Fprintf(s.err, "redline steer: rolled back %d apply(s) an earlier steer left in %s (err: %v)\n", n, o.stateDir, err)
+		}
+		if ib != "" {
+			fmt.Fprintf(s.err, "redline steer: an earlier steer's irqbalance bans: %s\n", ib)
 		}
 		act = &steer.TuneActuator{System: sys, StateDir: o.stateDir}
 		if ib := steer.IrqbalanceFor(snap, o.stateDir); ib != nil {

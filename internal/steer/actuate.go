@@ -116,11 +116,12 @@ func (a *TuneActuator) Restore(ctx context.Context) (string, error) {
 
 // RecoverLeftovers rolls back what an earlier steer left in the journal
 // (it was killed before it could restore), newest first, then lifts the
-// irqbalance bans it left. It returns how many sessions it rolled back.
-func RecoverLeftovers(ctx context.Context, sys *tune.System, stateDir string) (int, error) {
+// irqbalance bans it left. It returns how many sessions it rolled back
+// and what it did about irqbalance ("" for nothing).
+func RecoverLeftovers(ctx context.Context, sys *tune.System, stateDir string) (int, string, error) {
 	rep, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: stateDir, System: sys})
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	n := 0
 	var errs []error
@@ -135,8 +136,9 @@ func RecoverLeftovers(ctx context.Context, sys *tune.System, stateDir string) (i
 	}
 	// After the affinities are back: lifted first, irqbalance could move
 	// an IRQ before its rollback, which would then leave it alone.
-	if _, err := RecoverIrqbalance(stateDir); err != nil {
+	ib, err := RecoverIrqbalance(stateDir)
+	if err != nil {
 		errs = append(errs, fmt.Errorf("irqbalance bans: %w", err))
 	}
-	return n, errors.Join(errs...)
+	return n, ib, errors.Join(errs...)
 }
