@@ -59,7 +59,10 @@ const (
 type Report struct {
 	Time time.Time `json:"time"`
 	// Targets are the pids steered for (none: every consumer).
-	Targets  []int        `json:"targets,omitempty"`
+	Targets []int `json:"targets,omitempty"`
+	// Domain is what the per-queue counts are grouped by: "" or "node"
+	// (NUMA node), "llc" (last-level cache).
+	Domain   string       `json:"domain,omitempty"`
 	Period   *Period      `json:"period"`
 	Decision Decision     `json:"decision"`
 	Applied  []Move       `json:"applied,omitempty"`
@@ -156,7 +159,7 @@ func Run(ctx context.Context, s Source, c Config) error {
 			st.refresh(c)
 			notes = st.retarget(ctx, c, f)
 		}
-		r := &Report{Time: time.Now(), Period: p, DryRun: c.Actuator == nil, Sampler: f.stats(), Targets: st.pids, NotDone: notes}
+		r := &Report{Time: time.Now(), Period: p, DryRun: c.Actuator == nil, Sampler: f.stats(), Targets: st.pids, NotDone: notes, Domain: c.Domain}
 		r.SamplerCPU = float64(r.Sampler.CPU-lastCPU) / float64(c.Period)
 		lastCPU = r.Sampler.CPU
 		r.IRQs = st.irqsNow(c.ReadFile)
