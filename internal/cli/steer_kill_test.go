@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -89,7 +90,7 @@ func readAffinity(t *testing.T, irq int) string {
 
 // startRedline runs redline (this test binary as redline, the code of
 // the real binary) with args.
-func startRedline(t *testing.T, stderr *bytes.Buffer, args ...string) *exec.Cmd {
+func startRedline(t *testing.T, stderr *syncBuffer, args ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
@@ -167,12 +168,10 @@ func TestSteerKilledRestoredOnHost(t *testing.T) {
 			return []string{"steer", "--pid", strconv.Itoa(ping.Process.Pid), "--period", period, "--periods", "2",
 				"--min-packets", "10", "--sample", "1", "--state-dir", state, "--status-file", status}
 		}
-		var errb bytes.Buffer
+		var errb syncBuffer
 		cmd := startRedline(t, &errb, steerArgs("200ms")...)
-		moved := waitFor(60*time.Second, func() bool { return readAffinity(t, q.IRQ) != orig })
-		if !moved {
-			t.Fatalf("steer never moved irq %d (on CPU %s, traffic from %s):\n%s", q.IRQ, on, gw, errb.String())
-		}
+		waitFor(t, fmt.Sprintf("steer to move irq %d (on CPU %s, traffic from %s)", q.IRQ, on, gw),
+			func() bool { return readAffinity(t, q.IRQ) != orig })
 		time.Sleep(100 * time.Millisecond) // a kill in the middle of an apply is the journal's business, not this test's
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
@@ -183,10 +182,10 @@ func TestSteerKilledRestoredOnHost(t *testing.T) {
 		switch then {
 		case "next steer":
 			// A long period: the check comes before it could move anything again.
-			var errb2 bytes.Buffer
+			var errb2 syncBuffer
 			next := startRedline(t, &errb2, steerArgs("1h")...)
-			ok := waitFor(30*time.Second, func() bool { return strings.Contains(errb2.String(), "rolled back") })
-			if got := readAffinity(t, q.IRQ); !ok || got != orig {
+			waitFor(t, "the next steer to roll back", func() bool { return strings.Contains(errb2.String(), "rolled back") })
+			if got := readAffinity(t, q.IRQ); got != orig {
 				t.Fatalf("after kill -9 and a new steer: irq %d at %s, want %s\n%s", q.IRQ, got, orig, errb2.String())
 			}
 			next.Process.Signal(syscall.SIGTERM)
@@ -203,14 +202,20 @@ func TestSteerKilledRestoredOnHost(t *testing.T) {
 	}
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(d time.Duration, cond func() bool) bool {
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			return false
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return true
+// syncBuffer is a child's stderr, read while the child writes it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }

@@ -123,6 +123,17 @@ variants:
   - {name: b, baseline: true, steer: {}}
   - {name: s, steer: {sample: 3, majority: 40%, domain: cache}}
 `))
+	_, sshErr := ParseScenario([]byte(`
+name: x
+target: {kind: ssh, host: redis-a}
+workloads: [{name: w, bench: -t get -n 10}]
+variants:
+  - {name: b, baseline: true}
+  - {name: s, steer: {}}
+`))
+	if sshErr == nil || !strings.Contains(sshErr.Error(), "variants.1.steer: steer runs on the host redline lab runs on") {
+		t.Errorf("steer with an ssh target: %v", sshErr)
+	}
 	for _, want := range []string{"variants.0.steer: the baseline variant cannot steer", "variants.1.steer.sample: 3", "variants.1.steer.majority: 0.4", `variants.1.steer.domain: "cache" is not node or llc`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %q", err, want)
