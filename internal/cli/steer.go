@@ -52,7 +52,10 @@ in a row: one core per queue while cores remain, redis-server's cores last, the 
 first. Every write goes through the tune journal (old value on disk first, read back
 after); on exit (SIGINT, SIGTERM, SIGHUP) every IRQ goes back to its original affinity,
 and after kill -9 the next start (or redline tune rollback) restores them. An IRQ someone
-else changes after steer wrote it is reported as drift and left alone. See docs/steer.md.`,
+else changes after steer wrote it is reported as drift and left alone. A running irqbalance
+is never stopped: steer bans just the IRQs it moves through irqbalance's socket and lifts
+those bans on exit. --domain llc keeps IRQs in the consumers' last-level cache instead of
+their node; with -p PORT steer follows a restarted redis-server. See docs/steer.md.`,
 		Example: `  redline steer --dry-run
   redline steer -p 6379 --listen :9464
   redline steer status`,
