@@ -139,7 +139,7 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	tuner, doctor := labTuning(f.stateDir)
 	fmt.Fprintf(s.err, "redline lab: scenario %s, results in %s\n", sc.Name, resultPath)
 	res, err := lab.Execute(ctx, lab.Options{Scenario: sc, ScenarioFile: file, CommandLine: s.argv, Version: Version(),
-		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, ServerHost: labServerHost(s, f), Observer: p.event})
+		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, ServerHost: labServerHost(s, f), Steerer: labSteerer{StateDir: f.stateDir}, Observer: p.event})
 	// Stopped during the run, not by a closed stdout while printing below.
 	interrupted := errors.Is(err, context.Canceled) || ctx.Err() != nil
 	p.done()
@@ -233,11 +233,11 @@ func (p *labProgress) done() {
 	}
 }
 
-// tunes says whether any variant applies tune changes (and so uses the
-// journal in the state directory).
+// tunes says whether any variant applies tune changes or steers IRQs (and
+// so uses the journal in the state directory).
 func tunes(sc labdata.Scenario) bool {
 	for _, v := range sc.Variants {
-		if v.Tune != nil {
+		if v.Tune != nil || (v.Steer != nil && !v.Steer.DryRun) { // steer's moves go through the same journal
 			return true
 		}
 	}

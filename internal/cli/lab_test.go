@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("REDLINE_TEST_MAIN") == "1" {
 		os.Exit(Main(os.Args[1:]))
 	}
+	if gw := os.Getenv("REDLINE_TEST_PINGER"); gw != "" {
+		os.Exit(pinger(gw)) // steer_kill_test.go
+	}
 	os.Exit(m.Run())
 }
 

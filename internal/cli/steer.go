@@ -36,6 +36,7 @@ type steerOptions struct {
 	statusFile string
 	json       bool
 	sample     int
+	domain     string
 }
 
 func newSteerCmd(s *streams) *cobra.Command {
@@ -51,7 +52,10 @@ in a row: one core per queue while cores remain, redis-server's cores last, the 
 first. Every write goes through the tune journal (old value on disk first, read back
 after); on exit (SIGINT, SIGTERM, SIGHUP) every IRQ goes back to its original affinity,
 and after kill -9 the next start (or redline tune rollback) restores them. An IRQ someone
-else changes after steer wrote it is reported as drift and left alone. See docs/steer.md.`,
+else changes after steer wrote it is reported as drift and left alone. A running irqbalance
+is never stopped: steer bans just the IRQs it moves through irqbalance's socket and lifts
+those bans on exit. --domain llc keeps IRQs in the consumers' last-level cache instead of
+their node; with -p PORT steer follows a restarted redis-server. See docs/steer.md.`,
 		Example: `  redline steer --dry-run
   redline steer -p 6379 --listen :9464
   redline steer status`,
@@ -70,6 +74,7 @@ else changes after steer wrote it is reported as drift and left alone. See docs/
 	f.Float64Var(&o.majority, "majority", steer.DefaultMajority, "share of a queue's packets one node must consume")
 	f.Uint64Var(&o.minPackets, "min-packets", steer.DefaultMinPackets, "packets per period that make a queue busy enough to judge")
 	f.IntVar(&o.sample, "sample", steer.DefaultSample, "follow one skb in `N` (a power of two; the kernel drops the others' records before they reach the sampler)")
+	f.StringVar(&o.domain, "domain", steer.DomainNode, "keep each queue's IRQ in the `DOMAIN` of the CPUs that consume its packets: node (NUMA node) or llc (CPUs sharing a last-level cache)")
 	f.StringVar(&o.listen, "listen", "", "serve Prometheus metrics on `ADDR` (/metrics)")
 	f.StringVar(&o.stateDir, "state-dir", tune.DefaultStateDir, "directory of the tune journal")
 	f.StringVar(&o.statusFile, "status-file", steer.DefaultStatusFile, "where the current map is kept for redline steer status")
@@ -113,6 +118,8 @@ func (o *steerOptions) validate() error {
 		return usageError("redline steer: --majority %g: want more than 0.5 and at most 1", o.majority)
 	case o.sample < 1 || o.sample&(o.sample-1) != 0 || o.sample > 64:
 		return usageError("redline steer: --sample %d: want a power of two from 1 to 64", o.sample)
+	case o.domain != steer.DomainNode && o.domain != steer.DomainLLC:
+		return usageError("redline steer: --domain %q: want node or llc", o.domain)
 	}
 	for _, p := range o.ports {
 		if p <= 0 || p > 65535 {
@@ -144,6 +151,9 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 	if err != nil {
 		return err
 	}
+	if _, err := steer.TopologyIn(snap, o.domain); err != nil {
+		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
+	}
 	steerNotes(s, snap, o)
 	tfs, err := steer.OpenTracefs()
 	if err != nil {
@@ -160,18 +170,31 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 	}
 	defer smp.Close()
 	cfg := steer.Config{
-		Period: o.period, PIDs: pids, Read: read,
+		Period: o.period, PIDs: pids, Read: read, Domain: o.domain,
 		Engine:   steer.Options{Periods: o.periods, Majority: o.majority, MinPackets: o.minPackets},
 		ReadFile: fs.ReadFile,
+	}
+	if len(o.ports) > 0 { // follow a restarted redis-server to its new pid
+		cfg.Targets = func(snap *host.Snapshot) ([]int, error) { return steer.PIDsOnPorts(snap, o.pids, o.ports) }
+		cfg.NewSource = func(tids []int) (steer.Source, error) {
+			return steer.NewSampler(tfs, steer.SamplerOptions{Sample: o.sample, Consumers: tids})
+		}
 	}
 	var act *steer.TuneActuator
 	if !o.dryRun {
 		sys := tune.LiveSystem()
 		defer sys.Close()
-		if n, err := steer.RecoverLeftovers(context.WithoutCancel(ctx), sys, o.stateDir); n > 0 || err != nil {
+		n, ib, err := steer.RecoverLeftovers(context.WithoutCancel(ctx), sys, o.stateDir)
+		if n > 0 || err != nil {
 			fmt.Fprintf(s.err, "redline steer: rolled back %d apply(s) an earlier steer left in %s (err: %v)\n", n, o.stateDir, err)
 		}
+		if ib != "" {
+			fmt.Fprintf(s.err, "redline steer: an earlier steer's irqbalance bans: %s\n", ib)
+		}
 		act = &steer.TuneActuator{System: sys, StateDir: o.stateDir}
+		if ib := steer.IrqbalanceFor(snap, o.stateDir); ib != nil {
+			act.Irqbalance = ib
+		}
 		cfg.Actuator = act
 	}
 	metrics, srvErr, err := o.serveMetrics(ctx, s)
@@ -187,10 +210,16 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 			fmt.Fprintf(s.err, "redline steer: status file: %v\n", err)
 		}
 	}
+	var last *steer.Report
+	onPeriod := cfg.OnPeriod
+	cfg.OnPeriod = func(r *steer.Report) { last = r; onPeriod(r) }
 	started := time.Now()
 	err = steer.Run(ctx, smp, cfg)
 	os.Remove(o.statusFile)
 	st, took := smp.Stats(), time.Since(started)
+	if last != nil { // every sampler's, after a restarted target
+		st = last.Sampler
+	}
 	fmt.Fprintf(s.err, "redline steer: sampler read %d events (%d lost) in %s, using %s of CPU (%.2f%% of one CPU)\n",
 		st.Events, st.Lost, took.Round(time.Millisecond), st.CPU.Round(time.Millisecond), 100*st.CPU.Seconds()/took.Seconds())
 	if act != nil {
@@ -211,19 +240,9 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 
 // steerTargets turns --pid and --port into the pids to steer for.
 func steerTargets(snap *host.Snapshot, o *steerOptions) ([]int, error) {
-	pids := append([]int(nil), o.pids...)
-	for _, port := range o.ports {
-		found := false
-		for _, p := range snap.Processes {
-			for _, l := range p.Listen {
-				if l.Port == port {
-					pids, found = append(pids, p.PID), true
-				}
-			}
-		}
-		if !found {
-			return nil, exitCode(ExitError, fmt.Sprintf("redline steer: no redis-server listens on port %d here (redline inspect lists them)", port))
-		}
+	pids, err := steer.PIDsOnPorts(snap, o.pids, o.ports)
+	if err != nil {
+		return nil, exitCode(ExitError, "redline steer: "+err.Error())
 	}
 	return pids, nil
 }
@@ -231,13 +250,14 @@ func steerTargets(snap *host.Snapshot, o *steerOptions) ([]int, error) {
 // steerNotes says what the user should know before steer starts.
 func steerNotes(s *streams, snap *host.Snapshot, o *steerOptions) {
 	n := len(steer.QueueIRQsOf(snap))
-	fmt.Fprintf(s.err, "redline steer: %d receive-queue IRQs on %d NUMA node(s); period %s, move after %d period(s) of a %.0f%% majority\n",
-		n, max(1, len(snap.NUMA.Nodes)), o.period, o.periods, 100*o.majority)
+	topo, _ := steer.TopologyIn(snap, o.domain)
+	fmt.Fprintf(s.err, "redline steer: %d receive-queue IRQs on %d NUMA node(s), %d %s domain(s); period %s, move after %d period(s) of a %.0f%% majority\n",
+		n, max(1, len(snap.NUMA.Nodes)), topo.Domains(), o.domain, o.period, o.periods, 100*o.majority)
 	if n == 0 {
 		fmt.Fprintln(s.err, "redline steer: no NIC queue IRQs found (virtual NICs such as veth have none): steer will only report")
 	}
 	if snap.Irqbalance.Running && !o.dryRun {
-		fmt.Fprintln(s.err, "redline steer: irqbalance is running and may move steered IRQs back; steer reports that as drift and leaves them alone (steer does not stop it: ban the NIC's IRQs with IRQBALANCE_ARGS=--banirq=N, or stop it yourself)")
+		fmt.Fprintf(s.err, "redline steer: irqbalance is running (pid %v): steer bans each IRQ it moves from irqbalance's balancing through irqbalance's socket (settings ban irqs), never stops it, and lifts exactly those bans on exit (after kill -9: at the next start); if irqbalance moves a steered IRQ anyway, that is drift, reported and left alone\n", snap.Irqbalance.PIDs)
 	}
 }
 

@@ -16,6 +16,7 @@ func TestSteerRejectsBadFlags(t *testing.T) {
 		{"steer", "--periods", "0"},
 		{"steer", "--period", "1ms"},
 		{"steer", "-p", "70000"},
+		{"steer", "--domain", "cache"},
 		{"steer", "--bogus"},
 	} {
 		_, errOut, code := runCLI(t, context.Background(), nil, args...)

@@ -140,6 +140,10 @@ type CPU struct {
 	// (thread_siblings_list), itself included.
 	Siblings *CPUSet `json:"siblings,omitempty"`
 	Node     *int    `json:"node,omitempty"` // NUMA node, from the nodes' cpulists
+	// LLC are the CPUs sharing this CPU's last-level cache (the highest
+	// level of cache/index*/shared_cpu_list), itself included; nil when
+	// the kernel does not describe its caches.
+	LLC *CPUSet `json:"llc,omitempty"`
 	// Governor is the cpufreq governor of the CPU's policy (copied from
 	// Freq for convenience).
 	Governor string `json:"governor,omitempty"`

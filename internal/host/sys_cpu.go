@@ -57,6 +57,7 @@ func readCPU(r *reader, base string, id int, online *CPUSet) CPU {
 	c.Cluster, _ = r.int(dir + "/cluster_id")
 	c.Core, _ = r.int(dir + "/core_id")
 	c.Siblings, _ = r.cpuList(dir + "/thread_siblings_list")
+	c.LLC = readLLC(r, base, id)
 	return c
 }
 

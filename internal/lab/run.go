@@ -38,6 +38,9 @@ type Options struct {
 	// ServerHost opens the link to the server host of a target of kind
 	// ssh; that host's own Tuner and Doctor then replace the two above.
 	ServerHost DialServerHost
+	// Steerer runs redline steer for variants with steer: {...}; nil
+	// refuses them.
+	Steerer Steerer
 	// Observer, if set, is told about progress.
 	Observer func(Event)
 }
@@ -108,6 +111,7 @@ type labRun struct {
 	started   time.Time
 	runs      int
 	tuned     string // the variant whose changes are applied now
+	steer     *steering
 	safeFixes []change.Change
 	smp       *sampling // the per-run samples of the server host (probe.go)
 }
@@ -267,6 +271,9 @@ func (l *labRun) check() error {
 		if v.Tune != nil && l.o.Tuner == nil && !remote {
 			return fmt.Errorf("variant %s tunes, but no tuner is available", v.Name)
 		}
+		if v.Steer != nil && l.o.Steerer == nil {
+			return fmt.Errorf("variant %s steers, but steer is not available here", v.Name)
+		}
 		if v.Tune != nil && v.Tune.Doctor && doctorOff {
 			return fmt.Errorf("variant %s applies the doctor's fixes, but the doctor is off (set doctor: true, or drop tune.doctor)", v.Name)
 		}
@@ -304,6 +311,9 @@ func (l *labRun) variant(ctx context.Context, vi, rep int) error {
 			}
 		}
 	}
+	if err := l.startSteer(ctx, vi, rep); err != nil {
+		return err
+	}
 	cpus := l.clientCPUs(v.Client)
 	for _, it := range l.items {
 		if ctx.Err() != nil {
@@ -315,6 +325,9 @@ func (l *labRun) variant(ctx context.Context, vi, rep int) error {
 		if err := l.measure(ctx, it, v.Name, rep); err != nil {
 			return err
 		}
+	}
+	if err := l.stopSteer(ctx); err != nil {
+		return err
 	}
 	return l.rollback(ctx)
 }
@@ -500,9 +513,11 @@ func (l *labRun) clientCPUs(override *labdata.ClientSpec) []int {
 
 // cleanup rolls back, stops the server and removes namespaces.
 func (l *labRun) cleanup() error {
-	var err error
+	err := l.stopSteer(context.Background())
 	if l.tuned != "" {
-		err = l.rollback(context.Background())
+		if rerr := l.rollback(context.Background()); err == nil {
+			err = rerr
+		}
 	}
 	if l.tg != nil {
 		if cerr := l.tg.close(); cerr != nil && err == nil {

@@ -120,6 +120,9 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 			bad("target", "host, port, heartbeat, no_push and sudo are for kind: ssh")
 		}
 	}
+	if s.Target.Queues != 0 && (s.Target.Kind != "netns" || s.Target.Queues < 1 || s.Target.Queues > 64) {
+		bad("target.queues", "%d: only for kind: netns, 1 to 64", s.Target.Queues)
+	}
 	if s.Target.Password != "" && s.Target.PasswordFile != "" {
 		bad("target.password_file", "give password or password_file, not both")
 	}
@@ -171,6 +174,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		if v.Server != nil && s.Target.Kind == "ssh" && len(v.Server.Env) > 0 {
 			bad(p+".server.env", "a server host's session sets no environment (allocator: preloads one)")
 		}
+		validateSteer(v, s.Target.Kind, p, bad)
 		if v.Tune != nil && v.Tune.Restart && existingServer(s.Target) {
 			bad(p+".tune.restart", "only a managed or netns server can be restarted")
 		}

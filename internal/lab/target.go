@@ -22,6 +22,7 @@ type target struct {
 	logDir  string // where a managed server's log is kept after it stops
 	logs    []string
 	pair    *netns.Pair
+	queues  int // the veth's queues (netns target)
 	server  *redisserver.Server
 	spec    labdata.ServerSpec // the running server's settings
 	running bool
@@ -49,11 +50,11 @@ type target struct {
 // newTarget prepares the topology; the server starts with ensure.
 func newTarget(ctx context.Context, t labdata.TargetSpec) (*target, error) {
 	tg := &target{kind: t.Kind, addr: t.Address, user: t.User, pass: t.Password, port: t.Port,
-		primaries: t.Primaries, replicas: t.Replicas, seedIsCluster: t.Cluster,
+		primaries: t.Primaries, replicas: t.Replicas, seedIsCluster: t.Cluster, queues: t.Queues,
 		existing: t.Kind == "address" || (t.Kind == "ssh" && t.Port != 0)}
 	if t.Kind == "netns" {
 		netns.RemoveStale()
-		p, err := netns.NewPair(ctx)
+		p, err := netns.NewPair(ctx, netns.PairOptions{Queues: t.Queues})
 		if err != nil {
 			return nil, err
 		}
@@ -188,6 +189,9 @@ func (t *target) info() labdata.TargetInfo {
 	switch {
 	case t.pair != nil:
 		ti.Topology = fmt.Sprintf("veth %s (%s, netns %s) <-> %s (%s, netns %s)", t.pair.ClientIf, t.pair.ClientIP, t.pair.Client, t.pair.ServerIf, t.pair.ServerIP, t.pair.Server)
+		if t.queues > 1 {
+			ti.Topology += fmt.Sprintf("; %d queues, GRO on, TSO/GSO off", t.queues)
+		}
 	case t.kind == "managed":
 		ti.Topology = "loopback"
 	case t.kind == "managed-cluster":

@@ -91,6 +91,9 @@ func describe(v labdata.VariantSpec) string {
 			parts = append(parts, "the doctor's safe fixes")
 		}
 	}
+	if v.Steer != nil {
+		parts = append(parts, describeSteer(v.Steer))
+	}
 	if d := serverDiff(v); len(d) > 0 {
 		parts = append(parts, strings.Join(d, "; "))
 	}

@@ -193,6 +193,8 @@ type VariantInfo struct {
 	Server     []string `json:"server,omitempty"`
 	RolledBack bool     `json:"rolled_back,omitempty"`
 	Notes      []string `json:"notes,omitempty"`
+	// Steer is what redline steer did in each round of a steer variant.
+	Steer []SteerSession `json:"steer,omitempty"`
 }
 
 // PlanStep is one change of a variant's plan and what happened to it.

@@ -109,6 +109,10 @@ type TargetSpec struct {
 	// A tuned variant's changes start from these values.
 	Sysctls       map[string]string `json:"sysctls,omitempty" yaml:"sysctls,omitempty"`
 	ClientSysctls map[string]string `json:"client_sysctls,omitempty" yaml:"client_sysctls,omitempty"`
+	// Queues gives a netns target's veth that many queues, with GRO on
+	// and TSO/GSO off, so its packets pass through NAPI like a
+	// multi-queue NIC's (what redline steer follows); 0 is one queue.
+	Queues int `json:"queues,omitempty" yaml:"queues,omitempty"`
 }
 
 // ServerSpec configures a managed or netns server.
@@ -161,6 +165,9 @@ type VariantSpec struct {
 	// changed server is restarted.
 	Server *ServerSpec `json:"server,omitempty" yaml:"server,omitempty"`
 	Client *ClientSpec `json:"client,omitempty" yaml:"client,omitempty"`
+	// Steer runs redline steer during the variant's runs (every IRQ it
+	// moved is restored when they end).
+	Steer *SteerSpec `json:"steer,omitempty" yaml:"steer,omitempty"`
 }
 
 // TuneSpec is what a tuned variant changes.

@@ -23,28 +23,55 @@ type Pair struct {
 // whether their owner is still alive.
 const namePrefix = "rl-"
 
-// NewPair creates the namespaces and the link, brings everything up and
-// checks the client reaches the server. On failure it removes what it made.
-func NewPair(ctx context.Context) (*Pair, error) {
+// PairOptions shape the link of NewPair.
+type PairOptions struct {
+	// Queues gives each veth end that many rx and tx queues and turns
+	// GRO on and TSO/GSO off at both ends, so received packets go through
+	// NAPI (net:napi_gro_receive_entry fires with their queue), as on a
+	// multi-queue NIC: what redline steer samples. 0 or 1 is the kernel's
+	// default single-queue veth.
+	Queues int
+}
+
+// NewPair creates the namespaces and the link (shaped by the options,
+// if given), brings everything up and checks the client reaches the
+// server. On failure it removes what it made.
+func NewPair(ctx context.Context, opts ...PairOptions) (*Pair, error) {
+	var o PairOptions
+	if len(opts) > 0 {
+		o = opts[0]
+	}
 	id := strconv.Itoa(os.Getpid())
 	p := &Pair{
 		Server: namePrefix + id + "-srv", Client: namePrefix + id + "-cli",
 		ServerIf: "rl" + id + "s", ClientIf: "rl" + id + "c",
 		ServerIP: "10.77.0.1", ClientIP: "10.77.0.2",
 	}
+	link := []string{"link", "add", p.ServerIf, "type", "veth", "peer", "name", p.ClientIf}
+	if o.Queues > 1 {
+		q := strconv.Itoa(o.Queues)
+		link = []string{"link", "add", p.ServerIf, "numrxqueues", q, "numtxqueues", q, "type", "veth",
+			"peer", "name", p.ClientIf, "numrxqueues", q, "numtxqueues", q}
+	}
 	steps := [][]string{
 		{"netns", "add", p.Server},
 		{"netns", "add", p.Client},
-		{"link", "add", p.ServerIf, "type", "veth", "peer", "name", p.ClientIf},
+		link,
 		{"link", "set", p.ServerIf, "netns", p.Server},
 		{"link", "set", p.ClientIf, "netns", p.Client},
 		{"-n", p.Server, "addr", "add", p.ServerIP + "/30", "dev", p.ServerIf},
 		{"-n", p.Client, "addr", "add", p.ClientIP + "/30", "dev", p.ClientIf},
 		{"-n", p.Server, "link", "set", "lo", "up"},
 		{"-n", p.Client, "link", "set", "lo", "up"},
-		{"-n", p.Server, "link", "set", p.ServerIf, "up"},
-		{"-n", p.Client, "link", "set", p.ClientIf, "up"},
 	}
+	if o.Queues > 1 {
+		steps = append(steps,
+			[]string{"netns", "exec", p.Server, "ethtool", "-K", p.ServerIf, "gro", "on", "tso", "off", "gso", "off"},
+			[]string{"netns", "exec", p.Client, "ethtool", "-K", p.ClientIf, "gro", "on", "tso", "off", "gso", "off"})
+	}
+	steps = append(steps,
+		[]string{"-n", p.Server, "link", "set", p.ServerIf, "up"},
+		[]string{"-n", p.Client, "link", "set", p.ClientIf, "up"})
 	for _, s := range steps {
 		if err := ip(ctx, s...); err != nil {
 			p.Remove()

@@ -159,7 +159,7 @@ func (v *htmlView) labContext(r *Report) {
 
 func variantView(vi labdata.VariantInfo, ref string) htmlVariant {
 	hv := htmlVariant{Name: vi.Name, Description: vi.Description, Reference: vi.Name == ref,
-		RolledBack: rolledBack(vi), Server: strings.Join(vi.Server, "; "), Notes: vi.Notes}
+		RolledBack: rolledBack(vi), Server: strings.Join(vi.Server, "; "), Notes: append(steerLines(vi), vi.Notes...)}
 	hv.Warn = len(vi.Plan) > 0 && !vi.RolledBack
 	hv.Plan.Header = planHeader
 	for i, st := range vi.Plan {

@@ -94,7 +94,7 @@ func writeVariantsMD(mw *errWriter, r *Report) {
 }
 
 func writeVariantBodyMD(mw *errWriter, v labdata.VariantInfo) {
-	if len(v.Plan) == 0 && len(v.Server) == 0 {
+	if len(v.Plan) == 0 && len(v.Server) == 0 && len(v.Steer) == 0 {
 		mw.printf("\nNo changes.\n")
 	}
 	if len(v.Plan) > 0 {
@@ -113,7 +113,7 @@ func writeVariantBodyMD(mw *errWriter, v labdata.VariantInfo) {
 	if len(v.Server) > 0 {
 		mw.printf("\nServer settings: %s\n", code(strings.Join(v.Server, "; ")))
 	}
-	for _, n := range v.Notes {
+	for _, n := range append(steerLines(v), v.Notes...) {
 		mw.printf("\n- %s\n", md(n))
 	}
 }

@@ -30,7 +30,18 @@ const JournalSource = "redline steer"
 type TuneActuator struct {
 	System   *tune.System
 	StateDir string
-	sessions []string
+	// Irqbalance, when set, bans each IRQ from the running irqbalance
+	// before its first move, and Restore lifts those bans after the
+	// affinities are back.
+	Irqbalance Banner
+	sessions   []string
+}
+
+// Banner keeps another IRQ balancer off the IRQs steer moves
+// (IrqbalanceBan).
+type Banner interface {
+	Ban(irqs []int) error
+	Restore() (string, error)
 }
 
 // AffinityChange is the change that puts irq on cpu.
@@ -47,8 +58,12 @@ func (a *TuneActuator) Apply(ctx context.Context, moves []Move) ([]Move, map[int
 		return nil, nil, nil
 	}
 	changes := make([]change.Change, len(moves))
+	irqs := make([]int, len(moves))
 	for i, m := range moves {
-		changes[i] = AffinityChange(m.IRQ, m.To, m.Reason)
+		changes[i], irqs[i] = AffinityChange(m.IRQ, m.To, m.Reason), m.IRQ
+	}
+	if a.Irqbalance != nil {
+		a.Irqbalance.Ban(irqs) // a failure is reported by Restore; irqbalance moving an IRQ back is drift
 	}
 	res, err := tune.Apply(ctx, a.System, tune.FromChanges(changes, JournalSource), tune.ApplyOptions{StateDir: a.StateDir})
 	if res != nil && res.Count(tune.StatusApplied) > 0 && res.Undo == nil {
@@ -86,16 +101,27 @@ func (a *TuneActuator) Restore(ctx context.Context) (string, error) {
 		}
 	}
 	a.sessions = nil
-	return fmt.Sprintf("%d IRQ affinities restored, %d left alone (changed by someone else)", restored, drift), errors.Join(errs...)
+	msg := fmt.Sprintf("%d IRQ affinities restored, %d left alone (changed by someone else)", restored, drift)
+	if a.Irqbalance != nil {
+		ib, err := a.Irqbalance.Restore()
+		if err != nil {
+			errs = append(errs, fmt.Errorf("irqbalance: %w", err))
+		}
+		if ib != "" {
+			msg += "; " + ib
+		}
+	}
+	return msg, errors.Join(errs...)
 }
 
 // RecoverLeftovers rolls back what an earlier steer left in the journal
-// (it was killed before it could restore), newest first. It returns how
-// many sessions it rolled back.
-func RecoverLeftovers(ctx context.Context, sys *tune.System, stateDir string) (int, error) {
+// (it was killed before it could restore), newest first, then lifts the
+// irqbalance bans it left. It returns how many sessions it rolled back
+// and what it did about irqbalance ("" for nothing).
+func RecoverLeftovers(ctx context.Context, sys *tune.System, stateDir string) (int, string, error) {
 	rep, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: stateDir, System: sys})
 	if err != nil {
-		return 0, err
+		return 0, "", err
 	}
 	n := 0
 	var errs []error
@@ -108,5 +134,11 @@ func RecoverLeftovers(ctx context.Context, sys *tune.System, stateDir string) (i
 		}
 		n++
 	}
-	return n, errors.Join(errs...)
+	// After the affinities are back: lifted first, irqbalance could move
+	// an IRQ before its rollback, which would then leave it alone.
+	ib, err := RecoverIrqbalance(stateDir)
+	if err != nil {
+		errs = append(errs, fmt.Errorf("irqbalance bans: %w", err))
+	}
+	return n, ib, errors.Join(errs...)
 }

@@ -104,7 +104,7 @@ func TestRecoverLeftovers(t *testing.T) {
 	if _, err := tune.Apply(ctx, sys, other, tune.ApplyOptions{StateDir: state}); err != nil {
 		t.Fatal(err)
 	}
-	n, err := RecoverLeftovers(ctx, sys, state)
+	n, _, err := RecoverLeftovers(ctx, sys, state)
 	if err != nil || n != 2 {
 		t.Fatalf("recovered %d sessions, err %v; want 2", n, err)
 	}
@@ -114,7 +114,7 @@ func TestRecoverLeftovers(t *testing.T) {
 	if got := affinityIn(t, root, 32); got != "1" {
 		t.Fatalf("irq 32 (not steer's) reads %s after recovery, want 1", got)
 	}
-	if n, err := RecoverLeftovers(ctx, sys, state); err != nil || n != 0 {
+	if n, _, err := RecoverLeftovers(ctx, sys, state); err != nil || n != 0 {
 		t.Fatalf("second recovery: %d, %v; want nothing left", n, err)
 	}
 }
@@ -131,7 +131,7 @@ func TestHostVirtioSteerMoves(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	topo := TopologyOf(snap)
+	topo := nodeTopology(t, snap)
 	if len(topo.CPUs) < 2 {
 		t.Skip("needs 2 CPUs")
 	}

@@ -14,6 +14,9 @@ import (
 type Config struct {
 	Period time.Duration // default DefaultPeriod
 	Engine Options
+	// Domain is what a queue's IRQ is kept in: DomainNode (default) or
+	// DomainLLC.
+	Domain string
 	// PIDs are the redis-server processes whose consumption counts and
 	// whose main/io threads' cores are kept free; empty means every
 	// consuming thread counts and the snapshot's Redis processes' cores
@@ -26,6 +29,20 @@ type Config struct {
 	// ReadFile reads a live /proc file (the queue IRQs' affinities, every
 	// period).
 	ReadFile func(path string) ([]byte, error)
+	// Drivers names the drivers of devices the snapshot does not see
+	// (those of other network namespaces, NamespaceDrivers), so their
+	// queues are numbered right.
+	Drivers map[string]string
+	// Targets, when set, finds the processes to steer for in a fresh
+	// snapshot (those listening on the user's ports): when the target
+	// restarts (a new pid on the same port) steer follows it. It is asked
+	// at every refresh, and every period while a target's pid is gone.
+	Targets func(*host.Snapshot) ([]int, error)
+	// NewSource makes a source whose kernel filter keeps the copies of
+	// these threads (a perf tracepoint takes one filter for its life), to
+	// replace the running one when the target changes; Run closes the
+	// sources it made. Nil: only the Joiner's target changes.
+	NewSource func(tids []int) (Source, error)
 	// Actuator makes the moves; nil is a dry run.
 	Actuator Actuator
 	// OnPeriod receives each period's report (log line, metrics, status).
@@ -40,7 +57,12 @@ const (
 
 // Report is what one period saw and did.
 type Report struct {
-	Time     time.Time    `json:"time"`
+	Time time.Time `json:"time"`
+	// Targets are the pids steered for (none: every consumer).
+	Targets []int `json:"targets,omitempty"`
+	// Domain is what the per-queue counts are grouped by: "" or "node"
+	// (NUMA node), "llc" (last-level cache).
+	Domain   string       `json:"domain,omitempty"`
 	Period   *Period      `json:"period"`
 	Decision Decision     `json:"decision"`
 	Applied  []Move       `json:"applied,omitempty"`
@@ -107,36 +129,37 @@ func Run(ctx context.Context, s Source, c Config) error {
 	if err != nil {
 		return err
 	}
+	if _, err := TopologyIn(snap, c.Domain); err != nil {
+		return err
+	}
 	st := newRunState(snap, c)
-	var target map[uint32]bool
-	if len(c.PIDs) > 0 {
-		target = map[uint32]bool{}
-		for _, p := range c.PIDs {
-			target[uint32(p)] = true
+	drivers := DriversOf(snap)
+	for dev, d := range c.Drivers {
+		if drivers[dev] == "" { // not in the snapshot, or without a device link there (veth)
+			drivers[dev] = d
 		}
 	}
-	s.Configure(target, DriverQueues(DriversOf(snap)))
+	f := &feed{zeroBased: DriverQueues(drivers), period: c.Period}
+	f.start(ctx, s, st.pids, false)
+	defer f.stop()
 	engine := NewEngine(c.Engine)
-	periods := make(chan *Period, 1)
-	errc := make(chan error, 1)
-	sctx, cancel := context.WithCancel(ctx)
-	defer func() { cancel(); <-errc }()
-	go func() { errc <- s.Run(sctx, c.Period, periods) }()
-	lastCPU := s.Stats().CPU
+	lastCPU := f.stats().CPU
 	for n := 1; ; n++ {
 		var p *Period
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
-		case err := <-errc:
-			errc <- err
+		case err := <-f.errc:
+			f.errc <- err
 			return err
-		case p = <-periods:
+		case p = <-f.periods:
 		}
-		if n%c.Refresh == 0 {
+		var notes []string
+		if n%c.Refresh == 0 || st.targetGone(c.ReadFile) {
 			st.refresh(c)
+			notes = st.retarget(ctx, c, f)
 		}
-		r := &Report{Time: time.Now(), Period: p, DryRun: c.Actuator == nil, Sampler: s.Stats()}
+		r := &Report{Time: time.Now(), Period: p, DryRun: c.Actuator == nil, Sampler: f.stats(), Targets: st.pids, NotDone: notes, Domain: c.Domain}
 		r.SamplerCPU = float64(r.Sampler.CPU-lastCPU) / float64(c.Period)
 		lastCPU = r.Sampler.CPU
 		r.IRQs = st.irqsNow(c.ReadFile)
@@ -167,16 +190,23 @@ type runState struct {
 	redis host.CPUSet
 	busy  map[int]float64
 	times []host.CPUTime
+	pids  []int // the processes steered for (Config.PIDs, then Targets')
+	snap  *host.Snapshot
+	// missing is the last retarget failure, said once.
+	missing string
 }
 
 func newRunState(snap *host.Snapshot, c Config) *runState {
-	st := &runState{}
+	st := &runState{pids: c.PIDs}
 	st.use(snap, c)
 	return st
 }
 
 func (st *runState) use(snap *host.Snapshot, c Config) {
-	st.topo, st.irqs, st.redis = TopologyOf(snap), QueueIRQsOf(snap), RedisCPUsOf(snap, c.PIDs)
+	if topo, err := TopologyIn(snap, c.Domain); err == nil { // checked at start: a refresh keeps the last one
+		st.topo = topo
+	}
+	st.irqs, st.redis, st.snap = QueueIRQsOf(snap), RedisCPUsOf(snap, st.pids), snap
 	if st.times != nil {
 		st.busy = busyBetween(st.times, snap.CPU.Times)
 	}

@@ -63,7 +63,7 @@ func irqRehearsal(t *testing.T, irqs []QueueIRQ) string {
 func TestRunConvergesAndRestores(t *testing.T) {
 	snap := readHost(t, "kunpeng920-4node-hinic")
 	irqs := QueueIRQsOf(snap)
-	topo := TopologyOf(snap)
+	topo := nodeTopology(t, snap)
 	root := irqRehearsal(t, irqs)
 	src := &recorded{consumer: topo.CPUs[len(topo.CPUs)-1].ID, periods: 5}
 	for _, q := range irqs {

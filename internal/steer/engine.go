@@ -10,12 +10,35 @@ import (
 // Topology is what the engine needs to know of the CPUs.
 type Topology struct {
 	CPUs []TopoCPU `json:"cpus"` // online CPUs
+	// Domain says what TopoCPU.Node numbers: DomainNode ("" too) or
+	// DomainLLC.
+	Domain string `json:"domain,omitempty"`
+}
+
+// Domains counts the distinct domains.
+func (t Topology) Domains() int {
+	seen := map[int]bool{}
+	for _, c := range t.CPUs {
+		seen[c.Node] = true
+	}
+	return len(seen)
+}
+
+// domainWord names a domain in reasons ("node 1", "LLC 6").
+func (t Topology) domainWord() string {
+	if t.Domain == DomainLLC {
+		return "LLC"
+	}
+	return "node"
 }
 
 // TopoCPU is one online CPU.
 type TopoCPU struct {
-	ID   int `json:"id"`
-	Node int `json:"node"` // 0 when the machine has no NUMA information
+	ID int `json:"id"`
+	// Node is the CPU's domain: its NUMA node (0 when the machine has no
+	// NUMA information), or with DomainLLC the lowest CPU sharing its
+	// last-level cache.
+	Node int `json:"node"`
 	// Core is the lowest CPU of its core's hardware threads (itself
 	// without SMT): CPUs with the same Core share a physical core.
 	Core int `json:"core"`
@@ -246,8 +269,8 @@ func (e *Engine) judge(q QueueIRQ, in Input, topo topoIndex) (QueueState, *wante
 	if why == "" || (redisOnly && s.onRedis < e.o.Periods) {
 		return qs, nil, drift
 	}
-	reason := fmt.Sprintf("%.0f%% of %d packets consumed on node %d for %s; %s",
-		100*share, matched, s.node, plural(s.streak, "period"), why)
+	reason := fmt.Sprintf("%.0f%% of %d packets consumed on %s %d for %s; %s",
+		100*share, matched, in.Topology.domainWord(), s.node, plural(s.streak, "period"), why)
 	return qs, &wanted{q: q, node: s.node, matched: matched, why: reason}, drift
 }
 

@@ -20,6 +20,7 @@ import (
 //	options periods=N majority=F min=N   engine options
 //	cpus node=N LIST                      online CPUs of a node
 //	core LIST                             CPUs sharing one physical core
+//	host NAME [domain=llc]                the CPUs of testdata/steer/hosts/NAME, by node or LLC
 //	irq N DEV QUEUE affinity=LIST         a queue IRQ and where it starts
 //	redis LIST                            CPUs of Redis's main/io threads
 //	busy CPU=F ...                        busy fractions
@@ -100,6 +101,17 @@ func (c *simCase) do(t *testing.T, f []string) error {
 		for _, id := range set.CPUs() {
 			c.topo.CPUs = append(c.topo.CPUs, TopoCPU{ID: id, Node: atoi(kv["node"]), Core: id})
 		}
+	case "host": // host NAME [domain=llc]: the topology of testdata/steer/hosts/NAME
+		fs, err := host.NewFS(filepath.Join("..", "..", "testdata", "steer", "hosts", f[1]))
+		if err != nil {
+			return err
+		}
+		snap, err := host.Read(fs, host.Options{NoProcesses: true})
+		if err != nil {
+			return err
+		}
+		c.topo, err = TopologyIn(snap, kv["domain"])
+		return err
 	case "core":
 		set, err := host.ParseCPUList(f[1])
 		if err != nil {

@@ -248,3 +248,15 @@ func (k *QueueKey) UnmarshalText(b []byte) error {
 	k.Dev, k.Queue = s[:i], q
 	return nil
 }
+
+// add adds another period's counts of the same queue.
+func (q *QueueCounts) add(o *QueueCounts) {
+	q.Received += o.Received
+	q.Matched += o.Matched
+	for cpu, n := range o.Consumers {
+		q.Consumers[cpu] += n
+	}
+	for cpu, n := range o.SoftirqCPUs {
+		q.SoftirqCPUs[cpu] += n
+	}
+}

@@ -278,3 +278,93 @@ func startLoad(ctx context.Context, t *testing.T, p *mqPair, srv *redisserver.Se
 	}
 	return errs
 }
+
+// TestLiveRunFollowsRedisRestart steers (dry run) for the redis-server
+// listening on a port while Redis traffic crosses a 4-queue veth; the
+// server is stopped and a new one started on the same port: steer must
+// notice, re-target the kernel's thread filter to the new process, and
+// attribute the veth's queues to it.
+func TestLiveRunFollowsRedisRestart(t *testing.T) {
+	needRoot(t)
+	tfs, err := OpenTracefs()
+	if err != nil {
+		t.Skipf("tracefs: %v", err)
+	}
+	t.Cleanup(func() { tfs.Close() })
+	p := newMQPair(t)
+	srv1 := redistest.StartWith(t, redisserver.Options{NetNS: p.Server, Bind: p.ServerIP})
+	port := srv1.Port
+	newSampler := func(tids []int) (Source, error) {
+		return NewSampler(tfs, SamplerOptions{Drain: 10 * time.Millisecond, Sample: 2, Consumers: tids})
+	}
+	s1, err := newSampler(threadsOf(t, srv1.Pid()))
+	if err != nil {
+		t.Skipf("sampler: %v", err)
+	}
+	t.Cleanup(func() { s1.(*Sampler).Close() })
+	fs, err := host.NewFS("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := make(chan *Report, 100)
+	cfg := Config{
+		Period: 100 * time.Millisecond, PIDs: []int{srv1.Pid()}, ReadFile: fs.ReadFile,
+		Read:      func() (*host.Snapshot, error) { return host.Read(fs, host.Options{Ports: []int{port}}) },
+		Targets:   func(s *host.Snapshot) ([]int, error) { return PIDsOnPorts(s, nil, []int{port}) },
+		NewSource: newSampler,
+		Drivers:   map[string]string{p.ServerIf: "veth"},
+		OnPeriod: func(r *Report) {
+			select {
+			case reports <- r:
+			default:
+			}
+		},
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, s1, cfg) }()
+
+	// waitMatched waits for a period steering for pid whose veth queues
+	// had packets copied by it.
+	waitMatched := func(pid int, load <-chan error) {
+		t.Helper()
+		deadline := time.After(60 * time.Second)
+		for {
+			select {
+			case err := <-load:
+				t.Fatalf("load stopped: %v", err)
+			case err := <-done:
+				t.Fatalf("Run stopped: %v", err)
+			case <-deadline:
+				t.Fatalf("no period attributed the veth's queues to pid %d", pid)
+			case r := <-reports:
+				var matched uint64
+				for k, qc := range r.Period.Queues {
+					if k.Dev == p.ServerIf && k.Queue >= 0 && k.Queue < 4 {
+						matched += qc.Matched
+					}
+				}
+				// The period that noticed the restart was sampled for the old
+				// target; only the next ones are the new sampler's.
+				retargeted := strings.Contains(strings.Join(r.NotDone, ";"), "target restarted")
+				if len(r.Targets) == 1 && r.Targets[0] == pid && matched > 0 && !retargeted {
+					t.Logf("pid %d: %s", pid, r.Line())
+					return
+				}
+			}
+		}
+	}
+	ctx1, stop1 := context.WithCancel(ctx)
+	waitMatched(srv1.Pid(), startLoad(ctx1, t, p, srv1, 4))
+	stop1()
+	if err := srv1.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	srv2 := redistest.StartWith(t, redisserver.Options{NetNS: p.Server, Bind: p.ServerIP, Port: port})
+	waitMatched(srv2.Pid(), startLoad(ctx, t, p, srv2, 4))
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run: %v", err)
+	}
+}

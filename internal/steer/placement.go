@@ -12,10 +12,11 @@ type topoIndex struct {
 	cpu   map[int]TopoCPU
 	nodes map[int][]int // node -> CPUs, ascending
 	redis map[int]bool  // cores (TopoCPU.Core) running a Redis thread
+	word  string        // "node" or "LLC", for reasons
 }
 
 func newTopoIndex(t Topology, redisCPUs host.CPUSet) topoIndex {
-	ix := topoIndex{cpu: map[int]TopoCPU{}, nodes: map[int][]int{}, redis: map[int]bool{}}
+	ix := topoIndex{cpu: map[int]TopoCPU{}, nodes: map[int][]int{}, redis: map[int]bool{}, word: t.domainWord()}
 	for _, c := range t.CPUs {
 		ix.cpu[c.ID] = c
 		ix.nodes[c.Node] = append(ix.nodes[c.Node], c.ID)
@@ -141,9 +142,9 @@ func (c *claims) place(w wanted, busy map[int]float64) (Move, bool) {
 	c.claim(best.id)
 	why := w.why
 	if best.redis > 0 {
-		why += "; only redis-server's cores are left on the node"
+		why += "; only redis-server's cores are left in the " + c.ix.word
 	} else if best.coreTaken > 0 {
-		why += "; no free core left on the node, sharing one"
+		why += "; no free core left in the " + c.ix.word + ", sharing one"
 	}
 	return Move{IRQ: w.q.IRQ, Queue: w.q.Queue, From: w.q.Affinity, To: best.id, Node: w.node, Reason: why}, true
 }

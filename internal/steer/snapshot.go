@@ -1,21 +1,40 @@
 package steer
 
 import (
+	"fmt"
+
 	"redline/internal/host"
 	"redline/internal/placement"
 )
 
-// TopologyOf returns the CPUs of a snapshot that may take interrupts
-// (placement.IRQCPUs) with their nodes and cores.
-func TopologyOf(s *host.Snapshot) Topology {
-	var t Topology
+// The domains a queue's IRQ is kept in: the NUMA node of the CPUs that
+// consume its packets, or the CPUs sharing their last-level cache (a
+// CCX on AMD EPYC, several per node).
+const (
+	DomainNode = "node"
+	DomainLLC  = "llc"
+)
+
+// TopologyIn returns the CPUs of a snapshot that may take interrupts
+// (placement.IRQCPUs) with their cores and domains: each CPU's NUMA node,
+// or its last-level cache (numbered by the cache's lowest CPU). A host
+// whose kernel does not describe a CPU's caches has no LLC domains.
+func TopologyIn(s *host.Snapshot, domain string) (Topology, error) {
+	t := Topology{Domain: domain}
 	allowed := placement.IRQCPUs(s)
 	for _, c := range s.CPU.CPUs {
 		if !allowed.Contains(c.ID) {
 			continue
 		}
 		tc := TopoCPU{ID: c.ID, Core: c.ID}
-		if c.Node != nil {
+		switch {
+		case domain == DomainLLC && (c.LLC == nil || c.LLC.IsEmpty()):
+			return Topology{}, fmt.Errorf("--domain llc: the kernel does not describe CPU %d's caches (/sys/devices/system/cpu/cpu%d/cache): use --domain node", c.ID, c.ID)
+		case domain == DomainLLC:
+			tc.Node = c.LLC.CPUs()[0]
+		case domain != DomainNode && domain != "":
+			return Topology{}, fmt.Errorf("--domain %q: want node or llc", domain)
+		case c.Node != nil:
 			tc.Node = *c.Node
 		}
 		if c.Siblings != nil && !c.Siblings.IsEmpty() {
@@ -23,7 +42,7 @@ func TopologyOf(s *host.Snapshot) Topology {
 		}
 		t.CPUs = append(t.CPUs, tc)
 	}
-	return t
+	return t, nil
 }
 
 // QueueIRQsOf lists the IRQs of the snapshot's NICs that serve a receive

@@ -8,6 +8,16 @@ import (
 	"redline/internal/host"
 )
 
+// nodeTopology is the snapshot's topology by NUMA node.
+func nodeTopology(t *testing.T, s *host.Snapshot) Topology {
+	t.Helper()
+	topo, err := TopologyIn(s, DomainNode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return topo
+}
+
 func readHost(t *testing.T, name string) *host.Snapshot {
 	t.Helper()
 	fs, err := host.NewFS(filepath.Join("..", "..", "testdata", "hosts", name))
@@ -25,7 +35,7 @@ func readHost(t *testing.T, name string) *host.Snapshot {
 // consumer(queue), applying the moves; it returns the moves per period.
 func simulate(t *testing.T, s *host.Snapshot, periods int, consumer func(QueueIRQ) int) [][]Move {
 	t.Helper()
-	topo, irqs := TopologyOf(s), QueueIRQsOf(s)
+	topo, irqs := nodeTopology(t, s), QueueIRQsOf(s)
 	if len(topo.CPUs) == 0 || len(irqs) == 0 {
 		t.Fatalf("fixture has %d CPUs and %d queue IRQs", len(topo.CPUs), len(irqs))
 	}
@@ -55,7 +65,7 @@ func simulate(t *testing.T, s *host.Snapshot, periods int, consumer func(QueueIR
 // left, and then nothing moves.
 func TestSnapshotWrongNodeConverges(t *testing.T) {
 	s := readHost(t, "kunpeng920-4node-hinic")
-	topo := TopologyOf(s)
+	topo := nodeTopology(t, s)
 	last := topo.CPUs[len(topo.CPUs)-1]
 	node := last.Node
 	perPeriod := simulate(t, s, 4, func(QueueIRQ) int { return last.ID })
@@ -113,6 +123,77 @@ func TestSnapshotPlacedWellNoMoves(t *testing.T) {
 					}
 				}
 			}
+		})
+	}
+}
+
+// By LLC, the EPYC capture has 16 domains (two per node); a host whose
+// kernel describes no caches has none, and says what to use instead.
+func TestTopologyInLLC(t *testing.T) {
+	fs, err := host.NewFS(filepath.Join("..", "..", "testdata", "steer", "hosts", "amd-epyc7451"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := host.Read(fs, host.Options{NoProcesses: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for domain, want := range map[string]int{DomainNode: 8, DomainLLC: 16} {
+		topo, err := TopologyIn(s, domain)
+		if err != nil || topo.Domains() != want || len(topo.CPUs) != 96 {
+			t.Errorf("%s: %d domains of %d CPUs, %v; want %d of 96", domain, topo.Domains(), len(topo.CPUs), err, want)
+		}
+	}
+	if _, err := TopologyIn(readHost(t, "local-virtio-2cpu"), DomainLLC); err == nil || !strings.Contains(err.Error(), "use --domain node") {
+		t.Errorf("no cache information: %v", err)
+	}
+}
+
+// The target, on every multi-node fixture: when all the traffic
+// is consumed on one node and queues start elsewhere, every queue IRQ is
+// delivered on that node by the end of period 3, and nothing moves after.
+func TestSnapshotConvergesWithin3Periods(t *testing.T) {
+	for _, name := range []string{"kunpeng920-4node-hinic", "x86-2socket-mlx5"} {
+		t.Run(name, func(t *testing.T) {
+			s := readHost(t, name)
+			topo := nodeTopology(t, s)
+			consumer := topo.CPUs[len(topo.CPUs)-1]
+			nodeOf := map[int]int{}
+			for _, c := range topo.CPUs {
+				nodeOf[c.ID] = c.Node
+			}
+			wrong := 0
+			for _, q := range QueueIRQsOf(s) {
+				if nodeOf[q.on().CPUs()[0]] != consumer.Node {
+					wrong++
+				}
+			}
+			if wrong == 0 {
+				t.Fatalf("no queue starts off node %d: nothing to converge", consumer.Node)
+			}
+			perPeriod := simulate(t, s, 6, func(QueueIRQ) int { return consumer.ID })
+			final := map[int]int{} // irq -> CPU after the moves
+			for _, q := range QueueIRQsOf(s) {
+				final[q.IRQ] = q.on().CPUs()[0]
+			}
+			lastMove := 0
+			for p, moves := range perPeriod {
+				if len(moves) > 0 {
+					lastMove = p + 1
+				}
+				if p >= 3 && len(moves) > 0 {
+					t.Errorf("period %d: %d moves after convergence", p+1, len(moves))
+				}
+				for _, m := range moves {
+					final[m.IRQ] = m.To
+				}
+			}
+			for irq, cpu := range final {
+				if nodeOf[cpu] != consumer.Node {
+					t.Errorf("irq %d on CPU %d (node %d) after 3 periods, want node %d", irq, cpu, nodeOf[cpu], consumer.Node)
+				}
+			}
+			t.Logf("%d of %d queue IRQs started off node %d; all on it after period %d", wrong, len(final), consumer.Node, lastMove)
 		})
 	}
 }

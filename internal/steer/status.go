@@ -51,7 +51,11 @@ func PrintStatus(w io.Writer, r *Report) error {
 	fmt.Fprintf(w, "steer %s, last period %s; sampler %d events, %d lost, %.2f%% of a CPU\n",
 		mode, r.Time.Format("2006-01-02 15:04:05"), r.Sampler.Events, r.Sampler.Lost, 100*r.SamplerCPU)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "DEV\tQUEUE\tIRQ\tON CPU\tPACKETS BY NODE\tPREFERRED\tSTREAK\tNOTE")
+	by, prefix := "NODE", "n"
+	if r.Domain == DomainLLC {
+		by, prefix = "LLC", "llc"
+	}
+	fmt.Fprintf(tw, "DEV\tQUEUE\tIRQ\tON CPU\tPACKETS BY %s\tPREFERRED\tSTREAK\tNOTE\n", by)
 	qs := append([]QueueState(nil), r.Decision.Queues...)
 	sort.Slice(qs, func(i, j int) bool {
 		if qs[i].Queue.Dev != qs[j].Queue.Dev {
@@ -67,12 +71,12 @@ func PrintStatus(w io.Writer, r *Report) error {
 		if q.Drifted {
 			note = "drift: changed by someone else, left alone"
 		}
-		fmt.Fprintf(tw, "%s\trx-%d\t%d\t%s\t%s\t%s\t%d\t%s\n", q.Queue.Dev, q.Queue.Queue, q.IRQ, q.On.List(), perNode(q.PerNode), pref, q.Streak, note)
+		fmt.Fprintf(tw, "%s\trx-%d\t%d\t%s\t%s\t%s\t%d\t%s\n", q.Queue.Dev, q.Queue.Queue, q.IRQ, q.On.List(), perNode(q.PerNode, prefix), pref, q.Streak, note)
 	}
 	return tw.Flush()
 }
 
-func perNode(m map[int]uint64) string {
+func perNode(m map[int]uint64, prefix string) string {
 	if len(m) == 0 {
 		return "-"
 	}
@@ -86,7 +90,7 @@ func perNode(m map[int]uint64) string {
 		if i > 0 {
 			s += " "
 		}
-		s += fmt.Sprintf("n%d=%d", n, m[n])
+		s += fmt.Sprintf("%s%d=%d", prefix, n, m[n])
 	}
 	return s
 }

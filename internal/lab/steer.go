@@ -1,0 +1,112 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"redline/internal/labdata"
+)
+
+// Steerer starts redline steer for a variant (the adapter over
+// internal/steer lives in cli, so the lab links neither steer nor tune).
+type Steerer interface {
+	// Start begins steering for the server env names; the session runs
+	// until Stop.
+	Start(ctx context.Context, spec labdata.SteerSpec, env Env) (SteerSession, error)
+}
+
+// SteerSession is a running steer.
+type SteerSession interface {
+	// Stop ends steering, restores every IRQ steer moved and says what it
+	// did; the record is filled in even when the restore fails.
+	Stop(ctx context.Context) (labdata.SteerSession, error)
+}
+
+// steering is the steer session of the variant running now.
+type steering struct {
+	vi, rep int
+	s       SteerSession
+}
+
+// startSteer starts steer when variant vi asks for it.
+func (l *labRun) startSteer(ctx context.Context, vi, rep int) error {
+	v := l.s.Variants[vi]
+	if v.Steer == nil {
+		return nil
+	}
+	l.event(Event{Message: "starting steer for variant " + v.Name, Variant: v.Name, Rep: rep})
+	s, err := l.o.Steerer.Start(ctx, *v.Steer, l.env)
+	if err != nil {
+		return fmt.Errorf("variant %s: steer: %w", v.Name, err)
+	}
+	l.steer = &steering{vi: vi, rep: rep, s: s}
+	return nil
+}
+
+// stopSteer stops the running steer, if any, restoring every IRQ it
+// moved (also when ctx is cancelled: the host must be restored), and
+// records what it did.
+func (l *labRun) stopSteer(ctx context.Context) error {
+	st := l.steer
+	if st == nil {
+		return nil
+	}
+	l.steer = nil
+	name := l.s.Variants[st.vi].Name
+	l.event(Event{Message: "stopping steer for variant " + name + " (restoring the IRQs it moved)", Variant: name})
+	rec, err := st.s.Stop(context.WithoutCancel(ctx))
+	rec.Rep = st.rep
+	if rec.Finished.IsZero() {
+		rec.Finished = time.Now()
+	}
+	v := &l.res.Variants[st.vi]
+	v.Steer = append(v.Steer, rec)
+	if err != nil {
+		return fmt.Errorf("variant %s: steer: %w (run redline tune rollback to restore the IRQs)", name, err)
+	}
+	return nil
+}
+
+// describeSteer is a steer variant's description for the report.
+func describeSteer(s *labdata.SteerSpec) string {
+	d := "redline steer during the runs"
+	if s.DryRun {
+		d = "redline steer --dry-run during the runs (decides, moves nothing)"
+	}
+	if s.Domain != "" {
+		d += ", domain " + s.Domain
+	}
+	return d
+}
+
+// validateSteer checks a variant's steer: settings the way redline steer
+// checks its flags.
+func validateSteer(v labdata.VariantSpec, kind, path string, bad func(path, format string, args ...any)) {
+	s := v.Steer
+	if s == nil {
+		return
+	}
+	p := path + ".steer"
+	if v.Baseline {
+		bad(p, "the baseline variant cannot steer")
+	}
+	if kind == "ssh" {
+		bad(p, "steer runs on the host redline lab runs on, not through an ssh target's session yet: run the lab on the server host")
+	}
+	if s.Period != 0 && s.Period < 10*time.Millisecond {
+		bad(p+".period", "%s: want at least 10ms", s.Period)
+	}
+	if s.Periods < 0 {
+		bad(p+".periods", "%d: want at least 1", s.Periods)
+	}
+	if s.Majority != 0 && (s.Majority <= 0.5 || s.Majority > 1) {
+		bad(p+".majority", "%g: want more than 0.5 and at most 1 (or 50%%..100%%)", float64(s.Majority))
+	}
+	if s.Sample != 0 && (s.Sample < 1 || s.Sample > 64 || s.Sample&(s.Sample-1) != 0) {
+		bad(p+".sample", "%d: want a power of two from 1 to 64", s.Sample)
+	}
+	if s.Domain != "" && s.Domain != "node" && s.Domain != "llc" {
+		bad(p+".domain", "%q is not node or llc", s.Domain)
+	}
+}
