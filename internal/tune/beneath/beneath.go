@@ -54,6 +54,12 @@ func Open(root, name string, flags int, perm uint32) (*os.File, error) {
 		how.Mode = uint64(perm)
 	}
 	fd, err := unix.Openat2(dir, rest, &how)
+	// With RESOLVE_BENEATH the kernel refuses with EAGAIN when a rename or
+	// a mount anywhere on the machine raced the lookup (openat2(2)): the
+	// lookup is then simply tried again, a bounded number of times.
+	for try := 0; errors.Is(err, unix.EAGAIN) && try < 64; try++ {
+		fd, err = unix.Openat2(dir, rest, &how)
+	}
 	if errors.Is(err, unix.ENOSYS) {
 		return fallback(root, name, flags, perm)
 	}
