@@ -182,6 +182,13 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 	}
 	var act *steer.TuneActuator
 	if !o.dryRun {
+		// A lab tuning this host, or a second steer, would interleave
+		// its journal sessions with this one's: one at a time.
+		hold, err := tune.HoldStateDir(o.stateDir, "redline steer")
+		if err != nil {
+			return exitCode(ExitError, "redline steer: "+err.Error())
+		}
+		defer hold.Release()
 		sys := tune.LiveSystem()
 		defer sys.Close()
 		n, ib, err := steer.RecoverLeftovers(context.WithoutCancel(ctx), sys, o.stateDir)
