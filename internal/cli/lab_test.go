@@ -195,7 +195,9 @@ doctor: false
 		t.Fatalf("the tuned variant never applied (%s = %s)", sysctl, got)
 	}
 	res, err := labdata.ReadResult(filepath.Join(out, "result.json"))
-	if err != nil || res.Complete || len(res.Runs) == 0 {
+	// The variants run in a random order within a round: the tuned one
+	// may have been the first, with nothing measured before the kill.
+	if err != nil || res.Complete {
 		t.Fatalf("partial results: %v, %+v", err, res)
 	}
 	_, stderr, code := runCLI(t, context.Background(), nil, "tune", "rollback", "--state-dir", state)
