@@ -241,7 +241,49 @@ func remoteCleanupOf(c *remote.Cleanup) *labdata.RemoteCleanup {
 	for _, s := range c.Stopped {
 		out.Stopped = append(out.Stopped, fmt.Sprintf("redis-server pid %d port %d", s.Pid, s.Port))
 	}
+	for _, st := range c.Steered {
+		out.Stopped = append(out.Stopped, fmt.Sprintf("steer (%d moves): %s", len(st.Moves), cmp.Or(st.Restored, "nothing to restore")))
+	}
 	return out
+}
+
+// Steerer steers the server host's NIC queue IRQs for a lab's steer
+// variant, through the session: the moves are journaled there, and the
+// session restores them by itself if the link dies.
+func (h *sshServerHost) Steerer() lab.Steerer { return sshSteerer{h: h} }
+
+type sshSteerer struct{ h *sshServerHost }
+
+// Start starts steer there for the lab's server (env.ServerPID is its pid
+// on the server host).
+func (st sshSteerer) Start(ctx context.Context, spec labdata.SteerSpec, env lab.Env) (lab.SteerSession, error) {
+	var out remote.SteerStarted
+	if err := st.h.call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: env.ServerPID}, &out); err != nil {
+		return nil, err
+	}
+	return sshSteerSession{h: st.h, id: out.ID}, nil
+}
+
+type sshSteerSession struct {
+	h  *sshServerHost
+	id string
+}
+
+// Stop stops steer there, which restores the IRQs it moved; after a lost
+// link the session has done so by itself (remote_cleanup says).
+func (ss sshSteerSession) Stop(ctx context.Context) (labdata.SteerSession, error) {
+	if ss.h.lost() {
+		return labdata.SteerSession{Finished: time.Now(), Notes: []string{"the link to the server host was lost: its session stopped steer and restored the IRQs by itself (see what the server host restored)"}}, nil
+	}
+	var out remote.SteerStopResult
+	if err := ss.h.call(ctx, remote.OpSteerStop, remote.SteerStopArgs{ID: ss.id}, &out); err != nil {
+		return labdata.SteerSession{Finished: time.Now(), RestoreError: err.Error()}, err
+	}
+	if out.Error != "" {
+		out.Session.RestoreError = out.Error
+		return out.Session, fmt.Errorf("steer on %s: %s (run redline tune rollback --ssh %s)", ss.h.t.Host, out.Error, ss.h.t.Host)
+	}
+	return out.Session, nil
 }
 
 // Tuner applies the lab's variants on the server host.

@@ -68,6 +68,7 @@ variants:
   - {name: baseline, baseline: true}
   - {name: tuned, tune: {plan: %s}}
   - {name: pinned, server: {cpus: "0"}}
+  - {name: steered, steer: {dry_run: true, period: 200ms}}
 repetitions: 1
 `, heartbeat, bench, plan), identity, hostKey)
 }
@@ -148,8 +149,12 @@ func TestLabSSHEndToEnd(t *testing.T) {
 	if res.ServerHost == nil || res.ServerHost.Kernel == "" || res.ServerHost.CPUs == 0 {
 		t.Fatalf("server host facts %+v", res.ServerHost)
 	}
-	if len(res.Runs) != 3 || len(res.Variants) != 3 || !res.Variants[1].RolledBack || len(res.Variants[1].Plan) != 1 || res.Variants[1].Plan[0].Old != l.before {
+	if len(res.Runs) != 4 || len(res.Variants) != 4 || !res.Variants[1].RolledBack || len(res.Variants[1].Plan) != 1 || res.Variants[1].Plan[0].Old != l.before {
 		t.Fatalf("runs %d, tuned variant %+v", len(res.Runs), res.Variants[1])
+	}
+	// steer ran on the server host, through the session, for its variant.
+	if st := res.Variants[3].Steer; len(st) != 1 || !st[0].DryRun || st[0].Finished.IsZero() || st[0].RestoreError != "" {
+		t.Fatalf("the steered variant's steer sessions: %+v", st)
 	}
 	if len(tg.Logs) < 2 || res.RemoteCleanup != nil {
 		t.Fatalf("logs %v (want the server's), remote cleanup %+v (want none)", tg.Logs, res.RemoteCleanup)

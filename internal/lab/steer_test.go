@@ -131,8 +131,8 @@ variants:
   - {name: b, baseline: true}
   - {name: s, steer: {}}
 `))
-	if sshErr == nil || !strings.Contains(sshErr.Error(), "variants.1.steer: steer runs on the host redline lab runs on") {
-		t.Errorf("steer with an ssh target: %v", sshErr)
+	if sshErr != nil {
+		t.Errorf("steer with an ssh target (steered on the server host through its session): %v", sshErr)
 	}
 	for _, want := range []string{"variants.0.steer: the baseline variant cannot steer", "variants.1.steer.sample: 3", "variants.1.steer.majority: 0.4", `variants.1.steer.domain: "cache" is not node or llc`} {
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -32,9 +32,10 @@ type ServerHost interface {
 	// Proc is the host's /proc as of the call, for the run breakdown:
 	// CPU time, softirqs, interrupts, softnet and the server's threads.
 	Proc(ctx context.Context) (fs.FS, error)
-	// Tuner and Doctor act on the host, journaled there.
+	// Tuner, Doctor and Steerer act on the host, journaled there.
 	Tuner() Tuner
 	Doctor() Diagnoser
+	Steerer() Steerer
 	// Describe fills the target's record: the ssh destination, the name
 	// the host gives itself, the session.
 	Describe(ti *labdata.TargetInfo)
@@ -116,7 +117,7 @@ func (l *labRun) serverHost(ctx context.Context) error {
 		return err
 	}
 	l.tg.host = h
-	l.o.Tuner, l.o.Doctor = h.Tuner(), h.Doctor()
+	l.o.Tuner, l.o.Doctor, l.o.Steerer = h.Tuner(), h.Doctor(), h.Steerer()
 	return nil
 }
 

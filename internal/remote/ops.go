@@ -19,6 +19,7 @@ import (
 	"redline/internal/labdata"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
+	"redline/internal/steer"
 	"redline/internal/tune"
 )
 
@@ -41,6 +42,8 @@ var ops = map[string]opFunc{
 	OpRedisStop:    (*session).redisStop,
 	OpRedisAttach:  (*session).redisAttach,
 	OpSample:       (*session).sample,
+	OpSteerStart:   (*session).steerStart,
+	OpSteerStop:    (*session).steerStop,
 	OpBye:          func(*session, context.Context, json.RawMessage) (any, error) { return struct{}{}, nil },
 }
 
@@ -444,4 +447,69 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// steerStart starts steer for one of the session's servers, its moves
+// journaled in the session's state directory. Steering writes IRQ
+// affinities, so it takes the state directory as a lab's apply does.
+func (s *session) steerStart(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a SteerStartArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if !s.ownsServer(a.Pid) {
+		return nil, fmt.Errorf("steer: process %d is not a redis-server this session started or attached", a.Pid)
+	}
+	if !a.Spec.DryRun && s.hold == nil {
+		h, err := tune.HoldStateDir(s.o.StateDir, "a lab's redline session "+s.id)
+		if err != nil {
+			return nil, err
+		}
+		s.hold = h
+	}
+	st, err := steer.StartSession(ctx, steer.SessionOptions{
+		Period: a.Spec.Period, Sample: a.Spec.Sample, Domain: a.Spec.Domain, PIDs: []int{a.Pid}, DryRun: a.Spec.DryRun,
+		StateDir: s.o.StateDir,
+		Engine:   steer.Options{Periods: a.Spec.Periods, Majority: float64(a.Spec.Majority), MinPackets: a.Spec.MinPackets},
+	})
+	if err != nil {
+		return nil, err
+	}
+	if s.steers == nil {
+		s.steers = map[string]*steer.Session{}
+	}
+	s.nextSteer++
+	id := "steer-" + strconv.Itoa(s.nextSteer)
+	s.steers[id] = st
+	s.logf("steer %s started for process %d", id, a.Pid)
+	return SteerStarted{ID: id}, nil
+}
+
+// steerStop stops a steer, restoring every IRQ it moved.
+func (s *session) steerStop(ctx context.Context, raw json.RawMessage) (any, error) {
+	var a SteerStopArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	st, ok := s.steers[a.ID]
+	if !ok {
+		return nil, fmt.Errorf("no steer %q started by this session", a.ID)
+	}
+	delete(s.steers, a.ID)
+	rec, err := st.Stop(ctx)
+	out := SteerStopResult{Session: rec.Data()}
+	if err != nil {
+		out.Error = err.Error()
+	}
+	return out, nil
+}
+
+// ownsServer says whether pid is a server the session started or attached.
+func (s *session) ownsServer(pid int) bool {
+	for _, m := range s.servers {
+		if m.info.Pid == pid && pid > 0 {
+			return true
+		}
+	}
+	return pid > 0 && slices.Contains(s.attached, pid)
 }

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"redline/internal/labdata"
 	"redline/internal/tune"
 )
 
@@ -43,6 +44,8 @@ const (
 	OpRedisStop    = "redis.stop"
 	OpRedisAttach  = "redis.attach"
 	OpSample       = "sample"
+	OpSteerStart   = "steer.start"
+	OpSteerStop    = "steer.stop"
 	OpBye          = "bye"
 )
 
@@ -257,6 +260,32 @@ type RedisStopResult struct {
 	LogTail string `json:"log_tail,omitempty"`
 }
 
+// SteerStartArgs starts redline steer on the session host for one of the
+// session's servers (one it started, or attached): a lab's steer variant
+// against a server host. The session stops it (restoring every IRQ it
+// moved) when asked, and by itself when the session ends for any reason.
+type SteerStartArgs struct {
+	Spec labdata.SteerSpec `json:"spec"`
+	Pid  int               `json:"pid"`
+}
+
+// SteerStarted names a running steer for steer.stop.
+type SteerStarted struct {
+	ID string `json:"id"`
+}
+
+// SteerStopArgs stops a steer the session started.
+type SteerStopArgs struct {
+	ID string `json:"id"`
+}
+
+// SteerStopResult is what the steer did; Error is set when its restore
+// failed (the moves stay journaled for redline tune rollback there).
+type SteerStopResult struct {
+	Session labdata.SteerSession `json:"session"`
+	Error   string               `json:"error,omitempty"`
+}
+
 // Sample is a reading of the session host's counters: the kernel files
 // as read, for the client to difference between two samples (ProcFS
 // serves them to the same readers as a local /proc).
@@ -295,7 +324,9 @@ type Cleanup struct {
 	Restored []RestoredApply `json:"restored,omitempty"`
 	// Stopped are the redis-servers stopped.
 	Stopped []RedisServer `json:"stopped,omitempty"`
-	Errors  []string      `json:"errors,omitempty"`
+	// Steered are the steer sessions stopped (their IRQs restored).
+	Steered []labdata.SteerSession `json:"steered,omitempty"`
+	Errors  []string               `json:"errors,omitempty"`
 }
 
 // RestoredApply is one scoped apply's rollback.

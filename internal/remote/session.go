@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"redline/internal/redisserver"
+	"redline/internal/steer"
 	"redline/internal/tune"
 )
 
@@ -49,6 +50,9 @@ type session struct {
 	// lab's) to the end, so a second lab on this host refuses instead of
 	// interleaving its changes with this one's in the journal.
 	hold *tune.Hold
+	// steers are the steer sessions running for the client, by ID.
+	steers    map[string]*steer.Session
+	nextSteer int
 }
 
 type managed struct {
@@ -188,6 +192,16 @@ func (s *session) cleanup(reason string) *Cleanup {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c := &Cleanup{Session: s.id, Reason: reason, Time: time.Now().UTC()}
+	// Steer first: its moves are journaled sessions of their own, restored
+	// by its Stop, before the applies under them are rolled back.
+	for _, id := range sortedKeys(s.steers) {
+		rec, err := s.steers[id].Stop(ctx)
+		if err != nil {
+			c.Errors = append(c.Errors, fmt.Sprintf("steer %s: %v", id, err))
+		}
+		c.Steered = append(c.Steered, rec.Data())
+		delete(s.steers, id)
+	}
 	for i := len(s.scoped) - 1; i >= 0; i-- {
 		id := s.scoped[i]
 		res, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: s.o.StateDir, Session: id, RedisPassword: s.password[id]})

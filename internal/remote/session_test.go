@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"redline/internal/labdata"
 	"redline/internal/remote"
 	"redline/internal/testutil"
 	"redline/internal/tune"
@@ -234,5 +235,52 @@ func TestSessionHoldsStateDirForALab(t *testing.T) {
 	<-done2
 	if got := readSomaxconn(t, root); got != "4096" {
 		t.Fatalf("somaxconn %s after both sessions, want 4096", got)
+	}
+}
+
+// TestSessionSteer: a lab's steer variant against a server host runs steer
+// there through the session, for a server of the session's own only; a
+// steer left running when the link goes is stopped (its IRQs restored) by
+// the session's cleanup, which says so.
+func TestSessionSteer(t *testing.T) {
+	testutil.Heavy(t)
+	testutil.NeedRoot(t)
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server not installed")
+	}
+	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var srv remote.RedisServer
+	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{}, &srv); err != nil {
+		t.Fatal(err)
+	}
+	spec := labdata.SteerSpec{DryRun: true, Period: 100 * time.Millisecond}
+	var started remote.SteerStarted
+	err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: os.Getpid()}, &started)
+	if err == nil || !strings.Contains(err.Error(), "not a redis-server this session started or attached") {
+		t.Fatalf("steer for a process of someone else's: %v", err)
+	}
+	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &started); err != nil {
+		if strings.Contains(err.Error(), "tracefs") || strings.Contains(err.Error(), "perf_event_open") {
+			t.Skipf("steer cannot sample here: %v", err)
+		}
+		t.Fatal(err)
+	}
+	time.Sleep(300 * time.Millisecond) // a few periods
+	var stopped remote.SteerStopResult
+	if err := c.Call(ctx, remote.OpSteerStop, remote.SteerStopArgs{ID: started.ID}, &stopped); err != nil || stopped.Error != "" {
+		t.Fatalf("steer.stop: %v %s", err, stopped.Error)
+	}
+	if !stopped.Session.DryRun || stopped.Session.Finished.IsZero() || stopped.Session.Periods == 0 {
+		t.Errorf("steer record %+v: want a finished dry run with periods", stopped.Session)
+	}
+	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &started); err != nil {
+		t.Fatal(err)
+	}
+	in.Close() // the link goes with steer running
+	cl := <-done
+	if len(cl.Steered) != 1 || len(cl.Stopped) != 1 || len(cl.Errors) != 0 {
+		t.Fatalf("cleanup %+v: want the running steer and the server stopped", cl)
 	}
 }
