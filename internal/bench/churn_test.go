@@ -1,8 +1,13 @@
 package bench
 
 import (
+	"context"
+	"io/fs"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"redline/internal/benchdata"
 	"redline/internal/redistest"
@@ -71,5 +76,58 @@ func TestProblemsNameCauseAndFix(t *testing.T) {
 				t.Errorf("%s: problems %q lack %q", tc.name, got, w)
 			}
 		}
+	}
+}
+
+// TestServerProcCounters: a server on another machine (a lab's ssh target)
+// has its listen queue's counters read through ServerProc, the server
+// host's /proc as its session samples it: the deltas between the readings
+// before and after the run, and that host's somaxconn, not this one's.
+func TestServerProcCounters(t *testing.T) {
+	testutil.Heavy(t)
+	s := redistest.Start(t)
+	netstat, err := os.ReadFile("/proc/net/netstat")
+	if err != nil {
+		t.Skip(err)
+	}
+	snmp, _ := os.ReadFile("/proc/net/snmp")
+	// The same real files, with ListenOverflows and ListenDrops set.
+	withOverflows := func(n int) []byte {
+		lines := strings.Split(string(netstat), "\n")
+		for i := 0; i+1 < len(lines); i += 2 {
+			if !strings.HasPrefix(lines[i], "TcpExt:") {
+				continue
+			}
+			names, vals := strings.Fields(lines[i]), strings.Fields(lines[i+1])
+			for j, name := range names {
+				if name == "ListenOverflows" || name == "ListenDrops" {
+					vals[j] = strconv.Itoa(n)
+				}
+			}
+			lines[i+1] = strings.Join(vals, " ")
+		}
+		return []byte(strings.Join(lines, "\n"))
+	}
+	calls := 0
+	o := DefaultOptions()
+	o.Addr, o.Seed, o.Clients, o.Requests = s.Addr(), 1, 4, 2000
+	o.ServerProc = func(context.Context) (fs.FS, error) {
+		calls++
+		return fstest.MapFS{
+			"net/netstat":            {Data: withOverflows(1000 + 37*(calls-1))},
+			"net/snmp":               {Data: snmp},
+			"sys/net/core/somaxconn": {Data: []byte("128\n")},
+		}, nil
+	}
+	sum, err := runSuiteTest(t, o, "ping_inline")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := sum.Connections.Kernel
+	if calls != 2 || k == nil || k.Server == nil || k.Server.ListenOverflows != 37 || k.Server.Somaxconn == nil || *k.Server.Somaxconn != 128 {
+		t.Fatalf("%d readings, server evidence %+v: want 37 overflows and somaxconn 128 from the server host's files", calls, k)
+	}
+	if len(k.Problems) == 0 || !strings.Contains(strings.Join(k.Problems, " "), "somaxconn") {
+		t.Errorf("problems %q: want the overflow named with the somaxconn fix", k.Problems)
 	}
 }

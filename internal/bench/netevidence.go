@@ -1,12 +1,15 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -29,17 +32,23 @@ type netProbe struct {
 	server, client     bool
 	srvBefore          map[string]map[string]uint64
 	cliBefore          map[string]map[string]uint64
+	// serverProc reads a server host that is not this one.
+	serverProc func(context.Context) (fs.FS, error)
+	srvFS      fs.FS // serverProc's last reading
 }
 
 // startNetProbe reads the counters before the first connect. The server
 // side is read when its host is this one: the lab's server namespace, or
 // a loopback or local address.
 func (r *runner) startNetProbe() *netProbe {
-	p := &netProbe{clientNS: r.o.NetNS}
+	p := &netProbe{clientNS: r.o.NetNS, serverProc: r.o.ServerProc}
 	p.serverNS, p.server = r.serverNetNS()
 	p.client = r.domain != unix.AF_UNIX
+	if p.serverProc != nil {
+		p.server = true
+	}
 	if p.server {
-		p.srvBefore, _ = readCounters(p.serverNS)
+		p.srvBefore, _ = p.serverCounters()
 		p.server = p.srvBefore != nil
 	}
 	if p.client {
@@ -85,27 +94,47 @@ func isLocalIP(ip net.IP) bool {
 
 // readCounters reads /proc/net/netstat and /proc/net/snmp inside ns.
 func readCounters(ns string) (map[string]map[string]uint64, error) {
-	out := map[string]map[string]uint64{}
-	err := netns.Do(ns, func() error {
-		for _, f := range []string{"netstat", "snmp"} {
-			data, err := os.ReadFile("/proc/thread-self/net/" + f)
-			if err != nil {
-				return err
-			}
-			sec, err := host.ParseNetstat(data)
-			if err != nil {
-				return fmt.Errorf("/proc/net/%s: %w", f, err)
-			}
-			for k, v := range sec {
-				out[k] = v
-			}
-		}
-		return nil
+	var out map[string]map[string]uint64
+	err := netns.Do(ns, func() (err error) {
+		out, err = parseCounters(func(f string) ([]byte, error) { return os.ReadFile("/proc/thread-self/net/" + f) })
+		return err
 	})
-	if err != nil {
-		return nil, err
+	return out, err
+}
+
+// parseCounters parses the netstat and snmp files read reads.
+func parseCounters(read func(file string) ([]byte, error)) (map[string]map[string]uint64, error) {
+	out := map[string]map[string]uint64{}
+	for _, f := range []string{"netstat", "snmp"} {
+		data, err := read(f)
+		if err != nil {
+			return nil, err
+		}
+		sec, err := host.ParseNetstat(data)
+		if err != nil {
+			return nil, fmt.Errorf("/proc/net/%s: %w", f, err)
+		}
+		for k, v := range sec {
+			out[k] = v
+		}
 	}
 	return out, nil
+}
+
+// serverCounters reads the server's namespace's counters: through
+// serverProc when the server host is another machine.
+func (p *netProbe) serverCounters() (map[string]map[string]uint64, error) {
+	if p.serverProc == nil {
+		return readCounters(p.serverNS)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	fsys, err := p.serverProc(ctx)
+	if err != nil || fsys == nil {
+		return nil, fmt.Errorf("the server host's counters: %v", err)
+	}
+	p.srvFS = fsys
+	return parseCounters(func(f string) ([]byte, error) { return fs.ReadFile(fsys, "net/"+f) })
 }
 
 // finish reads the counters again and the sockets; nil when nothing was
@@ -116,10 +145,13 @@ func (p *netProbe) finish() *benchdata.NetEvidence {
 	}
 	e := &benchdata.NetEvidence{}
 	if p.server {
-		if after, err := readCounters(p.serverNS); err == nil {
+		if after, err := p.serverCounters(); err == nil {
 			e.Server = serverDelta(p.srvBefore, after)
 			e.Server.NetNS = p.serverNS
 			e.Server.Somaxconn = readSysctl(p.serverNS, "net/core/somaxconn")
+			if p.serverProc != nil {
+				e.Server.NetNS, e.Server.Somaxconn = "", sysctlIn(p.srvFS, "sys/net/core/somaxconn")
+			}
 		}
 	}
 	if p.client {
@@ -187,17 +219,26 @@ func (p *netProbe) clientSide(after map[string]map[string]uint64) *benchdata.Cli
 func readSysctl(ns, rel string) *int64 {
 	var v *int64
 	netns.Do(ns, func() error {
-		data, err := os.ReadFile("/proc/sys/" + rel)
-		if err != nil {
-			return err
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
-		if err == nil {
-			v = &n
-		}
-		return err
+		v = sysctlIn(os.DirFS("/proc"), "sys/"+rel)
+		return nil
 	})
 	return v
+}
+
+// sysctlIn reads one integer file of fsys; nil when unreadable.
+func sysctlIn(fsys fs.FS, name string) *int64 {
+	if fsys == nil {
+		return nil
+	}
+	data, err := fs.ReadFile(fsys, name)
+	if err != nil {
+		return nil
+	}
+	n, err := strconv.ParseInt(strings.TrimSpace(string(data)), 10, 64)
+	if err != nil {
+		return nil
+	}
+	return &n
 }
 
 func portRange(ns string) (lo, hi int, ok bool) {

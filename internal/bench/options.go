@@ -1,8 +1,10 @@
 package bench
 
 import (
+	"context"
 	"crypto/tls"
 	"fmt"
+	"io/fs"
 	"time"
 )
 
@@ -88,6 +90,10 @@ type Options struct {
 	// it is readable but not the load's (the lab's netns target), so the
 	// kernel's listen-queue counters are read there (netevidence.go).
 	ServerNetNS string
+	// ServerProc, when set, reads the server host's /proc as of the call
+	// (an fs.FS rooted at /proc): the listen queue's counters of a server
+	// on another machine (a lab's ssh target), instead of ServerNetNS.
+	ServerProc func(context.Context) (fs.FS, error) `json:"-"`
 
 	Precision int           // HDR significant figures, 1..5
 	Timeout   time.Duration // longest wait for a connect or for any reply

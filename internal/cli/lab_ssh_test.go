@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -151,6 +152,20 @@ func TestLabSSHEndToEnd(t *testing.T) {
 	}
 	if len(res.Runs) != 4 || len(res.Variants) != 4 || !res.Variants[1].RolledBack || len(res.Variants[1].Plan) != 1 || res.Variants[1].Plan[0].Old != l.before {
 		t.Fatalf("runs %d, tuned variant %+v", len(res.Runs), res.Variants[1])
+	}
+	// The listen queue's counters were read on the server host, through
+	// its session: its somaxconn, as each run found it.
+	for _, run := range res.Runs {
+		k := run.Summary.Connections.Kernel
+		if k == nil || k.Server == nil || k.Server.Somaxconn == nil {
+			t.Fatalf("run %d: no server-side connection evidence: %+v", run.Seq, k)
+		}
+		if want := l.before; run.Variant == "tuned" {
+			want = l.want
+			if got := strconv.FormatInt(*k.Server.Somaxconn, 10); got != want {
+				t.Errorf("run %d (%s): the server host's somaxconn read as %s, want %s", run.Seq, run.Variant, got, want)
+			}
+		}
 	}
 	// steer ran on the server host, through the session, for its variant.
 	if st := res.Variants[3].Steer; len(st) != 1 || !st[0].DryRun || st[0].Finished.IsZero() || st[0].RestoreError != "" {

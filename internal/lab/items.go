@@ -58,6 +58,9 @@ func expandOne(s labdata.Scenario, tg *target, cpus []int, w labdata.WorkloadSpe
 	// write-ups' lines carry their own -h.
 	o.Network, o.Addr, o.NetNS, o.TLS = "tcp", fmt.Sprintf("%s:%d", h, p), tg.clientNS(), nil
 	o.ServerNetNS = tg.serverNS() // the listen queue's counters are read there
+	if tg.host != nil {
+		o.ServerProc = tg.proc // or on the server host, through its session
+	}
 	if s.Target.Password != "" {
 		o.User, o.Password = s.Target.User, s.Target.Password
 	}

@@ -303,7 +303,10 @@ type Sample struct {
 
 // SampledFiles are the kernel files a sample reads: CPU time per CPU,
 // interrupt counts per CPU, softnet drops and squeezes per CPU.
-var SampledFiles = []string{"/proc/stat", "/proc/interrupts", "/proc/net/softnet_stat", "/proc/softirqs"}
+var SampledFiles = []string{"/proc/stat", "/proc/interrupts", "/proc/net/softnet_stat", "/proc/softirqs",
+	// the session's network namespace's TCP counters and listen queue
+	// limit, for the listen-overflow evidence of a lab's runs
+	"/proc/net/netstat", "/proc/net/snmp", "/proc/sys/net/core/somaxconn"}
 
 // TaskFiles are the files of each thread of a sampled server
 // (/proc/PID/task/TID/...): CPU time and state, run and wait time,
