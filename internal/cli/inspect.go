@@ -98,7 +98,7 @@ func runInspect(s *streams, o *inspectOptions) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	fs, err := host.NewFSWith(host.FSOptions{Root: o.root, Proc: o.procfs, Sys: o.sysfs})
+	fs, err := host.NewFSWith(host.FSOptions{Root: o.root, Proc: o.procfs, Sys: o.sysfs, Record: o.capture != ""})
 	if err != nil {
 		return usageError("redline inspect: %v", err)
 	}

@@ -30,6 +30,9 @@ type CaptureStats struct {
 // must not exist or be an empty directory.
 func Capture(f *FS, dest string) (CaptureStats, error) {
 	var st CaptureStats
+	if !f.recording {
+		return st, fmt.Errorf("capture: the FS was not opened with FSOptions.Record, so nothing it read was kept")
+	}
 	if err := prepareDest(dest); err != nil {
 		return st, err
 	}

@@ -23,7 +23,7 @@ func TestCaptureRoundTripLive(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("needs Linux /proc and /sys")
 	}
-	fs, err := NewFS("/")
+	fs, err := NewFSWith(FSOptions{Root: "/", Record: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestCaptureRefusesNonEmptyDir(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fs, err := NewFS(root)
+	fs, err := NewFSWith(FSOptions{Root: root, Record: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestCaptureRefusesNonEmptyDir(t *testing.T) {
 
 // No file is read twice in one snapshot (the benchmark's second promise).
 func TestReadsNoFileTwice(t *testing.T) {
-	fs, err := NewFS("/")
+	fs, err := NewFSWith(FSOptions{Root: "/", Record: true})
 	if err != nil {
 		t.Fatal(err)
 	}

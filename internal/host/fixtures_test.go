@@ -39,7 +39,7 @@ func fixtureNames(t *testing.T) []string {
 // readFixture reads a fixture tree into a snapshot.
 func readFixture(t testing.TB, name string, opts Options) (*Snapshot, *FS) {
 	t.Helper()
-	fs, err := NewFS(filepath.Join(hostsDir, name))
+	fs, err := NewFSWith(FSOptions{Root: filepath.Join(hostsDir, name), Record: true})
 	if err != nil {
 		t.Fatal(err)
 	}

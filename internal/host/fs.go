@@ -31,8 +31,12 @@ type FS struct {
 	root, proc, sys string
 	live            bool
 
-	mu  sync.Mutex
-	log []Access
+	// recording keeps every access in log, for Capture; off by default:
+	// a long-lived reader (steer reads the host every period) would
+	// otherwise hold every byte it ever read.
+	recording bool
+	mu        sync.Mutex
+	log       []Access
 }
 
 // FSOptions says where an FS finds the host's files. Empty fields default
@@ -41,6 +45,8 @@ type FSOptions struct {
 	Root string // the host's "/" (default "/")
 	Proc string // the host's /proc (default Root/proc)
 	Sys  string // the host's /sys (default Root/sys)
+	// Record keeps every access for Capture (and Log).
+	Record bool
 }
 
 // AccessKind says what an Access did.
@@ -86,7 +92,7 @@ func NewFSWith(o FSOptions) (*FS, error) {
 	if o.Sys == "" {
 		o.Sys = filepath.Join(o.Root, "sys")
 	}
-	f := &FS{}
+	f := &FS{recording: o.Record}
 	var err error
 	for _, d := range []struct {
 		dst  *string
@@ -163,6 +169,9 @@ func (f *FS) hostPath(real string) (string, bool) {
 }
 
 func (f *FS) record(a Access) {
+	if !f.recording {
+		return
+	}
 	f.mu.Lock()
 	f.log = append(f.log, a)
 	f.mu.Unlock()
@@ -276,6 +285,40 @@ func (f *FS) ReadDir(hostPath string) ([]DirEntry, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	f.record(Access{Kind: AccessDir, Path: hostPath, Entries: out, Err: err})
 	return out, err
+}
+
+// ReadDirBatches lists a host directory n entries at a time, in the
+// order the kernel gives them (ascending for /proc/PID/fd), calling fn
+// with each batch until fn returns false: a directory of 20,000 fds need
+// not be listed to its end to find what its first ones hold.
+func (f *FS) ReadDirBatches(hostPath string, n int, fn func([]DirEntry) bool) error {
+	d, err := os.Open(f.Path(hostPath))
+	if err != nil {
+		f.record(Access{Kind: AccessDir, Path: hostPath, Err: err})
+		return err
+	}
+	defer d.Close()
+	var seen []DirEntry
+	defer func() { f.record(Access{Kind: AccessDir, Path: hostPath, Entries: seen}) }()
+	for {
+		ents, err := d.ReadDir(n)
+		batch := make([]DirEntry, 0, len(ents))
+		for _, e := range ents {
+			batch = append(batch, DirEntry{Name: e.Name(), Dir: e.IsDir()})
+		}
+		if f.recording {
+			seen = append(seen, batch...)
+		}
+		if len(batch) > 0 && !fn(batch) {
+			return nil
+		}
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+	}
 }
 
 // Readlink returns the target of a host symlink, as the kernel shows it

@@ -18,7 +18,7 @@ func liveFS(t testing.TB) *FS {
 	if runtime.GOOS != "linux" {
 		t.Skip("reads Linux /proc and /sys")
 	}
-	fs, err := NewFS("/")
+	fs, err := NewFSWith(FSOptions{Root: "/", Record: true})
 	if err != nil {
 		t.Fatal(err)
 	}

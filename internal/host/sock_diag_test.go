@@ -6,12 +6,16 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"redline/internal/netns"
 	"redline/internal/testutil"
@@ -189,12 +193,16 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 		}
 		return nil
 	})
-	// In redis-port this process plays the redis-server: it listens and
-	// holds the 19,000 sockets' fds (scanned for its listeners). In
-	// other-port no process is scanned and the port of interest is the
-	// quiet listener's. The machine's other redis-servers are not part of
-	// either scene.
-	self := Options{PIDs: []int{os.Getpid()}, Ports: []int{busyPort}}
+	// In redis-port a child process in the namespace plays the
+	// redis-server: it holds the busy listener (its fd 3, opened first as
+	// a server's are) and the 9,500 server ends above it, and is scanned
+	// for its listeners as inspect scans Redis. (This process cannot play
+	// it: whether /proc/PID/ns/net names the namespace depends on which
+	// thread happens to be the thread group's leader's.) In other-port no
+	// process is scanned and the port of interest is the quiet listener's.
+	// The machine's other redis-servers are not part of either scene.
+	srv := holder(b, ns, busy, open)
+	self := Options{PIDs: []int{srv}, Ports: []int{busyPort}}
 	none := Options{Comms: []string{"redline-no-such-process"}, Ports: []int{quietPort}}
 	for _, tc := range []struct {
 		name string
@@ -210,8 +218,15 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 					if err != nil {
 						return err
 					}
-					if s.Net.TCP == nil || s.Net.TCP.ByState["ESTABLISHED"] != tc.want {
-						return fmt.Errorf("TCP summary %+v, want %d established", s.Net.TCP, tc.want)
+					want := tc.want
+					if pp := s.Process(srv); pp != nil && tc.name == "redis-port" {
+						if len(pp.Listen) != 1 || !pp.NetNSIsInspector {
+							return fmt.Errorf("the holder's listeners %+v (in the inspector's namespace: %v), want the busy one", pp.Listen, pp.NetNSIsInspector)
+						}
+						logOnce(b, fmt.Sprintf("listener found among the holder's lowest %d fds (all read: %v)", pp.FDsRead, pp.FDsAll))
+					}
+					if s.Net.TCP == nil || s.Net.TCP.ByState["ESTABLISHED"] != want {
+						return fmt.Errorf("TCP summary %+v, want %d established", s.Net.TCP, want)
 					}
 					return nil
 				})
@@ -302,11 +317,14 @@ func raiseNoFile(b *testing.B, n uint64) {
 	if lim.Cur >= n {
 		return
 	}
-	if lim.Max < n {
-		b.Skipf("RLIMIT_NOFILE hard limit %d < %d", lim.Max, n)
-	}
 	old := lim
 	lim.Cur = n
+	if lim.Max < n { // root may raise the hard limit too (up to fs.nr_open)
+		lim.Max = n
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
+			b.Skipf("RLIMIT_NOFILE hard limit %d < %d, and raising it: %v", old.Max, n, err)
+		}
+	}
 	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		b.Fatal(err)
 	}
@@ -423,4 +441,55 @@ func TestPortsBytecode(t *testing.T) {
 	if portsBytecode(nil) != nil {
 		t.Error("no ports: want no bytecode")
 	}
+}
+
+var logged sync.Map
+
+// logOnce logs msg once per benchmark.
+func logOnce(b *testing.B, msg string) {
+	if _, seen := logged.LoadOrStore(b.Name()+msg, true); !seen {
+		b.Log(msg)
+	}
+}
+
+// holder starts a process in ns that holds ln and the server ends of the
+// connections in open (every second one), lowest fd first, until the
+// benchmark ends; it returns the process's pid.
+func holder(b *testing.B, ns string, ln net.Listener, open []net.Conn) int {
+	b.Helper()
+	var files []*os.File
+	// Each end is moved, not copied (its copy made, then it is closed),
+	// so this process never holds more than the hard RLIMIT_NOFILE.
+	add := func(f interface{ File() (*os.File, error) }, move io.Closer) {
+		fd, err := f.File()
+		if err != nil {
+			b.Fatal(err)
+		}
+		files = append(files, fd)
+		if move != nil {
+			move.Close()
+		}
+	}
+	add(ln.(*net.TCPListener), nil)
+	for i := 1; i < len(open); i += 2 {
+		add(open[i].(*net.TCPConn), open[i])
+	}
+	cmd := exec.Command("ip", "netns", "exec", ns, "sleep", "3600")
+	cmd.ExtraFiles = files
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	for _, f := range files {
+		f.Close() // the child has them
+	}
+	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	// ip netns exec execs sleep in place: the pid is the holder's once
+	// its namespace is the bench's.
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid)); strings.TrimSpace(string(comm)) == "sleep" {
+			return cmd.Process.Pid
+		}
+	}
+	b.Fatal("the holder did not start")
+	return 0
 }
