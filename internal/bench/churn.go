@@ -276,20 +276,7 @@ func (l *churnLoop) flush(c *conn) error {
 	return l.watchOut(c, false)
 }
 
-func (l *churnLoop) watchOut(c *conn, on bool) error {
-	if c.wantOut == on {
-		return nil
-	}
-	c.wantOut = on
-	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(c.fd)}
-	if on {
-		ev.Events |= unix.EPOLLOUT
-	}
-	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
-		return fmt.Errorf("epoll_ctl: %w", err)
-	}
-	return nil
-}
+func (l *churnLoop) watchOut(c *conn, on bool) error { return watchOut(l.epfd, c, on) }
 
 // readable reads the set-up replies and the request's reply, then closes.
 func (l *churnLoop) readable(c *conn) error {

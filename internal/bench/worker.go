@@ -385,7 +385,10 @@ func (w *worker) refusedBeforeClose(c *conn) error {
 	return nil
 }
 
-func (w *worker) watchOut(c *conn, on bool) error {
+func (w *worker) watchOut(c *conn, on bool) error { return watchOut(w.epfd, c, on) }
+
+// watchOut turns the wait for room to write on c on or off in epfd.
+func watchOut(epfd int, c *conn, on bool) error {
 	if c.wantOut == on {
 		return nil
 	}
@@ -394,7 +397,7 @@ func (w *worker) watchOut(c *conn, on bool) error {
 	if on {
 		ev.Events |= unix.EPOLLOUT
 	}
-	if err := unix.EpollCtl(w.epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_MOD, c.fd, &ev); err != nil {
 		return fmt.Errorf("epoll_ctl: %w", err)
 	}
 	return nil
