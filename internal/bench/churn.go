@@ -259,18 +259,11 @@ func (l *churnLoop) connected(c *conn) error {
 // flush writes what is left of the connection's request; a full socket
 // buffer (a large value) waits for EPOLLOUT.
 func (l *churnLoop) flush(c *conn) error {
-	for c.outOff < len(c.out) {
-		n, err := rawWrite(c.fd, c.out[c.outOff:])
-		if n > 0 {
-			c.outOff += n
-			continue
-		}
-		if errors.Is(err, unix.EINTR) {
-			continue
-		}
-		if errors.Is(err, unix.EAGAIN) {
-			return l.watchOut(c, true)
-		}
+	blocked, err := writeOut(c)
+	switch {
+	case blocked:
+		return l.watchOut(c, true)
+	case err != nil:
 		return l.r.ioError("write", err, c.q.size)
 	}
 	return l.watchOut(c, false)

@@ -349,6 +349,23 @@ func (w *worker) finish(c *conn) {
 }
 
 func (w *worker) flush(c *conn) error {
+	blocked, err := writeOut(c)
+	switch {
+	case blocked:
+		return w.watchOut(c, true)
+	case err != nil:
+		if cause := w.refusedBeforeClose(c); cause != nil {
+			return cause
+		}
+		return w.r.ioErrorAt(w.target(c), "write", err, c.q.size)
+	}
+	c.out, c.outOff = c.out[:0], 0
+	return w.watchOut(c, false)
+}
+
+// writeOut writes what is left of c.out; blocked means the socket buffer
+// is full (wait for EPOLLOUT to write the rest).
+func writeOut(c *conn) (blocked bool, err error) {
 	for c.outOff < len(c.out) {
 		n, err := rawWrite(c.fd, c.out[c.outOff:])
 		if n > 0 {
@@ -359,15 +376,11 @@ func (w *worker) flush(c *conn) error {
 			continue
 		}
 		if errors.Is(err, unix.EAGAIN) {
-			return w.watchOut(c, true)
+			return true, nil
 		}
-		if cause := w.refusedBeforeClose(c); cause != nil {
-			return cause
-		}
-		return w.r.ioErrorAt(w.target(c), "write", err, c.q.size)
+		return false, err
 	}
-	c.out, c.outOff = c.out[:0], 0
-	return w.watchOut(c, false)
+	return false, nil
 }
 
 // refusedBeforeClose looks for the error reply a server sends before it

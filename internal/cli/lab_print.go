@@ -117,15 +117,22 @@ func cell(c *labdata.Comparison) string {
 	if c == nil {
 		return fmt.Sprintf("%-26s", "n/a")
 	}
-	ci := "no interval"
+	ci, v := intervalVerdict(c)
+	return fmt.Sprintf("x%-4s %-11s %-7s ", short(c.Ratio), ci, v)
+}
+
+// intervalVerdict is a comparison's interval ("[0.98,1.05]") and its
+// verdict in the terminal's short words.
+func intervalVerdict(c *labdata.Comparison) (ci, verdict string) {
+	ci = "no interval"
 	if c.HasCI {
 		ci = "[" + short(c.CILow) + "," + short(c.CIHigh) + "]"
 	}
-	v := shortVerdicts[c.Verdict]
-	if v == "" {
-		v = c.Verdict
+	verdict = shortVerdicts[c.Verdict]
+	if verdict == "" {
+		verdict = c.Verdict
 	}
-	return fmt.Sprintf("x%-4s %-11s %-7s ", short(c.Ratio), ci, v)
+	return ci, verdict
 }
 
 // short prints a ratio in four characters: 0.97, 43.5, 120.
@@ -171,14 +178,7 @@ func connectLines(cs []labdata.Comparison) []string {
 		} else {
 			out[i] += "; "
 		}
-		ci := "no interval"
-		if c.HasCI {
-			ci = "[" + short(c.CILow) + "," + short(c.CIHigh) + "]"
-		}
-		v := shortVerdicts[c.Verdict]
-		if v == "" {
-			v = c.Verdict
-		}
+		ci, v := intervalVerdict(&c)
 		out[i] += fmt.Sprintf("%s x%s %s %s", name, short(c.Ratio), ci, v)
 	}
 	return out
