@@ -450,6 +450,12 @@ func (w *worker) clusterReply(c *conn, p pending, kind resp.Kind, reply []byte, 
 	return nil
 }
 
+// maxRedirects is how many MOVED or ASK replies one request may follow
+// before the run ends with an error (redis-cli and the cluster clients use
+// a bound of the same order): two nodes that each send it to the other
+// would otherwise keep a loop busy forever.
+const maxRedirects = 16
+
 // redirect follows a MOVED or ASK reply: false when reply is neither.
 func (w *worker) redirect(c *conn, p pending, req, reply []byte, now int64) (bool, error) {
 	moved := bytes.HasPrefix(reply, []byte("-MOVED "))
@@ -460,6 +466,9 @@ func (w *worker) redirect(c *conn, p pending, req, reply []byte, now int64) (boo
 	slot, err := strconv.Atoi(f[min(1, len(f)-1)])
 	if len(f) != 3 || err != nil || slot < 0 || slot >= ClusterSlots {
 		return true, fmt.Errorf("node %s sent a malformed redirection: %q", w.target(c), clip(reply))
+	}
+	if p.redirects++; p.redirects > maxRedirects {
+		return true, fmt.Errorf("a request for slot %d was redirected %d times (last by node %s to %s): the cluster's slot map keeps changing under the run, or its nodes disagree on who serves the slot", slot, maxRedirects, w.target(c), f[2])
 	}
 	cl := w.cl
 	node := cl.run.index(f[2])

@@ -300,3 +300,49 @@ func TestClusterReadFromReplicas(t *testing.T) {
 		t.Errorf("per node: %+v", sum.Cluster.Nodes)
 	}
 }
+
+// TestClusterRedirectLoopEnds: two nodes that send a request back and
+// forth (a slot MIGRATING on its owner while the target is not IMPORTING
+// it: the owner answers ASK, the target MOVED back) end the run with an
+// error naming the loop, not a loop that never ends.
+func TestClusterRedirectLoopEnds(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 0)
+	ctx := context.Background()
+	slot := int(HashSlot([]byte("{loop}")))
+	var owner, other *redisserver.Server
+	for i, p := range c.Primaries {
+		if owner == nil && slotOwnedBy(t, p, slot) {
+			owner, other = p, c.Primaries[(i+1)%3]
+		}
+	}
+	if owner == nil {
+		t.Fatal("no primary owns the slot")
+	}
+	otherID, _ := redisserver.NodeID(ctx, other)
+	if v := redistest.Do(t, redistest.Client(t, owner), "CLUSTER", "SETSLOT", strconv.Itoa(slot), "MIGRATING", otherID); v.IsError() {
+		t.Fatal(v.Str)
+	}
+	o := clusterOptions(c)
+	o.Clients, o.Requests = 1, 10
+	_, err := Run(ctx, o, CustomTest([]string{"GET", "{loop}:absent"}), nil)
+	if err == nil || !strings.Contains(err.Error(), "was redirected 16 times") {
+		t.Fatalf("err = %v; want the redirect loop named", err)
+	}
+}
+
+// slotOwnedBy says whether p serves slot by its own CLUSTER SLOTS view.
+func slotOwnedBy(t *testing.T, p *redisserver.Server, slot int) bool {
+	v := redistest.Do(t, redistest.Client(t, p), "CLUSTER", "SLOTS")
+	for _, r := range v.Elems {
+		if len(r.Elems) < 3 {
+			continue
+		}
+		lo, _ := strconv.Atoi(r.Elems[0].Str)
+		hi, _ := strconv.Atoi(r.Elems[1].Str)
+		port, _ := strconv.Atoi(r.Elems[2].Elems[1].Str)
+		if slot >= lo && slot <= hi && port == p.Port {
+			return true
+		}
+	}
+	return false
+}

@@ -22,6 +22,8 @@ type pending struct {
 	// to send it again on a redirection; asking marks an ASKING prefix.
 	size   uint32
 	asking bool
+	// redirects counts the MOVED and ASK replies the request followed.
+	redirects uint8
 }
 
 // queue is a FIFO of pending requests: replies come back in order.
