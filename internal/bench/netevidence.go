@@ -147,10 +147,10 @@ func (p *netProbe) finish() *benchdata.NetEvidence {
 	if p.server {
 		if after, err := p.serverCounters(); err == nil {
 			e.Server = serverDelta(p.srvBefore, after)
-			e.Server.NetNS = p.serverNS
-			e.Server.Somaxconn = readSysctl(p.serverNS, "net/core/somaxconn")
-			if p.serverProc != nil {
-				e.Server.NetNS, e.Server.Somaxconn = "", sysctlIn(p.srvFS, "sys/net/core/somaxconn")
+			if p.serverProc != nil { // another machine: as its session sampled it
+				e.Server.Somaxconn = sysctlIn(p.srvFS, "sys/net/core/somaxconn")
+			} else {
+				e.Server.NetNS, e.Server.Somaxconn = p.serverNS, readSysctl(p.serverNS, "net/core/somaxconn")
 			}
 		}
 	}
