@@ -5,17 +5,21 @@ import (
 	"crypto/tls"
 	"fmt"
 	"io/fs"
+	"math"
 	"time"
 )
 
 // Defaults, as in redis-benchmark where it has the setting.
 const (
-	DefaultClients    = 50
-	DefaultRequests   = 100000
-	DefaultDataSize   = 3
-	DefaultPipeline   = 1
-	DefaultPrecision  = 3
-	DefaultTimeout    = 10 * time.Second
+	DefaultClients   = 50
+	DefaultRequests  = 100000
+	DefaultDataSize  = 3
+	DefaultPipeline  = 1
+	DefaultPrecision = 3
+	DefaultTimeout   = 10 * time.Second
+	// MaxRate is the highest --rate or --connect-rate: 100 million a
+	// second, 10 ns apart on one loop, well above any server.
+	MaxRate           = 1e8
 	DefaultMaxPending = 1000
 	DefaultDrain      = 10 * time.Second
 )
@@ -139,6 +143,9 @@ func (o *Options) Validate() error {
 		{o.Threads < 0, fmt.Sprintf("threads must not be negative, got %d (--threads)", o.Threads)},
 		{o.Precision < 1 || o.Precision > 5, fmt.Sprintf("precision must be 1..5 significant figures, got %d (--precision)", o.Precision)},
 		{o.Rate < 0, fmt.Sprintf("rate must not be negative, got %v (--rate)", o.Rate)},
+		// The pacer spaces requests by whole nanoseconds: above this the
+		// spacing is 0 and the schedule never ends.
+		{math.IsNaN(o.Rate) || o.Rate > MaxRate, fmt.Sprintf("rate %v is beyond what can be paced (at most %g requests/s; leave --rate out to send as fast as possible)", o.Rate, MaxRate)},
 		{o.Rate > 0 && o.MaxPending < 1, "max pending must be at least 1 with --rate"},
 		{o.Timeout <= 0, "timeout must be positive (--timeout)"},
 		{o.Cluster && o.TLS != nil, "--cluster with --tls is not supported yet"},
@@ -148,6 +155,7 @@ func (o *Options) Validate() error {
 		{o.Cluster && o.Network != "tcp", "--cluster needs a TCP seed address (-h and -p), not a unix socket"},
 		{o.KeyIndex < 0, fmt.Sprintf("key index must not be negative, got %d (--key-index)", o.KeyIndex)},
 		{o.ConnectRate < 0, fmt.Sprintf("connect rate must not be negative, got %v (--connect-rate)", o.ConnectRate)},
+		{math.IsNaN(o.ConnectRate) || o.ConnectRate > MaxRate, fmt.Sprintf("connect rate %v is beyond what can be paced (at most %g connections/s)", o.ConnectRate, MaxRate)},
 		{o.ConnectRate > 0 && o.Rate > 0, "give --rate (requests/s on kept connections) or --connect-rate (connections/s), not both"},
 		{o.ConnectRetries < 0, fmt.Sprintf("connect retries must not be negative, got %d (--connect-retries)", o.ConnectRetries)},
 		{o.Duration < 0 || o.Warmup < 0 || o.Drain < 0, "durations must not be negative"},

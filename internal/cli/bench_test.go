@@ -272,6 +272,8 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--data-size-range", "9-3"}, "bad value size range"},
 		{[]string{"--cluster", "-k", "0"}, "not supported yet"},
 		{[]string{"--cluster", "--connect-rate", "100"}, "--cluster with --connect-rate is not supported yet"},
+		{[]string{"--rate", "inf"}, "beyond what can be paced"},
+		{[]string{"--connect-rate", "2e9"}, "beyond what can be paced"},
 		{[]string{"--cluster", "--dbnum", "2"}, "only database 0"},
 		{[]string{"--key-index", "2"}, "need --cluster"},
 		{[]string{"--workers", "-1"}, "--workers must not be negative"},

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"redline/internal/bench"
@@ -113,6 +114,9 @@ func startWorker(ctx context.Context, exe string, spec workerSpec) (*workerProc,
 	// Ctrl-C reaches a worker as SIGINT, so it reports what it measured.
 	p.cmd.Cancel = func() error { return p.cmd.Process.Signal(os.Interrupt) }
 	p.cmd.WaitDelay = 10 * time.Second
+	// A parent killed outright (kill -9, the OOM killer) stops its
+	// workers the same way, instead of leaving them loading the server.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGINT}
 	if err := p.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("--workers: start %s: %w", exe, err)
 	}

@@ -287,40 +287,6 @@ func (f *FS) ReadDir(hostPath string) ([]DirEntry, error) {
 	return out, err
 }
 
-// ReadDirBatches lists a host directory n entries at a time, in the
-// order the kernel gives them (ascending for /proc/PID/fd), calling fn
-// with each batch until fn returns false: a directory of 20,000 fds need
-// not be listed to its end to find what its first ones hold.
-func (f *FS) ReadDirBatches(hostPath string, n int, fn func([]DirEntry) bool) error {
-	d, err := os.Open(f.Path(hostPath))
-	if err != nil {
-		f.record(Access{Kind: AccessDir, Path: hostPath, Err: err})
-		return err
-	}
-	defer d.Close()
-	var seen []DirEntry
-	defer func() { f.record(Access{Kind: AccessDir, Path: hostPath, Entries: seen}) }()
-	for {
-		ents, err := d.ReadDir(n)
-		batch := make([]DirEntry, 0, len(ents))
-		for _, e := range ents {
-			batch = append(batch, DirEntry{Name: e.Name(), Dir: e.IsDir()})
-		}
-		if f.recording {
-			seen = append(seen, batch...)
-		}
-		if len(batch) > 0 && !fn(batch) {
-			return nil
-		}
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			return err
-		}
-	}
-}
-
 // Readlink returns the target of a host symlink, as the kernel shows it
 // ("../../devices/virtual/net/lo", "net:[4026531840]", "socket:[1234]").
 func (f *FS) Readlink(hostPath string) (string, error) {

@@ -185,13 +185,12 @@ func readProcNet(r *reader, p *Process) {
 	if p.NetNSIsInspector {
 		// the sockets of its ports come once all listeners are known
 		// (readTCPProbe), from a dump filtered on them
-		ls := r.selfListeners()
-		p.Listen = listeningSockets(ls, socketInodes(r, p, ls))
+		p.Listen = listeningSockets(r.selfListeners(), socketInodes(r, p.PID))
 		p.ListenNICs = listenNICs(r.snap, p)
 		return
 	}
 	socks, _ := r.tcpTables(p.NetNS, dir)
-	p.Listen = listeningSockets(socks, socketInodes(r, p, socks))
+	p.Listen = listeningSockets(socks, socketInodes(r, p.PID))
 	if p.NetNS == 0 {
 		return
 	}
@@ -212,50 +211,24 @@ func readProcNet(r *reader, p *Process) {
 	p.Net = net
 }
 
-// fdBatch is how many of a process's fds, lowest first, are listed and
-// read at a time in its scan for listening sockets; the scan stops after
-// a batch that found one. A server opens its listeners at start, before
-// its clients' connections take the higher numbers: with 20,000 clients,
-// listing and reading every link (about 10 µs each) would cost a Redis
-// host's inspect hundreds of milliseconds to learn nothing more.
-const fdBatch = 1024
-
-// socketInodes reads the process's fd links, lowest first, and keeps the
-// sockets' inodes ("socket:[22220]"), until a batch found one of socks'
-// listeners (FDsRead says how many fds were read, FDsAll whether that was
-// all of them); a process whose fds hold no listener is read to its end.
-func socketInodes(r *reader, p *Process, socks []tcpSocket) map[uint64]bool {
-	listener := map[uint64]bool{}
-	for _, s := range socks {
-		if s.state == tcpListen {
-			listener[s.inode] = true
-		}
-	}
+// socketInodes reads every fd link of the process and keeps the sockets'
+// inodes ("socket:[22220]"). Every one: a listener can be opened at any
+// time (CONFIG SET port, tls-port), so stopping at the first one found
+// would report a partial list as the whole. (A Redis with 20,000 clients
+// makes this the largest part of inspect's time: docs/benchmarks.md.)
+func socketInodes(r *reader, pid int) map[uint64]bool {
 	out := map[uint64]bool{}
-	dir := fmt.Sprintf("/proc/%d/fd", p.PID)
-	p.FDsAll = true
-	err := r.fs.ReadDirBatches(dir, fdBatch, func(batch []DirEntry) bool {
-		names := make([]string, len(batch))
-		for i, e := range batch {
-			names[i] = e.Name
-		}
-		found := false
-		for _, target := range r.fs.ReadlinksIn(dir, names) {
-			if s, ok := strings.CutPrefix(target, "socket:["); ok { // "" when closed meanwhile
-				if ino, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
-					out[ino] = true
-					found = found || listener[ino]
-				}
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	var names []string
+	for _, e := range r.dir(dir) {
+		names = append(names, e.Name)
+	}
+	for _, target := range r.fs.ReadlinksIn(dir, names) {
+		if s, ok := strings.CutPrefix(target, "socket:["); ok { // "" when closed meanwhile
+			if ino, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
+				out[ino] = true
 			}
 		}
-		p.FDsRead += len(batch)
-		if found && len(batch) == fdBatch {
-			p.FDsAll = false // there may be more
-		}
-		return !found
-	})
-	if err != nil && !isAbsent(err) {
-		r.fail(permissionHint(err))
 	}
 	return out
 }

@@ -569,13 +569,8 @@ type Process struct {
 	// Net is the namespace's counters, when it differs.
 	Net *NetStats `json:"net,omitempty"`
 
-	// Listen are the TCP sockets it listens on, found among its lowest
-	// FDsRead fds (all of them when FDsAll): the scan stops after a batch
-	// that found one, so a listener opened after thousands of
-	// connections would be missed.
-	Listen  []ListenSocket `json:"listen,omitempty"`
-	FDsRead int            `json:"fds_read,omitempty"`
-	FDsAll  bool           `json:"fds_all,omitempty"`
+	// Listen are the TCP sockets it listens on.
+	Listen []ListenSocket `json:"listen,omitempty"`
 	// ListenNICs names the NICs of its specific listening addresses
 	// (none for 0.0.0.0 and ::).
 	ListenNICs []string `json:"listen_nics,omitempty"`

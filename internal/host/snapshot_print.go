@@ -384,9 +384,6 @@ func (sw *summaryWriter) process(p *Process) {
 	if len(listen) > 0 {
 		sw.printf("  listens  %s\n", strings.Join(listen, ", "))
 	}
-	if !p.FDsAll && p.FDsRead > 0 {
-		sw.printf("           (found among its lowest %d fds; the higher ones, its clients' connections, were not read)\n", p.FDsRead)
-	}
 	if len(p.Traffic) > 0 || len(p.ListenNICs) > 0 {
 		sw.printf("  via      %s\n", trafficLine(p))
 	}

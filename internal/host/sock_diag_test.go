@@ -223,7 +223,6 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 						if len(pp.Listen) != 1 || !pp.NetNSIsInspector {
 							return fmt.Errorf("the holder's listeners %+v (in the inspector's namespace: %v), want the busy one", pp.Listen, pp.NetNSIsInspector)
 						}
-						logOnce(b, fmt.Sprintf("listener found among the holder's lowest %d fds (all read: %v)", pp.FDsRead, pp.FDsAll))
 					}
 					if s.Net.TCP == nil || s.Net.TCP.ByState["ESTABLISHED"] != want {
 						return fmt.Errorf("TCP summary %+v, want %d established", s.Net.TCP, want)

@@ -97,7 +97,8 @@ func loadLine(bench string) []string {
 // least.
 func planned(q *labdata.Sequential, s labdata.Scenario, items []item) *labdata.PlannedRuns {
 	per := len(s.Variants) * len(items)
-	p := &labdata.PlannedRuns{Total: q.MaxRuns * per, MinTotal: q.MinRuns * per}
+	// The fewest rounds is the first look: the lab cannot stop before it.
+	p := &labdata.PlannedRuns{Total: q.MaxRuns * per, MinTotal: max(q.MinRuns, q.Looks[0]) * per}
 	for _, v := range s.Variants {
 		for _, it := range items {
 			p.Groups = append(p.Groups, labdata.PlannedGroup{Variant: v.Name, Workload: it.name, Runs: q.MaxRuns})

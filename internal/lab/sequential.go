@@ -138,7 +138,11 @@ func reason(c labdata.Comparison, q *labdata.Sequential) string {
 		}
 	}
 	if !c.HasCI && c.Metric == "rps_spread" {
-		return fmt.Sprintf("%d and %d pairs of runs: a claim on the spread at this lab's error rate needs %d pairs (%d runs) a side%s", c.N, c.BaselineN, q.RunsNeeded, 2*q.RunsNeeded, stop)
+		// The spread is compared as two groups even in a paired lab.
+		d := statsDesign(q)
+		d.Paired = false
+		need := d.RunsNeeded()
+		return fmt.Sprintf("%d and %d pairs of runs: a claim on the spread at this lab's error rate needs %d pairs (%d runs) a side%s", c.N, c.BaselineN, need, 2*need, stop)
 	}
 	if !c.HasCI && c.Paired {
 		return fmt.Sprintf("%d rounds with both: a claim at this lab's error rate needs %d%s", c.N, q.RunsNeeded, stop)

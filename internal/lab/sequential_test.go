@@ -59,7 +59,7 @@ func TestLabStopsWhenPrecise(t *testing.T) {
 	if !q.Paired || q.RunsNeeded != 9 || q.Looks[0] != 9 || q.Rounds != 9 || q.Stopped != labdata.StopPrecise || len(q.LooksTaken) != 1 || q.LooksTaken[0] != 9 {
 		t.Errorf("design after the lab %+v", q)
 	}
-	if p := res.Planned; p.Total != 2*20 || p.MinTotal != 2*6 {
+	if p := res.Planned; p.Total != 2*20 || p.MinTotal != 2*9 { // from the first look
 		t.Errorf("planned %+v", p)
 	}
 }

@@ -91,19 +91,5 @@ func validateSteer(v labdata.VariantSpec, kind, path string, bad func(path, form
 	if v.Baseline {
 		bad(p, "the baseline variant cannot steer")
 	}
-	if s.Period != 0 && s.Period < 10*time.Millisecond {
-		bad(p+".period", "%s: want at least 10ms", s.Period)
-	}
-	if s.Periods < 0 {
-		bad(p+".periods", "%d: want at least 1", s.Periods)
-	}
-	if s.Majority != 0 && (s.Majority <= 0.5 || s.Majority > 1) {
-		bad(p+".majority", "%g: want more than 0.5 and at most 1 (or 50%%..100%%)", float64(s.Majority))
-	}
-	if s.Sample != 0 && (s.Sample < 1 || s.Sample > 64 || s.Sample&(s.Sample-1) != 0) {
-		bad(p+".sample", "%d: want a power of two from 1 to 64", s.Sample)
-	}
-	if s.Domain != "" && s.Domain != "node" && s.Domain != "llc" {
-		bad(p+".domain", "%q is not node or llc", s.Domain)
-	}
+	s.Check(func(field, format string, args ...any) { bad(p+"."+field, format, args...) })
 }

@@ -84,3 +84,24 @@ type SteerQueue struct {
 	Preferred *int `json:"preferred,omitempty"`
 	Drifted   bool `json:"drifted,omitempty"`
 }
+
+// Check calls bad for every setting of s out of range, with the field's
+// name: the one set of rules for a scenario's steer and a remote
+// session's steer.start.
+func (s SteerSpec) Check(bad func(field, format string, args ...any)) {
+	if s.Period != 0 && s.Period < 10*time.Millisecond {
+		bad("period", "%s: want at least 10ms", s.Period)
+	}
+	if s.Periods < 0 {
+		bad("periods", "%d: want at least 1", s.Periods)
+	}
+	if s.Majority != 0 && (s.Majority <= 0.5 || s.Majority > 1) {
+		bad("majority", "%g: want more than 0.5 and at most 1 (or 50%%..100%%)", float64(s.Majority))
+	}
+	if s.Sample != 0 && (s.Sample < 1 || s.Sample > 64 || s.Sample&(s.Sample-1) != 0) {
+		bad("sample", "%d: want a power of two from 1 to 64", s.Sample)
+	}
+	if s.Domain != "" && s.Domain != "node" && s.Domain != "llc" {
+		bad("domain", "%q is not node or llc", s.Domain)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -459,6 +460,18 @@ func (s *session) steerStart(ctx context.Context, raw json.RawMessage) (any, err
 	}
 	if !s.ownsServer(a.Pid) {
 		return nil, fmt.Errorf("steer: process %d is not a redis-server this session started or attached", a.Pid)
+	}
+	if len(s.steers) > 0 {
+		// Two steers would move the same IRQs, each journaling the other's
+		// value as the one to restore.
+		return nil, fmt.Errorf("steer: %s already runs in this session: stop it first", sortedKeys(s.steers)[0])
+	}
+	var bad []string
+	a.Spec.Check(func(field, format string, args ...any) {
+		bad = append(bad, "steer."+field+": "+fmt.Sprintf(format, args...))
+	})
+	if len(bad) > 0 {
+		return nil, errors.New(strings.Join(bad, "; "))
 	}
 	if !a.Spec.DryRun && s.hold == nil {
 		h, err := tune.HoldStateDir(s.o.StateDir, "a lab's redline session "+s.id)

@@ -257,6 +257,10 @@ func TestSessionSteer(t *testing.T) {
 	}
 	spec := labdata.SteerSpec{DryRun: true, Period: 100 * time.Millisecond}
 	var started remote.SteerStarted
+	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: labdata.SteerSpec{DryRun: true, Period: time.Nanosecond, Sample: 3}, Pid: srv.Pid}, &started); err == nil ||
+		!strings.Contains(err.Error(), "steer.period: 1ns: want at least 10ms") || !strings.Contains(err.Error(), "steer.sample: 3") {
+		t.Errorf("a steer spec out of range: %v", err)
+	}
 	err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: os.Getpid()}, &started)
 	if err == nil || !strings.Contains(err.Error(), "not a redis-server this session started or attached") {
 		t.Fatalf("steer for a process of someone else's: %v", err)
@@ -266,6 +270,10 @@ func TestSessionSteer(t *testing.T) {
 			t.Skipf("steer cannot sample here: %v", err)
 		}
 		t.Fatal(err)
+	}
+	var second remote.SteerStarted
+	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &second); err == nil || !strings.Contains(err.Error(), "already runs in this session") {
+		t.Errorf("a second steer beside a running one: %v", err)
 	}
 	time.Sleep(300 * time.Millisecond) // a few periods
 	var stopped remote.SteerStopResult

@@ -1,6 +1,7 @@
 package steer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -103,6 +104,22 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		maps.Copy(drivers, d)
 	}
 	s := &Session{done: make(chan error, 1), started: time.Now()}
+	recovered := ""
+	if !o.DryRun {
+		// What a steer killed earlier (kill -9 of a lab or of a remote
+		// session) left journaled goes back first, its irqbalance bans
+		// lifted, before this one records its own. The caller holds the
+		// state directory (tune.HoldStateDir).
+		sys := tune.LiveSystem()
+		n, ib, err := RecoverLeftovers(ctx, sys, o.StateDir)
+		sys.Close()
+		if err != nil {
+			return nil, fmt.Errorf("restoring what an earlier steer left in %s: %w (then run redline tune rollback --state-dir %s)", o.StateDir, err, o.StateDir)
+		}
+		if n > 0 || ib != "" {
+			recovered = fmt.Sprintf("rolled back %d apply(s) an earlier steer left in %s; %s", n, o.StateDir, cmp.Or(ib, "no irqbalance bans to lift"))
+		}
+	}
 	if s.tfs, err = OpenTracefs(); err != nil {
 		return nil, err
 	}
@@ -126,6 +143,9 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		cfg.Actuator = s.act
 	}
 	s.rec = SessionRecord{Started: s.started, DryRun: o.DryRun, Irqbalance: s.irqbalance}
+	if recovered != "" {
+		s.rec.NotDone = append(s.rec.NotDone, recovered)
+	}
 	rctx, cancel := context.WithCancel(ctx)
 	s.cancel = cancel
 	go func() { s.done <- Run(rctx, s.smp, cfg) }()

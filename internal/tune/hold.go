@@ -38,8 +38,11 @@ func HoldStateDir(dir, what string) (*Hold, error) {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		b, _ := os.ReadFile(f.Name())
 		f.Close()
+		if !errors.Is(err, unix.EWOULDBLOCK) {
+			return nil, fmt.Errorf("state directory %s cannot be locked (%v): pass a --state-dir on a local file system", dir, err)
+		}
 		who := strings.TrimSpace(string(b))
-		if who == "" || !errors.Is(err, unix.EWOULDBLOCK) {
+		if who == "" {
 			who = "another redline"
 		}
 		return nil, fmt.Errorf("state directory %s is in use by %s: wait for it to finish, or pass another --state-dir", dir, who)

@@ -28,7 +28,7 @@ type movedIRQ struct {
 
 func checkIRQMoving(f *doctor.Facts) doctor.Result {
 	if f.Prev == nil {
-		return doctor.Unchecked("one reading cannot show IRQs moving: run with --sample 5s (or longer than irqbalance's 10 s interval)")
+		return doctor.Unchecked("one reading cannot show IRQs moving: run with --sample 15s (longer than irqbalance's 10 s rebalancing interval)")
 	}
 	var moved []movedIRQ
 	watched := 0
