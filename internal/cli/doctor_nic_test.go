@@ -25,6 +25,10 @@ func TestDoctorIfaceAndIRQPattern(t *testing.T) {
 	if code != ExitError || !strings.Contains(errOut, `NIC "eth9" is not on host`) || !strings.Contains(errOut, "eth0") {
 		t.Errorf("unknown NIC: exit %d, %s", code, errOut)
 	}
+	// A path is not a NIC name (it would test any file's existence).
+	if code, _, errOut := doctorCLI(t, "doctor", "--root", root, "--no-redis", "--iface", "../../../etc"); code != ExitError || !strings.Contains(errOut, "is not a network interface name") {
+		t.Errorf("a path as the NIC: exit %d, %s", code, errOut)
+	}
 	if code, _, errOut := doctorCLI(t, "doctor", "--root", root, "--no-redis", "--irq-pattern", "no-colon"); code != ExitError || !strings.Contains(errOut, "--irq-pattern") {
 		t.Errorf("bad pattern: exit %d, %s", code, errOut)
 	}

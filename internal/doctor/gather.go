@@ -107,7 +107,16 @@ func gatherOnce(ctx context.Context, fs *host.FS, conn *redisadmin.Conn, o Gathe
 // checkIface refuses a NIC the host does not have: rules about "the NIC
 // that carries Redis traffic" would otherwise check nothing and say ok.
 func checkIface(fs *host.FS, iface string) error {
-	if iface == "" || fs.Exists("/sys/class/net/"+iface) {
+	if iface == "" {
+		return nil
+	}
+	// A name, never a path: "../../etc" would otherwise test any file's
+	// existence (and a session runs as root). The kernel's rule:
+	// at most 15 bytes, no '/', no whitespace, not "." or "..".
+	if len(iface) > 15 || iface == "." || iface == ".." || strings.ContainsAny(iface, "/ \t\n\r:\x00") {
+		return fmt.Errorf("%q is not a network interface name (at most 15 characters, no '/', ':' or spaces; redline inspect lists the NICs)", iface)
+	}
+	if fs.Exists("/sys/class/net/" + iface) {
 		return nil
 	}
 	var names []string

@@ -101,6 +101,13 @@ func (s *session) snapshot(_ context.Context, raw json.RawMessage) (any, error) 
 			return nil, err
 		}
 	}
+	// Only redis-servers: a root session would otherwise hand out any
+	// process's command line, memory map and cgroup.
+	for _, pid := range a.PIDs {
+		if err := checkRedisProcess(pid); err != nil {
+			return nil, err
+		}
+	}
 	fs, err := host.NewFS("/")
 	if err != nil {
 		return nil, err

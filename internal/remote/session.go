@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"redline/internal/atomicfile"
 	"redline/internal/redisserver"
 	"redline/internal/steer"
 	"redline/internal/tune"
@@ -239,7 +240,7 @@ func (s *session) saveCleanup(c *Cleanup) {
 		err = os.MkdirAll(s.cleanupDir(), 0o700)
 	}
 	if err == nil {
-		err = os.WriteFile(filepath.Join(s.cleanupDir(), "cleanup-"+c.Session+".json"), b, 0o600)
+		err = atomicfile.Write(filepath.Join(s.cleanupDir(), "cleanup-"+c.Session+".json"), b, 0o600) // never read half-written
 	}
 	if err != nil {
 		s.logf("save cleanup report: %v", err)
