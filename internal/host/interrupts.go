@@ -16,6 +16,7 @@ import (
 //	 38:          0       2042 PCI-MSIX-0000:00:03.0   1-edge      virtio2-input.0
 //	 11:       5123       4911     GICv3  27 Level     arch_timer
 //	 75:          0          0  IR-PCI-MSI 1048576-edge      eth0-TxRx-0
+//	 25:    1    103  Hyper-V PCIe MSI 4138200989697-edge      mana_q0@pci:7870:00:00.0
 //	NMI:          0          0   Non-maskable interrupts
 //	ERR:          0
 func readInterrupts(r *reader) error {
@@ -152,6 +153,9 @@ func nextField(s string, i int) (string, int) {
 // actions' names.
 func parseIRQTail(s string) (chip, hwirq, trigger, name string) {
 	chip, i := nextField(s, 0)
+	if k := chipEnd(s, i); k > i {
+		chip, i = strings.TrimSpace(s[:k]), k
+	}
 	if f, j := nextField(s, i); isHWIRQ(f) {
 		hwirq, trigger, _ = strings.Cut(f, "-")
 		i = j
@@ -166,6 +170,28 @@ func parseIRQTail(s string) (chip, hwirq, trigger, name string) {
 		i = j // a flow handler name ("-edge", "-virq")
 	}
 	return chip, hwirq, trigger, strings.TrimSpace(s[i:])
+}
+
+// chipEnd returns where a chip name of two or three words ends ("Hyper-V
+// PCIe MSI 4138200989697-edge", "SiFive PLIC 131 Edge"): before a hwirq
+// that carries its flow handler or is followed by Edge or Level. It
+// returns i when the chip is the one word before i.
+func chipEnd(s string, i int) int {
+	if f, _ := nextField(s, i); isHWIRQ(f) {
+		return i
+	}
+	end := i
+	for range 2 {
+		_, end = nextField(s, end) // one more word of the chip
+		f, j := nextField(s, end)
+		if !isHWIRQ(f) {
+			continue
+		}
+		if next, _ := nextField(s, j); strings.Contains(f, "-") || next == "Edge" || next == "Level" {
+			return end
+		}
+	}
+	return i
 }
 
 // isHWIRQ matches "27", "1048576-edge" and "5-fasteoi".

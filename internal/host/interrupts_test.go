@@ -18,6 +18,9 @@ func TestParseInterrupts(t *testing.T) {
  90:          1          2  IR-PCI-MSI-edge      eth1-TxRx-1
  17:       9825          0   IO-APIC  17-fasteoi   ehci_hcd:usb1, i801_smbus
  40:          0          0 PCI-MSIX-0000:00:04.0   0-edge
+ 25:          1        103  Hyper-V PCIe MSI 4138200989697-edge      mana_q0@pci:7870:00:00.0
+ 26:   27389481          0  SiFive PLIC 131 Edge      eth0
+114:        749          0   xen-dyn-event     eth0
 NMI:          0          0   Non-maskable interrupts
 ERR:          0
 `
@@ -31,10 +34,16 @@ ERR:          0
 			{Number: 11, Counts: []uint64{5123, 4911}, Total: 10034, Chip: "GICv3", HWIRQ: "27", Trigger: "level", Name: "arch_timer"},
 			{Number: 17, Counts: []uint64{9825, 0}, Total: 9825, Chip: "IO-APIC", HWIRQ: "17", Trigger: "fasteoi", Name: "ehci_hcd:usb1, i801_smbus"},
 			{Number: 24, Counts: []uint64{1, 0}, Total: 1, Chip: "IO-APIC", HWIRQ: "5", Trigger: "edge", Name: "ACPI:Ged"},
+			// Chip names of several words: Azure's Hyper-V PCI MSI domain
+			// (linux-hyperv 2024-03-14, the azure-mana-4cpu capture) and
+			// a RISC-V PLIC (orangepi-xunlong/openwrt issue #46).
+			{Number: 25, Counts: []uint64{1, 103}, Total: 104, Chip: "Hyper-V PCIe MSI", HWIRQ: "4138200989697", Trigger: "edge", Name: "mana_q0@pci:7870:00:00.0"},
+			{Number: 26, Counts: []uint64{27389481, 0}, Total: 27389481, Chip: "SiFive PLIC", HWIRQ: "131", Trigger: "edge", Name: "eth0"},
 			{Number: 38, Counts: []uint64{0, 2042}, Total: 2042, Chip: "PCI-MSIX-0000:00:03.0", HWIRQ: "1", Trigger: "edge", Name: "virtio2-input.0"},
 			{Number: 40, Counts: []uint64{0, 0}, Chip: "PCI-MSIX-0000:00:04.0", HWIRQ: "0", Trigger: "edge"},
 			{Number: 75, Counts: []uint64{10, 20}, Total: 30, Chip: "IR-PCI-MSI", HWIRQ: "1048576", Trigger: "edge", Name: "eth0-TxRx-0"},
 			{Number: 90, Counts: []uint64{1, 2}, Total: 3, Chip: "IR-PCI-MSI-edge", Name: "eth1-TxRx-1"},
+			{Number: 114, Counts: []uint64{749, 0}, Total: 749, Chip: "xen-dyn-event", Name: "eth0"},
 		},
 		Counters: []InterruptCounter{
 			{Name: "NMI", Counts: []uint64{0, 0}, Description: "Non-maskable interrupts"},
