@@ -28,9 +28,11 @@ import (
 //	enp5s0f4d1 (queue 3)             cxgb4, cxgb3 (Chelsio: "%s (queue %d)", one per queue set)
 //	mana_q3@pci:BUS                  Azure MANA (mana_hwc@pci:BUS serves no queue)
 //	virtio2-input.3, virtio2-output.3   virtio_net (virtio2-config serves no queue)
+//	vif0-q3-rx, vif0-q3-tx           xen-netfront split event channels ("vif" + the xenbus
+//	                                 device id, not the interface name); eth0 when unsplit
 
 // irqRule is one naming convention. tmpl is a regular expression with
-// placeholders {IF}, {DRIVER}, {BUS} and {VIRTIO}, replaced by the NIC's
+// placeholders {IF}, {DRIVER}, {BUS}, {VIRTIO} and {XENVIF}, replaced by the NIC's
 // values regex-escaped, and one capture group for the queue number.
 // Rules whose kind is empty match IRQs that serve no queue; their why
 // says what they serve.
@@ -89,6 +91,8 @@ var irqRules = []irqRule{
 	{name: "virtio", tmpl: `{VIRTIO}-input\.(\d+)`, kind: QueueRx},
 	{name: "virtio", tmpl: `{VIRTIO}-output\.(\d+)`, kind: QueueTx},
 	{name: "virtio", tmpl: `{VIRTIO}-(?:config|control)`, why: "virtio configuration-change vector"},
+	{name: "xen-netfront", tmpl: `{XENVIF}-q(\d+)-rx`, kind: QueueRx},
+	{name: "xen-netfront", tmpl: `{XENVIF}-q(\d+)-tx`, kind: QueueTx},
 	{name: "virtio", tmpl: `{VIRTIO}-virtqueues`, why: "one vector shared by all the device's virtqueues (no per-queue IRQ)"},
 	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:misc`, why: "the driver's misc (link, mailbox) vector"},
 	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:ctrl-TxRx-\d+`, why: "ice control VSI (flow director) vector"},
@@ -96,10 +100,10 @@ var irqRules = []irqRule{
 }
 
 // nicVars are the values a rule's placeholders stand for.
-type nicVars struct{ ifname, driver, bus, virtio string }
+type nicVars struct{ ifname, driver, bus, virtio, xenvif string }
 
 func (v nicVars) expand(tmpl string) (string, bool) {
-	for _, p := range []struct{ ph, val string }{{"{IF}", v.ifname}, {"{DRIVER}", v.driver}, {"{BUS}", v.bus}, {"{VIRTIO}", v.virtio}} {
+	for _, p := range []struct{ ph, val string }{{"{IF}", v.ifname}, {"{DRIVER}", v.driver}, {"{BUS}", v.bus}, {"{VIRTIO}", v.virtio}, {"{XENVIF}", v.xenvif}} {
 		if strings.Contains(tmpl, p.ph) {
 			if p.val == "" {
 				return "", false
@@ -173,12 +177,19 @@ func parseIRQPattern(p string) (irqRule, error) {
 // points at (".../0000:00:03.0/virtio2").
 var virtioDevice = regexp.MustCompile(`^virtio\d+$`)
 
+// xenVIF matches a xen-netfront NIC's xenbus device ("/sys/devices/vif-0"),
+// whose queues' event channels are named after it ("vif0-q3-rx").
+var xenVIF = regexp.MustCompile(`^vif-(\d+)$`)
+
 func varsOf(n *NIC) nicVars {
 	v := nicVars{ifname: n.Name, driver: n.Driver, bus: n.PCIAddress}
 	// The device path says virtioN even when the tree lacks the driver
 	// link (a capture that could not read it, or a driver built in).
 	if base := n.Device[strings.LastIndex(n.Device, "/")+1:]; virtioDevice.MatchString(base) {
 		v.virtio = base
+	}
+	if m := xenVIF.FindStringSubmatch(n.Device[strings.LastIndex(n.Device, "/")+1:]); m != nil {
+		v.xenvif = "vif" + m[1]
 	}
 	return v
 }

@@ -198,7 +198,7 @@ func candidates(n *NIC, ev irqEvidence, vars nicVars, tryAll bool) []irqMatch {
 // mentioned reports whether an IRQ name contains one of the NIC's values,
 // which every built-in rule needs.
 func (v nicVars) mentioned(name string) bool {
-	for _, s := range []string{v.ifname, v.bus, v.virtio} {
+	for _, s := range []string{v.ifname, v.bus, v.virtio, v.xenvif} {
 		if s != "" && strings.Contains(name, s) {
 			return true
 		}

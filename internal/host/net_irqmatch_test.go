@@ -112,6 +112,13 @@ func TestMatcherFamilies(t *testing.T) {
 		{"virtio without a driver link: the device path says virtio", nicWithQueues("eth0", "", "0000:00:03.0", "/sys/devices/pci0000:00/0000:00:03.0/virtio1", 1),
 			named("virtio1-config", "virtio1-input.0", "virtio1-output.0"),
 			"101:rx-0(virtio) 102:tx-0(virtio) other:100"},
+		// xen-netfront names split event channels after the xenbus device
+		// (vif-0), not the interface; unsplit, the one channel is eth0.
+		{"xen-netfront split event channels", nicWithQueues("eth0", "vif", "", "/sys/devices/vif-0", 2),
+			named("vif0-q0-tx", "vif0-q0-rx", "vif0-q1-tx", "vif0-q1-rx", "vif1-q0-rx", "vif0.0-q0-rx"),
+			"100:tx-0(xen-netfront) 101:rx-0(xen-netfront) 102:tx-1(xen-netfront) 103:rx-1(xen-netfront)"},
+		{"xen-netfront single unsplit channel", nicWithQueues("eth0", "vif", "", "/sys/devices/vif-0", 1),
+			named("xenbus", "blkif", "eth0"), "102:combined-0(if-only)"},
 		{"ENA vectors with no action name are the NIC's by the PCI column", nicWithQueues("enp39s0", "ena", bus, dev, 2),
 			msix(bus, "ena-mgmnt@pci:"+bus, "enp39s0-Tx-Rx-0", ""),
 			"101:combined-0(ena) other:100 unmapped:102 noirq:rx-1,tx-1"},
