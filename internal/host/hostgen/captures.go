@@ -34,6 +34,9 @@ var Captures = map[string]func() *Capture{
 	"netutils-mlx5-q6700":        NetutilsMlx5Capture,
 	"vmware-vmxnet3-8cpu":        VmxnetCapture,
 	"chelsio-cxgb4-2port":        CxgbCapture,
+	"azure-mana-4cpu":            ManaCapture,
+	"xen-netfront-8queue":        XenNetfrontCapture,
+	"xen-netfront-1queue":        XenNetfrontSingleCapture,
 }
 
 // Capture is a fixture built from a public capture.

@@ -1,5 +1,7 @@
 package hostgen
 
+import "fmt"
+
 // The captures' /proc/interrupts lines are copied as the captures show
 // them (complete lines only); the SOURCE file of each tree cites the
 // capture and says what is modelled.
@@ -212,5 +214,71 @@ func CxgbCapture() *Capture {
 			pciNIC("enp5s0f4", "cxgb4", bus, 4, 4),
 			pciNIC("enp5s0f4d1", "cxgb4", bus, 15, 15),
 		},
+	}
+}
+
+// ManaCapture: an Azure VM (4 vCPUs) with a MANA NIC, whose IRQs sit on
+// the Hyper-V PCI MSI domain ("Hyper-V PCIe MSI", a chip name of three
+// words) and are named mana_qN@pci:BUS; queues 0 and 2 share CPU 3.
+func ManaCapture() *Capture {
+	return &Capture{
+		NCPU: 4,
+		Interrupts: []string{
+			" 25:          1        103          0    3038084  Hyper-V PCIe MSI 4138200989697-edge      mana_q0@pci:7870:00:00.0",
+			" 26:          0          1    4012447          0  Hyper-V PCIe MSI 4138200989698-edge      mana_q1@pci:7870:00:00.0",
+			" 27:     157181         10          1    3007990  Hyper-V PCIe MSI 4138200989699-edge      mana_q2@pci:7870:00:00.0",
+			" 28:    3593858          0          0          1  Hyper-V PCIe MSI 4138200989700-edge      mana_q3@pci:7870:00:00.0 ",
+		},
+		NICs: []CaptureNIC{{Name: "enP30832s1", Driver: "mana", DriverBus: "pci",
+			Device: "/sys/devices/pci7870:00/7870:00:00.0", RxQ: 4, TxQ: 4}},
+	}
+}
+
+// xenNIC is a xen-netfront NIC: the xenbus device vif-N, driver "vif".
+func xenNIC(name string, devid, queues int) CaptureNIC {
+	return CaptureNIC{Name: name, Driver: "vif", DriverBus: "xen",
+		Device: fmt.Sprintf("/sys/devices/vif-%d", devid), RxQ: queues, TxQ: queues}
+}
+
+// XenNetfrontCapture: an 8-vCPU Xen guest (Ubuntu 4.4 kernel) whose
+// xen-netfront NIC has 8 queues with split event channels, named after
+// the xenbus device (vif0-qN-tx, vif0-qN-rx), beside blkif and xenbus.
+func XenNetfrontCapture() *Capture {
+	return &Capture{
+		NCPU: 8,
+		Interrupts: []string{
+			" 96:        740          0          0          0          0          0          0          0   xen-dyn-event     xenbus",
+			" 97:       5501       5081          0          0          0          0          0      51094   xen-dyn-event     blkif",
+			" 98:       1073       7416          0          0          0       1558      95081       8082   xen-dyn-event     blkif",
+			" 99:   20281233          0          0          0          0          0          0      55041   xen-dyn-event     blkif",
+			"100:         33          0          0         23          0    4188616          0          0   xen-dyn-event     vif0-q0-tx",
+			"101:      13253      17347    2131477       7309    3249375       2001      31157      10554   xen-dyn-event     vif0-q0-rx",
+			"102:      58693     107292    4337650     110674      39930     106047    4305635        140   xen-dyn-event     vif0-q1-tx",
+			"103:     656748    1150449    1125036    1065174   13108012     971109     865388     944699   xen-dyn-event     vif0-q1-rx",
+			"104:      10543     443011      22708       8635       7806     146959     361561      83056   xen-dyn-event     vif0-q2-tx",
+			"105:     130852     163184     166057     162507     161176     156450     141922     281539   xen-dyn-event     vif0-q2-rx",
+			"106:     658740    1496036    1491714    1285643     630852     500047    1120728    2534124   xen-dyn-event     vif0-q3-tx",
+			"107:      53102      74571      52064     130077      71417     134990      69415     139662   xen-dyn-event     vif0-q3-rx",
+			"108:     395465     358218     770193    1239849     632878    1261777    1151706    1010945   xen-dyn-event     vif0-q4-tx",
+			"109:     907274    1121461    1023191    1013108     912284     554559     558891    1329253   xen-dyn-event     vif0-q4-rx",
+			"110:    1068280    1312490     788823     736697     998768    1154514    2449043    1219128   xen-dyn-event     vif0-q5-tx",
+			"111:     776191     800310     757765    1257341     715221     964468     589224     490463   xen-dyn-event     vif0-q5-rx",
+			"112:      15505      16092       7834      75982      17971      37643      32921       5449   xen-dyn-event     vif0-q6-tx",
+			"113:     517503    1040301     263799     501419     556065     202675     207788     486414   xen-dyn-event     vif0-q6-rx",
+			"114:     676327     490391     234850     881162     395372     424661     860976     889300   xen-dyn-event     vif0-q7-tx",
+			"115:     302970     386996     134085     247233     326422     384055      93777     213487   xen-dyn-event     vif0-q7-rx",
+		},
+		NICs: []CaptureNIC{xenNIC("eth0", 0, 8)},
+	}
+}
+
+// XenNetfrontSingleCapture: an 8-vCPU Xen HVM guest whose whole
+// /proc/interrupts shows one xen-netfront event channel, named after the
+// interface (eth0), with 749,775,929 interrupts, all on CPU 0.
+func XenNetfrontSingleCapture() *Capture {
+	return &Capture{
+		NCPU:           8,
+		InterruptsFile: "hushi55-xen-netfront.interrupts",
+		NICs:           []CaptureNIC{xenNIC("eth0", 0, 1)},
 	}
 }
