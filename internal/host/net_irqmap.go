@@ -15,6 +15,8 @@ import (
 //	eth0                             misc vector beside queue vectors (ixgbe, igb); a
 //	                                 single-queue NIC's only vector (r8169, e1000e with MSI)
 //	eth2-3, mlx4-1@pci:0000:04:00.0  mlx4_en (the mlx4-N@pci vectors are EQs, not queues); sfc, r8125
+//	eth0-tx-0, eth0-rx-1, eth0-txrx-1   tg3 (numbered by vector: vector 0 serves link and tx-0,
+//	                                 rx ring i is vector i+1; eth0-0 is vector 0 with TSS)
 //	eth0-TxRx-3, eth0-rx-3, eth0-tx-3   ixgbe, igb, igc, bnxt_en, fm10k
 //	i40e-eth0-TxRx-3, ice-eth0-TxRx-3   i40e, ice (DRIVER-IF-...)
 //	hns3-0000:7d:00.0-TxRx-6         hns3 (DRIVER-BUS-...; the index counts 0, 2, 4)
@@ -41,6 +43,8 @@ type irqRule struct {
 	tmpl    string
 	kind    QueueKind
 	divisor int    // the driver counts queues by this step (hns3: 2)
+	offset  int    // the number is the vector's, queue = number - offset (tg3: 1)
+	note    string // for a queue rule: what its how adds about the numbering
 	driver  string // only for this driver
 	split   bool   // gve: the first half of the indexes are tx queues, the rest rx
 	alsoTx  []int  // qlcnic: tx queues the IRQ serves besides its own
@@ -64,6 +68,9 @@ var irqRules = []irqRule{
 	{name: "hns3", tmpl: `{DRIVER}-{BUS}-Rx-(\d+)`, kind: QueueRx, driver: "hns3"},
 	{name: "hns3", tmpl: `{DRIVER}-{BUS}-Tx-(\d+)`, kind: QueueTx, driver: "hns3"},
 	{name: "hns3", tmpl: `hclge-misc-{BUS}`, why: "hns3 misc (hclge) vector"},
+	{name: "tg3", tmpl: `{IF}-txrx-(\d+)`, kind: QueueCombined, offset: 1, driver: "tg3", note: tg3Note},
+	{name: "tg3", tmpl: `{IF}-rx-(\d+)`, kind: QueueRx, offset: 1, driver: "tg3", note: tg3Note},
+	{name: "tg3", tmpl: `{IF}-0`, driver: "tg3", why: "tg3 vector 0 with TSS: link events (the rings are on vectors 1..N)"},
 	{name: "driver-bus-txrx", tmpl: `{DRIVER}-{BUS}-TxRx-(\d+)`, kind: QueueCombined},
 	{name: "driver-if-txrx", tmpl: `{DRIVER}-{IF}-TxRx-(\d+)`, kind: QueueCombined},
 	{name: "driver-if-rx", tmpl: `{DRIVER}-{IF}-rx-(\d+)`, kind: QueueRx},
@@ -98,6 +105,11 @@ var irqRules = []irqRule{
 	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:ctrl-TxRx-\d+`, why: "ice control VSI (flow director) vector"},
 	{name: "if-only", tmpl: `{IF}`, why: "the driver's misc (link, mailbox) vector"},
 }
+
+// tg3Note says how tg3 numbers its vectors (tg3_request_irq names each by
+// its vector number; tg3 napi[0] serves link and, without TSS, tx-0, and
+// napi[i] the rx ring i-1).
+const tg3Note = "tg3 numbers vectors: rx ring i is vector i+1"
 
 // nicVars are the values a rule's placeholders stand for.
 type nicVars struct{ ifname, driver, bus, virtio, xenvif string }

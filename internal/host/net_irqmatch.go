@@ -226,7 +226,13 @@ func classifyIRQ(n *NIC, c irqMatch, rules []compiledRule) (matched, split bool)
 			if rule.divisor > 1 {
 				idx /= rule.divisor
 			}
+			if idx -= rule.offset; idx < 0 {
+				continue
+			}
 			how := rule.desc()
+			if rule.note != "" {
+				how += "; " + rule.note
+			}
 			if action != c.q.Name {
 				how += " (from its action directory in /proc/irq/N)"
 			}

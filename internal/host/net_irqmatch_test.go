@@ -112,6 +112,14 @@ func TestMatcherFamilies(t *testing.T) {
 		{"virtio without a driver link: the device path says virtio", nicWithQueues("eth0", "", "0000:00:03.0", "/sys/devices/pci0000:00/0000:00:03.0/virtio1", 1),
 			named("virtio1-config", "virtio1-input.0", "virtio1-output.0"),
 			"101:rx-0(virtio) 102:tx-0(virtio) other:100"},
+		// tg3 numbers its vectors: vector 0 serves link and tx-0 (or link
+		// alone with TSS, IF-0), rx ring i is vector i+1.
+		{"tg3 with RSS: tx on vector 0, rx rings on 1..4", nicWithQueues("eth0", "tg3", bus, dev, 4),
+			named("eth0-tx-0", "eth0-rx-1", "eth0-rx-2", "eth0-rx-3", "eth0-rx-4"),
+			"100:tx-0(if-tx) 101:rx-0(tg3) 102:rx-1(tg3) 103:rx-2(tg3) 104:rx-3(tg3) noirq:tx-1,tx-2,tx-3"},
+		{"tg3 with TSS: link on vector 0, queue pairs on 1..2", nicWithQueues("eth0", "tg3", bus, dev, 2),
+			named("eth0-0", "eth0-txrx-1", "eth0-txrx-2"),
+			"101:combined-0(tg3) 102:combined-1(tg3) other:100"},
 		// xen-netfront names split event channels after the xenbus device
 		// (vif-0), not the interface; unsplit, the one channel is eth0.
 		{"xen-netfront split event channels", nicWithQueues("eth0", "vif", "", "/sys/devices/vif-0", 2),
