@@ -86,6 +86,10 @@ func TestDoctorIRQRulesOnCaptures(t *testing.T) {
 		// rest in small numbers.
 		{"netutils-mlx5-q6700", "nic-irq-sharing", "fired", "share CPU 0",
 			"nic-irq-sharing counts a CPU as free only with zero interrupts; CPUs 1-3 took the stray 4%"},
+		// tg3 eth1's vectors all on CPU 0 of 16; mlx4 eth6's queues split
+		// between CPU N (node 0) and N+8 (node 1).
+		{"netutils-tg3-mlx4-2socket", "nic-irq-concentration", "fired", "eth1's 4 queues went to CPU 0, 1 of the 16 CPUs", ""},
+		{"netutils-tg3-mlx4-2socket", "nic-irq-node-split", "fired", "8 of 8 queues of eth6", ""},
 		{"intel-i40e-guest", "nic-irq-concentration", "fired", "enP1s15's 3 queues went to CPU 0", ""},
 		{"realtek-r8125-ifn", "nic-irq-concentration", "fired", "eth0's 3 queues went to CPU 0", ""},
 		{"aws-ena-pcimsix", "nic-irq-concentration", "not-applicable", "", ""},

@@ -32,6 +32,7 @@ var Captures = map[string]func() *Capture{
 	"netutils-qlcnic-2socket":    NetutilsQlcnicCapture,
 	"netutils-igb-ixgbe-2socket": NetutilsIgbIxgbeCapture,
 	"netutils-mlx5-q6700":        NetutilsMlx5Capture,
+	"netutils-tg3-mlx4-2socket":  NetutilsTg3Mlx4Capture,
 	"vmware-vmxnet3-8cpu":        VmxnetCapture,
 	"chelsio-cxgb4-2port":        CxgbCapture,
 	"azure-mana-4cpu":            ManaCapture,

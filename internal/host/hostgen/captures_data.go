@@ -282,3 +282,21 @@ func XenNetfrontSingleCapture() *Capture {
 		NICs:           []CaptureNIC{xenNIC("eth0", 0, 1)},
 	}
 }
+
+// NetutilsTg3Mlx4Capture: 2 x Xeon E5-2690 (16 CPUs) with a BCM5719
+// (tg3 eth0, eth1: vector 0 IF-tx-0, rx rings on IF-rx-1..4) and a
+// two-port ConnectX-3 Pro (mlx4_en eth6, eth7 on one PCI function).
+func NetutilsTg3Mlx4Capture() *Capture {
+	const mlx = "0000:04:00.0"
+	return &Capture{
+		NCPU:           16,
+		InterruptsFile: "netutils-2xE5-2690-tg3-mlx4.interrupts",
+		Nodes:          []string{"0-7", "8-15"},
+		NICs: []CaptureNIC{
+			pciNIC("eth0", "tg3", "0000:03:00.0", 4, 1),
+			pciNIC("eth1", "tg3", "0000:03:00.1", 4, 1),
+			pciNIC("eth6", "mlx4_en", mlx, 8, 8),
+			pciNIC("eth7", "mlx4_en", mlx, 8, 8),
+		},
+	}
+}
