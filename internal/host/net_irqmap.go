@@ -103,6 +103,7 @@ var irqRules = []irqRule{
 	{name: "virtio", tmpl: `{VIRTIO}-virtqueues`, why: "one vector shared by all the device's virtqueues (no per-queue IRQ)"},
 	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:misc`, why: "the driver's misc (link, mailbox) vector"},
 	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:ctrl-TxRx-\d+`, why: "ice control VSI (flow director) vector"},
+	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:fdir-TxRx-\d+`, why: "i40e flow director sideband vector"},
 	{name: "if-only", tmpl: `{IF}`, why: "the driver's misc (link, mailbox) vector"},
 }
 
