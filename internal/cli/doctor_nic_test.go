@@ -90,6 +90,11 @@ func TestDoctorIRQRulesOnCaptures(t *testing.T) {
 		// between CPU N (node 0) and N+8 (node 1).
 		{"netutils-tg3-mlx4-2socket", "nic-irq-concentration", "fired", "eth1's 4 queues went to CPU 0, 1 of the 16 CPUs", ""},
 		{"netutils-tg3-mlx4-2socket", "nic-irq-node-split", "fired", "8 of 8 queues of eth6", ""},
+		// igb eth3's 8 queues one per even CPU; one NUMA node.
+		{"netutils-e1000e-igb-2socket", "nic-irq-sharing", "ok", "", ""},
+		{"netutils-e1000e-igb-2socket", "nic-irq-node-split", "not-applicable", "one NUMA node", ""},
+		// Every queue spread over all 4 CPUs: nothing concentrated.
+		{"netutils-i40e-e1000e-e3", "nic-irq-concentration", "ok", "", ""},
 		{"intel-i40e-guest", "nic-irq-concentration", "fired", "enP1s15's 3 queues went to CPU 0", ""},
 		{"realtek-r8125-ifn", "nic-irq-concentration", "fired", "eth0's 3 queues went to CPU 0", ""},
 		{"aws-ena-pcimsix", "nic-irq-concentration", "not-applicable", "", ""},

@@ -28,16 +28,18 @@ var Captures = map[string]func() *Capture{
 	"realtek-r8125-ifn":   R8125Capture,
 	// netutils-linux's test data: whole machines (lscpu, ethtool -i,
 	// lspci, /proc/interrupts) sent in by its users.
-	"netutils-mlx4-bnx2-2socket": NetutilsMlx4Capture,
-	"netutils-qlcnic-2socket":    NetutilsQlcnicCapture,
-	"netutils-igb-ixgbe-2socket": NetutilsIgbIxgbeCapture,
-	"netutils-mlx5-q6700":        NetutilsMlx5Capture,
-	"netutils-tg3-mlx4-2socket":  NetutilsTg3Mlx4Capture,
-	"vmware-vmxnet3-8cpu":        VmxnetCapture,
-	"chelsio-cxgb4-2port":        CxgbCapture,
-	"azure-mana-4cpu":            ManaCapture,
-	"xen-netfront-8queue":        XenNetfrontCapture,
-	"xen-netfront-1queue":        XenNetfrontSingleCapture,
+	"netutils-mlx4-bnx2-2socket":  NetutilsMlx4Capture,
+	"netutils-qlcnic-2socket":     NetutilsQlcnicCapture,
+	"netutils-igb-ixgbe-2socket":  NetutilsIgbIxgbeCapture,
+	"netutils-mlx5-q6700":         NetutilsMlx5Capture,
+	"netutils-tg3-mlx4-2socket":   NetutilsTg3Mlx4Capture,
+	"netutils-e1000e-igb-2socket": NetutilsE1000eIgbCapture,
+	"netutils-i40e-e1000e-e3":     NetutilsI40eE1000eCapture,
+	"vmware-vmxnet3-8cpu":         VmxnetCapture,
+	"chelsio-cxgb4-2port":         CxgbCapture,
+	"azure-mana-4cpu":             ManaCapture,
+	"xen-netfront-8queue":         XenNetfrontCapture,
+	"xen-netfront-1queue":         XenNetfrontSingleCapture,
 }
 
 // Capture is a fixture built from a public capture.

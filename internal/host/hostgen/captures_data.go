@@ -300,3 +300,37 @@ func NetutilsTg3Mlx4Capture() *Capture {
 		},
 	}
 }
+
+// NetutilsE1000eIgbCapture: 2 x Xeon E5530 (16 CPUs, one NUMA node as
+// lscpu shows it) with two 82574L (e1000e eth0, eth1 in MSI-X mode:
+// IF-rx-0, IF-tx-0 and the misc vector IF) and an 82576 port (igb eth3,
+// 8 IF-TxRx-N and IF).
+func NetutilsE1000eIgbCapture() *Capture {
+	return &Capture{
+		NCPU:           16,
+		InterruptsFile: "netutils-2xE5530-e1000e-igb.interrupts",
+		Nodes:          []string{"0-15"},
+		NICs: []CaptureNIC{
+			pciNIC("eth0", "e1000e", "0000:03:00.0", 1, 1),
+			pciNIC("eth1", "e1000e", "0000:02:00.0", 1, 1),
+			pciNIC("eth3", "igb", "0000:08:00.1", 8, 8),
+		},
+	}
+}
+
+// NetutilsI40eE1000eCapture: a Xeon E3-1271 v3 (4 CPUs) with an X710
+// port (i40e eth0: misc, 4 TxRx and the flow director vector), an I217
+// (e1000e eth2, one MSI vector named IF) and an I210/I350 port (igb
+// eth3).
+func NetutilsI40eE1000eCapture() *Capture {
+	return &Capture{
+		NCPU:           4,
+		InterruptsFile: "netutils-1xE3-1271-i40e-e1000e-igb.interrupts",
+		Nodes:          []string{"0-3"},
+		NICs: []CaptureNIC{
+			pciNIC("eth0", "i40e", "0000:01:00.0", 4, 4),
+			pciNIC("eth2", "e1000e", "0000:00:19.0", 1, 1),
+			pciNIC("eth3", "igb", "0000:04:00.0", 4, 4),
+		},
+	}
+}
