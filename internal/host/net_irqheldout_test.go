@@ -195,6 +195,33 @@ MIS:          0`,
 			ifname: "ens192", driver: "vmxnet3",
 			want: "56:combined-0(if-rxtx)",
 		},
+		{
+			name:   "hv_netvsc on Azure: no IRQ of its own (VMBus channels are counted in the HYP row)",
+			source: "chn-lee-yumi/blog-en content/post/2024/azure-b-series-high-softirq-cpu-credits/index.md (2024-11-07), an Azure B1s VM (its one NIC is hv_netvsc's: modelled)",
+			text: `           CPU0
+  4:    6042775   IO-APIC   4-edge      ttyS0
+  8:          0   IO-APIC   8-edge      rtc0
+  9:          0   IO-APIC   9-fasteoi   acpi
+NMI:          0   Non-maskable interrupts
+LOC:          0   Local timer interrupts
+SPU:          0   Spurious interrupts
+PMI:          0   Performance monitoring interrupts
+IWI:          1   IRQ work interrupts
+RTR:          0   APIC ICR read retries
+RES:          0   Rescheduling interrupts
+CAL:          0   Function call interrupts
+TLB:          0   TLB shootdowns
+HYP:  303764679   Hypervisor callback interrupts
+HRE:          0   Hyper-V reenlightenment interrupts
+HVS:  826460279   Hyper-V stimer0 interrupts
+ERR:          0
+MIS:          0
+PIN:          0   Posted-interrupt notification event
+NPI:          0   Nested posted-interrupt event
+PIW:          0   Posted-interrupt wakeup event`,
+			ifname: "eth0", driver: "hv_netvsc",
+			want: "",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
