@@ -196,6 +196,29 @@ MIS:          0`,
 			want: "56:combined-0(if-rxtx)",
 		},
 		{
+			name:   "atlantic: seven vectors all named after the interface, on 4 CPUs",
+			source: "Aquantia/AQtion issue #31 (nemihome, 2021-10-20), RSS limit according to cores does not work, https://github.com/Aquantia/AQtion/issues/31",
+			text: `            CPU0       CPU1       CPU2       CPU3       
+ 128:          0          0          0    1710005  IR-PCI-MSI 524288-edge      enp1s0
+ 129:    2216316          0          0          0  IR-PCI-MSI 524289-edge      enp1s0
+ 130:          0          0          0    3127524  IR-PCI-MSI 524290-edge      enp1s0
+ 131:          0    2855864          0          0  IR-PCI-MSI 524291-edge      enp1s0
+ 132:          0         17          0          0  IR-PCI-MSI 524292-edge      enp1s0
+ 133:          0          0          0          0  IR-PCI-MSI 524293-edge      enp1s0
+ 134:          0          0          0          0  IR-PCI-MSI 524294-edge      enp1s0`,
+			ifname: "enp1s0", driver: "atlantic", bus: "0000:01:00.0",
+			want: "128:combined-0(atlantic) 129:combined-1(atlantic) 130:combined-2(atlantic) 131:combined-3(atlantic) 132:combined-4(atlantic) 133:combined-5(atlantic) 134:combined-6(atlantic)",
+		},
+		{
+			name:   "ixgbevf on an EC2 Xen guest: xen-pirq-msi-x chip",
+			source: "scylladb/scylladb issue #1974 (vladzcloudius, 2017-01-05), https://github.com/scylladb/scylladb/issues/1974",
+			text: `100:       1939          0          0          0          0          0          0          0  xen-pirq-msi-x     eth0-TxRx-0
+101:       1559        340          0          0          0          0          0          0  xen-pirq-msi-x     eth0-TxRx-1
+102:         16          0          0          0          0          0          0          0  xen-pirq-msi-x     eth0`,
+			ifname: "eth0", driver: "ixgbevf",
+			want: "100:combined-0(if-txrx) 101:combined-1(if-txrx) other:102",
+		},
+		{
 			name:   "hv_netvsc on Azure: no IRQ of its own (VMBus channels are counted in the HYP row)",
 			source: "chn-lee-yumi/blog-en content/post/2024/azure-b-series-high-softirq-cpu-credits/index.md (2024-11-07), an Azure B1s VM (its one NIC is hv_netvsc's: modelled)",
 			text: `           CPU0

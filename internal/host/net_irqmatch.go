@@ -156,6 +156,7 @@ func mapNIC(n *NIC, ev irqEvidence, rules []irqRule, tryAll bool) {
 	}
 	splitHalves(n, split)
 	vmxnet3RxAfterTx(n)
+	sameNameRings(n, cands)
 	onlyVector(n)
 	left = byVectorOrder(n, left)
 	for _, c := range left {
@@ -283,6 +284,54 @@ func onlyVector(n *NIC) {
 	n.OtherIRQs = nil
 	n.QueueIRQs = []QueueIRQ{{IRQ: o.IRQ, Name: o.Name, Queue: 0, Kind: QueueCombined, Rule: "if-only",
 		How: "name if-only {IF}: the single-queue NIC's only vector"}}
+}
+
+// sameNameRings applies atlantic's naming: every ring vector carries the
+// interface's bare name (aq_nic_start requests vector i for ring i with
+// ndev->name; the link vector after them is IF:link in newer drivers), so
+// the IRQs named IF are the rings in vector order, one per queue pair, and
+// any beyond the queues serve none.
+func sameNameRings(n *NIC, cands []irqMatch) {
+	if n.Driver != "atlantic" || len(n.QueueIRQs) > 0 || len(n.OtherIRQs) < 2 {
+		return
+	}
+	index := map[int]int{}
+	for _, c := range cands {
+		index[c.q.Number] = c.index
+	}
+	var rings []NICIRQ
+	for _, o := range n.OtherIRQs {
+		if o.Name != n.Name {
+			return
+		}
+		rings = append(rings, o)
+	}
+	slices.SortStableFunc(rings, func(a, b NICIRQ) int {
+		if ia, ib := index[a.IRQ], index[b.IRQ]; ia >= 0 && ib >= 0 {
+			return ia - ib
+		}
+		return a.IRQ - b.IRQ
+	})
+	nq := max(len(n.RxQueues), len(n.TxQueues))
+	n.OtherIRQs = nil
+	for i, o := range rings {
+		if nq > 0 && i >= nq { // no queue directories: every one is listed
+			o.Why = "atlantic vector beyond the NIC's queues (link, or a ring without a queue)"
+			n.OtherIRQs = append(n.OtherIRQs, o)
+			continue
+		}
+		n.QueueIRQs = append(n.QueueIRQs, QueueIRQ{IRQ: o.IRQ, Name: o.Name, Queue: i, Kind: QueueCombined, Rule: "atlantic",
+			How: fmt.Sprintf("name atlantic {IF} on every ring vector: queue %d is the %s vector named %s, in vector order", i, ordinal(i+1), n.Name)})
+	}
+}
+
+// ordinal writes 1 as "1st", 2 as "2nd" ...
+func ordinal(i int) string {
+	suffix := "th"
+	if i%100 < 11 || i%100 > 13 {
+		suffix = [...]string{"th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"}[i%10]
+	}
+	return strconv.Itoa(i) + suffix
 }
 
 // vmxnet3RxAfterTx applies vmxnet3's numbering outside buddy-share mode:

@@ -123,6 +123,10 @@ func TestMatcherFamilies(t *testing.T) {
 		{"tg3 with TSS: link on vector 0, queue pairs on 1..2", nicWithQueues("eth0", "tg3", bus, dev, 2),
 			named("eth0-0", "eth0-txrx-1", "eth0-txrx-2"),
 			"101:combined-0(tg3) 102:combined-1(tg3) other:100"},
+		// atlantic names every ring vector after the interface.
+		{"atlantic: the IRQs named IF are the rings in vector order", nicWithQueues("enp1s0", "atlantic", bus, dev, 2),
+			msix(bus, "enp1s0", "enp1s0", "enp1s0"),
+			"100:combined-0(atlantic) 101:combined-1(atlantic) other:102"},
 		// xen-netfront names split event channels after the xenbus device
 		// (vif-0), not the interface; unsplit, the one channel is eth0.
 		{"xen-netfront split event channels", nicWithQueues("eth0", "vif", "", "/sys/devices/vif-0", 2),
