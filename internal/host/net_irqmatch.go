@@ -158,6 +158,7 @@ func mapNIC(n *NIC, ev irqEvidence, rules []irqRule, tryAll bool) {
 	vmxnet3RxAfterTx(n)
 	sameNameRings(n, cands)
 	onlyVector(n)
+	left = truncatedTxRx(n, left)
 	left = byVectorOrder(n, left)
 	for _, c := range left {
 		n.UnmappedIRQs = append(n.UnmappedIRQs, NICIRQ{IRQ: c.q.Number, Name: c.q.Name, Why: whyUnmatched(n, c, len(left))})
@@ -332,6 +333,53 @@ func ordinal(i int) string {
 		suffix = [...]string{"th", "st", "nd", "rd", "th", "th", "th", "th", "th", "th"}[i%10]
 	}
 	return strconv.Itoa(i) + suffix
+}
+
+// bnxtNameMax is how many characters bnxt_en kept of an IRQ name before
+// Linux 6.12 (struct bnxt_irq's char name[IFNAMSIZ + 2]; "bnxt_en:
+// resize bnxt_irq name field to fit format string", netdev 2024-09-09):
+// "enp4s0f0np0-TxRx-0" became "enp4s0f0np0-TxRx-", every queue alike.
+const bnxtNameMax = 17
+
+// truncatedTxRx maps bnxt_en vectors whose IF-TxRx-N name was cut to
+// bnxtNameMax characters before the queue number: the queue is the
+// vector's place among them, in vector order. It returns the IRQs still
+// unmapped.
+func truncatedTxRx(n *NIC, left []irqMatch) []irqMatch {
+	if n.Driver != "bnxt_en" || len(n.QueueIRQs) > 0 {
+		return left
+	}
+	full := n.Name + "-TxRx-"
+	var cut, rest []irqMatch
+	for _, c := range left {
+		if len(c.q.Name) == bnxtNameMax && strings.HasPrefix(full, c.q.Name) {
+			cut = append(cut, c)
+			continue
+		}
+		rest = append(rest, c)
+	}
+	if len(cut) == 0 {
+		return left
+	}
+	byIndex := true
+	for _, c := range cut {
+		byIndex = byIndex && c.index >= 0
+	}
+	slices.SortStableFunc(cut, func(a, b irqMatch) int {
+		if byIndex {
+			return a.index - b.index
+		}
+		return a.q.Number - b.q.Number
+	})
+	order := "IRQ number"
+	if byIndex {
+		order = "vector index (" + cut[0].owner + ")"
+	}
+	for i, c := range cut {
+		n.QueueIRQs = append(n.QueueIRQs, QueueIRQ{IRQ: c.q.Number, Name: c.q.Name, Queue: i, Kind: QueueCombined, Rule: "bnxt-truncated",
+			How: fmt.Sprintf("name bnxt_en {IF}-TxRx-N cut to %d characters before the queue number (Linux before 6.12): the %d such vectors by %s", bnxtNameMax, len(cut), order)})
+	}
+	return rest
 }
 
 // vmxnet3RxAfterTx applies vmxnet3's numbering outside buddy-share mode:

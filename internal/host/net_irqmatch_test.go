@@ -123,6 +123,12 @@ func TestMatcherFamilies(t *testing.T) {
 		{"tg3 with TSS: link on vector 0, queue pairs on 1..2", nicWithQueues("eth0", "tg3", bus, dev, 2),
 			named("eth0-0", "eth0-txrx-1", "eth0-txrx-2"),
 			"101:combined-0(tg3) 102:combined-1(tg3) other:100"},
+		// bnxt_en before Linux 6.12 cut IRQ names to 17 characters.
+		{"bnxt_en with names cut before the queue number", nicWithQueues("enp4s0f0np0", "bnxt_en", bus, dev, 3),
+			msix(bus, "enp4s0f0np0-TxRx-", "enp4s0f0np0-TxRx-", "enp4s0f0np0-TxRx-"),
+			"100:combined-0(bnxt-truncated) 101:combined-1(bnxt-truncated) 102:combined-2(bnxt-truncated)"},
+		{"bnxt_en with names that fit", nicWithQueues("ens1f0np0", "bnxt_en", bus, dev, 2),
+			named("ens1f0np0-TxRx-0", "ens1f0np0-TxRx-1"), "100:combined-0(if-txrx) 101:combined-1(if-txrx)"},
 		// atlantic names every ring vector after the interface.
 		{"atlantic: the IRQs named IF are the rings in vector order", nicWithQueues("enp1s0", "atlantic", bus, dev, 2),
 			msix(bus, "enp1s0", "enp1s0", "enp1s0"),
