@@ -29,6 +29,9 @@ type Facts struct {
 	// checked (--pid on a fixture tree). Zero with several servers: Run
 	// judges the process rules once for each (Facts.PIDs).
 	Pid int
+	// eachServer is set when Run chose Pid to judge each server in turn:
+	// host-wide decisions (IRQ placement) still keep every server in view.
+	eachServer bool
 
 	// Iface is the NIC that carries Redis traffic; empty means every
 	// physical NIC that is up.
@@ -77,6 +80,27 @@ func (f *Facts) RedisProcess() *host.Process {
 		}
 	}
 	return nil
+}
+
+// RedisProcesses returns the redis-servers a host-wide decision keeps in
+// view (IRQ placement keeps off every one's CPUs): the server checked, or
+// the one --pid chose, else every redis-server in the snapshot, also while
+// Run judges them one at a time. Nil when none is on this host.
+func (f *Facts) RedisProcesses() []*host.Process {
+	if f.Host == nil {
+		return nil
+	}
+	if f.Pid != 0 && !f.eachServer || f.HasRedis() && f.Redis.Process.Local {
+		if p := f.RedisProcess(); p != nil {
+			return []*host.Process{p}
+		}
+		return nil
+	}
+	out := make([]*host.Process, len(f.Host.Processes))
+	for i := range f.Host.Processes {
+		out[i] = &f.Host.Processes[i]
+	}
+	return out
 }
 
 // PIDs returns the redis-servers that process rules judge one by one:

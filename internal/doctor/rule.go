@@ -77,6 +77,10 @@ const (
 	// has one (its CPUs) and the host alone otherwise; with several
 	// servers it runs once for each, as process rules do.
 	PerServer
+	// PerNetNS: the check judges values of the server's network namespace
+	// (net.* sysctls, its TCP counters); with several servers in different
+	// namespaces it runs once for each namespace, naming its servers.
+	PerNetNS
 )
 
 // Rule is one check. Rules are values registered once at init.

@@ -133,28 +133,81 @@ func match(patterns []string, id string) bool {
 
 // runForEachServer runs a process rule once per redis-server when the
 // snapshot holds several and none was chosen, so that each is judged and
-// not just the first; other rules run once.
+// not just the first; a network-namespace rule once per namespace those
+// servers are in; other rules run once.
 func runForEachServer(r Rule, f *Facts) []Finding {
 	pids := f.PIDs()
-	if r.Needs&(NeedRedisProcess|PerServer) == 0 || r.Needs&NeedRedis != 0 || len(pids) == 0 {
+	if r.Needs&NeedRedis != 0 || len(pids) == 0 {
 		return []Finding{runRule(r, f)}
 	}
-	out := make([]Finding, 0, len(pids))
-	for _, pid := range pids {
-		g := *f
-		g.Pid = pid
-		fd := runRule(r, &g)
-		fd.Pid = pid
-		who := fmt.Sprintf("redis-server pid %d: ", pid)
-		if fd.Message != "" {
-			fd.Message = who + fd.Message
+	var groups [][]int
+	switch {
+	case r.Needs&(NeedRedisProcess|PerServer) != 0:
+		for _, pid := range pids {
+			groups = append(groups, []int{pid})
 		}
-		if fd.Reason != "" {
-			fd.Reason = who + fd.Reason
-		}
-		out = append(out, fd)
+	case r.Needs&PerNetNS != 0:
+		groups = byNetNS(f.Host, pids)
+	}
+	if len(groups) < 2 && r.Needs&(NeedRedisProcess|PerServer) == 0 {
+		return []Finding{runRule(r, f)}
+	}
+	out := make([]Finding, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, runForServers(r, f, g))
 	}
 	return out
+}
+
+// runForServers judges the servers pids (one, or those sharing a network
+// namespace) through the first of them.
+func runForServers(r Rule, f *Facts, pids []int) Finding {
+	g := *f
+	g.Pid, g.eachServer = pids[0], true
+	fd := runRule(r, &g)
+	fd.Pid = pids[0]
+	who := fmt.Sprintf("redis-server pid %d: ", pids[0])
+	if len(pids) > 1 {
+		who = fmt.Sprintf("redis-servers pids %s (one network namespace): ", joinPIDs(pids))
+	}
+	if fd.Message != "" {
+		fd.Message = who + fd.Message
+	}
+	if fd.Reason != "" {
+		fd.Reason = who + fd.Reason
+	}
+	return fd
+}
+
+// byNetNS groups pids by network namespace, in the order of their first
+// server: the inspector's, each other inode, and a server whose namespace
+// is unknown on its own.
+func byNetNS(s *host.Snapshot, pids []int) [][]int {
+	var groups [][]int
+	index := map[string]int{}
+	for _, pid := range pids {
+		key := fmt.Sprint("pid ", pid)
+		if p := s.Process(pid); p != nil && p.NetNSIsInspector {
+			key = "inspector"
+		} else if p != nil && p.NetNS != 0 {
+			key = fmt.Sprint("netns ", p.NetNS)
+		}
+		if i, ok := index[key]; ok {
+			groups[i] = append(groups[i], pid)
+			continue
+		}
+		index[key] = len(groups)
+		groups = append(groups, []int{pid})
+	}
+	return groups
+}
+
+func joinPIDs(pids []int) string {
+	s := make([]string, len(pids))
+	for i, p := range pids {
+		s[i] = fmt.Sprint(p)
+	}
+	return strings.Join(s, ",")
 }
 
 func runRule(r Rule, f *Facts) (fd Finding) {

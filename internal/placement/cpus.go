@@ -98,6 +98,31 @@ func RedisCPUs(snap *host.Snapshot, p *host.Process) (cpus host.CPUSet, pinned b
 	return cpus, pinned
 }
 
+// ServersCPUs is the union of RedisCPUs over procs (every redis-server
+// IRQs and RPS keep off), and the servers that are not pinned (their CPUs
+// are where their threads last ran).
+func ServersCPUs(snap *host.Snapshot, procs []*host.Process) (cpus host.CPUSet, unpinned []*host.Process) {
+	for _, p := range procs {
+		c, pinned := RedisCPUs(snap, p)
+		cpus = cpus.Union(c)
+		if !pinned {
+			unpinned = append(unpinned, p)
+		}
+	}
+	return cpus, unpinned
+}
+
+// pinnedCPUs is the union of the CPUs of the pinned servers among procs.
+func pinnedCPUs(snap *host.Snapshot, procs []*host.Process) host.CPUSet {
+	var cpus host.CPUSet
+	for _, p := range procs {
+		if c, pinned := RedisCPUs(snap, p); pinned {
+			cpus = cpus.Union(c)
+		}
+	}
+	return cpus
+}
+
 // MainCPU is the CPU the main thread last ran on.
 func MainCPU(p *host.Process) host.CPUSet {
 	for _, t := range p.Threads {

@@ -112,16 +112,8 @@ type redisServerNode struct{ pid, tid, cpu, node int }
 // the one checked (or --pid), else each in the snapshot, with its main
 // thread's last CPU and that CPU's node.
 func redisNodes(f *doctor.Facts) []redisServerNode {
-	var procs []*host.Process
-	if p := f.RedisProcess(); p != nil && (f.HasRedis() || f.Pid != 0) {
-		procs = []*host.Process{p}
-	} else if f.Host != nil {
-		for i := range f.Host.Processes {
-			procs = append(procs, &f.Host.Processes[i])
-		}
-	}
 	var out []redisServerNode
-	for _, p := range procs {
+	for _, p := range f.RedisProcesses() {
 		t := mainThreadOf(p)
 		if t == nil || t.CPU == nil {
 			continue

@@ -16,18 +16,23 @@ func placeIRQs(f *doctor.Facts, n *host.NIC) (*placement.IRQPlacement, error) {
 }
 
 // placeIRQsOn is placeIRQs with the NIC's node given (nil: the NIC's own),
-// for a NIC whose firmware does not say.
+// for a NIC whose firmware does not say. The IRQs keep off every
+// redis-server's CPUs (the one chosen with --pid, else all of them), also
+// when a rule judges the servers one at a time: a fix that moved IRQs onto
+// another server's CPUs would trade one finding for another.
 func placeIRQsOn(f *doctor.Facts, n *host.NIC, node *int) (*placement.IRQPlacement, error) {
-	return placement.IRQs(placement.Input{Host: f.Host, NIC: n, NICNode: node, Redis: f.RedisProcess()})
+	return placement.IRQs(placement.Input{Host: f.Host, NIC: n, NICNode: node, Redis: f.RedisProcesses()})
 }
 
 // xpsOrder orders the CPUs of local for spreading TX queues over them:
 // one hardware thread per physical core before the siblings, and the
-// server's main-thread CPU last.
+// servers' main-thread CPUs last.
 func xpsOrder(f *doctor.Facts, local host.CPUSet) []int {
-	main := -1
-	if t := f.MainThread(); t != nil && t.CPU != nil {
-		main = *t.CPU
+	var mains host.CPUSet
+	for _, p := range f.RedisProcesses() {
+		if t := mainThreadOf(p); t != nil && t.CPU != nil {
+			mains.Add(*t.CPU)
+		}
 	}
 	var first, siblings, last []int
 	seenCore := map[[2]int]bool{}
@@ -36,7 +41,7 @@ func xpsOrder(f *doctor.Facts, local host.CPUSet) []int {
 			continue
 		}
 		switch {
-		case c.ID == main:
+		case mains.Contains(c.ID):
 			last = append(last, c.ID)
 		case c.Core != nil && c.Package != nil && seenCore[[2]int{*c.Package, *c.Core}]:
 			siblings = append(siblings, c.ID)
