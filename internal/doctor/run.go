@@ -243,16 +243,63 @@ func runRule(r Rule, f *Facts) (fd Finding) {
 	return fd
 }
 
-// NoEvidence ends the reason of a rule that said ok without showing a
-// value it read: an ok is a claim about the host, and a claim without
-// evidence is reported as not checked.
+// NoEvidence ends the reason of a rule that said ok without showing the
+// value its claim rests on: an ok is a claim about the host, and a claim
+// without its evidence is reported as not checked.
 const NoEvidence = "said ok without showing the values it read"
 
 func withoutEvidence(r Rule, res Result) Result {
-	if res.Status != OK || len(res.Evidence) > 0 {
+	if res.Status != OK {
 		return res
 	}
-	return Unchecked("%s (rule %s %s)", res.Message, r.ID, NoEvidence)
+	if len(res.Evidence) == 0 {
+		return Unchecked("%s (rule %s %s)", res.Message, r.ID, NoEvidence)
+	}
+	if want := MissingProof(r, res.Evidence); want != "" {
+		return Unchecked("%s (rule %s %s: no %s)", res.Message, r.ID, NoEvidence, want)
+	}
+	return res
+}
+
+// MissingProof returns the first entry of r.Proves that no piece
+// of evs matches ("" when each is shown).
+func MissingProof(r Rule, evs []Evidence) string {
+	for _, want := range r.Proves {
+		if !slices.ContainsFunc(evs, func(e Evidence) bool { return sourceMatches(want, e.Source) }) {
+			return want
+		}
+	}
+	return ""
+}
+
+// sourceMatches reports whether src matches one of the "|"-separated
+// patterns of want, "*" matching any text, "/" included.
+func sourceMatches(want, src string) bool {
+	for _, pat := range strings.Split(want, "|") {
+		if globMatch(pat, src) {
+			return true
+		}
+	}
+	return false
+}
+
+func globMatch(pat, s string) bool {
+	parts := strings.Split(pat, "*")
+	if len(parts) == 1 {
+		return pat == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for _, mid := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, mid)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(mid):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
 }
 
 // treeLacks says, for the snapshot probes whose whole source a partial

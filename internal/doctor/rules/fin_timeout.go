@@ -12,6 +12,7 @@ func init() {
 		Source: "K-ip tcp_fin_timeout; K-src include/net/tcp.h TCP_TIMEWAIT_LEN; W (set 15)",
 		Reads:  []string{"sysctls", "netstat"},
 		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_fin_timeout"},
 		Check:  checkFinTimeout,
 	})
 }

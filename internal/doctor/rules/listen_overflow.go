@@ -13,6 +13,7 @@ func init() {
 		Source: "K-snmp (ListenOverflows, ListenDrops)",
 		Reads:  []string{"netstat"},
 		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/net/netstat TcpExt ListenOverflows"},
 		Check:  checkListenOverflow,
 	})
 }

@@ -15,6 +15,7 @@ func init() {
 		Source: "K-scal (RSS: one queue IRQ per CPU); KP 2.7 (one core per queue IRQ); /proc/interrupts per-CPU counts",
 		Reads:  []string{"interrupts", "irq", "nics"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/interrupts * queue IRQs by CPU"},
 		Check:  checkIRQConcentration,
 	})
 }

@@ -17,6 +17,7 @@ func init() {
 		Source: "KP 2.7 (queue IRQs on the NIC's node); K-scal (RSS IRQ configuration); W (IRQs spread over all nodes)",
 		Reads:  []string{"interrupts", "irq", "nics", "numa", "cpu"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/interrupts * queue IRQs by node"},
 		Check:  checkIRQNodeSplit,
 	})
 }

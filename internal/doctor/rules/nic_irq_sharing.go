@@ -16,6 +16,7 @@ func init() {
 		Source: "K-scal (one queue IRQ per CPU); KP 2.7 (one core per queue IRQ); /proc/interrupts per-CPU counts",
 		Reads:  []string{"interrupts", "irq", "nics"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/interrupts * busiest CPU per queue"},
 		Check:  checkIRQSharing,
 	})
 }

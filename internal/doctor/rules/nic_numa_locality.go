@@ -16,6 +16,7 @@ func init() {
 		Source: "KP (masters on the NIC node's CPUs); NV (CPU and memory in the NIC's NUMA domain); W (moving the containers to NIC node 1 helped)",
 		Reads:  []string{"nics", "numa"},
 		Needs:  doctor.NeedHost | doctor.NeedRedisProcess,
+		Proves: []string{"*/numa_node", "/proc/*/status Cpus_allowed_list|cgroup * cpuset.cpus.effective"},
 		Check:  checkNICLocality,
 	})
 }

@@ -16,6 +16,7 @@ func init() {
 		Source: "K-scal (RSS queue count); KP (16 queues, one per core); W (64 host queues, 16 in the containers)",
 		Reads:  []string{"nics", "softirqs"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/sys/class/net/*/queues rx-*|ethtool -l *", "physical cores *"},
 		Check:  checkQueueCount,
 	})
 }

@@ -15,6 +15,7 @@ func init() {
 		Why:    "the server needs maxclients+32 file descriptors; when the limit is lower it silently lowers maxclients at start-up and refuses clients beyond it",
 		Source: "RS server.c adjustOpenFilesLimit; RD-cli",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"/proc/*/limits Max open files", "CONFIG GET maxclients"},
 		Check:  checkNofile,
 	})
 }

@@ -14,6 +14,7 @@ func init() {
 		Source: "K-ip ip_local_port_range (default 32768 60999); W (\"10000 20000\" gave EADDRNOTAVAIL)",
 		Reads:  []string{"sysctls", "netstat"},
 		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/ip_local_port_range"},
 		Check:  checkPortRange,
 	})
 }

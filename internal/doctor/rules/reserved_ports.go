@@ -15,6 +15,7 @@ func init() {
 		Source: "K-ip ip_local_reserved_ports; RS-conf cluster-port (inference; W's ranges cover 16379)",
 		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/ip_local_port_range"},
 		Check:  checkReservedPorts,
 	})
 }

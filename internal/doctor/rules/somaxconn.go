@@ -14,6 +14,7 @@ func init() {
 		Source: "RS server.c checkTcpBacklogSettings; K-src net/socket.c __sys_listen; K-ip; W (128 failed 5000 clients)",
 		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/core/somaxconn", "*tcp-backlog"},
 		Check:  checkSomaxconn,
 	})
 }

@@ -14,6 +14,7 @@ func init() {
 		Source: "RS-conf tcp-backlog; K-ip tcp_max_syn_backlog",
 		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_max_syn_backlog", "*tcp-backlog"},
 		Check:  checkSynBacklog,
 	})
 }

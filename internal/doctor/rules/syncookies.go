@@ -12,6 +12,7 @@ func init() {
 		Source: "K-ip tcp_syncookies (default 1); W (set 0)",
 		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_syncookies"},
 		Check:  checkSyncookies,
 	})
 }

@@ -14,6 +14,7 @@ func init() {
 		Source: "K-ip tcp_rmem; W (tcp_rmem \"4096 87380 16777216\"); KP",
 		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_rmem"},
 		Check:  checkTCPRmem,
 	})
 }

@@ -15,6 +15,7 @@ func init() {
 		Source: "RS server.c linuxMemoryWarnings (THP [always]); RD-lat; K-thp",
 		Reads:  []string{"thp"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/sys/kernel/mm/transparent_hugepage/enabled"},
 		Check:  checkTHPEnabled,
 	})
 }

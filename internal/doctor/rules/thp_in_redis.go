@@ -13,6 +13,7 @@ func init() {
 		Why:    "LATENCY DOCTOR's own condition: AnonHugePages in the server's smaps means copy-on-write copies 2 MB at a time after a fork",
 		Source: "RS latency.c (THPGetAnonHugePagesSize); K-thp",
 		Needs:  doctor.NeedRedisProcess,
+		Proves: []string{"/proc/*/smaps_rollup AnonHugePages"},
 		Check:  checkTHPInRedis,
 	})
 }

@@ -12,6 +12,7 @@ func init() {
 		Source: "K-ip tcp_max_tw_buckets; K-src tcp_minisocks.c tcp_time_wait; W (lowered 100000 -> 10000)",
 		Reads:  []string{"sysctls", "netstat"},
 		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_max_tw_buckets"},
 		Check:  checkTWBuckets,
 	})
 }

@@ -12,6 +12,7 @@ func init() {
 		Source: "torvalds/linux commit 4396e46187ca; K-ip",
 		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_tw_recycle"},
 		Check:  checkTWRecycle,
 	})
 }

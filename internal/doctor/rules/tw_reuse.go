@@ -12,6 +12,7 @@ func init() {
 		Source: "K-ip tcp_tw_reuse (\"should not be changed without advice/request of technical experts\"); W (set 0, then hit EADDRNOTAVAIL)",
 		Reads:  []string{"sysctls", "netstat"},
 		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_tw_reuse"},
 		Check:  checkTWReuse,
 	})
 }

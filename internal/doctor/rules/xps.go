@@ -16,6 +16,7 @@ func init() {
 		Source: "K-scal (XPS: map each CPU to one TX queue); W (xps_cpus set per queue)",
 		Reads:  []string{"nics"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/sys/class/net/*/queues/tx-*/xps_cpus"},
 		Check:  checkXPS,
 	})
 }
