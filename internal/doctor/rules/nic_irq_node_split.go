@@ -35,10 +35,11 @@ func checkIRQNodeSplit(f *doctor.Facts) doctor.Result {
 	}
 	var evs []doctor.Evidence
 	var fired nicFindings
-	quiet := ""
+	quiet, unrated := "", ""
 	for _, n := range f.TargetNICs() {
-		loads, sampled := nicLoads(f, n)
+		loads, sampled, left := nicLoads(f, n)
 		if len(loads) == 0 {
+			unrated = noRate(n, left, unrated)
 			continue
 		}
 		ref, refEv, known := referenceNode(f, n)
@@ -58,10 +59,11 @@ func checkIRQNodeSplit(f *doctor.Facts) doctor.Result {
 			continue
 		}
 		if len(bad) > 0 {
-			fired.add(fireNodeSplit(f, n, bad, len(loads), ref, known, append([]doctor.Evidence{refEv}, nodeEvs(f, n, bad, sampled)...)))
+			fired.add(fireNodeSplit(f, n, bad, len(loads), ref, known, append(append([]doctor.Evidence{refEv}, nodeEvs(f, n, bad, sampled)...), leftEv(n, left)...)))
 			continue
 		}
 		evs = append(evs, refEv, doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts %s queue IRQs by node", n.Name), Value: nodeSummary(f, loads), Note: window(sampled, "since boot")})
+		evs = append(evs, leftEv(n, left)...)
 	}
 	if r, ok := fired.result(); ok {
 		return r
@@ -71,6 +73,8 @@ func checkIRQNodeSplit(f *doctor.Facts) doctor.Result {
 		return doctor.Pass("each queue's interrupts stay on one node, the NIC's (or Redis's)").With(evs...)
 	case quiet != "":
 		return doctor.Unchecked("too few interrupts to judge: %s", quiet)
+	case unrated != "":
+		return doctor.Unchecked("%s", unrated)
 	}
 	return doctor.Skip("no NIC with mapped queue IRQs that /proc/interrupts counts")
 }
