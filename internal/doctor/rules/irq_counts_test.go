@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"redline/internal/doctor"
+	"redline/internal/host"
 	"redline/internal/testutil"
 )
 
@@ -110,5 +111,18 @@ func TestIRQCountsJudgeRatesOrTotalsNeverBoth(t *testing.T) {
 	f.Prev.Interrupts.IRQs = nil
 	if fd := runOne(t, f, "nic-irq-sharing"); fd.Status != doctor.NotChecked || !strings.Contains(fd.Reason, "no queue IRQ of eth0 has a rate") {
 		t.Errorf("no rate at all: %s %s%s", fd.Status, fd.Message, fd.Reason)
+	}
+}
+
+// NET_RX shares with --sample are rates only: a CPU the first sample has
+// no column for is left out, not counted by its total.
+func TestNetRxShareIsARateOrNothing(t *testing.T) {
+	f := healthyFacts()
+	withSample(f)
+	f.Prev.Softirqs = &host.Softirqs{CPUs: []int{0, 1, 2, 3, 4, 5, 6}, Counts: map[string][]uint64{"NET_RX": {10, 10, 10, 10, 900, 1000, 10}}}
+	f.Host.Softirqs.Counts["NET_RX"][7] = 1000000 // since boot, CPU 7 only in the second sample
+	per, total := netRxShare(f)
+	if _, ok := per[7]; ok || total != 100 || per[4] != 100 {
+		t.Errorf("per CPU %v, total %d; want CPU 7 left out and 100 on CPU 4", per, total)
 	}
 }
