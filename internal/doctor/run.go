@@ -361,23 +361,80 @@ func notInTree(r Rule, f *Facts, res Result) Result {
 
 // readFailed reports a rule whose inputs the snapshot could not read: a
 // file that did not parse is an error, one refused (permission) makes the
-// rule not checked. Either way the rule does not judge what is left.
+// rule not checked. Either way the rule does not judge what is left. The
+// inputs are the probes the rule reads, and the files of the redis-server
+// it judges (processFiles).
 func readFailed(r Rule, f *Facts) (Result, bool) {
+	files, pid := processFiles(r, f)
 	for _, s := range []*host.Snapshot{f.Host, f.Prev} {
 		if s == nil {
 			continue
 		}
 		for _, e := range s.Errors {
-			if !slices.Contains(r.Reads, e.Source) {
+			if !slices.Contains(r.Reads, e.Source) && !readsProcessFile(e, pid, files) {
 				continue
 			}
 			if isParseError(e) {
 				return Result{Status: Errored, Reason: "could not parse " + describeReadError(e)}, true
 			}
+			if e.Refused() {
+				return Unchecked("permission denied reading %s (run as root)", orSource(e)), true
+			}
 			return Unchecked("could not read %s", describeReadError(e)), true
 		}
 	}
 	return Result{}, false
+}
+
+// processFiles returns the files under /proc/PID the rule reads of the
+// redis-server it judges, and its pid: a rule that judges a process reads
+// its status and its threads (affinity, last CPU), a namespace rule its
+// ns/net and net/, and a rule names others in Reads as "proc/PID/FILE"
+// ("proc/PID/smaps_rollup").
+func processFiles(r Rule, f *Facts) ([]string, int) {
+	p := f.RedisProcess()
+	if p == nil {
+		return nil, 0
+	}
+	var files []string
+	if r.Needs&(NeedRedisProcess|PerServer) != 0 {
+		files = append(files, "status", "task/")
+	}
+	if r.Needs&PerNetNS != 0 {
+		files = append(files, "ns/net", "net/")
+	}
+	for _, rd := range r.Reads {
+		if name, ok := strings.CutPrefix(rd, "proc/PID/"); ok {
+			files = append(files, name)
+		}
+	}
+	return files, p.PID
+}
+
+// readsProcessFile reports whether e is about one of files of process pid.
+func readsProcessFile(e host.SourceError, pid int, files []string) bool {
+	if pid == 0 || e.Source != fmt.Sprintf("process %d", pid) {
+		return false
+	}
+	prefix := fmt.Sprintf("/proc/%d/", pid)
+	i := strings.Index(e.Path, prefix)
+	if i < 0 {
+		return false
+	}
+	rest := e.Path[i+len(prefix):]
+	for _, name := range files {
+		if rest == name || strings.HasSuffix(name, "/") && strings.HasPrefix(rest, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func orSource(e host.SourceError) string {
+	if e.Path != "" {
+		return e.Path
+	}
+	return e.Source
 }
 
 // isParseError tells a malformed file from one that could not be read.

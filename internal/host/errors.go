@@ -58,7 +58,21 @@ type SourceError struct {
 	Path   string `json:"path,omitempty"` // the host file, when one is to blame
 	Line   int    `json:"line,omitempty"` // 1-based line of a malformed file
 	Error  string `json:"error"`
+	// Kind is what went wrong, for readers of a saved snapshot: a file
+	// that did not parse (KindParse), one the kernel refused to this user
+	// (KindPermission), or "" for another read failure.
+	Kind string `json:"kind,omitempty"`
 }
+
+// Kinds of SourceError.
+const (
+	KindParse      = "parse"
+	KindPermission = "permission"
+)
+
+// Refused reports a file the kernel would not let this user read: not a
+// fault of the host, and root can read it.
+func (e SourceError) Refused() bool { return e.Kind == KindPermission }
 
 func sourceError(source string, err error) SourceError {
 	se := SourceError{Source: source, Error: err.Error()}
@@ -66,9 +80,12 @@ func sourceError(source string, err error) SourceError {
 	var pathErr *iofs.PathError
 	switch {
 	case errors.As(err, &pe):
-		se.Path, se.Line = pe.Path, pe.Line
+		se.Path, se.Line, se.Kind = pe.Path, pe.Line, KindParse
 	case errors.As(err, &pathErr):
 		se.Path = pathErr.Path
+	}
+	if errors.Is(err, iofs.ErrPermission) {
+		se.Kind = KindPermission
 	}
 	return se
 }
