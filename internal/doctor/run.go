@@ -226,7 +226,12 @@ func runRule(r Rule, f *Facts) (fd Finding) {
 		fd.Status, fd.Reason = res.Status, res.Reason
 		return fd
 	}
-	res := withoutEvidence(r, notInTree(r, f, r.Check(f)))
+	f.parseErrs = nil
+	res := r.Check(f)
+	if err := f.parseError(); err != nil {
+		res = Result{Status: Errored, Reason: "could not parse " + err.Error()}
+	}
+	res = withoutEvidence(r, notInTree(r, f, res))
 	fd.Status, fd.Message, fd.Reason = res.Status, res.Message, res.Reason
 	fd.Evidence, fd.Fix, fd.Notes = res.Evidence, res.Fix, res.Notes
 	if res.Severity != nil {
@@ -437,9 +442,11 @@ func orSource(e host.SourceError) string {
 	return e.Source
 }
 
-// isParseError tells a malformed file from one that could not be read.
+// isParseError tells a malformed file from one that could not be read:
+// the host's parsers fail with a *host.ParseError.
 func isParseError(e host.SourceError) bool {
-	return e.Line > 0 || !strings.Contains(e.Error, "permission denied") && !strings.Contains(e.Error, "operation not permitted")
+	var pe *host.ParseError
+	return errors.As(e.Err(), &pe)
 }
 
 func describeReadError(e host.SourceError) string {

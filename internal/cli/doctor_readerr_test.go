@@ -111,3 +111,17 @@ func copyFile(t *testing.T, src, dst string, mode os.FileMode) {
 		t.Fatal(err)
 	}
 }
+
+// A host value that does not parse is an error in the report and in the
+// exit code, wherever it is parsed: here a sysctl, which the host keeps
+// as text and the rule parses.
+func TestDoctorSysctlParseErrorExitCode(t *testing.T) {
+	dir := testutil.CopyTree(t, "../../testdata/hosts/x86-2socket-mlx5")
+	if err := os.WriteFile(filepath.Join(dir, "proc/sys/net/core/somaxconn"), []byte("lots\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := doctorCLI(t, "doctor", "--root", dir, "--no-redis", "--pid", "31337", "--rule", "somaxconn")
+	if code != ExitError || !strings.Contains(out, `could not parse /proc/sys/net/core/somaxconn:1: "lots"`) || !strings.Contains(out, "1 errors") {
+		t.Errorf("exit %d\n%s\n%s", code, out, errOut)
+	}
+}
