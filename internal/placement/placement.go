@@ -112,8 +112,11 @@ func queueIRQs(nic *host.NIC) map[int][]host.QueueIRQ {
 
 // order is the CPUs queue IRQs may take, physical cores first. With
 // ReserveForRedis the IRQs leave the servers one whole core per main and
-// io thread. Otherwise they avoid the CPUs every server runs on now, and
-// take the SMT siblings of those CPUs only after every other CPU.
+// io thread. Otherwise they avoid the CPUs every server is confined to,
+// and take the SMT siblings of those CPUs only after every other CPU. A
+// server free to run anywhere cannot be avoided (and where its threads
+// last ran is no basis for a fix that must be the same on every run):
+// placement says so.
 func (p *IRQPlacement) order(in Input) error {
 	snap, local := in.Host, p.Local
 	if len(in.Redis) == 0 {
@@ -124,22 +127,11 @@ func (p *IRQPlacement) order(in Input) error {
 	if in.ReserveForRedis {
 		return p.reserve(in)
 	}
-	busy, unpinned := ServersCPUs(snap, in.Redis)
+	busy, unpinned := ConfiguredCPUs(snap, in.Redis)
 	for _, proc := range unpinned {
-		cpus, _ := RedisCPUs(snap, proc)
-		p.note("Redis (pid %d) is not pinned: IRQs avoid CPUs %s where its main/io threads last ran, which holds only while the scheduler keeps them there (add numa-bind to pin it)", proc.PID, cpus.List())
+		p.note("Redis (pid %d) is not pinned: its main or io threads may run on any CPU, so IRQs cannot keep off them (add numa-bind to pin it)", proc.PID)
 	}
 	free := local.Difference(busy)
-	if free.IsEmpty() && len(unpinned) > 0 {
-		// Unpinned threads that last ran everywhere say little; keep the
-		// IRQs off their main threads' CPUs at least.
-		busy = pinnedCPUs(snap, in.Redis)
-		for _, proc := range unpinned {
-			busy = busy.Union(MainCPU(proc))
-		}
-		free = local.Difference(busy)
-		p.note("Redis's threads last ran on every CPU local to %s: IRQs avoid only CPUs %s (pinned servers' CPUs and unpinned servers' main-thread CPUs; numa-bind would keep them off all of Redis's)", in.NIC.Name, busy.List())
-	}
 	if free.IsEmpty() {
 		return p.noFreeCPU(in, local)
 	}

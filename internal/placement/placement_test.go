@@ -44,7 +44,18 @@ func machine(queues int, split bool) (*host.Snapshot, *host.NIC) {
 	return s, nic
 }
 
+// redis is a server whose main and io threads are each confined to the
+// CPU they run on.
 func redis(mainCPU int, io ...int) *host.Process {
+	p := unpinned(mainCPU, io...)
+	for i := range p.Threads {
+		p.Threads[i].CPUsAllowed = cset(fmt.Sprint(*p.Threads[i].CPU))
+	}
+	return p
+}
+
+// unpinned is a server whose threads may run on any CPU.
+func unpinned(mainCPU int, io ...int) *host.Process {
 	p := &host.Process{PID: 42, CPUsAllowed: cset("0-15"), Threads: []host.Thread{{TID: 42, Role: "main", CPU: iptr(mainCPU)}}}
 	for i, c := range io {
 		p.Threads = append(p.Threads, host.Thread{TID: 43 + i, Role: "io", CPU: iptr(c)})
@@ -72,6 +83,10 @@ func TestIRQs(t *testing.T) {
 	}{
 		{name: "no redis: cores first, then siblings", queues: 6,
 			want: map[int]int{100: 4, 101: 5, 102: 6, 103: 7, 104: 12, 105: 13}},
+		// Where an unpinned server's threads last ran changes from one
+		// look to the next: placement does not follow it.
+		{name: "unpinned redis is not avoided", queues: 2, redis: servers(unpinned(4, 5)),
+			want: map[int]int{100: 4, 101: 5}},
 		{name: "rx and tx of a queue share its CPU", queues: 2, split: true,
 			want: map[int]int{100: 4, 200: 4, 101: 5}},
 		{name: "off redis's CPUs, its siblings last", queues: 6, redis: servers(redis(5, 6)),

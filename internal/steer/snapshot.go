@@ -96,6 +96,5 @@ func RedisCPUsOf(s *host.Snapshot, pids []int) host.CPUSet {
 			procs = append(procs, p)
 		}
 	}
-	set, _ := placement.ServersCPUs(s, procs)
-	return set
+	return placement.ServersCPUs(s, procs)
 }

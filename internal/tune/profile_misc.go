@@ -122,7 +122,7 @@ func (pc *planContext) rpsCPUs(local host.CPUSet) host.CPUSet {
 	}
 	busy := pc.bindTo
 	if busy.IsEmpty() {
-		busy, _ = placement.ServersCPUs(pc.in.Host, procs)
+		busy, _ = placement.ConfiguredCPUs(pc.in.Host, procs)
 	}
 	if rest := local.Difference(busy); !rest.IsEmpty() {
 		return rest

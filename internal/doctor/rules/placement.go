@@ -25,15 +25,11 @@ func placeIRQsOn(f *doctor.Facts, n *host.NIC, node *int) (*placement.IRQPlaceme
 }
 
 // xpsOrder orders the CPUs of local for spreading TX queues over them:
-// one hardware thread per physical core before the siblings, and the
-// servers' main-thread CPUs last.
+// one hardware thread per physical core before the siblings, and the CPUs
+// the servers' main and io threads are confined to last (where an
+// unpinned thread last ran changes between runs; the fix must not).
 func xpsOrder(f *doctor.Facts, local host.CPUSet) []int {
-	var mains host.CPUSet
-	for _, p := range f.RedisProcesses() {
-		if t := mainThreadOf(p); t != nil && t.CPU != nil {
-			mains.Add(*t.CPU)
-		}
-	}
+	mains, _ := placement.ConfiguredCPUs(f.Host, f.RedisProcesses())
 	var first, siblings, last []int
 	seenCore := map[[2]int]bool{}
 	for _, c := range f.Host.CPU.CPUs {
