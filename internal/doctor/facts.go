@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -29,6 +30,12 @@ type Facts struct {
 	// checked (--pid on a fixture tree). Zero with several servers: Run
 	// judges the process rules once for each (Facts.PIDs).
 	Pid int
+	// eachServer is set when Run chose Pid to judge each server in turn:
+	// host-wide decisions (IRQ placement) still keep every server in view.
+	eachServer bool
+	// parseErrs are the values a rule's check could not parse (a sysctl
+	// or CONFIG value that is not a number): the rule is then an error.
+	parseErrs []error
 
 	// Iface is the NIC that carries Redis traffic; empty means every
 	// physical NIC that is up.
@@ -79,6 +86,27 @@ func (f *Facts) RedisProcess() *host.Process {
 	return nil
 }
 
+// RedisProcesses returns the redis-servers a host-wide decision keeps in
+// view (IRQ placement keeps off every one's CPUs): the server checked, or
+// the one --pid chose, else every redis-server in the snapshot, also while
+// Run judges them one at a time. Nil when none is on this host.
+func (f *Facts) RedisProcesses() []*host.Process {
+	if f.Host == nil {
+		return nil
+	}
+	if f.Pid != 0 && !f.eachServer || f.HasRedis() && f.Redis.Process.Local {
+		if p := f.RedisProcess(); p != nil {
+			return []*host.Process{p}
+		}
+		return nil
+	}
+	out := make([]*host.Process, len(f.Host.Processes))
+	for i := range f.Host.Processes {
+		out[i] = &f.Host.Processes[i]
+	}
+	return out
+}
+
 // PIDs returns the redis-servers that process rules judge one by one:
 // every one in the snapshot when there are several and none was chosen
 // (no server checked, no --pid), else nil.
@@ -117,14 +145,36 @@ func (f *Facts) Sysctl(name string) (string, Evidence, bool) {
 	return v, ev, ok
 }
 
-// SysctlInt returns a numeric sysctl.
+// parsed records a value that did not parse as a *host.ParseError of its
+// source; Run reports the rule as an error.
+func (f *Facts) parsed(ev Evidence, err error) bool {
+	if err == nil {
+		return true
+	}
+	f.parseErrs = append(f.parseErrs, &host.ParseError{Path: ev.Source, Line: 1, Err: fmt.Errorf("%q: %w", ev.Value, err)})
+	return false
+}
+
+// parseError returns the first value a check could not parse.
+func (f *Facts) parseError() error {
+	for _, err := range f.parseErrs {
+		var pe *host.ParseError
+		if errors.As(err, &pe) {
+			return pe
+		}
+	}
+	return nil
+}
+
+// SysctlInt returns a numeric sysctl. A value that is not a number is
+// not ok, and makes the rule an error.
 func (f *Facts) SysctlInt(name string) (int64, Evidence, bool) {
 	v, ev, ok := f.Sysctl(name)
 	if !ok {
 		return 0, ev, false
 	}
 	n, err := parseInt(v)
-	return n, ev, err == nil
+	return n, ev, f.parsed(ev, err)
 }
 
 // SysctlInts returns a sysctl holding several numbers ("32768 60999").
@@ -136,12 +186,15 @@ func (f *Facts) SysctlInts(name string) ([]int64, Evidence, bool) {
 	var out []int64
 	for _, s := range strings.Fields(v) {
 		n, err := parseInt(s)
-		if err != nil {
+		if !f.parsed(ev, err) {
 			return nil, ev, false
 		}
 		out = append(out, n)
 	}
-	return out, ev, len(out) > 0
+	if len(out) == 0 {
+		return nil, ev, f.parsed(ev, errors.New("no number"))
+	}
+	return out, ev, true
 }
 
 // NetStats returns the counters of the server's network namespace (the
@@ -181,17 +234,23 @@ func (f *Facts) ConfigInt(name string) (int64, Evidence, bool) {
 		return 0, ev, false
 	}
 	n, err := parseInt(v)
-	return n, ev, err == nil
+	return n, ev, f.parsed(ev, err)
 }
 
 // InfoInt returns a numeric INFO field and its evidence.
 func (f *Facts) InfoInt(key string) (int64, Evidence, bool) {
 	ev := Evidence{Source: "INFO " + key}
-	n, ok := f.Info().Int(key)
-	if ok {
-		ev.Value = fmt.Sprint(n)
+	info := f.Info()
+	if info == nil {
+		return 0, ev, false
 	}
-	return n, ev, ok
+	v, ok := info.Get(key)
+	if !ok {
+		return 0, ev, false
+	}
+	ev.Value = v
+	n, err := parseInt(v)
+	return n, ev, f.parsed(ev, err)
 }
 
 // InfoDelta returns how much an INFO counter grew between the two server

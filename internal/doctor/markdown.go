@@ -24,10 +24,12 @@ func WriteMarkdown(w io.Writer, r *Report, o RenderOptions) error {
 			writeMarkdownFinding(mw, f, r.Target.Redis)
 		}
 	}
-	if len(r.ReadErrors) > 0 {
-		mw.printf("\n## Errors reading the host\n\n")
-		for _, e := range r.ReadErrors {
-			mw.printf("- %s\n", readErrorText(e))
+	for _, refused := range []bool{false, true} {
+		if es := r.readErrors(refused); len(es) > 0 {
+			mw.printf("\n## %s\n\n", readErrorsTitle[refused])
+			for _, e := range es {
+				mw.printf("- %s\n", readErrorText(e))
+			}
 		}
 	}
 	for _, st := range []Status{Errored, NotChecked, NotApplicable} {

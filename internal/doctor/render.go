@@ -28,14 +28,24 @@ type Summary struct {
 	NotChecked    int            `json:"not_checked"`
 	Errors        int            `json:"errors"`
 	// ReadErrors counts the files the host snapshot could not read or
-	// parse (Report.ReadErrors).
+	// parse (Report.ReadErrors), Refused those of them the kernel refused
+	// to this user (permission denied: not an error of the host; the
+	// rules that read them say not checked).
 	ReadErrors int `json:"read_errors,omitempty"`
+	Refused    int `json:"refused,omitempty"`
 	Rules      int `json:"rules"`
 }
 
 // Summarize counts r's findings.
 func (r *Report) Summarize() Summary {
-	s := Summary{Fired: map[string]int{}, ReadErrors: len(r.ReadErrors)}
+	s := Summary{Fired: map[string]int{}}
+	for _, e := range r.ReadErrors {
+		if e.Refused() {
+			s.Refused++
+		} else {
+			s.ReadErrors++
+		}
+	}
 	ids := map[string]bool{}
 	for _, f := range r.Findings {
 		if !ids[f.ID] {
@@ -68,13 +78,31 @@ func (s Summary) line() string {
 	if s.ReadErrors > 0 {
 		line += fmt.Sprintf("; %d error(s) reading the host", s.ReadErrors)
 	}
+	if s.Refused > 0 {
+		line += fmt.Sprintf("; %d file(s) refused: permission denied (run as root)", s.Refused)
+	}
 	return line
 }
 
 // HasErrors reports whether a rule errored or the host snapshot could not
-// read or parse a file: the report is then incomplete, whatever fired.
+// read or parse a file: the report is then incomplete, whatever fired. A
+// file the kernel refused to this user is not an error: the rules that
+// read it say not checked (permission denied, run as root).
 func (r *Report) HasErrors() bool {
-	return len(r.ReadErrors) > 0 || len(r.byStatus(Errored)) > 0
+	return r.Summarize().ReadErrors > 0 || len(r.byStatus(Errored)) > 0
+}
+
+var readErrorsTitle = map[bool]string{false: "Errors reading the host", true: "Files refused to this user (permission denied: run as root)"}
+
+// readErrors returns the read errors that are refusals, or the others.
+func (r *Report) readErrors(refused bool) []host.SourceError {
+	var out []host.SourceError
+	for _, e := range r.ReadErrors {
+		if e.Refused() == refused {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // readErrorText is one host read error for the reports.
@@ -173,10 +201,12 @@ func writeTextFinding(tw *errWriter, f Finding, addr string) {
 }
 
 func writeTextOthers(tw *errWriter, r *Report, o RenderOptions) {
-	if len(r.ReadErrors) > 0 {
-		tw.printf("\nErrors reading the host (%d):\n", len(r.ReadErrors))
-		for _, e := range r.ReadErrors {
-			tw.printf("  %s\n", readErrorText(e))
+	for _, refused := range []bool{false, true} {
+		if es := r.readErrors(refused); len(es) > 0 {
+			tw.printf("\n%s (%d):\n", readErrorsTitle[refused], len(es))
+			for _, e := range es {
+				tw.printf("  %s\n", readErrorText(e))
+			}
 		}
 	}
 	for _, st := range []Status{Errored, NotChecked, NotApplicable} {

@@ -77,6 +77,10 @@ const (
 	// has one (its CPUs) and the host alone otherwise; with several
 	// servers it runs once for each, as process rules do.
 	PerServer
+	// PerNetNS: the check judges values of the server's network namespace
+	// (net.* sysctls, its TCP counters); with several servers in different
+	// namespaces it runs once for each namespace, naming its servers.
+	PerNetNS
 )
 
 // Rule is one check. Rules are values registered once at init.
@@ -98,7 +102,14 @@ type Rule struct {
 	// failed, Run reports the rule as errored (a file that did not parse)
 	// or not checked (a file refused), instead of judging what is left.
 	Reads []string
-	Check func(*Facts) Result
+	// Proves is what an ok must show for its own claim: every entry
+	// must be matched by the Source of one piece of the ok's evidence. An
+	// entry is one or more patterns separated by "|", in which "*"
+	// matches any text ("/sys/devices/system/cpu/cpufreq/policy*/scaling_governor").
+	// An ok that lacks one is reported as not checked: the allowed CPUs
+	// are no evidence that their governor is performance.
+	Proves []string
+	Check  func(*Facts) Result
 }
 
 // Sections are the catalogue's sections, in report order.

@@ -133,28 +133,81 @@ func match(patterns []string, id string) bool {
 
 // runForEachServer runs a process rule once per redis-server when the
 // snapshot holds several and none was chosen, so that each is judged and
-// not just the first; other rules run once.
+// not just the first; a network-namespace rule once per namespace those
+// servers are in; other rules run once.
 func runForEachServer(r Rule, f *Facts) []Finding {
 	pids := f.PIDs()
-	if r.Needs&(NeedRedisProcess|PerServer) == 0 || r.Needs&NeedRedis != 0 || len(pids) == 0 {
+	if r.Needs&NeedRedis != 0 || len(pids) == 0 {
 		return []Finding{runRule(r, f)}
 	}
-	out := make([]Finding, 0, len(pids))
-	for _, pid := range pids {
-		g := *f
-		g.Pid = pid
-		fd := runRule(r, &g)
-		fd.Pid = pid
-		who := fmt.Sprintf("redis-server pid %d: ", pid)
-		if fd.Message != "" {
-			fd.Message = who + fd.Message
+	var groups [][]int
+	switch {
+	case r.Needs&(NeedRedisProcess|PerServer) != 0:
+		for _, pid := range pids {
+			groups = append(groups, []int{pid})
 		}
-		if fd.Reason != "" {
-			fd.Reason = who + fd.Reason
-		}
-		out = append(out, fd)
+	case r.Needs&PerNetNS != 0:
+		groups = byNetNS(f.Host, pids)
+	}
+	if len(groups) < 2 && r.Needs&(NeedRedisProcess|PerServer) == 0 {
+		return []Finding{runRule(r, f)}
+	}
+	out := make([]Finding, 0, len(groups))
+	for _, g := range groups {
+		out = append(out, runForServers(r, f, g))
 	}
 	return out
+}
+
+// runForServers judges the servers pids (one, or those sharing a network
+// namespace) through the first of them.
+func runForServers(r Rule, f *Facts, pids []int) Finding {
+	g := *f
+	g.Pid, g.eachServer = pids[0], true
+	fd := runRule(r, &g)
+	fd.Pid = pids[0]
+	who := fmt.Sprintf("redis-server pid %d: ", pids[0])
+	if len(pids) > 1 {
+		who = fmt.Sprintf("redis-servers pids %s (one network namespace): ", joinPIDs(pids))
+	}
+	if fd.Message != "" {
+		fd.Message = who + fd.Message
+	}
+	if fd.Reason != "" {
+		fd.Reason = who + fd.Reason
+	}
+	return fd
+}
+
+// byNetNS groups pids by network namespace, in the order of their first
+// server: the inspector's, each other inode, and a server whose namespace
+// is unknown on its own.
+func byNetNS(s *host.Snapshot, pids []int) [][]int {
+	var groups [][]int
+	index := map[string]int{}
+	for _, pid := range pids {
+		key := fmt.Sprint("pid ", pid)
+		if p := s.Process(pid); p != nil && p.NetNSIsInspector {
+			key = "inspector"
+		} else if p != nil && p.NetNS != 0 {
+			key = fmt.Sprint("netns ", p.NetNS)
+		}
+		if i, ok := index[key]; ok {
+			groups[i] = append(groups[i], pid)
+			continue
+		}
+		index[key] = len(groups)
+		groups = append(groups, []int{pid})
+	}
+	return groups
+}
+
+func joinPIDs(pids []int) string {
+	s := make([]string, len(pids))
+	for i, p := range pids {
+		s[i] = fmt.Sprint(p)
+	}
+	return strings.Join(s, ",")
 }
 
 func runRule(r Rule, f *Facts) (fd Finding) {
@@ -173,7 +226,12 @@ func runRule(r Rule, f *Facts) (fd Finding) {
 		fd.Status, fd.Reason = res.Status, res.Reason
 		return fd
 	}
-	res := withoutEvidence(r, notInTree(r, f, r.Check(f)))
+	f.parseErrs = nil
+	res := r.Check(f)
+	if err := f.parseError(); err != nil {
+		res = Result{Status: Errored, Reason: "could not parse " + err.Error()}
+	}
+	res = withoutEvidence(r, notInTree(r, f, res))
 	fd.Status, fd.Message, fd.Reason = res.Status, res.Message, res.Reason
 	fd.Evidence, fd.Fix, fd.Notes = res.Evidence, res.Fix, res.Notes
 	if res.Severity != nil {
@@ -190,16 +248,63 @@ func runRule(r Rule, f *Facts) (fd Finding) {
 	return fd
 }
 
-// NoEvidence ends the reason of a rule that said ok without showing a
-// value it read: an ok is a claim about the host, and a claim without
-// evidence is reported as not checked.
+// NoEvidence ends the reason of a rule that said ok without showing the
+// value its claim rests on: an ok is a claim about the host, and a claim
+// without its evidence is reported as not checked.
 const NoEvidence = "said ok without showing the values it read"
 
 func withoutEvidence(r Rule, res Result) Result {
-	if res.Status != OK || len(res.Evidence) > 0 {
+	if res.Status != OK {
 		return res
 	}
-	return Unchecked("%s (rule %s %s)", res.Message, r.ID, NoEvidence)
+	if len(res.Evidence) == 0 {
+		return Unchecked("%s (rule %s %s)", res.Message, r.ID, NoEvidence)
+	}
+	if want := MissingProof(r, res.Evidence); want != "" {
+		return Unchecked("%s (rule %s %s: no %s)", res.Message, r.ID, NoEvidence, want)
+	}
+	return res
+}
+
+// MissingProof returns the first entry of r.Proves that no piece
+// of evs matches ("" when each is shown).
+func MissingProof(r Rule, evs []Evidence) string {
+	for _, want := range r.Proves {
+		if !slices.ContainsFunc(evs, func(e Evidence) bool { return sourceMatches(want, e.Source) }) {
+			return want
+		}
+	}
+	return ""
+}
+
+// sourceMatches reports whether src matches one of the "|"-separated
+// patterns of want, "*" matching any text, "/" included.
+func sourceMatches(want, src string) bool {
+	for _, pat := range strings.Split(want, "|") {
+		if globMatch(pat, src) {
+			return true
+		}
+	}
+	return false
+}
+
+func globMatch(pat, s string) bool {
+	parts := strings.Split(pat, "*")
+	if len(parts) == 1 {
+		return pat == s
+	}
+	if !strings.HasPrefix(s, parts[0]) {
+		return false
+	}
+	s = s[len(parts[0]):]
+	for _, mid := range parts[1 : len(parts)-1] {
+		i := strings.Index(s, mid)
+		if i < 0 {
+			return false
+		}
+		s = s[i+len(mid):]
+	}
+	return strings.HasSuffix(s, parts[len(parts)-1])
 }
 
 // treeLacks says, for the snapshot probes whose whole source a partial
@@ -261,18 +366,24 @@ func notInTree(r Rule, f *Facts, res Result) Result {
 
 // readFailed reports a rule whose inputs the snapshot could not read: a
 // file that did not parse is an error, one refused (permission) makes the
-// rule not checked. Either way the rule does not judge what is left.
+// rule not checked. Either way the rule does not judge what is left. The
+// inputs are the probes the rule reads, and the files of the redis-server
+// it judges (processFiles).
 func readFailed(r Rule, f *Facts) (Result, bool) {
+	files, pid := processFiles(r, f)
 	for _, s := range []*host.Snapshot{f.Host, f.Prev} {
 		if s == nil {
 			continue
 		}
 		for _, e := range s.Errors {
-			if !slices.Contains(r.Reads, e.Source) {
+			if !slices.Contains(r.Reads, e.Source) && !readsProcessFile(e, pid, files) {
 				continue
 			}
 			if isParseError(e) {
 				return Result{Status: Errored, Reason: "could not parse " + describeReadError(e)}, true
+			}
+			if e.Refused() {
+				return Unchecked("permission denied reading %s (run as root)", orSource(e)), true
 			}
 			return Unchecked("could not read %s", describeReadError(e)), true
 		}
@@ -280,9 +391,62 @@ func readFailed(r Rule, f *Facts) (Result, bool) {
 	return Result{}, false
 }
 
-// isParseError tells a malformed file from one that could not be read.
+// processFiles returns the files under /proc/PID the rule reads of the
+// redis-server it judges, and its pid: a rule that judges a process reads
+// its status and its threads (affinity, last CPU), a namespace rule its
+// ns/net and net/, and a rule names others in Reads as "proc/PID/FILE"
+// ("proc/PID/smaps_rollup").
+func processFiles(r Rule, f *Facts) ([]string, int) {
+	p := f.RedisProcess()
+	if p == nil {
+		return nil, 0
+	}
+	var files []string
+	if r.Needs&(NeedRedisProcess|PerServer) != 0 {
+		files = append(files, "status", "task/")
+	}
+	if r.Needs&PerNetNS != 0 {
+		files = append(files, "ns/net", "net/")
+	}
+	for _, rd := range r.Reads {
+		if name, ok := strings.CutPrefix(rd, "proc/PID/"); ok {
+			files = append(files, name)
+		}
+	}
+	return files, p.PID
+}
+
+// readsProcessFile reports whether e is about one of files of process pid.
+func readsProcessFile(e host.SourceError, pid int, files []string) bool {
+	if pid == 0 || e.Source != fmt.Sprintf("process %d", pid) {
+		return false
+	}
+	prefix := fmt.Sprintf("/proc/%d/", pid)
+	i := strings.Index(e.Path, prefix)
+	if i < 0 {
+		return false
+	}
+	rest := e.Path[i+len(prefix):]
+	for _, name := range files {
+		if rest == name || strings.HasSuffix(name, "/") && strings.HasPrefix(rest, name) {
+			return true
+		}
+	}
+	return false
+}
+
+func orSource(e host.SourceError) string {
+	if e.Path != "" {
+		return e.Path
+	}
+	return e.Source
+}
+
+// isParseError tells a malformed file from one that could not be read:
+// the host's parsers fail with a *host.ParseError.
 func isParseError(e host.SourceError) bool {
-	return e.Line > 0 || !strings.Contains(e.Error, "permission denied") && !strings.Contains(e.Error, "operation not permitted")
+	var pe *host.ParseError
+	return errors.As(e.Err(), &pe)
 }
 
 func describeReadError(e host.SourceError) string {

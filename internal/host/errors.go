@@ -58,7 +58,44 @@ type SourceError struct {
 	Path   string `json:"path,omitempty"` // the host file, when one is to blame
 	Line   int    `json:"line,omitempty"` // 1-based line of a malformed file
 	Error  string `json:"error"`
+	// Kind is what went wrong, for readers of a saved snapshot: a file
+	// that did not parse (KindParse), one the kernel refused to this user
+	// (KindPermission), or "" for another read failure.
+	Kind string `json:"kind,omitempty"`
 }
+
+// Kinds of SourceError.
+const (
+	KindParse      = "parse"
+	KindPermission = "permission"
+)
+
+// Refused reports a file the kernel would not let this user read: not a
+// fault of the host, and root can read it.
+func (e SourceError) Refused() bool { return errors.Is(e.Err(), iofs.ErrPermission) }
+
+// Err returns the failure as a typed error again (the snapshot keeps it as
+// text, to be saved and sent): a *ParseError for a file that did not parse
+// (also from a snapshot saved before Kind, which has its line), an error
+// that is fs.ErrPermission for a refused one, else a plain error.
+func (e SourceError) Err() error {
+	switch {
+	case e.Kind == KindParse || e.Kind == "" && e.Line > 0:
+		return &ParseError{Path: e.Path, Line: e.Line, Err: errors.New(e.Error)}
+	case e.Kind == KindPermission:
+		return kindError{e.Error, iofs.ErrPermission}
+	}
+	return errors.New(e.Error)
+}
+
+// kindError is a message that errors.Is matches against its kind.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e kindError) Error() string { return e.msg }
+func (e kindError) Unwrap() error { return e.kind }
 
 func sourceError(source string, err error) SourceError {
 	se := SourceError{Source: source, Error: err.Error()}
@@ -66,9 +103,12 @@ func sourceError(source string, err error) SourceError {
 	var pathErr *iofs.PathError
 	switch {
 	case errors.As(err, &pe):
-		se.Path, se.Line = pe.Path, pe.Line
+		se.Path, se.Line, se.Kind = pe.Path, pe.Line, KindParse
 	case errors.As(err, &pathErr):
 		se.Path = pathErr.Path
+	}
+	if errors.Is(err, iofs.ErrPermission) {
+		se.Kind = KindPermission
 	}
 	return se
 }

@@ -98,12 +98,43 @@ func RedisCPUs(snap *host.Snapshot, p *host.Process) (cpus host.CPUSet, pinned b
 	return cpus, pinned
 }
 
-// MainCPU is the CPU the main thread last ran on.
-func MainCPU(p *host.Process) host.CPUSet {
-	for _, t := range p.Threads {
-		if t.Role == "main" && t.CPU != nil {
-			return host.NewCPUSet(*t.CPU)
+// ServersCPUs is the union of RedisCPUs over procs: where the servers'
+// main and io threads run now (steer, which looks again every interval).
+func ServersCPUs(snap *host.Snapshot, procs []*host.Process) host.CPUSet {
+	var cpus host.CPUSet
+	for _, p := range procs {
+		c, _ := RedisCPUs(snap, p)
+		cpus = cpus.Union(c)
+	}
+	return cpus
+}
+
+// ConfiguredCPUs is the CPUs the main and io threads of procs are confined
+// to by their affinity (narrower than the online CPUs), and the servers
+// with a main or io thread free to run on any CPU. Static placement (IRQs,
+// RPS) keeps off these only: where a free thread last ran changes from one
+// look to the next, and a fix built on it would too.
+func ConfiguredCPUs(snap *host.Snapshot, procs []*host.Process) (cpus host.CPUSet, unpinned []*host.Process) {
+	online := OnlineCPUs(snap)
+	for _, p := range procs {
+		free := false
+		for _, t := range p.Threads {
+			if t.Role != "main" && t.Role != "io" {
+				continue
+			}
+			allowed := t.CPUsAllowed
+			if allowed == nil {
+				allowed = p.CPUsAllowed
+			}
+			if allowed != nil && !online.IsSubsetOf(*allowed) {
+				cpus = cpus.Union(*allowed)
+			} else {
+				free = true
+			}
+		}
+		if free {
+			unpinned = append(unpinned, p)
 		}
 	}
-	return host.CPUSet{}
+	return cpus, unpinned
 }

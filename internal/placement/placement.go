@@ -19,9 +19,10 @@ type Input struct {
 	// NICNode overrides the NIC's NUMA node when the firmware reports -1
 	// on a machine with several nodes (redline does not guess).
 	NICNode *int
-	// Redis is the server whose main and io threads the IRQs keep off;
-	// nil when there is none on this host.
-	Redis *host.Process
+	// Redis is the servers whose main and io threads the IRQs keep off:
+	// every redis-server on the host, or the one the user chose (--pid);
+	// empty when there is none.
+	Redis []*host.Process
 	// ReserveForRedis leaves one whole core per Redis main and io thread
 	// (Redis is about to be bound to the NIC's node, as numa-bind does)
 	// instead of avoiding the CPUs Redis runs on now.
@@ -110,50 +111,86 @@ func queueIRQs(nic *host.NIC) map[int][]host.QueueIRQ {
 }
 
 // order is the CPUs queue IRQs may take, physical cores first. With
-// ReserveForRedis the IRQs leave Redis one whole core per main and io
-// thread. Otherwise they avoid the CPUs Redis runs on now, and take the
-// SMT siblings of those CPUs only after every other CPU.
+// ReserveForRedis the IRQs leave the servers one whole core per main and
+// io thread. Otherwise they avoid the CPUs every server is confined to,
+// and take the SMT siblings of those CPUs only after every other CPU. A
+// server free to run anywhere cannot be avoided (and where its threads
+// last ran is no basis for a fix that must be the same on every run):
+// placement says so.
 func (p *IRQPlacement) order(in Input) error {
 	snap, local := in.Host, p.Local
-	proc := in.Redis
-	if proc == nil {
+	if len(in.Redis) == 0 {
 		p.note("no Redis process found: IRQs placed without regard to Redis's CPUs (start Redis first, or pass --pid)")
 		p.Order, p.Cores = snap.SpreadOrder(local), len(coresOf(snap, local))
 		return nil
 	}
 	if in.ReserveForRedis {
-		cores := coresOf(snap, local)
-		need := redisThreads(proc)
-		if len(cores) <= need {
-			return fmt.Errorf("the NIC's %d local cores cannot give Redis's %d main and io threads cores of their own and still take IRQs; drop numa-bind or irq-local", len(cores), need)
-		}
-		var reserved host.CPUSet
-		for _, c := range cores[len(cores)-need:] {
-			reserved = reserved.Union(c)
-		}
-		p.Order, p.Cores = snap.SpreadOrder(local.Difference(reserved)), len(cores)-need
-		return nil
+		return p.reserve(in)
 	}
-	busy, pinned := RedisCPUs(snap, proc)
-	if !pinned {
-		p.note("Redis (pid %d) is not pinned: IRQs avoid CPUs %s where its main/io threads last ran, which holds only while the scheduler keeps them there (add numa-bind to pin it)", proc.PID, busy.List())
+	busy, unpinned := ConfiguredCPUs(snap, in.Redis)
+	for _, proc := range unpinned {
+		p.note("Redis (pid %d) is not pinned: its main or io threads may run on any CPU, so IRQs cannot keep off them (add numa-bind to pin it)", proc.PID)
 	}
 	free := local.Difference(busy)
-	if free.IsEmpty() && !pinned {
-		// Unpinned threads that last ran everywhere say little; keep the
-		// IRQs off the main thread's CPU at least.
-		busy = MainCPU(proc)
-		free = local.Difference(busy)
-		p.note("Redis's threads last ran on every CPU local to %s: IRQs avoid only the main thread's CPU %s (numa-bind would keep them off all of Redis's)", in.NIC.Name, busy.List())
-	}
 	if free.IsEmpty() {
-		return fmt.Errorf("every CPU local to %s (%s) runs Redis's main or io threads; IRQs there would share them. Pin Redis elsewhere first, or add numa-bind", in.NIC.Name, local.List())
+		return p.noFreeCPU(in, local)
 	}
 	order := snap.SpreadOrder(free)
 	shared := siblingsOf(snap, busy)
 	slices.SortStableFunc(order, func(a, b int) int { return boolRank(shared.Contains(a)) - boolRank(shared.Contains(b)) })
 	p.Order, p.Cores = order, len(coresOf(snap, free.Difference(shared)))
 	return nil
+}
+
+// reserve leaves the servers' main and io threads whole cores of the NIC's
+// node, the last ones, and gives the IRQs the rest.
+func (p *IRQPlacement) reserve(in Input) error {
+	snap := in.Host
+	cores := coresOf(snap, p.Local)
+	need := 0
+	for _, proc := range in.Redis {
+		need += redisThreads(proc)
+	}
+	if len(cores) <= need {
+		return fmt.Errorf("the NIC's %d local cores cannot give %s %d main and io threads cores of their own and still take IRQs; drop numa-bind or irq-local", len(cores), serversOf(in.Redis), need)
+	}
+	var reserved host.CPUSet
+	for _, c := range cores[len(cores)-need:] {
+		reserved = reserved.Union(c)
+	}
+	p.Order, p.Cores = snap.SpreadOrder(p.Local.Difference(reserved)), len(cores)-need
+	return nil
+}
+
+// noFreeCPU says why no local CPU is free of Redis: one server's threads
+// fill the node, or there are more servers than the node has cores.
+func (p *IRQPlacement) noFreeCPU(in Input, local host.CPUSet) error {
+	if len(in.Redis) == 1 {
+		return fmt.Errorf("every CPU local to %s (%s) runs Redis's main or io threads; IRQs there would share them. Pin Redis elsewhere first, or add numa-bind", in.NIC.Name, local.List())
+	}
+	cores := len(coresOf(in.Host, local))
+	if len(in.Redis) > cores {
+		return fmt.Errorf("%d redis-servers (pids %s) for %d cores local to %s (%s): queue IRQs cannot avoid every server's CPUs, some server shares its CPU with them whatever placement does. Choose the server to protect with --pid, or move servers to another node", len(in.Redis), pidList(in.Redis), cores, in.NIC.Name, local.List())
+	}
+	return fmt.Errorf("every CPU local to %s (%s) runs the main or io threads of one of the %d redis-servers (pids %s); IRQs there would share them. Pin the servers elsewhere first, or choose the one to protect with --pid", in.NIC.Name, local.List(), len(in.Redis), pidList(in.Redis))
+}
+
+func serversOf(procs []*host.Process) string {
+	if len(procs) == 1 {
+		return "Redis's"
+	}
+	return fmt.Sprintf("the %d redis-servers' (pids %s)", len(procs), pidList(procs))
+}
+
+func pidList(procs []*host.Process) string {
+	s := ""
+	for i, p := range procs {
+		if i > 0 {
+			s += ","
+		}
+		s += fmt.Sprint(p.PID)
+	}
+	return s
 }
 
 func boolRank(b bool) int {

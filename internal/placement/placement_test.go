@@ -44,7 +44,18 @@ func machine(queues int, split bool) (*host.Snapshot, *host.NIC) {
 	return s, nic
 }
 
+// redis is a server whose main and io threads are each confined to the
+// CPU they run on.
 func redis(mainCPU int, io ...int) *host.Process {
+	p := unpinned(mainCPU, io...)
+	for i := range p.Threads {
+		p.Threads[i].CPUsAllowed = cset(fmt.Sprint(*p.Threads[i].CPU))
+	}
+	return p
+}
+
+// unpinned is a server whose threads may run on any CPU.
+func unpinned(mainCPU int, io ...int) *host.Process {
 	p := &host.Process{PID: 42, CPUsAllowed: cset("0-15"), Threads: []host.Thread{{TID: 42, Role: "main", CPU: iptr(mainCPU)}}}
 	for i, c := range io {
 		p.Threads = append(p.Threads, host.Thread{TID: 43 + i, Role: "io", CPU: iptr(c)})
@@ -52,12 +63,19 @@ func redis(mainCPU int, io ...int) *host.Process {
 	return p
 }
 
+// pinned is a redis-server whose one main thread is confined to list.
+func pinned(pid int, list string) *host.Process {
+	return &host.Process{PID: pid, CPUsAllowed: cset(list), Threads: []host.Thread{{TID: pid, Role: "main"}}}
+}
+
+func servers(ps ...*host.Process) []*host.Process { return ps }
+
 func TestIRQs(t *testing.T) {
 	cases := []struct {
 		name    string
 		queues  int
 		split   bool
-		redis   *host.Process
+		redis   []*host.Process
 		reserve bool
 		nicNode *int
 		want    map[int]int // IRQ -> CPU
@@ -65,18 +83,30 @@ func TestIRQs(t *testing.T) {
 	}{
 		{name: "no redis: cores first, then siblings", queues: 6,
 			want: map[int]int{100: 4, 101: 5, 102: 6, 103: 7, 104: 12, 105: 13}},
+		// Where an unpinned server's threads last ran changes from one
+		// look to the next: placement does not follow it.
+		{name: "unpinned redis is not avoided", queues: 2, redis: servers(unpinned(4, 5)),
+			want: map[int]int{100: 4, 101: 5}},
 		{name: "rx and tx of a queue share its CPU", queues: 2, split: true,
 			want: map[int]int{100: 4, 200: 4, 101: 5}},
-		{name: "off redis's CPUs, its siblings last", queues: 6, redis: redis(5, 6),
+		{name: "off redis's CPUs, its siblings last", queues: 6, redis: servers(redis(5, 6)),
 			want: map[int]int{100: 4, 101: 7, 102: 12, 103: 15, 104: 13, 105: 14}},
 		{name: "more queues than CPUs wrap", queues: 9,
 			want: map[int]int{100: 4, 101: 5, 102: 6, 103: 7, 104: 12, 105: 13, 106: 14, 107: 15, 108: 4}},
-		{name: "reserve whole cores for redis", queues: 3, redis: redis(5), reserve: true,
+		{name: "reserve whole cores for redis", queues: 3, redis: servers(redis(5)), reserve: true,
 			want: map[int]int{100: 4, 101: 5, 102: 6}},
 		{name: "nic node override", queues: 2, nicNode: iptr(0),
 			want: map[int]int{100: 0, 101: 1}},
-		{name: "every local CPU busy", queues: 1, redis: &host.Process{PID: 42, CPUsAllowed: cset("4-7,12-15"),
-			Threads: []host.Thread{{TID: 42, Role: "main"}}}, err: "runs Redis's main or io threads"},
+		{name: "every local CPU busy", queues: 1, redis: servers(pinned(42, "4-7,12-15")), err: "runs Redis's main or io threads"},
+		// The second server's CPUs are avoided too, not just the first's.
+		{name: "off every server's CPUs", queues: 4, redis: servers(redis(5), pinned(50, "6"), pinned(51, "12")),
+			want: map[int]int{100: 7, 101: 15, 102: 4, 103: 13}},
+		{name: "reserve cores for every server", queues: 2, redis: servers(redis(5), pinned(50, "6")), reserve: true,
+			want: map[int]int{100: 4, 101: 5}},
+		{name: "more servers than cores", queues: 1, redis: servers(pinned(50, "4,12"), pinned(51, "5,13"), pinned(52, "6,14"), pinned(53, "7,15"), pinned(54, "7")),
+			err: "5 redis-servers (pids 50,51,52,53,54) for 4 cores local to eth0"},
+		{name: "servers fill the node", queues: 1, redis: servers(pinned(50, "4-5,12-13"), pinned(51, "6-7,14-15")),
+			err: "one of the 2 redis-servers (pids 50,51)"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

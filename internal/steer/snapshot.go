@@ -90,12 +90,11 @@ func RedisCPUsOf(s *host.Snapshot, pids []int) host.CPUSet {
 	for _, p := range pids {
 		want[p] = true
 	}
-	var set host.CPUSet
+	var procs []*host.Process
 	for i := range s.Processes {
 		if p := &s.Processes[i]; len(want) == 0 || want[p.PID] {
-			cpus, _ := placement.RedisCPUs(s, p)
-			set = set.Union(cpus)
+			procs = append(procs, p)
 		}
 	}
-	return set
+	return placement.ServersCPUs(s, procs)
 }

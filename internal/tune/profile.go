@@ -187,6 +187,25 @@ func (pc *planContext) pickRedis() (*host.Process, error) {
 	return nil, fmt.Errorf("several Redis processes (pids %s); choose one with --pid", strings.Join(pids, ", "))
 }
 
+// redisServers returns the servers IRQs and RPS keep off: the pid given,
+// else every redis-server in the snapshot (a queue IRQ on any server's
+// CPU steals that server's cycles; numa-bind still needs one chosen).
+func (pc *planContext) redisServers() ([]*host.Process, error) {
+	if pc.in.PID != 0 {
+		p, err := pc.pickRedis()
+		if err != nil {
+			return nil, err
+		}
+		return []*host.Process{p}, nil
+	}
+	snap := pc.in.Host
+	out := make([]*host.Process, len(snap.Processes))
+	for i := range snap.Processes {
+		out[i] = &snap.Processes[i]
+	}
+	return out, nil
+}
+
 // nicCPUs returns the CPUs local to the NIC that may take its work and
 // the node they are on, as placement decides them for IRQs.
 func (pc *planContext) nicCPUs(nic *host.NIC) (host.CPUSet, int, error) {

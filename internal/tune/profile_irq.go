@@ -19,7 +19,7 @@ func buildIRQLocal(pc *planContext) error {
 	}
 	in := placement.Input{Host: pc.in.Host, NIC: nic, NICNode: pc.in.NICNode, ReserveForRedis: pc.want["numa-bind"]}
 	if len(nic.QueueIRQs) > 0 {
-		if in.Redis, err = pc.pickRedis(); err != nil {
+		if in.Redis, err = pc.redisServers(); err != nil {
 			return err
 		}
 	}

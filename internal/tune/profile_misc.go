@@ -116,13 +116,13 @@ func buildRPSXPS(pc *planContext) error {
 // ones numa-bind gives it, when it runs too), so packet processing does
 // not steal their cycles; all local CPUs if that leaves none.
 func (pc *planContext) rpsCPUs(local host.CPUSet) host.CPUSet {
-	proc, _ := pc.pickRedis()
-	if proc == nil {
+	procs, _ := pc.redisServers()
+	if len(procs) == 0 {
 		return local
 	}
 	busy := pc.bindTo
 	if busy.IsEmpty() {
-		busy, _ = placement.RedisCPUs(pc.in.Host, proc)
+		busy, _ = placement.ConfiguredCPUs(pc.in.Host, procs)
 	}
 	if rest := local.Difference(busy); !rest.IsEmpty() {
 		return rest

@@ -12,6 +12,7 @@ func init() {
 		Why:    "every write command waits for an fsync: latency is the disk's; LATENCY DOCTOR calls good performance with it \"very hard\"",
 		Source: "RD-lat (durability table); RS latency.c (aof-fsync-always)",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"CONFIG GET appendonly|CONFIG GET appendfsync"},
 		Check:  checkFsyncAlways,
 	})
 }

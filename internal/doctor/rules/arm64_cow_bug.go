@@ -13,6 +13,7 @@ func init() {
 		Why:    "on arm64 kernels with the MADV_FREE copy-on-write bug a forked child can see stale pages: corrupt RDB files and replicas; redis-server refuses to start there unless told to ignore it",
 		Source: "RS syscheck.c checkLinuxMadvFreeForkBug; RS-conf ignore-warnings",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"CONFIG GET ignore-warnings"},
 		Check:  checkARM64COW,
 	})
 }

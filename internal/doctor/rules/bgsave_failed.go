@@ -11,6 +11,7 @@ func init() {
 		Why:    "a failed BGSAVE makes the server refuse writes (stop-writes-on-bgsave-error); a failed fork is often overcommit or memory limits",
 		Source: "RS-conf stop-writes-on-bgsave-error; RD-adm",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"INFO rdb_last_bgsave_status|INFO aof_last_bgrewrite_status|INFO aof_last_write_status"},
 		Check:  checkPersistenceFailing,
 	})
 }

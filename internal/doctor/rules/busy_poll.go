@@ -12,6 +12,7 @@ func init() {
 		Source: "K-net busy_read, busy_poll; tuned network-latency profile",
 		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/sys/net/core/busy_read", "/proc/sys/net/core/busy_poll"},
 		Check:  checkBusyPoll,
 	})
 }

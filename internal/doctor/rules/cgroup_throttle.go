@@ -13,7 +13,9 @@ func init() {
 		Title:  "The server's cgroup is CPU-throttled",
 		Why:    "with a CPU quota the group may use at most quota per period; once spent, every thread waits for the next period (up to 100 ms): latency spikes with no CPU shortage",
 		Source: "K-cg cpu.max, cpu.stat nr_throttled",
+		Reads:  []string{"proc/PID/cgroup"},
 		Needs:  doctor.NeedHost | doctor.NeedRedisProcess,
+		Proves: []string{"cgroup * cpu.max", "cgroup * cpu.stat nr_throttled"},
 		Check:  checkThrottle,
 	})
 }

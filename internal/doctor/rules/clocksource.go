@@ -15,6 +15,7 @@ func init() {
 		Source: "RS syscheck.c (xen clocksource, slow-clocksource check)",
 		Reads:  []string{"clocksource"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/sys/devices/system/clocksource/clocksource0/current_clocksource"},
 		Check:  checkClocksource,
 	})
 }

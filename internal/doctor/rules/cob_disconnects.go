@@ -11,6 +11,7 @@ func init() {
 		Why:    "a client that reads its replies too slowly (or a replica, or a pub/sub subscriber) is disconnected when its output buffer passes client-output-buffer-limit",
 		Source: "RD-cli (output buffer limits); RS INFO client_output_buffer_limit_disconnections (7.4+)",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"INFO client_output_buffer_limit_disconnections"},
 		Check:  checkCOB,
 	})
 }

@@ -13,6 +13,7 @@ func init() {
 		Why:    "each connect costs the server an accept, a TCP handshake and a client allocation on the main thread, and the client a local port in TIME_WAIT: \"do not systematically connect/disconnect\"",
 		Source: "RD-lat (connection handling); RD-cli",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"INFO total_connections_received"},
 		Check:  checkChurn,
 	})
 }

@@ -16,6 +16,7 @@ func init() {
 		Source: "RD-bench; K-freq (performance governor)",
 		Reads:  []string{"cpufreq"},
 		Needs:  doctor.NeedHost | doctor.PerServer,
+		Proves: []string{"/sys/devices/system/cpu/cpufreq/policy*/scaling_governor"},
 		Check:  checkGovernor,
 	})
 }
@@ -27,10 +28,12 @@ func checkGovernor(f *doctor.Facts) doctor.Result {
 	cpus, evs := f.AllowedCPUs()
 	fix := new(doctor.Fix)
 	var slow []string
+	checked := 0
 	for _, p := range f.Host.CPU.Freq {
 		if p.CPUs.Intersect(cpus).IsEmpty() || p.Governor == "" {
 			continue
 		}
+		checked++
 		if p.Governor == "performance" {
 			evs = append(evs, doctor.Ev(fmt.Sprintf("/sys/devices/system/cpu/cpufreq/%s/scaling_governor", p.Name), p.Governor))
 			continue
@@ -40,6 +43,9 @@ func checkGovernor(f *doctor.Facts) doctor.Result {
 		if hasGovernor(p, "performance") {
 			fix.Set(change.KindFile, fmt.Sprintf("/sys/devices/system/cpu/cpufreq/%s/scaling_governor", p.Name), "performance", p.Governor, "run at the highest frequency")
 		}
+	}
+	if checked == 0 {
+		return doctor.Unchecked("no cpufreq policy of the server's CPUs %s reports a governor (%d policies read)", cpus.List(), len(f.Host.CPU.Freq)).With(evs...)
 	}
 	if len(slow) == 0 {
 		return doctor.Pass("the server's CPUs run the performance governor").With(evs...)

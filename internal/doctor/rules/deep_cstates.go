@@ -16,6 +16,7 @@ func init() {
 		Source: "K-idle (per-state latency and disable); tuned latency-performance (force_latency)",
 		Reads:  []string{"cpuidle"},
 		Needs:  doctor.NeedHost | doctor.PerServer,
+		Proves: []string{"/sys/devices/system/cpu/cpu*/cpuidle/state*"},
 		Check:  checkCStates,
 	})
 }

@@ -11,6 +11,7 @@ func init() {
 		Why:    "since 6.2 the server disables THP for itself (prctl) unless disable-thp is no; with THP always and disable-thp no it gets huge pages and fork latency",
 		Source: "RS-conf disable-thp; redis/redis PR #7381",
 		Needs:  doctor.NeedRedis | doctor.NeedHost,
+		Proves: []string{"CONFIG GET disable-thp", "/sys/kernel/mm/transparent_hugepage/enabled"},
 		Check:  checkDisableTHP,
 	})
 }

@@ -14,6 +14,7 @@ func init() {
 		Why:    "the active expire cycle runs hz times a second; with few long cycles each one blocks longer. LATENCY DOCTOR advises hz 100",
 		Source: "RS latency.c (expire-cycle advice)",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"CONFIG GET hz"},
 		Check:  checkExpireHz,
 	})
 }

@@ -11,7 +11,8 @@ func init() {
 		Why:    "tcp_fin_timeout bounds orphaned FIN_WAIT_2 sockets only; TIME_WAIT is fixed at 60 s (TCP_TIMEWAIT_LEN), so lowering it does not shorten TIME_WAIT",
 		Source: "K-ip tcp_fin_timeout; K-src include/net/tcp.h TCP_TIMEWAIT_LEN; W (set 15)",
 		Reads:  []string{"sysctls", "netstat"},
-		Needs:  doctor.NeedHost,
+		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_fin_timeout"},
 		Check:  checkFinTimeout,
 	})
 }

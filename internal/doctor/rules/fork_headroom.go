@@ -11,6 +11,7 @@ func init() {
 		Why:    "an RDB save or AOF rewrite \"can use up to 2 times the memory\" while pages are copied on write; inside a memory limit the server is OOM-killed",
 		Source: "RD-adm; RS INFO rdb_last_cow_size",
 		Needs:  doctor.NeedRedis | doctor.NeedHost,
+		Proves: []string{"CONFIG GET save|CONFIG GET appendonly|INFO used_memory_rss"},
 		Check:  checkForkHeadroom,
 	})
 }
@@ -20,7 +21,9 @@ func checkForkHeadroom(f *doctor.Facts) doctor.Result {
 		return doctor.Unchecked("CONFIG GET failed: persistence settings unknown")
 	}
 	if !f.Redis.Config.Persistent() {
-		return doctor.Pass("persistence is off: the server does not fork for saves")
+		_, sev, _ := f.Config("save")
+		_, aev, _ := f.Config("appendonly")
+		return doctor.Pass("persistence is off: the server does not fork for saves").With(sev, aev)
 	}
 	rss, rev, ok := f.InfoInt("used_memory_rss")
 	if !ok {

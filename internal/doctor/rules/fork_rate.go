@@ -11,6 +11,7 @@ func init() {
 		Why:    "the main thread stops while fork() copies page tables; LATENCY DOCTOR grades the rate: under 10 GB/s terrible, under 25 GB/s poor",
 		Source: "RS latency.c (fork rate grades); RD-lat (9-13 ms per GB on physical hosts, 239 ms on old Xen)",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"INFO latest_fork_usec"},
 		Check:  checkForkRate,
 	})
 }

@@ -143,7 +143,14 @@ func netRxShare(f *doctor.Facts) (map[int]uint64, uint64) {
 	cur, prev := netRxByCPU(f.Host), netRxByCPU(f.Prev)
 	var total uint64
 	for cpu, c := range cur {
-		if p, ok := prev[cpu]; ok && c >= p {
+		if f.Prev != nil {
+			// a rate or nothing: a CPU the first sample lacks (or whose
+			// count fell) has no rate, and its total is not one
+			p, ok := prev[cpu]
+			if !ok || c < p {
+				delete(cur, cpu)
+				continue
+			}
 			c -= p
 		}
 		cur[cpu] = c

@@ -46,12 +46,17 @@ func treeFacts(t *testing.T, dir string) *doctor.Facts {
 	return &doctor.Facts{Host: snap, RedisNote: "--root reads a fixture tree, which has no server"}
 }
 
-// No rule says ok without the evidence that shows it, on any tree: a rule
-// that has nothing to show says not checked and why. (Run turns an ok
-// without evidence into not checked, naming the rule: this test finds
-// them.)
+// No rule says ok without the evidence that shows its own claim, on any
+// tree: a rule that has nothing to show says not checked and why. Every
+// rule that can say ok declares what proves it (Rule.Proves), and Run
+// turns an ok without that into not checked, naming the rule: this test
+// finds them. Evidence of something else (the allowed CPUs for a
+// governor's claim) does not count.
 func TestNoOKWithoutEvidence(t *testing.T) {
-	for name, f := range honestCases(t) {
+	registered := rulesByID()
+	cases := honestCases(t)
+	cases["write-up host"] = writeupFacts()
+	for name, f := range cases {
 		rep, err := doctor.Run(context.Background(), f, doctor.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -63,6 +68,11 @@ func TestNoOKWithoutEvidence(t *testing.T) {
 			if fd.Status == doctor.OK && len(fd.Evidence) == 0 {
 				t.Errorf("%s: %s: ok without evidence", name, fd.ID)
 			}
+			if r := registered[fd.ID]; fd.Status == doctor.OK && len(r.Proves) == 0 {
+				t.Errorf("%s: %s: ok, but the rule does not declare what proves it (Rule.Proves)", name, fd.ID)
+			} else if want := doctor.MissingProof(r, fd.Evidence); fd.Status == doctor.OK && want != "" {
+				t.Errorf("%s: %s: ok without %s", name, fd.ID, want)
+			}
 			if (fd.Status == doctor.NotChecked || fd.Status == doctor.NotApplicable) && fd.Reason == "" {
 				t.Errorf("%s: %s: %s without a reason", name, fd.ID, fd.Status)
 			}
@@ -72,6 +82,27 @@ func TestNoOKWithoutEvidence(t *testing.T) {
 				t.Errorf("empty tree: %s: not applicable (%s), want not checked", fd.ID, fd.Reason)
 			}
 		}
+	}
+}
+
+// cpu-governor's ok rests on the governors of the server's CPUs: with no
+// policy covering them, the allowed CPUs alone are no evidence and the
+// rule says not checked.
+func TestGovernorOKNeedsGovernors(t *testing.T) {
+	f := treeFacts(t, "../../../testdata/hosts/x86-2socket-mlx5")
+	f.Pid = 40001 // the container on CPUs 20-23
+	if fd := runOne(t, f, "cpu-governor"); fd.Status != doctor.Fired {
+		t.Fatalf("%s %s%s", fd.Status, fd.Message, fd.Reason)
+	}
+	var kept []host.FreqPolicy
+	for _, p := range f.Host.CPU.Freq {
+		if !p.CPUs.Contains(20) && !p.CPUs.Contains(21) && !p.CPUs.Contains(22) && !p.CPUs.Contains(23) {
+			kept = append(kept, p)
+		}
+	}
+	f.Host.CPU.Freq = kept
+	if fd := runOne(t, f, "cpu-governor"); fd.Status != doctor.NotChecked || !strings.Contains(fd.Reason, "20-23") {
+		t.Errorf("no policy of CPUs 20-23: %s %s%s", fd.Status, fd.Message, fd.Reason)
 	}
 }
 

@@ -12,6 +12,7 @@ func init() {
 		Source: "K-hugetlbpage (HugePages_Total/Free); W (echo 2048 > nr_hugepages \"for Redis\")",
 		Reads:  []string{"sysctls", "meminfo"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/meminfo HugePages_Total"},
 		Check:  checkHugetlb,
 	})
 }

@@ -13,6 +13,7 @@ func init() {
 		Why:    "intrinsic latency is the longest a busy thread waited for the CPU with no I/O at all: a floor under every request's latency (115 us on a good server, 9.7 ms on a loaded VM)",
 		Source: "RD-lat (redis-cli --intrinsic-latency); RS latency.c (fast-command advice)",
 		Needs:  doctor.NeedHost,
+		Proves: []string{"measured intrinsic latency*"},
 		Check:  checkIntrinsic,
 	})
 }

@@ -13,6 +13,7 @@ func init() {
 		Why:    "I/O threads busy-spin; with as many threads as allowed CPUs they take the main thread's CPU and throughput drops sharply. Size from the cpuset, not nproc",
 		Source: "GH redis/redis#13003; RS-conf io-threads (leave a spare core); K-cg cpuset.cpus.effective",
 		Needs:  doctor.NeedRedis | doctor.NeedHost,
+		Proves: []string{"CONFIG GET io-threads", "/proc/*/status Cpus_allowed_list|cgroup * cpuset.cpus.effective|/sys/devices/system/cpu/online"},
 		Check:  checkIOThreadsOversized,
 	})
 }

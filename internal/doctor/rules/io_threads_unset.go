@@ -13,6 +13,7 @@ func init() {
 		Why:    "socket reads and writes run on the main thread; with 4+ spare cores I/O threads take that work (4 cores: 2-3 threads, 8 cores: 6; more than 8 rarely helps; not with TLS before 8.0)",
 		Source: "RS-conf io-threads (6.x-7.x); redis/redis PR #13695 (8.0); W (io-threads 8)",
 		Needs:  doctor.NeedRedis | doctor.NeedRedisProcess,
+		Proves: []string{"CONFIG GET io-threads"},
 		Check:  checkIOThreadsUnset,
 	})
 }

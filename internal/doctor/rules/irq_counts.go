@@ -23,21 +23,25 @@ type queueLoad struct {
 	Total uint64
 }
 
-// nicLoads returns the interrupts of each of n's queues per CPU: how much
-// each count rose over the sample window when there are two samples, else
-// the totals since boot (sampled says which). IRQs that serve no queue are
-// left out.
-func nicLoads(f *doctor.Facts, n *host.NIC) (loads []queueLoad, sampled bool) {
+// nicLoads returns the interrupts of each of n's queues per CPU. With two
+// samples (--sample) these are how much each count rose in the window and
+// nothing else: an IRQ without a rate (see irqCounts) is left out, and
+// left says which and why; with one sample, the totals since boot
+// (sampled says which). A figure never adds a total to a rate. IRQs that
+// serve no queue are left out.
+func nicLoads(f *doctor.Facts, n *host.NIC) (loads []queueLoad, sampled bool, left []string) {
 	byQueue := map[int]*queueLoad{}
 	for _, q := range n.QueueIRQs {
 		if q.NoQueue {
 			continue
 		}
-		counts, s, ok := irqCounts(f, q.IRQ)
+		counts, why, ok := irqCounts(f, q.IRQ)
 		if !ok {
+			if why != "" {
+				left = append(left, why)
+			}
 			continue
 		}
-		sampled = s
 		l := byQueue[q.Queue]
 		if l == nil {
 			l = &queueLoad{Queue: q.Queue, ByCPU: map[int]uint64{}}
@@ -53,31 +57,62 @@ func nicLoads(f *doctor.Facts, n *host.NIC) (loads []queueLoad, sampled bool) {
 		loads = append(loads, *l)
 	}
 	sort.Slice(loads, func(a, b int) bool { return loads[a].Queue < loads[b].Queue })
-	return loads, sampled
+	return loads, f.Prev != nil, left
 }
 
-// irqCounts returns IRQ number n's interrupts per CPU: the rise since the
-// earlier sample when it has the IRQ, else the totals since boot.
-func irqCounts(f *doctor.Facts, n int) (counts map[int]uint64, sampled, ok bool) {
+// irqCounts returns IRQ number n's interrupts per CPU: with an earlier
+// sample, how much each count rose since it, else the totals since boot.
+// With an earlier sample an IRQ has no rate when that sample lacks it or
+// one of its CPU columns, or a count fell (the IRQ was freed and requested
+// again): ok is false and why says so, rather than passing a total off as
+// a rate.
+func irqCounts(f *doctor.Facts, n int) (counts map[int]uint64, why string, ok bool) {
 	irq := f.Host.Interrupts.IRQ(n)
 	if irq == nil || len(irq.Counts) == 0 {
-		return nil, false, false
+		return nil, "", false
 	}
 	counts = f.Host.Interrupts.CountsByCPU(irq)
 	if f.Prev == nil {
-		return counts, false, true
+		return counts, "", true
 	}
 	prev := f.Prev.Interrupts.IRQ(n)
 	if prev == nil {
-		return counts, false, true
+		return nil, fmt.Sprintf("IRQ %d is not in the first sample", n), false
 	}
 	before := f.Prev.Interrupts.CountsByCPU(prev)
 	for cpu, c := range counts {
-		if p := before[cpu]; c >= p {
-			counts[cpu] = c - p
+		p, had := before[cpu]
+		switch {
+		case !had:
+			return nil, fmt.Sprintf("IRQ %d has no CPU%d count in the first sample", n, cpu), false
+		case c < p:
+			return nil, fmt.Sprintf("IRQ %d's count on CPU%d fell between the samples (freed and requested again)", n, cpu), false
 		}
+		counts[cpu] = c - p
 	}
-	return counts, true, true
+	return counts, "", true
+}
+
+// noRate adds to so far why n has no queue IRQ with a rate (none when
+// nothing was left out: n has no counted queue IRQ at all).
+func noRate(n *host.NIC, left []string, soFar string) string {
+	if len(left) == 0 {
+		return soFar
+	}
+	why := fmt.Sprintf("no queue IRQ of %s has a rate over the sample window: %s", n.Name, strings.Join(left, "; "))
+	if soFar == "" {
+		return why
+	}
+	return soFar + "; " + why
+}
+
+// leftEv is the evidence naming the IRQs left out of a NIC's rates.
+func leftEv(n *host.NIC, left []string) []doctor.Evidence {
+	if len(left) == 0 {
+		return nil
+	}
+	return []doctor.Evidence{{Source: fmt.Sprintf("/proc/interrupts %s queue IRQs without a rate", n.Name), Value: strings.Join(left, "; "),
+		Note: "left out: a rate needs the IRQ's counts in both samples, and a total is not a rate"}}
 }
 
 // sumLoads adds the queues' per-CPU counts.

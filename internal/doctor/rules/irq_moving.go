@@ -85,7 +85,10 @@ func irqMoved(f *doctor.Facts, n *host.NIC, cur, prev *host.IRQ) (movedIRQ, bool
 	if !ok || pinned.Len() != 1 {
 		return movedIRQ{}, false
 	}
-	counts, _, _ := irqCounts(f, cur.Number)
+	counts, _, ok := irqCounts(f, cur.Number)
+	if !ok {
+		return movedIRQ{}, false
+	}
 	var total, outside uint64
 	for cpu, c := range counts {
 		total += c

@@ -16,6 +16,7 @@ func init() {
 		Source: "KP (Redis on the NIC node but not on the IRQ cores); ALI (+26%); oracle/bpftune#85 (+30%)",
 		Reads:  []string{"interrupts", "irq", "nics", "softirqs"},
 		Needs:  doctor.NeedHost | doctor.NeedRedisProcess,
+		Proves: []string{"/proc/irq/*/smp_affinity_list", "/proc/*/status Cpus_allowed_list|cgroup * cpuset.cpus.effective"},
 		Check:  checkIRQOverlap,
 	})
 }

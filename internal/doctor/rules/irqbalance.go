@@ -17,6 +17,7 @@ func init() {
 		Source: "K-scal; KP (stop and disable irqbalance); tuners.md (irqbalance section)",
 		Reads:  []string{"interrupts", "irq", "nics", "irqbalance"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/*/comm irqbalance"},
 		Check:  checkIrqbalance,
 	})
 }

@@ -16,6 +16,7 @@ func init() {
 		Why:    "each LATENCY LATEST event names where the time went; LATENCY DOCTOR's advice for it, with this host's numbers",
 		Source: "RS latency.c (createLatencyReport); RD-lat",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"LATENCY LATEST"},
 		Check:  checkLatencyEvents,
 	})
 }

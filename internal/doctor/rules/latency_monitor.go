@@ -12,6 +12,7 @@ func init() {
 		Why:    "with latency-monitor-threshold 0 (the default) LATENCY LATEST and LATENCY DOCTOR have nothing to say about forks, slow commands or fsync",
 		Source: "RS latency.c; RD-lat",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"CONFIG GET latency-monitor-threshold"},
 		Check:  checkLatencyMonitor,
 	})
 }

@@ -12,7 +12,8 @@ func init() {
 		Why:    "a SYN or ACK that arrives at a full accept queue is dropped and counted in ListenOverflows/ListenDrops: clients wait for a retransmit (1 s, then 3 s)",
 		Source: "K-snmp (ListenOverflows, ListenDrops)",
 		Reads:  []string{"netstat"},
-		Needs:  doctor.NeedHost,
+		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/net/netstat TcpExt ListenOverflows"},
 		Check:  checkListenOverflow,
 	})
 }

@@ -15,6 +15,7 @@ func init() {
 		Source: "RD-adm (set it, leave headroom); RS server.c (warns below 1 MB)",
 		Reads:  []string{"meminfo"},
 		Needs:  doctor.NeedRedis | doctor.NeedHost,
+		Proves: []string{"CONFIG GET maxmemory"},
 		Check:  checkMaxmemory,
 	})
 }

@@ -14,6 +14,7 @@ func init() {
 		Source: "KP 2.6 (adaptive-rx on for small packets)",
 		Reads:  []string{"nics", "ethtool"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"ethtool -c * adaptive-rx"},
 		Check:  checkCoalesce,
 	})
 }

@@ -16,6 +16,7 @@ func init() {
 		Source: "KP 2.7 (one core per queue IRQ on the NIC node); K-scal (RSS IRQ configuration); W (IRQs spread over all nodes, NIC on node 1)",
 		Reads:  []string{"interrupts", "irq", "nics", "numa"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"*/numa_node", "/proc/irq/*affinity_list"},
 		Check:  checkNICIRQAffinity,
 	})
 }

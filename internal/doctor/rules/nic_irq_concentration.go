@@ -15,6 +15,7 @@ func init() {
 		Source: "K-scal (RSS: one queue IRQ per CPU); KP 2.7 (one core per queue IRQ); /proc/interrupts per-CPU counts",
 		Reads:  []string{"interrupts", "irq", "nics"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/interrupts * queue IRQs by CPU"},
 		Check:  checkIRQConcentration,
 	})
 }
@@ -28,13 +29,14 @@ func checkIRQConcentration(f *doctor.Facts) doctor.Result {
 	var evs []doctor.Evidence
 	var fired nicFindings
 	var skewed []string
-	quiet, single := "", ""
+	quiet, single, unrated := "", "", ""
 	for _, n := range f.TargetNICs() {
-		loads, sampled := nicLoads(f, n)
+		loads, sampled, left := nicLoads(f, n)
 		by, total := sumLoads(loads)
 		want := min(len(loads), universe.Len())
 		switch {
 		case len(loads) == 0:
+			unrated = noRate(n, left, unrated)
 			continue
 		case want < 2:
 			single = fmt.Sprintf("%s has %d queue(s) with IRQs on %d CPU(s)", n.Name, len(loads), universe.Len())
@@ -52,13 +54,13 @@ func checkIRQConcentration(f *doctor.Facts) doctor.Result {
 				// placement, is concentrated (a silent queue shows
 				// nothing of where its IRQ goes: that still fires)
 				skewed = append(skewed, fmt.Sprintf("%s: queue(s) %s took %.0f%% of its queue interrupts, each on a CPU of its own (CPU %s)", n.Name, joinInts(queuesOn(loads, hot)), pct(sumOn(by, hot), total), joinInts(hot)))
-				evs = append(evs, ev)
+				evs = append(append(evs, ev), leftEv(n, left)...)
 				continue
 			}
-			fired.add(fireConcentration(f, n, loads, hot, want, universe, append([]doctor.Evidence{ev, uev}, queueEvs(f, n, loads, sampled)...)))
+			fired.add(fireConcentration(f, n, loads, hot, want, universe, append(append([]doctor.Evidence{ev, uev}, queueEvs(f, n, loads, sampled)...), leftEv(n, left)...)))
 			continue
 		}
-		evs = append(evs, ev)
+		evs = append(append(evs, ev), leftEv(n, left)...)
 	}
 	if r, ok := fired.result(); ok {
 		return r
@@ -72,6 +74,8 @@ func checkIRQConcentration(f *doctor.Facts) doctor.Result {
 		return r
 	case quiet != "":
 		return doctor.Unchecked("too few interrupts to judge: %s", quiet)
+	case unrated != "":
+		return doctor.Unchecked("%s", unrated)
 	case single != "":
 		return doctor.Skip("%s: nothing to spread", single)
 	}

@@ -17,6 +17,7 @@ func init() {
 		Source: "KP 2.7 (queue IRQs on the NIC's node); K-scal (RSS IRQ configuration); W (IRQs spread over all nodes)",
 		Reads:  []string{"interrupts", "irq", "nics", "numa", "cpu"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/interrupts * queue IRQs by node"},
 		Check:  checkIRQNodeSplit,
 	})
 }
@@ -34,10 +35,11 @@ func checkIRQNodeSplit(f *doctor.Facts) doctor.Result {
 	}
 	var evs []doctor.Evidence
 	var fired nicFindings
-	quiet := ""
+	quiet, unrated := "", ""
 	for _, n := range f.TargetNICs() {
-		loads, sampled := nicLoads(f, n)
+		loads, sampled, left := nicLoads(f, n)
 		if len(loads) == 0 {
+			unrated = noRate(n, left, unrated)
 			continue
 		}
 		ref, refEv, known := referenceNode(f, n)
@@ -57,10 +59,11 @@ func checkIRQNodeSplit(f *doctor.Facts) doctor.Result {
 			continue
 		}
 		if len(bad) > 0 {
-			fired.add(fireNodeSplit(f, n, bad, len(loads), ref, known, append([]doctor.Evidence{refEv}, nodeEvs(f, n, bad, sampled)...)))
+			fired.add(fireNodeSplit(f, n, bad, len(loads), ref, known, append(append([]doctor.Evidence{refEv}, nodeEvs(f, n, bad, sampled)...), leftEv(n, left)...)))
 			continue
 		}
 		evs = append(evs, refEv, doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts %s queue IRQs by node", n.Name), Value: nodeSummary(f, loads), Note: window(sampled, "since boot")})
+		evs = append(evs, leftEv(n, left)...)
 	}
 	if r, ok := fired.result(); ok {
 		return r
@@ -70,6 +73,8 @@ func checkIRQNodeSplit(f *doctor.Facts) doctor.Result {
 		return doctor.Pass("each queue's interrupts stay on one node, the NIC's (or Redis's)").With(evs...)
 	case quiet != "":
 		return doctor.Unchecked("too few interrupts to judge: %s", quiet)
+	case unrated != "":
+		return doctor.Unchecked("%s", unrated)
 	}
 	return doctor.Skip("no NIC with mapped queue IRQs that /proc/interrupts counts")
 }
@@ -112,16 +117,8 @@ type redisServerNode struct{ pid, tid, cpu, node int }
 // the one checked (or --pid), else each in the snapshot, with its main
 // thread's last CPU and that CPU's node.
 func redisNodes(f *doctor.Facts) []redisServerNode {
-	var procs []*host.Process
-	if p := f.RedisProcess(); p != nil && (f.HasRedis() || f.Pid != 0) {
-		procs = []*host.Process{p}
-	} else if f.Host != nil {
-		for i := range f.Host.Processes {
-			procs = append(procs, &f.Host.Processes[i])
-		}
-	}
 	var out []redisServerNode
-	for _, p := range procs {
+	for _, p := range f.RedisProcesses() {
 		t := mainThreadOf(p)
 		if t == nil || t.CPU == nil {
 			continue

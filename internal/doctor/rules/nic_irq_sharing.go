@@ -16,6 +16,7 @@ func init() {
 		Source: "K-scal (one queue IRQ per CPU); KP 2.7 (one core per queue IRQ); /proc/interrupts per-CPU counts",
 		Reads:  []string{"interrupts", "irq", "nics"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/interrupts * busiest CPU per queue"},
 		Check:  checkIRQSharing,
 	})
 }
@@ -24,10 +25,13 @@ func checkIRQSharing(f *doctor.Facts) doctor.Result {
 	universe, uev := irqCPUUniverse(f)
 	var evs []doctor.Evidence
 	var fired nicFindings
-	quiet := ""
+	quiet, unrated := "", ""
 	for _, n := range f.TargetNICs() {
-		loads, sampled := nicLoads(f, n)
+		loads, sampled, left := nicLoads(f, n)
 		by, total := sumLoads(loads)
+		if len(loads) == 0 {
+			unrated = noRate(n, left, unrated)
+		}
 		if len(loads) < 2 {
 			continue
 		}
@@ -39,10 +43,12 @@ func checkIRQSharing(f *doctor.Facts) doctor.Result {
 		cands, cev := sharingCandidates(f, n, universe, uev)
 		idle := idleCPUs(cands, by)
 		if cpu, qs, ok := busiestShared(shared, loads); ok && len(idle) > 0 {
-			fired.add(fireSharing(f, n, loads, cpu, qs, idle, sampled, cev))
+			r := fireSharing(f, n, loads, cpu, qs, idle, sampled, cev)
+			fired.add(r.With(leftEv(n, left)...))
 			continue
 		}
 		evs = append(evs, doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts %s busiest CPU per queue", n.Name), Value: busiestText(loads), Note: countWindow(f, sampled, total)})
+		evs = append(evs, leftEv(n, left)...)
 	}
 	if r, ok := fired.result(); ok {
 		return r
@@ -52,6 +58,8 @@ func checkIRQSharing(f *doctor.Facts) doctor.Result {
 		return doctor.Pass("no two busy queues share a CPU while another CPU is free").With(append(evs, uev)...)
 	case quiet != "":
 		return doctor.Unchecked("too few interrupts to judge: %s", quiet)
+	case unrated != "":
+		return doctor.Unchecked("%s", unrated)
 	}
 	return doctor.Skip("no NIC with 2 or more queues whose IRQs /proc/interrupts counts")
 }

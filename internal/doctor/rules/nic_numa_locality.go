@@ -14,8 +14,9 @@ func init() {
 		Title:  "The server runs on a NUMA node other than its NIC's",
 		Why:    "packets arrive in the NIC's node's memory; a server whose threads or pages sit on another node pays a remote access for every request",
 		Source: "KP (masters on the NIC node's CPUs); NV (CPU and memory in the NIC's NUMA domain); W (moving the containers to NIC node 1 helped)",
-		Reads:  []string{"nics", "numa"},
+		Reads:  []string{"nics", "numa", "proc/PID/numa_maps"},
 		Needs:  doctor.NeedHost | doctor.NeedRedisProcess,
+		Proves: []string{"*/numa_node", "/proc/*/status Cpus_allowed_list|cgroup * cpuset.cpus.effective"},
 		Check:  checkNICLocality,
 	})
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"redline/internal/change"
 	"redline/internal/doctor"
@@ -16,37 +17,33 @@ func init() {
 		Source: "K-scal (RSS queue count); KP (16 queues, one per core); W (64 host queues, 16 in the containers)",
 		Reads:  []string{"nics", "softirqs"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/sys/class/net/*/queues rx-*|ethtool -l *", "physical cores *"},
 		Check:  checkQueueCount,
 	})
 }
 
 func checkQueueCount(f *doctor.Facts) doctor.Result {
-	var checked []string
+	var t nicTally
 	var evs []doctor.Evidence
-	noCores := ""
 	for _, n := range f.TargetNICs() {
 		q, maxq, ev, ok := queueCount(n)
 		if !ok {
+			t.notChecked(n, "no ethtool -l answer and no queues/rx-* under /sys/class/net/%s%s", n.Name, inThisTree(f))
 			continue
 		}
 		cores, cev := nodeCores(f, n)
 		if cores == 0 {
-			noCores = n.Name
+			t.notChecked(n, "its queue count is known but not the cores that serve it: no CPU topology under /sys/devices/system/cpu%s", inThisTree(f))
 			continue
 		}
-		checked = append(checked, n.Name)
 		if r, fired := judgeQueues(f, n, q, maxq, cores, ev, cev); fired {
 			return r
 		}
+		t.check(n)
 		evs = append(evs, ev, cev)
 	}
-	switch {
-	case len(checked) > 0:
-		return doctor.Pass("queue counts of %v fit their cores", checked).With(evs...)
-	case noCores != "":
-		return doctor.Unchecked("%s's queues are known but not the cores that serve them (no CPU topology under /sys/devices/system/cpu in this tree)", noCores)
-	}
-	return doctor.Skip("no NIC with a known queue count")
+	pass := doctor.Pass("queue counts of %s fit their cores", strings.Join(t.checked, ", ")).With(evs...)
+	return t.result(pass, "no NIC carrying Redis traffic")
 }
 
 // queueCount returns the NIC's channel count and maximum (0 when unknown).

@@ -14,7 +14,9 @@ func init() {
 		Title:  "The open-files limit is too low for maxclients",
 		Why:    "the server needs maxclients+32 file descriptors; when the limit is lower it silently lowers maxclients at start-up and refuses clients beyond it",
 		Source: "RS server.c adjustOpenFilesLimit; RD-cli",
+		Reads:  []string{"proc/PID/limits"},
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"/proc/*/limits Max open files", "CONFIG GET maxclients"},
 		Check:  checkNofile,
 	})
 }

@@ -13,6 +13,7 @@ func init() {
 		Source: "GL (gitlab-com/gl-infra production#7660); K-kern numa_balancing; tuned network-latency",
 		Reads:  []string{"sysctls", "numa", "vmstat"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/sys/kernel/numa_balancing"},
 		Check:  checkNUMABalancing,
 	})
 }

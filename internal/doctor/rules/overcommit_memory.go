@@ -12,6 +12,7 @@ func init() {
 		Source: "RS server.c linuxMemoryWarnings; RD-adm",
 		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/sys/vm/overcommit_memory"},
 		Check:  checkOvercommit,
 	})
 }

@@ -16,19 +16,20 @@ func placeIRQs(f *doctor.Facts, n *host.NIC) (*placement.IRQPlacement, error) {
 }
 
 // placeIRQsOn is placeIRQs with the NIC's node given (nil: the NIC's own),
-// for a NIC whose firmware does not say.
+// for a NIC whose firmware does not say. The IRQs keep off every
+// redis-server's CPUs (the one chosen with --pid, else all of them), also
+// when a rule judges the servers one at a time: a fix that moved IRQs onto
+// another server's CPUs would trade one finding for another.
 func placeIRQsOn(f *doctor.Facts, n *host.NIC, node *int) (*placement.IRQPlacement, error) {
-	return placement.IRQs(placement.Input{Host: f.Host, NIC: n, NICNode: node, Redis: f.RedisProcess()})
+	return placement.IRQs(placement.Input{Host: f.Host, NIC: n, NICNode: node, Redis: f.RedisProcesses()})
 }
 
 // xpsOrder orders the CPUs of local for spreading TX queues over them:
-// one hardware thread per physical core before the siblings, and the
-// server's main-thread CPU last.
+// one hardware thread per physical core before the siblings, and the CPUs
+// the servers' main and io threads are confined to last (where an
+// unpinned thread last ran changes between runs; the fix must not).
 func xpsOrder(f *doctor.Facts, local host.CPUSet) []int {
-	main := -1
-	if t := f.MainThread(); t != nil && t.CPU != nil {
-		main = *t.CPU
-	}
+	mains, _ := placement.ConfiguredCPUs(f.Host, f.RedisProcesses())
 	var first, siblings, last []int
 	seenCore := map[[2]int]bool{}
 	for _, c := range f.Host.CPU.CPUs {
@@ -36,7 +37,7 @@ func xpsOrder(f *doctor.Facts, local host.CPUSet) []int {
 			continue
 		}
 		switch {
-		case c.ID == main:
+		case mains.Contains(c.ID):
 			last = append(last, c.ID)
 		case c.Core != nil && c.Package != nil && seenCore[[2]int{*c.Package, *c.Core}]:
 			siblings = append(siblings, c.ID)

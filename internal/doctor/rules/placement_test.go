@@ -31,27 +31,29 @@ func TestIRQFixMatchesIRQLocalProfile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		f := &doctor.Facts{Host: snap}
-		for i := range snap.NICs {
-			n := &snap.NICs[i]
-			if len(n.QueueIRQs) == 0 {
-				continue
+		// No server chosen (both keep off every server), then each
+		// server chosen as --pid would.
+		pids := []int{0}
+		for _, p := range snap.Processes {
+			pids = append(pids, p.PID)
+		}
+		for _, pid := range pids {
+			f := &doctor.Facts{Host: snap, Pid: pid}
+			for i := range snap.NICs {
+				n := &snap.NICs[i]
+				if len(n.QueueIRQs) == 0 {
+					continue
+				}
+				doctorCPUs := irqPins(irqPlacementFix(f, n, nil).Changes)
+				var tuneCPUs map[string]string
+				if p, err := tune.PlanProfiles(tune.PlanInput{Host: snap, NIC: n.Name, PID: pid}, "irq-local"); err == nil {
+					tuneCPUs = irqPins(p.Changes)
+				}
+				if d := cmp.Diff(tuneCPUs, doctorCPUs); d != "" {
+					t.Errorf("%s %s pid %d: doctor and irq-local disagree (-tune +doctor):\n%s", filepath.Base(dir), n.Name, pid, d)
+				}
+				compared += len(doctorCPUs)
 			}
-			doctorCPUs := irqPins(irqPlacementFix(f, n, nil).Changes)
-			// The same server for both: doctor's, which tune would
-			// otherwise refuse to guess among several.
-			in := tune.PlanInput{Host: snap, NIC: n.Name}
-			if p := f.RedisProcess(); p != nil {
-				in.PID = p.PID
-			}
-			var tuneCPUs map[string]string
-			if p, err := tune.PlanProfiles(in, "irq-local"); err == nil {
-				tuneCPUs = irqPins(p.Changes)
-			}
-			if d := cmp.Diff(tuneCPUs, doctorCPUs); d != "" {
-				t.Errorf("%s %s: doctor and irq-local disagree (-tune +doctor):\n%s", filepath.Base(dir), n.Name, d)
-			}
-			compared += len(doctorCPUs)
 		}
 	}
 	if compared == 0 {

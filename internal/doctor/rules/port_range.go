@@ -13,7 +13,8 @@ func init() {
 		Why:    "every outgoing connection takes a local port until TIME_WAIT ends; when ip_local_port_range runs out connect() fails with \"Cannot assign requested address\"",
 		Source: "K-ip ip_local_port_range (default 32768 60999); W (\"10000 20000\" gave EADDRNOTAVAIL)",
 		Reads:  []string{"sysctls", "netstat"},
-		Needs:  doctor.NeedHost,
+		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/ip_local_port_range"},
 		Check:  checkPortRange,
 	})
 }

@@ -14,6 +14,7 @@ func init() {
 		Why:    "unpinned, the scheduler moves the main thread between nodes while its memory stays where it was first touched: some requests pay remote memory latency",
 		Source: "KP (numactl --cpunodebind --membind); W (containers bound to one node)",
 		Needs:  doctor.NeedHost | doctor.NeedRedisProcess,
+		Proves: []string{"/proc/*/status Cpus_allowed_list|cgroup * cpuset.cpus.effective"},
 		Check:  checkNUMASpread,
 	})
 }

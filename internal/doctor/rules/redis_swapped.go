@@ -14,6 +14,7 @@ func init() {
 		Why:    "a request that touches a swapped page blocks the single main thread on disk I/O",
 		Source: "RD-lat (latency induced by swapping)",
 		Needs:  doctor.NeedRedisProcess,
+		Proves: []string{"/proc/*/status VmSwap"},
 		Check:  checkSwapped,
 	})
 }

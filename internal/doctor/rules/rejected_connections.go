@@ -13,6 +13,7 @@ func init() {
 		Why:    "at maxclients the server answers new clients with an error and closes them (protected mode rejects the same way)",
 		Source: "RS networking.c (acceptCommonHandler); RD-cli",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"INFO rejected_connections"},
 		Check:  checkRejected,
 	})
 }

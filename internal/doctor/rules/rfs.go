@@ -15,6 +15,7 @@ func init() {
 		Source: "K-scal (RFS)",
 		Reads:  []string{"nics", "sysctls"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/sys/net/core/rps_sock_flow_entries"},
 		Check:  checkRFS,
 	})
 }

@@ -16,6 +16,7 @@ func init() {
 		Source: "K-scal (RPS); RD-bench (queue affinity plus RPS); redis/redis#5882 (RPS did not help in one case: measure)",
 		Reads:  []string{"nics", "softirqs", "cpu"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/sys/class/net/*/queues/rx-*/rps_cpus", "/proc/softirqs NET_RX*"},
 		Check:  checkRPS,
 	})
 }

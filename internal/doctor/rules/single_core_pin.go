@@ -11,6 +11,7 @@ func init() {
 		Why:    "BGSAVE and BGREWRITEAOF children inherit the affinity and compete with the main thread; they \"must never run on the same core as the main event loop\"",
 		Source: "RD-lat (fork and affinity); RS-conf bgsave-cpulist",
 		Needs:  doctor.NeedRedis | doctor.NeedRedisProcess,
+		Proves: []string{"/proc/*/status Cpus_allowed_list|cgroup * cpuset.cpus.effective"},
 		Check:  checkSingleCorePin,
 	})
 }

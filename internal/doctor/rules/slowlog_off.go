@@ -12,6 +12,7 @@ func init() {
 		Why:    "without the slow log there is no record of which commands were slow; LATENCY DOCTOR asks for it",
 		Source: "RS latency.c (command event advice); RS-conf slowlog-log-slower-than",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"CONFIG GET slowlog-log-slower-than", "CONFIG GET slowlog-max-len"},
 		Check:  checkSlowlog,
 	})
 }

@@ -15,6 +15,7 @@ func init() {
 		Source: "K-src net/core/net-procfs.c softnet_seq_show; K-net netdev_max_backlog; K-scal (1000 or 10000 performed well)",
 		Reads:  []string{"softnet_stat", "sysctls"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/net/softnet_stat dropped*"},
 		Check:  checkSoftnetDrops,
 	})
 	doctor.Register(doctor.Rule{
@@ -24,6 +25,7 @@ func init() {
 		Source: "K-src net/core/net-procfs.c softnet_seq_show; K-net netdev_budget; KP (netdev_budget 600)",
 		Reads:  []string{"softnet_stat", "sysctls"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/net/softnet_stat time_squeeze*"},
 		Check:  checkSoftnetSqueeze,
 	})
 }

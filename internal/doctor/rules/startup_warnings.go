@@ -11,6 +11,7 @@ func init() {
 		Why:    "the server checks overcommit, THP, the TCP backlog and the open-files limit when it starts and logs what it finds; those warnings are usually never read",
 		Source: "RS server.c (checkTcpBacklogSettings, adjustOpenFilesLimit, linuxMemoryWarnings), RS syscheck.c",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"CONFIG GET logfile"},
 		Check:  checkStartupWarnings,
 	})
 }

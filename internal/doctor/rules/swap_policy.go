@@ -12,6 +12,7 @@ func init() {
 		Source: "RD-adm (swap); K-vm swappiness (default 60); ARM (swappiness 1)",
 		Reads:  []string{"sysctls", "meminfo"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/meminfo SwapTotal", "/proc/sys/vm/swappiness"},
 		Check:  checkSwapPolicy,
 	})
 }

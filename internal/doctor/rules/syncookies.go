@@ -11,7 +11,8 @@ func init() {
 		Why:    "with syncookies 0 a full SYN queue drops new connects instead of answering with a cookie: a connect storm becomes timeouts",
 		Source: "K-ip tcp_syncookies (default 1); W (set 0)",
 		Reads:  []string{"sysctls"},
-		Needs:  doctor.NeedHost,
+		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_syncookies"},
 		Check:  checkSyncookies,
 	})
 }

@@ -13,6 +13,7 @@ func init() {
 		Why:    "when many clients connect together (a restart, a failover, a benchmark with -c 5000) the accept queue overflows and connects wait 1 s or fail",
 		Source: "RS-conf tcp-backlog; W (5000 clients)",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"CONFIG GET tcp-backlog"},
 		Check:  checkTCPBacklog,
 	})
 }

@@ -13,7 +13,8 @@ func init() {
 		Why:    "the middle value of tcp_rmem is each socket's initial receive buffer (131072 on current kernels); lowering it shrinks every connection's first window",
 		Source: "K-ip tcp_rmem; W (tcp_rmem \"4096 87380 16777216\"); KP",
 		Reads:  []string{"sysctls"},
-		Needs:  doctor.NeedHost,
+		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_rmem"},
 		Check:  checkTCPRmem,
 	})
 }

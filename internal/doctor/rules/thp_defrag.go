@@ -13,6 +13,7 @@ func init() {
 		Source: "K-thp (defrag); the default is madvise",
 		Reads:  []string{"thp"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/sys/kernel/mm/transparent_hugepage/defrag"},
 		Check:  checkTHPDefrag,
 	})
 }

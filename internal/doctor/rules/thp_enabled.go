@@ -15,6 +15,7 @@ func init() {
 		Source: "RS server.c linuxMemoryWarnings (THP [always]); RD-lat; K-thp",
 		Reads:  []string{"thp"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/sys/kernel/mm/transparent_hugepage/enabled"},
 		Check:  checkTHPEnabled,
 	})
 }
@@ -42,8 +43,10 @@ func checkTHPEnabled(f *doctor.Facts) doctor.Result {
 			r.Message = "THP is [always]; the server opts out with disable-thp yes, but its forks' parents elsewhere on the host and any server started with disable-thp no do not"
 		}
 	}
-	if p := f.RedisProcess(); p != nil && p.AnonHugePages != nil {
-		r = r.With(doctor.Ev(fmt.Sprintf("/proc/%d/smaps_rollup AnonHugePages", p.PID), doctor.Bytes(*p.AnonHugePages)))
+	for _, p := range f.RedisProcesses() {
+		if p.AnonHugePages != nil {
+			r = r.With(doctor.Ev(fmt.Sprintf("/proc/%d/smaps_rollup AnonHugePages", p.PID), doctor.Bytes(*p.AnonHugePages)))
+		}
 	}
 	return r
 }

@@ -12,7 +12,9 @@ func init() {
 		Title:  "The server's memory is backed by transparent huge pages",
 		Why:    "LATENCY DOCTOR's own condition: AnonHugePages in the server's smaps means copy-on-write copies 2 MB at a time after a fork",
 		Source: "RS latency.c (THPGetAnonHugePagesSize); K-thp",
+		Reads:  []string{"proc/PID/smaps_rollup"},
 		Needs:  doctor.NeedRedisProcess,
+		Proves: []string{"/proc/*/smaps_rollup AnonHugePages"},
 		Check:  checkTHPInRedis,
 	})
 }

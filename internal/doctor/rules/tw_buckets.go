@@ -11,7 +11,8 @@ func init() {
 		Why:    "the limit only guards against DoS; below it TIME_WAIT sockets are destroyed early (TCPTimeWaitOverflow), which the kernel says \"you must not\" do artificially",
 		Source: "K-ip tcp_max_tw_buckets; K-src tcp_minisocks.c tcp_time_wait; W (lowered 100000 -> 10000)",
 		Reads:  []string{"sysctls", "netstat"},
-		Needs:  doctor.NeedHost,
+		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_max_tw_buckets"},
 		Check:  checkTWBuckets,
 	})
 }

@@ -11,7 +11,8 @@ func init() {
 		Why:    "it drops connections from clients behind NAT whose timestamps go backwards; it was removed from Linux in 4.12 for that reason",
 		Source: "torvalds/linux commit 4396e46187ca; K-ip",
 		Reads:  []string{"sysctls"},
-		Needs:  doctor.NeedHost,
+		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_tw_recycle"},
 		Check:  checkTWRecycle,
 	})
 }

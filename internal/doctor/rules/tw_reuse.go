@@ -11,7 +11,8 @@ func init() {
 		Why:    "tcp_tw_reuse lets new outgoing connections reuse TIME_WAIT ports when timestamps make it safe; 2 (the default) allows it on loopback only, 0 nowhere",
 		Source: "K-ip tcp_tw_reuse (\"should not be changed without advice/request of technical experts\"); W (set 0, then hit EADDRNOTAVAIL)",
 		Reads:  []string{"sysctls", "netstat"},
-		Needs:  doctor.NeedHost,
+		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Proves: []string{"/proc/sys/net/ipv4/tcp_tw_reuse"},
 		Check:  checkTWReuse,
 	})
 }

@@ -13,6 +13,7 @@ func init() {
 		Why:    "a Unix socket skips the TCP stack: about 50% more throughput than loopback for local clients",
 		Source: "RD-bench (Unix sockets vs loopback); RD-lat",
 		Needs:  doctor.NeedRedis,
+		Proves: []string{"CONFIG GET unixsocket"},
 		Check:  checkUnixSocket,
 	})
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"redline/internal/change"
 	"redline/internal/doctor"
@@ -16,24 +17,18 @@ func init() {
 		Source: "K-scal (XPS: map each CPU to one TX queue); W (xps_cpus set per queue)",
 		Reads:  []string{"nics"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/sys/class/net/*/queues/tx-*/xps_cpus"},
 		Check:  checkXPS,
 	})
 }
 
 func checkXPS(f *doctor.Facts) doctor.Result {
 	var evs []doctor.Evidence
-	unread := ""
+	var t nicTally
 	for _, n := range f.TargetNICs() {
-		tx := usableTx(n)
-		if len(tx) < 2 {
-			if len(n.TxQueues) >= 2 && xpsAbsent(n) {
-				unread = n.Name
-			}
-			continue
-		}
-		local, ok := nicNodeCPUs(f, n)
+		tx, local, ok := xpsInputs(f, n, &t)
 		if !ok {
-			local = f.OnlineCPUs()
+			continue
 		}
 		var bad []host.TxQueue
 		for _, q := range tx {
@@ -46,17 +41,41 @@ func checkXPS(f *doctor.Facts) doctor.Result {
 				With(doctor.Ev(fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, bad[0].Index), orDefault(bad[0].XPSCPUs.List(), "empty"))).
 				WithFix(xpsFix(f, n, tx, local))
 		}
+		t.check(n)
 		for _, q := range tx {
 			evs = append(evs, doctor.Ev(fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, q.Index), q.XPSCPUs.List()))
 		}
 	}
+	pass := doctor.Pass("every TX queue of %s has a local XPS map", strings.Join(t.checked, ", ")).With(evs...)
+	return t.result(pass, "no NIC carrying Redis traffic")
+}
+
+// xpsInputs returns the TX queues of n whose XPS map was read and the
+// CPUs local to n, or tallies n as not checked (or not applicable) and
+// why.
+func xpsInputs(f *doctor.Facts, n *host.NIC, t *nicTally) ([]host.TxQueue, host.CPUSet, bool) {
+	tx := usableTx(n)
 	switch {
-	case len(evs) > 0:
-		return doctor.Pass("every TX queue of the multi-queue NICs has a local XPS map").With(evs...)
-	case unread != "":
-		return doctor.Unchecked("the xps_cpus files of %s are absent from this tree or unreadable", unread)
+	case len(n.TxQueues) == 0:
+		t.notChecked(n, "no queues/tx-* under /sys/class/net/%s%s", n.Name, inThisTree(f))
+	case len(n.TxQueues) == 1:
+		t.notApplicable(n, "one TX queue")
+	case len(tx) < 2 && xpsAbsent(n):
+		t.notChecked(n, "no readable xps_cpus under its queues/tx-*%s", inThisTree(f))
+	case len(tx) < 2:
+		t.notApplicable(n, "its queues have no XPS (kernel without CONFIG_XPS)")
+	default:
+		local, ok := nicNodeCPUs(f, n)
+		if !ok {
+			local = f.OnlineCPUs()
+		}
+		if local.IsEmpty() {
+			t.notChecked(n, "the CPUs local to it are unknown: no NUMA node, no local_cpulist and no /sys/devices/system/cpu/online%s", inThisTree(f))
+			return nil, local, false
+		}
+		return tx, local, true
 	}
-	return doctor.Skip("no NIC with 2 or more TX queues")
+	return nil, host.CPUSet{}, false
 }
 
 // xpsAbsent reports TX queues whose xps_cpus the snapshot lacks (not

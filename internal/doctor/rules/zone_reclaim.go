@@ -12,6 +12,7 @@ func init() {
 		Source: "K-vm zone_reclaim_mode",
 		Reads:  []string{"sysctls"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/sys/vm/zone_reclaim_mode"},
 		Check:  checkZoneReclaim,
 	})
 }
