@@ -30,12 +30,14 @@ type Summary struct {
 	// ReadErrors counts the files the host snapshot could not read or
 	// parse (Report.ReadErrors).
 	ReadErrors int `json:"read_errors,omitempty"`
+	// NodeErrors counts the cluster nodes that could not be read.
+	NodeErrors int `json:"node_errors,omitempty"`
 	Rules      int `json:"rules"`
 }
 
 // Summarize counts r's findings.
 func (r *Report) Summarize() Summary {
-	s := Summary{Fired: map[string]int{}, ReadErrors: len(r.ReadErrors)}
+	s := Summary{Fired: map[string]int{}, ReadErrors: len(r.ReadErrors), NodeErrors: len(r.nodeErrors())}
 	ids := map[string]bool{}
 	for _, f := range r.Findings {
 		if !ids[f.ID] {
@@ -68,13 +70,28 @@ func (s Summary) line() string {
 	if s.ReadErrors > 0 {
 		line += fmt.Sprintf("; %d error(s) reading the host", s.ReadErrors)
 	}
+	if s.NodeErrors > 0 {
+		line += fmt.Sprintf("; %d cluster node(s) could not be read", s.NodeErrors)
+	}
 	return line
 }
 
-// HasErrors reports whether a rule errored or the host snapshot could not
-// read or parse a file: the report is then incomplete, whatever fired.
+// HasErrors reports whether a rule errored, the host snapshot could not
+// read or parse a file, or a cluster node could not be read: the report is
+// then incomplete, whatever fired.
 func (r *Report) HasErrors() bool {
-	return len(r.ReadErrors) > 0 || len(r.byStatus(Errored)) > 0
+	return len(r.ReadErrors) > 0 || len(r.byStatus(Errored)) > 0 || len(r.nodeErrors()) > 0
+}
+
+// nodeErrors are the cluster nodes that could not be read.
+func (r *Report) nodeErrors() []Node {
+	var out []Node
+	for _, n := range r.Nodes {
+		if n.Error != "" {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // readErrorText is one host read error for the reports.
@@ -98,8 +115,9 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Target     Target             `json:"target"`
 		Summary    Summary            `json:"summary"`
 		ReadErrors []host.SourceError `json:"read_errors,omitempty"`
+		Nodes      []Node             `json:"nodes,omitempty"`
 		Findings   []Finding          `json:"findings"`
-	}{SchemaVersion, r.Target, r.Summarize(), r.ReadErrors, r.Findings}
+	}{SchemaVersion, r.Target, r.Summarize(), r.ReadErrors, r.Nodes, r.Findings}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
@@ -112,6 +130,22 @@ func WriteText(w io.Writer, r *Report, o RenderOptions) error {
 	tw := &errWriter{w: w}
 	tw.printf("redline doctor: %s\n", r.Target.describe())
 	tw.printf("%s\n", r.Summarize().line())
+	if len(r.Nodes) > 0 {
+		tw.printf("\nNodes (%d):\n", len(r.Nodes))
+		for _, n := range r.Nodes {
+			tw.printf("  %s\n", n.describe())
+		}
+	}
+	for _, g := range r.groups() {
+		if g.title != "" {
+			tw.printf("\n=== %s ===\n", g.title)
+		}
+		writeTextBody(tw, g.rep, o)
+	}
+	return tw.err
+}
+
+func writeTextBody(tw *errWriter, r *Report, o RenderOptions) {
 	for sev := High; sev >= o.MinSeverity; sev-- {
 		fs := r.bySeverity(sev)
 		if len(fs) == 0 {
@@ -126,7 +160,6 @@ func WriteText(w io.Writer, r *Report, o RenderOptions) error {
 		tw.printf("\n%d finding(s) below --min-severity %s not shown.\n", n, o.MinSeverity)
 	}
 	writeTextOthers(tw, r, o)
-	return tw.err
 }
 
 func writeTextFinding(tw *errWriter, f Finding, addr string) {
@@ -242,7 +275,9 @@ func (t Target) describe() string {
 	default:
 		b.WriteString("fixture tree " + t.Root)
 	}
-	if t.Redis != "" {
+	if t.Cluster {
+		fmt.Fprintf(&b, ", Redis Cluster through the seed %s", t.Redis)
+	} else if t.Redis != "" {
 		fmt.Fprintf(&b, ", Redis %s at %s", t.Version, t.Redis)
 		if t.Local {
 			fmt.Fprintf(&b, " (pid %d, local)", t.Pid)
@@ -288,4 +323,62 @@ func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
 	}
+}
+
+// group is a part of a cluster report: the host, the cluster, or one
+// node, with its findings as a report of their own.
+type group struct {
+	title string
+	rep   *Report
+}
+
+// groups splits a cluster report into the host's findings, the cluster's
+// and each node's, in Report.Nodes order; a single server's report is one
+// untitled group.
+func (r *Report) groups() []group {
+	if len(r.Nodes) == 0 {
+		return []group{{rep: r}}
+	}
+	sub := func(target string, keep func(Finding) bool) *Report {
+		s := &Report{Target: r.Target}
+		s.Target.Redis = target
+		for _, f := range r.Findings {
+			if keep(f) {
+				s.Findings = append(s.Findings, f)
+			}
+		}
+		return s
+	}
+	hostRep := sub(r.Target.Redis, func(f Finding) bool { return f.Node == "" && f.Section != "cluster" })
+	hostRep.ReadErrors = r.ReadErrors
+	out := []group{
+		{"host", hostRep},
+		{"cluster", sub(r.Target.Redis, func(f Finding) bool { return f.Node == "" && f.Section == "cluster" })},
+	}
+	for _, n := range r.Nodes {
+		title := "node " + n.Label()
+		if n.Error != "" {
+			title += ": NOT READ: " + n.Error
+		}
+		out = append(out, group{title, sub(n.Addr, func(f Finding) bool { return f.Node == n.Addr })})
+	}
+	return out
+}
+
+// describe is one line of the node list.
+func (n Node) describe() string {
+	s := n.Label()
+	if n.Seed {
+		s += " seed"
+	}
+	if n.Error != "" {
+		return s + ": could not be read: " + n.Error
+	}
+	if n.Version != "" {
+		s += ", Redis " + n.Version
+	}
+	if n.Local {
+		return s + fmt.Sprintf(", pid %d on this host", n.Pid)
+	}
+	return s + ", on another host"
 }

@@ -77,6 +77,9 @@ const (
 	// has one (its CPUs) and the host alone otherwise; with several
 	// servers it runs once for each, as process rules do.
 	PerServer
+	// NeedCluster: the server is a Redis Cluster node and Facts.Cluster
+	// holds every node's facts; the rule judges the cluster once.
+	NeedCluster
 )
 
 // Rule is one check. Rules are values registered once at init.
@@ -102,7 +105,7 @@ type Rule struct {
 }
 
 // Sections are the catalogue's sections, in report order.
-var Sections = []string{"redis-startup", "network", "numa-cpu", "memory", "tcp", "redis", "client"}
+var Sections = []string{"redis-startup", "network", "numa-cpu", "memory", "tcp", "redis", "cluster", "client"}
 
 var (
 	regMu    sync.Mutex

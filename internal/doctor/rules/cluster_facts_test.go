@@ -1,0 +1,66 @@
+package rules
+
+import (
+	"fmt"
+	"maps"
+
+	"redline/internal/doctor"
+	"redline/internal/redisadmin"
+)
+
+// The cluster rules' cases: a healthy cluster of three primaries with a
+// replica each (what redistest.StartCluster builds), and one mutation each
+// that makes a rule fire. TestClusterDoctor (internal/doctor) checks the
+// same rules against real clusters.
+func init() {
+	for id, mut := range map[string]func(*doctor.Cluster){
+		"cluster-coverage": func(c *doctor.Cluster) {
+			c.Shards[1].Slots = []redisadmin.SlotRange{{Start: 5461, End: 6000}}
+		},
+		"cluster-slot-balance": func(c *doctor.Cluster) {
+			c.Shards[0].Slots = []redisadmin.SlotRange{{Start: 0, End: 3999}}
+			c.Shards[1].Slots = []redisadmin.SlotRange{{Start: 4000, End: 10922}}
+		},
+		"cluster-key-balance": func(c *doctor.Cluster) { setKeys(c.Nodes[0], 9000) },
+		"cluster-config-drift": func(c *doctor.Cluster) {
+			n := c.Nodes[2].Redis
+			n.Config = maps.Clone(n.Config)
+			n.Config["hz"] = "50"
+		},
+		"cluster-replicas": func(c *doctor.Cluster) { c.Shards[2].Nodes = c.Shards[2].Nodes[:1] },
+	} {
+		healthyFor[id] = withCluster
+		fires[id] = func(f *doctor.Facts) { withCluster(f); mut(f.Cluster) }
+	}
+}
+
+func withCluster(f *doctor.Facts) { f.Cluster = testCluster() }
+
+// testCluster is three shards of a primary and a replica on 10.0.0.1,
+// ports 7000-7005, each primary holding 1000 keys.
+func testCluster() *doctor.Cluster {
+	c := &doctor.Cluster{Seed: "10.0.0.1:7000", Flags: map[string][]string{}}
+	for i := range 3 {
+		p := redisadmin.ClusterMember{ID: fmt.Sprintf("p%d", i), Addr: fmt.Sprintf("10.0.0.1:%d", 7000+i), Role: "master", Health: "online"}
+		r := redisadmin.ClusterMember{ID: fmt.Sprintf("r%d", i), Addr: fmt.Sprintf("10.0.0.1:%d", 7003+i), Role: "replica", Health: "online"}
+		lo, hi := i*16384/3, (i+1)*16384/3-1
+		c.Shards = append(c.Shards, redisadmin.ClusterShard{Slots: []redisadmin.SlotRange{{Start: lo, End: hi}}, Nodes: []redisadmin.ClusterMember{p, r}})
+		c.Flags[p.ID], c.Flags[r.ID] = []string{"master"}, []string{"slave"}
+		for _, m := range []redisadmin.ClusterMember{p, r} {
+			role := map[string]string{"master": "primary", "replica": "replica"}[m.Role]
+			rf := healthyRedis()
+			rf.Addr = m.Addr
+			n := &doctor.ClusterNodeFacts{Node: doctor.Node{Addr: m.Addr, ID: m.ID, Role: role, Shard: i + 1, Version: rf.Version, Seed: m.Addr == c.Seed},
+				Redis: rf, ClusterInfo: redisadmin.ParseInfo("cluster_state:ok\r\ncluster_slots_assigned:16384\r\n")}
+			setKeys(n, map[string]int64{"primary": 1000, "replica": 1000}[role])
+			c.Nodes = append(c.Nodes, n)
+		}
+	}
+	c.Flags["p0"] = append(c.Flags["p0"], "myself")
+	return c
+}
+
+// setKeys gives the node's INFO a keyspace of n keys.
+func setKeys(n *doctor.ClusterNodeFacts, keys int64) {
+	n.Redis.Info = redisadmin.ParseInfo(healthyInfo + fmt.Sprintf("\r\n# Keyspace\r\ndb0:keys=%d,expires=0,avg_ttl=0\r\n", keys))
+}
