@@ -3,6 +3,8 @@ package rules
 import (
 	"fmt"
 	"maps"
+	"strings"
+	"testing"
 
 	"redline/internal/doctor"
 	"redline/internal/redisadmin"
@@ -63,4 +65,35 @@ func testCluster() *doctor.Cluster {
 // setKeys gives the node's INFO a keyspace of n keys.
 func setKeys(n *doctor.ClusterNodeFacts, keys int64) {
 	n.Redis.Info = redisadmin.ParseInfo(healthyInfo + fmt.Sprintf("\r\n# Keyspace\r\ndb0:keys=%d,expires=0,avg_ttl=0\r\n", keys))
+}
+
+// Cluster nodes on one host share its memory: two local nodes of the
+// same 32 GiB cgroup with 8 GiB of maxmemory each fit; eight do not, and
+// the limit each is judged against says so.
+func TestMaxmemorySharedByLocalNodes(t *testing.T) {
+	f := healthyFacts()
+	f.Node = &doctor.Node{Addr: "10.0.0.1:6379", Role: "primary", Shard: 1, Local: true}
+	p := f.Host.Processes[0]
+	for i := 1; i < 2; i++ {
+		q := p
+		q.PID = p.PID + 1000*i
+		f.Host.Processes = append(f.Host.Processes, q)
+	}
+	if fd := run(t, f, "maxmemory"); fd.Status != doctor.OK {
+		t.Errorf("2 nodes × 8 GiB in 32 GiB: %s %s", fd.Status, fd.Message)
+	}
+	for i := 2; i < 8; i++ {
+		q := p
+		q.PID = p.PID + 1000*i
+		f.Host.Processes = append(f.Host.Processes, q)
+	}
+	fd := run(t, f, "maxmemory")
+	if fd.Status != doctor.Fired || !strings.Contains(fmt.Sprint(fd.Evidence), "shared by 8 cluster nodes on this host") {
+		t.Errorf("8 nodes × 8 GiB in 32 GiB: %s %s %v", fd.Status, fd.Message, fd.Evidence)
+	}
+	// A node on another host is not judged against this host's memory.
+	f.Redis.Process.Local = false
+	if fd := run(t, f, "maxmemory"); fd.Status != doctor.OK || len(fd.Evidence) != 1 {
+		t.Errorf("a node on another host: %s %s %v", fd.Status, fd.Message, fd.Evidence)
+	}
 }
