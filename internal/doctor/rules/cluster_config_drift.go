@@ -30,7 +30,7 @@ var clusterPersistenceParams = []string{"appendonly", "appendfsync", "save", "no
 func init() {
 	doctor.Register(doctor.Rule{
 		ID: "cluster-config-drift", Section: "cluster", Severity: doctor.Medium,
-		Title:  "a node's performance settings differ from the other nodes'",
+		Title:  "A node's performance settings differ from the other nodes'",
 		Why:    "a cluster is as fast as its slowest shard: one node with another maxmemory, eviction policy, hz, io-threads or fsync policy behaves differently under the same load, and a replica promoted by failover brings its own settings",
 		Source: "RS-conf (each setting's effect); RD-cluster (failover promotes a replica as it is)",
 		Needs:  doctor.NeedCluster,

@@ -12,7 +12,7 @@ import (
 func init() {
 	doctor.Register(doctor.Rule{
 		ID: "cluster-coverage", Section: "cluster", Severity: doctor.High,
-		Title:  "hash slots not served, a node not in cluster_state ok, or a node flagged failing",
+		Title:  "Hash slots not served, a node not in cluster_state ok, or a node flagged failing",
 		Why:    "a key in a slot no primary serves cannot be read or written; with cluster-require-full-coverage yes (the default) a node that sees such a slot stops serving every query (cluster_state:fail); a node flagged fail? or fail stops answering for its slots until a failover",
 		Source: "RS-conf (cluster-require-full-coverage); RD-cluster (cluster_state, PFAIL and FAIL flags)",
 		Needs:  doctor.NeedCluster,

@@ -20,7 +20,7 @@ const (
 func init() {
 	doctor.Register(doctor.Rule{
 		ID: "cluster-key-balance", Section: "cluster", Severity: doctor.Medium,
-		Title:  "a primary holds more keys than its share of the slots predicts",
+		Title:  "A primary holds more keys than its share of the slots predicts",
 		Why:    "load follows keys: a primary holding far more keys than its slots predict (hash tags pinning keys to one slot, a few huge slots) saturates first, and rebalancing slots by count does not help",
 		Source: "RD-cluster (keys map to slots by CRC16, hash tags); redline's threshold: more than 1.25× the slot share, with at least 1000 keys in the cluster",
 		Needs:  doctor.NeedCluster,

@@ -10,7 +10,7 @@ import (
 func init() {
 	doctor.Register(doctor.Rule{
 		ID: "cluster-replicas", Section: "cluster", Severity: doctor.Low,
-		Title:  "a primary has no working replica while others have one",
+		Title:  "A primary has no working replica while others have one",
 		Why:    "a primary without a replica cannot fail over: when it fails its slots go unserved (and with full coverage required the whole cluster stops), while the other shards survive the same failure",
 		Source: "RD-cluster (replica promotion; replica migration and cluster-migration-barrier)",
 		Needs:  doctor.NeedCluster,

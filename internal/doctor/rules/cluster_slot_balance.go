@@ -17,7 +17,7 @@ const slotBalanceThreshold = 2.0
 func init() {
 	doctor.Register(doctor.Rule{
 		ID: "cluster-slot-balance", Section: "cluster", Severity: doctor.Medium,
-		Title:  "primaries serve uneven numbers of hash slots",
+		Title:  "Primaries serve uneven numbers of hash slots",
 		Why:    "keys spread over slots, so a primary with more slots holds more keys and takes more requests: it saturates first while the others idle",
 		Source: "RS redis-cli.c (--cluster rebalance: a primary off its even share by more than CLUSTER_MANAGER_REBALANCE_THRESHOLD = 2 %)",
 		Needs:  doctor.NeedCluster,
