@@ -18,8 +18,11 @@ type Cluster struct {
 	// Seed is the address doctor was given.
 	Seed   string
 	Shards []redisadmin.ClusterShard
-	// Flags are each node's flags in the seed's CLUSTER NODES, by node id.
-	Flags map[string][]string
+	// Flags are each node's flags in the seed's CLUSTER NODES, by node id;
+	// FlagsError says why they are missing (an ACL that denies CLUSTER
+	// NODES): the seed is then not marked, and no node is known failing.
+	Flags      map[string][]string
+	FlagsError string
 	// Nodes are every node the topology names, primaries and replicas,
 	// in shard order (the shard serving slot 0 first), primary first.
 	Nodes []*ClusterNodeFacts
@@ -136,10 +139,10 @@ func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o Ga
 		return nil, err
 	}
 	flags, err := seed.ClusterNodeFlags(ctx)
-	if err != nil {
-		return nil, err
-	}
 	cl := &Cluster{Seed: seed.Addr(), Shards: shards, Flags: flags, Nodes: nodesOf(shards, flags)}
+	if err != nil {
+		cl.FlagsError = err.Error()
+	}
 	if len(cl.Nodes) == 0 {
 		return nil, fmt.Errorf("the cluster at %s lists no node (CLUSTER SHARDS is empty)", seed.Addr())
 	}

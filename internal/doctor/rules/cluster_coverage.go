@@ -44,11 +44,16 @@ func checkClusterCoverage(f *doctor.Facts) doctor.Result {
 		}
 	}
 	flagged := flaggedNodes(c)
-	ev = append(ev, doctor.Ev("CLUSTER NODES on "+c.Seed+": nodes flagged fail? or fail", orNoneStr(strings.Join(flagged, "; "))))
+	if c.FlagsError == "" {
+		ev = append(ev, doctor.Ev("CLUSTER NODES on "+c.Seed+": nodes flagged fail? or fail", orNoneStr(strings.Join(flagged, "; "))))
+	}
 	for _, s := range flagged {
 		problems = append(problems, "the seed flags node "+s)
 	}
 	res := doctor.Pass("every slot served, every node read says cluster_state:ok, no node flagged failing")
+	if c.FlagsError != "" && len(problems) == 0 {
+		return doctor.Unchecked("every slot served and every node read says cluster_state:ok, but which nodes the seed flags failing is unknown: %s", c.FlagsError)
+	}
 	if len(problems) > 0 {
 		res = doctor.Fire("%s", strings.Join(problems, "; ")).WithFix(&doctor.Fix{Advice: []string{
 			"bring failed nodes back, or fail over to a replica (CLUSTER FAILOVER on the replica)",

@@ -97,3 +97,19 @@ func TestMaxmemorySharedByLocalNodes(t *testing.T) {
 		t.Errorf("a node on another host: %s %s %v", fd.Status, fd.Message, fd.Evidence)
 	}
 }
+
+// Without the seed's CLUSTER NODES (an ACL may deny it) coverage cannot
+// say no node is failing: not checked, with the reason; a real problem
+// still fires.
+func TestCoverageWithoutNodeFlags(t *testing.T) {
+	f := healthyFacts()
+	withCluster(f)
+	f.Cluster.Flags, f.Cluster.FlagsError = nil, "CLUSTER NODES on 10.0.0.1:7000: NOPERM"
+	if fd := run(t, f, "cluster-coverage"); fd.Status != doctor.NotChecked || !strings.Contains(fd.Reason, "NOPERM") {
+		t.Errorf("%s: %s", fd.Status, fd.Reason)
+	}
+	f.Cluster.Shards[0].Slots = nil
+	if fd := run(t, f, "cluster-coverage"); fd.Status != doctor.Fired || !strings.Contains(fd.Message, "0-5460") {
+		t.Errorf("%s: %s", fd.Status, fd.Message)
+	}
+}
