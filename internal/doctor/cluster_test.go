@@ -86,6 +86,28 @@ func TestClusterDoctor(t *testing.T) {
 		}
 	})
 
+	t.Run("sampled", func(t *testing.T) {
+		// --sample reads every node twice: counters are judged per node
+		// by how much they rose.
+		ctx := context.Background()
+		f, err := doctor.Gather(ctx, doctor.GatherOptions{Root: "/", Redis: &redisadmin.Options{Addr: seed}, Sample: 200 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := doctor.Run(ctx, f, doctor.Options{Only: []string{"rejected-connections"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Findings) != 6 || rep.Target.Interval == "" {
+			t.Fatalf("%d findings, interval %q; want one per node, sampled", len(rep.Findings), rep.Target.Interval)
+		}
+		for _, fd := range rep.Findings {
+			if fd.Node == "" || len(fd.Evidence) == 0 || !strings.Contains(fd.Evidence[0].Note, "rose by") {
+				t.Errorf("node %q: %s %v", fd.Node, fd.Status, fd.Evidence)
+			}
+		}
+	})
+
 	t.Run("config drift", func(t *testing.T) {
 		odd := c.Replicas[1]
 		do(t, odd, "CONFIG", "SET", "hz", "50")
