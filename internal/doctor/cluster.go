@@ -214,20 +214,22 @@ func readNode(ctx context.Context, n *ClusterNodeFacts, o GatherOptions) {
 func perNode(r Rule) bool { return r.Needs&(NeedRedis|NeedRedisProcess|PerServer) != 0 }
 
 // runCluster runs cluster rules once over the whole cluster, server rules
-// once per node that was read, and host rules once.
+// once per node that was read, host rules that read the server once per
+// node on this host, and the other host rules once.
 func runCluster(r Rule, f *Facts) []Finding {
+	local := r.Needs&ReadsRedis != 0 && slices.ContainsFunc(f.Cluster.Nodes, func(n *ClusterNodeFacts) bool { return n.Redis != nil && n.Local })
 	switch {
 	case r.Needs&NeedCluster != 0:
 		return []Finding{runRule(r, f)}
-	case !perNode(r):
+	case !perNode(r) && !local:
 		g := *f
 		g.Cluster = nil
 		return runForEachServer(r, &g)
 	}
 	var out []Finding
 	for _, n := range f.Cluster.Nodes {
-		if n.Redis == nil {
-			continue // Report.Nodes carries its error
+		if n.Redis == nil || local && !n.Local {
+			continue // Report.Nodes carries its error; a host rule judges this host's nodes
 		}
 		g := *f
 		g.Cluster, g.Redis, g.PrevRedis, g.Node = nil, n.Redis, n.PrevRedis, &n.Node

@@ -17,8 +17,9 @@ import (
 )
 
 // clusterReport runs doctor against the cluster through seed, with the
-// cluster rules and one server rule (appendfsync-always) and one host
-// rule (overcommit-memory) to see where each kind runs.
+// cluster rules, one server rule (appendfsync-always), one host rule
+// (overcommit-memory) and one host rule that reads the server (somaxconn
+// against tcp-backlog) to see where each kind runs.
 func clusterReport(t *testing.T, seed string) *doctor.Report {
 	t.Helper()
 	ctx := context.Background()
@@ -26,7 +27,7 @@ func clusterReport(t *testing.T, seed string) *doctor.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := doctor.Run(ctx, f, doctor.Options{Only: []string{"cluster-*", "appendfsync-always", "overcommit-memory"}})
+	rep, err := doctor.Run(ctx, f, doctor.Options{Only: []string{"cluster-*", "appendfsync-always", "overcommit-memory", "somaxconn"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,11 +78,11 @@ func TestClusterDoctor(t *testing.T) {
 			per[f.ID+"@"+f.Node]++
 		}
 		for _, n := range rep.Nodes {
-			if per["appendfsync-always@"+n.Addr] != 1 {
-				t.Errorf("server rule not run once on node %s: %v", n.Addr, per)
+			if per["appendfsync-always@"+n.Addr] != 1 || per["somaxconn@"+n.Addr] != 1 {
+				t.Errorf("server rule, or host rule reading the server, not run once on node %s: %v", n.Addr, per)
 			}
 		}
-		if per["overcommit-memory@"] != 1 || len(rep.Findings) != 5+6+1 {
+		if per["overcommit-memory@"] != 1 || len(rep.Findings) != 5+6+6+1 {
 			t.Errorf("host rule runs once, %d findings in all: %v", len(rep.Findings), per)
 		}
 	})

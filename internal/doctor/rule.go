@@ -80,6 +80,11 @@ const (
 	// NeedCluster: the server is a Redis Cluster node and Facts.Cluster
 	// holds every node's facts; the rule judges the cluster once.
 	NeedCluster
+	// ReadsRedis: a host rule that refines its judgement with the server's
+	// settings when there is one (somaxconn against tcp-backlog). In a
+	// cluster it runs once per node on this host, or once without a
+	// server when no node is on this host.
+	ReadsRedis
 )
 
 // Rule is one check. Rules are values registered once at init.
