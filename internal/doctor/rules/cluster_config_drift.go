@@ -64,17 +64,17 @@ func checkConfigDrift(f *doctor.Facts) doctor.Result {
 		for _, n := range d.odd {
 			v, _ := n.Redis.Config.Get(param)
 			problems = append(problems, fmt.Sprintf("%s %s = %q (%d other %s: %q)", n.Addr, param, v, d.n-len(d.odd), among, d.common))
-			ev = append(ev, doctor.Evidence{Source: "CONFIG GET " + param + " on " + n.Label(), Value: v, Note: fmt.Sprintf("the %s's common value: %s", among, d.common)})
+			ev = append(ev, doctor.Evidence{Source: "CONFIG GET " + param + " on " + n.Label(), Value: v, Note: fmt.Sprintf("the other %s: %s", among, d.common)})
 			advice = append(advice, doctor.Command(change.Change{Kind: change.KindRedisConfig, Target: param, Value: d.common}, n.Addr))
 		}
 	}
 	for _, p := range clusterConfigParams {
 		compare(p, read, "nodes")
 	}
-	for _, role := range []string{"primary", "replica"} {
-		same := slices.DeleteFunc(slices.Clone(read), func(n *doctor.ClusterNodeFacts) bool { return n.Role != role })
+	for _, role := range [][2]string{{"primary", "primaries"}, {"replica", "replicas"}} {
+		same := slices.DeleteFunc(slices.Clone(read), func(n *doctor.ClusterNodeFacts) bool { return n.Role != role[0] })
 		for _, p := range clusterPersistenceParams {
-			compare(p, same, role+"s")
+			compare(p, same, role[1])
 		}
 	}
 	res := doctor.Pass("%d nodes share the %d compared settings", len(read), len(clusterConfigParams)+len(clusterPersistenceParams))
