@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"strings"
@@ -112,4 +113,31 @@ func TestCoverageWithoutNodeFlags(t *testing.T) {
 	if fd := run(t, f, "cluster-coverage"); fd.Status != doctor.Fired || !strings.Contains(fd.Message, "0-5460") {
 		t.Errorf("%s: %s", fd.Status, fd.Message)
 	}
+}
+
+// A cluster of three shards seen from the seed's host: the seed local,
+// the other nodes elsewhere, one node with another hz, one that cannot be
+// reached, in all three formats.
+func TestGoldenCluster(t *testing.T) {
+	f := healthyFacts()
+	withCluster(f)
+	for i, n := range f.Cluster.Nodes {
+		n.Pid = 100 + i
+		n.Redis.Process = redisadmin.Process{Pid: n.Pid, Local: n.Seed, Reason: fmt.Sprintf("no process %d readable on this host: the server runs on another host", n.Pid)}
+		n.Local = n.Seed
+	}
+	drift := f.Cluster.Nodes[2].Redis
+	drift.Config = maps.Clone(drift.Config)
+	drift.Config["hz"] = "50"
+	down := f.Cluster.Nodes[5]
+	down.Redis, down.ClusterInfo, down.Version = nil, nil, ""
+	down.Error = "connect to Redis at 10.0.0.1:7005: dial tcp 10.0.0.1:7005: connect: connection refused (is redis-server running and reachable?)"
+	rep, err := doctor.Run(context.Background(), f, doctor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fired(rep, "cluster-config-drift") || !rep.HasErrors() {
+		t.Errorf("drift fired %v, errors %v", fired(rep, "cluster-config-drift"), rep.HasErrors())
+	}
+	compareGolden(t, "cluster", renderAll(t, rep))
 }
