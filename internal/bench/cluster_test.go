@@ -35,7 +35,7 @@ func TestClusterTopology(t *testing.T) {
 	}
 	// The CLUSTER SLOTS reading of the same cluster gives the same map.
 	cl := redistest.Client(t, c.Primaries[1])
-	old, err := parseClusterSlots(redistest.Do(t, cl, "CLUSTER", "SLOTS"))
+	old, err := topologyOf(redisadmin.ParseClusterSlots(redistest.Do(t, cl, "CLUSTER", "SLOTS")))
 	if err != nil {
 		t.Fatal(err)
 	}

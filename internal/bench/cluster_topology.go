@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,95 +49,49 @@ func (o *Options) adminOptions(addr string) redisadmin.Options {
 	}
 }
 
-// fetchTopology asks addr for the cluster's shards: CLUSTER SHARDS
-// (Redis 7), or CLUSTER SLOTS on older servers.
+// fetchTopology asks addr for the cluster's shards (redisadmin reads
+// CLUSTER SHARDS, or CLUSTER SLOTS on older servers) and keeps what
+// routing needs: each shard's primary, its online replicas, its slots.
 func fetchTopology(ctx context.Context, o *Options, addr string) (*clusterTopology, error) {
 	c, err := redisadmin.Dial(ctx, o.adminOptions(addr))
 	if err != nil {
 		return nil, err
 	}
 	defer c.Close()
-	v, err := c.Do(ctx, "CLUSTER", "SHARDS")
-	if err == nil {
-		return parseClusterShards(v)
+	shards, err := c.ClusterShards(ctx)
+	if errors.Is(err, redisadmin.ErrNotCluster) {
+		return nil, fmt.Errorf("--cluster: %w; drop --cluster to benchmark it as one server", err)
 	}
-	var se *resp.ServerError
-	if !errors.As(err, &se) {
-		return nil, fmt.Errorf("cluster topology from %s: %w", addr, err)
-	}
-	if strings.Contains(se.Msg, "cluster support disabled") {
-		return nil, fmt.Errorf("--cluster: %s is not in cluster mode (%s); drop --cluster to benchmark it as one server", addr, se.Msg)
-	}
-	v, err = c.Do(ctx, "CLUSTER", "SLOTS")
 	if err != nil {
-		return nil, fmt.Errorf("cluster topology from %s: %w", addr, err)
+		return nil, err
 	}
-	return parseClusterSlots(v)
+	return topologyOf(shards)
 }
 
 // slotRange is slots start..end (inclusive) served by nodes[node].
 type slotRange struct{ start, end, node int }
 
-// parseClusterShards reads CLUSTER SHARDS: per shard a map with "slots"
-// (start, end pairs) and "nodes" (maps with id, ip, port, role, health).
-func parseClusterShards(v resp.Value) (*clusterTopology, error) {
+// topologyOf keeps, per shard that has a primary and slots, the primary
+// and its replicas that are online (or whose health CLUSTER SLOTS does
+// not tell: it lists no failed replica).
+func topologyOf(shards []redisadmin.ClusterShard) (*clusterTopology, error) {
 	var ranges []slotRange
 	var nodes []ClusterNode
-	for _, sh := range v.Elems {
-		m := pairs(sh)
-		slots := m["slots"].Elems
-		var primary ClusterNode
-		for _, nv := range m["nodes"].Elems {
-			n := pairs(nv)
-			addr := net.JoinHostPort(cmp.Or(n["ip"].Str, n["endpoint"].Str), cmp.Or(n["port"].Str, n["tls-port"].Str))
-			switch {
-			case n["role"].Str == "master":
-				primary.ID, primary.Addr = n["id"].Str, addr
-			case n["health"].Str == "online":
-				primary.Replicas = append(primary.Replicas, addr)
-			}
-		}
-		if primary.Addr == "" || len(slots) == 0 {
+	for _, sh := range shards {
+		p, ok := sh.Primary()
+		if !ok || len(sh.Slots) == 0 {
 			continue // a shard without a primary, or one serving no slot
 		}
-		for i := 0; i+1 < len(slots); i += 2 {
-			a, _ := strconv.Atoi(slots[i].Str)
-			b, _ := strconv.Atoi(slots[i+1].Str)
-			ranges = append(ranges, slotRange{a, b, len(nodes)})
+		primary := ClusterNode{ID: p.ID, Addr: p.Addr}
+		for _, n := range sh.Nodes {
+			if n.Role != "master" && (n.Health == "online" || n.Health == "") {
+				primary.Replicas = append(primary.Replicas, n.Addr)
+			}
+		}
+		for _, r := range sh.Slots {
+			ranges = append(ranges, slotRange{r.Start, r.End, len(nodes)})
 		}
 		nodes = append(nodes, primary)
-	}
-	return newTopology(nodes, ranges)
-}
-
-// parseClusterSlots reads CLUSTER SLOTS: per range [start, end, primary,
-// replicas...], each node [ip, port, id, ...].
-func parseClusterSlots(v resp.Value) (*clusterTopology, error) {
-	var ranges []slotRange
-	var nodes []ClusterNode
-	for _, r := range v.Elems {
-		if len(r.Elems) < 3 || len(r.Elems[2].Elems) < 2 {
-			continue
-		}
-		a, _ := strconv.Atoi(r.Elems[0].Str)
-		b, _ := strconv.Atoi(r.Elems[1].Str)
-		p := r.Elems[2].Elems
-		addr := net.JoinHostPort(p[0].Str, p[1].Str)
-		i := slices.IndexFunc(nodes, func(n ClusterNode) bool { return n.Addr == addr })
-		if i < 0 {
-			i = len(nodes)
-			n := ClusterNode{Addr: addr}
-			if len(p) > 2 {
-				n.ID = p[2].Str
-			}
-			for _, rep := range r.Elems[3:] {
-				if len(rep.Elems) >= 2 {
-					n.Replicas = append(n.Replicas, net.JoinHostPort(rep.Elems[0].Str, rep.Elems[1].Str))
-				}
-			}
-			nodes = append(nodes, n)
-		}
-		ranges = append(ranges, slotRange{a, b, i})
 	}
 	return newTopology(nodes, ranges)
 }
@@ -180,15 +133,6 @@ func newTopology(nodes []ClusterNode, ranges []slotRange) (*clusterTopology, err
 		t.nodes[rank[r.node]].Slots += r.end - r.start + 1
 	}
 	return t, nil
-}
-
-// pairs reads a flat key/value array (RESP2) or a map (RESP3).
-func pairs(v resp.Value) map[string]resp.Value {
-	m := make(map[string]resp.Value, len(v.Elems)/2)
-	for i := 0; i+1 < len(v.Elems); i += 2 {
-		m[v.Elems[i].Str] = v.Elems[i+1]
-	}
-	return m
 }
 
 // commandKeys is where a command's keys are, from COMMAND INFO: the first

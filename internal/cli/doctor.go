@@ -38,7 +38,19 @@ type doctorOptions struct {
 	json, markdown     bool
 	verbose, list      bool
 	redisExplicitlySet bool
+	cluster            bool
+	clusterSet         bool
 	remote             remoteOptions
+}
+
+// clusterMode is --cluster for doctor.GatherOptions: nil (detect) unless
+// the flag was given.
+func (o *doctorOptions) clusterMode() *bool {
+	if !o.clusterSet {
+		return nil
+	}
+	v := o.cluster
+	return &v
 }
 
 func init() { register(newDoctorCmd) }
@@ -54,12 +66,19 @@ CONFIG, LATENCY LATEST, its start-up warnings) against the rules in
 docs/doctor.md. Each finding shows the values it read and where from, the exact
 commands that fix it and undo the fix. doctor never changes anything.
 
+A Redis Cluster node (INFO cluster_enabled:1) is checked as a cluster: doctor
+reads every node the topology names, runs the server rules on each node
+(labelled with its address, role and shard), the host rules once, and the
+cluster rules (unserved slots, uneven slots or keys, a node with other
+settings, a primary without a replica). --cluster=false checks the one node.
+
 Exit status: 0 when nothing at or above --min-severity fired, 1 when something
 did, 2 when doctor could not run, or a rule errored or a host file did not parse
 (the report lists the errors).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.redisExplicitlySet = cmd.Flags().Changed("host") || cmd.Flags().Changed("port") || cmd.Flags().Changed("socket")
+			o.clusterSet = cmd.Flags().Changed("cluster")
 			return runDoctor(cmd.Context(), s, o)
 		},
 	}
@@ -72,6 +91,7 @@ did, 2 when doctor could not run, or a rule errored or a host file did not parse
 	f.StringVarP(&o.password, "pass", "a", "", "Redis password (visible in ps: prefer --pass-file or REDISCLI_AUTH)")
 	f.StringVar(&o.passFile, "pass-file", "", "read the Redis password from the first line of `FILE`")
 	f.BoolVar(&o.noRedis, "no-redis", false, "check the host only")
+	f.BoolVar(&o.cluster, "cluster", false, "the server is a Redis Cluster seed: check every node and the cluster (default: detected from INFO cluster_enabled; --cluster=false checks the one node)")
 	f.IntVar(&o.pid, "pid", 0, "the server's pid on this host (when it runs in another PID namespace)")
 	f.StringVar(&o.iface, "nic", "", "the NIC that carries Redis traffic (default: every physical NIC that is up)")
 	alias(f, "iface", "nic")
@@ -99,6 +119,9 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	}
 	if o.json && o.markdown {
 		return usageError("redline doctor: choose one of --json and --markdown")
+	}
+	if o.clusterSet && o.cluster && (o.noRedis || o.root != "/") {
+		return usageError("redline doctor: --cluster needs a live server: drop --no-redis and --root")
 	}
 	if o.list {
 		return listRules(s.out)
@@ -146,7 +169,7 @@ func doctorReport(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Re
 
 func gatherDoctor(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Facts, error) {
 	g := doctor.GatherOptions{Root: o.root, Pid: o.pid, Sample: o.sample, Iface: o.iface, ExpectedClients: o.clients,
-		Host: host.Options{IRQPatterns: o.irqPatterns}}
+		Host: host.Options{IRQPatterns: o.irqPatterns}, Cluster: o.clusterMode()}
 	if !o.noRedis {
 		g.Redis = &redisadmin.Options{Addr: net.JoinHostPort(o.host, strconv.Itoa(o.port)), Username: o.user, Password: o.password, Timeout: o.timeout}
 		if o.socket != "" {
@@ -154,7 +177,7 @@ func gatherDoctor(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Fa
 		}
 	}
 	facts, err := doctor.Gather(ctx, g)
-	if err == nil || o.redisExplicitlySet || g.Redis == nil || o.root != "/" {
+	if err == nil || o.redisExplicitlySet || o.clusterSet || g.Redis == nil || o.root != "/" {
 		return facts, err
 	}
 	// Nobody asked for this server: go on with the host alone and say why.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 
@@ -153,11 +154,23 @@ func (hostDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding,
 }
 
 // labFindings are a doctor report's findings as the lab records them,
-// and the fixes it applies unattended (doctor.UnattendedPlan).
+// and the fixes it applies unattended (doctor.UnattendedPlan). For a
+// cluster each finding names its node, and a node doctor could not read
+// is recorded as a finding of its own (cluster-node-unread).
 func labFindings(rep *doctor.Report, addr string) ([]labdata.Finding, []change.Change) {
 	var findings []labdata.Finding
+	labels := map[string]string{}
+	for _, n := range rep.Nodes {
+		labels[n.Addr] = n.Label()
+		if n.Error != "" {
+			findings = append(findings, labdata.Finding{ID: "cluster-node-unread", Severity: "high", Node: n.Label(),
+				Title: "a cluster node could not be read: its checks did not run", Message: n.Error})
+		}
+	}
 	for _, f := range rep.Fired(doctor.Low) {
-		findings = append(findings, findingOf(f, addr))
+		lf := findingOf(f, cmp.Or(f.Node, addr))
+		lf.Node = labels[f.Node]
+		findings = append(findings, lf)
 	}
 	return findings, rep.Plan(doctor.UnattendedPlan).Changes
 }

@@ -55,7 +55,7 @@ func remoteDoctorReport(ctx context.Context, s *streams, o *doctorOptions) (*doc
 		return nil, err
 	}
 	defer hangUp(c)
-	args := remote.DoctorArgs{Pid: o.pid, Iface: o.iface, Clients: o.clients, Sample: o.sample, Only: o.only, Skip: o.skip, IRQPatterns: o.irqPatterns}
+	args := remote.DoctorArgs{Pid: o.pid, Iface: o.iface, Clients: o.clients, Sample: o.sample, Only: o.only, Skip: o.skip, IRQPatterns: o.irqPatterns, Cluster: o.clusterMode()}
 	if !o.noRedis {
 		args.Redis = &remote.RedisTarget{Addr: net.JoinHostPort(o.host, strconv.Itoa(o.port)), User: o.user, Password: o.password}
 		if o.socket != "" {

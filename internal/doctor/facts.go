@@ -46,6 +46,12 @@ type Facts struct {
 	// IntrinsicLatency is a measured intrinsic latency (redis-cli
 	// --intrinsic-latency) of this host, when one was taken.
 	IntrinsicLatency *time.Duration
+
+	// Cluster is set when the server is a Redis Cluster node: Run then
+	// judges every node (Cluster.Nodes) and the cluster as a whole.
+	Cluster *Cluster
+	// Node is the cluster node a per-node rule judges (nil otherwise).
+	Node *Node
 }
 
 // HasRedis reports whether a server's INFO was read.

@@ -30,6 +30,11 @@ type GatherOptions struct {
 
 	Iface           string
 	ExpectedClients int
+
+	// Cluster says whether to treat the server as a Redis Cluster seed:
+	// nil detects it (INFO cluster_enabled:1), true requires it, false
+	// checks the one server only.
+	Cluster *bool
 }
 
 // Gather reads the host and, when asked, the server, and returns the facts
@@ -58,6 +63,17 @@ func Gather(ctx context.Context, o GatherOptions) (*Facts, error) {
 		f.RedisNote = "--root reads a fixture tree, which has no server"
 	default:
 		f.RedisNote = "no server address given"
+	}
+	if conn != nil && (o.Cluster == nil || *o.Cluster) {
+		on, err := isCluster(ctx, conn)
+		switch {
+		case err != nil:
+			return nil, err
+		case on:
+			return gatherCluster(ctx, fs, conn, o, f)
+		case o.Cluster != nil:
+			return nil, fmt.Errorf("--cluster: %s is not a cluster node (INFO cluster_enabled is not 1); drop --cluster to check it as one server", conn.Addr())
+		}
 	}
 	read := func() (*host.Snapshot, *redisadmin.Facts, error) {
 		return gatherOnce(ctx, fs, conn, o)

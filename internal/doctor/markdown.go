@@ -13,36 +13,56 @@ func WriteMarkdown(w io.Writer, r *Report, o RenderOptions) error {
 	mw.printf("# redline doctor\n\n")
 	mw.printf("Target: %s.\n\n", r.Target.describe())
 	mw.printf("Summary: %s.\n", r.Summarize().line())
+	if len(r.Nodes) > 0 {
+		mw.printf("\n## Nodes\n\n")
+		for _, n := range r.Nodes {
+			mw.printf("- %s\n", mdEscape(n.describe()))
+		}
+	}
+	h := "##"
+	if len(r.Nodes) > 0 {
+		h = "###"
+	}
+	for _, g := range r.groups() {
+		if g.title != "" {
+			mw.printf("\n## %s\n", mdEscape(strings.ToUpper(g.title[:1])+g.title[1:]))
+		}
+		writeMarkdownBody(mw, g.rep, o, h)
+	}
+	return mw.err
+}
+
+// writeMarkdownBody writes one group's findings under headings of level h.
+func writeMarkdownBody(mw *errWriter, r *Report, o RenderOptions, h string) {
 	for sev := High; sev >= o.MinSeverity; sev-- {
 		fs := r.bySeverity(sev)
 		if len(fs) == 0 {
 			continue
 		}
 		name := sev.String()
-		mw.printf("\n## %s\n", strings.ToUpper(name[:1])+name[1:])
+		mw.printf("\n%s %s\n", h, strings.ToUpper(name[:1])+name[1:])
 		for _, f := range fs {
-			writeMarkdownFinding(mw, f, r.Target.Redis)
+			writeMarkdownFinding(mw, f, r.Target.Redis, h+"#")
 		}
 	}
 	for _, refused := range []bool{false, true} {
 		if es := r.readErrors(refused); len(es) > 0 {
-			mw.printf("\n## %s\n\n", readErrorsTitle[refused])
+			mw.printf("\n%s %s\n\n", h, readErrorsTitle[refused])
 			for _, e := range es {
 				mw.printf("- %s\n", readErrorText(e))
 			}
 		}
 	}
 	for _, st := range []Status{Errored, NotChecked, NotApplicable} {
-		writeMarkdownTable(mw, statusTitle[st], r.byStatus(st), func(f Finding) string { return f.Reason })
+		writeMarkdownTable(mw, h, statusTitle[st], r.byStatus(st), func(f Finding) string { return f.Reason })
 	}
 	if o.Verbose {
-		writeMarkdownTable(mw, "OK", r.byStatus(OK), func(f Finding) string { return f.Message })
+		writeMarkdownTable(mw, h, "OK", r.byStatus(OK), func(f Finding) string { return f.Message })
 	}
-	return mw.err
 }
 
-func writeMarkdownFinding(mw *errWriter, f Finding, addr string) {
-	mw.printf("\n### `%s`: %s\n\n%s\n\n*Why:* %s (%s)\n", f.ID, mdEscape(f.Title), mdEscape(f.Message), mdEscape(f.Why), mdEscape(f.Source))
+func writeMarkdownFinding(mw *errWriter, f Finding, addr, h string) {
+	mw.printf("\n%s `%s`: %s\n\n%s\n\n*Why:* %s (%s)\n", h, f.ID, mdEscape(f.Title), mdEscape(f.Message), mdEscape(f.Why), mdEscape(f.Source))
 	if len(f.Evidence) > 0 {
 		mw.printf("\n| source | value | note |\n|---|---|---|\n")
 		for _, e := range f.Evidence {
@@ -81,11 +101,11 @@ func writeMarkdownFinding(mw *errWriter, f Finding, addr string) {
 	}
 }
 
-func writeMarkdownTable(mw *errWriter, title string, fs []Finding, text func(Finding) string) {
+func writeMarkdownTable(mw *errWriter, h, title string, fs []Finding, text func(Finding) string) {
 	if len(fs) == 0 {
 		return
 	}
-	mw.printf("\n## %s (%d)\n\n| rule | |\n|---|---|\n", title, len(fs))
+	mw.printf("\n%s %s (%d)\n\n| rule | |\n|---|---|\n", h, title, len(fs))
 	for _, f := range fs {
 		mw.printf("| `%s` | %s |\n", f.ID, mdEscape(text(f)))
 	}

@@ -61,7 +61,10 @@ type Plan struct {
 //   - a fix with a Caution is taken only with o.Cautions;
 //   - only the kinds in o.Kinds, when set;
 //   - one change per target (change.Key): the more severe finding wins,
-//     and the one dropped is noted.
+//     and the one dropped is noted;
+//   - in a cluster, Redis settings only from the seed node's findings: a
+//     plan sets them on one server (Plan.Redis), so another node's are
+//     noted as left out.
 func (r *Report) Plan(o PlanOptions) Plan {
 	var p Plan
 	seen := map[string]bool{}
@@ -75,7 +78,7 @@ func (r *Report) Plan(o PlanOptions) Plan {
 		if cautioned && !o.Cautions {
 			p.Notes = append(p.Notes, fmt.Sprintf("%s: left out (caution: %s)", f.ID, f.Fix.Caution))
 		} else {
-			p.take(f, o, seen)
+			p.take(f, o, seen, r.otherNode(f))
 		}
 		if cautioned && o.Cautions {
 			p.Notes = append(p.Notes, f.ID+": "+f.Fix.Caution)
@@ -92,13 +95,29 @@ func (r *Report) Plan(o PlanOptions) Plan {
 	return p
 }
 
-// take adds f's changes that o allows and no earlier finding set.
-func (p *Plan) take(f Finding, o PlanOptions, seen map[string]bool) {
+// otherNode reports whether f judged a cluster node other than the seed.
+func (r *Report) otherNode(f Finding) bool {
+	if f.Node == "" {
+		return false
+	}
+	for _, n := range r.Nodes {
+		if n.Addr == f.Node {
+			return !n.Seed
+		}
+	}
+	return true
+}
+
+// take adds f's changes that o allows and no earlier finding set; other
+// says f judged a cluster node the plan's Redis settings do not reach.
+func (p *Plan) take(f Finding, o PlanOptions, seen map[string]bool, other bool) {
 	for _, c := range f.Fix.Changes {
 		if c.Rule == "" {
 			c.Rule = f.ID
 		}
 		switch {
+		case other && c.Kind == change.KindRedisConfig:
+			p.Notes = append(p.Notes, fmt.Sprintf("%s from %s on node %s left out: a plan sets Redis settings on the seed only (run doctor against that node to plan for it)", c.Key(), c.Rule, f.Node))
 		case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, c.Kind):
 			p.Notes = append(p.Notes, fmt.Sprintf("%s from %s left out: %s changes are not taken here", c.Key(), c.Rule, c.Kind))
 		case seen[c.Key()]:
@@ -125,6 +144,7 @@ func ReadReport(rd io.Reader) (*Report, error) {
 		Schema     int                `json:"schema"`
 		Target     Target             `json:"target"`
 		ReadErrors []host.SourceError `json:"read_errors"`
+		Nodes      []Node             `json:"nodes"`
 		Findings   []Finding          `json:"findings"`
 	}
 	if err := json.NewDecoder(rd).Decode(&doc); err != nil {
@@ -133,5 +153,5 @@ func ReadReport(rd io.Reader) (*Report, error) {
 	if doc.Schema > SchemaVersion {
 		return nil, fmt.Errorf("doctor report schema %d: this redline reads schema %d (upgrade redline)", doc.Schema, SchemaVersion)
 	}
-	return &Report{Target: doc.Target, Findings: doc.Findings, ReadErrors: doc.ReadErrors}, nil
+	return &Report{Target: doc.Target, Findings: doc.Findings, ReadErrors: doc.ReadErrors, Nodes: doc.Nodes}, nil
 }

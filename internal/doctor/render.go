@@ -33,12 +33,14 @@ type Summary struct {
 	// rules that read them say not checked).
 	ReadErrors int `json:"read_errors,omitempty"`
 	Refused    int `json:"refused,omitempty"`
+	// NodeErrors counts the cluster nodes that could not be read.
+	NodeErrors int `json:"node_errors,omitempty"`
 	Rules      int `json:"rules"`
 }
 
 // Summarize counts r's findings.
 func (r *Report) Summarize() Summary {
-	s := Summary{Fired: map[string]int{}}
+	s := Summary{Fired: map[string]int{}, NodeErrors: len(r.nodeErrors())}
 	for _, e := range r.ReadErrors {
 		if e.Refused() {
 			s.Refused++
@@ -81,15 +83,20 @@ func (s Summary) line() string {
 	if s.Refused > 0 {
 		line += fmt.Sprintf("; %d file(s) refused: permission denied (run as root)", s.Refused)
 	}
+	if s.NodeErrors > 0 {
+		line += fmt.Sprintf("; %d cluster node(s) could not be read", s.NodeErrors)
+	}
 	return line
 }
 
-// HasErrors reports whether a rule errored or the host snapshot could not
-// read or parse a file: the report is then incomplete, whatever fired. A
-// file the kernel refused to this user is not an error: the rules that
-// read it say not checked (permission denied, run as root).
+// HasErrors reports whether a rule errored, the host snapshot could not
+// read or parse a file, or a cluster node could not be read: the report is
+// then incomplete, whatever fired. A file the kernel refused to this user
+// is not an error: the rules that read it say not checked (permission
+// denied, run as root).
 func (r *Report) HasErrors() bool {
-	return r.Summarize().ReadErrors > 0 || len(r.byStatus(Errored)) > 0
+	s := r.Summarize()
+	return s.ReadErrors > 0 || s.NodeErrors > 0 || len(r.byStatus(Errored)) > 0
 }
 
 var readErrorsTitle = map[bool]string{false: "Errors reading the host", true: "Files refused to this user (permission denied: run as root)"}
@@ -100,6 +107,17 @@ func (r *Report) readErrors(refused bool) []host.SourceError {
 	for _, e := range r.ReadErrors {
 		if e.Refused() == refused {
 			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// nodeErrors are the cluster nodes that could not be read.
+func (r *Report) nodeErrors() []Node {
+	var out []Node
+	for _, n := range r.Nodes {
+		if n.Error != "" {
+			out = append(out, n)
 		}
 	}
 	return out
@@ -126,8 +144,9 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Target     Target             `json:"target"`
 		Summary    Summary            `json:"summary"`
 		ReadErrors []host.SourceError `json:"read_errors,omitempty"`
+		Nodes      []Node             `json:"nodes,omitempty"`
 		Findings   []Finding          `json:"findings"`
-	}{SchemaVersion, r.Target, r.Summarize(), r.ReadErrors, r.Findings}
+	}{SchemaVersion, r.Target, r.Summarize(), r.ReadErrors, r.Nodes, r.Findings}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
@@ -140,6 +159,22 @@ func WriteText(w io.Writer, r *Report, o RenderOptions) error {
 	tw := &errWriter{w: w}
 	tw.printf("redline doctor: %s\n", r.Target.describe())
 	tw.printf("%s\n", r.Summarize().line())
+	if len(r.Nodes) > 0 {
+		tw.printf("\nNodes (%d):\n", len(r.Nodes))
+		for _, n := range r.Nodes {
+			tw.printf("  %s\n", n.describe())
+		}
+	}
+	for _, g := range r.groups() {
+		if g.title != "" {
+			tw.printf("\n=== %s ===\n", g.title)
+		}
+		writeTextBody(tw, g.rep, o)
+	}
+	return tw.err
+}
+
+func writeTextBody(tw *errWriter, r *Report, o RenderOptions) {
 	for sev := High; sev >= o.MinSeverity; sev-- {
 		fs := r.bySeverity(sev)
 		if len(fs) == 0 {
@@ -154,7 +189,6 @@ func WriteText(w io.Writer, r *Report, o RenderOptions) error {
 		tw.printf("\n%d finding(s) below --min-severity %s not shown.\n", n, o.MinSeverity)
 	}
 	writeTextOthers(tw, r, o)
-	return tw.err
 }
 
 func writeTextFinding(tw *errWriter, f Finding, addr string) {
@@ -272,7 +306,9 @@ func (t Target) describe() string {
 	default:
 		b.WriteString("fixture tree " + t.Root)
 	}
-	if t.Redis != "" {
+	if t.Cluster {
+		fmt.Fprintf(&b, ", Redis Cluster through the seed %s", t.Redis)
+	} else if t.Redis != "" {
 		fmt.Fprintf(&b, ", Redis %s at %s", t.Version, t.Redis)
 		if t.Local {
 			fmt.Fprintf(&b, " (pid %d, local)", t.Pid)
@@ -318,4 +354,62 @@ func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
 		_, e.err = fmt.Fprintf(e.w, format, args...)
 	}
+}
+
+// group is a part of a cluster report: the host, the cluster, or one
+// node, with its findings as a report of their own.
+type group struct {
+	title string
+	rep   *Report
+}
+
+// groups splits a cluster report into the host's findings, the cluster's
+// and each node's, in Report.Nodes order; a single server's report is one
+// untitled group.
+func (r *Report) groups() []group {
+	if len(r.Nodes) == 0 {
+		return []group{{rep: r}}
+	}
+	sub := func(target string, keep func(Finding) bool) *Report {
+		s := &Report{Target: r.Target}
+		s.Target.Redis = target
+		for _, f := range r.Findings {
+			if keep(f) {
+				s.Findings = append(s.Findings, f)
+			}
+		}
+		return s
+	}
+	hostRep := sub(r.Target.Redis, func(f Finding) bool { return f.Node == "" && f.Section != "cluster" })
+	hostRep.ReadErrors = r.ReadErrors
+	out := []group{
+		{"host", hostRep},
+		{"cluster", sub(r.Target.Redis, func(f Finding) bool { return f.Node == "" && f.Section == "cluster" })},
+	}
+	for _, n := range r.Nodes {
+		title := "node " + n.Label()
+		if n.Error != "" {
+			title += ": NOT READ: " + n.Error
+		}
+		out = append(out, group{title, sub(n.Addr, func(f Finding) bool { return f.Node == n.Addr })})
+	}
+	return out
+}
+
+// describe is one line of the node list.
+func (n Node) describe() string {
+	s := n.Label()
+	if n.Seed {
+		s += " seed"
+	}
+	if n.Error != "" {
+		return s + ": could not be read: " + n.Error
+	}
+	if n.Version != "" {
+		s += ", Redis " + n.Version
+	}
+	if n.Local {
+		return s + fmt.Sprintf(", pid %d on this host", n.Pid)
+	}
+	return s + ", on another host"
 }

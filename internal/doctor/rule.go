@@ -81,6 +81,14 @@ const (
 	// (net.* sysctls, its TCP counters); with several servers in different
 	// namespaces it runs once for each namespace, naming its servers.
 	PerNetNS
+	// NeedCluster: the server is a Redis Cluster node and Facts.Cluster
+	// holds every node's facts; the rule judges the cluster once.
+	NeedCluster
+	// ReadsRedis: a host rule that refines its judgement with the server's
+	// settings when there is one (somaxconn against tcp-backlog). In a
+	// cluster it runs once per node on this host, or once without a
+	// server when no node is on this host.
+	ReadsRedis
 )
 
 // Rule is one check. Rules are values registered once at init.
@@ -113,7 +121,7 @@ type Rule struct {
 }
 
 // Sections are the catalogue's sections, in report order.
-var Sections = []string{"redis-startup", "network", "numa-cpu", "memory", "tcp", "redis", "client"}
+var Sections = []string{"redis-startup", "network", "numa-cpu", "memory", "tcp", "redis", "cluster", "client"}
 
 var (
 	regMu    sync.Mutex

@@ -33,6 +33,9 @@ type Finding struct {
 	// Pid is the redis-server judged, when the host has several and the
 	// rule ran once for each.
 	Pid int `json:"pid,omitempty"`
+	// Node is the cluster node judged (its address, as in Report.Nodes),
+	// for a server rule run once per node of a cluster.
+	Node string `json:"node,omitempty"`
 
 	Message  string     `json:"message,omitempty"`
 	Reason   string     `json:"reason,omitempty"`
@@ -49,7 +52,10 @@ type Report struct {
 	// ReadErrors are what the host snapshot could not read or parse
 	// (the rules that read those files say so too).
 	ReadErrors []host.SourceError `json:"read_errors,omitempty"`
-	Elapsed    time.Duration      `json:"-"`
+	// Nodes are a cluster's nodes, each with the error that kept doctor
+	// from reading it, if any; empty for a single server.
+	Nodes   []Node        `json:"nodes,omitempty"`
+	Elapsed time.Duration `json:"-"`
 }
 
 // Target says what was examined.
@@ -62,6 +68,9 @@ type Target struct {
 	Local     bool   `json:"redis_local,omitempty"`
 	Pid       int    `json:"redis_pid,omitempty"`
 	Interval  string `json:"sample_interval,omitempty"`
+	// Cluster is set when the server is a cluster node: Redis is then the
+	// seed, and Report.Nodes lists every node.
+	Cluster bool `json:"cluster,omitempty"`
 }
 
 // ErrNoRules is returned when no rule is registered: the caller forgot the
@@ -80,9 +89,16 @@ func Run(ctx context.Context, f *Facts, o Options) (*Report, error) {
 	if f.Host != nil {
 		rep.ReadErrors = f.Host.Errors
 	}
+	if f.Cluster != nil {
+		rep.Nodes = clusterNodes(f.Cluster)
+	}
 	for _, r := range rules {
 		if err := ctx.Err(); err != nil {
 			return nil, err
+		}
+		if f.Cluster != nil {
+			rep.Findings = append(rep.Findings, runCluster(r, f)...)
+			continue
 		}
 		rep.Findings = append(rep.Findings, runForEachServer(r, f)...)
 	}
@@ -212,6 +228,10 @@ func joinPIDs(pids []int) string {
 
 func runRule(r Rule, f *Facts) (fd Finding) {
 	fd = Finding{ID: r.ID, Section: r.Section, Severity: r.Severity, Title: r.Title, Why: r.Why, Source: r.Source}
+	if r.Needs&NeedCluster != 0 && f.Cluster == nil && f.HasRedis() {
+		fd.Status, fd.Reason = notClustered(f)
+		return fd
+	}
 	if reason := missing(r.Needs, f); reason != "" {
 		fd.Status, fd.Reason = NotChecked, reason
 		return fd
@@ -466,9 +486,14 @@ func missing(n Need, f *Facts) string {
 	switch {
 	case n&NeedHost != 0 && f.Host == nil:
 		return "no host snapshot"
+	case n&NeedCluster != 0 && f.Cluster == nil:
+		return redisNote(f)
 	case n&NeedRedis != 0 && !f.HasRedis():
 		return redisNote(f)
 	case n&NeedRedisProcess != 0 && f.RedisProcess() == nil:
+		if f.Node != nil && !f.Redis.Process.Local {
+			return "node on another host: " + f.Redis.Process.Reason
+		}
 		if f.HasRedis() && !f.Redis.Process.Local {
 			return "the server is not on this host: " + f.Redis.Process.Reason
 		}
@@ -495,6 +520,14 @@ func targetOf(f *Facts) Target {
 	if f.HasRedis() {
 		t.Redis, t.Version = f.Redis.Addr, f.Redis.Version
 		t.Local, t.Pid = f.Redis.Process.Local, f.Redis.Process.Pid
+	}
+	if c := f.Cluster; c != nil {
+		t.Redis, t.Cluster = c.Seed, true
+		for _, n := range c.Nodes {
+			if n.Seed {
+				t.Version, t.Local, t.Pid = n.Version, n.Local, n.Pid
+			}
+		}
 	}
 	if f.Prev != nil {
 		t.Interval = f.Interval.String()
@@ -529,4 +562,13 @@ func (r *Report) Fired(min Severity) []Finding {
 		}
 	}
 	return out
+}
+
+// notClustered says why a cluster rule did not judge a server: it is not a
+// cluster node, or it is one that was checked alone.
+func notClustered(f *Facts) (Status, string) {
+	if v, _ := f.Info().Get("cluster_enabled"); v == "1" {
+		return NotChecked, "the server is a cluster node checked alone (--cluster=false): its cluster was not read"
+	}
+	return NotApplicable, "the server is not a cluster node (INFO cluster_enabled is not 1)"
 }

@@ -12,8 +12,10 @@ import (
 
 // A managed-cluster target is a Redis Cluster redline starts on loopback
 // (redisserver.StartCluster): every node gets the same server settings,
-// so a variant applies to all of them; the admin connection and the
-// doctor's view are the first primary's; the workloads run with --cluster;
+// so a variant applies to all of them; the admin connection is the first
+// primary's, and the doctor, given it as a seed, checks every node and the
+// cluster (its findings name their node); tuned variants' Redis settings
+// still reach the first primary only; the workloads run with --cluster;
 // FLUSHALL and the server CPU cover every primary.
 
 // isCluster reports whether the workloads must run with --cluster.

@@ -174,8 +174,12 @@ type TargetInfo struct {
 
 // Finding is a doctor finding as the report shows it.
 type Finding struct {
-	ID       string   `json:"id"`
-	Severity string   `json:"severity"`
+	ID       string `json:"id"`
+	Severity string `json:"severity"`
+	// Node is the cluster node the finding is about ("127.0.0.1:7001
+	// (primary, shard 2)"); empty for the host, a single server, or the
+	// cluster as a whole.
+	Node     string   `json:"node,omitempty"`
 	Title    string   `json:"title"`
 	Message  string   `json:"message,omitempty"`
 	Evidence []string `json:"evidence,omitempty"`

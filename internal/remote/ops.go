@@ -133,7 +133,7 @@ func (s *session) doctor(ctx context.Context, raw json.RawMessage) (any, error) 
 		}
 	}
 	g := doctor.GatherOptions{Root: "/", Pid: a.Pid, Sample: a.Sample, Iface: a.Iface, ExpectedClients: a.Clients,
-		Host: host.Options{IRQPatterns: a.IRQPatterns}}
+		Host: host.Options{IRQPatterns: a.IRQPatterns}, Cluster: a.Cluster}
 	if r := a.Redis; r != nil {
 		g.Redis = &redisadmin.Options{Network: r.Network, Addr: r.Addr, Username: r.User, Password: r.Password, Timeout: redisadmin.DefaultTimeout}
 	}

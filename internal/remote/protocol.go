@@ -137,6 +137,8 @@ type DoctorArgs struct {
 	Skip    []string      `json:"skip,omitempty"`
 	// IRQPatterns are extra queue-IRQ naming rules (inspect's --irq-pattern).
 	IRQPatterns []string `json:"irq_patterns,omitempty"`
+	// Cluster is doctor's --cluster: nil detects a cluster node.
+	Cluster *bool `json:"cluster,omitempty"`
 }
 
 // TuneApplyArgs applies a plan on the session host behind its journal.

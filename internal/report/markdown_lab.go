@@ -65,7 +65,11 @@ func writeFindingsMD(mw *errWriter, fs []labdata.Finding) {
 }
 
 func writeFindingMD(mw *errWriter, f labdata.Finding) {
-	mw.printf("- %s **%s**", code(f.ID), md(f.Title))
+	mw.printf("- %s", code(f.ID))
+	if f.Node != "" {
+		mw.printf(" on node %s", code(f.Node))
+	}
+	mw.printf(" **%s**", md(f.Title))
 	if f.Message != "" {
 		mw.printf(": %s", md(f.Message))
 	}

@@ -5,6 +5,7 @@ import (
 
 	"redline/internal/change"
 	"redline/internal/doctor"
+	"redline/internal/host"
 )
 
 func init() {
@@ -58,13 +59,38 @@ func setMaxmemory(bytes uint64, old string) *doctor.Fix {
 }
 
 // memoryLimit is the memory the server may use: its cgroup's memory.max,
-// else the host's MemTotal.
+// else the host's MemTotal (none for a server on another host); for a cluster node, shared evenly with the
+// other nodes on this host in the same limit (each node's maxmemory
+// counts against the same RAM).
 func memoryLimit(f *doctor.Facts) (uint64, doctor.Evidence, bool) {
-	if p := f.RedisProcess(); p != nil && p.Cgroup != nil && p.Cgroup.MemoryMax != nil {
-		return *p.Cgroup.MemoryMax, doctor.Ev("cgroup "+p.Cgroup.Path+" memory.max", doctor.Bytes(*p.Cgroup.MemoryMax)), true
+	limit, ev, ok := uint64(0), doctor.Evidence{}, false
+	p := f.RedisProcess()
+	switch {
+	case f.HasRedis() && !f.Redis.Process.Local:
+		// This host's memory says nothing about a server on another.
+	case p != nil && p.Cgroup != nil && p.Cgroup.MemoryMax != nil:
+		limit, ev, ok = *p.Cgroup.MemoryMax, doctor.Ev("cgroup "+p.Cgroup.Path+" memory.max", doctor.Bytes(*p.Cgroup.MemoryMax)), true
+	case f.Host != nil && f.Host.Memory.MemTotal != nil:
+		limit, ev, ok = *f.Host.Memory.MemTotal, doctor.Ev("/proc/meminfo MemTotal", doctor.Bytes(*f.Host.Memory.MemTotal)), true
 	}
-	if f.Host != nil && f.Host.Memory.MemTotal != nil {
-		return *f.Host.Memory.MemTotal, doctor.Ev("/proc/meminfo MemTotal", doctor.Bytes(*f.Host.Memory.MemTotal)), true
+	if n := sharingNodes(f, p); ok && n > 1 {
+		limit /= uint64(n)
+		ev.Note = fmt.Sprintf("shared by %d cluster nodes on this host: %s each", n, doctor.Bytes(limit))
 	}
-	return 0, doctor.Evidence{}, false
+	return limit, ev, ok
+}
+
+// sharingNodes counts the cluster nodes on this host under the same limit
+// as p: the snapshot of a cluster holds exactly the local nodes' processes.
+func sharingNodes(f *doctor.Facts, p *host.Process) int {
+	if f.Node == nil || f.Host == nil {
+		return 0
+	}
+	n := 0
+	for _, q := range f.Host.Processes {
+		if p == nil || p.Cgroup == nil || p.Cgroup.MemoryMax == nil || q.Cgroup != nil && q.Cgroup.Path == p.Cgroup.Path {
+			n++
+		}
+	}
+	return n
 }

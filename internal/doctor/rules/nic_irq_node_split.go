@@ -16,7 +16,7 @@ func init() {
 		Why:    "a queue whose interrupts land on another node (or alternate between nodes) moves its packets and their socket buffers across the interconnect; where the NIC's node is unknown, the node Redis runs on is the one to keep them on",
 		Source: "KP 2.7 (queue IRQs on the NIC's node); K-scal (RSS IRQ configuration); W (IRQs spread over all nodes)",
 		Reads:  []string{"interrupts", "irq", "nics", "numa", "cpu"},
-		Needs:  doctor.NeedHost,
+		Needs:  doctor.NeedHost | doctor.ReadsRedis,
 		Proves: []string{"/proc/interrupts * queue IRQs by node"},
 		Check:  checkIRQNodeSplit,
 	})

@@ -53,7 +53,7 @@ func checkNofile(f *doctor.Facts) doctor.Result {
 	short := soft >= 0 && soft < want+reservedFDs
 	if !short && want == running && reduced == "" {
 		if soft < 0 {
-			return doctor.Pass("maxclients %d as configured (open-files limit not readable: server not on this host)", running).With(evs...)
+			return doctor.Unchecked("the server's open-files limit is not readable (its process is not on this host); maxclients is %d", running)
 		}
 		return doctor.Pass("open-files limit %d >= maxclients %d + %d", soft, want, reservedFDs).With(evs...)
 	}

@@ -14,7 +14,7 @@ func init() {
 		Why:    "an outgoing connection can take the Redis port (or its cluster bus port, port+10000) as its local port; the server then cannot bind it on restart",
 		Source: "K-ip ip_local_reserved_ports; RS-conf cluster-port (inference; W's ranges cover 16379)",
 		Reads:  []string{"sysctls"},
-		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Needs:  doctor.NeedHost | doctor.ReadsRedis | doctor.PerNetNS,
 		Proves: []string{"/proc/sys/net/ipv4/ip_local_port_range"},
 		Check:  checkReservedPorts,
 	})

@@ -13,7 +13,7 @@ func init() {
 		Why:    "listen() silently caps the accept queue at somaxconn (per network namespace); connects beyond it are dropped and retried after 1 s",
 		Source: "RS server.c checkTcpBacklogSettings; K-src net/socket.c __sys_listen; K-ip; W (128 failed 5000 clients)",
 		Reads:  []string{"sysctls"},
-		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Needs:  doctor.NeedHost | doctor.ReadsRedis | doctor.PerNetNS,
 		Proves: []string{"/proc/sys/net/core/somaxconn", "*tcp-backlog"},
 		Check:  checkSomaxconn,
 	})

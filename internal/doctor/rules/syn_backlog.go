@@ -13,7 +13,7 @@ func init() {
 		Why:    "half-open connections wait in the SYN queue, bounded by tcp_max_syn_backlog; redis.conf says to raise it together with somaxconn",
 		Source: "RS-conf tcp-backlog; K-ip tcp_max_syn_backlog",
 		Reads:  []string{"sysctls"},
-		Needs:  doctor.NeedHost | doctor.PerNetNS,
+		Needs:  doctor.NeedHost | doctor.ReadsRedis | doctor.PerNetNS,
 		Proves: []string{"/proc/sys/net/ipv4/tcp_max_syn_backlog", "*tcp-backlog"},
 		Check:  checkSynBacklog,
 	})

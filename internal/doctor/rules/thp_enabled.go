@@ -14,7 +14,7 @@ func init() {
 		Why:    "with THP always, copy-on-write after fork copies 2 MB pages: latency spikes and memory growth during BGSAVE",
 		Source: "RS server.c linuxMemoryWarnings (THP [always]); RD-lat; K-thp",
 		Reads:  []string{"thp"},
-		Needs:  doctor.NeedHost,
+		Needs:  doctor.NeedHost | doctor.ReadsRedis,
 		Proves: []string{"/sys/kernel/mm/transparent_hugepage/enabled"},
 		Check:  checkTHPEnabled,
 	})

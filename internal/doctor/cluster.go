@@ -1,0 +1,256 @@
+package doctor
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"redline/internal/host"
+	"redline/internal/redisadmin"
+)
+
+// Cluster is a Redis Cluster as doctor read it: the topology the seed
+// gives (redisadmin.ClusterShards, the reader bench routes by), the seed's
+// view of every node's flags, and each node's own facts.
+type Cluster struct {
+	// Seed is the address doctor was given.
+	Seed   string
+	Shards []redisadmin.ClusterShard
+	// Flags are each node's flags in the seed's CLUSTER NODES, by node id;
+	// FlagsError says why they are missing (an ACL that denies CLUSTER
+	// NODES): the seed is then not marked, and no node is known failing.
+	Flags      map[string][]string
+	FlagsError string
+	// Nodes are every node the topology names, primaries and replicas,
+	// in shard order (the shard serving slot 0 first), primary first.
+	Nodes []*ClusterNodeFacts
+}
+
+// ClusterNodeFacts is what doctor read from one node.
+type ClusterNodeFacts struct {
+	Node
+	Redis, PrevRedis *redisadmin.Facts
+	// ClusterInfo is the node's CLUSTER INFO (cluster_state ...).
+	ClusterInfo *redisadmin.Info
+}
+
+// Node labels one cluster node in a report: its findings carry its Addr.
+type Node struct {
+	Addr string `json:"addr"`
+	ID   string `json:"id,omitempty"`
+	// Role is "primary" or "replica"; Shard numbers the shards from 1 in
+	// the order of their first slot (shards serving no slot come last).
+	Role  string `json:"role"`
+	Shard int    `json:"shard"`
+	// Seed marks the node doctor was pointed at.
+	Seed    bool   `json:"seed,omitempty"`
+	Version string `json:"redis_version,omitempty"`
+	// Local says the node's process is on this host (Pid).
+	Local bool `json:"local"`
+	Pid   int  `json:"pid,omitempty"`
+	// Error says why the node could not be read: doctor checked the
+	// others and the report is incomplete.
+	Error string `json:"error,omitempty"`
+}
+
+// Label is "127.0.0.1:7001 (primary, shard 2)".
+func (n Node) Label() string {
+	return fmt.Sprintf("%s (%s, shard %d)", n.Addr, n.Role, n.Shard)
+}
+
+// Primaries returns the reachable and unreachable primaries.
+func (c *Cluster) Primaries() []*ClusterNodeFacts {
+	var out []*ClusterNodeFacts
+	for _, n := range c.Nodes {
+		if n.Role == "primary" {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// Unreachable lists the nodes that could not be read, for rule messages.
+func (c *Cluster) Unreachable() []string {
+	var out []string
+	for _, n := range c.Nodes {
+		if n.Redis == nil {
+			out = append(out, n.Addr)
+		}
+	}
+	return out
+}
+
+// nodesOf lists the topology's nodes in shard order: shards by their
+// first slot, those without slots after, by primary address.
+func nodesOf(shards []redisadmin.ClusterShard, flags map[string][]string) []*ClusterNodeFacts {
+	order := slices.Clone(shards)
+	slices.SortStableFunc(order, func(a, b redisadmin.ClusterShard) int {
+		return cmp.Or(cmp.Compare(firstSlot(a), firstSlot(b)), strings.Compare(firstAddr(a), firstAddr(b)))
+	})
+	var out []*ClusterNodeFacts
+	for i, sh := range order {
+		for _, m := range sh.Nodes {
+			role := "replica"
+			if m.Role == "master" {
+				role = "primary"
+			}
+			n := &ClusterNodeFacts{Node: Node{Addr: m.Addr, ID: m.ID, Role: role, Shard: i + 1}}
+			n.Seed = slices.Contains(flags[m.ID], "myself")
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func firstSlot(s redisadmin.ClusterShard) int {
+	first := redisadmin.ClusterSlots
+	for _, r := range s.Slots {
+		first = min(first, r.Start)
+	}
+	return first
+}
+
+func firstAddr(s redisadmin.ClusterShard) string {
+	if len(s.Nodes) == 0 {
+		return ""
+	}
+	return s.Nodes[0].Addr
+}
+
+// isCluster asks the server whether it runs in cluster mode (INFO
+// cluster: cluster_enabled:1).
+func isCluster(ctx context.Context, c *redisadmin.Conn) (bool, error) {
+	info, err := c.Info(ctx, "cluster")
+	if err != nil {
+		return false, fmt.Errorf("read INFO cluster from %s: %w", c.Addr(), err)
+	}
+	v, _ := info.Get("cluster_enabled")
+	return v == "1", nil
+}
+
+// gatherCluster reads the topology from the seed, then every node and the
+// host (once, with every local node's process), twice when sampling. A
+// node that cannot be read keeps its error; the others are still read.
+func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o GatherOptions, f *Facts) (*Facts, error) {
+	shards, err := seed.ClusterShards(ctx)
+	if err != nil {
+		return nil, err
+	}
+	flags, err := seed.ClusterNodeFlags(ctx)
+	cl := &Cluster{Seed: seed.Addr(), Shards: shards, Flags: flags, Nodes: nodesOf(shards, flags)}
+	if err != nil {
+		cl.FlagsError = err.Error()
+	}
+	if len(cl.Nodes) == 0 {
+		return nil, fmt.Errorf("the cluster at %s lists no node (CLUSTER SHARDS is empty)", seed.Addr())
+	}
+	f.Cluster = cl
+	read := func() (*host.Snapshot, error) {
+		hopts := o.Host
+		hopts.PIDs = nil
+		for _, n := range cl.Nodes {
+			n.PrevRedis = n.Redis
+			readNode(ctx, n, o)
+			if n.Local {
+				hopts.PIDs = append(hopts.PIDs, n.Pid)
+			}
+		}
+		snap, err := host.Read(fs, hopts)
+		if err != nil {
+			return nil, fmt.Errorf("read host %s: %w", fs.Root(), err)
+		}
+		return snap, nil
+	}
+	if f.Host, err = read(); err != nil {
+		return nil, err
+	}
+	if o.Sample > 0 {
+		if err := sleep(ctx, o.Sample); err != nil {
+			return nil, err
+		}
+		f.Prev = f.Host
+		if f.Host, err = read(); err != nil {
+			return nil, err
+		}
+		f.Interval = o.Sample
+	}
+	return f, nil
+}
+
+// readNode dials one node with the seed's credentials and reads what the
+// per-node rules and the cluster rules need. Every round trip has the
+// admin connection's deadline.
+func readNode(ctx context.Context, n *ClusterNodeFacts, o GatherOptions) {
+	ro := *o.Redis
+	ro.Network, ro.Addr = "tcp", n.Addr
+	n.Redis, n.ClusterInfo, n.Error = nil, nil, ""
+	c, err := redisadmin.Dial(ctx, ro)
+	if err != nil {
+		n.Error = err.Error()
+		return
+	}
+	defer c.Close()
+	co := redisadmin.CollectOptions{}
+	if n.Seed {
+		co.Pid = o.Pid
+	}
+	rf, err := redisadmin.Collect(ctx, c, co)
+	if err != nil {
+		n.Error = err.Error()
+		return
+	}
+	if n.ClusterInfo, err = c.ClusterInfo(ctx); err != nil {
+		n.Error = err.Error()
+		return
+	}
+	n.Redis, n.Version = rf, rf.Version
+	n.Local, n.Pid = rf.Process.Local, rf.Process.Pid
+}
+
+// perNode reports whether a rule judges one server: it runs once per
+// cluster node.
+func perNode(r Rule) bool { return r.Needs&(NeedRedis|NeedRedisProcess|PerServer) != 0 }
+
+// runCluster runs cluster rules once over the whole cluster, server rules
+// once per node that was read, host rules that read the server once per
+// node on this host, and the other host rules once.
+func runCluster(r Rule, f *Facts) []Finding {
+	local := r.Needs&ReadsRedis != 0 && slices.ContainsFunc(f.Cluster.Nodes, func(n *ClusterNodeFacts) bool { return n.Redis != nil && n.Local })
+	switch {
+	case r.Needs&NeedCluster != 0:
+		return []Finding{runRule(r, f)}
+	case !perNode(r) && !local:
+		g := *f
+		g.Cluster = nil
+		return runForEachServer(r, &g)
+	}
+	var out []Finding
+	for _, n := range f.Cluster.Nodes {
+		if n.Redis == nil || local && !n.Local {
+			continue // Report.Nodes carries its error; a host rule judges this host's nodes
+		}
+		g := *f
+		g.Cluster, g.Redis, g.PrevRedis, g.Node = nil, n.Redis, n.PrevRedis, &n.Node
+		var fd Finding
+		if r.Needs&PerServer != 0 && !n.Local {
+			fd = Finding{ID: r.ID, Section: r.Section, Severity: r.Severity, Title: r.Title, Why: r.Why, Source: r.Source,
+				Status: NotChecked, Reason: "node on another host: " + n.Redis.Process.Reason}
+		} else {
+			fd = runRule(r, &g)
+		}
+		fd.Node = n.Addr
+		out = append(out, fd)
+	}
+	return out
+}
+
+// clusterNodes is the report's list of nodes.
+func clusterNodes(c *Cluster) []Node {
+	out := make([]Node, len(c.Nodes))
+	for i, n := range c.Nodes {
+		out[i] = n.Node
+	}
+	return out
+}

@@ -1,0 +1,77 @@
+package doctor
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"redline/internal/change"
+	"redline/internal/host"
+	"redline/internal/redisadmin"
+)
+
+// In a cluster, process rules judge the nodes on this host and say "node
+// on another host" for the others; host rules run once, cluster rules
+// once, server rules once per node read; an unread node gets no findings
+// but is listed with its error.
+func TestRunClusterWhereRulesRun(t *testing.T) {
+	pass := func(*Facts) Result { return Pass("fine").With(Ev("x", 1)) }
+	withRules(t,
+		Rule{ID: "host-a", Section: "tcp", Severity: Low, Title: "t", Why: "w", Source: "s", Needs: NeedHost, Check: pass},
+		Rule{ID: "proc-a", Section: "numa-cpu", Severity: Low, Title: "t", Why: "w", Source: "s", Needs: NeedHost | NeedRedisProcess, Check: pass},
+		Rule{ID: "per-a", Section: "numa-cpu", Severity: Low, Title: "t", Why: "w", Source: "s", Needs: NeedHost | PerServer, Check: pass},
+		Rule{ID: "redis-a", Section: "redis", Severity: Low, Title: "t", Why: "w", Source: "s", Needs: NeedRedis, Check: pass},
+		Rule{ID: "cluster-a", Section: "cluster", Severity: Low, Title: "t", Why: "w", Source: "s", Needs: NeedCluster, Check: pass},
+	)
+	node := func(addr string, local bool, pid int, reason string) *ClusterNodeFacts {
+		return &ClusterNodeFacts{Node: Node{Addr: addr, Role: "primary", Shard: 1, Local: local, Pid: pid},
+			Redis: &redisadmin.Facts{Addr: addr, Info: redisadmin.ParseInfo("redis_version:7.2.4\r\n"), Process: redisadmin.Process{Pid: pid, Local: local, Reason: reason}}}
+	}
+	down := &ClusterNodeFacts{Node: Node{Addr: "10.0.0.9:7002", Role: "replica", Shard: 1, Error: "connect: connection refused"}}
+	f := &Facts{Host: &host.Snapshot{Processes: []host.Process{{PID: 100}}}, Cluster: &Cluster{Seed: "10.0.0.1:7000", Nodes: []*ClusterNodeFacts{
+		node("10.0.0.1:7000", true, 100, ""), node("10.0.0.2:7001", false, 200, "no process 200 readable on this host"), down,
+	}}}
+	rep, err := Run(context.Background(), f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Finding{}
+	for _, fd := range rep.Findings {
+		got[fd.ID+"@"+fd.Node] = fd
+	}
+	for key, want := range map[string]Status{
+		"host-a@": OK, "cluster-a@": OK,
+		"proc-a@10.0.0.1:7000": OK, "proc-a@10.0.0.2:7001": NotChecked,
+		"per-a@10.0.0.1:7000": OK, "per-a@10.0.0.2:7001": NotChecked,
+		"redis-a@10.0.0.1:7000": OK, "redis-a@10.0.0.2:7001": OK,
+	} {
+		if fd, ok := got[key]; !ok || fd.Status != want {
+			t.Errorf("%s: %+v, want %s", key, fd, want)
+		} else if want == NotChecked && !strings.HasPrefix(fd.Reason, "node on another host: no process 200") {
+			t.Errorf("%s: reason %q", key, fd.Reason)
+		}
+	}
+	if len(rep.Findings) != 8 || len(rep.Nodes) != 3 || rep.Nodes[2].Error == "" || !rep.HasErrors() {
+		t.Errorf("%d findings, nodes %+v, errors %v", len(rep.Findings), rep.Nodes, rep.HasErrors())
+	}
+}
+
+// A plan sets Redis settings on one server: in a cluster it takes the seed
+// node's and notes the others'; a host change found on several nodes is
+// taken once.
+func TestPlanOfClusterReport(t *testing.T) {
+	rep := &Report{Target: Target{Redis: "10.0.0.1:7000", Cluster: true},
+		Nodes: []Node{{Addr: "10.0.0.1:7000", Seed: true}, {Addr: "10.0.0.2:7001"}}}
+	for _, n := range rep.Nodes {
+		fix := new(Fix).Set(change.KindRedisConfig, "hz", "100", "10", "w")
+		fix.Sysctl("net.core.somaxconn", "4096", "128", "w")
+		rep.Findings = append(rep.Findings, Finding{ID: "r", Severity: Medium, Status: Fired, Node: n.Addr, Fix: fix})
+	}
+	p := rep.Plan(ReviewedPlan(Low))
+	if len(p.Changes) != 2 || p.Redis != "10.0.0.1:7000" {
+		t.Fatalf("changes %+v, redis %q; want hz and somaxconn once, for the seed", p.Changes, p.Redis)
+	}
+	if !strings.Contains(strings.Join(p.Notes, "\n"), "on node 10.0.0.2:7001 left out") {
+		t.Errorf("notes %q", p.Notes)
+	}
+}

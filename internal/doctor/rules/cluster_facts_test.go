@@ -1,0 +1,143 @@
+package rules
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"testing"
+
+	"redline/internal/doctor"
+	"redline/internal/redisadmin"
+)
+
+// The cluster rules' cases: a healthy cluster of three primaries with a
+// replica each (what redistest.StartCluster builds), and one mutation each
+// that makes a rule fire. TestClusterDoctor (internal/doctor) checks the
+// same rules against real clusters.
+func init() {
+	for id, mut := range map[string]func(*doctor.Cluster){
+		"cluster-coverage": func(c *doctor.Cluster) {
+			c.Shards[1].Slots = []redisadmin.SlotRange{{Start: 5461, End: 6000}}
+		},
+		"cluster-slot-balance": func(c *doctor.Cluster) {
+			c.Shards[0].Slots = []redisadmin.SlotRange{{Start: 0, End: 3999}}
+			c.Shards[1].Slots = []redisadmin.SlotRange{{Start: 4000, End: 10922}}
+		},
+		"cluster-key-balance": func(c *doctor.Cluster) { setKeys(c.Nodes[0], 9000) },
+		"cluster-config-drift": func(c *doctor.Cluster) {
+			n := c.Nodes[2].Redis
+			n.Config = maps.Clone(n.Config)
+			n.Config["hz"] = "50"
+		},
+		"cluster-replicas": func(c *doctor.Cluster) { c.Shards[2].Nodes = c.Shards[2].Nodes[:1] },
+	} {
+		healthyFor[id] = withCluster
+		fires[id] = func(f *doctor.Facts) { withCluster(f); mut(f.Cluster) }
+	}
+}
+
+func withCluster(f *doctor.Facts) { f.Cluster = testCluster() }
+
+// testCluster is three shards of a primary and a replica on 10.0.0.1,
+// ports 7000-7005, each primary holding 1000 keys.
+func testCluster() *doctor.Cluster {
+	c := &doctor.Cluster{Seed: "10.0.0.1:7000", Flags: map[string][]string{}}
+	for i := range 3 {
+		p := redisadmin.ClusterMember{ID: fmt.Sprintf("p%d", i), Addr: fmt.Sprintf("10.0.0.1:%d", 7000+i), Role: "master", Health: "online"}
+		r := redisadmin.ClusterMember{ID: fmt.Sprintf("r%d", i), Addr: fmt.Sprintf("10.0.0.1:%d", 7003+i), Role: "replica", Health: "online"}
+		lo, hi := i*16384/3, (i+1)*16384/3-1
+		c.Shards = append(c.Shards, redisadmin.ClusterShard{Slots: []redisadmin.SlotRange{{Start: lo, End: hi}}, Nodes: []redisadmin.ClusterMember{p, r}})
+		c.Flags[p.ID], c.Flags[r.ID] = []string{"master"}, []string{"slave"}
+		for _, m := range []redisadmin.ClusterMember{p, r} {
+			role := map[string]string{"master": "primary", "replica": "replica"}[m.Role]
+			rf := healthyRedis()
+			rf.Addr = m.Addr
+			n := &doctor.ClusterNodeFacts{Node: doctor.Node{Addr: m.Addr, ID: m.ID, Role: role, Shard: i + 1, Version: rf.Version, Seed: m.Addr == c.Seed},
+				Redis: rf, ClusterInfo: redisadmin.ParseInfo("cluster_state:ok\r\ncluster_slots_assigned:16384\r\n")}
+			setKeys(n, map[string]int64{"primary": 1000, "replica": 1000}[role])
+			c.Nodes = append(c.Nodes, n)
+		}
+	}
+	c.Flags["p0"] = append(c.Flags["p0"], "myself")
+	return c
+}
+
+// setKeys gives the node's INFO a keyspace of n keys.
+func setKeys(n *doctor.ClusterNodeFacts, keys int64) {
+	n.Redis.Info = redisadmin.ParseInfo(healthyInfo + fmt.Sprintf("\r\n# Keyspace\r\ndb0:keys=%d,expires=0,avg_ttl=0\r\n", keys))
+}
+
+// Cluster nodes on one host share its memory: two local nodes of the
+// same 32 GiB cgroup with 8 GiB of maxmemory each fit; eight do not, and
+// the limit each is judged against says so.
+func TestMaxmemorySharedByLocalNodes(t *testing.T) {
+	f := healthyFacts()
+	f.Node = &doctor.Node{Addr: "10.0.0.1:6379", Role: "primary", Shard: 1, Local: true}
+	p := f.Host.Processes[0]
+	for i := 1; i < 2; i++ {
+		q := p
+		q.PID = p.PID + 1000*i
+		f.Host.Processes = append(f.Host.Processes, q)
+	}
+	if fd := run(t, f, "maxmemory"); fd.Status != doctor.OK {
+		t.Errorf("2 nodes × 8 GiB in 32 GiB: %s %s", fd.Status, fd.Message)
+	}
+	for i := 2; i < 8; i++ {
+		q := p
+		q.PID = p.PID + 1000*i
+		f.Host.Processes = append(f.Host.Processes, q)
+	}
+	fd := run(t, f, "maxmemory")
+	if fd.Status != doctor.Fired || !strings.Contains(fmt.Sprint(fd.Evidence), "shared by 8 cluster nodes on this host") {
+		t.Errorf("8 nodes × 8 GiB in 32 GiB: %s %s %v", fd.Status, fd.Message, fd.Evidence)
+	}
+	// A node on another host is not judged against this host's memory.
+	f.Redis.Process.Local = false
+	if fd := run(t, f, "maxmemory"); fd.Status != doctor.OK || len(fd.Evidence) != 1 {
+		t.Errorf("a node on another host: %s %s %v", fd.Status, fd.Message, fd.Evidence)
+	}
+}
+
+// Without the seed's CLUSTER NODES (an ACL may deny it) coverage cannot
+// say no node is failing: not checked, with the reason; a real problem
+// still fires.
+func TestCoverageWithoutNodeFlags(t *testing.T) {
+	f := healthyFacts()
+	withCluster(f)
+	f.Cluster.Flags, f.Cluster.FlagsError = nil, "CLUSTER NODES on 10.0.0.1:7000: NOPERM"
+	if fd := run(t, f, "cluster-coverage"); fd.Status != doctor.NotChecked || !strings.Contains(fd.Reason, "NOPERM") {
+		t.Errorf("%s: %s", fd.Status, fd.Reason)
+	}
+	f.Cluster.Shards[0].Slots = nil
+	if fd := run(t, f, "cluster-coverage"); fd.Status != doctor.Fired || !strings.Contains(fd.Message, "0-5460") {
+		t.Errorf("%s: %s", fd.Status, fd.Message)
+	}
+}
+
+// A cluster of three shards seen from the seed's host: the seed local,
+// the other nodes elsewhere, one node with another hz, one that cannot be
+// reached, in all three formats.
+func TestGoldenCluster(t *testing.T) {
+	f := healthyFacts()
+	withCluster(f)
+	for i, n := range f.Cluster.Nodes {
+		n.Pid = 100 + i
+		n.Redis.Process = redisadmin.Process{Pid: n.Pid, Local: n.Seed, Reason: fmt.Sprintf("no process %d readable on this host: the server runs on another host", n.Pid)}
+		n.Local = n.Seed
+	}
+	drift := f.Cluster.Nodes[2].Redis
+	drift.Config = maps.Clone(drift.Config)
+	drift.Config["hz"] = "50"
+	down := f.Cluster.Nodes[5]
+	down.Redis, down.ClusterInfo, down.Version = nil, nil, ""
+	down.Error = "connect to Redis at 10.0.0.1:7005: dial tcp 10.0.0.1:7005: connect: connection refused (is redis-server running and reachable?)"
+	rep, err := doctor.Run(context.Background(), f, doctor.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !fired(rep, "cluster-config-drift") || !rep.HasErrors() {
+		t.Errorf("drift fired %v, errors %v", fired(rep, "cluster-config-drift"), rep.HasErrors())
+	}
+	compareGolden(t, "cluster", renderAll(t, rep))
+}
