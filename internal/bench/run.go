@@ -358,7 +358,7 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 		return nil, err
 	}
 	r.setupTime = time.Duration(r.now() - setupFrom)
-	if err := waitUntil(ctx, r.o.StartAt); err != nil {
+	if err := r.gate(ctx); err != nil {
 		r.abort.Store(true)
 		close(start)
 		r.drain(done)
@@ -374,6 +374,14 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 	stopTimers()
 	r.kernel = probe.finish() // before the loops close their connections
 	return r.summarise(startWall)
+}
+
+// gate holds the start until Options.Ready returns.
+func (r *runner) gate(ctx context.Context) error {
+	if r.o.Ready == nil {
+		return nil
+	}
+	return r.o.Ready(ctx)
 }
 
 func (r *runner) awaitReady(ctx context.Context, ready <-chan error) error {

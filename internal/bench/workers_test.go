@@ -18,7 +18,7 @@ func TestMergeWorkersExactPercentiles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	union := benchdata.NewHistogram(3)
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var parts []*benchdata.Summary
+	var parts []WorkerPart
 	for w, scale := range []float64{50_000, 500_000} { // ns: a fast and an overloaded worker
 		h := benchdata.NewHistogram(3)
 		for range 20000 + 5000*w {
@@ -36,7 +36,7 @@ func TestMergeWorkersExactPercentiles(t *testing.T) {
 		if err := json.Unmarshal(b, &back); err != nil {
 			t.Fatal(err)
 		}
-		parts = append(parts, &back)
+		parts = append(parts, WorkerPart{Worker: w + 1, Summary: &back})
 	}
 	m, err := MergeWorkers(parts)
 	if err != nil {
@@ -48,7 +48,7 @@ func TestMergeWorkersExactPercentiles(t *testing.T) {
 	if m.Requests != union.TotalCount() || m.Config.Clients != 20 || len(m.Workers) != 2 || m.ElapsedSeconds != 1 {
 		t.Errorf("merged %d requests, %d clients, %d workers, %v s", m.Requests, m.Config.Clients, len(m.Workers), m.ElapsedSeconds)
 	}
-	avg := (parts[0].Latency.P99 + parts[1].Latency.P99) / 2
+	avg := (parts[0].Summary.Latency.P99 + parts[1].Summary.Latency.P99) / 2
 	t.Logf("p99: merged %.3f ms, union %.3f ms, average of the two %.3f ms", m.Latency.P99, benchdata.Digest(union.Histogram).P99, avg)
 }
 

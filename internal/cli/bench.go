@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -189,7 +190,7 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 // measure runs t here, or in --workers processes.
 func (r *benchRun) measure(ctx context.Context, t bench.Test, data []byte) (*benchdata.Summary, error) {
 	if r.f.Workers > 1 {
-		return runWorkers(ctx, r.o, t, data, r.f.Workers)
+		return runWorkers(ctx, r.o, t, data, r.f.Workers, cmp.Or(r.f.WorkersReadyTimeout, bench.WorkerReadyTimeout(r.o)))
 	}
 	return bench.Run(ctx, r.o, t, data)
 }

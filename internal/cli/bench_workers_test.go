@@ -2,11 +2,18 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
 	"redline/internal/benchdata"
 	"redline/internal/redistest"
+	"redline/internal/testutil"
+	"redline/internal/testutil/respscript"
 )
 
 // TestBenchWorkersMerge runs one test in two worker processes (this test
@@ -44,4 +51,77 @@ func TestBenchWorkersUsage(t *testing.T) {
 	if code != 2 {
 		t.Errorf("exit %d (%s), want 2 for fewer clients than workers", code, errOut)
 	}
+}
+
+// TestBenchWorkersReadyBarrier: the first SELECT (one worker's first
+// connection, --dbnum 1) is answered late, so that worker is ready long
+// after the other; the barrier starts both together after it, where a
+// fixed start would have let the quick one run alone.
+func TestBenchWorkersReadyBarrier(t *testing.T) {
+	testutil.Heavy(t)
+	const slow = 2500 * time.Millisecond
+	srv := respscript.Start(t, respscript.Options{Script: respscript.OnNth("SELECT", 1, respscript.Delay(slow))})
+	t.Setenv("REDLINE_TEST_MAIN", "1")
+	out := filepath.Join(t.TempDir(), "w.json")
+	stdout, errOut, code := runCLI(t, context.Background(), nil, "bench", "--workers", "2", "-p", strconv.Itoa(srv.Port()), "--dbnum", "1",
+		"-t", "set", "-c", "4", "-n", "400", "-q", "--progress", "none", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	doc, err := benchdata.ReadDocument(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := doc.Results[0].Workers
+	if len(ws) != 2 || ws[0].Clock == nil || ws[1].Clock == nil {
+		t.Fatalf("workers %+v", ws)
+	}
+	apart := ws[0].Start.Sub(ws[1].Start).Abs()
+	if apart > slow/2 {
+		t.Errorf("the workers started %s apart; the slow one was %s late: no common start", apart, slow)
+	}
+	if srv.Count("SET") != 400 {
+		t.Errorf("server saw %d SETs, want 400", srv.Count("SET"))
+	}
+	t.Logf("started %s apart\n%s", apart, stdout)
+}
+
+// TestBenchWorkersNeverReady: one worker's first SELECT is never
+// answered; the run fails at the ready deadline naming that worker, and
+// no worker process is left.
+func TestBenchWorkersNeverReady(t *testing.T) {
+	testutil.Heavy(t)
+	srv := respscript.Start(t, respscript.Options{Script: respscript.OnNth("SELECT", 1, respscript.Stall())})
+	t.Setenv("REDLINE_TEST_MAIN", "1")
+	stdout, errOut, code := runCLI(t, context.Background(), nil, "bench", "--workers", "2", "-p", strconv.Itoa(srv.Port()), "--dbnum", "1",
+		"-t", "set", "-c", "4", "-n", "400", "--timeout", "60s", "--workers-ready-timeout", "1s", "-q", "--progress", "none")
+	if code != 1 || !regexp.MustCompile(`worker [12] not ready within 1s`).MatchString(errOut) {
+		t.Fatalf("exit %d, want 1 and the worker named\n%s\n%s", code, stdout, errOut)
+	}
+	if n := srv.Count("SET"); n != 0 {
+		t.Errorf("%d SETs were sent: the ready worker started alone", n)
+	}
+	if left := childWorkers(t); len(left) > 0 {
+		t.Errorf("worker processes left running: %v", left)
+	}
+	t.Log(errOut)
+}
+
+// childWorkers lists this process's children that are bench workers.
+func childWorkers(t *testing.T) []string {
+	t.Helper()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var out []string
+	me := strconv.Itoa(os.Getpid())
+	for _, d := range dirs {
+		st, err := os.ReadFile(d + "/stat")
+		cmd, _ := os.ReadFile(d + "/cmdline")
+		if err != nil || !strings.Contains(string(cmd), "--worker") {
+			continue
+		}
+		if f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:])); len(f) > 1 && f[1] == me {
+			out = append(out, filepath.Base(d))
+		}
+	}
+	return out
 }

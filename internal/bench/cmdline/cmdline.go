@@ -36,8 +36,11 @@ type Flags struct {
 	Quiet, CSV, Loop, Idle, StdinArg bool
 	ShowErrors, Version, Cluster     bool
 	Workers                          int
-	TestList, Ratio                  string
-	JSONOut, HdrOut, Progress        string
+	// WorkersReadyTimeout bounds the wait for every --workers process
+	// to be connected and ready (bench.WorkerReadyTimeout when zero).
+	WorkersReadyTimeout       time.Duration
+	TestList, Ratio           string
+	JSONOut, HdrOut, Progress string
 
 	duration, warmup, timeout time.Duration
 	drain                     time.Duration
@@ -91,6 +94,7 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.IntVar(&f.threads, "threads", 0, "number of event-loop threads (default 1)")
 	fl.BoolVar(&f.Cluster, "cluster", false, "Redis Cluster: -h/-p is a seed; each client opens a connection per primary and sends each request to its key's slot")
 	fl.IntVar(&f.Workers, "workers", 0, "run the load from N local processes with a common start, each a share of -c, -n and --rate; results merged exactly")
+	fl.DurationVar(&f.WorkersReadyTimeout, "workers-ready-timeout", 0, "with --workers: fail the run when a worker has not connected its clients within this (default --timeout + 20s)")
 	fl.BoolVar(&f.readReplicas, "read-from-replicas", false, "with --cluster: send read-only commands to the replicas of the slot's primary (READONLY)")
 	fl.IntVar(&f.keyIndex, "key-index", 0, "with --cluster: route custom commands by argument N (1 = first after the command name) instead of COMMAND INFO")
 	fl.BoolVar(&f.tracking, "enable-tracking", false, "send CLIENT TRACKING on before starting")
