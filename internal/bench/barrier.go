@@ -88,7 +88,7 @@ func RunWorkers(ctx context.Context, ws []WorkerSlot, readyTimeout time.Duration
 			errs = append(errs, fmt.Errorf("%s: %w", p.name(), p.Err))
 		}
 	}
-	if merr != nil {
+	if merr != nil && m == nil && len(errs) == 0 {
 		errs = append(errs, merr)
 	}
 	if m != nil && m.Interrupted && ctx.Err() != nil {

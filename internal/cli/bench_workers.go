@@ -45,12 +45,13 @@ type workerMsg struct {
 	Summary *benchdata.Summary `json:"summary,omitempty"`
 }
 
-// checkWorkers refuses what a worker process cannot do.
-func checkWorkers(n int, o bench.Options, idle bool) error {
+// checkWorkers refuses what a worker cannot do (n workers, on ssh
+// hosts when remote).
+func checkWorkers(n int, o bench.Options, idle, remote bool) error {
 	switch {
 	case n < 0:
 		return fmt.Errorf("--workers must not be negative, got %d", n)
-	case n <= 1:
+	case n <= 1 && !remote:
 		return nil
 	case o.TLS != nil:
 		return fmt.Errorf("--workers with --tls is not supported yet")

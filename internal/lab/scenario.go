@@ -293,7 +293,7 @@ func existingServer(t labdata.TargetSpec) bool {
 // validateSSH checks a target of kind ssh.
 func validateSSH(s *labdata.Scenario, bad func(path, format string, args ...any)) {
 	t := s.Target
-	if t.Host == "" || strings.HasPrefix(t.Host, "-") || strings.ContainsAny(t.Host, " \t\n'\"\\;|&$`") {
+	if !labdata.ValidSSHDestination(t.Host) {
 		bad("target.host", "%q: want the ssh destination, [user@]host or a Host of your ssh config", t.Host)
 	}
 	if t.Address != "" && net.ParseIP(t.Address) == nil {

@@ -115,6 +115,14 @@ type TargetSpec struct {
 	Queues int `json:"queues,omitempty" yaml:"queues,omitempty"`
 }
 
+// ValidSSHDestination reports whether s can be an ssh destination:
+// [user@]host or a Host of the user's ssh config, and nothing ssh would
+// take for an option or a shell would split (a lab target's host, a
+// bench --workers ssh: host).
+func ValidSSHDestination(s string) bool {
+	return s != "" && !strings.HasPrefix(s, "-") && !strings.ContainsAny(s, " \t\n'\"\\;|&$`,")
+}
+
 // ServerSpec configures a managed or netns server.
 type ServerSpec struct {
 	Binary string            `json:"binary,omitempty" yaml:"binary,omitempty"`
