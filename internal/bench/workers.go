@@ -35,6 +35,20 @@ type WorkerSpec struct {
 	Data    []byte  `json:"data"`
 }
 
+// CheckWorkers refuses what n workers cannot share: fewer clients or
+// requests than workers, TLS (not carried to a worker yet).
+func CheckWorkers(n int, o Options) error {
+	switch {
+	case o.TLS != nil:
+		return fmt.Errorf("--workers with --tls is not supported yet")
+	case o.Clients < n:
+		return fmt.Errorf("--workers %d needs at least one client each: -c %d", n, o.Clients)
+	case o.Requests > 0 && o.Requests < int64(n):
+		return fmt.Errorf("--workers %d needs at least one request each: -n %d", n, o.Requests)
+	}
+	return nil
+}
+
 // WorkerSpecs splits o over n workers: each gets its share of -c, -n and
 // --rate (Shares) and its own seed, so they do not send the same keys.
 func WorkerSpecs(o Options, t Test, data []byte, n int) []WorkerSpec {

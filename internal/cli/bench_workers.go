@@ -53,16 +53,10 @@ func checkWorkers(n int, o bench.Options, idle, remote bool) error {
 		return fmt.Errorf("--workers must not be negative, got %d", n)
 	case n <= 1 && !remote:
 		return nil
-	case o.TLS != nil:
-		return fmt.Errorf("--workers with --tls is not supported yet")
 	case idle:
 		return fmt.Errorf("--workers with -I is not supported")
-	case o.Clients < n:
-		return fmt.Errorf("--workers %d needs at least one client each: -c %d", n, o.Clients)
-	case o.Requests > 0 && o.Requests < int64(n):
-		return fmt.Errorf("--workers %d needs at least one request each: -n %d", n, o.Requests)
 	}
-	return nil
+	return bench.CheckWorkers(n, o)
 }
 
 // runWorkers runs t in n local processes and merges their results.
@@ -85,6 +79,12 @@ func runWorkers(ctx context.Context, o bench.Options, t bench.Test, data []byte,
 		ws[i] = bench.WorkerSlot{N: i + 1, Worker: p}
 	}
 	return bench.RunWorkers(ctx, ws, readyTimeout)
+}
+
+// labWorkers is the lab's load from local worker processes (the
+// scenario's client.workers), with the default ready deadline.
+func labWorkers(ctx context.Context, o bench.Options, t bench.Test, data []byte, n int) (*benchdata.Summary, error) {
+	return runWorkers(ctx, o, t, data, n, bench.WorkerReadyTimeout(o))
 }
 
 // workerProc is a local worker process (bench.Worker).

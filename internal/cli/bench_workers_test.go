@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"redline/internal/benchdata"
+	"redline/internal/labdata"
 	"redline/internal/redistest"
 	"redline/internal/testutil"
 	"redline/internal/testutil/respscript"
@@ -124,4 +125,45 @@ func childWorkers(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+// TestLabWorkersLoad: a lab whose client.workers is 2 measures every run
+// from two worker processes: exact totals, a line per worker in each
+// run's summary, and the load described in the report.
+func TestLabWorkersLoad(t *testing.T) {
+	testutil.Heavy(t)
+	t.Setenv("REDLINE_TEST_MAIN", "1")
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "s.yaml")
+	os.WriteFile(scenario, []byte(`
+name: workers
+client: {workers: 2}
+workloads: [{name: set, bench: "-t set -c 4 -n 2000 -r 1000"}]
+variants:
+  - {name: baseline, baseline: true}
+  - {name: hz, server: {config: ["hz 20"]}}
+repetitions: 1
+doctor: false
+`), 0o644)
+	out := filepath.Join(dir, "out")
+	stdout, errOut, code := runCLI(t, context.Background(), nil, "lab", scenario, "--out", out, "--state-dir", filepath.Join(dir, "state"), "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	res, err := labdata.ReadResult(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Scenario.Client.Workers != 2 || len(res.Runs) != 2 {
+		t.Fatalf("scenario client %+v, %d runs", res.Scenario.Client, len(res.Runs))
+	}
+	for _, r := range res.Runs {
+		if s := r.Summary; s.Requests != 2000 || len(s.Workers) != 2 || s.Workers[0].Requests+s.Workers[1].Requests != 2000 {
+			t.Errorf("run %d: %d requests, workers %+v", r.Seq, s.Requests, s.Workers)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "2 local worker processes") {
+		t.Errorf("the report does not describe the load (%v)", err)
+	}
 }

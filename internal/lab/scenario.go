@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"redline/internal/bench"
 	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"
 	"redline/internal/redisserver"
@@ -145,14 +146,24 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 			bad(p+".name", "missing or duplicate name %q", w.Name)
 		}
 		names["w:"+w.Name] = true
-		if _, err := cmdline.ParseWorkload(w.Bench); err != nil {
+		if wl, err := cmdline.ParseWorkload(w.Bench); err != nil {
 			bad(p+".bench", "%v", err)
+		} else if n := s.Client.Workers; n > 1 {
+			if err := bench.CheckWorkers(n, wl.Options); err != nil {
+				bad(p+".bench", "with client.workers: %v", err)
+			}
 		}
 		validateSweep(w, p, bad)
+	}
+	if s.Client.Workers < 0 || s.Client.Workers > 64 {
+		bad("client.workers", "%d is not in 0..64", s.Client.Workers)
 	}
 	bases := 0
 	for i, v := range s.Variants {
 		p := fmt.Sprintf("variants.%d", i)
+		if v.Client != nil && v.Client.Workers != 0 {
+			bad(p+".client.workers", "workers are the scenario's (client.workers): every variant is measured with the same load")
+		}
 		if v.Name == "" || names["v:"+v.Name] {
 			bad(p+".name", "missing or duplicate name %q", v.Name)
 		}

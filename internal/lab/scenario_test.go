@@ -50,6 +50,9 @@ warmup: 2s
 		{"name: x\ntarget: {kind: ssh, host: a, port: 6379}\nworkloads: [{name: a, bench: -t set}]\nvariants:\n  - {name: a}\n  - {name: b, server: {cpus: '1'}}\n", "variants.1.server"},
 		{"name: x\ntarget: {kind: ssh, host: a}\nworkloads: [{name: a, bench: -t set}]\nvariants:\n  - {name: a}\n  - {name: b, server: {env: {A: b}}}\n", "variants.1.server.env"},
 		{"name: x\ntarget: {kind: managed, host: a}\nworkloads: [{name: a, bench: -t set}]\n", "for kind: ssh"},
+		{"name: x\nclient: {workers: 3}\nworkloads: [{name: a, bench: -t set -c 2}]\n", "workloads.0.bench: with client.workers: --workers 3 needs at least one client each"},
+		{"name: x\nclient: {workers: -1}\nworkloads: [{name: a, bench: -t set}]\n", "client.workers: -1"},
+		{"name: x\nworkloads: [{name: a, bench: -t set}]\nvariants:\n  - {name: a, baseline: true}\n  - {name: b, client: {workers: 2}}\n", "variants.1.client.workers"},
 	}
 	for _, c := range cases {
 		_, err := ParseScenario([]byte(c.yaml))

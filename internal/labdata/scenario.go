@@ -140,6 +140,12 @@ type ServerSpec struct {
 // ClientSpec configures the load generator's placement.
 type ClientSpec struct {
 	CPUs string `json:"cpus,omitempty" yaml:"cpus,omitempty"`
+	// Workers, when above 1, runs every measurement from this many local
+	// load processes (bench --workers N): each a share of -c, -n and
+	// --rate, a common start, results merged exactly, a line per worker
+	// in each run's summary. The scenario's client only: every variant
+	// is measured with the same load.
+	Workers int `json:"workers,omitempty" yaml:"workers,omitempty"`
 }
 
 // WorkloadSpec is one load: redline bench options, or a redis-benchmark

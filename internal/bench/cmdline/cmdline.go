@@ -385,8 +385,11 @@ func ParseWorkload(line string) (Workload, error) {
 	if err != nil {
 		return Workload{}, fmt.Errorf("%q: %w", shown, err)
 	}
-	if f.Cluster || f.Workers > 0 {
-		return Workload{}, fmt.Errorf("%q: --cluster and --workers are not supported in a scenario yet", shown)
+	if f.Cluster {
+		return Workload{}, fmt.Errorf("%q: --cluster is not supported in a scenario yet (target.cluster with kind: address)", shown)
+	}
+	if f.Workers > 0 {
+		return Workload{}, fmt.Errorf("%q: --workers belongs to the scenario, not a workload line: client.workers (docs/lab.md)", shown)
 	}
 	if f.StdinArg || f.Idle {
 		return Workload{}, fmt.Errorf("%q: -x and -I cannot be used in a scenario", shown)
