@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -166,4 +169,62 @@ doctor: false
 	if err != nil || !strings.Contains(string(md), "2 local worker processes") {
 		t.Errorf("the report does not describe the load (%v)", err)
 	}
+}
+
+// TestBenchWorkersSignals: SIGTERM to the coordinator (not its group)
+// stops the workers, which report what they measured: partial results
+// kept, a line per worker, exit 128+15. kill -9 of the coordinator stops
+// them too (their parent-death signal): nothing is left running.
+func TestBenchWorkersSignals(t *testing.T) {
+	s := redistest.Start(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "w.json")
+			cmd := exec.Command(os.Args[0], "bench", "--workers", "2", "-p", port(s), "-t", "set", "-c", "4", "-n", "0", "--duration", "1h",
+				"-q", "--progress", "none", "-o", out)
+			cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			before := commandCalls(t, s)["set"]
+			waitFor(t, "the workers' load", func() bool { return commandCalls(t, s)["set"] > before+100 })
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			waitFor(t, "every worker to exit", func() bool { return len(groupProcs(cmd.Process.Pid)) == 0 })
+			if sig == syscall.SIGKILL {
+				return
+			}
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(sig) {
+				t.Fatalf("exit %v, want %d\n%s", err, 128+int(sig), stderr.String())
+			}
+			doc, rerr := benchdata.ReadDocument(out)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			sum := doc.Results[0]
+			if !sum.Interrupted || len(sum.Workers) != 2 || sum.Requests == 0 || sum.Histogram.TotalCount() != sum.Requests {
+				t.Errorf("partial result: interrupted %v, %d workers, %d requests", sum.Interrupted, len(sum.Workers), sum.Requests)
+			}
+		})
+	}
+}
+
+// groupProcs lists the live processes of process group pgid.
+func groupProcs(pgid int) []string {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var out []string
+	for _, d := range dirs {
+		st, err := os.ReadFile(d + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			out = append(out, filepath.Base(d))
+		}
+	}
+	return out
 }
