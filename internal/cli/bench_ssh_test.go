@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -143,4 +144,36 @@ func TestBenchSSHWorkersLinkLost(t *testing.T) {
 		t.Errorf("the error does not name the worker and its host:\n%s", stderr.String())
 	}
 	t.Logf("%s", stderr.String())
+}
+
+// TestBenchSSHWorkersInterrupted: SIGTERM to the coordinator stops the
+// remote workers through their sessions; what they measured is kept (a
+// line per worker and host, exit 143) and the sessions end.
+func TestBenchSSHWorkersInterrupted(t *testing.T) {
+	b := newSSHBench(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out := filepath.Join(b.dir, "w.json")
+	cmd := b.command(t, ctx, "-t", "set", "-c", "4", "-n", "0", "--duration", "1h", "-q", "-o", out)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the workers' load to reach the server", func() bool { return commandCalls(t, b.srv)["set"] > 100 })
+	// ip netns exec execs the coordinator: the pid is redline's.
+	cmd.Process.Signal(syscall.SIGTERM)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 143 {
+		t.Fatalf("exit %v, want 143\n%s", err, stderr.String())
+	}
+	doc, err := benchdata.ReadDocument(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := doc.Results[0]
+	if !sum.Interrupted || len(sum.Workers) != 2 || sum.Workers[0].Host != "srv" || sum.Requests == 0 || sum.Histogram.TotalCount() != sum.Requests {
+		t.Errorf("partial result: interrupted %v, %d requests, workers %+v", sum.Interrupted, sum.Requests, sum.Workers)
+	}
+	waitFor(t, "the sessions on the ssh host to end", func() bool { return len(b.sessionsLeft(t)) == 0 })
 }
