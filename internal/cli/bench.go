@@ -87,7 +87,7 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 	if err := checkWorkers(f.Workers, o, f.Idle, len(f.WorkerHosts) > 0); err != nil {
 		return usageError("redline bench: %v", err)
 	}
-	if err := checkSSHWorkers(f.WorkerHosts, o, f.HostSet()); err != nil {
+	if err := checkSSHWorkers(f.WorkerHosts, sshw, o, f.HostSet()); err != nil {
 		return usageError("redline bench: %v", err)
 	}
 	if f.Idle {

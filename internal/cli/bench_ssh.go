@@ -39,11 +39,18 @@ func (w *sshWorkerFlags) define(fl *pflag.FlagSet) {
 	fl.DurationVar(&w.heartbeat, "ssh-heartbeat", 0, "with --workers ssh:...: a host's session stops its worker when nothing came from here for this long (default 30s)")
 }
 
-// checkSSHWorkers refuses a server address the remote workers cannot
-// reach: this host's loopback or a unix socket.
-func checkSSHWorkers(hosts []string, o bench.Options, hostSet bool) error {
+// checkSSHWorkers refuses ssh settings without ssh workers, and a
+// server address the remote workers cannot reach: this host's loopback
+// or a unix socket.
+func checkSSHWorkers(hosts []string, f *sshWorkerFlags, o bench.Options, hostSet bool) error {
 	if len(hosts) == 0 {
+		if f.config != "" || f.stateDir != "" || f.noPush || f.heartbeat != 0 {
+			return fmt.Errorf("--ssh-config, --state-dir, --no-push and --ssh-heartbeat are for --workers ssh:HOST,...")
+		}
 		return nil
+	}
+	if f.heartbeat != 0 && (f.heartbeat < remote.MinHeartbeatTimeout || f.heartbeat > remote.MaxHeartbeatTimeout) {
+		return fmt.Errorf("--ssh-heartbeat %s is not in %s..%s", f.heartbeat, remote.MinHeartbeatTimeout, remote.MaxHeartbeatTimeout)
 	}
 	if o.Network == "unix" {
 		return fmt.Errorf("--workers ssh:%s: a unix socket (-s) is this host's; give -h and -p, an address of the server those hosts reach", strings.Join(hosts, ","))

@@ -101,15 +101,20 @@ func TestBenchSSHWorkers(t *testing.T) {
 	t.Logf("%s%s", stdout.String(), stderr.String())
 }
 
-// TestBenchSSHWorkersLoopback: a loopback server address is refused
-// before any ssh: the workers could not reach it.
-func TestBenchSSHWorkersLoopback(t *testing.T) {
+// TestBenchSSHWorkersUsage: refused before any ssh, exit 2: a loopback
+// server address (the workers could not reach it), a host ssh would take
+// for an option, ssh settings without ssh workers.
+func TestBenchSSHWorkersUsage(t *testing.T) {
 	_, errOut, code := runCLI(t, context.Background(), nil, "bench", "--workers", "ssh:a,b", "-t", "set")
 	if code != 2 || !strings.Contains(errOut, "cannot reach 127.0.0.1:6379, this host's loopback") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	_, errOut, code = runCLI(t, context.Background(), nil, "bench", "--workers", "ssh:a,-oProxyCommand=x", "-t", "set")
 	if code != 2 || !strings.Contains(errOut, "is not an ssh destination") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	_, errOut, code = runCLI(t, context.Background(), nil, "bench", "--workers", "2", "--no-push", "-t", "set")
+	if code != 2 || !strings.Contains(errOut, "are for --workers ssh:HOST") {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 }
