@@ -182,3 +182,44 @@ func TestBenchSSHWorkersInterrupted(t *testing.T) {
 	}
 	waitFor(t, "the sessions on the ssh host to end", func() bool { return len(b.sessionsLeft(t)) == 0 })
 }
+
+// TestLabSSHWorkerHosts: a lab of two hosts whose load comes from a
+// worker on the server host itself (client.worker_hosts: [srv]): the
+// lab starts the server there, each run's load is one remote worker
+// with its host and clock in the run's summary, and the sessions end.
+func TestLabSSHWorkerHosts(t *testing.T) {
+	l := newSSHLab(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := l.scenario(t, ctx, `
+name: worker-hosts
+target: {kind: ssh, host: srv}
+client: {worker_hosts: [srv]}
+workloads: [{name: set, bench: "-t set -c 2 -n 1500"}]
+variants:
+  - {name: baseline, baseline: true}
+  - {name: hz, server: {config: ["hz 20"]}}
+repetitions: 1
+doctor: false
+`, "user", "host")
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stderr, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("lab: %v\n%s", err, stderr.String())
+	}
+	res := l.result(t)
+	if !res.Complete || len(res.Runs) != 2 || len(res.Scenario.Client.WorkerHosts) != 1 {
+		t.Fatalf("complete %v, %d runs, client %+v", res.Complete, len(res.Runs), res.Scenario.Client)
+	}
+	for _, r := range res.Runs {
+		s := r.Summary
+		if s.Requests != 1500 || len(s.Workers) != 1 || s.Workers[0].Host != "srv" || s.Workers[0].Clock == nil {
+			t.Errorf("run %d: %d requests, workers %+v", r.Seq, s.Requests, s.Workers)
+		}
+	}
+	if l.serverRedis(t) {
+		t.Errorf("a redis-server still runs on the server host")
+	}
+	b := &sshBench{h: l.h}
+	waitFor(t, "the sessions on the ssh host to end", func() bool { return len(b.sessionsLeft(t)) == 0 })
+}

@@ -81,12 +81,6 @@ func runWorkers(ctx context.Context, o bench.Options, t bench.Test, data []byte,
 	return bench.RunWorkers(ctx, ws, readyTimeout)
 }
 
-// labWorkers is the lab's load from local worker processes (the
-// scenario's client.workers), with the default ready deadline.
-func labWorkers(ctx context.Context, o bench.Options, t bench.Test, data []byte, n int) (*benchdata.Summary, error) {
-	return runWorkers(ctx, o, t, data, n, bench.WorkerReadyTimeout(o))
-}
-
 // workerProc is a local worker process (bench.Worker).
 type workerProc struct {
 	cmd    *exec.Cmd

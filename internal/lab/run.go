@@ -43,9 +43,10 @@ type Options struct {
 	Steerer Steerer
 	// Observer, if set, is told about progress.
 	Observer func(Event)
-	// Workers runs one measurement from n local load processes (the
-	// scenario's client.workers); nil refuses such a scenario.
-	Workers func(ctx context.Context, o bench.Options, t bench.Test, data []byte, n int) (*benchdata.Summary, error)
+	// Workers runs one measurement from the scenario's client.workers
+	// local load processes or its client.worker_hosts; nil refuses such
+	// a scenario.
+	Workers func(ctx context.Context, o bench.Options, t bench.Test, data []byte, c labdata.ClientSpec) (*benchdata.Summary, error)
 }
 
 // Tuner applies a tuned variant's changes, journaled, and undoes them.
@@ -269,8 +270,8 @@ func (l *labRun) check() error {
 	if remote && l.o.ServerHost == nil {
 		return fmt.Errorf("target kind ssh, but this lab cannot reach a server host")
 	}
-	if l.s.Client.Workers > 1 && l.o.Workers == nil {
-		return fmt.Errorf("client.workers %d, but this lab cannot start worker processes", l.s.Client.Workers)
+	if l.s.Client.LoadWorkers() > 0 && l.o.Workers == nil {
+		return fmt.Errorf("client.workers or worker_hosts, but this lab cannot start workers")
 	}
 	doctorOff := (l.o.Doctor == nil && !remote) || (l.s.Doctor != nil && !*l.s.Doctor)
 	for _, v := range l.s.Variants {
@@ -406,8 +407,8 @@ func (l *labRun) measure(ctx context.Context, it item, variant string, rep int) 
 // load takes one measurement, here or from the scenario's workers
 // (then without the per-second series: the workers report no progress).
 func (l *labRun) load(ctx context.Context, it item) (*benchdata.Summary, error) {
-	if n := l.s.Client.Workers; n > 1 {
-		return l.o.Workers(ctx, it.opts, it.test, nil, n)
+	if l.s.Client.LoadWorkers() > 0 {
+		return l.o.Workers(ctx, it.opts, it.test, nil, l.s.Client)
 	}
 	return runBench(ctx, it.opts, it.test, nil)
 }

@@ -146,6 +146,23 @@ type ClientSpec struct {
 	// in each run's summary. The scenario's client only: every variant
 	// is measured with the same load.
 	Workers int `json:"workers,omitempty" yaml:"workers,omitempty"`
+	// WorkerHosts runs every measurement from one worker on each of these
+	// ssh destinations instead (bench --workers ssh:HOST,...), through a
+	// redline session there; the server must be one they reach (a target
+	// of kind ssh or address).
+	WorkerHosts []string `json:"worker_hosts,omitempty" yaml:"worker_hosts,omitempty"`
+}
+
+// LoadWorkers is how many workers the load comes from: 0 for the lab's
+// own process.
+func (c ClientSpec) LoadWorkers() int {
+	if len(c.WorkerHosts) > 0 {
+		return len(c.WorkerHosts)
+	}
+	if c.Workers > 1 {
+		return c.Workers
+	}
+	return 0
 }
 
 // WorkloadSpec is one load: redline bench options, or a redis-benchmark

@@ -164,6 +164,10 @@ func targetRows(res *labdata.Result) [][2]string {
 
 // loadOf describes where the load came from, when not one process.
 func loadOf(c labdata.ClientSpec) string {
+	if len(c.WorkerHosts) > 0 {
+		hosts := strings.Join(c.WorkerHosts, ",")
+		return fmt.Sprintf("a worker on each of %s (bench --workers ssh:%s): common start, histograms merged exactly; each run's summary has a line per worker", hosts, hosts)
+	}
 	if c.Workers < 2 {
 		return ""
 	}
