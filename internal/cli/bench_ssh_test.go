@@ -223,3 +223,26 @@ doctor: false
 	b := &sshBench{h: l.h}
 	waitFor(t, "the sessions on the ssh host to end", func() bool { return len(b.sessionsLeft(t)) == 0 })
 }
+
+// TestBenchSSHWorkersCoordinatorKilled: kill -9 of the coordinator ends
+// its ssh links; each session there stops its worker and ends by itself,
+// and the load stops.
+func TestBenchSSHWorkersCoordinatorKilled(t *testing.T) {
+	b := newSSHBench(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := b.command(t, ctx, "-t", "set", "-c", "4", "-n", "0", "--duration", "1h", "-q")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the workers' load to reach the server", func() bool { return commandCalls(t, b.srv)["set"] > 100 })
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	killed := time.Now()
+	waitFor(t, "the sessions on the ssh host to stop their workers and end", func() bool { return len(b.sessionsLeft(t)) == 0 })
+	t.Logf("the sessions ended %s after the kill", time.Since(killed).Round(time.Second))
+	admin := redistest.Client(t, b.srv)
+	waitFor(t, "the workers' connections to close", func() bool {
+		return !strings.Contains(redistest.Do(t, admin, "CLIENT", "LIST").Str, "cmd=set")
+	})
+}
