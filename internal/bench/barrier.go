@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -30,8 +31,9 @@ type Worker interface {
 	// Start tells it to start measuring after d by its own clock.
 	Start(ctx context.Context, d time.Duration) error
 	// Result waits for its Summary: partial, with its error, after a
-	// failure or Stop; nil when it reported nothing.
-	Result(ctx context.Context) (*benchdata.Summary, error)
+	// failure or Stop; nil when it reported nothing. Ticks are its
+	// progress intervals when its spec asked for them.
+	Result(ctx context.Context) (*benchdata.Summary, []WorkerTick, error)
 	// Stop interrupts it: it stops loading the server, reports what it
 	// measured and exits. It does not wait.
 	Stop()
@@ -63,11 +65,22 @@ const (
 // process (or a session's bench) and set up its clients.
 func WorkerReadyTimeout(o Options) time.Duration { return o.Timeout + 20*time.Second }
 
+// WorkersOptions configure RunWorkers.
+type WorkersOptions struct {
+	// ReadyTimeout bounds the wait for every worker to be ready.
+	ReadyTimeout time.Duration
+	// Progress, when set, is called after the run with each merged
+	// progress interval of the workers, in order (their specs must ask
+	// for ticks: WorkerSpecs with ticks): the per-second series of a
+	// lab's run.
+	Progress func(Progress)
+}
+
 // RunWorkers runs one test in the workers with a common start and merges
 // their results (MergeWorkers). It returns the merged Summary (nil when
 // no worker reported) and an error naming each worker that failed.
-func RunWorkers(ctx context.Context, ws []WorkerSlot, readyTimeout time.Duration) (*benchdata.Summary, error) {
-	if err := readyAll(ctx, ws, readyTimeout); err != nil {
+func RunWorkers(ctx context.Context, ws []WorkerSlot, o WorkersOptions) (*benchdata.Summary, error) {
+	if err := readyAll(ctx, ws, o.ReadyTimeout); err != nil {
 		stopAll(ws)
 		m, _ := MergeWorkers(results(stopped(), ws, nil))
 		return m, err
@@ -82,6 +95,11 @@ func RunWorkers(ctx context.Context, ws []WorkerSlot, readyTimeout time.Duration
 	defer stop()
 	parts := results(ctx, ws, clocks)
 	m, merr := MergeWorkers(parts)
+	ticks := make([][]WorkerTick, len(parts))
+	for i, p := range parts {
+		ticks[i] = p.Ticks
+	}
+	replayTicks(ticks, o.Progress)
 	var errs []error
 	for _, p := range parts {
 		if p.Err != nil {
@@ -251,8 +269,8 @@ func results(ctx context.Context, ws []WorkerSlot, clocks []*benchdata.WorkerClo
 	var wg sync.WaitGroup
 	for i, w := range ws {
 		wg.Go(func() {
-			sum, err := w.Worker.Result(rctx)
-			parts[i] = WorkerPart{Worker: w.N, Host: w.Host, Summary: sum, Err: err}
+			sum, ticks, err := w.Worker.Result(rctx)
+			parts[i] = WorkerPart{Worker: w.N, Host: w.Host, Summary: sum, Ticks: ticks, Err: err}
 			if clocks != nil {
 				parts[i].Clock = clocks[i]
 			}
@@ -267,4 +285,76 @@ func stopped() context.Context {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	return ctx
+}
+
+// WorkerTick is one progress interval of a worker (Options.Progress), kept
+// for the merged per-interval series: every worker ticks from the common
+// start, so tick i of each covers the same interval.
+type WorkerTick struct {
+	Warmup    bool                 `json:"warmup,omitempty"`
+	Elapsed   time.Duration        `json:"elapsed"`
+	Requests  int64                `json:"requests"`
+	RPS       float64              `json:"rps"`
+	Histogram *benchdata.Histogram `json:"histogram,omitempty"`
+}
+
+// TickRecorder collects a worker's ticks (its Options.Progress).
+type TickRecorder struct {
+	mu    sync.Mutex
+	ticks []WorkerTick
+}
+
+// Record is an Options.Progress.
+func (r *TickRecorder) Record(p Progress) {
+	if p.Final {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ticks = append(r.ticks, WorkerTick{Warmup: p.Warmup, Elapsed: p.Elapsed, Requests: p.IntervalRequests, RPS: p.IntervalRPS, Histogram: p.Interval})
+}
+
+// Ticks returns what was recorded.
+func (r *TickRecorder) Ticks() []WorkerTick {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.ticks)
+}
+
+// replayTicks merges the workers' tick i into one Progress each, in
+// order: requests and rates summed, latency from the merged histograms
+// (exact over the interval's replies), and calls progress with them. A
+// tick that some worker did not reach (its share ended sooner) merges
+// the others'.
+func replayTicks(parts [][]WorkerTick, progress func(Progress)) {
+	if progress == nil {
+		return
+	}
+	var total int64
+	for i := 0; ; i++ {
+		var p Progress
+		h := benchdata.NewHistogram(tickPrecision)
+		n := 0
+		for _, ticks := range parts {
+			if i >= len(ticks) {
+				continue
+			}
+			t := ticks[i]
+			n++
+			p.Warmup = p.Warmup || t.Warmup
+			p.Elapsed = max(p.Elapsed, t.Elapsed)
+			p.IntervalRequests += t.Requests
+			p.IntervalRPS += t.RPS
+			if t.Histogram != nil {
+				h.Merge(t.Histogram.Histogram)
+			}
+		}
+		if n == 0 {
+			return
+		}
+		total += p.IntervalRequests
+		p.Requests, p.Interval = total, h
+		p.IntervalAvg, p.IntervalP99, p.IntervalMax = h.Mean()/1e6, float64(h.ValueAtPercentile(99))/1e6, float64(h.Max())/1e6
+		progress(p)
+	}
 }

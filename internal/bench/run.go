@@ -32,7 +32,10 @@ type Progress struct {
 	IntervalAvg      float64 // ms
 	IntervalP99      float64 // ms
 	IntervalMax      float64 // ms
-	OverallRPS       float64
+	// Interval is the interval's latency histogram (2 significant
+	// figures), for merging the ticks of --workers exactly.
+	Interval   *benchdata.Histogram `json:"-"`
+	OverallRPS float64
 	// Final marks the call after the test ended (Options.ProgressFinal).
 	Final bool
 }
@@ -491,6 +494,7 @@ func (r *runner) progress(p *progressState) Progress {
 		IntervalAvg:      tick.Mean() / 1e6,
 		IntervalP99:      float64(tick.ValueAtPercentile(99)) / 1e6,
 		IntervalMax:      float64(tick.Max()) / 1e6,
+		Interval:         &benchdata.Histogram{Histogram: tick},
 	}
 	if el := float64(now-from) / 1e9; el > 0 && !pr.Warmup {
 		pr.OverallRPS = float64(done) / el

@@ -33,6 +33,9 @@ type WorkerSpec struct {
 	Options Options `json:"options"`
 	Test    Test    `json:"test"`
 	Data    []byte  `json:"data"`
+	// Ticks asks the worker to keep its progress intervals (every
+	// Options.ProgressInterval) and return them with its result.
+	Ticks bool `json:"ticks,omitempty"`
 }
 
 // CheckWorkers refuses what n workers cannot share: fewer clients or
@@ -50,8 +53,9 @@ func CheckWorkers(n int, o Options) error {
 }
 
 // WorkerSpecs splits o over n workers: each gets its share of -c, -n and
-// --rate (Shares) and its own seed, so they do not send the same keys.
-func WorkerSpecs(o Options, t Test, data []byte, n int) []WorkerSpec {
+// --rate (Shares) and its own seed, so they do not send the same keys;
+// with ticks, each keeps its progress intervals (WorkersOptions.Progress).
+func WorkerSpecs(o Options, t Test, data []byte, n int, ticks bool) []WorkerSpec {
 	o.Progress, o.ProgressFinal, o.Ready, o.ServerProc = nil, false, nil, nil
 	clients, reqs := Shares(int64(o.Clients), n), Shares(o.Requests, n)
 	out := make([]WorkerSpec, n)
@@ -59,9 +63,26 @@ func WorkerSpecs(o Options, t Test, data []byte, n int) []WorkerSpec {
 		wo := o
 		wo.Clients, wo.Requests, wo.Rate = int(clients[i]), reqs[i], o.Rate/float64(n)
 		wo.Seed = o.Seed + uint64(i)
-		out[i] = WorkerSpec{Options: wo, Test: t, Data: data}
+		out[i] = WorkerSpec{Options: wo, Test: t, Data: data, Ticks: ticks}
 	}
 	return out
+}
+
+// RunWorker runs one worker's share: spec's test, its start held by
+// ready (Options.Ready), its progress intervals recorded when asked.
+func RunWorker(ctx context.Context, spec WorkerSpec, ready func(context.Context) error) (*benchdata.Summary, []WorkerTick, error) {
+	o := spec.Options
+	o.Ready = ready
+	var rec *TickRecorder
+	if spec.Ticks {
+		rec = &TickRecorder{}
+		o.Progress = rec.Record
+	}
+	sum, err := Run(ctx, o, spec.Test, spec.Data)
+	if rec == nil {
+		return sum, nil, err
+	}
+	return sum, rec.Ticks(), err
 }
 
 // SleepCtx waits d, or less when ctx ends (then with its error).
@@ -86,6 +107,7 @@ type WorkerPart struct {
 	Host    string
 	Summary *benchdata.Summary
 	Clock   *benchdata.WorkerClock
+	Ticks   []WorkerTick
 	Err     error
 }
 

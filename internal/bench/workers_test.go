@@ -136,3 +136,42 @@ func TestMergeWorkersIdentity(t *testing.T) {
 		t.Errorf("lines:\n%s", b.String())
 	}
 }
+
+// TestReplayTicks: tick i of each worker covers the same interval (the
+// common start), so the merged tick's rate is the sum and its p99 the
+// union's, exactly; a worker whose share ended sooner leaves the others'.
+func TestReplayTicks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	var parts [][]WorkerTick
+	var unions []*benchdata.Histogram
+	for w, scale := range []float64{50_000, 900_000} {
+		var ticks []WorkerTick
+		for i := range 3 - w { // the second worker ticks once less
+			h := benchdata.NewHistogram(tickPrecision)
+			for range 1000 {
+				v := max(int64(scale*rng.ExpFloat64()), 1)
+				h.RecordValue(v)
+				if len(unions) <= i {
+					unions = append(unions, benchdata.NewHistogram(tickPrecision))
+				}
+				unions[i].RecordValue(v)
+			}
+			ticks = append(ticks, WorkerTick{Elapsed: time.Duration(i+1) * time.Second, Requests: 1000, RPS: 1000, Histogram: h})
+		}
+		parts = append(parts, ticks)
+	}
+	var got []Progress
+	replayTicks(parts, func(p Progress) { got = append(got, p) })
+	if len(got) != 3 {
+		t.Fatalf("%d merged ticks, want 3", len(got))
+	}
+	for i, p := range got {
+		want := float64(unions[i].ValueAtPercentile(99)) / 1e6
+		if p.IntervalP99 != want {
+			t.Errorf("tick %d: p99 %.3f ms, the union's %.3f", i, p.IntervalP99, want)
+		}
+		if rps := []float64{2000, 2000, 1000}[i]; p.IntervalRPS != rps {
+			t.Errorf("tick %d: %.0f requests per second, want %.0f", i, p.IntervalRPS, rps)
+		}
+	}
+}

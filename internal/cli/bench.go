@@ -203,12 +203,14 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 
 // measure runs t here, or in --workers processes.
 func (r *benchRun) measure(ctx context.Context, t bench.Test, data []byte) (*benchdata.Summary, error) {
-	ready := cmp.Or(r.f.WorkersReadyTimeout, bench.WorkerReadyTimeout(r.o))
+	// No replayed ticks: this command's progress is live, the workers'
+	// would arrive only at the end.
+	wo := bench.WorkersOptions{ReadyTimeout: cmp.Or(r.f.WorkersReadyTimeout, bench.WorkerReadyTimeout(r.o))}
 	if r.ssh != nil {
-		return r.ssh.run(ctx, r.o, t, data, ready)
+		return r.ssh.run(ctx, r.o, t, data, wo)
 	}
 	if r.f.Workers > 1 {
-		return runWorkers(ctx, r.o, t, data, r.f.Workers, ready)
+		return runWorkers(ctx, r.o, t, data, r.f.Workers, wo)
 	}
 	return bench.Run(ctx, r.o, t, data)
 }

@@ -111,8 +111,8 @@ func dialSSHWorkers(ctx context.Context, s *streams, hosts []string, f *sshWorke
 }
 
 // run runs t with one worker on each host.
-func (w *sshWorkers) run(ctx context.Context, o bench.Options, t bench.Test, data []byte, readyTimeout time.Duration) (*benchdata.Summary, error) {
-	specs := bench.WorkerSpecs(o, t, data, len(w.hosts))
+func (w *sshWorkers) run(ctx context.Context, o bench.Options, t bench.Test, data []byte, wo bench.WorkersOptions) (*benchdata.Summary, error) {
+	specs := bench.WorkerSpecs(o, t, data, len(w.hosts), wo.Progress != nil)
 	ws := make([]bench.WorkerSlot, len(specs))
 	for i, spec := range specs {
 		bw, err := remote.NewBenchWorker(w.clients[i], w.hosts[i], spec)
@@ -121,7 +121,7 @@ func (w *sshWorkers) run(ctx context.Context, o bench.Options, t bench.Test, dat
 		}
 		ws[i] = bench.WorkerSlot{N: i + 1, Host: w.hosts[i], Worker: bw}
 	}
-	return bench.RunWorkers(ctx, ws, readyTimeout)
+	return bench.RunWorkers(ctx, ws, wo)
 }
 
 // close hangs up every session: each stops whatever worker it still runs.

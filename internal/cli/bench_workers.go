@@ -43,6 +43,7 @@ type workerMsg struct {
 	Ready   bool               `json:"ready,omitempty"`
 	Clock   time.Time          `json:"clock,omitzero"`
 	Summary *benchdata.Summary `json:"summary,omitempty"`
+	Ticks   []bench.WorkerTick `json:"ticks,omitempty"`
 }
 
 // checkWorkers refuses what a worker cannot do (n workers, on ssh
@@ -60,12 +61,12 @@ func checkWorkers(n int, o bench.Options, idle, remote bool) error {
 }
 
 // runWorkers runs t in n local processes and merges their results.
-func runWorkers(ctx context.Context, o bench.Options, t bench.Test, data []byte, n int, readyTimeout time.Duration) (*benchdata.Summary, error) {
+func runWorkers(ctx context.Context, o bench.Options, t bench.Test, data []byte, n int, wo bench.WorkersOptions) (*benchdata.Summary, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("--workers: find this program: %w", err)
 	}
-	specs := bench.WorkerSpecs(o, t, data, n)
+	specs := bench.WorkerSpecs(o, t, data, n, wo.Progress != nil)
 	ws := make([]bench.WorkerSlot, n)
 	for i, spec := range specs {
 		p, err := startWorker(exe, spec)
@@ -78,7 +79,7 @@ func runWorkers(ctx context.Context, o bench.Options, t bench.Test, data []byte,
 		}
 		ws[i] = bench.WorkerSlot{N: i + 1, Worker: p}
 	}
-	return bench.RunWorkers(ctx, ws, readyTimeout)
+	return bench.RunWorkers(ctx, ws, wo)
 }
 
 // workerProc is a local worker process (bench.Worker).
@@ -92,6 +93,7 @@ type workerProc struct {
 	clock   chan time.Time
 	exited  chan struct{} // closed once its output ended and it was reaped
 	summary *benchdata.Summary
+	ticks   []bench.WorkerTick
 	err     error // its exit, in its own words
 }
 
@@ -139,7 +141,7 @@ func (p *workerProc) read(out io.Reader) {
 		}
 		switch {
 		case m.Summary != nil:
-			p.summary = m.Summary
+			p.summary, p.ticks = m.Summary, m.Ticks
 		case m.Ready:
 			close(p.ready)
 		case !m.Clock.IsZero():
@@ -211,14 +213,14 @@ func (p *workerProc) Start(_ context.Context, d time.Duration) error {
 
 // Result implements bench.Worker: when ctx ends first, the worker is
 // killed, so that nothing is left running.
-func (p *workerProc) Result(ctx context.Context) (*benchdata.Summary, error) {
+func (p *workerProc) Result(ctx context.Context) (*benchdata.Summary, []bench.WorkerTick, error) {
 	select {
 	case <-p.exited:
-		return p.summary, p.err
+		return p.summary, p.ticks, p.err
 	case <-ctx.Done():
 		p.cmd.Process.Kill()
 		<-p.exited
-		return p.summary, fmt.Errorf("no report within %s of the stop: killed", bench.StopWait)
+		return p.summary, p.ticks, fmt.Errorf("no report within %s of the stop: killed", bench.StopWait)
 	}
 }
 
@@ -257,16 +259,16 @@ func runWorkerChild(ctx context.Context, s *streams) error {
 		}
 	}()
 	enc := json.NewEncoder(s.out)
-	spec.Options.Ready = func(ctx context.Context) error {
+	ready := func(ctx context.Context) error {
 		if err := enc.Encode(workerMsg{Ready: true}); err != nil {
 			return err
 		}
 		return awaitStart(ctx, ctls, func() error { return enc.Encode(workerMsg{Clock: time.Now()}) })
 	}
-	sum, err := bench.Run(ctx, spec.Options, spec.Test, spec.Data)
+	sum, ticks, err := bench.RunWorker(ctx, spec, ready)
 	if sum != nil {
 		sum.Client = benchdata.LocalClientInfo(Version())
-		if jerr := enc.Encode(workerMsg{Summary: sum}); jerr != nil && err == nil {
+		if jerr := enc.Encode(workerMsg{Summary: sum, Ticks: ticks}); jerr != nil && err == nil {
 			err = jerr
 		}
 	}

@@ -132,7 +132,8 @@ func childWorkers(t *testing.T) []string {
 
 // TestLabWorkersLoad: a lab whose client.workers is 2 measures every run
 // from two worker processes: exact totals, a line per worker in each
-// run's summary, and the load described in the report.
+// run's summary, the per-second series merged from the workers' ticks,
+// and the load described in the report.
 func TestLabWorkersLoad(t *testing.T) {
 	testutil.Heavy(t)
 	t.Setenv("REDLINE_TEST_MAIN", "1")
@@ -141,7 +142,7 @@ func TestLabWorkersLoad(t *testing.T) {
 	os.WriteFile(scenario, []byte(`
 name: workers
 client: {workers: 2}
-workloads: [{name: set, bench: "-t set -c 4 -n 2000 -r 1000"}]
+workloads: [{name: set, bench: "-t set -c 4 -n 2000 -r 1000"}, {name: timed, bench: "-t set -c 2 --duration 2500ms"}]
 variants:
   - {name: baseline, baseline: true}
   - {name: hz, server: {config: ["hz 20"]}}
@@ -157,10 +158,16 @@ doctor: false
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Scenario.Client.Workers != 2 || len(res.Runs) != 2 {
+	if res.Scenario.Client.Workers != 2 || len(res.Runs) != 4 {
 		t.Fatalf("scenario client %+v, %d runs", res.Scenario.Client, len(res.Runs))
 	}
 	for _, r := range res.Runs {
+		if r.Workload == "timed" {
+			if len(r.Series) < 2 || r.Series[0].RPS <= 0 || len(r.Summary.Workers) != 2 {
+				t.Errorf("run %d: series %+v from %d workers", r.Seq, r.Series, len(r.Summary.Workers))
+			}
+			continue
+		}
 		if s := r.Summary; s.Requests != 2000 || len(s.Workers) != 2 || s.Workers[0].Requests+s.Workers[1].Requests != 2000 {
 			t.Errorf("run %d: %d requests, workers %+v", r.Seq, s.Requests, s.Workers)
 		}

@@ -22,9 +22,10 @@ type labLoad struct {
 }
 
 func (l *labLoad) run(ctx context.Context, o bench.Options, t bench.Test, data []byte, c labdata.ClientSpec) (*benchdata.Summary, error) {
-	ready := bench.WorkerReadyTimeout(o)
+	// The lab's per-second series comes from the workers' merged ticks.
+	wo := bench.WorkersOptions{ReadyTimeout: bench.WorkerReadyTimeout(o), Progress: o.Progress}
 	if len(c.WorkerHosts) == 0 {
-		return runWorkers(ctx, o, t, data, c.Workers, ready)
+		return runWorkers(ctx, o, t, data, c.Workers, wo)
 	}
 	if err := checkSSHWorkers(c.WorkerHosts, &sshWorkerFlags{}, o, true); err != nil {
 		return nil, err
@@ -33,7 +34,7 @@ func (l *labLoad) run(ctx context.Context, o bench.Options, t bench.Test, data [
 	if err != nil {
 		return nil, err
 	}
-	return w.run(ctx, o, t, data, ready)
+	return w.run(ctx, o, t, data, wo)
 }
 
 // sessions opens the worker hosts' sessions once.

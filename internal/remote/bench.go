@@ -50,6 +50,7 @@ type BenchClock struct {
 // and its error.
 type BenchResult struct {
 	Summary *benchdata.Summary `json:"summary,omitempty"`
+	Ticks   []bench.WorkerTick `json:"ticks,omitempty"`
 	Error   string             `json:"error,omitempty"`
 }
 
@@ -60,6 +61,7 @@ type benchRun struct {
 	start  chan time.Duration
 	done   chan struct{}
 	sum    *benchdata.Summary
+	ticks  []bench.WorkerTick
 	err    error
 }
 
@@ -115,8 +117,7 @@ func (s *session) benchPrepare(ctx context.Context, raw json.RawMessage) (func()
 	id := fmt.Sprintf("bench-%d", s.benches.next)
 	s.benches.runs[id] = r
 	s.benches.mu.Unlock()
-	o := a.Spec.Options
-	o.Ready = func(ctx context.Context) error {
+	ready := func(ctx context.Context) error {
 		close(r.ready)
 		select {
 		case d := <-r.start:
@@ -128,7 +129,7 @@ func (s *session) benchPrepare(ctx context.Context, raw json.RawMessage) (func()
 	go func() {
 		defer close(r.done)
 		defer cancel()
-		r.sum, r.err = bench.Run(rctx, o, a.Spec.Test, a.Spec.Data)
+		r.sum, r.ticks, r.err = bench.RunWorker(rctx, a.Spec, ready)
 		if r.sum != nil {
 			r.sum.Client = benchdata.LocalClientInfo(s.o.Version)
 		}
@@ -179,7 +180,7 @@ func (s *session) benchResult(_ context.Context, raw json.RawMessage) (func() (a
 		s.benches.mu.Lock()
 		delete(s.benches.runs, a.ID)
 		s.benches.mu.Unlock()
-		res := BenchResult{Summary: r.sum}
+		res := BenchResult{Summary: r.sum, Ticks: r.ticks}
 		if r.err != nil {
 			res.Error = r.err.Error()
 		}

@@ -21,7 +21,7 @@ func benchSpecs(t *testing.T, addr string, n int64, d time.Duration) []bench.Wor
 	o := bench.DefaultOptions()
 	o.Addr, o.Clients, o.Requests, o.Duration = addr, 4, n, d
 	test := bench.Test{Title: "SET", Args: []string{"SET", "key:__rand_int__", "__data__"}}
-	return bench.WorkerSpecs(o, test, []byte("xxx"), 2)
+	return bench.WorkerSpecs(o, test, []byte("xxx"), 2, false)
 }
 
 // TestSessionBenchWorkers: two sessions each run a share through the
@@ -45,7 +45,7 @@ func TestSessionBenchWorkers(t *testing.T) {
 		}
 		ws = append(ws, bench.WorkerSlot{N: i + 1, Host: "h" + strconv.Itoa(i+1), Worker: w})
 	}
-	m, err := bench.RunWorkers(ctx, ws, 20*time.Second)
+	m, err := bench.RunWorkers(ctx, ws, bench.WorkersOptions{ReadyTimeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,19 +57,19 @@ func (w *BenchWorker) Start(ctx context.Context, d time.Duration) error {
 }
 
 // Result implements bench.Worker.
-func (w *BenchWorker) Result(ctx context.Context) (*benchdata.Summary, error) {
+func (w *BenchWorker) Result(ctx context.Context) (*benchdata.Summary, []bench.WorkerTick, error) {
 	id := w.ref()
 	if id == "" {
-		return nil, errors.New("never ready; its session stops it when this redline hangs up")
+		return nil, nil, errors.New("never ready; its session stops it when this redline hangs up")
 	}
 	var r BenchResult
 	if err := w.call(ctx, OpBenchResult, BenchRef{ID: id}, &r); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if r.Error != "" {
-		return r.Summary, errors.New(r.Error)
+		return r.Summary, r.Ticks, errors.New(r.Error)
 	}
-	return r.Summary, nil
+	return r.Summary, r.Ticks, nil
 }
 
 // Stop implements bench.Worker: it asks the session to stop the worker,
