@@ -71,15 +71,25 @@ func runWorkers(ctx context.Context, o bench.Options, t bench.Test, data []byte,
 	for i, spec := range specs {
 		p, err := startWorker(exe, spec)
 		if err != nil {
-			for _, q := range ws[:i] {
-				q.Worker.Stop()
-				q.Worker.Result(context.Background())
-			}
+			stopStarted(ws[:i])
 			return nil, fmt.Errorf("%s: %w", bench.WorkerName(i+1, ""), err)
 		}
 		ws[i] = bench.WorkerSlot{N: i + 1, Worker: p}
 	}
 	return bench.RunWorkers(ctx, ws, wo)
+}
+
+// stopStarted stops the workers started before one failed to start, and
+// reaps them (killed if they do not exit within bench.StopWait).
+func stopStarted(ws []bench.WorkerSlot) {
+	ctx, cancel := context.WithTimeout(context.Background(), bench.StopWait)
+	defer cancel()
+	for _, w := range ws {
+		w.Worker.Stop()
+	}
+	for _, w := range ws {
+		w.Worker.Result(ctx)
+	}
 }
 
 // workerProc is a local worker process (bench.Worker).
