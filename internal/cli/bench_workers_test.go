@@ -235,3 +235,23 @@ func groupProcs(pgid int) []string {
 	}
 	return out
 }
+
+// TestBenchWorkersPassword: the password reaches each worker on its
+// stdin (the workers authenticate), and appears in no output.
+func TestBenchWorkersPassword(t *testing.T) {
+	const pw = "w0rkers-s3cret"
+	s := redistest.Start(t, "requirepass "+pw)
+	t.Setenv("REDLINE_TEST_MAIN", "1")
+	dir := t.TempDir()
+	pass, out := filepath.Join(dir, "pw"), filepath.Join(dir, "w.json")
+	os.WriteFile(pass, []byte(pw+"\n"), 0o600)
+	stdout, errOut, code := runCLI(t, context.Background(), nil, "bench", "--workers", "2", "--pass-file", pass, "-p", port(s),
+		"-t", "set", "-c", "2", "-n", "200", "-q", "--progress", "none", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	saved, _ := os.ReadFile(out)
+	if strings.Contains(stdout+errOut+string(saved), pw) {
+		t.Errorf("the password appears in the output or the -o file")
+	}
+}
