@@ -61,10 +61,11 @@ type Options struct {
 	// connections set up with READONLY.
 	ReadFromReplicas bool
 
-	// StartAt, when set, holds the start of the measurement, once every
-	// connection is ready, until this time: the processes of a --workers
-	// run start together.
-	StartAt time.Time
+	// Ready, when set, is called once every connection is ready; the
+	// measurement starts when it returns, and an error ends the run
+	// before it. A --workers process reports ready there and waits for
+	// the common start (the ready barrier, workers.go).
+	Ready func(context.Context) error `json:"-"`
 
 	Keys  KeyOptions
 	Sizes SizeSpec

@@ -32,7 +32,10 @@ type Progress struct {
 	IntervalAvg      float64 // ms
 	IntervalP99      float64 // ms
 	IntervalMax      float64 // ms
-	OverallRPS       float64
+	// Interval is the interval's latency histogram (2 significant
+	// figures), for merging the ticks of --workers exactly.
+	Interval   *benchdata.Histogram `json:"-"`
+	OverallRPS float64
 	// Final marks the call after the test ended (Options.ProgressFinal).
 	Final bool
 }
@@ -358,7 +361,7 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 		return nil, err
 	}
 	r.setupTime = time.Duration(r.now() - setupFrom)
-	if err := waitUntil(ctx, r.o.StartAt); err != nil {
+	if err := r.gate(ctx); err != nil {
 		r.abort.Store(true)
 		close(start)
 		r.drain(done)
@@ -374,6 +377,14 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 	stopTimers()
 	r.kernel = probe.finish() // before the loops close their connections
 	return r.summarise(startWall)
+}
+
+// gate holds the start until Options.Ready returns.
+func (r *runner) gate(ctx context.Context) error {
+	if r.o.Ready == nil {
+		return nil
+	}
+	return r.o.Ready(ctx)
 }
 
 func (r *runner) awaitReady(ctx context.Context, ready <-chan error) error {
@@ -483,6 +494,7 @@ func (r *runner) progress(p *progressState) Progress {
 		IntervalAvg:      tick.Mean() / 1e6,
 		IntervalP99:      float64(tick.ValueAtPercentile(99)) / 1e6,
 		IntervalMax:      float64(tick.Max()) / 1e6,
+		Interval:         &benchdata.Histogram{Histogram: tick},
 	}
 	if el := float64(now-from) / 1e9; el > 0 && !pr.Warmup {
 		pr.OverallRPS = float64(done) / el

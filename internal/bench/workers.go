@@ -25,60 +25,198 @@ func Shares(total int64, n int) []int64 {
 	return out
 }
 
+// WorkerSpec is what one worker of a --workers run is told, by a local
+// process's stdin or a remote session's bench op: its share of the
+// options, the test and the payload. The password travels in it, never
+// on a command line.
+type WorkerSpec struct {
+	Options Options `json:"options"`
+	Test    Test    `json:"test"`
+	Data    []byte  `json:"data"`
+	// Ticks asks the worker to keep its progress intervals (every
+	// Options.ProgressInterval) and return them with its result.
+	Ticks bool `json:"ticks,omitempty"`
+}
+
+// CheckWorkers refuses what n workers cannot share: fewer clients or
+// requests than workers, TLS (not carried to a worker yet).
+func CheckWorkers(n int, o Options) error {
+	switch {
+	case o.TLS != nil:
+		return fmt.Errorf("--workers with --tls is not supported yet")
+	case o.Clients < n:
+		return fmt.Errorf("--workers %d needs at least one client each: -c %d", n, o.Clients)
+	case o.Requests > 0 && o.Requests < int64(n):
+		return fmt.Errorf("--workers %d needs at least one request each: -n %d", n, o.Requests)
+	}
+	return nil
+}
+
+// WorkerSpecs splits o over n workers: each gets its share of -c, -n and
+// --rate (Shares) and its own seed, so they do not send the same keys;
+// with ticks, each keeps its progress intervals (WorkersOptions.Progress).
+func WorkerSpecs(o Options, t Test, data []byte, n int, ticks bool) []WorkerSpec {
+	o.Progress, o.ProgressFinal, o.Ready, o.ServerProc = nil, false, nil, nil
+	clients, reqs := Shares(int64(o.Clients), n), Shares(o.Requests, n)
+	out := make([]WorkerSpec, n)
+	for i := range out {
+		wo := o
+		wo.Clients, wo.Requests, wo.Rate = int(clients[i]), reqs[i], o.Rate/float64(n)
+		wo.Seed = o.Seed + uint64(i)
+		out[i] = WorkerSpec{Options: wo, Test: t, Data: data, Ticks: ticks}
+	}
+	return out
+}
+
+// RunWorker runs one worker's share: spec's test, its start held by
+// ready (Options.Ready), its progress intervals recorded when asked.
+func RunWorker(ctx context.Context, spec WorkerSpec, ready func(context.Context) error) (*benchdata.Summary, []WorkerTick, error) {
+	o := spec.Options
+	o.Ready = ready
+	var rec *TickRecorder
+	if spec.Ticks {
+		rec = &TickRecorder{}
+		o.Progress = rec.Record
+	}
+	sum, err := Run(ctx, o, spec.Test, spec.Data)
+	if rec == nil {
+		return sum, nil, err
+	}
+	return sum, rec.Ticks(), err
+}
+
+// SleepCtx waits d, or less when ctx ends (then with its error).
+func SleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("interrupted while waiting for the common start: %w", ctx.Err())
+	case <-t.C:
+		return nil
+	}
+}
+
+// WorkerPart is one worker's outcome for MergeWorkers: its identity, its
+// Summary (nil when it reported none) and its error.
+type WorkerPart struct {
+	Worker  int
+	Host    string
+	Summary *benchdata.Summary
+	Clock   *benchdata.WorkerClock
+	Ticks   []WorkerTick
+	Err     error
+}
+
+// name is how messages name the worker: its number and host.
+func (p WorkerPart) name() string { return WorkerName(p.Worker, p.Host) }
+
+// WorkerName is how every message names a worker of a --workers run.
+func WorkerName(n int, host string) string {
+	if host == "" {
+		return fmt.Sprintf("worker %d", n)
+	}
+	return fmt.Sprintf("worker %d (%s)", n, host)
+}
+
 // MergeWorkers merges the Summaries of one test run by several load
 // processes at a common start time into one: histograms are merged (so
 // percentiles are exact over the union of the samples, never averaged),
 // counts summed, and the interval runs from the earliest start to the
-// latest end. Workers lists each part's own figures.
-func MergeWorkers(parts []*benchdata.Summary) (*benchdata.Summary, error) {
-	if len(parts) == 0 {
+// latest end. Workers lists each part's own figures under the part's own
+// number and host, a part without a Summary included (with its error).
+// Times of a part with a Clock are moved onto the coordinator's clock.
+func MergeWorkers(parts []WorkerPart) (*benchdata.Summary, error) {
+	first := slices.IndexFunc(parts, func(p WorkerPart) bool { return p.Summary != nil })
+	if first < 0 {
 		return nil, fmt.Errorf("no worker results to merge")
 	}
-	m := *parts[0]
+	m := *parts[first].Summary
 	m.Histogram, m.UncorrectedHistogram, m.Uncorrected = nil, nil, nil
 	m.Commands, m.Cluster, m.Connections, m.Drain, m.Workers = nil, nil, nil, nil, nil
 	m.Requests, m.Errors, m.ErrorsByType, m.Error = 0, 0, nil, ""
 	m.Config.Clients, m.Config.Requests, m.Config.Rate, m.Config.Threads = 0, 0, 0, 0
+	m.Start, m.End = time.Time{}, time.Time{}
 	var errs []string
-	for i, p := range parts {
+	var conns []*benchdata.Connections
+	for _, part := range parts {
+		w := benchdata.WorkerResult{Worker: part.Worker, Host: part.Host, Clock: part.Clock}
+		if w.Host == "" && part.Summary != nil {
+			w.Host = part.Summary.Client.Hostname
+		}
+		if part.Err != nil {
+			w.Error = part.Err.Error()
+		}
+		p := part.Summary
+		if p == nil {
+			m.Workers = append(m.Workers, w)
+			continue
+		}
 		if p.Histogram == nil {
-			return nil, fmt.Errorf("worker %d's result has no histogram", i+1)
+			return nil, fmt.Errorf("%s's result has no histogram", part.name())
 		}
-		m.Histogram = mergeInto(m.Histogram, p.Histogram)
-		if p.UncorrectedHistogram != nil {
-			m.UncorrectedHistogram = mergeInto(m.UncorrectedHistogram, p.UncorrectedHistogram)
+		start, end := p.Start, p.End
+		if part.Clock != nil { // onto the coordinator's clock
+			off := time.Duration(part.Clock.OffsetMS * float64(time.Millisecond))
+			start, end = start.Add(-off), end.Add(-off)
 		}
-		m.Requests += p.Requests
-		m.Errors += p.Errors
-		for k, v := range p.ErrorsByType {
-			if m.ErrorsByType == nil {
-				m.ErrorsByType = map[string]int64{}
-			}
-			m.ErrorsByType[k] += v
+		if m.Start.IsZero() || start.Before(m.Start) {
+			m.Start = start
 		}
-		if p.Start.Before(m.Start) {
-			m.Start = p.Start
+		if end.After(m.End) {
+			m.End = end
 		}
-		if p.End.After(m.End) {
-			m.End = p.End
+		addCounts(&m, p)
+		if p.Error != "" && w.Error == "" {
+			w.Error = p.Error
 		}
-		m.Interrupted = m.Interrupted || p.Interrupted
-		if p.Error != "" {
-			errs = append(errs, fmt.Sprintf("worker %d: %s", i+1, p.Error))
+		if w.Error != "" {
+			errs = append(errs, part.name()+": "+w.Error)
 		}
-		m.Config.Clients += p.Config.Clients
-		m.Config.Requests += p.Config.Requests
-		m.Config.Rate += p.Config.Rate
-		m.Config.Threads += p.Config.Threads
-		m.Commands = mergeCommands(m.Commands, p.Commands)
-		m.Connections = mergeConnections(m.Connections, p.Connections)
-		m.Drain = mergeDrain(m.Drain, p.Drain)
-		m.Cluster = mergeCluster(m.Cluster, p.Cluster)
-		m.Workers = append(m.Workers, benchdata.WorkerResult{Worker: i + 1, Host: p.Client.Hostname, Clients: p.Config.Clients,
-			Requests: p.Requests, RPS: p.RPS, Latency: p.Latency, Histogram: p.Histogram, Error: p.Error})
+		conns = append(conns, p.Connections)
+		w.Clients, w.Requests, w.RPS, w.Latency, w.Histogram = p.Config.Clients, p.Requests, p.RPS, p.Latency, p.Histogram
+		w.Start, w.End = start, end
+		if p.Connections != nil {
+			w.Kernel = p.Connections.Kernel
+		}
+		m.Workers = append(m.Workers, w)
 	}
 	m.Error = strings.Join(errs, "; ")
 	m.ElapsedSeconds = m.End.Sub(m.Start).Seconds()
+	m.Connections = mergeConnectionsOf(parts, conns, m.ElapsedSeconds)
+	digest(&m)
+	return &m, nil
+}
+
+// addCounts adds p's counts and histograms to m.
+func addCounts(m, p *benchdata.Summary) {
+	m.Histogram = mergeInto(m.Histogram, p.Histogram)
+	if p.UncorrectedHistogram != nil {
+		m.UncorrectedHistogram = mergeInto(m.UncorrectedHistogram, p.UncorrectedHistogram)
+	}
+	m.Requests += p.Requests
+	m.Errors += p.Errors
+	for k, v := range p.ErrorsByType {
+		if m.ErrorsByType == nil {
+			m.ErrorsByType = map[string]int64{}
+		}
+		m.ErrorsByType[k] += v
+	}
+	m.Interrupted = m.Interrupted || p.Interrupted
+	m.Config.Clients += p.Config.Clients
+	m.Config.Requests += p.Config.Requests
+	m.Config.Rate += p.Config.Rate
+	m.Config.Threads += p.Config.Threads
+	m.Commands = mergeCommands(m.Commands, p.Commands)
+	m.Drain = mergeDrain(m.Drain, p.Drain)
+	m.Cluster = mergeCluster(m.Cluster, p.Cluster)
+}
+
+// digest computes m's derived figures from its merged histograms.
+func digest(m *benchdata.Summary) {
 	m.Latency = benchdata.Digest(m.Histogram.Histogram)
 	if m.UncorrectedHistogram != nil {
 		d := benchdata.Digest(m.UncorrectedHistogram.Histogram)
@@ -96,7 +234,6 @@ func MergeWorkers(parts []*benchdata.Summary) (*benchdata.Summary, error) {
 			n.Latency, n.RPS = benchdata.Digest(n.Histogram.Histogram), perSecond(n.Requests, el)
 		}
 	}
-	return &m, nil
 }
 
 func perSecond(n int64, seconds float64) float64 {
@@ -129,6 +266,66 @@ func mergeCommands(acc, cs []benchdata.CommandResult) []benchdata.CommandResult 
 		acc[i].Histogram = mergeInto(acc[i].Histogram, c.Histogram)
 	}
 	return acc
+}
+
+// mergeConnectionsOf merges the parts' connection figures. Counts and
+// histograms add up; PerSecond is the total opened over the merged
+// interval. Kernel evidence is per namespace, not per process: the
+// server's side is kept once (every worker read the same counters over
+// overlapping intervals: the widest reading), the client's side only
+// when every worker ran on one host (again the widest reading, since
+// each counted the others' sockets too); workers on several hosts keep
+// theirs in their own lines (WorkerResult.Kernel), never summed.
+func mergeConnectionsOf(parts []WorkerPart, cs []*benchdata.Connections, elapsed float64) *benchdata.Connections {
+	var acc *benchdata.Connections
+	perSec := false
+	for _, c := range cs {
+		if c == nil {
+			continue
+		}
+		acc = mergeConnections(acc, c)
+		perSec = perSec || c.PerSecond > 0
+	}
+	if acc == nil {
+		return nil
+	}
+	if perSec {
+		acc.PerSecond = perSecond(acc.Opened, elapsed)
+	}
+	var e benchdata.NetEvidence
+	for _, c := range cs {
+		if c == nil || c.Kernel == nil {
+			continue
+		}
+		if s := c.Kernel.Server; s != nil && (e.Server == nil || serverWeight(s) > serverWeight(e.Server)) {
+			e.Server = s
+		}
+		if cl := c.Kernel.Client; cl != nil && (e.Client == nil || cl.ActiveOpens > e.Client.ActiveOpens) {
+			e.Client = cl
+		}
+	}
+	if !oneHost(parts) {
+		e.Client = nil
+	}
+	if e.Server != nil || e.Client != nil || acc.Failures["EADDRNOTAVAIL"] > 0 {
+		explain(&e, acc)
+	}
+	return acc
+}
+
+// serverWeight orders readings of one server namespace by how much they saw.
+func serverWeight(s *benchdata.ServerNet) uint64 {
+	return (s.ListenOverflows+s.ListenDrops)<<32 + s.PassiveOpens
+}
+
+// oneHost reports whether every part ran on the same host.
+func oneHost(parts []WorkerPart) bool {
+	for _, p := range parts[1:] {
+		if p.Host != parts[0].Host {
+			return false
+		}
+	}
+	return true
 }
 
 func mergeConnections(acc, c *benchdata.Connections) *benchdata.Connections {
@@ -195,31 +392,15 @@ func mergeCluster(acc, c *benchdata.Cluster) *benchdata.Cluster {
 	return acc
 }
 
-// WorkerStartDelay is how far ahead a --workers run sets the common start
-// time, so every process has connected before it.
-const WorkerStartDelay = 2 * time.Second
-
-// waitUntil waits for t (no wait when t is zero or past).
-func waitUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if t.IsZero() || d <= 0 {
-		return nil
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return fmt.Errorf("interrupted while waiting for the common start: %w", ctx.Err())
-	case <-timer.C:
-		return nil
-	}
-}
-
-// writeWorkerLines writes one line per load process of a --workers run.
+// writeWorkerLines writes one line per load process of a --workers run,
+// each under its own number and host.
 func writeWorkerLines(w io.Writer, indent string, s *benchdata.Summary) {
 	for _, p := range s.Workers {
-		line := fmt.Sprintf("%sworker %d (%d clients): %d requests, %.2f requests per second, p50=%.3f p99=%.3f max=%.3f msec",
-			indent, p.Worker, p.Clients, p.Requests, p.RPS, p.Latency.P50, p.Latency.P99, p.Latency.Max)
+		line := fmt.Sprintf("%s%s: %d clients, %d requests, %.2f requests per second, p50=%.3f p99=%.3f max=%.3f msec",
+			indent, WorkerName(p.Worker, p.Host), p.Clients, p.Requests, p.RPS, p.Latency.P50, p.Latency.P99, p.Latency.Max)
+		if c := p.Clock; c != nil && (c.OffsetMS > 1 || c.OffsetMS < -1) {
+			line += fmt.Sprintf("; clock %+.1f ms (±%.1f)", c.OffsetMS, c.RTTMS/2)
+		}
 		if p.Error != "" {
 			line += "; error: " + p.Error
 		}

@@ -323,7 +323,10 @@ type NodeResult struct {
 }
 
 // WorkerResult is one load process's share of a --workers run: its
-// figures over its own interval, so an overloaded client shows.
+// figures over its own interval, so an overloaded client shows. Worker
+// and Host are its identity as the run numbered and reached it, kept
+// when it failed (then Error says how, and its figures are what it
+// reported, or zero).
 type WorkerResult struct {
 	Worker    int        `json:"worker"`
 	Host      string     `json:"host,omitempty"`
@@ -332,5 +335,27 @@ type WorkerResult struct {
 	RPS       float64    `json:"rps"`
 	Latency   Latency    `json:"latency_ms"`
 	Histogram *Histogram `json:"histogram,omitempty"`
-	Error     string     `json:"error,omitempty"`
+	// Start and End are its measurement's, on the coordinator's clock.
+	Start time.Time `json:"start,omitzero"`
+	End   time.Time `json:"end,omitzero"`
+	// Clock is how the worker's clock compared with the coordinator's
+	// when the start was given; nil when it was not measured.
+	Clock *WorkerClock `json:"clock,omitempty"`
+	// Kernel is the worker's own connection evidence: its host's
+	// counters, never summed with another host's.
+	Kernel *NetEvidence `json:"kernel,omitempty"`
+	Error  string       `json:"error,omitempty"`
+}
+
+// WorkerClock is a worker host's clock against the coordinator's,
+// measured over the link as NTP does (the best of several round trips):
+// OffsetMS is the worker's clock minus the coordinator's, known to within
+// half of RTTMS. The common start is sent as a delay, so it does not
+// depend on the clocks agreeing; the offset places the worker's
+// timestamps on the coordinator's clock in the merge.
+type WorkerClock struct {
+	OffsetMS float64 `json:"offset_ms"`
+	RTTMS    float64 `json:"rtt_ms"`
+	// StartDelayMS is the delay the worker was told to start after.
+	StartDelayMS float64 `json:"start_delay_ms"`
 }

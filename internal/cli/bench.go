@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ func init() { register(newBenchCmd) }
 func newBenchCmd(s *streams) *cobra.Command {
 	var f *cmdline.Flags
 	var worker bool
+	var sshw sshWorkerFlags
 	cmd := &cobra.Command{
 		Use:   "bench [options] [command args...]",
 		Short: "redis-benchmark-compatible load generator (same flags and output), faster and more accurate",
@@ -32,7 +34,8 @@ Beyond redis-benchmark: --duration and --warmup; --rate for fixed-rate open-loop
 latency timed from each request's intended send time (coordinated omission corrected);
 -o FILE saves JSON with the full HDR histogram; --hdr-out; --ratio SET:GET; --key-dist uniform|gaussian|
 zipf|sequential; value sizes as ranges or weighted lists; --cluster routes by slot with per-node results;
---workers N merges N load processes exactly; --connect-rate for connection churn.
+--workers N merges N load processes exactly (--workers ssh:HOST,... one on each host, through
+a redline session there); --connect-rate for connection churn.
 Connection set-up is measured on its own, with the kernel's listen-queue and local-port counters
 when the server's host is readable. Errors end the run with a message,
 partial results and a non-zero exit, never a hang.`,
@@ -43,14 +46,15 @@ partial results and a non-zero exit, never a hang.`,
   redline bench --ratio 1:10 -r 100000 --key-dist zipf -n 1000000
   redline bench -r 10000 -n 10000 lpush mylist __rand_int__
   redline bench --cluster -h 10.0.0.5 -p 7000 -t set,get -r 1000000 -q     # a Redis Cluster through a seed
-  redline bench --workers 4 -c 200 -n 2000000 -t set -r 1000000 -o set.json  # 4 load processes, merged exactly`,
+  redline bench --workers 4 -c 200 -n 2000000 -t set -r 1000000 -o set.json  # 4 load processes, merged exactly
+  redline bench --workers ssh:load1,load2 -h 10.0.0.5 -c 200 -t get         # load from two hosts`,
 		Args:              cobra.ArbitraryArgs,
 		DisableAutoGenTag: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if worker {
 				return runWorkerChild(cmd.Context(), s)
 			}
-			return runBench(cmd.Context(), s, f, args)
+			return runBench(cmd.Context(), s, f, &sshw, args)
 		},
 	}
 	fl := cmd.Flags()
@@ -61,10 +65,11 @@ partial results and a non-zero exit, never a hang.`,
 	renamed(fl, "json", "output")
 	fl.BoolVar(&worker, "worker", false, "one process of a --workers run (settings on stdin)")
 	fl.MarkHidden("worker")
+	sshw.define(fl)
 	return cmd
 }
 
-func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) error {
+func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorkerFlags, args []string) error {
 	if f.Version {
 		fmt.Fprintf(s.out, "redline bench %s (redis-benchmark 7.2 compatible)\n", Version())
 		return nil
@@ -79,7 +84,10 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) 
 	if err != nil {
 		return usageError("redline bench: %v", err)
 	}
-	if err := checkWorkers(f.Workers, o, f.Idle); err != nil {
+	if err := checkWorkers(f.Workers, o, f.Idle, len(f.WorkerHosts) > 0); err != nil {
+		return usageError("redline bench: %v", err)
+	}
+	if err := checkSSHWorkers(f.WorkerHosts, sshw, o, f.HostSet()); err != nil {
 		return usageError("redline bench: %v", err)
 	}
 	if f.Idle {
@@ -103,6 +111,12 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, args []string) 
 		fmt.Fprintf(s.err, "WARNING: Could not fetch server CONFIG: %s\n", info.ConfigErr)
 	}
 	r := &benchRun{s: s, f: f, o: o, info: info, argv: s.argv}
+	if len(f.WorkerHosts) > 0 {
+		if r.ssh, err = dialSSHWorkers(ctx, s, f.WorkerHosts, sshw); err != nil {
+			return exitCode(ExitError, "redline bench: "+err.Error())
+		}
+		defer r.ssh.close()
+	}
 	r.progress = newProgressPrinter(s, f)
 	r.o.Progress = r.progress.show
 	r.o.ProgressInterval = r.progress.interval()
@@ -118,6 +132,7 @@ type benchRun struct {
 	info     benchdata.ServerInfo
 	argv     []string
 	progress *progressPrinter
+	ssh      *sshWorkers // --workers ssh:...
 	results  []*benchdata.Summary
 	started  time.Time
 }
@@ -188,8 +203,14 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 
 // measure runs t here, or in --workers processes.
 func (r *benchRun) measure(ctx context.Context, t bench.Test, data []byte) (*benchdata.Summary, error) {
+	// No replayed ticks: this command's progress is live, the workers'
+	// would arrive only at the end.
+	wo := bench.WorkersOptions{ReadyTimeout: cmp.Or(r.f.WorkersReadyTimeout, bench.WorkerReadyTimeout(r.o))}
+	if r.ssh != nil {
+		return r.ssh.run(ctx, r.o, t, data, wo)
+	}
 	if r.f.Workers > 1 {
-		return runWorkers(ctx, r.o, t, data, r.f.Workers)
+		return runWorkers(ctx, r.o, t, data, r.f.Workers, wo)
 	}
 	return bench.Run(ctx, r.o, t, data)
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -19,149 +20,265 @@ import (
 
 // bench --workers N runs each test in N processes of this binary
 // (`redline bench --worker`, hidden), each given its share of -c, -n and
-// --rate and a common start time on stdin (as JSON: the password never
-// reaches a command line), each answering with its Summary on stdout.
-// The Summaries are merged exactly (bench.MergeWorkers).
+// --rate on stdin (as JSON: the password never reaches a command line).
+// Each connects its clients, says it is ready and waits to be told when
+// to start (bench.RunWorkers: the ready barrier), then answers with its
+// Summary. The Summaries are merged exactly (bench.MergeWorkers).
+//
+// The child's stdin carries the spec, then workerCtl lines; its stdout
+// carries workerMsg lines: ready, clock readings, and the Summary last.
 
-// workerSpec is what a worker process is told.
-type workerSpec struct {
-	Options bench.Options `json:"options"`
-	Test    bench.Test    `json:"test"`
-	Data    []byte        `json:"data"`
+// workerSpec is what a worker is told: the same for a child process and
+// for a remote session's bench.
+type workerSpec = bench.WorkerSpec
+
+// workerCtl is one instruction to a waiting worker process.
+type workerCtl struct {
+	Op    string        `json:"op"` // "clock" or "start"
+	Delay time.Duration `json:"delay,omitempty"`
 }
 
-// checkWorkers refuses what a worker process cannot do.
-func checkWorkers(n int, o bench.Options, idle bool) error {
+// workerMsg is one line from a worker process.
+type workerMsg struct {
+	Ready   bool               `json:"ready,omitempty"`
+	Clock   time.Time          `json:"clock,omitzero"`
+	Summary *benchdata.Summary `json:"summary,omitempty"`
+	Ticks   []bench.WorkerTick `json:"ticks,omitempty"`
+}
+
+// checkWorkers refuses what a worker cannot do (n workers, on ssh
+// hosts when remote).
+func checkWorkers(n int, o bench.Options, idle, remote bool) error {
 	switch {
 	case n < 0:
 		return fmt.Errorf("--workers must not be negative, got %d", n)
-	case n <= 1:
+	case n <= 1 && !remote:
 		return nil
-	case o.TLS != nil:
-		return fmt.Errorf("--workers with --tls is not supported yet")
 	case idle:
 		return fmt.Errorf("--workers with -I is not supported")
-	case o.Clients < n:
-		return fmt.Errorf("--workers %d needs at least one client each: -c %d", n, o.Clients)
-	case o.Requests > 0 && o.Requests < int64(n):
-		return fmt.Errorf("--workers %d needs at least one request each: -n %d", n, o.Requests)
 	}
-	return nil
+	return bench.CheckWorkers(n, o)
 }
 
-// runWorkers runs t in n processes and merges their results.
-func runWorkers(ctx context.Context, o bench.Options, t bench.Test, data []byte, n int) (*benchdata.Summary, error) {
+// runWorkers runs t in n local processes and merges their results.
+func runWorkers(ctx context.Context, o bench.Options, t bench.Test, data []byte, n int, wo bench.WorkersOptions) (*benchdata.Summary, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("--workers: find this program: %w", err)
 	}
-	o.Progress, o.ProgressFinal = nil, false
-	o.StartAt = time.Now().Add(bench.WorkerStartDelay)
-	clients, reqs := bench.Shares(int64(o.Clients), n), bench.Shares(o.Requests, n)
-	procs := make([]*workerProc, n)
-	for i := range procs {
-		wo := o
-		wo.Clients, wo.Requests, wo.Rate = int(clients[i]), reqs[i], o.Rate/float64(n)
-		wo.Seed = o.Seed + uint64(i) // different keys in each process
-		p, err := startWorker(ctx, exe, workerSpec{Options: wo, Test: t, Data: data})
+	specs := bench.WorkerSpecs(o, t, data, n, wo.Progress != nil)
+	ws := make([]bench.WorkerSlot, n)
+	for i, spec := range specs {
+		p, err := startWorker(exe, spec)
 		if err != nil {
-			for _, q := range procs[:i] {
-				q.cmd.Process.Kill()
-				q.cmd.Wait()
-			}
-			return nil, err
+			stopStarted(ws[:i])
+			return nil, fmt.Errorf("%s: %w", bench.WorkerName(i+1, ""), err)
 		}
-		procs[i] = p
+		ws[i] = bench.WorkerSlot{N: i + 1, Worker: p}
 	}
-	var parts []*benchdata.Summary
-	var errs []error
-	for i, p := range procs {
-		sum, err := p.wait()
-		if err != nil {
-			errs = append(errs, fmt.Errorf("worker %d: %w", i+1, err))
-		}
-		if sum != nil {
-			parts = append(parts, sum)
-		}
+	return bench.RunWorkers(ctx, ws, wo)
+}
+
+// stopStarted stops the workers started before one failed to start, and
+// reaps them (killed if they do not exit within bench.StopWait).
+func stopStarted(ws []bench.WorkerSlot) {
+	ctx, cancel := context.WithTimeout(context.Background(), bench.StopWait)
+	defer cancel()
+	for _, w := range ws {
+		w.Worker.Stop()
 	}
-	if len(parts) == 0 {
-		return nil, errors.Join(errs...)
+	for _, w := range ws {
+		w.Worker.Result(ctx)
 	}
-	m, err := bench.MergeWorkers(parts)
+}
+
+// workerProc is a local worker process (bench.Worker).
+type workerProc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr bytes.Buffer
+	inMu   sync.Mutex
+
+	ready   chan struct{}
+	clock   chan time.Time
+	exited  chan struct{} // closed once its output ended and it was reaped
+	summary *benchdata.Summary
+	ticks   []bench.WorkerTick
+	err     error // its exit, in its own words
+}
+
+func startWorker(exe string, spec workerSpec) (*workerProc, error) {
+	in, err := json.Marshal(spec)
+	if err != nil {
+		return nil, fmt.Errorf("encode the worker's settings: %w", err)
+	}
+	p := &workerProc{ready: make(chan struct{}), clock: make(chan time.Time, 1), exited: make(chan struct{})}
+	p.cmd = exec.Command(exe, "bench", "--worker")
+	p.cmd.Stderr = &p.stderr
+	// A parent killed outright (kill -9, the OOM killer) stops its
+	// workers as Ctrl-C does, instead of leaving them loading the server.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGINT}
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := p.cmd.StdoutPipe()
 	if err != nil {
 		return nil, err
 	}
-	if m.Interrupted && len(errs) > 0 && ctx.Err() != nil {
-		return m, bench.ErrInterrupted
-	}
-	return m, errors.Join(errs...)
-}
-
-type workerProc struct {
-	cmd            *exec.Cmd
-	stdout, stderr bytes.Buffer
-}
-
-func startWorker(ctx context.Context, exe string, spec workerSpec) (*workerProc, error) {
-	in, err := json.Marshal(spec)
-	if err != nil {
-		return nil, fmt.Errorf("--workers: encode the worker's settings: %w", err)
-	}
-	p := &workerProc{}
-	p.cmd = exec.CommandContext(ctx, exe, "bench", "--worker")
-	p.cmd.Stdin = bytes.NewReader(in)
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	// Ctrl-C reaches a worker as SIGINT, so it reports what it measured.
-	p.cmd.Cancel = func() error { return p.cmd.Process.Signal(os.Interrupt) }
-	p.cmd.WaitDelay = 10 * time.Second
-	// A parent killed outright (kill -9, the OOM killer) stops its
-	// workers the same way, instead of leaving them loading the server.
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGINT}
 	if err := p.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("--workers: start %s: %w", exe, err)
+		return nil, fmt.Errorf("start %s: %w", exe, err)
+	}
+	go p.read(out)
+	if err := p.send(append(in, '\n')); err != nil {
+		p.Stop()
+		return nil, err
 	}
 	return p, nil
 }
 
-// wait returns the worker's Summary (partial after an error) and its
-// error, in its own words.
-func (p *workerProc) wait() (*benchdata.Summary, error) {
+// read takes the worker's lines until its output ends, then reaps it.
+func (p *workerProc) read(out io.Reader) {
+	dec := json.NewDecoder(out)
+	var readErr error
+	for {
+		var m workerMsg
+		if err := dec.Decode(&m); err != nil {
+			if err != io.EOF {
+				readErr = fmt.Errorf("unreadable output: %w", err)
+				io.Copy(io.Discard, out)
+			}
+			break
+		}
+		switch {
+		case m.Summary != nil:
+			p.summary, p.ticks = m.Summary, m.Ticks
+		case m.Ready:
+			close(p.ready)
+		case !m.Clock.IsZero():
+			select {
+			case p.clock <- m.Clock:
+			default:
+			}
+		}
+	}
 	werr := p.cmd.Wait()
-	var sum *benchdata.Summary
-	if p.stdout.Len() > 0 {
-		sum = &benchdata.Summary{}
-		if err := json.Unmarshal(p.stdout.Bytes(), sum); err != nil {
-			return nil, fmt.Errorf("unreadable result: %w", err)
-		}
+	switch msg := strings.TrimSpace(p.stderr.String()); {
+	case werr != nil && msg != "":
+		p.err = errors.New(msg)
+	case werr != nil:
+		p.err = werr
+	case readErr != nil:
+		p.err = readErr
+	case p.summary == nil:
+		p.err = errors.New("no result")
 	}
-	if werr != nil {
-		msg := strings.TrimSpace(p.stderr.String())
-		if msg == "" {
-			msg = werr.Error()
-		}
-		return sum, errors.New(msg)
+	close(p.exited)
+}
+
+func (p *workerProc) send(line []byte) error {
+	p.inMu.Lock()
+	defer p.inMu.Unlock()
+	if _, err := p.stdin.Write(line); err != nil {
+		return fmt.Errorf("write to the worker: %w", err)
 	}
-	if sum == nil {
-		return nil, errors.New("no result")
+	return nil
+}
+
+func (p *workerProc) ctl(c workerCtl) error {
+	b, _ := json.Marshal(c)
+	return p.send(append(b, '\n'))
+}
+
+// Ready implements bench.Worker.
+func (p *workerProc) Ready(ctx context.Context) error {
+	select {
+	case <-p.ready:
+		return nil
+	case <-p.exited:
+		return p.err
+	case <-ctx.Done():
+		return ctx.Err()
 	}
-	return sum, nil
+}
+
+// Clock implements bench.Worker.
+func (p *workerProc) Clock(ctx context.Context) (time.Time, error) {
+	if err := p.ctl(workerCtl{Op: "clock"}); err != nil {
+		return time.Time{}, err
+	}
+	select {
+	case t := <-p.clock:
+		return t, nil
+	case <-p.exited:
+		return time.Time{}, p.err
+	case <-ctx.Done():
+		return time.Time{}, ctx.Err()
+	}
+}
+
+// Start implements bench.Worker.
+func (p *workerProc) Start(_ context.Context, d time.Duration) error {
+	return p.ctl(workerCtl{Op: "start", Delay: d})
+}
+
+// Result implements bench.Worker: when ctx ends first, the worker is
+// killed, so that nothing is left running.
+func (p *workerProc) Result(ctx context.Context) (*benchdata.Summary, []bench.WorkerTick, error) {
+	select {
+	case <-p.exited:
+		return p.summary, p.ticks, p.err
+	case <-ctx.Done():
+		p.cmd.Process.Kill()
+		<-p.exited
+		return p.summary, p.ticks, fmt.Errorf("no report within %s of the stop: killed", bench.StopWait)
+	}
+}
+
+// Stop implements bench.Worker: SIGINT, so the worker reports what it
+// measured; a worker still waiting for its start also sees its input end.
+func (p *workerProc) Stop() {
+	select {
+	case <-p.exited:
+		return
+	default:
+	}
+	p.cmd.Process.Signal(os.Interrupt)
+	p.inMu.Lock()
+	p.stdin.Close()
+	p.inMu.Unlock()
 }
 
 // runWorkerChild is `redline bench --worker`: one share of a --workers
-// run, its settings on stdin, its Summary on stdout, its error on stderr.
+// run, its settings and instructions on stdin, its readiness, clock and
+// Summary on stdout, its error on stderr.
 func runWorkerChild(ctx context.Context, s *streams) error {
-	b, err := io.ReadAll(s.in)
-	if err != nil {
-		return exitCode(ExitFailure, fmt.Sprintf("--worker: read the settings: %v", err))
-	}
+	dec := json.NewDecoder(s.in)
 	var spec workerSpec
-	if err := json.Unmarshal(b, &spec); err != nil {
+	if err := dec.Decode(&spec); err != nil {
 		return exitCode(ExitFailure, fmt.Sprintf("--worker: bad settings: %v", err))
 	}
-	sum, err := bench.Run(ctx, spec.Options, spec.Test, spec.Data)
+	ctls := make(chan workerCtl)
+	go func() {
+		defer close(ctls)
+		for {
+			var c workerCtl
+			if dec.Decode(&c) != nil {
+				return
+			}
+			ctls <- c
+		}
+	}()
+	enc := json.NewEncoder(s.out)
+	ready := func(ctx context.Context) error {
+		if err := enc.Encode(workerMsg{Ready: true}); err != nil {
+			return err
+		}
+		return awaitStart(ctx, ctls, func() error { return enc.Encode(workerMsg{Clock: time.Now()}) })
+	}
+	sum, ticks, err := bench.RunWorker(ctx, spec, ready)
 	if sum != nil {
 		sum.Client = benchdata.LocalClientInfo(Version())
-		if jerr := json.NewEncoder(s.out).Encode(sum); jerr != nil && err == nil {
+		if jerr := enc.Encode(workerMsg{Summary: sum, Ticks: ticks}); jerr != nil && err == nil {
 			err = jerr
 		}
 	}
@@ -169,4 +286,27 @@ func runWorkerChild(ctx context.Context, s *streams) error {
 		return exitCode(ExitFailure, err.Error())
 	}
 	return nil
+}
+
+// awaitStart answers clock readings until the start comes, then waits
+// its delay.
+func awaitStart(ctx context.Context, ctls <-chan workerCtl, clock func() error) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("interrupted while waiting for the common start: %w", ctx.Err())
+		case c, ok := <-ctls:
+			if !ok {
+				return errors.New("the coordinating redline went away before the start")
+			}
+			switch c.Op {
+			case "clock":
+				if err := clock(); err != nil {
+					return err
+				}
+			case "start":
+				return bench.SleepCtx(ctx, c.Delay)
+			}
+		}
+	}
 }

@@ -1,12 +1,23 @@
 package cli
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"redline/internal/benchdata"
+	"redline/internal/labdata"
 	"redline/internal/redistest"
+	"redline/internal/testutil"
+	"redline/internal/testutil/respscript"
 )
 
 // TestBenchWorkersMerge runs one test in two worker processes (this test
@@ -43,5 +54,204 @@ func TestBenchWorkersUsage(t *testing.T) {
 	_, errOut, code := runCLI(t, context.Background(), nil, "bench", "--workers", "4", "-c", "2", "-t", "set")
 	if code != 2 {
 		t.Errorf("exit %d (%s), want 2 for fewer clients than workers", code, errOut)
+	}
+}
+
+// TestBenchWorkersReadyBarrier: the first SELECT (one worker's first
+// connection, --dbnum 1) is answered late, so that worker is ready long
+// after the other; the barrier starts both together after it, where a
+// fixed start would have let the quick one run alone.
+func TestBenchWorkersReadyBarrier(t *testing.T) {
+	testutil.Heavy(t)
+	const slow = 2500 * time.Millisecond
+	srv := respscript.Start(t, respscript.Options{Script: respscript.OnNth("SELECT", 1, respscript.Delay(slow))})
+	t.Setenv("REDLINE_TEST_MAIN", "1")
+	out := filepath.Join(t.TempDir(), "w.json")
+	stdout, errOut, code := runCLI(t, context.Background(), nil, "bench", "--workers", "2", "-p", strconv.Itoa(srv.Port()), "--dbnum", "1",
+		"-t", "set", "-c", "4", "-n", "400", "-q", "--progress", "none", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	doc, err := benchdata.ReadDocument(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := doc.Results[0].Workers
+	if len(ws) != 2 || ws[0].Clock == nil || ws[1].Clock == nil {
+		t.Fatalf("workers %+v", ws)
+	}
+	apart := ws[0].Start.Sub(ws[1].Start).Abs()
+	if apart > slow/2 {
+		t.Errorf("the workers started %s apart; the slow one was %s late: no common start", apart, slow)
+	}
+	if srv.Count("SET") != 400 {
+		t.Errorf("server saw %d SETs, want 400", srv.Count("SET"))
+	}
+	t.Logf("started %s apart\n%s", apart, stdout)
+}
+
+// TestBenchWorkersNeverReady: one worker's first SELECT is never
+// answered; the run fails at the ready deadline naming that worker, and
+// no worker process is left.
+func TestBenchWorkersNeverReady(t *testing.T) {
+	testutil.Heavy(t)
+	srv := respscript.Start(t, respscript.Options{Script: respscript.OnNth("SELECT", 1, respscript.Stall())})
+	t.Setenv("REDLINE_TEST_MAIN", "1")
+	stdout, errOut, code := runCLI(t, context.Background(), nil, "bench", "--workers", "2", "-p", strconv.Itoa(srv.Port()), "--dbnum", "1",
+		"-t", "set", "-c", "4", "-n", "400", "--timeout", "60s", "--workers-ready-timeout", "1s", "-q", "--progress", "none")
+	if code != 1 || !regexp.MustCompile(`worker [12] not ready within 1s`).MatchString(errOut) {
+		t.Fatalf("exit %d, want 1 and the worker named\n%s\n%s", code, stdout, errOut)
+	}
+	if n := srv.Count("SET"); n != 0 {
+		t.Errorf("%d SETs were sent: the ready worker started alone", n)
+	}
+	if left := childWorkers(t); len(left) > 0 {
+		t.Errorf("worker processes left running: %v", left)
+	}
+	t.Log(errOut)
+}
+
+// childWorkers lists this process's children that are bench workers.
+func childWorkers(t *testing.T) []string {
+	t.Helper()
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var out []string
+	me := strconv.Itoa(os.Getpid())
+	for _, d := range dirs {
+		st, err := os.ReadFile(d + "/stat")
+		cmd, _ := os.ReadFile(d + "/cmdline")
+		if err != nil || !strings.Contains(string(cmd), "--worker") {
+			continue
+		}
+		if f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:])); len(f) > 1 && f[1] == me {
+			out = append(out, filepath.Base(d))
+		}
+	}
+	return out
+}
+
+// TestLabWorkersLoad: a lab whose client.workers is 2 measures every run
+// from two worker processes: exact totals, a line per worker in each
+// run's summary, the per-second series merged from the workers' ticks,
+// and the load described in the report.
+func TestLabWorkersLoad(t *testing.T) {
+	testutil.Heavy(t)
+	t.Setenv("REDLINE_TEST_MAIN", "1")
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "s.yaml")
+	os.WriteFile(scenario, []byte(`
+name: workers
+client: {workers: 2}
+workloads: [{name: set, bench: "-t set -c 4 -n 2000 -r 1000"}, {name: timed, bench: "-t set -c 2 --duration 2500ms"}]
+variants:
+  - {name: baseline, baseline: true}
+  - {name: hz, server: {config: ["hz 20"]}}
+repetitions: 1
+doctor: false
+`), 0o644)
+	out := filepath.Join(dir, "out")
+	stdout, errOut, code := runCLI(t, context.Background(), nil, "lab", scenario, "--out", out, "--state-dir", filepath.Join(dir, "state"), "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	res, err := labdata.ReadResult(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Scenario.Client.Workers != 2 || len(res.Runs) != 4 {
+		t.Fatalf("scenario client %+v, %d runs", res.Scenario.Client, len(res.Runs))
+	}
+	for _, r := range res.Runs {
+		if r.Workload == "timed" {
+			if len(r.Series) < 2 || r.Series[0].RPS <= 0 || len(r.Summary.Workers) != 2 {
+				t.Errorf("run %d: series %+v from %d workers", r.Seq, r.Series, len(r.Summary.Workers))
+			}
+			continue
+		}
+		if s := r.Summary; s.Requests != 2000 || len(s.Workers) != 2 || s.Workers[0].Requests+s.Workers[1].Requests != 2000 {
+			t.Errorf("run %d: %d requests, workers %+v", r.Seq, s.Requests, s.Workers)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "2 local worker processes") {
+		t.Errorf("the report does not describe the load (%v)", err)
+	}
+}
+
+// TestBenchWorkersSignals: SIGTERM to the coordinator (not its group)
+// stops the workers, which report what they measured: partial results
+// kept, a line per worker, exit 128+15. kill -9 of the coordinator stops
+// them too (their parent-death signal): nothing is left running.
+func TestBenchWorkersSignals(t *testing.T) {
+	s := redistest.Start(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		t.Run(sig.String(), func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "w.json")
+			cmd := exec.Command(os.Args[0], "bench", "--workers", "2", "-p", port(s), "-t", "set", "-c", "4", "-n", "0", "--duration", "1h",
+				"-q", "--progress", "none", "-o", out)
+			cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
+			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			before := commandCalls(t, s)["set"]
+			waitFor(t, "the workers' load", func() bool { return commandCalls(t, s)["set"] > before+100 })
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			waitFor(t, "every worker to exit", func() bool { return len(groupProcs(cmd.Process.Pid)) == 0 })
+			if sig == syscall.SIGKILL {
+				return
+			}
+			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(sig) {
+				t.Fatalf("exit %v, want %d\n%s", err, 128+int(sig), stderr.String())
+			}
+			doc, rerr := benchdata.ReadDocument(out)
+			if rerr != nil {
+				t.Fatal(rerr)
+			}
+			sum := doc.Results[0]
+			if !sum.Interrupted || len(sum.Workers) != 2 || sum.Requests == 0 || sum.Histogram.TotalCount() != sum.Requests {
+				t.Errorf("partial result: interrupted %v, %d workers, %d requests", sum.Interrupted, len(sum.Workers), sum.Requests)
+			}
+		})
+	}
+}
+
+// groupProcs lists the live processes of process group pgid.
+func groupProcs(pgid int) []string {
+	dirs, _ := filepath.Glob("/proc/[0-9]*")
+	var out []string
+	for _, d := range dirs {
+		st, err := os.ReadFile(d + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
+		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+			out = append(out, filepath.Base(d))
+		}
+	}
+	return out
+}
+
+// TestBenchWorkersPassword: the password reaches each worker on its
+// stdin (the workers authenticate), and appears in no output.
+func TestBenchWorkersPassword(t *testing.T) {
+	const pw = "w0rkers-s3cret"
+	s := redistest.Start(t, "requirepass "+pw)
+	t.Setenv("REDLINE_TEST_MAIN", "1")
+	dir := t.TempDir()
+	pass, out := filepath.Join(dir, "pw"), filepath.Join(dir, "w.json")
+	os.WriteFile(pass, []byte(pw+"\n"), 0o600)
+	stdout, errOut, code := runCLI(t, context.Background(), nil, "bench", "--workers", "2", "--pass-file", pass, "-p", port(s),
+		"-t", "set", "-c", "2", "-n", "200", "-q", "--progress", "none", "-o", out)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, errOut)
+	}
+	saved, _ := os.ReadFile(out)
+	if strings.Contains(stdout+errOut+string(saved), pw) {
+		t.Errorf("the password appears in the output or the -o file")
 	}
 }

@@ -138,8 +138,11 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	p := newLabProgress(s, f.progress)
 	tuner, doctor := labTuning(f.stateDir)
 	fmt.Fprintf(s.err, "redline lab: scenario %s, results in %s\n", sc.Name, resultPath)
+	load := &labLoad{s: s, f: f}
 	res, err := lab.Execute(ctx, lab.Options{Scenario: sc, ScenarioFile: file, CommandLine: s.argv, Version: Version(),
-		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, ServerHost: labServerHost(s, f), Steerer: labSteerer{StateDir: f.stateDir}, Observer: p.event})
+		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, ServerHost: labServerHost(s, f), Steerer: labSteerer{StateDir: f.stateDir}, Observer: p.event,
+		Workers: load.run})
+	load.close()
 	// Stopped during the run, not by a closed stdout while printing below.
 	interrupted := errors.Is(err, context.Canceled) || ctx.Err() != nil
 	p.done()

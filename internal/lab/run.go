@@ -43,6 +43,10 @@ type Options struct {
 	Steerer Steerer
 	// Observer, if set, is told about progress.
 	Observer func(Event)
+	// Workers runs one measurement from the scenario's client.workers
+	// local load processes or its client.worker_hosts; nil refuses such
+	// a scenario.
+	Workers func(ctx context.Context, o bench.Options, t bench.Test, data []byte, c labdata.ClientSpec) (*benchdata.Summary, error)
 }
 
 // Tuner applies a tuned variant's changes, journaled, and undoes them.
@@ -266,6 +270,9 @@ func (l *labRun) check() error {
 	if remote && l.o.ServerHost == nil {
 		return fmt.Errorf("target kind ssh, but this lab cannot reach a server host")
 	}
+	if l.s.Client.LoadWorkers() > 0 && l.o.Workers == nil {
+		return fmt.Errorf("client.workers or worker_hosts, but this lab cannot start workers")
+	}
 	doctorOff := (l.o.Doctor == nil && !remote) || (l.s.Doctor != nil && !*l.s.Doctor)
 	for _, v := range l.s.Variants {
 		if v.Tune != nil && l.o.Tuner == nil && !remote {
@@ -397,6 +404,15 @@ func (l *labRun) measure(ctx context.Context, it item, variant string, rep int) 
 	return err
 }
 
+// load takes one measurement, here or from the scenario's workers
+// (then without the per-second series: the workers report no progress).
+func (l *labRun) load(ctx context.Context, it item) (*benchdata.Summary, error) {
+	if l.s.Client.LoadWorkers() > 0 {
+		return l.o.Workers(ctx, it.opts, it.test, nil, l.s.Client)
+	}
+	return runBench(ctx, it.opts, it.test, nil)
+}
+
 // measureOnce runs one item once and records it, with its noise and its
 // per-second series; it reports whether the run was flagged as noisy.
 func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep int) (bool, error) {
@@ -416,7 +432,7 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 	smp := l.startSampling(ctx, variant, it.name, rep)
 	cpu0, _ := l.tg.cpuSeconds(ctx)
 	finish := startProbe("/", l.localServerPID())
-	sum, err := runBench(ctx, it.opts, it.test, nil)
+	sum, err := l.load(ctx, it)
 	noise := finish()
 	cpu1, _ := l.tg.cpuSeconds(context.WithoutCancel(ctx))
 	seq := 0

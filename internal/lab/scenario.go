@@ -12,6 +12,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"redline/internal/bench"
 	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"
 	"redline/internal/redisserver"
@@ -145,14 +146,22 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 			bad(p+".name", "missing or duplicate name %q", w.Name)
 		}
 		names["w:"+w.Name] = true
-		if _, err := cmdline.ParseWorkload(w.Bench); err != nil {
+		if wl, err := cmdline.ParseWorkload(w.Bench); err != nil {
 			bad(p+".bench", "%v", err)
+		} else if n := s.Client.LoadWorkers(); n > 0 {
+			if err := bench.CheckWorkers(n, wl.Options); err != nil {
+				bad(p+".bench", "with client.workers: %v", err)
+			}
 		}
 		validateSweep(w, p, bad)
 	}
+	validateWorkers(s, bad)
 	bases := 0
 	for i, v := range s.Variants {
 		p := fmt.Sprintf("variants.%d", i)
+		if v.Client != nil && (v.Client.Workers != 0 || len(v.Client.WorkerHosts) > 0) {
+			bad(p+".client.workers", "workers are the scenario's (client.workers, client.worker_hosts): every variant is measured with the same load")
+		}
 		if v.Name == "" || names["v:"+v.Name] {
 			bad(p+".name", "missing or duplicate name %q", v.Name)
 		}
@@ -290,10 +299,48 @@ func existingServer(t labdata.TargetSpec) bool {
 	return t.Kind == "address" || (t.Kind == "ssh" && t.Port != 0)
 }
 
+// validateWorkers checks the scenario's load workers: local processes,
+// or ssh hosts that can reach the server.
+func validateWorkers(s *labdata.Scenario, bad func(path, format string, args ...any)) {
+	c := s.Client
+	if c.Workers < 0 || c.Workers > 64 {
+		bad("client.workers", "%d is not in 0..64", c.Workers)
+	}
+	if len(c.WorkerHosts) == 0 {
+		return
+	}
+	if c.Workers != 0 {
+		bad("client.workers", "give workers (local processes) or worker_hosts, not both")
+	}
+	if c.CPUs != "" {
+		bad("client.cpus", "pins this host's load generator; with worker_hosts the load comes from those hosts (drop cpus)")
+	}
+	for i, h := range c.WorkerHosts {
+		if !labdata.ValidSSHDestination(h) {
+			bad(fmt.Sprintf("client.worker_hosts.%d", i), "%q: want an ssh destination, [user@]host or a Host of your ssh config", h)
+		}
+	}
+	switch t := s.Target; {
+	case t.Kind == "address" && loopback(t.Address):
+		bad("client.worker_hosts", "target.address %s is this host's loopback, which the worker hosts cannot reach", t.Address)
+	case t.Kind != "ssh" && t.Kind != "address":
+		bad("client.worker_hosts", "the load from other hosts needs a server they reach: a target of kind ssh or address, not %s", t.Kind)
+	}
+}
+
+func loopback(addr string) bool {
+	h, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(h)
+	return h == "localhost" || (ip != nil && ip.IsLoopback())
+}
+
 // validateSSH checks a target of kind ssh.
 func validateSSH(s *labdata.Scenario, bad func(path, format string, args ...any)) {
 	t := s.Target
-	if t.Host == "" || strings.HasPrefix(t.Host, "-") || strings.ContainsAny(t.Host, " \t\n'\"\\;|&$`") {
+	if !labdata.ValidSSHDestination(t.Host) {
 		bad("target.host", "%q: want the ssh destination, [user@]host or a Host of your ssh config", t.Host)
 	}
 	if t.Address != "" && net.ParseIP(t.Address) == nil {

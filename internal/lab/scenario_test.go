@@ -50,6 +50,13 @@ warmup: 2s
 		{"name: x\ntarget: {kind: ssh, host: a, port: 6379}\nworkloads: [{name: a, bench: -t set}]\nvariants:\n  - {name: a}\n  - {name: b, server: {cpus: '1'}}\n", "variants.1.server"},
 		{"name: x\ntarget: {kind: ssh, host: a}\nworkloads: [{name: a, bench: -t set}]\nvariants:\n  - {name: a}\n  - {name: b, server: {env: {A: b}}}\n", "variants.1.server.env"},
 		{"name: x\ntarget: {kind: managed, host: a}\nworkloads: [{name: a, bench: -t set}]\n", "for kind: ssh"},
+		{"name: x\nclient: {workers: 3}\nworkloads: [{name: a, bench: -t set -c 2}]\n", "workloads.0.bench: with client.workers: --workers 3 needs at least one client each"},
+		{"name: x\nclient: {worker_hosts: [a]}\nworkloads: [{name: a, bench: -t set}]\n", "client.worker_hosts: the load from other hosts needs a server they reach"},
+		{"name: x\ntarget: {kind: address, address: '127.0.0.1:6379'}\nclient: {worker_hosts: [a]}\nworkloads: [{name: a, bench: -t set}]\n", "this host's loopback"},
+		{"name: x\ntarget: {kind: ssh, host: s}\nclient: {worker_hosts: [a, '-x'], workers: 2}\nworkloads: [{name: a, bench: -t set}]\n", "client.worker_hosts.1"},
+		{"name: x\ntarget: {kind: ssh, host: s}\nclient: {worker_hosts: [a, b, c]}\nworkloads: [{name: a, bench: -t set -c 2}]\n", "--workers 3 needs at least one client each"},
+		{"name: x\nclient: {workers: -1}\nworkloads: [{name: a, bench: -t set}]\n", "client.workers: -1"},
+		{"name: x\nworkloads: [{name: a, bench: -t set}]\nvariants:\n  - {name: a, baseline: true}\n  - {name: b, client: {workers: 2}}\n", "variants.1.client.workers"},
 	}
 	for _, c := range cases {
 		_, err := ParseScenario([]byte(c.yaml))

@@ -115,6 +115,14 @@ type TargetSpec struct {
 	Queues int `json:"queues,omitempty" yaml:"queues,omitempty"`
 }
 
+// ValidSSHDestination reports whether s can be an ssh destination:
+// [user@]host or a Host of the user's ssh config, and nothing ssh would
+// take for an option or a shell would split (a lab target's host, a
+// bench --workers ssh: host).
+func ValidSSHDestination(s string) bool {
+	return s != "" && !strings.HasPrefix(s, "-") && !strings.ContainsAny(s, " \t\n'\"\\;|&$`,")
+}
+
 // ServerSpec configures a managed or netns server.
 type ServerSpec struct {
 	Binary string            `json:"binary,omitempty" yaml:"binary,omitempty"`
@@ -132,6 +140,29 @@ type ServerSpec struct {
 // ClientSpec configures the load generator's placement.
 type ClientSpec struct {
 	CPUs string `json:"cpus,omitempty" yaml:"cpus,omitempty"`
+	// Workers, when above 1, runs every measurement from this many local
+	// load processes (bench --workers N): each a share of -c, -n and
+	// --rate, a common start, results merged exactly, a line per worker
+	// in each run's summary. The scenario's client only: every variant
+	// is measured with the same load.
+	Workers int `json:"workers,omitempty" yaml:"workers,omitempty"`
+	// WorkerHosts runs every measurement from one worker on each of these
+	// ssh destinations instead (bench --workers ssh:HOST,...), through a
+	// redline session there; the server must be one they reach (a target
+	// of kind ssh or address).
+	WorkerHosts []string `json:"worker_hosts,omitempty" yaml:"worker_hosts,omitempty"`
+}
+
+// LoadWorkers is how many workers the load comes from: 0 for the lab's
+// own process.
+func (c ClientSpec) LoadWorkers() int {
+	if len(c.WorkerHosts) > 0 {
+		return len(c.WorkerHosts)
+	}
+	if c.Workers > 1 {
+		return c.Workers
+	}
+	return 0
 }
 
 // WorkloadSpec is one load: redline bench options, or a redis-benchmark

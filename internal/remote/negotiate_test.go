@@ -12,7 +12,7 @@ import (
 func TestNegotiate(t *testing.T) {
 	for _, tc := range []struct{ lo, hi, want int }{
 		{0, 1, 1}, {1, 2, 2}, {1, 9, ProtocolVersion}, {2, 2, 2}, {0, 2, 2},
-		{0, 99, 0}, {3, 9, 0}, {0, 0, 0}, {2, 1, 0},
+		{0, 99, 0}, {ProtocolVersion + 1, 9, 0}, {0, 0, 0}, {2, 1, 0},
 	} {
 		got, err := negotiate(tc.lo, tc.hi)
 		if tc.want == 0 {

@@ -46,6 +46,26 @@ var ops = map[string]opFunc{
 	OpSteerStart:   (*session).steerStart,
 	OpSteerStop:    (*session).steerStop,
 	OpBye:          func(*session, context.Context, json.RawMessage) (any, error) { return struct{}{}, nil },
+	OpBenchClock:   (*session).benchClock,
+	OpBenchStart:   (*session).benchStart,
+	OpBenchStop:    (*session).benchStop,
+}
+
+// asyncOpFunc checks an operation's arguments and starts it; the reply is
+// what wait returns, sent when it returns.
+type asyncOpFunc func(s *session, ctx context.Context, args json.RawMessage) (wait func() (any, error), err error)
+
+// asyncOps are the operations whose reply waits for something that takes
+// as long as a benchmark.
+var asyncOps = map[string]asyncOpFunc{
+	OpBenchPrepare: (*session).benchPrepare,
+	OpBenchResult:  (*session).benchResult,
+}
+
+// opProtocol is the protocol version that added an operation, when later
+// than the first.
+var opProtocol = map[string]int{
+	OpBenchClock: 3, OpBenchPrepare: 3, OpBenchStart: 3, OpBenchResult: 3, OpBenchStop: 3,
 }
 
 func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }

@@ -22,9 +22,10 @@ import (
 // redline speaks, MinProtocolVersion the oldest. In hello the client
 // offers a range and the session answers with the newest version both
 // speak, or refuses when there is none. Version 2 added redis.attach,
-// tune.verify and the per-thread files of the servers in a sample.
+// tune.verify and the per-thread files of the servers in a sample;
+// version 3 the bench.* operations (a worker of bench --workers ssh:...).
 const (
-	ProtocolVersion    = 2
+	ProtocolVersion    = 3
 	MinProtocolVersion = 1
 )
 
@@ -47,6 +48,13 @@ const (
 	OpSteerStart   = "steer.start"
 	OpSteerStop    = "steer.stop"
 	OpBye          = "bye"
+	// Protocol 3: one share of a bench --workers run, with its ready
+	// barrier (bench.go).
+	OpBenchClock   = "bench.clock"
+	OpBenchPrepare = "bench.prepare"
+	OpBenchStart   = "bench.start"
+	OpBenchResult  = "bench.result"
+	OpBenchStop    = "bench.stop"
 )
 
 // Request is one line from the client.
@@ -329,6 +337,8 @@ type Cleanup struct {
 	Restored []RestoredApply `json:"restored,omitempty"`
 	// Stopped are the redis-servers stopped.
 	Stopped []RedisServer `json:"stopped,omitempty"`
+	// Benches counts the bench workers stopped (protocol 3).
+	Benches int `json:"benches,omitempty"`
 	// Steered are the steer sessions stopped (their IRQs restored).
 	Steered []labdata.SteerSession `json:"steered,omitempty"`
 	Errors  []string               `json:"errors,omitempty"`

@@ -54,6 +54,10 @@ type session struct {
 	// steers are the steer sessions running for the client, by ID.
 	steers    map[string]*steer.Session
 	nextSteer int
+	// benches are the bench workers running for the client (bench.go);
+	// async counts the replies still to be sent by asyncOps.
+	benches benches
+	async   sync.WaitGroup
 }
 
 type managed struct {
@@ -140,6 +144,10 @@ func (s *session) handle(ctx context.Context, line []byte) error {
 	if err := json.Unmarshal(line, &req); err != nil {
 		return s.reply(Response{Error: "bad request: " + err.Error()})
 	}
+	if aop, ok := asyncOps[req.Op]; ok {
+		s.logf("%s", req.Op)
+		return s.handleAsync(ctx, req, aop)
+	}
 	op, ok := ops[req.Op]
 	if !ok {
 		return s.reply(Response{ID: req.ID, Error: fmt.Sprintf("unknown operation %q", req.Op)})
@@ -147,14 +155,11 @@ func (s *session) handle(ctx context.Context, line []byte) error {
 	if req.Op != OpHeartbeat {
 		s.logf("%s", req.Op)
 	}
-	res, err := op(s, ctx, req.Args)
-	resp := Response{ID: req.ID}
-	if err != nil {
-		resp.Error = err.Error()
-	} else if resp.Result, err = json.Marshal(res); err != nil {
-		resp.Error = "encode result: " + err.Error()
-		resp.Result = nil
+	if err := s.needs(req.Op); err != nil {
+		return s.reply(Response{ID: req.ID, Error: err.Error()})
 	}
+	res, err := op(s, ctx, req.Args)
+	resp := response(req.ID, res, err)
 	if werr := s.reply(resp); werr != nil {
 		return werr
 	}
@@ -162,6 +167,44 @@ func (s *session) handle(ctx context.Context, line []byte) error {
 		return errBye
 	}
 	return nil
+}
+
+// handleAsync answers an operation that waits (a bench worker's start or
+// end) from its own goroutine, so the loop keeps reading heartbeats and
+// notices a lost link meanwhile.
+func (s *session) handleAsync(ctx context.Context, req Request, op asyncOpFunc) error {
+	if err := s.needs(req.Op); err != nil {
+		return s.reply(Response{ID: req.ID, Error: err.Error()})
+	}
+	wait, err := op(s, ctx, req.Args)
+	if err != nil {
+		return s.reply(Response{ID: req.ID, Error: err.Error()})
+	}
+	s.async.Go(func() {
+		res, err := wait()
+		_ = s.reply(response(req.ID, res, err)) // a lost link: nobody to tell
+	})
+	return nil
+}
+
+// needs refuses an operation of a newer protocol than the one agreed.
+func (s *session) needs(op string) error {
+	if p := opProtocol[op]; p > s.proto {
+		return fmt.Errorf("%s needs protocol %d; this session agreed on %d in hello", op, p, s.proto)
+	}
+	return nil
+}
+
+// response is the reply to request id: res encoded, or err.
+func response(id uint64, res any, err error) Response {
+	resp := Response{ID: id}
+	if err != nil {
+		resp.Error = err.Error()
+	} else if resp.Result, err = json.Marshal(res); err != nil {
+		resp.Error = "encode result: " + err.Error()
+		resp.Result = nil
+	}
+	return resp
 }
 
 func (s *session) reply(r Response) error {
@@ -193,6 +236,11 @@ func (s *session) cleanup(reason string) *Cleanup {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c := &Cleanup{Session: s.id, Reason: reason, Time: time.Now().UTC()}
+	// Bench workers first: they load a server, perhaps one of those
+	// stopped below.
+	n, errs := s.stopBenches(ctx)
+	c.Benches, c.Errors = n, append(c.Errors, errs...)
+	s.async.Wait()
 	// Steer first: its moves are journaled sessions of their own, restored
 	// by its Stop, before the applies under them are rolled back.
 	for _, id := range sortedKeys(s.steers) {
@@ -224,7 +272,7 @@ func (s *session) cleanup(reason string) *Cleanup {
 	}
 	s.hold.Release()
 	s.hold = nil
-	s.logf("ended (%s): %d apply(s) rolled back, %d server(s) stopped, %d error(s)", reason, len(c.Restored), len(c.Stopped), len(c.Errors))
+	s.logf("ended (%s): %d bench worker(s) stopped, %d apply(s) rolled back, %d server(s) stopped, %d error(s)", reason, c.Benches, len(c.Restored), len(c.Stopped), len(c.Errors))
 	return c
 }
 
@@ -232,7 +280,7 @@ func (s *session) cleanup(reason string) *Cleanup {
 func (s *session) cleanupDir() string { return filepath.Join(s.o.StateDir, "remote") }
 
 func (s *session) saveCleanup(c *Cleanup) {
-	if len(c.Restored) == 0 && len(c.Stopped) == 0 && len(c.Errors) == 0 {
+	if len(c.Restored) == 0 && len(c.Stopped) == 0 && len(c.Errors) == 0 && c.Benches == 0 {
 		return
 	}
 	b, err := json.MarshalIndent(c, "", "  ")

@@ -154,12 +154,24 @@ func targetRows(res *labdata.Result) [][2]string {
 		{"binary", t.Binary}, {"topology", t.Topology},
 		{"repetitions", nonZero(sc.Repetitions)}, {"warm-up", durationOf(sc)},
 		{"server config", strings.Join(sc.Server.Config, "; ")}, {"server env", envOf(sc.Server.Env)},
-		{"server CPUs", sc.Server.CPUs}, {"client CPUs", sc.Client.CPUs},
+		{"server CPUs", sc.Server.CPUs}, {"client CPUs", sc.Client.CPUs}, {"load", loadOf(sc.Client)},
 	}
 	if sc.Server.NUMANode != nil {
 		rows = append(rows, [2]string{"server NUMA node", itoa(*sc.Server.NUMANode)})
 	}
 	return present(rows)
+}
+
+// loadOf describes where the load came from, when not one process.
+func loadOf(c labdata.ClientSpec) string {
+	if len(c.WorkerHosts) > 0 {
+		hosts := strings.Join(c.WorkerHosts, ",")
+		return fmt.Sprintf("a worker on each of %s (bench --workers ssh:%s): common start, histograms merged exactly; each run's summary has a line per worker", hosts, hosts)
+	}
+	if c.Workers < 2 {
+		return ""
+	}
+	return fmt.Sprintf("%d local worker processes (bench --workers %d): common start, histograms merged exactly; each run's summary has a line per worker", c.Workers, c.Workers)
 }
 
 func durationOf(sc labdata.Scenario) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"redline/internal/bench"
+	"redline/internal/labdata"
 	"redline/internal/secret"
 	"redline/internal/shellwords"
 )
@@ -36,8 +37,14 @@ type Flags struct {
 	Quiet, CSV, Loop, Idle, StdinArg bool
 	ShowErrors, Version, Cluster     bool
 	Workers                          int
-	TestList, Ratio                  string
-	JSONOut, HdrOut, Progress        string
+	// WorkerHosts are the ssh destinations of --workers ssh:HOST,...:
+	// one worker on each, through a redline session there.
+	WorkerHosts []string
+	// WorkersReadyTimeout bounds the wait for every --workers process
+	// to be connected and ready (bench.WorkerReadyTimeout when zero).
+	WorkersReadyTimeout       time.Duration
+	TestList, Ratio           string
+	JSONOut, HdrOut, Progress string
 
 	duration, warmup, timeout time.Duration
 	drain                     time.Duration
@@ -90,7 +97,8 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.BoolVarP(&f.resp3, "resp3", "3", false, "start sessions in RESP3 protocol mode (HELLO 3)")
 	fl.IntVar(&f.threads, "threads", 0, "number of event-loop threads (default 1)")
 	fl.BoolVar(&f.Cluster, "cluster", false, "Redis Cluster: -h/-p is a seed; each client opens a connection per primary and sends each request to its key's slot")
-	fl.IntVar(&f.Workers, "workers", 0, "run the load from N local processes with a common start, each a share of -c, -n and --rate; results merged exactly")
+	fl.Var(workersValue{f}, "workers", "run the load from N local processes, or from ssh:HOST[,HOST...] (a redline session on each, docs/remote.md), with a common start, each a share of -c, -n and --rate; results merged exactly")
+	fl.DurationVar(&f.WorkersReadyTimeout, "workers-ready-timeout", 0, "with --workers: fail the run when a worker has not connected its clients within this (default --timeout + 20s)")
 	fl.BoolVar(&f.readReplicas, "read-from-replicas", false, "with --cluster: send read-only commands to the replicas of the slot's primary (READONLY)")
 	fl.IntVar(&f.keyIndex, "key-index", 0, "with --cluster: route custom commands by argument N (1 = first after the command name) instead of COMMAND INFO")
 	fl.BoolVar(&f.tracking, "enable-tracking", false, "send CLIENT TRACKING on before starting")
@@ -137,6 +145,12 @@ func (f *Flags) Parse(args []string) ([]string, error) {
 		return nil, err
 	}
 	return f.fs.Args(), nil
+}
+
+// HostSet reports whether the server was named (-h, -u or -s), not
+// left at 127.0.0.1.
+func (f *Flags) HostSet() bool {
+	return f.fs.Changed("host") || f.fs.Changed("uri") || f.fs.Changed("socket")
 }
 
 // Options turns the parsed flags into Options, checking every value.
@@ -371,8 +385,11 @@ func ParseWorkload(line string) (Workload, error) {
 	if err != nil {
 		return Workload{}, fmt.Errorf("%q: %w", shown, err)
 	}
-	if f.Cluster || f.Workers > 0 {
-		return Workload{}, fmt.Errorf("%q: --cluster and --workers are not supported in a scenario yet", shown)
+	if f.Cluster {
+		return Workload{}, fmt.Errorf("%q: --cluster is not supported in a scenario yet (target.cluster with kind: address)", shown)
+	}
+	if f.Workers > 0 {
+		return Workload{}, fmt.Errorf("%q: --workers belongs to the scenario, not a workload line: client.workers (docs/lab.md)", shown)
 	}
 	if f.StdinArg || f.Idle {
 		return Workload{}, fmt.Errorf("%q: -x and -I cannot be used in a scenario", shown)
@@ -405,3 +422,38 @@ func stripProgram(args []string) []string {
 // SplitShell splits a command line with POSIX shell quoting; see
 // shellwords.Split.
 func SplitShell(s string) ([]string, error) { return shellwords.Split(s) }
+
+// workersValue is --workers: a number of local processes, or
+// ssh:HOST[,HOST...] for one worker on each host.
+type workersValue struct{ f *Flags }
+
+func (v workersValue) String() string {
+	if v.f == nil || len(v.f.WorkerHosts) == 0 {
+		if v.f == nil {
+			return "0"
+		}
+		return strconv.Itoa(v.f.Workers)
+	}
+	return "ssh:" + strings.Join(v.f.WorkerHosts, ",")
+}
+
+func (v workersValue) Set(s string) error {
+	if list, ok := strings.CutPrefix(s, "ssh:"); ok {
+		hosts := strings.Split(list, ",")
+		for _, h := range hosts {
+			if !labdata.ValidSSHDestination(h) {
+				return fmt.Errorf("ssh:%s: %q is not an ssh destination: want ssh:[USER@]HOST[,...], hosts of your ssh config (port, key and known_hosts go there or in --ssh-config)", list, h)
+			}
+		}
+		v.f.Workers, v.f.WorkerHosts = len(hosts), hosts
+		return nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q: want a number of local processes, or ssh:HOST[,HOST...]", s)
+	}
+	v.f.Workers, v.f.WorkerHosts = n, nil
+	return nil
+}
+
+func (v workersValue) Type() string { return "N|ssh:HOSTS" }

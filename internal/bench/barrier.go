@@ -1,0 +1,360 @@
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"redline/internal/benchdata"
+)
+
+// A --workers run starts its load processes together with a ready
+// barrier: each worker connects all its clients and reports ready; when
+// every one has, the coordinator measures each one's clock and link
+// (ClockProbes round trips, the best kept) and tells each to start after
+// a delay, so that all start at one instant a short margin ahead,
+// whatever their clocks say. A worker not ready by the deadline fails the
+// run, naming it, and the others are stopped.
+
+// Worker is the coordinator's handle on one load process, on this host or
+// another (the cli implements it with a child process and with a remote
+// session). Its methods are called from one goroutine at a time.
+type Worker interface {
+	// Ready returns once the worker has connected its clients and waits
+	// for the start, or with why it cannot.
+	Ready(ctx context.Context) error
+	// Clock returns the worker's clock, read as soon as asked.
+	Clock(ctx context.Context) (time.Time, error)
+	// Start tells it to start measuring after d by its own clock.
+	Start(ctx context.Context, d time.Duration) error
+	// Result waits for its Summary: partial, with its error, after a
+	// failure or Stop; nil when it reported nothing. Ticks are its
+	// progress intervals when its spec asked for them.
+	Result(ctx context.Context) (*benchdata.Summary, []WorkerTick, error)
+	// Stop interrupts it: it stops loading the server, reports what it
+	// measured and exits. It does not wait.
+	Stop()
+}
+
+// WorkerSlot is a worker with its identity: its number from 1 and the
+// host it runs on ("" for this one).
+type WorkerSlot struct {
+	N      int
+	Host   string
+	Worker Worker
+}
+
+func (s WorkerSlot) name() string { return WorkerName(s.N, s.Host) }
+
+// Barrier settings.
+const (
+	// ClockProbes is how many round trips measure each worker's clock.
+	ClockProbes = 5
+	// MinStartMargin is the least the common start is set ahead of the
+	// moment the start is sent; twice the slowest round trip is added.
+	MinStartMargin = 20 * time.Millisecond
+	// StopWait bounds the wait for a stopped worker's last report.
+	StopWait = 30 * time.Second
+)
+
+// WorkerReadyTimeout is how long a --workers run waits, by default, for
+// every worker to be ready: a connect's --timeout and room to start a
+// process (or a session's bench) and set up its clients.
+func WorkerReadyTimeout(o Options) time.Duration { return o.Timeout + 20*time.Second }
+
+// WorkersOptions configure RunWorkers.
+type WorkersOptions struct {
+	// ReadyTimeout bounds the wait for every worker to be ready.
+	ReadyTimeout time.Duration
+	// Progress, when set, is called after the run with each merged
+	// progress interval of the workers, in order (their specs must ask
+	// for ticks: WorkerSpecs with ticks): the per-second series of a
+	// lab's run.
+	Progress func(Progress)
+}
+
+// RunWorkers runs one test in the workers with a common start and merges
+// their results (MergeWorkers). It returns the merged Summary (nil when
+// no worker reported) and an error naming each worker that failed.
+func RunWorkers(ctx context.Context, ws []WorkerSlot, o WorkersOptions) (*benchdata.Summary, error) {
+	if err := readyAll(ctx, ws, o.ReadyTimeout); err != nil {
+		stopAll(ws)
+		m, _ := MergeWorkers(results(stopped(), ws, nil))
+		return m, err
+	}
+	clocks, err := startAll(ctx, ws)
+	if err != nil {
+		stopAll(ws)
+		m, _ := MergeWorkers(results(stopped(), ws, clocks))
+		return m, err
+	}
+	stop := context.AfterFunc(ctx, func() { stopAll(ws) }) // Ctrl-C: each reports what it measured
+	defer stop()
+	parts := results(ctx, ws, clocks)
+	m, merr := MergeWorkers(parts)
+	ticks := make([][]WorkerTick, len(parts))
+	for i, p := range parts {
+		ticks[i] = p.Ticks
+	}
+	replayTicks(ticks, o.Progress)
+	var errs []error
+	for _, p := range parts {
+		if p.Err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", p.name(), p.Err))
+		}
+	}
+	if merr != nil && m == nil && len(errs) == 0 {
+		errs = append(errs, merr)
+	}
+	if m != nil && m.Interrupted && ctx.Err() != nil {
+		return m, ErrInterrupted
+	}
+	return m, errors.Join(errs...)
+}
+
+// readyAll waits until every worker is ready, or fails naming the first
+// that could not be and, at the deadline, every one not ready yet.
+func readyAll(ctx context.Context, ws []WorkerSlot, timeout time.Duration) error {
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	type outcome struct {
+		i   int
+		err error
+	}
+	done := make(chan outcome, len(ws))
+	for i, w := range ws {
+		go func() { done <- outcome{i, w.Worker.Ready(rctx)} }()
+	}
+	ready := make([]bool, len(ws))
+	for range ws {
+		var o outcome
+		select {
+		case o = <-done:
+		case <-rctx.Done():
+			return notReady(ctx, ws, ready, timeout)
+		}
+		if o.err != nil {
+			if rctx.Err() != nil {
+				return notReady(ctx, ws, ready, timeout)
+			}
+			return fmt.Errorf("%s could not get ready: %w", ws[o.i].name(), o.err)
+		}
+		ready[o.i] = true
+	}
+	return nil
+}
+
+func notReady(ctx context.Context, ws []WorkerSlot, ready []bool, timeout time.Duration) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("interrupted while the workers connected: %w", ctx.Err())
+	}
+	var names []string
+	for i, w := range ws {
+		if !ready[i] {
+			names = append(names, w.name())
+		}
+	}
+	return fmt.Errorf("%s not ready within %s (its clients had not all connected: a slow or unreachable server from there, or a slow host; see --workers-ready-timeout)",
+		joinNames(names), timeout)
+}
+
+func joinNames(names []string) string {
+	if len(names) == 1 {
+		return names[0]
+	}
+	return fmt.Sprintf("%s and %s", joinComma(names[:len(names)-1]), names[len(names)-1])
+}
+
+func joinComma(s []string) string {
+	out := s[0]
+	for _, x := range s[1:] {
+		out += ", " + x
+	}
+	return out
+}
+
+// startAll measures each worker's clock and link, then tells each to
+// start at one common instant.
+func startAll(ctx context.Context, ws []WorkerSlot) ([]*benchdata.WorkerClock, error) {
+	clocks := make([]*benchdata.WorkerClock, len(ws))
+	errs := make([]error, len(ws))
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		wg.Go(func() {
+			pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			clocks[i], errs[i] = probeClock(pctx, w.Worker)
+			if errs[i] != nil {
+				errs[i] = fmt.Errorf("%s: measure its clock: %w", w.name(), errs[i])
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var maxRTT float64
+	for _, c := range clocks {
+		maxRTT = max(maxRTT, c.RTTMS)
+	}
+	at := time.Now().Add(MinStartMargin + time.Duration(2*maxRTT*float64(time.Millisecond)))
+	for i, w := range ws {
+		// The start message arrives about half a round trip after it is sent.
+		oneWay := time.Duration(clocks[i].RTTMS / 2 * float64(time.Millisecond))
+		d := max(time.Until(at)-oneWay, 0)
+		clocks[i].StartDelayMS = float64(d) / float64(time.Millisecond)
+		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		err := w.Worker.Start(sctx, d)
+		cancel()
+		if err != nil {
+			return clocks, fmt.Errorf("%s: start: %w", w.name(), err)
+		}
+	}
+	return clocks, nil
+}
+
+// probeClock keeps the round trip of ClockProbes with the least delay:
+// the worker read its clock at about its middle.
+func probeClock(ctx context.Context, w Worker) (*benchdata.WorkerClock, error) {
+	var best *benchdata.WorkerClock
+	for range ClockProbes {
+		t0 := time.Now()
+		theirs, err := w.Clock(ctx)
+		rtt := time.Since(t0)
+		if err != nil {
+			return nil, err
+		}
+		off := theirs.Sub(t0.Add(rtt / 2))
+		c := &benchdata.WorkerClock{OffsetMS: millis(off), RTTMS: millis(rtt)}
+		if best == nil || c.RTTMS < best.RTTMS {
+			best = c
+		}
+	}
+	return best, nil
+}
+
+func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func stopAll(ws []WorkerSlot) {
+	for _, w := range ws {
+		w.Worker.Stop()
+	}
+}
+
+// results collects every worker's result: a worker runs as long as its
+// share of the test does, and once ctx ends (Ctrl-C, or a stop, with ctx
+// already done) it has StopWait to report.
+func results(ctx context.Context, ws []WorkerSlot, clocks []*benchdata.WorkerClock) []WorkerPart {
+	rctx, cancel := context.WithCancel(context.Background())
+	finished := make(chan struct{})
+	defer close(finished)
+	go func() {
+		defer cancel()
+		select {
+		case <-ctx.Done():
+		case <-finished:
+			return
+		}
+		t := time.NewTimer(StopWait)
+		defer t.Stop()
+		select {
+		case <-t.C:
+		case <-finished:
+		}
+	}()
+	parts := make([]WorkerPart, len(ws))
+	var wg sync.WaitGroup
+	for i, w := range ws {
+		wg.Go(func() {
+			sum, ticks, err := w.Worker.Result(rctx)
+			parts[i] = WorkerPart{Worker: w.N, Host: w.Host, Summary: sum, Ticks: ticks, Err: err}
+			if clocks != nil {
+				parts[i].Clock = clocks[i]
+			}
+		})
+	}
+	wg.Wait()
+	return parts
+}
+
+// stopped is a context that has ended: results after a stop.
+func stopped() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}
+
+// WorkerTick is one progress interval of a worker (Options.Progress), kept
+// for the merged per-interval series: every worker ticks from the common
+// start, so tick i of each covers the same interval.
+type WorkerTick struct {
+	Warmup    bool                 `json:"warmup,omitempty"`
+	Elapsed   time.Duration        `json:"elapsed"`
+	Requests  int64                `json:"requests"`
+	RPS       float64              `json:"rps"`
+	Histogram *benchdata.Histogram `json:"histogram,omitempty"`
+}
+
+// TickRecorder collects a worker's ticks (its Options.Progress).
+type TickRecorder struct {
+	mu    sync.Mutex
+	ticks []WorkerTick
+}
+
+// Record is an Options.Progress.
+func (r *TickRecorder) Record(p Progress) {
+	if p.Final {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.ticks = append(r.ticks, WorkerTick{Warmup: p.Warmup, Elapsed: p.Elapsed, Requests: p.IntervalRequests, RPS: p.IntervalRPS, Histogram: p.Interval})
+}
+
+// Ticks returns what was recorded.
+func (r *TickRecorder) Ticks() []WorkerTick {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.ticks)
+}
+
+// replayTicks merges the workers' tick i into one Progress each, in
+// order: requests and rates summed, latency from the merged histograms
+// (exact over the interval's replies), and calls progress with them. A
+// tick that some worker did not reach (its share ended sooner) merges
+// the others'.
+func replayTicks(parts [][]WorkerTick, progress func(Progress)) {
+	if progress == nil {
+		return
+	}
+	var total int64
+	for i := 0; ; i++ {
+		var p Progress
+		h := benchdata.NewHistogram(tickPrecision)
+		n := 0
+		for _, ticks := range parts {
+			if i >= len(ticks) {
+				continue
+			}
+			t := ticks[i]
+			n++
+			p.Warmup = p.Warmup || t.Warmup
+			p.Elapsed = max(p.Elapsed, t.Elapsed)
+			p.IntervalRequests += t.Requests
+			p.IntervalRPS += t.RPS
+			if t.Histogram != nil {
+				h.Merge(t.Histogram.Histogram)
+			}
+		}
+		if n == 0 {
+			return
+		}
+		total += p.IntervalRequests
+		p.Requests, p.Interval = total, h
+		p.IntervalAvg, p.IntervalP99, p.IntervalMax = h.Mean()/1e6, float64(h.ValueAtPercentile(99))/1e6, float64(h.Max())/1e6
+		progress(p)
+	}
+}

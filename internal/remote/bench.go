@@ -1,0 +1,222 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"redline/internal/bench"
+	"redline/internal/benchdata"
+)
+
+// A session runs one share of a `bench --workers ssh:HOST,...` run as a
+// worker of the ready barrier (bench.RunWorkers): bench.prepare starts
+// the load generator, which connects its clients and waits; its reply
+// comes once they are connected (or with why they could not be). The
+// client reads the session's clock (bench.clock), then bench.start gives
+// the delay to start after; bench.result waits for the Summary. The
+// session stops the load when asked (bench.stop) and, by itself, when the
+// session ends for any reason: a lost link stops the worker within the
+// heartbeat timeout.
+
+// BenchPrepareArgs is one worker's share. The password travels here,
+// never on a command line.
+type BenchPrepareArgs struct {
+	Spec bench.WorkerSpec `json:"spec"`
+}
+
+// BenchRef names a prepared worker.
+type BenchRef struct {
+	ID string `json:"id"`
+}
+
+// BenchStartArgs starts a prepared worker's measurement after Delay, by
+// the session host's clock.
+type BenchStartArgs struct {
+	ID    string        `json:"id"`
+	Delay time.Duration `json:"delay"`
+}
+
+// BenchClock is the session host's clock as the request was read.
+type BenchClock struct {
+	Time time.Time `json:"time"`
+}
+
+// BenchResult is a worker's Summary (partial after an error or a stop)
+// and its error.
+type BenchResult struct {
+	Summary *benchdata.Summary `json:"summary,omitempty"`
+	Ticks   []bench.WorkerTick `json:"ticks,omitempty"`
+	Error   string             `json:"error,omitempty"`
+}
+
+// benchRun is one worker running in the session.
+type benchRun struct {
+	cancel context.CancelFunc
+	ready  chan struct{}
+	start  chan time.Duration
+	done   chan struct{}
+	sum    *benchdata.Summary
+	ticks  []bench.WorkerTick
+	err    error
+}
+
+// benches are the session's workers, by ID.
+type benches struct {
+	mu   sync.Mutex
+	runs map[string]*benchRun
+	next int
+}
+
+func (b *benches) get(id string) (*benchRun, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	r := b.runs[id]
+	if r == nil {
+		return nil, fmt.Errorf("no bench %q in this session", id)
+	}
+	return r, nil
+}
+
+// checkWorkerSpec refuses what a remote client must not make a session
+// do: enter namespaces, or reach anything but a TCP address.
+func checkWorkerSpec(sp *bench.WorkerSpec) error {
+	o := &sp.Options
+	switch {
+	case o.Network != "tcp":
+		return fmt.Errorf("a remote worker connects over tcp only, not %q", o.Network)
+	case o.NetNS != "" || o.ServerNetNS != "":
+		return errors.New("a remote worker does not enter network namespaces")
+	}
+	if _, _, err := net.SplitHostPort(o.Addr); err != nil {
+		return fmt.Errorf("server address %q: %w", o.Addr, err)
+	}
+	return o.Validate()
+}
+
+// benchPrepare starts a worker; the reply waits until it is ready.
+func (s *session) benchPrepare(ctx context.Context, raw json.RawMessage) (func() (any, error), error) {
+	var a BenchPrepareArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	if err := checkWorkerSpec(&a.Spec); err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithCancel(ctx)
+	r := &benchRun{cancel: cancel, ready: make(chan struct{}), start: make(chan time.Duration, 1), done: make(chan struct{})}
+	s.benches.mu.Lock()
+	if s.benches.runs == nil {
+		s.benches.runs = map[string]*benchRun{}
+	}
+	s.benches.next++
+	id := fmt.Sprintf("bench-%d", s.benches.next)
+	s.benches.runs[id] = r
+	s.benches.mu.Unlock()
+	ready := func(ctx context.Context) error {
+		close(r.ready)
+		select {
+		case d := <-r.start:
+			return bench.SleepCtx(ctx, d)
+		case <-ctx.Done():
+			return fmt.Errorf("stopped before the start: %w", ctx.Err())
+		}
+	}
+	go func() {
+		defer close(r.done)
+		defer cancel()
+		r.sum, r.ticks, r.err = bench.RunWorker(rctx, a.Spec, ready)
+		if r.sum != nil {
+			r.sum.Client = benchdata.LocalClientInfo(s.o.Version)
+		}
+	}()
+	return func() (any, error) {
+		select {
+		case <-r.ready:
+			return BenchRef{ID: id}, nil
+		case <-r.done:
+			return nil, r.err
+		}
+	}, nil
+}
+
+func (s *session) benchClock(context.Context, json.RawMessage) (any, error) {
+	return BenchClock{Time: time.Now()}, nil
+}
+
+func (s *session) benchStart(_ context.Context, raw json.RawMessage) (any, error) {
+	var a BenchStartArgs
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	r, err := s.benches.get(a.ID)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case r.start <- max(a.Delay, 0):
+		return struct{}{}, nil
+	default:
+		return nil, fmt.Errorf("bench %s was started already", a.ID)
+	}
+}
+
+// benchResult waits for a worker's end and forgets it.
+func (s *session) benchResult(_ context.Context, raw json.RawMessage) (func() (any, error), error) {
+	var a BenchRef
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	r, err := s.benches.get(a.ID)
+	if err != nil {
+		return nil, err
+	}
+	return func() (any, error) {
+		<-r.done
+		s.benches.mu.Lock()
+		delete(s.benches.runs, a.ID)
+		s.benches.mu.Unlock()
+		res := BenchResult{Summary: r.sum, Ticks: r.ticks}
+		if r.err != nil {
+			res.Error = r.err.Error()
+		}
+		return res, nil
+	}, nil
+}
+
+func (s *session) benchStop(_ context.Context, raw json.RawMessage) (any, error) {
+	var a BenchRef
+	if err := decodeArgs(raw, &a); err != nil {
+		return nil, err
+	}
+	r, err := s.benches.get(a.ID)
+	if err != nil {
+		return nil, err
+	}
+	r.cancel()
+	return struct{}{}, nil
+}
+
+// stopBenches stops every worker still running (the session's context is
+// gone by now) and waits for each to end, up to ctx.
+func (s *session) stopBenches(ctx context.Context) (stopped int, errs []string) {
+	s.benches.mu.Lock()
+	runs := s.benches.runs
+	s.benches.runs = nil
+	s.benches.mu.Unlock()
+	for _, id := range sortedKeys(runs) {
+		r := runs[id]
+		r.cancel()
+		select {
+		case <-r.done:
+			stopped++
+		case <-ctx.Done():
+			errs = append(errs, fmt.Sprintf("bench %s did not stop: %v", id, ctx.Err()))
+		}
+	}
+	return stopped, errs
+}
