@@ -100,24 +100,32 @@ func (c *Client) Call(ctx context.Context, op string, args, result any) error {
 	if err != nil {
 		return err
 	}
+	var resp Response
 	select {
-	case resp := <-ch:
-		if resp.Error != "" {
-			return fmt.Errorf("remote %s: %s", op, resp.Error)
-		}
-		if result == nil {
-			return nil
-		}
-		if err := json.Unmarshal(resp.Result, result); err != nil {
-			return fmt.Errorf("remote %s: decode reply: %w", op, err)
-		}
-		return nil
+	case resp = <-ch:
 	case <-ctx.Done():
 		c.forget(id)
 		return fmt.Errorf("remote %s: %w", op, ctx.Err())
 	case <-c.done:
-		return fmt.Errorf("remote %s: %w", op, c.err)
+		// The reader delivers a reply before it ends: a reply and the end
+		// of the link can both be ready (bye's answer, then EOF), and the
+		// reply wins.
+		select {
+		case resp = <-ch:
+		default:
+			return fmt.Errorf("remote %s: %w", op, c.err)
+		}
 	}
+	if resp.Error != "" {
+		return fmt.Errorf("remote %s: %s", op, resp.Error)
+	}
+	if result == nil {
+		return nil
+	}
+	if err := json.Unmarshal(resp.Result, result); err != nil {
+		return fmt.Errorf("remote %s: decode reply: %w", op, err)
+	}
+	return nil
 }
 
 func (c *Client) forget(id uint64) {
