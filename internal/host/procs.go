@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -101,7 +102,9 @@ func readProcess(r *reader, pid int) (Process, error) {
 		}
 		p.OpenFiles = lim
 	}
-	readProcNet(r, &p)
+	if err := readProcNet(r, &p); err != nil {
+		return p, fmt.Errorf("process %d (%s): %w", pid, comm, err)
+	}
 	p.Cgroup = readCgroup(r, pid)
 	return p, nil
 }
@@ -174,29 +177,36 @@ func parseNSLink(target string) (uint64, error) {
 
 // readProcNet finds the process's network namespace, its listening
 // sockets and, when the namespace is not the inspector's, that
-// namespace's sysctls and counters.
-func readProcNet(r *reader, p *Process) {
+// namespace's sysctls and counters. Its error is errProcessGone.
+func readProcNet(r *reader, p *Process) error {
 	p.NetNS = r.netnsOf(fmt.Sprintf("/proc/%d/ns/net", p.PID))
 	p.NetNSIsInspector = p.NetNS != 0 && p.NetNS == r.selfNetNS
 	dir := "/proc/net"
 	if !p.NetNSIsInspector {
 		dir = fmt.Sprintf("/proc/%d/net", p.PID)
 	}
+	var socks []tcpSocket
 	if p.NetNSIsInspector {
 		// the sockets of its ports come once all listeners are known
 		// (readTCPProbe), from a dump filtered on them
-		p.Listen = listeningSockets(r.selfListeners(), socketInodes(r, p.PID))
-		p.ListenNICs = listenNICs(r.snap, p)
-		return
+		socks = r.selfListeners()
+	} else {
+		socks, _ = r.tcpTables(p.NetNS, dir)
 	}
-	socks, _ := r.tcpTables(p.NetNS, dir)
-	p.Listen = listeningSockets(socks, socketInodes(r, p.PID))
+	held, err := listenersHeld(r, p.PID, socks)
+	if errors.Is(err, errProcessGone) {
+		return err
+	}
+	p.Listen = listeningSockets(socks, held)
+	if p.NetNSIsInspector {
+		p.ListenNICs = listenNICs(r.snap, p)
+		return nil
+	}
 	if p.NetNS == 0 {
-		return
+		return nil
 	}
 	p.NetSysctls = readNetnsSysctls(r, p.PID, p.NetNS)
 	net := &NetStats{}
-	var err error
 	if net.TcpExt, err = readNetstat(r, dir+"/netstat"); err != nil {
 		r.fail(err)
 	}
@@ -209,28 +219,7 @@ func readProcNet(r *reader, p *Process) {
 	}
 	net.TCP = summarizeTCP(socks, ports)
 	p.Net = net
-}
-
-// socketInodes reads every fd link of the process and keeps the sockets'
-// inodes ("socket:[22220]"). Every one: a listener can be opened at any
-// time (CONFIG SET port, tls-port), so stopping at the first one found
-// would report a partial list as the whole. (A Redis with 20,000 clients
-// makes this the largest part of inspect's time: docs/benchmarks.md.)
-func socketInodes(r *reader, pid int) map[uint64]bool {
-	out := map[uint64]bool{}
-	dir := fmt.Sprintf("/proc/%d/fd", pid)
-	var names []string
-	for _, e := range r.dir(dir) {
-		names = append(names, e.Name)
-	}
-	for _, target := range r.fs.ReadlinksIn(dir, names) {
-		if s, ok := strings.CutPrefix(target, "socket:["); ok { // "" when closed meanwhile
-			if ino, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
-				out[ino] = true
-			}
-		}
-	}
-	return out
+	return nil
 }
 
 // listeningSockets keeps the LISTEN sockets whose inode the process holds.

@@ -125,7 +125,13 @@ func TestLiveSockDiagMatchesProcNetTCP(t *testing.T) {
 // "dump-*" time the sock_diag dumps alone, "proc-net-tcp" the text table
 // redline no longer reads.
 func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
-	fs := liveFS(b)
+	liveFS(b)
+	// inspect's FS: one that records (liveFS, --capture) keeps every fd
+	// link it reads, and across iterations its growing log was timed too
+	fs, err := NewFSWith(FSOptions{Root: "/"})
+	if err != nil {
+		b.Fatal(err)
+	}
 	testutil.NeedRoot(b)
 	const conns, timeWait = 9500, 1000
 	raiseNoFile(b, 2*conns+400)
@@ -137,7 +143,7 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 			c.Close()
 		}
 	})
-	err := netns.Do(ns, func() error {
+	err = netns.Do(ns, func() error {
 		if out, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
 			return fmt.Errorf("lo up: %v: %s", err, out)
 		}
@@ -231,6 +237,19 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 				})
 			}
 		})
+		if tc.name == "redis-port" {
+			b.Run("fds-"+tc.name, func(b *testing.B) {
+				defer reportCPU(b)()
+				var listen []tcpSocket
+				inNS(func() error { listen = newReader(fs, tc.opts).selfListeners(); return nil })
+				for b.Loop() {
+					held, err := listenersHeld(newReader(fs, tc.opts), srv, listen)
+					if err != nil || len(held) != 1 {
+						b.Fatalf("listeners held %v, %v; want the busy one", held, err)
+					}
+				}
+			})
+		}
 		b.Run("dump-"+tc.name, func(b *testing.B) {
 			defer reportCPU(b)()
 			for b.Loop() {
@@ -279,9 +298,9 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 	})
 }
 
-// benchNetns makes a network namespace for the benchmark and removes it
-// afterwards.
-func benchNetns(b *testing.B) string {
+// benchNetns makes a network namespace for the benchmark (or test) and
+// removes it afterwards.
+func benchNetns(b testing.TB) string {
 	var r [3]byte
 	rand.Read(r[:])
 	name := "redline-sockbench-" + hex.EncodeToString(r[:])
@@ -308,7 +327,7 @@ func cpuTime(b *testing.B) int64 {
 }
 
 // raiseNoFile lifts RLIMIT_NOFILE to at least n (up to the hard limit).
-func raiseNoFile(b *testing.B, n uint64) {
+func raiseNoFile(b testing.TB, n uint64) {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		b.Fatal(err)
@@ -473,22 +492,33 @@ func holder(b *testing.B, ns string, ln net.Listener, open []net.Conn) int {
 	for i := 1; i < len(open); i += 2 {
 		add(open[i].(*net.TCPConn), open[i])
 	}
-	cmd := exec.Command("ip", "netns", "exec", ns, "sleep", "3600")
+	return holdFiles(b, ns, files).Process.Pid
+}
+
+// holdFiles starts a process (in the network namespace ns, "" for this
+// one's) that holds files as its fds 3, 4 ... until the test ends, and
+// closes this process's copies (nil entries are closed fds there).
+func holdFiles(t testing.TB, ns string, files []*os.File) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sleep", "3600")
+	if ns != "" {
+		cmd = exec.Command("ip", "netns", "exec", ns, "sleep", "3600")
+	}
 	cmd.ExtraFiles = files
 	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
 	for _, f := range files {
 		f.Close() // the child has them
 	}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	// ip netns exec execs sleep in place: the pid is the holder's once
-	// its namespace is the bench's.
+	// its namespace is the one asked for.
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
 		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid)); strings.TrimSpace(string(comm)) == "sleep" {
-			return cmd.Process.Pid
+			return cmd
 		}
 	}
-	b.Fatal("the holder did not start")
-	return 0
+	t.Fatal("the holder did not start")
+	return nil
 }
