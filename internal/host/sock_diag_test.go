@@ -446,6 +446,76 @@ func TestLiveSockDiagFilters(t *testing.T) {
 	}
 }
 
+// One inet_diag_req dump (both families in one walk) gives what a v2
+// dump per family gives: every state, listeners only, and by port.
+func TestLiveSockDiagOneWalkMatchesPerFamily(t *testing.T) {
+	liveFS(t)
+	var ports []int
+	for _, addr := range []string{"127.0.0.1:0", "[::1]:0"} {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Logf("%s: %v", addr, err)
+			continue
+		}
+		defer ln.Close()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		s, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	fd, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, syscall.NETLINK_INET_DIAG)
+	if err != nil {
+		t.Skipf("sock_diag unavailable here: %v", err)
+	}
+	defer syscall.Close(fd)
+	buf := make([]byte, 1<<16)
+	mine := func(data []byte) []tcpSocket {
+		socks, err := parseSockDiag(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []tcpSocket
+		for _, x := range socks {
+			if slices.Contains(ports, x.localPort) || slices.Contains(ports, x.remPort) {
+				out = append(out, x)
+			}
+		}
+		slices.SortFunc(out, func(a, b tcpSocket) int { return int(a.inode) - int(b.inode) })
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		states uint32
+		bc     []byte
+		want   int
+	}{
+		{"all", allStates, nil, 3 * len(ports)},
+		{"listeners", 1 << tcpListen, nil, len(ports)},
+		{"ports", allStates &^ (1 << tcpListen), portsBytecode(ports), 2 * len(ports)},
+	} {
+		both, err := sockDiagDumpBoth(fd, 1, tc.states, tc.bc, buf, nil)
+		if err != nil {
+			t.Fatalf("%s: the one-walk dump: %v", tc.name, err)
+		}
+		var each []byte
+		for i, fam := range []uint8{syscall.AF_INET, syscall.AF_INET6} {
+			if each, err = sockDiagDumpFiltered(fd, fam, uint32(i+2), tc.states, tc.bc, buf, each); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if b, e := mine(both), mine(each); len(b) != tc.want || !slices.Equal(b, e) {
+			t.Errorf("%s: one walk %+v\n per family %+v (want %d sockets)", tc.name, b, e, tc.want)
+		}
+	}
+}
+
 func TestPortsBytecode(t *testing.T) {
 	// sport==6379 || dport==6379: S_EQ{yes 8,no 12} 0,0,6379  JMP{4, 12}  D_EQ{8, 12} 0,0,6379
 	bc := portsBytecode([]int{6379})
