@@ -80,9 +80,7 @@ func (r *reader) selfPortSockets(ports []int) (socks []tcpSocket, found bool) {
 	listen := r.selfListeners()
 	var rest []tcpSocket
 	if len(ports) > 0 {
-		rest, found = r.sockDiagAt(sockDiagPortsPath, func() ([]byte, error) {
-			return dumpTCPSockDiagPorts(allStates&^(1<<tcpListen), ports)
-		})
+		rest, found = r.sockDiagAt(sockDiagPortsPath, func() ([]byte, error) { return r.dumpPorts(ports) })
 	}
 	if !found {
 		all, ok := r.tcpTables(r.selfNetNS, "/proc/net")
@@ -92,6 +90,71 @@ func (r *reader) selfPortSockets(ports []int) (socks []tcpSocket, found bool) {
 		rest = all
 	}
 	return append(slices.Clone(listen), filterSockets(rest, false, ports)...), true
+}
+
+// portsPredump is the dump of the sockets of Options.Ports taken while
+// the processes' fd scans run.
+type portsPredump struct {
+	ports []int
+	data  []byte
+	err   error
+}
+
+// predumpPorts dumps the sockets of Options.Ports on the live machine
+// (6379 by default: most often Redis's own port) while the fd scans run
+// on other threads; the port dump then only adds the Redis ports not
+// among them. Call it from the thread that reads (its network namespace
+// is the inspector's).
+func (r *reader) predumpPorts() {
+	if !r.fs.live || len(r.opts.Ports) == 0 || r.predump != nil {
+		return
+	}
+	ports := slices.Compact(slices.Sorted(slices.Values(r.opts.Ports)))
+	data, err := dumpTCPSockDiagPorts(portStates, ports)
+	r.predump = &portsPredump{ports: ports, data: data, err: err}
+}
+
+// portStates are the states of the port dump: all but LISTEN (the
+// listeners come from their own dump).
+const portStates = allStates &^ (1 << tcpListen)
+
+// dumpPorts dumps the sockets of ports, those of the predump's ports
+// taken from it: the second dump is of the other ports, and leaves out a
+// socket between one of them and a predumped port (counted already).
+func (r *reader) dumpPorts(ports []int) ([]byte, error) {
+	pre := r.predump
+	if pre == nil || pre.err != nil {
+		return dumpTCPSockDiagPorts(portStates, ports)
+	}
+	var more []int
+	for _, p := range ports {
+		if !slices.Contains(pre.ports, p) {
+			more = append(more, p)
+		}
+	}
+	if len(more) == 0 {
+		return pre.data, nil
+	}
+	data, err := dumpTCPSockDiagPorts(portStates, more)
+	if err != nil {
+		return nil, err
+	}
+	data = filterRecords(data, func(sport, dport int) bool {
+		return !slices.Contains(pre.ports, sport) && !slices.Contains(pre.ports, dport)
+	})
+	return append(slices.Clip(pre.data), data...), nil
+}
+
+// filterRecords keeps the sockdiag records whose ports keep accepts.
+func filterRecords(data []byte, keep func(sport, dport int) bool) []byte {
+	var out []byte
+	for off := 0; off+inetDiagMsgLen <= len(data); off += inetDiagMsgLen {
+		d := data[off : off+inetDiagMsgLen]
+		if keep(int(binary.BigEndian.Uint16(d[4:])), int(binary.BigEndian.Uint16(d[6:]))) {
+			out = append(out, d...)
+		}
+	}
+	return out
 }
 
 // filterSockets keeps the listeners (listen) or the other sockets of the
@@ -319,15 +382,9 @@ func dumpPortsFilteredHere(states uint32, ports []int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []byte
-	for off := 0; off+inetDiagMsgLen <= len(data); off += inetDiagMsgLen {
-		d := data[off : off+inetDiagMsgLen]
-		sp, dp := int(binary.BigEndian.Uint16(d[4:])), int(binary.BigEndian.Uint16(d[6:]))
-		if slices.Contains(ports, sp) || slices.Contains(ports, dp) {
-			out = append(out, d...)
-		}
-	}
-	return out, nil
+	return filterRecords(data, func(sport, dport int) bool {
+		return slices.Contains(ports, sport) || slices.Contains(ports, dport)
+	}), nil
 }
 
 // TCPPortUse counts the TCP sockets of the calling thread's network

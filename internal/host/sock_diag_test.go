@@ -516,6 +516,67 @@ func TestLiveSockDiagOneWalkMatchesPerFamily(t *testing.T) {
 	}
 }
 
+// The port dump after the predump of Options.Ports adds the sockets of
+// the other ports once: a connection between a predumped port and
+// another is not counted twice.
+func TestLivePortsAfterPredump(t *testing.T) {
+	fs := liveFS(t)
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1 := free.Addr().(*net.TCPAddr).Port
+	free.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	p2 := ln.Addr().(*net.TCPAddr).Port
+	other, err := net.Dial("tcp", ln.Addr().String()) // an ephemeral port to p2
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: p1}}
+	c, err := d.Dial("tcp", ln.Addr().String()) // from p1 to p2
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 2 {
+		s, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+	}
+	fs.recording = false
+	r := newReader(fs, Options{Ports: []int{p1}})
+	r.predumpPorts()
+	if r.predump.err != nil {
+		t.Skipf("sock_diag unavailable here: %v", r.predump.err)
+	}
+	both := []int{p1, p2}
+	slices.Sort(both)
+	got, err := r.dumpPorts(both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	once, err := dumpTCPSockDiagPorts(portStates, both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := parseSockDiag(got)
+	o, _ := parseSockDiag(once)
+	byInode := func(a, b tcpSocket) int { return int(a.inode) - int(b.inode) }
+	slices.SortFunc(g, byInode)
+	slices.SortFunc(o, byInode)
+	if len(g) != 4 || !slices.Equal(g, o) {
+		t.Errorf("predump + dump: %+v\none dump: %+v\nwant the 4 ends of the 2 connections once", g, o)
+	}
+}
+
 func TestPortsBytecode(t *testing.T) {
 	// sport==6379 || dport==6379: S_EQ{yes 8,no 12} 0,0,6379  JMP{4, 12}  D_EQ{8, 12} 0,0,6379
 	bc := portsBytecode([]int{6379})
