@@ -67,7 +67,7 @@ func (r *reader) selfListeners() []tcpSocket {
 	socks, found := r.sockDiagAt(sockDiagListenPath, func() ([]byte, error) { return dumpTCPSockDiagPorts(1<<tcpListen, nil) })
 	if !found {
 		all, _ := r.tcpTables(r.selfNetNS, "/proc/net")
-		socks = filterSockets(all, true, nil)
+		socks = filterSockets(nil, all, true, nil)
 	}
 	r.listeners = &socks
 	return socks
@@ -89,7 +89,7 @@ func (r *reader) selfPortSockets(ports []int) (socks []tcpSocket, found bool) {
 		}
 		rest = all
 	}
-	return append(slices.Clone(listen), filterSockets(rest, false, ports)...), true
+	return filterSockets(append(make([]tcpSocket, 0, len(listen)+len(rest)), listen...), rest, false, ports), true
 }
 
 // portsPredump is the dump of the sockets of Options.Ports taken while
@@ -157,19 +157,18 @@ func filterRecords(data []byte, keep func(sport, dport int) bool) []byte {
 	return out
 }
 
-// filterSockets keeps the listeners (listen) or the other sockets of the
-// ports, as the kernel's filters do.
-func filterSockets(socks []tcpSocket, listen bool, ports []int) []tcpSocket {
-	var out []tcpSocket
+// filterSockets appends to dst the listeners (listen) or the other
+// sockets of the ports, as the kernel's filters keep them.
+func filterSockets(dst, socks []tcpSocket, listen bool, ports []int) []tcpSocket {
 	for _, s := range socks {
 		if listen != (s.state == tcpListen) {
 			continue
 		}
 		if listen || slices.Contains(ports, s.localPort) || slices.Contains(ports, s.remPort) {
-			out = append(out, s)
+			dst = append(dst, s)
 		}
 	}
-	return out
+	return dst
 }
 
 // parseSockDiag parses the sockdiag/tcp records.
@@ -200,13 +199,15 @@ func parseSockDiag(data []byte) ([]tcpSocket, error) {
 // 32-bit word as the number a little-endian host reads from it ("%08X").
 func procHexAddr(b []byte) string {
 	const digits = "0123456789ABCDEF"
-	out := make([]byte, 0, 2*len(b))
-	for w := 0; w+4 <= len(b); w += 4 {
+	var out [32]byte // one allocation per address: the string
+	n := 0
+	for w := 0; w+4 <= len(b) && n+8 <= len(out); w += 4 {
 		for i := w + 3; i >= w; i-- {
-			out = append(out, digits[b[i]>>4], digits[b[i]&15])
+			out[n], out[n+1] = digits[b[i]>>4], digits[b[i]&15]
+			n += 2
 		}
 	}
-	return string(out)
+	return string(out[:n])
 }
 
 // inet_diag_req_v2 and inet_diag_msg (include/uapi/linux/inet_diag.h).
