@@ -80,12 +80,20 @@ func startListenersHeld(r *reader, pid int, listeners []tcpSocket) *heldScan {
 		s.held, s.err = listenersHeld(r, pid, listeners)
 	}
 	if r.fs.live && !r.fs.recording {
-		go scan()
+		go func() {
+			fdScanSlots <- struct{}{} // a host with 50 Redis instances: 4 scans at a time
+			defer func() { <-fdScanSlots }()
+			scan()
+		}()
 	} else {
 		scan()
 	}
 	return s
 }
+
+// fdScanSlots bounds the processes scanned at once (each by up to 4
+// workers).
+var fdScanSlots = make(chan struct{}, 4)
 
 // wait returns the process's listening sockets once the scan is done; the
 // error is errProcessGone (others are recorded in the snapshot).
