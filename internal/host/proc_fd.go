@@ -133,6 +133,9 @@ func (f *FS) fdSockets(dir string, visit func(ino uint64) (stop bool)) error {
 			return nil
 		}
 	}
+	if f.live {
+		return goneIfZombie(f.Path(dir))
+	}
 	return nil
 }
 

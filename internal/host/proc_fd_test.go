@@ -214,6 +214,30 @@ func TestLiveListenersHeldProcessExits(t *testing.T) {
 	}
 }
 
+// The scan a capture records (every link through Readlink) says the same
+// of a process that has exited but not been reaped.
+func TestLiveListenersHeldZombieRecorded(t *testing.T) {
+	fs := liveFS(t)
+	testutil.Heavy(t)
+	ln, ino := listenerAt(t, "127.0.0.1:0", 300)
+	dup, err := unix.Dup(int(ln.Fd()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := holdFiles(t, "", []*os.File{os.NewFile(uintptr(dup), "listener")})
+	cmd.Process.Kill()
+	for { // wait for the zombie
+		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
+		if slices.Contains([]string{"Z", "X"}, statState(stat)) {
+			break
+		}
+	}
+	held, err := listenersHeld(newReader(fs, Options{}), cmd.Process.Pid, listenersOf(ino))
+	if !errors.Is(err, errProcessGone) {
+		t.Errorf("held %v, err %v: want errProcessGone", held, err)
+	}
+}
+
 func statState(stat []byte) string {
 	for i := len(stat) - 1; i >= 0; i-- {
 		if stat[i] == ')' && i+2 < len(stat) {
