@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -177,25 +178,37 @@ func TestLiveListenersHeldClosedMidScan(t *testing.T) {
 func TestLiveListenersHeldProcessExits(t *testing.T) {
 	fs := liveFS(t)
 	testutil.Heavy(t)
-	for _, reap := range []bool{true, false} {
-		t.Run(fmt.Sprintf("reaped=%v", reap), func(t *testing.T) {
+	raiseNoFile(t, 12000)
+	for _, tc := range []struct {
+		reap   bool
+		fds    int // open fds before the listener: 5,000 is more than one batch (workers)
+		killAt int // the fd whose read ends the process
+	}{{true, 0, 0}, {false, 0, 0}, {true, 5000, 4000}, {false, 5000, 4000}} {
+		t.Run(fmt.Sprintf("reaped=%v,fds=%d", tc.reap, tc.fds), func(t *testing.T) {
 			fs.recording = false
 			ln, ino := listenerAt(t, "127.0.0.1:0", 300)
 			dup, err := unix.Dup(int(ln.Fd()))
 			if err != nil {
 				t.Fatal(err)
 			}
-			files := make([]*os.File, 200) // the listener at fd 202, closed fds below
-			files[199] = os.NewFile(uintptr(dup), "listener")
+			files := make([]*os.File, 200) // closed fds, then the open ones, then the listener
+			for i := 0; i < tc.fds; i += 2 {
+				r, w, err := os.Pipe()
+				if err != nil {
+					t.Fatal(err)
+				}
+				files = append(files, r, w)
+			}
+			files = append(files, os.NewFile(uintptr(dup), "listener"))
 			cmd := holdFiles(t, "", files)
 			killed := false
-			withFDScanHook(t, func(string) {
-				if killed {
+			withFDScanHook(t, func(fd string) {
+				if n, _ := strconv.Atoi(fd); killed || n < tc.killAt {
 					return
 				}
 				killed = true
 				cmd.Process.Kill()
-				if reap {
+				if tc.reap {
 					cmd.Wait()
 					return
 				}
@@ -207,8 +220,8 @@ func TestLiveListenersHeldProcessExits(t *testing.T) {
 				}
 			})
 			held, err := listenersHeld(newReader(fs, Options{}), cmd.Process.Pid, listenersOf(ino, 1<<62))
-			if !errors.Is(err, errProcessGone) {
-				t.Errorf("held %v, err %v: want errProcessGone", held, err)
+			if !killed || !errors.Is(err, errProcessGone) {
+				t.Errorf("killed %v: held %v, err %v: want errProcessGone", killed, held, err)
 			}
 		})
 	}
