@@ -1,8 +1,6 @@
 package host
 
 import (
-	"golang.org/x/sys/unix"
-
 	"errors"
 	"fmt"
 	"io"
@@ -293,32 +291,6 @@ func (f *FS) Readlink(hostPath string) (string, error) {
 	target, err := os.Readlink(f.Path(hostPath))
 	f.record(Access{Kind: AccessLink, Path: hostPath, Data: []byte(target), Err: err})
 	return target, err
-}
-
-// ReadlinksIn returns the targets of the symlinks names in the host
-// directory hostDir ("" for one that vanished), as Readlink would, through
-// one open directory: a process's /proc/PID/fd holds one link per client
-// (20,000 on a busy Redis), and resolving each full path again costs the
-// kernel a /proc lookup per link.
-func (f *FS) ReadlinksIn(hostDir string, names []string) []string {
-	out := make([]string, len(names))
-	dfd, err := unix.Open(f.Path(hostDir), unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		for i, n := range names {
-			out[i], _ = f.Readlink(hostDir + "/" + n)
-		}
-		return out
-	}
-	defer unix.Close(dfd)
-	buf := make([]byte, unix.PathMax)
-	for i, n := range names {
-		k, err := unix.Readlinkat(dfd, n, buf)
-		if err == nil {
-			out[i] = string(buf[:k])
-		}
-		f.record(Access{Kind: AccessLink, Path: hostDir + "/" + n, Data: []byte(out[i]), Err: err})
-	}
-	return out
 }
 
 // Exists reports whether a host path exists (without reading it).

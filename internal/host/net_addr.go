@@ -115,19 +115,24 @@ func processTraffic(s *Snapshot, socks []tcpSocket, p *Process) []NICTraffic {
 		ports[l.Port] = true
 	}
 	count := map[string]int{}
+	nicOf := map[string]string{} // by local address: a server has few, and 20,000 clients
 	for _, sk := range socks {
 		if sk.state != tcpEstablished || !ports[sk.localPort] {
 			continue
 		}
-		addr, ok := hexToAddr(sk.local)
-		if !ok {
-			continue
+		name, seen := nicOf[sk.local]
+		if !seen {
+			if addr, ok := hexToAddr(sk.local); ok { // "": not an address, not counted
+				name = "unknown"
+				if n := s.NICOfAddr(addr); n != nil {
+					name = n.Name
+				}
+			}
+			nicOf[sk.local] = name
 		}
-		name := "unknown"
-		if n := s.NICOfAddr(addr); n != nil {
-			name = n.Name
+		if name != "" {
+			count[name]++
 		}
-		count[name]++
 	}
 	out := make([]NICTraffic, 0, len(count))
 	for name, c := range count {

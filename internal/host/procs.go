@@ -61,16 +61,41 @@ func readProcesses(r *reader) error {
 			}
 		}
 	}
+	// every process is read, its fd scan started, before any scan is
+	// waited for: the scans run while the rest is read
+	type pending struct {
+		p    Process
+		scan *heldScan
+	}
+	var read []pending
 	for _, pid := range pids {
 		src := r.source
 		r.source = fmt.Sprintf("process %d", pid)
-		p, err := readProcess(r, pid)
+		p, scan, err := readProcess(r, pid)
 		switch {
 		case err == nil:
-			r.snap.Processes = append(r.snap.Processes, p)
+			read = append(read, pending{p, scan})
 		case len(r.opts.PIDs) > 0:
 			r.fail(err) // asked for by pid: say why it is missing
 		}
+		r.source = src
+	}
+	r.predumpPorts()
+	for _, pd := range read {
+		src := r.source
+		r.source = fmt.Sprintf("process %d", pd.p.PID)
+		if pd.scan != nil {
+			var err error
+			if pd.p.Listen, err = pd.scan.wait(r); err != nil {
+				if len(r.opts.PIDs) > 0 {
+					r.fail(fmt.Errorf("process %d (%s): %w", pd.p.PID, pd.p.Comm, err))
+				}
+				r.source = src
+				continue
+			}
+			pd.p.ListenNICs = listenNICs(r.snap, &pd.p)
+		}
+		r.snap.Processes = append(r.snap.Processes, pd.p)
 		r.source = src
 	}
 	return nil
@@ -78,17 +103,21 @@ func readProcesses(r *reader) error {
 
 // readProcess describes one process. A process that ends between the
 // scan and the read (or, in a capture, one that was only scanned) has no
-// threads to read: it is reported gone rather than described empty.
-func readProcess(r *reader, pid int) (Process, error) {
-	p := Process{PID: pid, Threads: []Thread{}}
+// threads to read: it is reported gone rather than described empty. The
+// listeners of a process in the inspector's namespace come from scan.
+func readProcess(r *reader, pid int) (p Process, scan *heldScan, err error) {
+	p = Process{PID: pid, Threads: []Thread{}}
 	comm, ok := r.commOf(pid)
 	if !ok {
-		return p, fmt.Errorf("process %d: no /proc/%d (it is not running, or is hidden: check the pid)", pid, pid)
+		return p, nil, fmt.Errorf("process %d: no /proc/%d (it is not running, or is hidden: check the pid)", pid, pid)
 	}
 	p.Comm = comm
 	readThreads(r, &p)
 	if len(p.Threads) == 0 {
-		return p, fmt.Errorf("process %d (%s): no threads under /proc/%d/task (it ended while being read)", pid, comm, pid)
+		return p, nil, fmt.Errorf("process %d (%s): no threads under /proc/%d/task (it ended while being read)", pid, comm, pid)
+	}
+	if scan, err = readProcNet(r, &p); err != nil {
+		return p, nil, fmt.Errorf("process %d (%s): %w", pid, comm, err)
 	}
 	if data, ok := r.file(fmt.Sprintf("/proc/%d/cmdline", pid)); ok {
 		p.Cmdline = splitCmdlineNUL(data)
@@ -101,9 +130,8 @@ func readProcess(r *reader, pid int) (Process, error) {
 		}
 		p.OpenFiles = lim
 	}
-	readProcNet(r, &p)
 	p.Cgroup = readCgroup(r, pid)
-	return p, nil
+	return p, scan, nil
 }
 
 func splitCmdlineNUL(data []byte) []string {
@@ -174,29 +202,28 @@ func parseNSLink(target string) (uint64, error) {
 
 // readProcNet finds the process's network namespace, its listening
 // sockets and, when the namespace is not the inspector's, that
-// namespace's sysctls and counters.
-func readProcNet(r *reader, p *Process) {
+// namespace's sysctls and counters. In the inspector's namespace the
+// listeners come when the returned scan is done. Its error is
+// errProcessGone.
+func readProcNet(r *reader, p *Process) (*heldScan, error) {
 	p.NetNS = r.netnsOf(fmt.Sprintf("/proc/%d/ns/net", p.PID))
 	p.NetNSIsInspector = p.NetNS != 0 && p.NetNS == r.selfNetNS
-	dir := "/proc/net"
-	if !p.NetNSIsInspector {
-		dir = fmt.Sprintf("/proc/%d/net", p.PID)
-	}
 	if p.NetNSIsInspector {
 		// the sockets of its ports come once all listeners are known
 		// (readTCPProbe), from a dump filtered on them
-		p.Listen = listeningSockets(r.selfListeners(), socketInodes(r, p.PID))
-		p.ListenNICs = listenNICs(r.snap, p)
-		return
+		return startListenersHeld(r, p.PID, r.selfListeners()), nil
 	}
+	dir := fmt.Sprintf("/proc/%d/net", p.PID)
 	socks, _ := r.tcpTables(p.NetNS, dir)
-	p.Listen = listeningSockets(socks, socketInodes(r, p.PID))
+	var err error
+	if p.Listen, err = startListenersHeld(r, p.PID, socks).wait(r); err != nil {
+		return nil, err
+	}
 	if p.NetNS == 0 {
-		return
+		return nil, nil
 	}
 	p.NetSysctls = readNetnsSysctls(r, p.PID, p.NetNS)
 	net := &NetStats{}
-	var err error
 	if net.TcpExt, err = readNetstat(r, dir+"/netstat"); err != nil {
 		r.fail(err)
 	}
@@ -209,28 +236,7 @@ func readProcNet(r *reader, p *Process) {
 	}
 	net.TCP = summarizeTCP(socks, ports)
 	p.Net = net
-}
-
-// socketInodes reads every fd link of the process and keeps the sockets'
-// inodes ("socket:[22220]"). Every one: a listener can be opened at any
-// time (CONFIG SET port, tls-port), so stopping at the first one found
-// would report a partial list as the whole. (A Redis with 20,000 clients
-// makes this the largest part of inspect's time: docs/benchmarks.md.)
-func socketInodes(r *reader, pid int) map[uint64]bool {
-	out := map[uint64]bool{}
-	dir := fmt.Sprintf("/proc/%d/fd", pid)
-	var names []string
-	for _, e := range r.dir(dir) {
-		names = append(names, e.Name)
-	}
-	for _, target := range r.fs.ReadlinksIn(dir, names) {
-		if s, ok := strings.CutPrefix(target, "socket:["); ok { // "" when closed meanwhile
-			if ino, err := strconv.ParseUint(strings.TrimSuffix(s, "]"), 10, 64); err == nil {
-				out[ino] = true
-			}
-		}
-	}
-	return out
+	return nil, nil
 }
 
 // listeningSockets keeps the LISTEN sockets whose inode the process holds.

@@ -103,7 +103,8 @@ type reader struct {
 	selfNetNS  uint64 // the inspector's network namespace inode (0: unknown)
 	mountinfo  []mount
 	tcpCache   map[string]tcpTable
-	listeners  *[]tcpSocket // the inspector's namespace's, once read (sock_diag.go)
+	listeners  *[]tcpSocket  // the inspector's namespace's, once read (sock_diag.go)
+	predump    *portsPredump // the sockets of Options.Ports, dumped while fd scans ran
 	memo       map[string]memoFile
 }
 

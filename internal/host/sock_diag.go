@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -66,7 +67,7 @@ func (r *reader) selfListeners() []tcpSocket {
 	socks, found := r.sockDiagAt(sockDiagListenPath, func() ([]byte, error) { return dumpTCPSockDiagPorts(1<<tcpListen, nil) })
 	if !found {
 		all, _ := r.tcpTables(r.selfNetNS, "/proc/net")
-		socks = filterSockets(all, true, nil)
+		socks = filterSockets(nil, all, true, nil)
 	}
 	r.listeners = &socks
 	return socks
@@ -79,9 +80,7 @@ func (r *reader) selfPortSockets(ports []int) (socks []tcpSocket, found bool) {
 	listen := r.selfListeners()
 	var rest []tcpSocket
 	if len(ports) > 0 {
-		rest, found = r.sockDiagAt(sockDiagPortsPath, func() ([]byte, error) {
-			return dumpTCPSockDiagPorts(allStates&^(1<<tcpListen), ports)
-		})
+		rest, found = r.sockDiagAt(sockDiagPortsPath, func() ([]byte, error) { return r.dumpPorts(ports) })
 	}
 	if !found {
 		all, ok := r.tcpTables(r.selfNetNS, "/proc/net")
@@ -90,22 +89,86 @@ func (r *reader) selfPortSockets(ports []int) (socks []tcpSocket, found bool) {
 		}
 		rest = all
 	}
-	return append(slices.Clone(listen), filterSockets(rest, false, ports)...), true
+	return filterSockets(append(make([]tcpSocket, 0, len(listen)+len(rest)), listen...), rest, false, ports), true
 }
 
-// filterSockets keeps the listeners (listen) or the other sockets of the
-// ports, as the kernel's filters do.
-func filterSockets(socks []tcpSocket, listen bool, ports []int) []tcpSocket {
-	var out []tcpSocket
+// portsPredump is the dump of the sockets of Options.Ports taken while
+// the processes' fd scans run.
+type portsPredump struct {
+	ports []int
+	data  []byte
+	err   error
+}
+
+// predumpPorts dumps the sockets of Options.Ports on the live machine
+// (6379 by default: most often Redis's own port) while the fd scans run
+// on other threads; the port dump then only adds the Redis ports not
+// among them. Call it from the thread that reads (its network namespace
+// is the inspector's).
+func (r *reader) predumpPorts() {
+	if !r.fs.live || len(r.opts.Ports) == 0 || r.predump != nil {
+		return
+	}
+	ports := slices.Compact(slices.Sorted(slices.Values(r.opts.Ports)))
+	data, err := dumpTCPSockDiagPorts(portStates, ports)
+	r.predump = &portsPredump{ports: ports, data: data, err: err}
+}
+
+// portStates are the states of the port dump: all but LISTEN (the
+// listeners come from their own dump).
+const portStates = allStates &^ (1 << tcpListen)
+
+// dumpPorts dumps the sockets of ports, those of the predump's ports
+// taken from it: the second dump is of the other ports, and leaves out a
+// socket between one of them and a predumped port (counted already).
+func (r *reader) dumpPorts(ports []int) ([]byte, error) {
+	pre := r.predump
+	if pre == nil || pre.err != nil {
+		return dumpTCPSockDiagPorts(portStates, ports)
+	}
+	var more []int
+	for _, p := range ports {
+		if !slices.Contains(pre.ports, p) {
+			more = append(more, p)
+		}
+	}
+	if len(more) == 0 {
+		return pre.data, nil
+	}
+	data, err := dumpTCPSockDiagPorts(portStates, more)
+	if err != nil {
+		return nil, err
+	}
+	data = filterRecords(data, func(sport, dport int) bool {
+		return !slices.Contains(pre.ports, sport) && !slices.Contains(pre.ports, dport)
+	})
+	return append(slices.Clip(pre.data), data...), nil
+}
+
+// filterRecords keeps the sockdiag records whose ports keep accepts.
+func filterRecords(data []byte, keep func(sport, dport int) bool) []byte {
+	var out []byte
+	for off := 0; off+inetDiagMsgLen <= len(data); off += inetDiagMsgLen {
+		d := data[off : off+inetDiagMsgLen]
+		if keep(int(binary.BigEndian.Uint16(d[4:])), int(binary.BigEndian.Uint16(d[6:]))) {
+			out = append(out, d...)
+		}
+	}
+	return out
+}
+
+// filterSockets appends to dst the listeners (listen) or the other
+// sockets of the ports, as the kernel's filters keep them.
+func filterSockets(dst, socks []tcpSocket, listen bool, ports []int) []tcpSocket {
 	for _, s := range socks {
 		if listen != (s.state == tcpListen) {
 			continue
 		}
 		if listen || slices.Contains(ports, s.localPort) || slices.Contains(ports, s.remPort) {
-			out = append(out, s)
+			dst = append(dst, s)
 		}
 	}
-	return out
+	return dst
 }
 
 // parseSockDiag parses the sockdiag/tcp records.
@@ -136,13 +199,15 @@ func parseSockDiag(data []byte) ([]tcpSocket, error) {
 // 32-bit word as the number a little-endian host reads from it ("%08X").
 func procHexAddr(b []byte) string {
 	const digits = "0123456789ABCDEF"
-	out := make([]byte, 0, 2*len(b))
-	for w := 0; w+4 <= len(b); w += 4 {
+	var out [32]byte // one allocation per address: the string
+	n := 0
+	for w := 0; w+4 <= len(b) && n+8 <= len(out); w += 4 {
 		for i := w + 3; i >= w; i-- {
-			out = append(out, digits[b[i]>>4], digits[b[i]&15])
+			out[n], out[n+1] = digits[b[i]>>4], digits[b[i]&15]
+			n += 2
 		}
 	}
-	return string(out)
+	return string(out[:n])
 }
 
 // inet_diag_req_v2 and inet_diag_msg (include/uapi/linux/inet_diag.h).
@@ -151,16 +216,44 @@ const (
 	inetDiagMsgLen = 72
 )
 
+// inet_diag_req (the request before v2): its dump walks the hash tables
+// once for both families (sdiag_family AF_UNSPEC in the kernel), where a
+// v2 request walks them once per family: the established table has a
+// bucket per 4 KiB or so of memory (262,144 on a 24 GiB VM) besides its
+// sockets, and its walk was half of a filtered dump's time.
+const (
+	tcpDiagGetSock = 18 // TCPDIAG_GETSOCK
+	inetDiagReqV1  = 60
+)
+
+// sockDiagDumpBoth dumps the TCP sockets of both families in the given
+// states that the bytecode accepts (nil: all) with one inet_diag_req.
+func sockDiagDumpBoth(fd int, seq, states uint32, bc []byte, buf, out []byte) ([]byte, error) {
+	req := make([]byte, inetDiagReqV1)
+	binary.NativeEndian.PutUint32(req[52:], states)
+	return sockDiagDump(fd, tcpDiagGetSock, seq, req, bc, buf, out)
+}
+
 // sockDiagDumpFiltered dumps the family's TCP sockets in the given states
 // (a bit per TCP state) that the bytecode accepts (nil: all).
 func sockDiagDumpFiltered(fd int, family uint8, seq, states uint32, bc []byte, buf, out []byte) ([]byte, error) {
-	req := make([]byte, unix.NLMSG_HDRLEN+inetDiagReqLen, unix.NLMSG_HDRLEN+inetDiagReqLen+unix.SizeofNlAttr+len(bc))
+	req := make([]byte, inetDiagReqLen)
+	req[0], req[1] = family, unix.IPPROTO_TCP
+	binary.NativeEndian.PutUint32(req[4:], states)
+	return sockDiagDump(fd, unix.SOCK_DIAG_BY_FAMILY, seq, req, bc, buf, out)
+}
+
+// sockDiagDump sends a dump request (body, then the bytecode as its
+// INET_DIAG_REQ_BYTECODE attribute) and appends the inet_diag_msg of each
+// reply to out. Every receive has a deadline (SO_RCVTIMEO, set by the
+// caller): a kernel that never ends the dump is an error, not a hang.
+func sockDiagDump(fd int, typ uint16, seq uint32, body, bc, buf, out []byte) ([]byte, error) {
 	ne := binary.NativeEndian
-	ne.PutUint16(req[4:], unix.SOCK_DIAG_BY_FAMILY)
+	req := make([]byte, unix.NLMSG_HDRLEN, unix.NLMSG_HDRLEN+len(body)+unix.SizeofNlAttr+len(bc))
+	ne.PutUint16(req[4:], typ)
 	ne.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
 	ne.PutUint32(req[8:], seq)
-	req[16], req[17] = family, unix.IPPROTO_TCP
-	ne.PutUint32(req[20:], states)
+	req = append(req, body...)
 	if len(bc) > 0 {
 		attr := make([]byte, unix.SizeofNlAttr)
 		ne.PutUint16(attr[0:], uint16(unix.SizeofNlAttr+len(bc)))
@@ -174,29 +267,33 @@ func sockDiagDumpFiltered(fd int, family uint8, seq, states uint32, bc []byte, b
 	for {
 		n, _, err := unix.Recvfrom(fd, buf, 0)
 		if err != nil {
+			if errors.Is(err, unix.EAGAIN) {
+				err = fmt.Errorf("no reply within %v: %w", sockDiagTimeout, err)
+			}
 			return out, fmt.Errorf("sock_diag: receive: %w", err)
 		}
-		msgs, err := syscall.ParseNetlinkMessage(buf[:n])
-		if err != nil {
-			return out, fmt.Errorf("sock_diag: %w", err)
-		}
-		for _, m := range msgs {
-			switch m.Header.Type {
+		for msg := buf[:n]; len(msg) >= unix.NLMSG_HDRLEN; {
+			l := int(ne.Uint32(msg[0:]))
+			if l < unix.NLMSG_HDRLEN || l > len(msg) {
+				return out, fmt.Errorf("sock_diag: a %d-byte message in %d bytes", l, len(msg))
+			}
+			data := msg[unix.NLMSG_HDRLEN:l]
+			switch ne.Uint16(msg[4:]) {
 			case unix.NLMSG_DONE:
 				return out, nil
 			case unix.NLMSG_ERROR:
-				if len(m.Data) >= 4 {
-					if errno := -int32(ne.Uint32(m.Data)); errno != 0 {
+				if len(data) >= 4 {
+					if errno := -int32(ne.Uint32(data)); errno != 0 {
 						return out, fmt.Errorf("sock_diag: %w", syscall.Errno(errno))
 					}
 				}
 				return out, nil
 			}
-			if len(m.Data) >= inetDiagMsgLen {
-				rec := m.Data[:inetDiagMsgLen]
-				out = append(out, rec...)
-				binary.LittleEndian.PutUint32(out[len(out)-4:], ne.Uint32(rec[68:]))
+			if len(data) >= inetDiagMsgLen {
+				out = append(out, data[:inetDiagMsgLen]...)
+				binary.LittleEndian.PutUint32(out[len(out)-4:], ne.Uint32(data[68:]))
 			}
+			msg = msg[min((l+unix.NLMSG_ALIGNTO-1)&^(unix.NLMSG_ALIGNTO-1), len(msg)):]
 		}
 	}
 }
@@ -255,11 +352,19 @@ func dumpTCPSockDiagPorts(states uint32, ports []int) ([]byte, error) {
 		return nil, fmt.Errorf("sock_diag: %w", err)
 	}
 	defer unix.Close(fd)
-	var out []byte
-	buf := make([]byte, 1<<16)
+	tv := unix.NsecToTimeval(sockDiagTimeout.Nanoseconds())
+	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
+		return nil, fmt.Errorf("sock_diag: %w", err)
+	}
+	buf := make([]byte, 1<<20) // the kernel sends up to 32 KiB a message; a dump is many
 	bc := portsBytecode(ports)
+	out, err := sockDiagDumpBoth(fd, 1, states, bc, buf, nil)
+	if err == nil {
+		return out, nil
+	}
+	out = nil // a kernel without TCPDIAG_GETSOCK: a dump per family
 	for i, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
-		if out, err = sockDiagDumpFiltered(fd, fam, uint32(i+1), states, bc, buf, out); err != nil {
+		if out, err = sockDiagDumpFiltered(fd, fam, uint32(i+2), states, bc, buf, out); err != nil {
 			if bc != nil && errors.Is(err, syscall.EINVAL) {
 				return dumpPortsFilteredHere(states, ports)
 			}
@@ -269,21 +374,18 @@ func dumpTCPSockDiagPorts(states uint32, ports []int) ([]byte, error) {
 	return out, nil
 }
 
+// sockDiagTimeout bounds each wait for a sock_diag reply.
+const sockDiagTimeout = 5 * time.Second
+
 // dumpPortsFilteredHere is the port filter for kernels without S_EQ/D_EQ.
 func dumpPortsFilteredHere(states uint32, ports []int) ([]byte, error) {
 	data, err := dumpTCPSockDiagPorts(states, nil)
 	if err != nil {
 		return nil, err
 	}
-	var out []byte
-	for off := 0; off+inetDiagMsgLen <= len(data); off += inetDiagMsgLen {
-		d := data[off : off+inetDiagMsgLen]
-		sp, dp := int(binary.BigEndian.Uint16(d[4:])), int(binary.BigEndian.Uint16(d[6:]))
-		if slices.Contains(ports, sp) || slices.Contains(ports, dp) {
-			out = append(out, d...)
-		}
-	}
-	return out, nil
+	return filterRecords(data, func(sport, dport int) bool {
+		return slices.Contains(ports, sport) || slices.Contains(ports, dport)
+	}), nil
 }
 
 // TCPPortUse counts the TCP sockets of the calling thread's network

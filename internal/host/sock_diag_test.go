@@ -125,7 +125,13 @@ func TestLiveSockDiagMatchesProcNetTCP(t *testing.T) {
 // "dump-*" time the sock_diag dumps alone, "proc-net-tcp" the text table
 // redline no longer reads.
 func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
-	fs := liveFS(b)
+	liveFS(b)
+	// inspect's FS: one that records (liveFS, --capture) keeps every fd
+	// link it reads, and across iterations its growing log was timed too
+	fs, err := NewFSWith(FSOptions{Root: "/"})
+	if err != nil {
+		b.Fatal(err)
+	}
 	testutil.NeedRoot(b)
 	const conns, timeWait = 9500, 1000
 	raiseNoFile(b, 2*conns+400)
@@ -137,7 +143,7 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 			c.Close()
 		}
 	})
-	err := netns.Do(ns, func() error {
+	err = netns.Do(ns, func() error {
 		if out, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
 			return fmt.Errorf("lo up: %v: %s", err, out)
 		}
@@ -231,6 +237,19 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 				})
 			}
 		})
+		if tc.name == "redis-port" {
+			b.Run("fds-"+tc.name, func(b *testing.B) {
+				defer reportCPU(b)()
+				var listen []tcpSocket
+				inNS(func() error { listen = newReader(fs, tc.opts).selfListeners(); return nil })
+				for b.Loop() {
+					held, err := listenersHeld(newReader(fs, tc.opts), srv, listen)
+					if err != nil || len(held) != 1 {
+						b.Fatalf("listeners held %v, %v; want the busy one", held, err)
+					}
+				}
+			})
+		}
 		b.Run("dump-"+tc.name, func(b *testing.B) {
 			defer reportCPU(b)()
 			for b.Loop() {
@@ -279,9 +298,9 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 	})
 }
 
-// benchNetns makes a network namespace for the benchmark and removes it
-// afterwards.
-func benchNetns(b *testing.B) string {
+// benchNetns makes a network namespace for the benchmark (or test) and
+// removes it afterwards.
+func benchNetns(b testing.TB) string {
 	var r [3]byte
 	rand.Read(r[:])
 	name := "redline-sockbench-" + hex.EncodeToString(r[:])
@@ -308,7 +327,7 @@ func cpuTime(b *testing.B) int64 {
 }
 
 // raiseNoFile lifts RLIMIT_NOFILE to at least n (up to the hard limit).
-func raiseNoFile(b *testing.B, n uint64) {
+func raiseNoFile(b testing.TB, n uint64) {
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		b.Fatal(err)
@@ -414,7 +433,7 @@ func TestLiveSockDiagFilters(t *testing.T) {
 			}
 			return sorted(out)
 		}
-		want := mine(filterSockets(whole, tc.listen, tc.ports))
+		want := mine(filterSockets(nil, whole, tc.listen, tc.ports))
 		if g := mine(got); !slices.Equal(g, want) {
 			t.Errorf("%s:\n kernel-filtered %+v\n Go-filtered     %+v", tc.name, g, want)
 		}
@@ -424,6 +443,137 @@ func TestLiveSockDiagFilters(t *testing.T) {
 		if tc.name == "listeners" && len(want) != len(lns) {
 			t.Errorf("%d listeners, want %d", len(want), len(lns))
 		}
+	}
+}
+
+// One inet_diag_req dump (both families in one walk) gives what a v2
+// dump per family gives: every state, listeners only, and by port.
+func TestLiveSockDiagOneWalkMatchesPerFamily(t *testing.T) {
+	liveFS(t)
+	var ports []int
+	for _, addr := range []string{"127.0.0.1:0", "[::1]:0"} {
+		ln, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Logf("%s: %v", addr, err)
+			continue
+		}
+		defer ln.Close()
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		s, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+	}
+	fd, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, syscall.NETLINK_INET_DIAG)
+	if err != nil {
+		t.Skipf("sock_diag unavailable here: %v", err)
+	}
+	defer syscall.Close(fd)
+	buf := make([]byte, 1<<16)
+	mine := func(data []byte) []tcpSocket {
+		socks, err := parseSockDiag(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []tcpSocket
+		for _, x := range socks {
+			if slices.Contains(ports, x.localPort) || slices.Contains(ports, x.remPort) {
+				out = append(out, x)
+			}
+		}
+		slices.SortFunc(out, func(a, b tcpSocket) int { return int(a.inode) - int(b.inode) })
+		return out
+	}
+	for _, tc := range []struct {
+		name   string
+		states uint32
+		bc     []byte
+		want   int
+	}{
+		{"all", allStates, nil, 3 * len(ports)},
+		{"listeners", 1 << tcpListen, nil, len(ports)},
+		{"ports", allStates &^ (1 << tcpListen), portsBytecode(ports), 2 * len(ports)},
+	} {
+		both, err := sockDiagDumpBoth(fd, 1, tc.states, tc.bc, buf, nil)
+		if err != nil {
+			t.Fatalf("%s: the one-walk dump: %v", tc.name, err)
+		}
+		var each []byte
+		for i, fam := range []uint8{syscall.AF_INET, syscall.AF_INET6} {
+			if each, err = sockDiagDumpFiltered(fd, fam, uint32(i+2), tc.states, tc.bc, buf, each); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if b, e := mine(both), mine(each); len(b) != tc.want || !slices.Equal(b, e) {
+			t.Errorf("%s: one walk %+v\n per family %+v (want %d sockets)", tc.name, b, e, tc.want)
+		}
+	}
+}
+
+// The port dump after the predump of Options.Ports adds the sockets of
+// the other ports once: a connection between a predumped port and
+// another is not counted twice.
+func TestLivePortsAfterPredump(t *testing.T) {
+	fs := liveFS(t)
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1 := free.Addr().(*net.TCPAddr).Port
+	free.Close()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	p2 := ln.Addr().(*net.TCPAddr).Port
+	other, err := net.Dial("tcp", ln.Addr().String()) // an ephemeral port to p2
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: p1}}
+	c, err := d.Dial("tcp", ln.Addr().String()) // from p1 to p2
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for range 2 {
+		s, err := ln.Accept()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+	}
+	fs.recording = false
+	r := newReader(fs, Options{Ports: []int{p1}})
+	r.predumpPorts()
+	if r.predump.err != nil {
+		t.Skipf("sock_diag unavailable here: %v", r.predump.err)
+	}
+	both := []int{p1, p2}
+	slices.Sort(both)
+	got, err := r.dumpPorts(both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	once, err := dumpTCPSockDiagPorts(portStates, both)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := parseSockDiag(got)
+	o, _ := parseSockDiag(once)
+	byInode := func(a, b tcpSocket) int { return int(a.inode) - int(b.inode) }
+	slices.SortFunc(g, byInode)
+	slices.SortFunc(o, byInode)
+	if len(g) != 4 || !slices.Equal(g, o) {
+		t.Errorf("predump + dump: %+v\none dump: %+v\nwant the 4 ends of the 2 connections once", g, o)
 	}
 }
 
@@ -473,22 +623,33 @@ func holder(b *testing.B, ns string, ln net.Listener, open []net.Conn) int {
 	for i := 1; i < len(open); i += 2 {
 		add(open[i].(*net.TCPConn), open[i])
 	}
-	cmd := exec.Command("ip", "netns", "exec", ns, "sleep", "3600")
+	return holdFiles(b, ns, files).Process.Pid
+}
+
+// holdFiles starts a process (in the network namespace ns, "" for this
+// one's) that holds files as its fds 3, 4 ... until the test ends, and
+// closes this process's copies (nil entries are closed fds there).
+func holdFiles(t testing.TB, ns string, files []*os.File) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("sleep", "3600")
+	if ns != "" {
+		cmd = exec.Command("ip", "netns", "exec", ns, "sleep", "3600")
+	}
 	cmd.ExtraFiles = files
 	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
+		t.Fatal(err)
 	}
 	for _, f := range files {
 		f.Close() // the child has them
 	}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
 	// ip netns exec execs sleep in place: the pid is the holder's once
-	// its namespace is the bench's.
+	// its namespace is the one asked for.
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
 		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid)); strings.TrimSpace(string(comm)) == "sleep" {
-			return cmd.Process.Pid
+			return cmd
 		}
 	}
-	b.Fatal("the holder did not start")
-	return 0
+	t.Fatal("the holder did not start")
+	return nil
 }
