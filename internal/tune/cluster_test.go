@@ -14,6 +14,7 @@ import (
 	"redline/internal/change"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
+	"redline/internal/resp"
 )
 
 // A plan for a cluster: every Redis setting on every node (3 primaries,
@@ -245,4 +246,65 @@ func TestClusterSIGKILLDuringApply(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Nodes that need a password get the one given to apply and rollback;
+// neither the plan, the journal nor the history holds it.
+func TestClusterPasswordNeverJournaled(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 0)
+	const pw = "s3cret-cluster-pw"
+	admin := map[string]*resp.Client{}
+	for _, s := range c.Nodes() {
+		cl := redistest.Client(t, s)
+		redistest.Do(t, cl, "CONFIG", "SET", "requirepass", pw)
+		redistest.Do(t, cl, "AUTH", pw)
+		admin[s.Addr()] = cl
+	}
+	// Before the cluster's own cleanup stops the nodes (it does not AUTH).
+	t.Cleanup(func() {
+		for _, cl := range admin {
+			cl.Do(bg, "CONFIG", "SET", "requirepass", "")
+		}
+	})
+	hzOf := func(addr string) string {
+		v := redistest.Do(t, admin[addr], "CONFIG", "GET", "hz")
+		if len(v.Elems) < 2 {
+			t.Fatalf("CONFIG GET hz on %s: %+v", addr, v)
+		}
+		return v.Elems[1].Str
+	}
+	p := &Plan{Version: PlanVersion, Changes: []change.Change{{Kind: change.KindRedisConfig, Target: "hz", Value: "33"}}}
+	p.ForNodes(clusterAddrs(c))
+	before := map[string]string{}
+	for _, a := range clusterAddrs(c) {
+		before[a] = hzOf(a)
+	}
+	s := RehearsalSystem(t.TempDir())
+	s.Redis.Password = pw
+	defer s.Close()
+	state := t.TempDir()
+	if res, err := Apply(bg, s, p, ApplyOptions{StateDir: state}); err != nil || res.Count(StatusApplied) != 3 {
+		t.Fatalf("apply: %+v %v", res, err)
+	}
+	for _, a := range clusterAddrs(c) {
+		if v := hzOf(a); v != "33" {
+			t.Errorf("hz = %s on %s after apply", v, a)
+		}
+	}
+	if rb, err := Rollback(bg, RollbackOptions{StateDir: state, RedisPassword: pw}); err != nil || rb.Count(StatusRestored) != 3 {
+		t.Fatalf("rollback: %+v %v", rb, err)
+	}
+	for _, a := range clusterAddrs(c) {
+		if v := hzOf(a); v != before[a] {
+			t.Errorf("hz = %s on %s after rollback, want %s", v, a, before[a])
+		}
+	}
+	filepath.WalkDir(state, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(pw)) {
+				t.Errorf("%s holds the password", path)
+			}
+		}
+		return nil
+	})
 }
