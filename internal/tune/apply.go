@@ -69,7 +69,9 @@ func count(outs []Outcome, st Status) int {
 }
 
 // Preview reads the live value of every change and says what applying the
-// plan would do, without writing anything.
+// plan would do, without writing anything. It fails when a change is wrong
+// for this machine, and when a Redis setting would be changed on some
+// cluster nodes but is refused on another (nodesSplit).
 func Preview(ctx context.Context, s *System, p *Plan) ([]Outcome, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -84,7 +86,8 @@ func Preview(ctx context.Context, s *System, p *Plan) ([]Outcome, error) {
 		}
 		out[i] = o
 	}
-	return out, nil
+	// A cluster would be left half-changed: refuse before any write.
+	return out, nodesSplit(out)
 }
 
 // preview is check + read for one change: refused, unchanged or planned.
@@ -127,11 +130,7 @@ func useRedis(s *System, p *Plan) {
 func Apply(ctx context.Context, s *System, p *Plan, o ApplyOptions) (*ApplyResult, error) {
 	// A change that is wrong for this machine (not merely refused) stops
 	// the apply before anything is written.
-	previews, err := Preview(ctx, s, p)
-	if err != nil {
-		return nil, err
-	}
-	if err := nodesSplit(previews); err != nil {
+	if _, err := Preview(ctx, s, p); err != nil {
 		return nil, err
 	}
 	j, sessions, err := openForWrite(stateDir(o.StateDir))
