@@ -49,6 +49,7 @@ func TestTuneCLIClusterPlan(t *testing.T) {
 	dead := c.Primaries[1]
 	dead.Stop()
 	out, errs, code = runCLI(t, ctx, nil, "tune", "apply", plan, "--root", root, "--state-dir", state, "--yes")
+	t.Logf("apply with a node down: %s", errs)
 	if code == 0 || !strings.Contains(errs, dead.Addr()) || strings.Count(strings.TrimSpace(errs), "\n") != 0 {
 		t.Fatalf("apply with node %s down: code %d, want one error line naming it\n%s%s", dead.Addr(), code, out, errs)
 	}

@@ -118,6 +118,9 @@ func (s *System) redisConn(ctx context.Context, c change.Change) (*redisadmin.Co
 		Timeout: resp.DefaultTimeout,
 		NetNS:   s.NetNS,
 	})
+	if err != nil && c.Node != "" {
+		return nil, err // names the node; the change's key does too
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w (pass --redis, and the user and REDISCLI_AUTH if it needs them)", err)
 	}
