@@ -60,3 +60,28 @@ func TestTuneCLIClusterPlan(t *testing.T) {
 		}
 	}
 }
+
+// tune plan with --redis at a cluster node plans a node-less Redis setting
+// for every node of the cluster, with a note saying so.
+func TestTunePlanClusterEveryNode(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 1)
+	ctx := context.Background()
+	root, _ := makeTuneTree(t)
+	dir := t.TempDir()
+	changes := filepath.Join(dir, "changes.yaml")
+	os.WriteFile(changes, []byte("version: 1\nredis: {addr: "+c.Seed()+"}\nchanges:\n  - {kind: redis-config, target: hz, value: \"33\"}\n"), 0o644)
+	plan := filepath.Join(dir, "plan.yaml")
+	out, errs, code := runCLI(t, ctx, nil, "tune", "plan", changes, "--root", root, "--redis", c.Seed(), "-o", plan)
+	if code != 0 {
+		t.Fatalf("plan: code %d\n%s%s", code, out, errs)
+	}
+	b, _ := os.ReadFile(plan)
+	for _, s := range c.Nodes() {
+		if !strings.Contains(string(b), "node: "+s.Addr()) || !strings.Contains(out, "redis-config hz on "+s.Addr()) {
+			t.Errorf("node %s missing from the plan or its preview:\n%s\n%s", s.Addr(), b, out)
+		}
+	}
+	if !strings.Contains(string(b), "each of its 6 nodes") {
+		t.Errorf("plan lacks the cluster note:\n%s", b)
+	}
+}

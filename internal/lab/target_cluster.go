@@ -101,11 +101,7 @@ func (t *target) nodes(ctx context.Context) ([]string, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, sh := range shards {
-			for _, n := range sh.Nodes {
-				out = append(out, n.Addr)
-			}
-		}
+		out = redisadmin.NodeAddrs(shards)
 	}
 	return out, nil
 }
