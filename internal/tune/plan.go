@@ -59,15 +59,26 @@ func (p *Plan) Validate() error {
 			errs = append(errs, fmt.Errorf("change %d: %w", i+1, err))
 			continue
 		}
-		if j, dup := seen[c.Key()]; dup {
-			errs = append(errs, fmt.Errorf("changes %d and %d both set %s; keep one", j+1, i+1, c.Key()))
+		key := p.serverKey(c)
+		if j, dup := seen[key]; dup {
+			errs = append(errs, fmt.Errorf("changes %d and %d both set %s; keep one", j+1, i+1, key))
 		}
-		seen[c.Key()] = i
+		seen[key] = i
 		if c.Kind == change.KindRedisConfig && c.Node == "" && (p.Redis == nil || p.Redis.Addr == "") {
 			errs = append(errs, fmt.Errorf("change %d sets Redis %s but names no node and the plan has no redis.addr", i+1, c.Target))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// serverKey is c's key with the server it goes to: a node-less Redis
+// setting goes to redis.addr, so it and one naming that node as its node
+// would fight.
+func (p *Plan) serverKey(c change.Change) string {
+	if c.Kind == change.KindRedisConfig && c.Node == "" && p.Redis != nil && p.Redis.Network != "unix" && p.Redis.Addr != "" {
+		c.Node = p.Redis.Addr
+	}
+	return c.Key()
 }
 
 // ReadPlanFile reads a plan from a .json, .yaml or .yml file, strictly:
