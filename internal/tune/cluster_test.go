@@ -308,3 +308,31 @@ func TestClusterPasswordNeverJournaled(t *testing.T) {
 		return nil
 	})
 }
+
+// With rewrite, every node changed rewrites its redis.conf after apply,
+// and again after rollback.
+func TestClusterRewriteEveryNode(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 0)
+	p := &Plan{Version: PlanVersion, Redis: &PlanRedis{Addr: c.Seed(), Rewrite: true},
+		Changes: []change.Change{{Kind: change.KindRedisConfig, Target: "hz", Value: "33"}}}
+	p.ForNodes(clusterAddrs(c))
+	s := RehearsalSystem(t.TempDir())
+	defer s.Close()
+	state := t.TempDir()
+	if _, err := Apply(bg, s, p, ApplyOptions{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range c.Nodes() {
+		if b, _ := os.ReadFile(n.ConfPath); !strings.Contains(string(b), "\nhz 33\n") {
+			t.Errorf("%s: redis.conf after apply lacks hz 33:\n%s", n.Addr(), b)
+		}
+	}
+	if _, err := Rollback(bg, RollbackOptions{StateDir: state}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range c.Nodes() {
+		if b, _ := os.ReadFile(n.ConfPath); strings.Contains(string(b), "\nhz 33\n") {
+			t.Errorf("%s: redis.conf after rollback still has hz 33", n.Addr())
+		}
+	}
+}
