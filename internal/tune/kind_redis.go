@@ -87,8 +87,8 @@ func redisRunID(ctx context.Context, s *System, c change.Change) (string, error)
 	return id, nil
 }
 
-// redisRewrite persists the running config to redis.conf of every server
-// in addrs (the plan's server is "").
+// redisRewrite persists the running config to redis.conf on each of nodes
+// ("" is the plan's own server, redis.addr).
 func redisRewrite(ctx context.Context, s *System, nodes []string) error {
 	var errs []error
 	for _, n := range nodes {
