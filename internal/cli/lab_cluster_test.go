@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"redline/internal/labdata"
+	"redline/internal/redistest"
 	"redline/internal/testutil"
 )
 
@@ -130,5 +131,53 @@ repetitions: 1
 	}
 	if st, err := os.Stat(filepath.Join(state, "journal.jsonl")); err == nil {
 		t.Errorf("journal left after the lab: %d bytes", st.Size())
+	}
+}
+
+// The same on an address target that is a cluster seed: the nodes come
+// from its topology, and each is back at its own value after the lab.
+func TestLabClusterAddressTunedEveryNode(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 0)
+	dir := t.TempDir()
+	scenario := filepath.Join(dir, "cluster.yaml")
+	os.WriteFile(scenario, []byte(`
+name: cluster-address-tuned
+target: {kind: address, address: "`+c.Seed()+`", cluster: true}
+doctor: false
+workloads:
+  - name: set
+    bench: redis-benchmark -t set -c 2 -n 300 -r 1000 -q
+variants:
+  - name: baseline
+    baseline: true
+  - name: tuned
+    tune: {profiles: [redis-config]}
+repetitions: 1
+`), 0o644)
+	out := filepath.Join(dir, "out")
+	stdout, stderr, code := runCLI(t, context.Background(), nil, "lab", scenario, "--out", out, "--state-dir", filepath.Join(dir, "state"), "--progress", "none")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	res, err := labdata.ReadResult(filepath.Join(out, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nodes := map[string]bool{}
+	for _, v := range res.Variants {
+		for _, st := range v.Plan {
+			if st.Change.Target == "latency-monitor-threshold" && st.Status == "applied" {
+				nodes[st.Change.Node] = true
+			}
+		}
+	}
+	for _, s := range c.Nodes() {
+		if !nodes[s.Addr()] {
+			t.Errorf("latency-monitor-threshold not applied on node %s (applied on %v)", s.Addr(), nodes)
+		}
+		v := redistest.Do(t, redistest.Client(t, s), "CONFIG", "GET", "latency-monitor-threshold")
+		if len(v.Elems) != 2 || v.Elems[1].Str != "0" {
+			t.Errorf("latency-monitor-threshold on %s after the lab: %+v, want 0 (rolled back)", s.Addr(), v)
+		}
 	}
 }
