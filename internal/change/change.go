@@ -8,6 +8,7 @@ package change
 
 import (
 	"fmt"
+	"net"
 	"slices"
 )
 
@@ -52,6 +53,10 @@ type Change struct {
 	// as stale. For affinity it is "comm=NAME": the pid must still be that
 	// program, so a plan never pins a process that reused the pid.
 	Guard string `json:"guard,omitempty" yaml:"guard,omitempty"`
+	// Node, on a redis-config change, is the address (host:port) of the
+	// Redis server it goes to: one node of a cluster. Empty: the plan's
+	// one server (redis.addr). Other kinds never name a node.
+	Node string `json:"node,omitempty" yaml:"node,omitempty"`
 }
 
 // Kinds lists the known kinds, sorted.
@@ -84,6 +89,24 @@ func (c Change) Validate() error {
 	if err := sem.validate(c); err != nil {
 		return fmt.Errorf("%s %s: %w", c.Kind, c.Target, err)
 	}
+	return validateNode(c)
+}
+
+// validateNode accepts a node only on a redis-config change, and only as
+// host:port.
+func validateNode(c Change) error {
+	if c.Node == "" {
+		return nil
+	}
+	if c.Kind != KindRedisConfig {
+		return fmt.Errorf("%s %s: node %q: only redis-config changes go to a node", c.Kind, c.Target, c.Node)
+	}
+	if r, bad := controlChar(c.Node, false); bad {
+		return fmt.Errorf("%s %s: the node holds control character %q; refused", c.Kind, c.Target, r)
+	}
+	if h, p, err := net.SplitHostPort(c.Node); err != nil || h == "" || p == "" {
+		return fmt.Errorf("%s %s: node %q is not host:port", c.Kind, c.Target, c.Node)
+	}
 	return nil
 }
 
@@ -103,10 +126,24 @@ func validateChars(c Change) error {
 
 // Key identifies what c writes; two changes with the same key in one plan
 // would fight.
-func (c Change) Key() string { return string(c.Kind) + " " + c.Target }
+// A redis-config change names its node, so one plan may set the same
+// parameter on every node of a cluster.
+func (c Change) Key() string {
+	if c.Node != "" {
+		return string(c.Kind) + " " + c.Target + " on " + c.Node
+	}
+	return string(c.Kind) + " " + c.Target
+}
 
-// String is the change as one line: "sysctl net.core.somaxconn = 8192".
-func (c Change) String() string { return fmt.Sprintf("%s %s = %s", c.Kind, c.Target, c.Value) }
+// String is the change as one line: "sysctl net.core.somaxconn = 8192",
+// "redis-config hz = 100 on 127.0.0.1:7001".
+func (c Change) String() string {
+	s := fmt.Sprintf("%s %s = %s", c.Kind, c.Target, c.Value)
+	if c.Node != "" {
+		s += " on " + c.Node
+	}
+	return s
+}
 
 // LostOn says what undoes c without redline: "reboot", "Redis restart",
 // "process exit".

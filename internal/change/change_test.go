@@ -93,6 +93,11 @@ func TestValidate(t *testing.T) {
 		{Change{Kind: KindFile, Target: "/proc/../etc/passwd", Value: "x"}, false},
 		{Change{Kind: KindRedisConfig, Target: "hz", Value: "100"}, true},
 		{Change{Kind: KindRedisConfig, Target: "h*", Value: "100"}, false},
+		{Change{Kind: KindRedisConfig, Target: "hz", Value: "100", Node: "127.0.0.1:7001"}, true},
+		{Change{Kind: KindRedisConfig, Target: "hz", Value: "100", Node: "[::1]:7001"}, true},
+		{Change{Kind: KindRedisConfig, Target: "hz", Value: "100", Node: "127.0.0.1"}, false},
+		{Change{Kind: KindRedisConfig, Target: "hz", Value: "100", Node: "127.0.0.1:7001\n"}, false},
+		{Change{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "8192", Node: "127.0.0.1:7001"}, false},
 		{Change{Kind: KindAffinity, Target: "42", Value: "0-1", Guard: "comm=redis-server"}, true},
 		{Change{Kind: KindAffinity, Target: "42", Value: "0-1", Guard: "pid=1"}, false},
 		{Change{Kind: KindAffinity, Target: "0", Value: "0-1"}, false},
@@ -195,5 +200,17 @@ func TestValidateControlCharacters(t *testing.T) {
 	tab := Change{Kind: KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: "1024\t65535"}
 	if err := tab.Validate(); err != nil {
 		t.Errorf("a tab-separated sysctl value: %v", err)
+	}
+}
+
+func TestKeyNamesTheNode(t *testing.T) {
+	a := Change{Kind: KindRedisConfig, Target: "hz", Value: "100", Node: "127.0.0.1:7001"}
+	b := Change{Kind: KindRedisConfig, Target: "hz", Value: "100", Node: "127.0.0.1:7002"}
+	one := Change{Kind: KindRedisConfig, Target: "hz", Value: "100"}
+	if a.Key() == b.Key() || a.Key() == one.Key() || one.Key() != "redis-config hz" {
+		t.Errorf("keys: %q %q %q", a.Key(), b.Key(), one.Key())
+	}
+	if a.String() != "redis-config hz = 100 on 127.0.0.1:7001" {
+		t.Errorf("String() = %q", a.String())
 	}
 }

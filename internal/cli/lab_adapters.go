@@ -64,7 +64,8 @@ func (t *hostTuner) plan(spec labdata.TuneSpec, env lab.Env) (*tune.Plan, error)
 // labPlan gathers a variant's changes: its tune profiles planned over a
 // snapshot of the server's host (snapshot reads it, with the server's
 // process), its plan file and the doctor's safe fixes. The local and the
-// ssh tuner both plan through it.
+// ssh tuner both plan through it. On a cluster target the Redis settings
+// go to every node (env.Nodes).
 func labPlan(spec labdata.TuneSpec, env lab.Env, snapshot func(pid int) (*host.Snapshot, error)) (*tune.Plan, error) {
 	redis := &tune.PlanRedis{Addr: env.RedisAddr, User: env.RedisUser}
 	plan := &tune.Plan{Version: tune.PlanVersion, Redis: redis}
@@ -90,6 +91,7 @@ func labPlan(spec labdata.TuneSpec, env lab.Env, snapshot func(pid int) (*host.S
 		plan.Merge(tune.FromChanges(env.SafeFixes, "doctor"))
 	}
 	plan.Redis = redis
+	plan.ForNodes(env.Nodes) // a cluster: every node, or none
 	return plan, plan.Validate()
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -141,7 +142,30 @@ func buildTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []
 		plan.Merge(p)
 	}
 	o.redisTarget(plan)
+	if err := o.clusterNodes(ctx, plan); err != nil {
+		return nil, err
+	}
 	return plan, plan.Validate()
+}
+
+// clusterNodes sends the plan's node-less Redis settings to every node
+// when --redis is a node of a Redis Cluster: a cluster tuned on one node
+// is a cluster half-tuned. Through --ssh the plan stays on the one server.
+func (o *tunePlanOptions) clusterNodes(ctx context.Context, p *tune.Plan) error {
+	if o.rc != nil || o.redis == "" || !slices.ContainsFunc(p.Changes, func(c change.Change) bool {
+		return c.Kind == change.KindRedisConfig && c.Node == ""
+	}) {
+		return nil
+	}
+	r := tuneRedisOptions(o.redis, o.user)
+	r.Password = o.password
+	nodes, err := tune.ClusterNodes(ctx, r)
+	if err != nil || len(nodes) == 0 {
+		return err
+	}
+	p.ForNodes(nodes)
+	p.Notes = append(p.Notes, fmt.Sprintf("%s is a Redis Cluster node: its Redis settings are planned for each of its %d nodes", o.redis, len(nodes)))
+	return nil
 }
 
 // redisTarget sets the plan's Redis server from --redis, and --rewrite.

@@ -32,7 +32,7 @@ func tuneTarget(c change.Change) string {
 	case change.KindChannels:
 		return "channels of " + c.Target
 	}
-	return string(c.Kind) + " " + c.Target
+	return c.Key() // a redis-config change names its node: "redis-config hz on 127.0.0.1:7001"
 }
 
 func tunePrintOutcome(w io.Writer, o tune.Outcome) {

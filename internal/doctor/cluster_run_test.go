@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,9 +57,8 @@ func TestRunClusterWhereRulesRun(t *testing.T) {
 	}
 }
 
-// A plan sets Redis settings on one server: in a cluster it takes the seed
-// node's and notes the others'; a host change found on several nodes is
-// taken once.
+// In a cluster each node's Redis settings go to that node; a host change
+// found on several nodes is taken once.
 func TestPlanOfClusterReport(t *testing.T) {
 	rep := &Report{Target: Target{Redis: "10.0.0.1:7000", Cluster: true},
 		Nodes: []Node{{Addr: "10.0.0.1:7000", Seed: true}, {Addr: "10.0.0.2:7001"}}}
@@ -68,10 +68,18 @@ func TestPlanOfClusterReport(t *testing.T) {
 		rep.Findings = append(rep.Findings, Finding{ID: "r", Severity: Medium, Status: Fired, Node: n.Addr, Fix: fix})
 	}
 	p := rep.Plan(ReviewedPlan(Low))
-	if len(p.Changes) != 2 || p.Redis != "10.0.0.1:7000" {
-		t.Fatalf("changes %+v, redis %q; want hz and somaxconn once, for the seed", p.Changes, p.Redis)
+	var got []string
+	for _, c := range p.Changes {
+		got = append(got, c.Key())
 	}
-	if !strings.Contains(strings.Join(p.Notes, "\n"), "on node 10.0.0.2:7001 left out") {
+	want := []string{"redis-config hz on 10.0.0.1:7000", "sysctl net.core.somaxconn", "redis-config hz on 10.0.0.2:7001"}
+	if !slices.Equal(got, want) || p.Redis != "10.0.0.1:7000" {
+		t.Fatalf("changes %q, redis %q; want %q", got, p.Redis, want)
+	}
+	if notes := strings.Join(p.Notes, "\n"); strings.Contains(notes, "left out") || strings.Contains(notes, "dropped: a more severe finding already sets redis-config") {
 		t.Errorf("notes %q", p.Notes)
+	}
+	if cmd := Command(p.Changes[2], p.Redis); !strings.Contains(cmd, "-p 7001") {
+		t.Errorf("command for node 10.0.0.2:7001: %s", cmd)
 	}
 }

@@ -26,6 +26,9 @@ var commandFormats = map[change.Kind]func(change.Change, string) string{
 		return fmt.Sprintf("echo %s > %s", shellQuote(c.Value), c.Target)
 	},
 	change.KindRedisConfig: func(c change.Change, addr string) string {
+		if c.Node != "" {
+			addr = c.Node
+		}
 		return fmt.Sprintf("redis-cli %sCONFIG SET %s %s", redisCLIArgs(addr), c.Target, shellQuote(c.Value))
 	},
 	change.KindAffinity: func(c change.Change, _ string) string {

@@ -49,7 +49,8 @@ type Plan struct {
 	// what was left out and why, each prefixed with its finding's ID.
 	Notes []string
 	// Redis is the server the redis-config changes are for (the report's
-	// target); empty when there are none.
+	// target; in a cluster the seed, and each change names its node);
+	// empty when there are none.
 	Redis string
 }
 
@@ -62,9 +63,9 @@ type Plan struct {
 //   - only the kinds in o.Kinds, when set;
 //   - one change per target (change.Key): the more severe finding wins,
 //     and the one dropped is noted;
-//   - in a cluster, Redis settings only from the seed node's findings: a
-//     plan sets them on one server (Plan.Redis), so another node's are
-//     noted as left out.
+//   - in a cluster, each node's Redis settings go to that node (the
+//     change names it: change.Change.Node), and a host change found on
+//     several nodes is taken once.
 func (r *Report) Plan(o PlanOptions) Plan {
 	var p Plan
 	seen := map[string]bool{}
@@ -78,7 +79,7 @@ func (r *Report) Plan(o PlanOptions) Plan {
 		if cautioned && !o.Cautions {
 			p.Notes = append(p.Notes, fmt.Sprintf("%s: left out (caution: %s)", f.ID, f.Fix.Caution))
 		} else {
-			p.take(f, o, seen, r.otherNode(f))
+			p.take(f, o, seen)
 		}
 		if cautioned && o.Cautions {
 			p.Notes = append(p.Notes, f.ID+": "+f.Fix.Caution)
@@ -95,29 +96,17 @@ func (r *Report) Plan(o PlanOptions) Plan {
 	return p
 }
 
-// otherNode reports whether f judged a cluster node other than the seed.
-func (r *Report) otherNode(f Finding) bool {
-	if f.Node == "" {
-		return false
-	}
-	for _, n := range r.Nodes {
-		if n.Addr == f.Node {
-			return !n.Seed
-		}
-	}
-	return true
-}
-
-// take adds f's changes that o allows and no earlier finding set; other
-// says f judged a cluster node the plan's Redis settings do not reach.
-func (p *Plan) take(f Finding, o PlanOptions, seen map[string]bool, other bool) {
+// take adds f's changes that o allows and no earlier finding set. A Redis
+// setting of a cluster node's finding goes to that node.
+func (p *Plan) take(f Finding, o PlanOptions, seen map[string]bool) {
 	for _, c := range f.Fix.Changes {
 		if c.Rule == "" {
 			c.Rule = f.ID
 		}
+		if c.Kind == change.KindRedisConfig && f.Node != "" {
+			c.Node = f.Node
+		}
 		switch {
-		case other && c.Kind == change.KindRedisConfig:
-			p.Notes = append(p.Notes, fmt.Sprintf("%s from %s on node %s left out: a plan sets Redis settings on the seed only (run doctor against that node to plan for it)", c.Key(), c.Rule, f.Node))
 		case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, c.Kind):
 			p.Notes = append(p.Notes, fmt.Sprintf("%s from %s left out: %s changes are not taken here", c.Key(), c.Rule, c.Kind))
 		case seen[c.Key()]:

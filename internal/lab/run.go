@@ -73,6 +73,9 @@ type Env struct {
 	// SafeFixes are the doctor's fixes from before the baseline, for
 	// TuneSpec.Doctor.
 	SafeFixes []change.Change
+	// Nodes are a cluster target's nodes (host:port), set for a tuned
+	// variant: its Redis settings go to every one. Empty for one server.
+	Nodes []string
 }
 
 // Event reports progress.
@@ -305,6 +308,11 @@ func (l *labRun) variant(ctx context.Context, vi, rep int) error {
 	}
 	l.env = l.envNow(ctx)
 	if v.Tune != nil {
+		nodes, err := l.tg.nodes(ctx)
+		if err != nil {
+			return fmt.Errorf("variant %s: the cluster's nodes: %w", v.Name, err)
+		}
+		l.env.Nodes = nodes
 		l.event(Event{Message: "applying the changes of variant " + v.Name, Variant: v.Name, Rep: rep})
 		l.tuned = v.Name
 		steps, err := l.o.Tuner.Apply(ctx, *v.Tune, l.env)
@@ -383,7 +391,7 @@ func (l *labRun) rollback(ctx context.Context) error {
 func appendNotes(notes []string, steps []labdata.PlanStep) []string {
 	for _, s := range steps {
 		if s.Status != "restored" && s.Note != "" {
-			n := fmt.Sprintf("%s %s: %s", s.Change.Kind, s.Change.Target, s.Note)
+			n := fmt.Sprintf("%s: %s", s.Change.Key(), s.Note)
 			if !slices.Contains(notes, n) {
 				notes = append(notes, n)
 			}

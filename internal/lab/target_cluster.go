@@ -15,7 +15,7 @@ import (
 // so a variant applies to all of them; the admin connection is the first
 // primary's, and the doctor, given it as a seed, checks every node and the
 // cluster (its findings name their node); tuned variants' Redis settings
-// still reach the first primary only; the workloads run with --cluster;
+// go to every node (nodes); the workloads run with --cluster;
 // FLUSHALL and the server CPU cover every primary.
 
 // isCluster reports whether the workloads must run with --cluster.
@@ -82,4 +82,26 @@ func (t *target) stopCluster() error {
 	c := t.cluster
 	t.cluster, t.server = nil, nil
 	return c.Stop()
+}
+
+// nodes lists every node of a cluster target, primaries and replicas, so
+// a tuned variant's Redis settings go to each (tune.Plan.ForNodes); nil
+// for a single server. An address seed's nodes come from its topology
+// (CLUSTER SHARDS), failed ones included: tune then refuses to change the
+// others rather than leave the cluster half-tuned.
+func (t *target) nodes(ctx context.Context) ([]string, error) {
+	var out []string
+	switch {
+	case t.cluster != nil:
+		for _, s := range t.cluster.Nodes() {
+			out = append(out, s.Addr())
+		}
+	case t.seedIsCluster && t.admin != nil:
+		shards, err := t.admin.ClusterShards(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = redisadmin.NodeAddrs(shards)
+	}
+	return out, nil
 }

@@ -86,3 +86,33 @@ repetitions: 1
 		t.Fatalf("runs %+v", res.Runs)
 	}
 }
+
+// A tuned variant's Redis settings go to every node: nodes lists them, for
+// an address seed from its topology, primaries and replicas alike.
+func TestClusterTargetNodes(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 1)
+	ctx := context.Background()
+	tg := &target{kind: "address", addr: c.Seed(), seedIsCluster: true, existing: true}
+	if err := tg.connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer tg.admin.Close()
+	got, err := tg.nodes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{}
+	for _, s := range c.Nodes() {
+		want[s.Addr()] = true
+	}
+	for _, a := range got {
+		delete(want, a)
+	}
+	if len(got) != 6 || len(want) != 0 {
+		t.Errorf("nodes %v; missing %v", got, want)
+	}
+	single := &target{kind: "address", addr: c.Seed()}
+	if n, err := single.nodes(ctx); err != nil || n != nil {
+		t.Errorf("a single server's nodes: %v %v", n, err)
+	}
+}

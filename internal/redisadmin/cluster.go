@@ -205,3 +205,16 @@ func pairs(v resp.Value) map[string]resp.Value {
 	}
 	return m
 }
+
+// NodeAddrs lists every node the shards name, primaries and replicas,
+// whatever their health, in shard order: the servers a cluster-wide
+// setting must reach.
+func NodeAddrs(shards []ClusterShard) []string {
+	var out []string
+	for _, sh := range shards {
+		for _, n := range sh.Nodes {
+			out = append(out, n.Addr)
+		}
+	}
+	return out
+}

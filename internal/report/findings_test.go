@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"redline/internal/change"
 	"redline/internal/labdata"
 )
 
@@ -23,6 +24,24 @@ func TestFindingsNameTheirNode(t *testing.T) {
 		}
 		if strings.Contains(out, "cluster-slot-balance` on node") || strings.Contains(out, "cluster-slot-balance</code> on node") {
 			t.Errorf("%s: a cluster finding names a node", f)
+		}
+	}
+}
+
+// A cluster lab's applied Redis settings name the node each went to.
+func TestPlanStepsNameTheirNode(t *testing.T) {
+	res := labFixture(true)
+	for _, n := range []string{"127.0.0.1:7000", "127.0.0.1:7001"} {
+		res.Variants[1].Plan = append(res.Variants[1].Plan, labdata.PlanStep{
+			Change: change.Change{Kind: change.KindRedisConfig, Target: "hz", Value: "33", Node: n}, Old: "10", Status: "restored"})
+	}
+	r := FromResult(res, "lab.json")
+	for _, f := range []Format{Markdown, HTML} {
+		out := string(render(t, r, f))
+		for _, n := range []string{"127.0.0.1:7000", "127.0.0.1:7001"} {
+			if !strings.Contains(out, "hz on "+n) {
+				t.Errorf("%s: the applied hz does not name node %s", f, n)
+			}
 		}
 	}
 }

@@ -108,7 +108,7 @@ func writeVariantBodyMD(mw *errWriter, v labdata.VariantInfo) {
 			for j := range row {
 				row[j] = md(row[j])
 			}
-			row[2], row[3] = code(v.Plan[i].Change.Target), code(row[3])
+			row[2], row[3] = code(planTarget(v.Plan[i].Change)), code(row[3])
 			rows = append(rows, row)
 		}
 		table(mw, "rlllllll", planHeader, rows)

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"redline/internal/change"
 	"redline/internal/labdata"
 )
 
@@ -214,7 +215,16 @@ func mib(n int64) string {
 // planRow is one plan step as the report prints it.
 func planRow(i int, st labdata.PlanStep) []string {
 	c := st.Change
-	return []string{itoa(i + 1), string(c.Kind), c.Target, orDefault(st.Old, "?") + " → " + c.Value, c.Why, c.Rule, st.Status, st.Note}
+	return []string{itoa(i + 1), string(c.Kind), planTarget(c), orDefault(st.Old, "?") + " → " + c.Value, c.Why, c.Rule, st.Status, st.Note}
+}
+
+// planTarget is a step's target, with the cluster node a Redis setting
+// went to: "hz on 127.0.0.1:7001".
+func planTarget(c change.Change) string {
+	if c.Node != "" {
+		return c.Target + " on " + c.Node
+	}
+	return c.Target
 }
 
 var planHeader = []string{"#", "kind", "target", "old → new", "why", "rule", "status", "note"}

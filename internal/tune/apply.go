@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"redline/internal/change"
@@ -68,7 +69,9 @@ func count(outs []Outcome, st Status) int {
 }
 
 // Preview reads the live value of every change and says what applying the
-// plan would do, without writing anything.
+// plan would do, without writing anything. It fails when a change is wrong
+// for this machine, and when a Redis setting would be changed on some
+// cluster nodes but is refused on another (nodesSplit).
 func Preview(ctx context.Context, s *System, p *Plan) ([]Outcome, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -83,7 +86,8 @@ func Preview(ctx context.Context, s *System, p *Plan) ([]Outcome, error) {
 		}
 		out[i] = o
 	}
-	return out, nil
+	// A cluster would be left half-changed: refuse before any write.
+	return out, nodesSplit(out)
 }
 
 // preview is check + read for one change: refused, unchanged or planned.
@@ -235,8 +239,11 @@ func (a *applier) run(ctx context.Context, p *Plan) (*ApplyResult, error) {
 			break
 		}
 	}
-	if failure == nil && a.info.Rewrite && anyApplied(res.Outcomes, change.KindRedisConfig) {
-		failure = redisRewrite(ctx, a.s)
+	if failure == nil {
+		failure = nodesSplit(res.Outcomes)
+	}
+	if nodes := redisNodes(applied(res.Outcomes)); failure == nil && a.info.Rewrite && len(nodes) > 0 {
+		failure = redisRewrite(ctx, a.s, nodes)
 	}
 	if failure == nil {
 		if err := a.j.append(record{Op: opCommit, Session: a.id}, true); err != nil {
@@ -256,13 +263,47 @@ func (a *applier) run(ctx context.Context, p *Plan) (*ApplyResult, error) {
 	return res, fmt.Errorf("%w (everything this apply changed was rolled back)", failure)
 }
 
-func anyApplied(outs []Outcome, k change.Kind) bool {
+// applied lists the changes an apply made.
+func applied(outs []Outcome) []change.Change {
+	var out []change.Change
 	for _, o := range outs {
-		if o.Status == StatusApplied && o.Change.Kind == k {
-			return true
+		if o.Status == StatusApplied {
+			out = append(out, o.Change)
 		}
 	}
-	return false
+	return out
+}
+
+// nodesSplit refuses a cluster left half-changed: a Redis setting that
+// is (or would be) changed on some nodes but was refused on another. The
+// nodes of a cluster get a setting all or none, so the apply fails and
+// rolls back the nodes it changed. Works on a preview (planned) and on
+// an apply (applied) alike.
+func nodesSplit(outs []Outcome) error {
+	changed := map[string][]string{}
+	refused := map[string][]string{}
+	for _, o := range outs {
+		c := o.Change
+		if c.Kind != change.KindRedisConfig || c.Node == "" {
+			continue
+		}
+		switch o.Status {
+		case StatusApplied, StatusPlanned:
+			changed[c.Target] = append(changed[c.Target], c.Node)
+		case StatusRefused:
+			refused[c.Target] = append(refused[c.Target], c.Node+" ("+o.Reason+")")
+		}
+	}
+	var errs []error
+	for _, o := range outs {
+		t := o.Change.Target
+		if len(changed[t]) > 0 && len(refused[t]) > 0 {
+			errs = append(errs, fmt.Errorf("redis-config %s: refused on node %s but changed on %s: a cluster's nodes get a setting all or none",
+				t, strings.Join(refused[t], ", node "), strings.Join(changed[t], ", ")))
+			delete(refused, t)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // undo rolls back this session after a failure, without a second lock.

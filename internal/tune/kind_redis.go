@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"redline/internal/change"
@@ -28,13 +29,13 @@ func checkRedisConfig(ctx context.Context, s *System, c change.Change) error {
 }
 
 func readRedisConfig(ctx context.Context, s *System, c change.Change) (string, error) {
-	conn, err := s.redisConn(ctx)
+	conn, err := s.redisConn(ctx, c)
 	if err != nil {
 		return "", err
 	}
 	cfg, err := conn.ConfigGet(ctx, c.Target)
 	if err != nil {
-		return "", fmt.Errorf("read %s on Redis at %s: %w", c.Target, s.Redis.Addr, err)
+		return "", fmt.Errorf("read %s on Redis at %s: %w", c.Target, s.redisAddr(c), err)
 	}
 	if v, ok := cfg.Get(strings.ToLower(c.Target)); ok {
 		return v, nil
@@ -44,11 +45,11 @@ func readRedisConfig(ctx context.Context, s *System, c change.Change) (string, e
 			return v, nil
 		}
 	}
-	return "", refuse(fmt.Sprintf("Redis at %s has no config parameter %q (older version, or a typo)", s.Redis.Addr, c.Target), nil)
+	return "", refuse(fmt.Sprintf("Redis at %s has no config parameter %q (older version, or a typo)", s.redisAddr(c), c.Target), nil)
 }
 
 func writeRedisConfig(ctx context.Context, s *System, c change.Change, v string) error {
-	conn, err := s.redisConn(ctx)
+	conn, err := s.redisConn(ctx, c)
 	if err != nil {
 		return err
 	}
@@ -60,7 +61,7 @@ func writeRedisConfig(ctx context.Context, s *System, c change.Change, v string)
 	if errors.As(err, &se) && immutable(se.Msg) {
 		return refuse(fmt.Sprintf("Redis cannot change %s at run time; set it in redis.conf and restart Redis", c.Target), err)
 	}
-	return fmt.Errorf("set %s to %q on Redis at %s: %w", c.Target, v, s.Redis.Addr, err)
+	return fmt.Errorf("set %s to %q on Redis at %s: %w", c.Target, v, s.redisAddr(c), err)
 }
 
 // immutable recognises Redis's refusals of parameters that only a restart
@@ -73,27 +74,44 @@ func immutable(msg string) bool {
 
 // redisRunID identifies the server process: after a restart the run_id
 // changes, and CONFIG SET values are gone unless they were rewritten.
-func redisRunID(ctx context.Context, s *System, _ change.Change) (string, error) {
-	conn, err := s.redisConn(ctx)
+func redisRunID(ctx context.Context, s *System, c change.Change) (string, error) {
+	conn, err := s.redisConn(ctx, c)
 	if err != nil {
 		return "", err
 	}
 	info, err := conn.Info(ctx, "server")
 	if err != nil {
-		return "", fmt.Errorf("Redis at %s: %w", s.Redis.Addr, err)
+		return "", fmt.Errorf("Redis at %s: %w", s.redisAddr(c), err)
 	}
 	id, _ := info.Get("run_id")
 	return id, nil
 }
 
-// redisRewrite persists the running config to redis.conf.
-func redisRewrite(ctx context.Context, s *System) error {
-	conn, err := s.redisConn(ctx)
-	if err != nil {
-		return err
+// redisRewrite persists the running config to redis.conf on each of nodes
+// ("" is the plan's own server, redis.addr).
+func redisRewrite(ctx context.Context, s *System, nodes []string) error {
+	var errs []error
+	for _, n := range nodes {
+		c := change.Change{Kind: change.KindRedisConfig, Node: n}
+		conn, err := s.redisConn(ctx, c)
+		if err == nil {
+			if err = conn.ConfigRewrite(ctx); err != nil {
+				err = fmt.Errorf("Redis at %s: %w (does the server run from a config file it may write?)", s.redisAddr(c), err)
+			}
+		}
+		errs = append(errs, err)
 	}
-	if err := conn.ConfigRewrite(ctx); err != nil {
-		return fmt.Errorf("Redis at %s: %w (does the server run from a config file it may write?)", s.Redis.Addr, err)
+	return errors.Join(errs...)
+}
+
+// redisNodes lists, once each in order, the servers of the redis-config
+// changes in cs ("" for the plan's own server).
+func redisNodes(cs []change.Change) []string {
+	var out []string
+	for _, c := range cs {
+		if c.Kind == change.KindRedisConfig && !slices.Contains(out, c.Node) {
+			out = append(out, c.Node)
+		}
 	}
-	return nil
+	return out
 }

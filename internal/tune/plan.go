@@ -34,7 +34,9 @@ type Plan struct {
 	Changes []change.Change `json:"changes" yaml:"changes"`
 }
 
-// PlanRedis is the Redis server a plan's redis-config changes go to.
+// PlanRedis is the Redis server a plan's redis-config changes go to when
+// they name no node, and for every node, the user and whether to rewrite
+// redis.conf.
 type PlanRedis struct {
 	Network string `json:"network,omitempty" yaml:"network,omitempty"`
 	Addr    string `json:"addr" yaml:"addr"`
@@ -57,15 +59,26 @@ func (p *Plan) Validate() error {
 			errs = append(errs, fmt.Errorf("change %d: %w", i+1, err))
 			continue
 		}
-		if j, dup := seen[c.Key()]; dup {
-			errs = append(errs, fmt.Errorf("changes %d and %d both set %s; keep one", j+1, i+1, c.Key()))
+		key := p.serverKey(c)
+		if j, dup := seen[key]; dup {
+			errs = append(errs, fmt.Errorf("changes %d and %d both set %s; keep one", j+1, i+1, key))
 		}
-		seen[c.Key()] = i
-		if c.Kind == change.KindRedisConfig && (p.Redis == nil || p.Redis.Addr == "") {
-			errs = append(errs, fmt.Errorf("change %d sets Redis %s but the plan has no redis.addr", i+1, c.Target))
+		seen[key] = i
+		if c.Kind == change.KindRedisConfig && c.Node == "" && (p.Redis == nil || p.Redis.Addr == "") {
+			errs = append(errs, fmt.Errorf("change %d sets Redis %s but names no node and the plan has no redis.addr", i+1, c.Target))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// serverKey is c's key with the server it goes to: a node-less Redis
+// setting goes to redis.addr, so it and one naming that node as its node
+// would fight.
+func (p *Plan) serverKey(c change.Change) string {
+	if c.Kind == change.KindRedisConfig && c.Node == "" && p.Redis != nil && p.Redis.Network != "unix" && p.Redis.Addr != "" {
+		c.Node = p.Redis.Addr
+	}
+	return c.Key()
 }
 
 // ReadPlanFile reads a plan from a .json, .yaml or .yml file, strictly:
@@ -267,4 +280,37 @@ func (p *Plan) Merge(q *Plan) {
 	if p.Redis == nil {
 		p.Redis = q.Redis
 	}
+}
+
+// ForNodes sends the plan's Redis settings to every node of a cluster: a
+// redis-config change that names no node becomes one change per node, in
+// place; a node that already has its own change of that parameter (a
+// doctor fix for that node) keeps it, with a note. Nothing changes when
+// nodes is empty (a single server).
+func (p *Plan) ForNodes(nodes []string) {
+	if len(nodes) == 0 {
+		return
+	}
+	have := map[string]bool{}
+	for _, c := range p.Changes {
+		have[c.Key()] = true
+	}
+	var out []change.Change
+	for _, c := range p.Changes {
+		if c.Kind != change.KindRedisConfig || c.Node != "" {
+			out = append(out, c)
+			continue
+		}
+		for _, n := range nodes {
+			nc := c
+			nc.Node = n
+			if have[nc.Key()] {
+				p.Notes = append(p.Notes, fmt.Sprintf("%s from %s dropped on node %s: a change for that node already sets it", c.Key(), c.Rule, n))
+				continue
+			}
+			have[nc.Key()] = true
+			out = append(out, nc)
+		}
+	}
+	p.Changes = out
 }

@@ -75,6 +75,8 @@ func TestParsePlanErrors(t *testing.T) {
 		{"bad cpulist", strings.Replace(yamlPlan, `value: "1"`, `value: "x"`, 1), "not a CPU number"},
 		{"duplicate", yamlPlan + "  - kind: sysctl\n    target: net.core.somaxconn\n    value: \"1\"\n", "both set sysctl net.core.somaxconn"},
 		{"no redis addr", strings.Replace(yamlPlan, "  addr: 127.0.0.1:6379\n", "", 1), "no redis.addr"},
+		{"same node twice", yamlPlan + "  - {kind: redis-config, target: hz, value: \"30\", node: \"127.0.0.1:6379\"}\n", "both set redis-config hz on 127.0.0.1:6379"},
+		{"node on a sysctl", strings.Replace(yamlPlan, "    rule: net-sysctl\n", "    rule: net-sysctl\n    node: 127.0.0.1:7001\n", 1), "only redis-config changes go to a node"},
 		{"two docs", yamlPlan + "---\nversion: 1\n", "more than one document"},
 		{"empty", "", "empty plan"},
 		{"json unknown", `{"version":1,"changes":[],"extra":1}`, "unknown field"},
@@ -84,6 +86,35 @@ func TestParsePlanErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want it to mention %q", c.name, err, c.want)
 		}
+	}
+}
+
+// A plan of one server's Redis settings (written before nodes existed)
+// reads as it did; one naming nodes needs no redis.addr.
+func TestPlanNodes(t *testing.T) {
+	p, err := ParsePlan([]byte(yamlPlan), ".yaml")
+	if err != nil || p.Changes[2].Node != "" || p.Redis.Addr != "127.0.0.1:6379" {
+		t.Fatalf("single-server plan: %+v %v", p, err)
+	}
+	doc := "version: 1\nchanges:\n  - {kind: redis-config, target: hz, value: \"20\", node: \"127.0.0.1:7001\"}\n  - {kind: redis-config, target: hz, value: \"20\", node: \"127.0.0.1:7002\"}\n"
+	if p, err = ParsePlan([]byte(doc), ""); err != nil || len(p.Changes) != 2 {
+		t.Fatalf("node plan: %+v %v", p, err)
+	}
+	q := FromChanges([]change.Change{
+		{Kind: change.KindSysctl, Target: "net.core.somaxconn", Value: "4096"},
+		{Kind: change.KindRedisConfig, Target: "hz", Value: "20"},
+		{Kind: change.KindRedisConfig, Target: "maxmemory-policy", Value: "allkeys-lru"},
+		{Kind: change.KindRedisConfig, Target: "hz", Value: "50", Node: "b:2"},
+	}, "test")
+	q.ForNodes([]string{"a:1", "b:2"})
+	var got []string
+	for _, c := range q.Changes {
+		got = append(got, c.String())
+	}
+	want := []string{"sysctl net.core.somaxconn = 4096", "redis-config hz = 20 on a:1",
+		"redis-config maxmemory-policy = allkeys-lru on a:1", "redis-config maxmemory-policy = allkeys-lru on b:2", "redis-config hz = 50 on b:2"}
+	if diff := cmp.Diff(want, got); diff != "" || len(q.Notes) != 1 || !strings.Contains(q.Notes[0], "dropped on node b:2") {
+		t.Errorf("ForNodes (-want +got):\n%s\nnotes %q", diff, q.Notes)
 	}
 }
 

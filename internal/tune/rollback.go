@@ -115,8 +115,9 @@ func systemsFor(o RollbackOptions) func(SessionInfo) (*System, error) {
 		}
 		if info.Redis != nil && s.Redis.Addr == "" {
 			s.Redis = *info.Redis
-			s.Redis.Password = o.RedisPassword
 		}
+		// Cluster nodes named by the changes take the same password.
+		s.Redis.Password = o.RedisPassword
 		return s, nil
 	}
 }
@@ -145,7 +146,7 @@ func (r *roller) session(ctx context.Context, sess *Session) (*RollbackResult, e
 	env := newRollEnv(sess, s)
 	res := &RollbackResult{}
 	var errs []error
-	restoredRedis := false
+	var restoredRedis []change.Change
 	pending := sess.Pending()
 	for i := len(pending) - 1; i >= 0; i-- {
 		if err := ctx.Err(); err != nil {
@@ -162,14 +163,16 @@ func (r *roller) session(ctx context.Context, sess *Session) (*RollbackResult, e
 		if op == opRestoreFailed {
 			errs = append(errs, fmt.Errorf("%s: %s", e.Change.Key(), out.Reason))
 		}
-		restoredRedis = restoredRedis || (op == opRestored && e.Change.Kind == change.KindRedisConfig)
+		if op == opRestored {
+			restoredRedis = append(restoredRedis, e.Change)
+		}
 		res.Outcomes = append(res.Outcomes, out)
 		if r.progress != nil {
 			r.progress(out)
 		}
 	}
-	if restoredRedis && sess.Info.Rewrite && !r.dry {
-		if err := redisRewrite(ctx, s); err != nil {
+	if nodes := redisNodes(restoredRedis); len(nodes) > 0 && sess.Info.Rewrite && !r.dry {
+		if err := redisRewrite(ctx, s, nodes); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -284,7 +287,7 @@ func gone(ctx context.Context, env rollEnv, ops *kindOps, e *Entry) string {
 	id, err := ops.identity(ctx, env.s, e.Change)
 	switch {
 	case err != nil && e.Change.Kind == change.KindRedisConfig:
-		return redisGone(env, err)
+		return redisGone(env, env.s.redisAddr(e.Change), err)
 	case err != nil && isMissing(err):
 		return "the process has exited; its affinity went with it"
 	case err != nil:
@@ -306,11 +309,11 @@ func gone(ctx context.Context, env rollEnv, ops *kindOps, e *Entry) string {
 // and it will load them when started again, so it is not gone: the
 // restore fails and stays journaled. Anything else (a timeout, a refused
 // password) is not "gone" either.
-func redisGone(env rollEnv, err error) string {
+func redisGone(env rollEnv, addr string, err error) string {
 	if env.sess.Info.Rewrite || !(errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, fs.ErrNotExist)) {
 		return ""
 	}
-	return fmt.Sprintf("Redis at %s is not running (%v); CONFIG SET values do not outlive the server", env.s.Redis.Addr, unwrapAll(err))
+	return fmt.Sprintf("Redis at %s is not running (%v); CONFIG SET values do not outlive the server", addr, unwrapAll(err))
 }
 
 // unwrapAll is the innermost error, for a short reason.

@@ -2,12 +2,14 @@ package tune
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 
+	"redline/internal/change"
 	"redline/internal/redisadmin"
 	"redline/internal/resp"
 	"redline/internal/tune/simfs"
@@ -41,8 +43,10 @@ type System struct {
 	// still be: rollback verifies it before every read and write.
 	wantNS *NetNSRef
 
-	mu    sync.Mutex
-	redis *redisadmin.Conn
+	mu sync.Mutex
+	// redis holds one admin connection per server address: the plan's
+	// server and each cluster node its changes name.
+	redis map[string]*redisadmin.Conn
 }
 
 // RedisOptions says how to reach a Redis server. The password is never
@@ -83,41 +87,60 @@ func (s *System) requireRoot() error {
 	return nil
 }
 
-// redisConn dials the Redis server once, through redisadmin, and keeps
-// the connection.
-func (s *System) redisConn(ctx context.Context) (*redisadmin.Conn, error) {
+// redisAddr is where c goes: its node, else the plan's server.
+func (s *System) redisAddr(c change.Change) string {
+	if c.Node != "" {
+		return c.Node
+	}
+	return s.Redis.Addr
+}
+
+// redisConn dials the Redis server c goes to once, through redisadmin,
+// and keeps the connection. A node is dialled over TCP with the same user
+// and password as the plan's server (a cluster's nodes share them).
+func (s *System) redisConn(ctx context.Context, c change.Change) (*redisadmin.Conn, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.redis != nil {
-		return s.redis, nil
+	addr, network := s.redisAddr(c), s.Redis.Network
+	if c.Node != "" {
+		network = "tcp"
 	}
-	if s.Redis.Addr == "" {
+	if conn := s.redis[addr]; conn != nil {
+		return conn, nil
+	}
+	if addr == "" {
 		return nil, refuse("no Redis server given (pass --redis HOST:PORT, or set redis.addr in the plan)", nil)
 	}
-	c, err := redisadmin.Dial(ctx, redisadmin.Options{
-		Network: s.Redis.Network, Addr: s.Redis.Addr, Username: s.Redis.User, Password: s.Redis.Password,
+	conn, err := redisadmin.Dial(ctx, redisadmin.Options{
+		Network: network, Addr: addr, Username: s.Redis.User, Password: s.Redis.Password,
 		// CONFIG SET maxmemory may evict and CONFIG REWRITE writes a file:
 		// give them longer than a doctor's reads.
 		Timeout: resp.DefaultTimeout,
 		NetNS:   s.NetNS,
 	})
+	if err != nil && c.Node != "" {
+		return nil, err // names the node; the change's key does too
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w (pass --redis, and the user and REDISCLI_AUTH if it needs them)", err)
 	}
-	s.redis = c
-	return c, nil
+	if s.redis == nil {
+		s.redis = map[string]*redisadmin.Conn{}
+	}
+	s.redis[addr] = conn
+	return conn, nil
 }
 
-// Close releases the Redis connection.
+// Close releases the Redis connections.
 func (s *System) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.redis == nil {
-		return nil
+	var errs []error
+	for addr, c := range s.redis {
+		errs = append(errs, c.Close())
+		delete(s.redis, addr)
 	}
-	err := s.redis.Close()
-	s.redis = nil
-	return err
+	return errors.Join(errs...)
 }
 
 // bootID identifies the current boot, so rollback knows which journaled
