@@ -67,8 +67,11 @@ func TestDoctorIRQRulesOnCaptures(t *testing.T) {
 		// CPU 1's 114 are under a tenth of one queue's even share: free.
 		{"azure-mana-4cpu", "nic-irq-sharing", "fired", "queues 0,2 of enP30832s1 share CPU 3 (45% of its queue interrupts) while 1 CPU(s) are free (CPU 1 took 114 (<0.1%))"},
 		{"azure-mana-4cpu", "nic-irq-node-split", "not-checked", "topology is absent"},
-		// irqbalance spread the 8 queues' channels over all 8 vCPUs.
-		{"xen-netfront-8queue", "nic-irq-concentration", "ok", ""},
+		// irqbalance spread the 8 queues' channels over all 8 vCPUs: since
+		// boot each queue's interrupts went to 3 to 8 of them.
+		{"xen-netfront-8queue", "nic-irq-concentration", "fired", "the interrupts of 8 of eth0's 8 queues are spread: each needs 3 or more CPUs (up to 7 of the 8)"},
+		// 4 queues on 3 CPUs: the ok says so, not "as many CPUs as queues".
+		{"azure-mana-4cpu", "nic-irq-concentration", "ok", "100% of the interrupts of enP30832s1's 4 queues went to 3 CPU(s) (CPU 0,2-3), 90% of each queue's to at most 1 CPU(s)"},
 		{"xen-netfront-8queue", "nic-irq-sharing", "ok", ""},
 		// One unsplit event channel: one queue, nothing to spread.
 		{"xen-netfront-1queue", "nic-irq-concentration", "not-applicable", "eth0 has 1 queue"},
@@ -93,8 +96,9 @@ func TestDoctorIRQRulesOnCaptures(t *testing.T) {
 		// igb eth3's 8 queues one per even CPU; one NUMA node.
 		{"netutils-e1000e-igb-2socket", "nic-irq-sharing", "ok", ""},
 		{"netutils-e1000e-igb-2socket", "nic-irq-node-split", "not-applicable", "one NUMA node"},
-		// Every queue spread over all 4 CPUs: nothing concentrated.
-		{"netutils-i40e-e1000e-e3", "nic-irq-concentration", "ok", ""},
+		// Every queue's interrupts spread over all 4 CPUs (CPU 1 the
+		// busiest of each, none over 43%): not concentrated, scattered.
+		{"netutils-i40e-e1000e-e3", "nic-irq-concentration", "fired", "the interrupts of 4 of eth0's 4 queues are spread: each needs 3 or more CPUs (up to 4 of the 4)"},
 		{"intel-i40e-guest", "nic-irq-concentration", "fired", "enP1s15's 3 queues went to CPU 0"},
 		{"realtek-r8125-ifn", "nic-irq-concentration", "fired", "eth0's 3 queues went to CPU 0"},
 		{"aws-ena-pcimsix", "nic-irq-concentration", "not-applicable", ""},
