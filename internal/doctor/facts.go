@@ -69,7 +69,11 @@ func (f *Facts) Info() *redisadmin.Info {
 // with the server's pid when a local server was checked, else the one Pid
 // selects, else (a fixture tree, or no server address) the first Redis
 // process the snapshot holds. Nil when there is none, or the server is on
-// another host.
+// another host. The first-server fallback judges one server for all:
+// rules about a server's process (NeedRedisProcess, PerServer) and its
+// namespace (PerNetNS) run once per server or namespace instead (Run sets
+// Pid), and Sysctl reads host-wide values from the host; a rule outside
+// both must not depend on which server comes first.
 func (f *Facts) RedisProcess() *host.Process {
 	if f.Host == nil || len(f.Host.Processes) == 0 {
 		return nil
@@ -132,16 +136,34 @@ func sysctlPath(name string) string {
 	return "/proc/sys/" + strings.ReplaceAll(name, ".", "/")
 }
 
+// globalNetSysctls are the net.* sysctls of the kernel's net_core_table
+// (net/core/sysctl_net_core.c), registered for the initial network
+// namespace only: one value for the whole host, absent inside any other
+// namespace. Read inside a server's namespace they would look missing
+// ("this kernel has no busy polling"); they are read from the host.
+var globalNetSysctls = map[string]bool{
+	"net.core.busy_poll": true, "net.core.busy_read": true,
+	"net.core.rps_sock_flow_entries": true,
+	"net.core.netdev_budget":         true, "net.core.netdev_budget_usecs": true,
+	"net.core.netdev_max_backlog": true, "net.core.dev_weight": true,
+	"net.core.rmem_max": true, "net.core.wmem_max": true,
+	"net.core.rmem_default": true, "net.core.wmem_default": true,
+	"net.core.optmem_max": true,
+}
+
 // Sysctl returns a sysctl's value and the evidence for it. net.* values
 // come from the server's network namespace when it differs from the
 // inspector's: that is the namespace whose values govern the server's
-// sockets.
+// sockets. Host-wide net.core values (globalNetSysctls) come from the
+// host whichever server is judged: with several servers and none chosen,
+// a rule that is not PerNetNS would otherwise read the first server's
+// namespace, where they do not exist.
 func (f *Facts) Sysctl(name string) (string, Evidence, bool) {
 	ev := Evidence{Source: sysctlPath(name)}
 	if f.Host == nil {
 		return "", ev, false
 	}
-	if p := f.RedisProcess(); p != nil && strings.HasPrefix(name, "net.") && !p.NetNSIsInspector && p.NetSysctls != nil {
+	if p := f.RedisProcess(); p != nil && strings.HasPrefix(name, "net.") && !globalNetSysctls[name] && !p.NetNSIsInspector && p.NetSysctls != nil {
 		v, ok := p.NetSysctls[name]
 		ev.Value, ev.Note = v, fmt.Sprintf("in the network namespace of redis-server pid %d", p.PID)
 		return v, ev, ok

@@ -155,6 +155,7 @@ func mapNIC(n *NIC, ev irqEvidence, rules []irqRule, tryAll bool) {
 		}
 	}
 	splitHalves(n, split)
+	truncatedDuplicates(n, cands)
 	vmxnet3RxAfterTx(n)
 	sameNameRings(n, cands)
 	onlyVector(n)
@@ -380,6 +381,74 @@ func truncatedTxRx(n *NIC, left []irqMatch) []irqMatch {
 			How: fmt.Sprintf("name bnxt_en {IF}-TxRx-N cut to %d characters before the queue number (Linux before 6.12): the %d such vectors by %s", bnxtNameMax, len(cut), order)})
 	}
 	return rest
+}
+
+// truncatedDuplicates undoes bnxt_en's cut names when they still end in
+// a number: with a 10-character interface name, IF-TxRx-10 (18
+// characters) was cut to bnxtNameMax, IF-TxRx-1, so the name rule read
+// queues 10.. as queue 1 again. When two of the NIC's vectors of one rule
+// claim the same queue and one of them has a name of exactly bnxtNameMax
+// characters, the names cannot be trusted: that rule's vectors are
+// numbered in vector order (the MSI-X index when the kernel gives it,
+// else the IRQ number, as bnxt_en requests ring i's vector i), and "how
+// matched" says why.
+func truncatedDuplicates(n *NIC, cands []irqMatch) {
+	if n.Driver != "bnxt_en" {
+		return
+	}
+	rule, name, ok := duplicateCut(n)
+	if !ok {
+		return
+	}
+	index := map[int]int{}
+	for _, c := range cands {
+		index[c.q.Number] = c.index
+	}
+	var mine []int // positions in QueueIRQs
+	byIndex := true
+	for i, m := range n.QueueIRQs {
+		if m.Rule == rule {
+			mine = append(mine, i)
+			byIndex = byIndex && index[m.IRQ] >= 0
+		}
+	}
+	ordered := slices.Clone(mine)
+	slices.SortStableFunc(ordered, func(a, b int) int {
+		ia, ib := n.QueueIRQs[a].IRQ, n.QueueIRQs[b].IRQ
+		if byIndex {
+			return index[ia] - index[ib]
+		}
+		return ia - ib
+	})
+	order := "IRQ number"
+	if byIndex {
+		order = "vector index"
+	}
+	for q, i := range ordered {
+		m := &n.QueueIRQs[i]
+		m.Queue = q
+		m.Rule = "bnxt-truncated"
+		m.How = fmt.Sprintf("vector order: bnxt_en before Linux 6.12 cut IRQ names to %d characters, so %q names several vectors (IF-TxRx-1N read as queue 1); the %d vectors of rule %s by %s", bnxtNameMax, name, len(ordered), rule, order)
+	}
+}
+
+// duplicateCut finds two queue IRQs of one rule, kind and queue, one named
+// with exactly bnxtNameMax characters.
+func duplicateCut(n *NIC) (rule, name string, ok bool) {
+	type key struct {
+		rule  string
+		kind  QueueKind
+		queue int
+	}
+	seen := map[key]string{}
+	for _, m := range n.QueueIRQs {
+		k := key{m.Rule, m.Kind, m.Queue}
+		if prev, dup := seen[k]; dup && (len(prev) == bnxtNameMax || len(m.Name) == bnxtNameMax) {
+			return m.Rule, m.Name, true
+		}
+		seen[k] = m.Name
+	}
+	return "", "", false
 }
 
 // vmxnet3RxAfterTx applies vmxnet3's numbering outside buddy-share mode:

@@ -127,6 +127,14 @@ func TestMatcherFamilies(t *testing.T) {
 		{"bnxt_en with names cut before the queue number", nicWithQueues("enp4s0f0np0", "bnxt_en", bus, dev, 3),
 			msix(bus, "enp4s0f0np0-TxRx-", "enp4s0f0np0-TxRx-", "enp4s0f0np0-TxRx-"),
 			"100:combined-0(bnxt-truncated) 101:combined-1(bnxt-truncated) 102:combined-2(bnxt-truncated)"},
+		// A 10-character name: IF-TxRx-10 and IF-TxRx-11 were cut to
+		// IF-TxRx-1, which the name rule reads as queue 1 three times.
+		{"bnxt_en with 12 queues whose names 10 and 11 were cut", nicWithQueues("enp4s0f0np", "bnxt_en", bus, dev, 12),
+			msix(bus, "enp4s0f0np-TxRx-0", "enp4s0f0np-TxRx-1", "enp4s0f0np-TxRx-2", "enp4s0f0np-TxRx-3", "enp4s0f0np-TxRx-4", "enp4s0f0np-TxRx-5",
+				"enp4s0f0np-TxRx-6", "enp4s0f0np-TxRx-7", "enp4s0f0np-TxRx-8", "enp4s0f0np-TxRx-9", "enp4s0f0np-TxRx-1", "enp4s0f0np-TxRx-1"),
+			"100:combined-0(bnxt-truncated) 101:combined-1(bnxt-truncated) 102:combined-2(bnxt-truncated) 103:combined-3(bnxt-truncated) " +
+				"104:combined-4(bnxt-truncated) 105:combined-5(bnxt-truncated) 106:combined-6(bnxt-truncated) 107:combined-7(bnxt-truncated) " +
+				"108:combined-8(bnxt-truncated) 109:combined-9(bnxt-truncated) 110:combined-10(bnxt-truncated) 111:combined-11(bnxt-truncated)"},
 		{"bnxt_en with names that fit", nicWithQueues("ens1f0np0", "bnxt_en", bus, dev, 2),
 			named("ens1f0np0-TxRx-0", "ens1f0np0-TxRx-1"), "100:combined-0(if-txrx) 101:combined-1(if-txrx)"},
 		// atlantic names every ring vector after the interface.

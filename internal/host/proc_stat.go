@@ -1,7 +1,9 @@
 package host
 
 import (
+	"errors"
 	"fmt"
+	iofs "io/fs"
 	"strconv"
 	"strings"
 )
@@ -69,9 +71,16 @@ func threadRole(pid, tid int, comm string) string {
 
 // readThreads reads every thread of pid: stat for name, state and CPU,
 // status for its own affinity.
-func readThreads(r *reader, p *Process) {
+func readThreads(r *reader, p *Process) error {
 	dir := fmt.Sprintf("/proc/%d/task", p.PID)
-	for _, tid := range numbered(r.dir(dir), "") {
+	ents, err := r.fs.ReadDir(dir)
+	if err != nil && errors.Is(err, iofs.ErrPermission) {
+		return err
+	}
+	if err != nil && !isAbsent(err) {
+		r.fail(permissionHint(err))
+	}
+	for _, tid := range numbered(ents, "") {
 		data, ok := r.file(fmt.Sprintf("%s/%d/stat", dir, tid))
 		if !ok {
 			continue // the thread ended
@@ -89,4 +98,5 @@ func readThreads(r *reader, p *Process) {
 		readThreadStatus(r, p, &t, fmt.Sprintf("%s/%d/status", dir, tid))
 		p.Threads = append(p.Threads, t)
 	}
+	return nil
 }

@@ -60,6 +60,9 @@ func parseProcStatus(data []byte) (procStatus, error) {
 func readThreadStatus(r *reader, p *Process, t *Thread, path string) {
 	data, ok := r.file(path)
 	if !ok {
+		if r.refused(path) {
+			p.Refused = append(p.Refused, path)
+		}
 		return
 	}
 	st, err := parseProcStatus(data)

@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -72,9 +73,14 @@ func readProcesses(r *reader) error {
 		src := r.source
 		r.source = fmt.Sprintf("process %d", pid)
 		p, scan, err := readProcess(r, pid)
+		var refused *refusedError
 		switch {
 		case err == nil:
 			read = append(read, pending{p, scan})
+		case errors.As(err, &refused):
+			// refused, not gone: said in the errors and kept in view
+			r.fail(err)
+			r.snap.UnseenProcesses = append(r.snap.UnseenProcesses, UnseenProcess{PID: pid, Comm: refused.comm, Why: refused.err.Error()})
 		case len(r.opts.PIDs) > 0:
 			r.fail(err) // asked for by pid: say why it is missing
 		}
@@ -112,7 +118,9 @@ func readProcess(r *reader, pid int) (p Process, scan *heldScan, err error) {
 		return p, nil, fmt.Errorf("process %d: no /proc/%d (it is not running, or is hidden: check the pid)", pid, pid)
 	}
 	p.Comm = comm
-	readThreads(r, &p)
+	if err := readThreads(r, &p); err != nil {
+		return p, nil, &refusedError{pid, comm, err}
+	}
 	if len(p.Threads) == 0 {
 		return p, nil, fmt.Errorf("process %d (%s): no threads under /proc/%d/task (it ended while being read)", pid, comm, pid)
 	}
@@ -275,3 +283,16 @@ func (p *Process) MainThread() *Thread {
 	}
 	return nil
 }
+
+// refusedError is a process whose threads the kernel refused to list.
+type refusedError struct {
+	pid  int
+	comm string
+	err  error
+}
+
+func (e *refusedError) Error() string {
+	return fmt.Sprintf("%s pid %d: %v (run redline as root to read it): it is left out of the snapshot, and placement cannot keep off its CPUs", e.comm, e.pid, e.err)
+}
+
+func (e *refusedError) Unwrap() error { return e.err }

@@ -2,6 +2,8 @@ package host
 
 import (
 	"bytes"
+	"errors"
+	iofs "io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -167,14 +169,22 @@ func (r *reader) file(path string) ([]byte, bool) {
 			r.fail(permissionHint(err))
 		}
 	}
-	r.memo[path] = memoFile{data, ok}
+	r.memo[path] = memoFile{data, ok, err != nil && errors.Is(err, iofs.ErrPermission)}
 	return data, ok
 }
 
-// memoFile is one remembered read.
+// memoFile is one remembered read; refused when the kernel said
+// permission denied.
 type memoFile struct {
-	data []byte
-	ok   bool
+	data    []byte
+	ok      bool
+	refused bool
+}
+
+// refused reports whether reading path (already read with file) was
+// refused for permission.
+func (r *reader) refused(path string) bool {
+	return r.memo[path].refused
 }
 
 // str reads a one-line file, trimmed.

@@ -48,6 +48,11 @@ type Snapshot struct {
 	Net      NetStats  `json:"net"`
 
 	Processes []Process `json:"processes"`
+	// UnseenProcesses are the processes of the scan that could not be
+	// described at all (their /proc/PID/task refused): each also has a
+	// permission error in Errors. Placement says it could not keep off
+	// their CPUs.
+	UnseenProcesses []UnseenProcess `json:"unseen_processes,omitempty"`
 
 	Errors []SourceError `json:"errors,omitempty"`
 }
@@ -542,6 +547,10 @@ type Process struct {
 	PID     int      `json:"pid"`
 	Comm    string   `json:"comm"`
 	Cmdline []string `json:"cmdline,omitempty"`
+	// Refused lists this process's files the kernel refused to read
+	// (permission): a thread's status among them leaves its CPU affinity
+	// unknown, not "any CPU".
+	Refused []string `json:"refused,omitempty"`
 
 	Threads []Thread `json:"threads"`
 
@@ -642,4 +651,12 @@ type Cgroup struct {
 	// MemoryMax is memory.max (v2) or memory.limit_in_bytes (v1) in
 	// bytes; nil means no limit.
 	MemoryMax *uint64 `json:"memory_max,omitempty"`
+}
+
+// UnseenProcess is a process the scan found but could not describe.
+type UnseenProcess struct {
+	PID  int    `json:"pid"`
+	Comm string `json:"comm"`
+	// Why is what refused it ("/proc/4242/task: permission denied").
+	Why string `json:"why"`
 }

@@ -51,6 +51,10 @@ type IRQPlacement struct {
 	Shared bool
 	// Notes say what placement assumed or could not do, for people.
 	Notes []string
+	// Unseen says, once per server, that placement could not see where a
+	// redis-server runs (its threads or its affinity refused): the CPUs
+	// placed may overlap it. Also in Notes.
+	Unseen []string
 }
 
 // IRQs gives each queue of in.NIC its own CPU on the NIC's node: the first
@@ -118,6 +122,7 @@ func queueIRQs(nic *host.NIC) map[int][]host.QueueIRQ {
 // last ran is no basis for a fix that must be the same on every run):
 // placement says so.
 func (p *IRQPlacement) order(in Input) error {
+	p.unseen(in)
 	snap, local := in.Host, p.Local
 	if len(in.Redis) == 0 {
 		p.note("no Redis process found: IRQs placed without regard to Redis's CPUs (start Redis first, or pass --pid)")
@@ -129,6 +134,9 @@ func (p *IRQPlacement) order(in Input) error {
 	}
 	busy, unpinned := ConfiguredCPUs(snap, in.Redis)
 	for _, proc := range unpinned {
+		if len(proc.Refused) > 0 {
+			continue // unseen, said by unseen
+		}
 		p.note("Redis (pid %d) is not pinned: its main or io threads may run on any CPU, so IRQs cannot keep off them (add numa-bind to pin it)", proc.PID)
 	}
 	free := local.Difference(busy)
@@ -239,4 +247,25 @@ func redisThreads(p *host.Process) int {
 		}
 	}
 	return max(n, 1)
+}
+
+// unseen notes each redis-server placement could not see: one the
+// snapshot left out because its threads were refused, and one of
+// in.Redis whose status files were refused (its affinity is unknown, not
+// "any CPU").
+func (p *IRQPlacement) unseen(in Input) {
+	for _, u := range in.Host.UnseenProcesses {
+		p.unseenNote("could not see %s pid %d (%s): the CPUs proposed may overlap its threads", u.Comm, u.PID, u.Why)
+	}
+	for _, proc := range in.Redis {
+		if len(proc.Refused) > 0 {
+			p.unseenNote("could not read where redis-server pid %d may run (%s refused): the CPUs proposed may overlap its threads", proc.PID, proc.Refused[0])
+		}
+	}
+}
+
+func (p *IRQPlacement) unseenNote(format string, args ...any) {
+	s := fmt.Sprintf(format, args...)
+	p.Unseen = append(p.Unseen, s)
+	p.Notes = append(p.Notes, s)
 }

@@ -162,49 +162,29 @@ func (pc *planContext) rfs(nic *host.NIC) {
 	}
 }
 
-// partitions reports whether the queues' XPS masks give every online CPU
-// exactly one queue.
-func partitions(queues []host.TxQueue, online host.CPUSet) bool {
-	var seen host.CPUSet
-	for _, q := range queues {
-		if !q.XPSCPUs.Intersect(seen).IsEmpty() {
-			return false
-		}
-		seen = seen.Union(*q.XPSCPUs)
-	}
-	return seen.Equal(online)
-}
-
-// xps maps every online CPU to one TX queue, in contiguous blocks, so a CPU always
-// transmits on the same queue.
+// xps writes the maps placement.XPS computes (the same maps doctor's xps
+// fix writes): each CPU local to the NIC sends on one TX queue. Queues
+// already mapped so are left alone.
 func (pc *planContext) xps(nic *host.NIC) {
-	var queues []host.TxQueue
-	for _, q := range nic.TxQueues {
-		if !q.XPSUnsupported && q.XPSCPUs != nil {
-			queues = append(queues, q)
-		}
-	}
-	if len(queues) < 2 {
+	m, ok := placement.XPS(pc.in.Host, nic, pc.in.NICNode)
+	if !ok {
 		pc.note("%s has no multi-queue XPS to set (single TX queue, or xps_cpus absent)", nic.Name)
 		return
 	}
-	online := placement.OnlineCPUs(pc.in.Host)
-	if partitions(queues, online) {
-		pc.note("%s's XPS already maps every CPU to one TX queue: left alone", nic.Name)
-		return
+	for _, n := range m.Notes {
+		pc.note("%s", n)
 	}
-	// Contiguous blocks, as virtio_net sets them itself: CPU c transmits
-	// on queue c*queues/cpus.
-	maps := make([]host.CPUSet, len(queues))
-	cpus := online.CPUs()
-	for i, cpu := range cpus {
-		maps[i*len(queues)/len(cpus)].Add(cpu)
-	}
-	for i, q := range queues {
-		if maps[i].IsEmpty() {
+	changed := false
+	for _, q := range nic.TxQueues {
+		set, ok := m.Maps[q.Index]
+		if !ok || q.XPSCPUs != nil && set.Equal(*q.XPSCPUs) {
 			continue
 		}
+		changed = true
 		pc.add("rps-xps", change.Change{Kind: change.KindFile, Target: fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", nic.Name, q.Index),
-			Value: maps[i].Mask(), Why: fmt.Sprintf("CPUs %s transmit on tx-%d only", maps[i].List(), q.Index)})
+			Value: set.Mask(), Why: fmt.Sprintf("CPUs %s send on tx-%d only", set.List(), q.Index)})
+	}
+	if !changed {
+		pc.note("%s's XPS already maps each local CPU to one TX queue: left alone", nic.Name)
 	}
 }

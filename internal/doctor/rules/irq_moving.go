@@ -39,7 +39,7 @@ func checkIRQMoving(f *doctor.Facts) doctor.Result {
 				continue
 			}
 			watched++
-			if m, ok := irqMoved(f, n, cur, prev); ok {
+			if m, ok := irqMoved(f, n, q, cur, prev); ok {
 				moved = append(moved, m)
 			}
 		}
@@ -73,16 +73,20 @@ func checkIRQMoving(f *doctor.Facts) doctor.Result {
 // irqMoved reports an IRQ whose affinity changed between the readings, or
 // whose interrupts in the window went to CPUs outside the one CPU it is
 // delivered to at both ends (it moved and came back).
-func irqMoved(f *doctor.Facts, n *host.NIC, cur, prev *host.IRQ) (movedIRQ, bool) {
-	src := fmt.Sprintf("/proc/irq/%d/smp_affinity_list", cur.Number)
+func irqMoved(f *doctor.Facts, n *host.NIC, q host.QueueIRQ, cur, prev *host.IRQ) (movedIRQ, bool) {
+	who := queueName(n, q)
+	src := fmt.Sprintf("/proc/irq/%d/smp_affinity_list (%s)", cur.Number, who)
 	if a, b := setText(prev.Affinity), setText(cur.Affinity); a != b {
 		return movedIRQ{cur.Number, doctor.Evidence{Source: src, Value: b, Note: fmt.Sprintf("%s %s earlier", a, f.Interval)}}, true
 	}
 	if a, b := setText(prev.Effective), setText(cur.Effective); a != b {
-		return movedIRQ{cur.Number, doctor.Evidence{Source: fmt.Sprintf("/proc/irq/%d/effective_affinity_list", cur.Number), Value: b, Note: fmt.Sprintf("%s %s earlier", a, f.Interval)}}, true
+		return movedIRQ{cur.Number, doctor.Evidence{Source: fmt.Sprintf("/proc/irq/%d/effective_affinity_list (%s)", cur.Number, who), Value: b, Note: fmt.Sprintf("%s %s earlier", a, f.Interval)}}, true
 	}
 	pinned, _, ok := irqCPUs(cur)
-	if !ok || pinned.Len() != 1 {
+	if !ok {
+		return countsMoved(f, who, cur, prev)
+	}
+	if pinned.Len() != 1 {
 		return movedIRQ{}, false
 	}
 	counts, _, ok := irqCounts(f, cur.Number)
@@ -99,7 +103,7 @@ func irqMoved(f *doctor.Facts, n *host.NIC, cur, prev *host.IRQ) (movedIRQ, bool
 	if outside == 0 {
 		return movedIRQ{}, false
 	}
-	return movedIRQ{cur.Number, doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts IRQ %d (%s)", cur.Number, n.Name),
+	return movedIRQ{cur.Number, doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts IRQ %d (%s)", cur.Number, who),
 		Value: shares(counts, total, "CPU", 3), Note: fmt.Sprintf("in the last %s, though it is delivered to CPU %s at both readings", f.Interval, pinned.List())}}, true
 }
 
@@ -108,4 +112,39 @@ func setText(s *host.CPUSet) string {
 		return "absent"
 	}
 	return s.List()
+}
+
+// queueName is "IF queue N" (or "IF, no queue" for a vector that serves
+// none).
+func queueName(n *host.NIC, q host.QueueIRQ) string {
+	if q.NoQueue {
+		return n.Name + ", no queue"
+	}
+	return fmt.Sprintf("%s queue %d", n.Name, q.Queue)
+}
+
+// countsMoved judges an IRQ whose affinity files the tree lacks by its
+// counts alone: it moved when most of its interrupts in the window (at
+// least minIRQs) went to another CPU than most of its interrupts before
+// the window (the first reading's totals).
+func countsMoved(f *doctor.Facts, who string, cur, prev *host.IRQ) (movedIRQ, bool) {
+	window, _, ok := irqCounts(f, cur.Number)
+	before := f.Prev.Interrupts.CountsByCPU(prev)
+	var wt, bt uint64
+	for _, c := range window {
+		wt += c
+	}
+	for _, c := range before {
+		bt += c
+	}
+	if !ok || wt < minIRQs || bt == 0 {
+		return movedIRQ{}, false
+	}
+	now, was := hotCPUs(window, wt, 0)[0], hotCPUs(before, bt, 0)[0]
+	if now == was {
+		return movedIRQ{}, false
+	}
+	return movedIRQ{cur.Number, doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts IRQ %d (%s)", cur.Number, who),
+		Value: shares(window, wt, "CPU", 3),
+		Note:  fmt.Sprintf("%d interrupts in the last %s, mostly on CPU %d; before the window CPU %d took most of them (%s): moved from CPU %d to CPU %d", wt, f.Interval, now, was, shares(before, bt, "CPU", 2), was, now)}}, true
 }

@@ -80,6 +80,7 @@ func irqPlacementFix(f *doctor.Facts, n *host.NIC, node *int) *doctor.Fix {
 		fix.Advice = []string{"no placement to propose: " + err.Error()}
 		return fix
 	}
+	fix.Advice = append(fix.Advice, pl.Unseen...)
 	for _, q := range pl.Queues {
 		for _, qi := range q.IRQs {
 			fix.Set(change.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", qi.IRQ), fmt.Sprint(q.CPU), affinityList(f.IRQ(qi.IRQ)),

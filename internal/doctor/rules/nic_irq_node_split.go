@@ -7,13 +7,14 @@ import (
 
 	"redline/internal/doctor"
 	"redline/internal/host"
+	"redline/internal/placement"
 )
 
 func init() {
 	doctor.Register(doctor.Rule{
 		ID: "nic-irq-node-split", Section: "network", Severity: doctor.High,
 		Title:  "A queue's interrupts are delivered to several NUMA nodes, or to the node away from the NIC",
-		Why:    "a queue whose interrupts land on another node (or alternate between nodes) moves its packets and their socket buffers across the interconnect; where the NIC's node is unknown, the node Redis runs on is the one to keep them on",
+		Why:    "a queue whose interrupts land on another node (or alternate between nodes) moves its packets and their socket buffers across the interconnect; where the NIC's node is unknown, the node Redis is confined to is the one to keep them on",
 		Source: "KP 2.7 (queue IRQs on the NIC's node); K-scal (RSS IRQ configuration); W (IRQs spread over all nodes)",
 		Reads:  []string{"interrupts", "irq", "nics", "numa", "cpu"},
 		Needs:  doctor.NeedHost | doctor.ReadsRedis,
@@ -80,54 +81,49 @@ func checkIRQNodeSplit(f *doctor.Facts) doctor.Result {
 }
 
 // referenceNode is the node a NIC's queue interrupts belong on: the NIC's,
-// else the node every redis-server's main thread runs on (each named in
-// the evidence); with servers on several nodes there is no one node to
-// keep them on, and only splits are judged.
+// else the node of the CPUs every redis-server's main and io threads are
+// confined to (placement.ConfiguredCPUs, the CPUs IRQ placement keeps
+// off; each server named in the evidence). Where a thread last ran
+// changes between runs and is not used: a server free to run on any CPU,
+// or servers confined to CPUs of several nodes, give no one node, and
+// only splits are judged (said once, the same on every run).
 func referenceNode(f *doctor.Facts, n *host.NIC) (int, doctor.Evidence, bool) {
 	if node, ok := nicNode(n); ok {
 		return node, nodeEv(n), true
 	}
 	unknown := fmt.Sprintf("the NIC's node is unknown (%s = %s)", nodeEv(n).Source, nodeEv(n).Value)
-	servers := redisNodes(f)
-	nodes := map[int]bool{}
-	var where, srcs []string
-	for _, s := range servers {
-		nodes[s.node] = true
-		where = append(where, fmt.Sprintf("pid %d: CPU %d, node %d", s.pid, s.cpu, s.node))
-		srcs = append(srcs, fmt.Sprintf("/proc/%d/task/%d/stat", s.pid, s.tid))
-	}
-	ev := doctor.Evidence{Source: strings.Join(srcs, ", ") + " last CPU", Value: strings.Join(where, "; ")}
-	switch len(nodes) {
-	case 0:
+	servers := f.RedisProcesses()
+	if len(servers) == 0 {
 		ev := nodeEv(n)
 		ev.Note = "unknown, and no redis-server on this host: only queues split across nodes are judged"
 		return -1, ev, false
-	case 1:
-		ev.Note = fmt.Sprintf("node %d: %s, so Redis's node is the reference (every redis-server here runs there)", servers[0].node, unknown)
-		return servers[0].node, ev, true
 	}
-	ev.Note = fmt.Sprintf("%s and the redis-servers run on %d nodes: no one node to keep the queues on; only queues split across nodes are judged", unknown, len(nodes))
+	cpus, unpinned := placement.ConfiguredCPUs(f.Host, servers)
+	ev := doctor.Evidence{Source: fmt.Sprintf("CPUs the main and io threads of redis-server pid %s may run on (/proc/PID/task/TID/status Cpus_allowed_list)", pidsOf(servers)), Value: cpus.List()}
+	if cpus.IsEmpty() {
+		ev.Value = "any CPU"
+	}
+	nodes := f.NodesOf(cpus)
+	switch {
+	case len(unpinned) > 0:
+		ev.Note = fmt.Sprintf("%s and redis-server pid %s may run on any CPU: no one node to keep the queues on; only queues split across nodes are judged", unknown, pidsOf(unpinned))
+	case len(nodes) == 1:
+		ev.Note = fmt.Sprintf("node %d: %s, so the node Redis is confined to is the reference", nodes[0], unknown)
+		return nodes[0], ev, true
+	default:
+		ev.Note = fmt.Sprintf("%s and the servers are confined to CPUs of %d nodes (%s): no one node to keep the queues on; only queues split across nodes are judged", unknown, len(nodes), joinInts(nodes))
+	}
 	return -1, ev, false
 }
 
-// redisServerNode is where one redis-server's main thread last ran.
-type redisServerNode struct{ pid, tid, cpu, node int }
-
-// redisNodes lists every redis-server the rule judges placement against:
-// the one checked (or --pid), else each in the snapshot, with its main
-// thread's last CPU and that CPU's node.
-func redisNodes(f *doctor.Facts) []redisServerNode {
-	var out []redisServerNode
-	for _, p := range f.RedisProcesses() {
-		t := mainThreadOf(p)
-		if t == nil || t.CPU == nil {
-			continue
-		}
-		if node, ok := f.NodeOf(*t.CPU); ok {
-			out = append(out, redisServerNode{p.PID, t.TID, *t.CPU, node})
-		}
+// pidsOf is "100, 200".
+func pidsOf(procs []*host.Process) string {
+	pids := make([]int, len(procs))
+	for i, p := range procs {
+		pids[i] = p.PID
 	}
-	return out
+	sort.Ints(pids)
+	return joinInts(pids)
 }
 
 // mainThreadOf is a process's main thread.

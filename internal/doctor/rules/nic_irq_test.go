@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"redline/internal/cpuset"
 	"redline/internal/doctor"
 	"redline/internal/host"
 	"redline/internal/testutil"
@@ -118,7 +119,7 @@ func TestNodeSplitWithUnknownNICNode(t *testing.T) {
 	if fd.Status != doctor.Fired || !strings.Contains(fd.Message, "2 of 2 queues of eth0 had their interrupts split across nodes") {
 		t.Fatalf("%s: %s%s", fd.Status, fd.Message, fd.Reason)
 	}
-	if !strings.Contains(fd.Evidence[0].Note, "Redis's node is the reference") {
+	if !strings.Contains(fd.Evidence[0].Note, "the node Redis is confined to is the reference") {
 		t.Errorf("evidence does not say Redis's node was used: %+v", fd.Evidence[0])
 	}
 	if fd.Fix == nil || len(fd.Fix.Changes) != 2 {
@@ -239,17 +240,22 @@ func TestEachRedisServerJudged(t *testing.T) {
 }
 
 // With several redis-servers and the NIC's node unknown, every server is
-// looked at and named: on one node, that node is the reference; on two,
-// there is none and only splits are judged.
+// looked at and named, by the CPUs it is confined to: on one node, that
+// node is the reference; on two, or with a server free to run anywhere,
+// there is none and only splits are judged. Where a main thread last ran
+// changes nothing (it changes between runs).
 func TestNodeSplitJudgesEveryServer(t *testing.T) {
 	for _, tc := range []struct {
-		name      string
-		secondCPU int
-		want      doctor.Status
-		note      string
+		name    string
+		second  *host.CPUSet // the second server's affinity (nil: any CPU)
+		want    doctor.Status
+		note    string
+		lastCPU int
 	}{
-		{"same node", 7, doctor.Fired, "every redis-server here runs there"},
-		{"two nodes", 1, doctor.OK, "the redis-servers run on 2 nodes"},
+		{"same node", cset(t, "6-7"), doctor.Fired, "node 1: the NIC's node is unknown", 1},
+		{"same node, last ran elsewhere", cset(t, "6-7"), doctor.Fired, "node 1: the NIC's node is unknown", 6},
+		{"two nodes", cset(t, "1"), doctor.OK, "confined to CPUs of 2 nodes (0,1)", 6},
+		{"free", nil, doctor.OK, "may run on any CPU", 6},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := healthyFacts()
@@ -257,37 +263,52 @@ func TestNodeSplitJudgesEveryServer(t *testing.T) {
 			n := nic(f)
 			n.NUMANode, n.LocalCPUs = ip(-1), nil
 			// every queue entirely on node 0's CPU 0: no split, but away
-			// from a server on node 1
+			// from servers confined to node 1
 			for i := range f.Host.Interrupts.IRQs {
 				f.Host.Interrupts.IRQs[i].Counts = []uint64{100000, 0, 0, 0, 0, 0, 0, 0}
 			}
 			first := proc(f)
 			first.Threads = slices.Clone(first.Threads)
-			main := mainThreadOf(first)
-			main.CPU = ip(6)
+			confine(first, cset(t, "5"))
+			mainThreadOf(first).CPU = ip(tc.lastCPU)
 			second := *first
 			second.PID = first.PID + 1
 			second.Threads = slices.Clone(first.Threads)
 			for i := range second.Threads {
 				second.Threads[i].TID += 1
 			}
-			mainThreadOf(&second).CPU = ip(tc.secondCPU)
+			confine(&second, tc.second)
 			f.Host.Processes = append(f.Host.Processes, second)
 			fd := runOne(t, f, "nic-irq-node-split")
 			if fd.Status != tc.want {
 				t.Fatalf("%s, want %s: %s%s", fd.Status, tc.want, fd.Message, fd.Reason)
 			}
 			ev := fd.Evidence[0]
-			for _, pid := range []int{first.PID, second.PID} {
-				if !strings.Contains(ev.Value, fmt.Sprintf("pid %d:", pid)) {
-					t.Errorf("evidence does not name pid %d: %+v", pid, ev)
-				}
+			if !strings.Contains(ev.Source, fmt.Sprintf("pid %d,%d", first.PID, second.PID)) {
+				t.Errorf("evidence does not name both pids: %+v", ev)
 			}
 			if !strings.Contains(ev.Note, tc.note) {
 				t.Errorf("note %q, want %q", ev.Note, tc.note)
 			}
 		})
 	}
+}
+
+// confine sets the affinity of p and of its threads (nil: any CPU).
+func confine(p *host.Process, set *host.CPUSet) {
+	p.CPUsAllowed = set
+	for i := range p.Threads {
+		p.Threads[i].CPUsAllowed = set
+	}
+}
+
+func cset(t *testing.T, list string) *host.CPUSet {
+	t.Helper()
+	s, err := cpuset.ParseList(list)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &s
 }
 
 // Queue 0 taking 95% of the interrupts on a CPU of its own while queue 1

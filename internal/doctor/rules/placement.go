@@ -2,7 +2,6 @@ package rules
 
 import (
 	"fmt"
-	"sort"
 
 	"redline/internal/doctor"
 	"redline/internal/host"
@@ -22,38 +21,6 @@ func placeIRQs(f *doctor.Facts, n *host.NIC) (*placement.IRQPlacement, error) {
 // another server's CPUs would trade one finding for another.
 func placeIRQsOn(f *doctor.Facts, n *host.NIC, node *int) (*placement.IRQPlacement, error) {
 	return placement.IRQs(placement.Input{Host: f.Host, NIC: n, NICNode: node, Redis: f.RedisProcesses()})
-}
-
-// xpsOrder orders the CPUs of local for spreading TX queues over them:
-// one hardware thread per physical core before the siblings, and the CPUs
-// the servers' main and io threads are confined to last (where an
-// unpinned thread last ran changes between runs; the fix must not).
-func xpsOrder(f *doctor.Facts, local host.CPUSet) []int {
-	mains, _ := placement.ConfiguredCPUs(f.Host, f.RedisProcesses())
-	var first, siblings, last []int
-	seenCore := map[[2]int]bool{}
-	for _, c := range f.Host.CPU.CPUs {
-		if !c.Online || !local.Contains(c.ID) {
-			continue
-		}
-		switch {
-		case mains.Contains(c.ID):
-			last = append(last, c.ID)
-		case c.Core != nil && c.Package != nil && seenCore[[2]int{*c.Package, *c.Core}]:
-			siblings = append(siblings, c.ID)
-		default:
-			if c.Core != nil && c.Package != nil {
-				seenCore[[2]int{*c.Package, *c.Core}] = true
-			}
-			first = append(first, c.ID)
-		}
-	}
-	if len(first)+len(siblings)+len(last) == 0 {
-		first = local.CPUs()
-	}
-	sort.Ints(first)
-	sort.Ints(siblings)
-	return append(append(first, siblings...), last...)
 }
 
 // offNodeIRQs returns the queue IRQs of n that are delivered outside the

@@ -7,6 +7,7 @@ import (
 	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
+	"redline/internal/placement"
 )
 
 func init() {
@@ -39,7 +40,7 @@ func checkXPS(f *doctor.Facts) doctor.Result {
 		if len(bad) > 0 {
 			return doctor.Fire("%d of %d TX queues of %s have empty or off-node XPS maps", len(bad), len(tx), n.Name).
 				With(doctor.Ev(fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, bad[0].Index), orDefault(bad[0].XPSCPUs.List(), "empty"))).
-				WithFix(xpsFix(f, n, tx, local))
+				WithFix(xpsFix(f, n, tx))
 		}
 		t.check(n)
 		for _, q := range tx {
@@ -99,20 +100,22 @@ func usableTx(n *host.NIC) []host.TxQueue {
 	return out
 }
 
-// xpsFix maps TX queue i to the i-th local CPU (round robin), so each CPU
-// sends on one queue.
-func xpsFix(f *doctor.Facts, n *host.NIC, tx []host.TxQueue, local host.CPUSet) *doctor.Fix {
+// xpsFix writes the maps placement.XPS computes, the same maps tune's
+// rps-xps profile writes: each local CPU sends on one queue.
+func xpsFix(f *doctor.Facts, n *host.NIC, tx []host.TxQueue) *doctor.Fix {
 	fix := new(doctor.Fix)
-	cpus := xpsOrder(f, local)
-	for i, q := range tx {
-		set := host.NewCPUSet()
-		for c := i; c < len(cpus); c += len(tx) {
-			set.Add(cpus[c])
+	m, ok := placement.XPS(f.Host, n, nil)
+	if !ok {
+		fix.Advice = append(fix.Advice, "no XPS map to propose: no CPU known to map")
+		return fix
+	}
+	fix.Advice = append(fix.Advice, m.Notes...)
+	for _, q := range tx {
+		set, ok := m.Maps[q.Index]
+		if !ok || set.Equal(*q.XPSCPUs) {
+			continue
 		}
-		if set.IsEmpty() {
-			set.Add(cpus[i%len(cpus)])
-		}
-		fix.Set(change.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, q.Index), set.Mask(), orDefault(q.XPSCPUs.Mask(), "0"), "send from local CPUs on their own queue")
+		fix.Set(change.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, q.Index), set.Mask(), orDefault(q.XPSCPUs.Mask(), "0"), fmt.Sprintf("CPUs %s send on tx-%d only", set.List(), q.Index))
 	}
 	return fix
 }
