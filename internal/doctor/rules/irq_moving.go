@@ -15,6 +15,7 @@ func init() {
 		Source: "K-scal; KP (stop and disable irqbalance); /proc/interrupts and /proc/irq/N/smp_affinity_list read twice (--sample)",
 		Reads:  []string{"interrupts", "irq", "nics", "irqbalance"},
 		Needs:  doctor.NeedHost,
+		Proves: []string{"/proc/irq/N/smp_affinity_list and /proc/interrupts of * queue IRQs, read * apart"},
 		Check:  checkIRQMoving,
 	})
 }
