@@ -344,18 +344,38 @@ func portsBytecode(ports []int) []byte {
 
 // dumpTCPSockDiagPorts dumps the caller's namespace's TCP sockets in
 // states (a bit per state), IPv4 then IPv6, of the ports (nil: all) into
-// sockdiag records. A kernel before 4.17 refuses the port test (EINVAL):
-// then every socket in those states is dumped and filtered here.
+// sockdiag records, through a socket of its own (sockDiagDumpOn).
 func dumpTCPSockDiagPorts(states uint32, ports []int) ([]byte, error) {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	fd, err := openSockDiag()
 	if err != nil {
-		return nil, fmt.Errorf("sock_diag: %w", err)
+		return nil, err
 	}
 	defer unix.Close(fd)
+	return sockDiagDumpOn(fd, states, ports)
+}
+
+// openSockDiag creates a NETLINK_SOCK_DIAG socket in the calling thread's
+// network namespace (it dumps that namespace's sockets whichever thread
+// uses it later), every receive bounded by sockDiagTimeout.
+func openSockDiag() (int, error) {
+	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	if err != nil {
+		return -1, fmt.Errorf("sock_diag: %w", err)
+	}
 	tv := unix.NsecToTimeval(sockDiagTimeout.Nanoseconds())
 	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return nil, fmt.Errorf("sock_diag: %w", err)
+		unix.Close(fd)
+		return -1, fmt.Errorf("sock_diag: %w", err)
 	}
+	return fd, nil
+}
+
+// sockDiagDumpOn dumps through the sock_diag socket fd the TCP sockets of
+// its namespace in states, of the ports (nil: all), into sockdiag
+// records. A kernel before 4.17 refuses the port test (EINVAL): then
+// every socket in those states is dumped and filtered here. After an
+// error the socket may still hold part of a reply: do not reuse it.
+func sockDiagDumpOn(fd int, states uint32, ports []int) ([]byte, error) {
 	buf := make([]byte, 1<<20) // the kernel sends up to 32 KiB a message; a dump is many
 	bc := portsBytecode(ports)
 	out, err := sockDiagDumpBoth(fd, 1, states, bc, buf, nil)
@@ -366,7 +386,7 @@ func dumpTCPSockDiagPorts(states uint32, ports []int) ([]byte, error) {
 	for i, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
 		if out, err = sockDiagDumpFiltered(fd, fam, uint32(i+2), states, bc, buf, out); err != nil {
 			if bc != nil && errors.Is(err, syscall.EINVAL) {
-				return dumpPortsFilteredHere(states, ports)
+				return dumpPortsFilteredHere(fd, states, ports)
 			}
 			return nil, err
 		}
@@ -378,8 +398,8 @@ func dumpTCPSockDiagPorts(states uint32, ports []int) ([]byte, error) {
 const sockDiagTimeout = 5 * time.Second
 
 // dumpPortsFilteredHere is the port filter for kernels without S_EQ/D_EQ.
-func dumpPortsFilteredHere(states uint32, ports []int) ([]byte, error) {
-	data, err := dumpTCPSockDiagPorts(states, nil)
+func dumpPortsFilteredHere(fd int, states uint32, ports []int) ([]byte, error) {
+	data, err := sockDiagDumpOn(fd, states, nil)
 	if err != nil {
 		return nil, err
 	}

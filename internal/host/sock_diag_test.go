@@ -631,10 +631,16 @@ func holder(b *testing.B, ns string, ln net.Listener, open []net.Conn) int {
 // closes this process's copies (nil entries are closed fds there).
 func holdFiles(t testing.TB, ns string, files []*os.File) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command("sleep", "3600")
 	if ns != "" {
-		cmd = exec.Command("ip", "netns", "exec", ns, "sleep", "3600")
+		return holdFilesCmd(t, files, "ip", "netns", "exec", ns, "sleep", "3600")
 	}
+	return holdFilesCmd(t, files, "sleep", "3600")
+}
+
+// holdFilesCmd is holdFiles with the command that ends by exec'ing sleep.
+func holdFilesCmd(t testing.TB, files []*os.File, argv ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.ExtraFiles = files
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
