@@ -85,3 +85,17 @@ func netlinkRequest(typ uint16, seq uint32, body []byte) []byte {
 	ne.PutUint32(req[0:], uint32(len(req)))
 	return req
 }
+
+// netlinkAttrs calls each with the type (flags masked) and value of every
+// attribute in b.
+func netlinkAttrs(b []byte, each func(typ uint16, val []byte)) {
+	ne := binary.NativeEndian
+	for len(b) >= unix.SizeofNlAttr {
+		l := int(ne.Uint16(b[0:]))
+		if l < unix.SizeofNlAttr || l > len(b) {
+			return
+		}
+		each(ne.Uint16(b[2:])&^(unix.NLA_F_NESTED|unix.NLA_F_NET_BYTEORDER), b[unix.SizeofNlAttr:l])
+		b = b[min((l+unix.NLA_ALIGNTO-1)&^(unix.NLA_ALIGNTO-1), len(b)):]
+	}
+}

@@ -107,6 +107,7 @@ type reader struct {
 	listeners  *[]tcpSocket       // the inspector's namespace's, once read (sock_diag.go)
 	predump    *portsPredump      // the sockets of Options.Ports, dumped while fd scans ran
 	nsDiags    map[uint64]*nsDiag // other namespaces' sock_diag sockets (sock_diag_netns.go)
+	addrs      *addrTable         // the live machine's addresses, dumped once (net_addr.go)
 	memo       map[string]memoFile
 }
 
