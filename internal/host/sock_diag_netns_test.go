@@ -100,7 +100,8 @@ func TestLiveNetnsSockDiag(t *testing.T) {
 	testutil.NeedRoot(t)
 	srv := startNSServer(t, 3)
 	pid := srv.cmd.Process.Pid
-	s, err := Read(liveFS(t), Options{PIDs: []int{pid}})
+	fs := liveFS(t)
+	s, err := Read(fs, Options{PIDs: []int{pid}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,6 +122,21 @@ func TestLiveNetnsSockDiag(t *testing.T) {
 	}
 	if got.ByState["ESTABLISHED"] != 2*3*len(srv.ports) || got.ByState["LISTEN"] != len(srv.ports) {
 		t.Errorf("by state %v, want %d established, %d listening", got.ByState, 6*len(srv.ports), len(srv.ports))
+	}
+	// A capture keeps the namespace's dumps: the tree gives the same.
+	dir := t.TempDir() + "/tree"
+	if _, err := Capture(fs, dir); err != nil {
+		t.Fatal(err)
+	}
+	tree, err := NewFS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, _ := Read(tree, Options{PIDs: []int{pid}})
+	q := again.Process(pid)
+	if q == nil || q.Net == nil || q.Net.TCP == nil || q.Net.TCP.Source != "sock_diag" ||
+		!mapsEqual(q.Net.TCP.ByState, got.ByState) || !slices.Equal(q.Net.TCP.Ports, got.Ports) || !slices.Equal(q.Listen, p.Listen) {
+		t.Errorf("from the capture: %+v\nlive: %+v", q, p)
 	}
 }
 
