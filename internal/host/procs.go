@@ -251,7 +251,7 @@ func readOtherNetns(r *reader, p *Process, dir string) (*TCPSummary, error) {
 		var found bool
 		if socks, found = r.tcpTables(p.NetNS, dir); !found && r.fs.live {
 			// no namespace and no tables: the process may have ended
-			if err := goneIfZombie(r.fs.Path(dir[:len(dir)-len("net")] + "fd")); errors.Is(err, errProcessGone) {
+			if err := goneIfZombie(r.fs.Path(fmt.Sprintf("/proc/%d/fd", p.PID))); errors.Is(err, errProcessGone) {
 				return nil, err
 			}
 		}
