@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 
+	"golang.org/x/sys/unix"
+
 	"redline/internal/netns"
 	"redline/internal/testutil"
 )
@@ -152,34 +154,46 @@ func mapsEqual(a, b map[string]int) bool {
 	return true
 }
 
-// A process that ends (and is reaped) just before its namespace is
-// entered: no sock_diag, no /proc/PID/net, no fds: it is reported gone,
+// A process that ends just before its namespace is entered, reaped or a
+// zombie: no sock_diag, no /proc/PID/net, no fds: it is reported gone,
 // not described empty.
 func TestLiveNetnsSockDiagProcessGone(t *testing.T) {
 	liveFS(t)
 	testutil.NeedRoot(t)
-	srv := startNSServer(t, 1)
-	pid := srv.cmd.Process.Pid
-	nsDiagHook = func(p int) {
-		if p == pid {
-			srv.cmd.Process.Kill()
-			srv.cmd.Wait()
-		}
-	}
-	defer func() { nsDiagHook = nil }()
-	s, err := Read(liveFS(t), Options{PIDs: []int{pid}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p := s.Process(pid); p != nil {
-		t.Fatalf("a process that ended is described: %+v", p)
-	}
-	found := false
-	for _, e := range s.Errors {
-		found = found || strings.Contains(e.Error, strconv.Itoa(pid)) && strings.Contains(e.Error, "ended")
-	}
-	if !found {
-		t.Errorf("errors %+v do not say pid %d ended", s.Errors, pid)
+	for _, reap := range []bool{true, false} {
+		t.Run(map[bool]string{true: "reaped", false: "zombie"}[reap], func(t *testing.T) {
+			srv := startNSServer(t, 1)
+			pid := srv.cmd.Process.Pid
+			nsDiagHook = func(p int) {
+				if p != pid {
+					return
+				}
+				srv.cmd.Process.Kill()
+				if reap {
+					srv.cmd.Wait()
+					return
+				}
+				var info unix.Siginfo // wait until it is a zombie, leave it one
+				if err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
+					t.Error(err)
+				}
+			}
+			defer func() { nsDiagHook = nil }()
+			s, err := Read(liveFS(t), Options{PIDs: []int{pid}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p := s.Process(pid); p != nil {
+				t.Fatalf("a process that ended is described: %+v", p)
+			}
+			found := false
+			for _, e := range s.Errors {
+				found = found || strings.Contains(e.Error, strconv.Itoa(pid)) && strings.Contains(e.Error, "ended")
+			}
+			if !found {
+				t.Errorf("errors %+v do not say pid %d ended", s.Errors, pid)
+			}
+		})
 	}
 }
 
