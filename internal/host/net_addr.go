@@ -1,18 +1,22 @@
 package host
 
 import (
+	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/netip"
 	"path"
 	"slices"
 	"sort"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // A NIC's IP addresses have no file: the live machine answers through
-// netlink (RTM_GETADDR, what `ip addr` shows); a capture keeps them in
+// netlink (RTM_GETADDR, what `ip addr` shows: one dump for every NIC of a
+// Read, dumpInterfaceAddrs); a capture keeps them in
 // netaddr/IF.json and a fixture tree answers from there:
 //
 //	["192.168.100.2/24","fe80::2a41:c6ff:fe5a:e31/64"]
@@ -28,7 +32,7 @@ func netaddrPath(ifname string) string { return "/netaddr/" + ifname + ".json" }
 func readNICAddrs(r *reader) error {
 	for i := range r.snap.NICs {
 		n := &r.snap.NICs[i]
-		data, err := r.fs.readVirtual(netaddrPath(n.Name), func() ([]byte, error) { return liveAddrs(n.Name) })
+		data, err := r.fs.readVirtual(netaddrPath(n.Name), func() ([]byte, error) { return r.liveAddrs(n.Name) })
 		if err == nil {
 			var addrs []string
 			if err := json.Unmarshal(data, &addrs); err != nil {
@@ -43,20 +47,95 @@ func readNICAddrs(r *reader) error {
 	return nil
 }
 
-func liveAddrs(ifname string) ([]byte, error) {
-	ifc, err := net.InterfaceByName(ifname)
+// liveAddrs answers for one NIC from the machine's address table, dumped
+// once per Read (addrTable).
+func (r *reader) liveAddrs(ifname string) ([]byte, error) {
+	if r.addrs == nil {
+		r.addrs = &addrTable{}
+		r.addrs.byName, r.addrs.err = dumpInterfaceAddrs()
+	}
+	if r.addrs.err != nil {
+		return nil, r.addrs.err
+	}
+	addrs, ok := r.addrs.byName[ifname]
+	if !ok {
+		return nil, fmt.Errorf("addresses of %s: no such network interface in the netlink dump (it went away while being read?)", ifname)
+	}
+	return json.Marshal(addrs)
+}
+
+// addrTable is the calling thread's namespace's addresses by interface
+// name, every interface listed ([] for none).
+type addrTable struct {
+	byName map[string][]string
+	err    error
+}
+
+// dumpInterfaceAddrs dumps the links (index -> name) and then every
+// address with one RTM_GETLINK and one RTM_GETADDR dump: two dumps
+// whatever the number of interfaces (net.InterfaceByName and Addrs made
+// two full dumps per interface), each receive with a deadline. An
+// address is IFA_LOCAL when the kernel gives one (the local end of a
+// point-to-point link), else IFA_ADDRESS, "ADDR/PREFIXLEN", in the
+// kernel's order: what net.Interface.Addrs gives.
+func dumpInterfaceAddrs() (map[string][]string, error) {
+	fd, err := openNetlink(unix.NETLINK_ROUTE, "rtnetlink")
 	if err != nil {
 		return nil, err
 	}
-	addrs, err := ifc.Addrs()
+	defer unix.Close(fd)
+	buf := make([]byte, 256<<10)
+	ne := binary.NativeEndian
+	names := map[uint32]string{}
+	err = netlinkDump(fd, "rtnetlink links", netlinkRequest(unix.RTM_GETLINK, 1, make([]byte, unix.SizeofIfInfomsg)), buf, func(typ uint16, data []byte) {
+		if typ != unix.RTM_NEWLINK || len(data) < unix.SizeofIfInfomsg {
+			return
+		}
+		netlinkAttrs(data[unix.SizeofIfInfomsg:], func(at uint16, val []byte) {
+			if at == unix.IFLA_IFNAME {
+				names[ne.Uint32(data[4:])] = string(bytes.TrimRight(val, "\x00"))
+			}
+		})
+	})
 	if err != nil {
-		return nil, fmt.Errorf("addresses of %s: %w", ifname, err)
+		return nil, err
 	}
-	out := []string{}
-	for _, a := range addrs {
-		out = append(out, a.String())
+	byName := make(map[string][]string, len(names))
+	for _, name := range names {
+		byName[name] = []string{}
 	}
-	return json.Marshal(out)
+	err = netlinkDump(fd, "rtnetlink addresses", netlinkRequest(unix.RTM_GETADDR, 2, make([]byte, unix.SizeofIfAddrmsg)), buf, func(typ uint16, data []byte) {
+		if typ != unix.RTM_NEWADDR || len(data) < unix.SizeofIfAddrmsg {
+			return
+		}
+		name, ok := names[ne.Uint32(data[4:])]
+		if a, found := ifAddr(data); ok && found {
+			byName[name] = append(byName[name], a)
+		}
+	})
+	return byName, err
+}
+
+// ifAddr reads an RTM_NEWADDR body (ifaddrmsg, then attributes) as
+// "ADDR/PREFIXLEN".
+func ifAddr(data []byte) (string, bool) {
+	var local, address []byte
+	netlinkAttrs(data[unix.SizeofIfAddrmsg:], func(at uint16, val []byte) {
+		switch at {
+		case unix.IFA_LOCAL:
+			local = val
+		case unix.IFA_ADDRESS:
+			address = val
+		}
+	})
+	if local == nil {
+		local = address
+	}
+	addr, ok := netip.AddrFromSlice(local)
+	if !ok {
+		return "", false
+	}
+	return netip.PrefixFrom(addr, int(data[1])).String(), true
 }
 
 // lowerLinks names the NIC's lower devices from its lower_* links.

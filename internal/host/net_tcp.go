@@ -147,6 +147,7 @@ func (r *reader) tcpTables(netns uint64, dir string) (socks []tcpSocket, found b
 type tcpTable struct {
 	socks []tcpSocket
 	found bool
+	err   error // why a sock_diag dump is missing (sock_diag_netns.go)
 }
 
 // summarizeTCP counts sockets by state and for the given ports.

@@ -222,13 +222,15 @@ func readProcNet(r *reader, p *Process) (*heldScan, error) {
 		return startListenersHeld(r, p.PID, r.selfListeners()), nil
 	}
 	dir := fmt.Sprintf("/proc/%d/net", p.PID)
-	socks, _ := r.tcpTables(p.NetNS, dir)
-	var err error
-	if p.Listen, err = startListenersHeld(r, p.PID, socks).wait(r); err != nil {
+	if p.NetNS == 0 { // namespace unknown (not root): its tables, for the listeners
+		socks, _ := r.tcpTables(0, dir)
+		var err error
+		p.Listen, err = startListenersHeld(r, p.PID, socks).wait(r)
 		return nil, err
 	}
-	if p.NetNS == 0 {
-		return nil, nil
+	socks, err := readOtherNetns(r, p, dir)
+	if err != nil {
+		return nil, err
 	}
 	p.NetSysctls = readNetnsSysctls(r, p.PID, p.NetNS)
 	net := &NetStats{}
@@ -238,13 +240,49 @@ func readProcNet(r *reader, p *Process) (*heldScan, error) {
 	if net.Sockstat, err = readSockstat(r, dir); err != nil {
 		r.fail(err)
 	}
+	net.TCP = socks
+	p.Net = net
+	return nil, nil
+}
+
+// readOtherNetns finds the listeners of a process in another network
+// namespace and summarises the sockets of their ports: through sock_diag
+// inside the namespace (the listeners, then the ports, filtered in the
+// kernel; Scope "ports"), else from /proc/PID/net/tcp and tcp6 (every
+// socket). Source says which, and why not sock_diag. The error is
+// errProcessGone.
+func readOtherNetns(r *reader, p *Process, dir string) (*TCPSummary, error) {
+	listen, diagErr := r.nsListeners(p.PID, p.NetNS)
+	var socks []tcpSocket
+	if diagErr != nil {
+		var found bool
+		if socks, found = r.tcpTables(p.NetNS, dir); !found && r.fs.live {
+			// no namespace and no tables: the process may have ended
+			if err := goneIfZombie(r.fs.Path(fmt.Sprintf("/proc/%d/fd", p.PID))); errors.Is(err, errProcessGone) {
+				return nil, err
+			}
+		}
+		listen = socks
+	}
+	var err error
+	if p.Listen, err = startListenersHeld(r, p.PID, listen).wait(r); err != nil {
+		return nil, err
+	}
 	var ports []int
 	for _, l := range p.Listen {
 		ports = append(ports, l.Port)
 	}
-	net.TCP = summarizeTCP(socks, ports)
-	p.Net = net
-	return nil, nil
+	if diagErr == nil {
+		if socks, diagErr = r.nsPortSockets(p.PID, p.NetNS, listen, ports); diagErr == nil {
+			sum := summarizeTCP(socks, ports)
+			sum.Scope, sum.Source = "ports", "sock_diag"
+			return sum, nil
+		}
+		socks, _ = r.tcpTables(p.NetNS, dir)
+	}
+	sum := summarizeTCP(socks, ports)
+	sum.Source = fmt.Sprintf("%s/tcp, tcp6 (%v)", dir, diagErr)
+	return sum, nil
 }
 
 // listeningSockets keeps the LISTEN sockets whose inode the process holds.

@@ -82,6 +82,7 @@ var probes = []probe{
 // Snapshot.Errors and the rest of the snapshot is still produced.
 func Read(fs *FS, opts Options) (*Snapshot, error) {
 	r := newReader(fs, opts)
+	defer r.closeNSDiags()
 	for _, p := range probes {
 		r.source = p.name
 		if err := p.run(r); err != nil {
@@ -105,8 +106,10 @@ type reader struct {
 	selfNetNS  uint64 // the inspector's network namespace inode (0: unknown)
 	mountinfo  []mount
 	tcpCache   map[string]tcpTable
-	listeners  *[]tcpSocket  // the inspector's namespace's, once read (sock_diag.go)
-	predump    *portsPredump // the sockets of Options.Ports, dumped while fd scans ran
+	listeners  *[]tcpSocket       // the inspector's namespace's, once read (sock_diag.go)
+	predump    *portsPredump      // the sockets of Options.Ports, dumped while fd scans ran
+	nsDiags    map[uint64]*nsDiag // other namespaces' sock_diag sockets (sock_diag_netns.go)
+	addrs      *addrTable         // the live machine's addresses, dumped once (net_addr.go)
 	memo       map[string]memoFile
 }
 
@@ -132,7 +135,7 @@ func newReader(fs *FS, opts Options) *reader {
 		t := opts.Now().UTC()
 		s.Source.Time = &t
 	}
-	return &reader{fs: fs, opts: opts, snap: s, nodeOf: map[int]int{}, tcpCache: map[string]tcpTable{}, memo: map[string]memoFile{}}
+	return &reader{fs: fs, opts: opts, snap: s, nodeOf: map[int]int{}, tcpCache: map[string]tcpTable{}, nsDiags: map[uint64]*nsDiag{}, memo: map[string]memoFile{}}
 }
 
 func joinRoot(root, dir string) string {

@@ -520,10 +520,16 @@ type TCPSummary struct {
 	// Scope says which sockets ByState counts: "ports" for the
 	// inspector's namespace (the listeners and the sockets of Ports,
 	// filtered in the kernel: a busy host's other sockets cost nothing),
-	// "" for every socket (another namespace's /proc/PID/net/tcp).
+	// and for another namespace read through sock_diag; "" for every
+	// socket (another namespace's /proc/PID/net/tcp, the fallback).
 	// /proc/net/sockstat has the namespace's totals.
 	Scope   string         `json:"scope,omitempty"`
 	ByState map[string]int `json:"by_state"` // "ESTABLISHED" -> n
+	// Source says where another namespace's sockets came from:
+	// "sock_diag" (dumped inside the namespace), or its /proc/PID/net
+	// tables and why sock_diag was not used ("... operation not
+	// permitted (needs root)"). Empty for the inspector's namespace.
+	Source string `json:"source,omitempty"`
 	// Ports counts sockets to and from the ports of interest (Redis's
 	// listening ports and Options.Ports).
 	Ports []PortSockets `json:"ports,omitempty"`

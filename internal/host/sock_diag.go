@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"syscall"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -245,57 +244,22 @@ func sockDiagDumpFiltered(fd int, family uint8, seq, states uint32, bc []byte, b
 
 // sockDiagDump sends a dump request (body, then the bytecode as its
 // INET_DIAG_REQ_BYTECODE attribute) and appends the inet_diag_msg of each
-// reply to out. Every receive has a deadline (SO_RCVTIMEO, set by the
-// caller): a kernel that never ends the dump is an error, not a hang.
+// reply to out (netlinkDump: every receive has a deadline).
 func sockDiagDump(fd int, typ uint16, seq uint32, body, bc, buf, out []byte) ([]byte, error) {
 	ne := binary.NativeEndian
-	req := make([]byte, unix.NLMSG_HDRLEN, unix.NLMSG_HDRLEN+len(body)+unix.SizeofNlAttr+len(bc))
-	ne.PutUint16(req[4:], typ)
-	ne.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
-	ne.PutUint32(req[8:], seq)
-	req = append(req, body...)
 	if len(bc) > 0 {
-		attr := make([]byte, unix.SizeofNlAttr)
+		attr := make([]byte, unix.SizeofNlAttr, unix.SizeofNlAttr+len(bc))
 		ne.PutUint16(attr[0:], uint16(unix.SizeofNlAttr+len(bc)))
 		ne.PutUint16(attr[2:], inetDiagReqBytecode)
-		req = append(append(req, attr...), bc...)
+		body = append(append(slices.Clip(body), attr...), bc...)
 	}
-	ne.PutUint32(req[0:], uint32(len(req)))
-	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
-		return out, fmt.Errorf("sock_diag: send: %w", err)
-	}
-	for {
-		n, _, err := unix.Recvfrom(fd, buf, 0)
-		if err != nil {
-			if errors.Is(err, unix.EAGAIN) {
-				err = fmt.Errorf("no reply within %v: %w", sockDiagTimeout, err)
-			}
-			return out, fmt.Errorf("sock_diag: receive: %w", err)
+	err := netlinkDump(fd, "sock_diag", netlinkRequest(typ, seq, body), buf, func(_ uint16, data []byte) {
+		if len(data) >= inetDiagMsgLen {
+			out = append(out, data[:inetDiagMsgLen]...)
+			binary.LittleEndian.PutUint32(out[len(out)-4:], ne.Uint32(data[68:]))
 		}
-		for msg := buf[:n]; len(msg) >= unix.NLMSG_HDRLEN; {
-			l := int(ne.Uint32(msg[0:]))
-			if l < unix.NLMSG_HDRLEN || l > len(msg) {
-				return out, fmt.Errorf("sock_diag: a %d-byte message in %d bytes", l, len(msg))
-			}
-			data := msg[unix.NLMSG_HDRLEN:l]
-			switch ne.Uint16(msg[4:]) {
-			case unix.NLMSG_DONE:
-				return out, nil
-			case unix.NLMSG_ERROR:
-				if len(data) >= 4 {
-					if errno := -int32(ne.Uint32(data)); errno != 0 {
-						return out, fmt.Errorf("sock_diag: %w", syscall.Errno(errno))
-					}
-				}
-				return out, nil
-			}
-			if len(data) >= inetDiagMsgLen {
-				out = append(out, data[:inetDiagMsgLen]...)
-				binary.LittleEndian.PutUint32(out[len(out)-4:], ne.Uint32(data[68:]))
-			}
-			msg = msg[min((l+unix.NLMSG_ALIGNTO-1)&^(unix.NLMSG_ALIGNTO-1), len(msg)):]
-		}
-	}
+	})
+	return out, err
 }
 
 // The inet_diag bytecode (include/uapi/linux/inet_diag.h): each op is
@@ -344,18 +308,29 @@ func portsBytecode(ports []int) []byte {
 
 // dumpTCPSockDiagPorts dumps the caller's namespace's TCP sockets in
 // states (a bit per state), IPv4 then IPv6, of the ports (nil: all) into
-// sockdiag records. A kernel before 4.17 refuses the port test (EINVAL):
-// then every socket in those states is dumped and filtered here.
+// sockdiag records, through a socket of its own (sockDiagDumpOn).
 func dumpTCPSockDiagPorts(states uint32, ports []int) ([]byte, error) {
-	fd, err := unix.Socket(unix.AF_NETLINK, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, unix.NETLINK_SOCK_DIAG)
+	fd, err := openSockDiag()
 	if err != nil {
-		return nil, fmt.Errorf("sock_diag: %w", err)
+		return nil, err
 	}
 	defer unix.Close(fd)
-	tv := unix.NsecToTimeval(sockDiagTimeout.Nanoseconds())
-	if err := unix.SetsockoptTimeval(fd, unix.SOL_SOCKET, unix.SO_RCVTIMEO, &tv); err != nil {
-		return nil, fmt.Errorf("sock_diag: %w", err)
-	}
+	return sockDiagDumpOn(fd, states, ports)
+}
+
+// openSockDiag creates a NETLINK_SOCK_DIAG socket in the calling thread's
+// network namespace (it dumps that namespace's sockets whichever thread
+// uses it later), every receive bounded by netlinkTimeout.
+func openSockDiag() (int, error) {
+	return openNetlink(unix.NETLINK_SOCK_DIAG, "sock_diag")
+}
+
+// sockDiagDumpOn dumps through the sock_diag socket fd the TCP sockets of
+// its namespace in states, of the ports (nil: all), into sockdiag
+// records. A kernel before 4.17 refuses the port test (EINVAL): then
+// every socket in those states is dumped and filtered here. After an
+// error the socket may still hold part of a reply: do not reuse it.
+func sockDiagDumpOn(fd int, states uint32, ports []int) ([]byte, error) {
 	buf := make([]byte, 1<<20) // the kernel sends up to 32 KiB a message; a dump is many
 	bc := portsBytecode(ports)
 	out, err := sockDiagDumpBoth(fd, 1, states, bc, buf, nil)
@@ -366,7 +341,7 @@ func dumpTCPSockDiagPorts(states uint32, ports []int) ([]byte, error) {
 	for i, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
 		if out, err = sockDiagDumpFiltered(fd, fam, uint32(i+2), states, bc, buf, out); err != nil {
 			if bc != nil && errors.Is(err, syscall.EINVAL) {
-				return dumpPortsFilteredHere(states, ports)
+				return dumpPortsFilteredHere(fd, states, ports)
 			}
 			return nil, err
 		}
@@ -374,12 +349,9 @@ func dumpTCPSockDiagPorts(states uint32, ports []int) ([]byte, error) {
 	return out, nil
 }
 
-// sockDiagTimeout bounds each wait for a sock_diag reply.
-const sockDiagTimeout = 5 * time.Second
-
 // dumpPortsFilteredHere is the port filter for kernels without S_EQ/D_EQ.
-func dumpPortsFilteredHere(states uint32, ports []int) ([]byte, error) {
-	data, err := dumpTCPSockDiagPorts(states, nil)
+func dumpPortsFilteredHere(fd int, states uint32, ports []int) ([]byte, error) {
+	data, err := sockDiagDumpOn(fd, states, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -122,8 +122,10 @@ func TestLiveSockDiagMatchesProcNetTCP(t *testing.T) {
 // "redis-port" is a Redis host whose 20,000 sockets are its clients (the
 // port of interest: every socket is dumped), "other-port" one whose
 // 20,000 sockets belong to another service (the kernel filters them out);
-// "dump-*" time the sock_diag dumps alone, "proc-net-tcp" the text table
-// redline no longer reads.
+// "snapshot-redis-other-netns" is the redis-port Redis seen from another
+// namespace (a container's Redis seen from the host: its sockets are
+// dumped inside its namespace); "dump-*" time the sock_diag dumps alone,
+// "proc-net-tcp" the text table redline no longer reads.
 func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 	liveFS(b)
 	// inspect's FS: one that records (liveFS, --capture) keeps every fd
@@ -264,6 +266,31 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 			}
 		})
 	}
+	// The same Redis seen from outside its namespace, as a container's
+	// Redis is seen from the host: the snapshot runs in the benchmark's
+	// own namespace and reads the holder's namespace's sockets.
+	b.Run("snapshot-redis-other-netns", func(b *testing.B) {
+		defer reportCPU(b)()
+		for b.Loop() {
+			s, err := Read(fs, Options{PIDs: []int{srv}, Ports: []int{busyPort}})
+			if err != nil {
+				b.Fatal(err)
+			}
+			pp := s.Process(srv)
+			if pp == nil || pp.NetNSIsInspector || len(pp.Listen) != 1 || pp.Net == nil || pp.Net.TCP == nil {
+				b.Fatalf("the holder: %+v; errors %+v", pp, s.Errors)
+			}
+			var from int
+			for _, ps := range pp.Net.TCP.Ports {
+				if ps.Port == busyPort {
+					from = ps.FromEstablished
+				}
+			}
+			if from != conns {
+				b.Fatalf("TCP summary %+v, want %d established from port %d", pp.Net.TCP, conns, busyPort)
+			}
+		}
+	})
 	b.Run("dump-all", func(b *testing.B) {
 		defer reportCPU(b)()
 		for b.Loop() {
@@ -631,10 +658,16 @@ func holder(b *testing.B, ns string, ln net.Listener, open []net.Conn) int {
 // closes this process's copies (nil entries are closed fds there).
 func holdFiles(t testing.TB, ns string, files []*os.File) *exec.Cmd {
 	t.Helper()
-	cmd := exec.Command("sleep", "3600")
 	if ns != "" {
-		cmd = exec.Command("ip", "netns", "exec", ns, "sleep", "3600")
+		return holdFilesCmd(t, files, "ip", "netns", "exec", ns, "sleep", "3600")
 	}
+	return holdFilesCmd(t, files, "sleep", "3600")
+}
+
+// holdFilesCmd is holdFiles with the command that ends by exec'ing sleep.
+func holdFilesCmd(t testing.TB, files []*os.File, argv ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.ExtraFiles = files
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
