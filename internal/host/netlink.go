@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -34,19 +35,32 @@ func openNetlink(proto int, what string) (int, error) {
 	return fd, nil
 }
 
+// netlinkSeq numbers the dumps of this process: a reply carries its
+// request's number, so what an earlier dump on the same socket left
+// unread (it stopped on a timeout or an error) is told apart and skipped.
+var netlinkSeq atomic.Uint32
+
 // netlinkDump sends req (a whole message, header first, flagged
 // NLM_F_DUMP) on fd and calls each with the type and body of every reply
-// message until the dump ends. buf is the receive buffer.
+// message until the dump ends. buf is the receive buffer. The request is
+// given a fresh sequence number; replies with another are skipped.
 func netlinkDump(fd int, what string, req, buf []byte, each func(typ uint16, data []byte)) error {
 	ne := binary.NativeEndian
+	seq := netlinkSeq.Add(1)
+	ne.PutUint32(req[8:], seq)
 	if err := unix.Sendto(fd, req, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		return fmt.Errorf("%s: send: %w", what, err)
 	}
 	for {
 		n, _, err := unix.Recvfrom(fd, buf, 0)
 		if err != nil {
-			if errors.Is(err, unix.EAGAIN) {
+			switch {
+			case errors.Is(err, unix.EINTR):
+				continue // a signal: a receive with SO_RCVTIMEO is not restarted
+			case errors.Is(err, unix.EAGAIN):
 				err = fmt.Errorf("no reply within %v: %w", netlinkTimeout, err)
+			case errors.Is(err, unix.ENOBUFS):
+				err = fmt.Errorf("the kernel dropped replies, the dump is incomplete: %w", err)
 			}
 			return fmt.Errorf("%s: receive: %w", what, err)
 		}
@@ -56,12 +70,17 @@ func netlinkDump(fd int, what string, req, buf []byte, each func(typ uint16, dat
 				return fmt.Errorf("%s: a %d-byte message in %d bytes", what, l, len(msg))
 			}
 			data := msg[unix.NLMSG_HDRLEN:l]
-			switch typ := ne.Uint16(msg[4:]); typ {
-			case unix.NLMSG_DONE:
-				return nil
-			case unix.NLMSG_ERROR:
+			typ, mseq := ne.Uint16(msg[4:]), ne.Uint32(msg[8:])
+			msg = msg[min((l+unix.NLMSG_ALIGNTO-1)&^(unix.NLMSG_ALIGNTO-1), len(msg)):]
+			if mseq != seq {
+				continue // left over from an earlier dump on this socket
+			}
+			switch typ {
+			case unix.NLMSG_DONE, unix.NLMSG_ERROR:
+				// both carry an errno: a dump that ended on an error is
+				// not a complete dump
 				if len(data) >= 4 {
-					if errno := -int32(ne.Uint32(data)); errno != 0 {
+					if errno := -int32(ne.Uint32(data)); errno > 0 {
 						return fmt.Errorf("%s: %w", what, syscall.Errno(errno))
 					}
 				}
@@ -69,7 +88,6 @@ func netlinkDump(fd int, what string, req, buf []byte, each func(typ uint16, dat
 			default:
 				each(typ, data)
 			}
-			msg = msg[min((l+unix.NLMSG_ALIGNTO-1)&^(unix.NLMSG_ALIGNTO-1), len(msg)):]
 		}
 	}
 }

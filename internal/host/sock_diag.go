@@ -334,8 +334,8 @@ func sockDiagDumpOn(fd int, states uint32, ports []int) ([]byte, error) {
 	buf := make([]byte, 1<<20) // the kernel sends up to 32 KiB a message; a dump is many
 	bc := portsBytecode(ports)
 	out, err := sockDiagDumpBoth(fd, 1, states, bc, buf, nil)
-	if err == nil {
-		return out, nil
+	if err == nil || !refusedRequest(err) {
+		return out, err // a dump that failed part-way: no fallback on this socket
 	}
 	out = nil // a kernel without TCPDIAG_GETSOCK: a dump per family
 	for i, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
@@ -347,6 +347,13 @@ func sockDiagDumpOn(fd int, states uint32, ports []int) ([]byte, error) {
 		}
 	}
 	return out, nil
+}
+
+// refusedRequest reports whether the kernel refused a dump request as a
+// whole (an unknown type or attribute), so that nothing of it is left on
+// the socket and another request may follow.
+func refusedRequest(err error) bool {
+	return errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.EOPNOTSUPP)
 }
 
 // dumpPortsFilteredHere is the port filter for kernels without S_EQ/D_EQ.
