@@ -47,11 +47,16 @@ type ClusterMember struct {
 	Addr string // host:port the node advertises
 	// Role is "master" or "replica".
 	Role string
-	// Health is CLUSTER SHARDS' "online", "failed" or "loading"; empty
+	// Health is CLUSTER SHARDS' "online", "fail" or "loading" (cluster.c,
+	// addNodeDetailsToShardReply; the Redis docs print "failed"); empty
 	// when the topology came from CLUSTER SLOTS, which lists no failed
 	// replica.
 	Health string
 }
+
+// Failed reports whether CLUSTER SHARDS calls the node failed: "fail" as
+// the server sends it, or "failed" as the Redis docs print it.
+func (m ClusterMember) Failed() bool { return m.Health == "fail" || m.Health == "failed" }
 
 // Primary returns the shard's primary, or false when it has none.
 func (s ClusterShard) Primary() (ClusterMember, bool) {
