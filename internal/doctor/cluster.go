@@ -20,7 +20,8 @@ type Cluster struct {
 	Shards []redisadmin.ClusterShard
 	// Flags are each node's flags in the seed's CLUSTER NODES, by node id;
 	// FlagsError says why they are missing (an ACL that denies CLUSTER
-	// NODES): the seed is then not marked, and no node is known failing.
+	// NODES): no node is then known failing, and the seed is marked by
+	// CLUSTER MYID, its run_id or its address instead (markSeedByID).
 	Flags      map[string][]string
 	FlagsError string
 	// Nodes are every node the topology names, primaries and replicas,
@@ -84,7 +85,7 @@ func (c *Cluster) Unreachable() []string {
 
 // nodesOf lists the topology's nodes in shard order: shards by their
 // first slot, those without slots after, by primary address.
-func nodesOf(shards []redisadmin.ClusterShard, flags map[string][]string) []*ClusterNodeFacts {
+func nodesOf(shards []redisadmin.ClusterShard) []*ClusterNodeFacts {
 	order := slices.Clone(shards)
 	slices.SortStableFunc(order, func(a, b redisadmin.ClusterShard) int {
 		return cmp.Or(cmp.Compare(firstSlot(a), firstSlot(b)), strings.Compare(firstAddr(a), firstAddr(b)))
@@ -96,9 +97,7 @@ func nodesOf(shards []redisadmin.ClusterShard, flags map[string][]string) []*Clu
 			if m.Role == "master" {
 				role = "primary"
 			}
-			n := &ClusterNodeFacts{Node: Node{Addr: m.Addr, ID: m.ID, Role: role, Shard: i + 1}}
-			n.Seed = slices.Contains(flags[m.ID], "myself")
-			out = append(out, n)
+			out = append(out, &ClusterNodeFacts{Node: Node{Addr: m.Addr, ID: m.ID, Role: role, Shard: i + 1}})
 		}
 	}
 	return out
@@ -139,7 +138,7 @@ func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o Ga
 		return nil, err
 	}
 	flags, err := seed.ClusterNodeFlags(ctx)
-	cl := &Cluster{Seed: seed.Addr(), Shards: shards, Flags: flags, Nodes: nodesOf(shards, flags)}
+	cl := &Cluster{Seed: seed.Addr(), Shards: shards, Flags: flags, Nodes: nodesOf(shards)}
 	if err != nil {
 		cl.FlagsError = err.Error()
 	}
@@ -147,12 +146,16 @@ func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o Ga
 		return nil, fmt.Errorf("the cluster at %s lists no node (CLUSTER SHARDS is empty)", seed.Addr())
 	}
 	f.Cluster = cl
+	seedRunID := markSeedByID(ctx, seed, cl)
 	read := func() (*host.Snapshot, error) {
 		hopts := o.Host
 		hopts.PIDs = nil
 		for _, n := range cl.Nodes {
 			n.PrevRedis = n.Redis
-			readNode(ctx, n, o)
+			readNode(ctx, n, o, seedRunID)
+		}
+		markSeedByAddr(cl)
+		for _, n := range cl.Nodes {
 			if n.Local {
 				hopts.PIDs = append(hopts.PIDs, n.Pid)
 			}
@@ -179,10 +182,57 @@ func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o Ga
 	return f, nil
 }
 
+// markSeedByID marks the node doctor was pointed at by its node id: the
+// "myself" flag of the seed's CLUSTER NODES, else the seed's CLUSTER MYID.
+// When neither names a node (CLUSTER NODES and MYID denied by an ACL, or
+// CLUSTER SLOTS of an old server without ids) it returns the seed's INFO
+// run_id, which readNode compares with each node's; markSeedByAddr is the
+// last resort. The seed's Redis fixes reach the plan only once it is marked.
+func markSeedByID(ctx context.Context, seed *redisadmin.Conn, cl *Cluster) (runID string) {
+	id := ""
+	for nid, flags := range cl.Flags {
+		if slices.Contains(flags, "myself") {
+			id = nid
+		}
+	}
+	if id == "" {
+		if v, err := seed.Do(ctx, "CLUSTER", "MYID"); err == nil {
+			id = v.Str
+		}
+	}
+	for _, n := range cl.Nodes {
+		if id != "" && n.ID == id {
+			n.Seed = true
+			return ""
+		}
+	}
+	info, err := seed.Info(ctx, "server")
+	if err != nil {
+		return ""
+	}
+	runID, _ = info.Get("run_id")
+	return runID
+}
+
+// markSeedByAddr marks the node whose address is the one doctor dialed
+// when neither its id nor its run_id identified the seed.
+func markSeedByAddr(cl *Cluster) {
+	if slices.ContainsFunc(cl.Nodes, func(n *ClusterNodeFacts) bool { return n.Seed }) {
+		return
+	}
+	for _, n := range cl.Nodes {
+		if n.Addr == cl.Seed {
+			n.Seed = true
+			return
+		}
+	}
+}
+
 // readNode dials one node with the seed's credentials and reads what the
-// per-node rules and the cluster rules need. Every round trip has the
-// admin connection's deadline.
-func readNode(ctx context.Context, n *ClusterNodeFacts, o GatherOptions) {
+// per-node rules and the cluster rules need; a node whose INFO run_id is
+// seedRunID is the seed. Every round trip has the admin connection's
+// deadline.
+func readNode(ctx context.Context, n *ClusterNodeFacts, o GatherOptions, seedRunID string) {
 	ro := *o.Redis
 	ro.Network, ro.Addr = "tcp", n.Addr
 	n.Redis, n.ClusterInfo, n.Error = nil, nil, ""
@@ -192,6 +242,12 @@ func readNode(ctx context.Context, n *ClusterNodeFacts, o GatherOptions) {
 		return
 	}
 	defer c.Close()
+	if seedRunID != "" && !n.Seed {
+		if info, err := c.Info(ctx, "server"); err == nil {
+			id, _ := info.Get("run_id")
+			n.Seed = id == seedRunID
+		}
+	}
 	co := redisadmin.CollectOptions{}
 	if n.Seed {
 		co.Pid = o.Pid

@@ -308,3 +308,47 @@ func TestClusterPrimaryFailed(t *testing.T) {
 		t.Errorf("%s: %s\nwant %q", f.Status, f.Message, want)
 	}
 }
+
+// TestClusterSeedWithoutClusterNodes: with CLUSTER NODES denied by an ACL
+// the seed is still marked (by CLUSTER MYID, or by its INFO run_id when
+// MYID is denied too), so the plan keeps the seed's own Redis fixes.
+func TestClusterSeedWithoutClusterNodes(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 0)
+	for _, n := range c.Nodes() {
+		do(t, n, "ACL", "SETUSER", "doc", "on", ">pw", "~*", "+@all", "-cluster|nodes")
+		do(t, n, "ACL", "SETUSER", "doc2", "on", ">pw", "~*", "+@all", "-cluster|nodes", "-cluster|myid")
+	}
+	ctx := context.Background()
+	for _, user := range []string{"doc", "doc2"} {
+		t.Run(user, func(t *testing.T) {
+			f, err := doctor.Gather(ctx, doctor.GatherOptions{Root: "/", Redis: &redisadmin.Options{Addr: c.Seed(), Username: user, Password: "pw"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Cluster.FlagsError == "" {
+				t.Fatal("CLUSTER NODES was not denied")
+			}
+			rep, err := doctor.Run(ctx, f, doctor.Options{Only: []string{"maxmemory"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seeds []string
+			for _, n := range rep.Nodes {
+				if n.Seed {
+					seeds = append(seeds, n.Addr)
+				}
+			}
+			if len(seeds) != 1 || seeds[0] != c.Seed() {
+				t.Fatalf("seeds %v, want %s", seeds, c.Seed())
+			}
+			p := rep.Plan(doctor.ReviewedPlan(doctor.Low))
+			found := false
+			for _, ch := range p.Changes {
+				found = found || ch.Target == "maxmemory"
+			}
+			if !found {
+				t.Errorf("the seed's maxmemory fix is not in the plan: changes %+v, notes %q", p.Changes, p.Notes)
+			}
+		})
+	}
+}
