@@ -281,6 +281,8 @@ func runCluster(r Rule, f *Facts) []Finding {
 		g := *f
 		g.Cluster = nil
 		return runForEachServer(r, &g)
+	case local && r.Needs&CombinesNodes != 0:
+		return runLocalNodes(r, f)
 	}
 	var out []Finding
 	for _, n := range f.Cluster.Nodes {
@@ -300,6 +302,65 @@ func runCluster(r Rule, f *Facts) []Finding {
 		out = append(out, fd)
 	}
 	return out
+}
+
+// runLocalNodes runs a CombinesNodes rule once over the local nodes of
+// each network namespace, judged through the first of them.
+func runLocalNodes(r Rule, f *Facts) []Finding {
+	groups := localNodesByNetNS(f)
+	var out []Finding
+	for _, nodes := range groups {
+		g := *f
+		g.Cluster, g.nodes = nil, nodes
+		var addrs []string
+		for _, n := range nodes {
+			addrs = append(addrs, n.Addr)
+		}
+		g.Redis, g.PrevRedis = g.nodes[0].Redis, g.nodes[0].PrevRedis
+		fd := runRule(r, &g)
+		if len(groups) > 1 {
+			who := "nodes " + strings.Join(addrs, ", ") + " (one network namespace): "
+			fd.Message, fd.Reason = prefixed(who, fd.Message), prefixed(who, fd.Reason)
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+// localNodesByNetNS groups the local nodes read by network namespace.
+func localNodesByNetNS(f *Facts) [][]*ClusterNodeFacts {
+	var local []*ClusterNodeFacts
+	keys := map[*ClusterNodeFacts]string{}
+	first := "" // a node whose namespace is unknown is judged in the first known one
+	for _, n := range f.Cluster.Nodes {
+		if n.Redis == nil || !n.Local {
+			continue
+		}
+		local = append(local, n)
+		if f.Host != nil {
+			keys[n] = netnsKey(f.Host, n.Pid)
+		}
+		first = cmp.Or(first, keys[n])
+	}
+	var groups [][]*ClusterNodeFacts
+	index := map[string]int{}
+	for _, n := range local {
+		key := cmp.Or(keys[n], first)
+		i, ok := index[key]
+		if !ok {
+			i, index[key] = len(groups), len(groups)
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], n)
+	}
+	return groups
+}
+
+func prefixed(who, s string) string {
+	if s == "" {
+		return s
+	}
+	return who + s
 }
 
 // clusterNodes is the report's list of nodes.

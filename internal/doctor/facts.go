@@ -52,6 +52,25 @@ type Facts struct {
 	Cluster *Cluster
 	// Node is the cluster node a per-node rule judges (nil otherwise).
 	Node *Node
+	// nodes are the local cluster nodes a CombinesNodes rule judges
+	// together (Servers).
+	nodes []*ClusterNodeFacts
+}
+
+// Servers returns the facts of each server a CombinesNodes rule judges:
+// one per local cluster node of the namespace (Redis set to that node's),
+// or f alone outside a cluster.
+func (f *Facts) Servers() []*Facts {
+	if len(f.nodes) == 0 {
+		return []*Facts{f}
+	}
+	out := make([]*Facts, len(f.nodes))
+	for i, n := range f.nodes {
+		g := *f
+		g.Redis, g.PrevRedis, g.Node, g.nodes = n.Redis, n.PrevRedis, &n.Node, nil
+		out[i] = &g
+	}
+	return out
 }
 
 // HasRedis reports whether a server's INFO was read.
