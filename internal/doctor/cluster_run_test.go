@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"redline/internal/change"
 	"redline/internal/host"
@@ -73,5 +74,39 @@ func TestPlanOfClusterReport(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(p.Notes, "\n"), "on node 10.0.0.2:7001 left out") {
 		t.Errorf("notes %q", p.Notes)
+	}
+}
+
+// A node can announce any address (CONFIG SET cluster-announce-ip spreads
+// it by gossip) and a server's error or a value can hold anything: the
+// text and Markdown reports print them escaped, never as raw control
+// characters.
+func TestRenderEscapesOutsideValues(t *testing.T) {
+	evil := "\x1b[31mX\x1b[0m\r\u202e\u0085\x85\xff"
+	addr := evil + ":7000"
+	rep := &Report{Target: Target{Redis: addr, Cluster: true, Live: true},
+		Nodes: []Node{{Addr: addr, Role: "primary", Shard: 1, Seed: true}, {Addr: "10.0.0.2:7001", Role: "replica", Shard: 1, Error: "ERR " + evil}},
+		Findings: []Finding{{ID: "r", Section: "redis", Severity: High, Status: Fired, Node: addr, Title: "t", Message: "node " + addr + " says " + evil,
+			Evidence: []Evidence{{Source: "CONFIG x on " + addr, Value: evil}}}}}
+	for name, write := range map[string]func(*strings.Builder) error{
+		"text":     func(b *strings.Builder) error { return WriteText(b, rep, RenderOptions{Verbose: true}) },
+		"markdown": func(b *strings.Builder) error { return WriteMarkdown(b, rep, RenderOptions{Verbose: true}) },
+	} {
+		var b strings.Builder
+		if err := write(&b); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for i, r := range out {
+			if r != '\n' && (r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x202e || r == utf8.RuneError) {
+				t.Fatalf("%s: raw %U at byte %d: %q", name, r, i, out)
+			}
+		}
+		if !strings.Contains(out, `\x1b[31mX\x1b[0m\r\u202e\u0085\x85\xff:7000`) {
+			t.Errorf("%s: the address is not shown escaped:\n%s", name, out)
+		}
+	}
+	if got := printable("a\tb\nc"); got != "a\tb\nc" {
+		t.Errorf("printable keeps tabs and newlines: %q", got)
 	}
 }
