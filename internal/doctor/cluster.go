@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"redline/internal/host"
 	"redline/internal/redisadmin"
@@ -150,10 +151,7 @@ func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o Ga
 	read := func() (*host.Snapshot, error) {
 		hopts := o.Host
 		hopts.PIDs = nil
-		for _, n := range cl.Nodes {
-			n.PrevRedis = n.Redis
-			readNode(ctx, n, o, seedRunID)
-		}
+		readNodes(ctx, cl.Nodes, o, seedRunID)
 		markSeedByAddr(cl)
 		for _, n := range cl.Nodes {
 			if n.Local {
@@ -226,6 +224,27 @@ func markSeedByAddr(cl *Cluster) {
 			return
 		}
 	}
+}
+
+// nodeReaders is how many nodes are read at once: a slow or silent node
+// costs its own deadline, not one per node after it.
+const nodeReaders = 6
+
+// readNodes reads every node, nodeReaders at a time; each keeps its
+// previous read in PrevRedis and its place in the topology order.
+func readNodes(ctx context.Context, nodes []*ClusterNodeFacts, o GatherOptions, seedRunID string) {
+	sem := make(chan struct{}, nodeReaders)
+	var wg sync.WaitGroup
+	for _, n := range nodes {
+		n.PrevRedis = n.Redis
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			readNode(ctx, n, o, seedRunID)
+		}()
+	}
+	wg.Wait()
 }
 
 // readNode dials one node with the seed's credentials and reads what the

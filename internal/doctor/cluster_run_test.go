@@ -4,11 +4,13 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"redline/internal/change"
 	"redline/internal/host"
 	"redline/internal/redisadmin"
+	"redline/internal/testutil/respscript"
 )
 
 // In a cluster, process rules judge the nodes on this host and say "node
@@ -108,5 +110,40 @@ func TestRenderEscapesOutsideValues(t *testing.T) {
 	}
 	if got := printable("a\tb\nc"); got != "a\tb\nc" {
 		t.Errorf("printable keeps tabs and newlines: %q", got)
+	}
+}
+
+// Nodes are read in parallel: three nodes that each hold their first INFO
+// until released are all asked before any answers (one after another,
+// the second would be dialled only after the first answered). Each read
+// lands on its own node, in topology order.
+func TestReadNodesInParallel(t *testing.T) {
+	var nodes []*ClusterNodeFacts
+	var servers []*respscript.Server
+	for range 3 {
+		s := respscript.Start(t, respscript.Options{Script: respscript.OnNth("INFO", 1, respscript.Stall())})
+		servers = append(servers, s)
+		nodes = append(nodes, &ClusterNodeFacts{Node: Node{Addr: s.Addr(), Role: "primary"}})
+	}
+	done := make(chan struct{})
+	go func() {
+		readNodes(context.Background(), nodes, GatherOptions{Redis: &redisadmin.Options{Timeout: time.Minute}}, "")
+		close(done)
+	}()
+	for i, s := range servers {
+		select {
+		case <-s.Seen("INFO", 1):
+		case <-time.After(30 * time.Second): // a bound on the wait, not a timing assertion
+			t.Fatalf("node %d never asked while the others were held: nodes are read one after another", i)
+		}
+	}
+	for _, s := range servers {
+		s.Release()
+	}
+	<-done
+	for i, n := range nodes {
+		if n.Addr != servers[i].Addr() || n.Redis == nil && n.Error == "" {
+			t.Errorf("node %d: %+v, want %s read or with its error", i, n.Node, servers[i].Addr())
+		}
 	}
 }
