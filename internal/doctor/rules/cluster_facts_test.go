@@ -185,3 +185,22 @@ func TestReservedPortsCombinesLocalNodes(t *testing.T) {
 		t.Errorf("message %q", fd.Message)
 	}
 }
+
+// The even share is redis-cli's integer (int)(16384/primaries): with seven
+// primaries it is 2340, and a primary with 2388 slots is 2.01 % off it
+// (over the threshold) where the exact share 2340.57 would make it 1.99 %.
+func TestSlotBalanceUsesRedisCliShare(t *testing.T) {
+	f := healthyFacts()
+	withCluster(f)
+	f.Cluster.Shards = nil
+	start := 0
+	for i, n := range []int{2388, 2333, 2333, 2333, 2333, 2332, 2332} {
+		p := redisadmin.ClusterMember{Addr: fmt.Sprintf("10.0.0.%d:7000", i+1), Role: "master"}
+		f.Cluster.Shards = append(f.Cluster.Shards, redisadmin.ClusterShard{Slots: []redisadmin.SlotRange{{Start: start, End: start + n - 1}}, Nodes: []redisadmin.ClusterMember{p}})
+		start += n
+	}
+	fd := run(t, f, "cluster-slot-balance")
+	if fd.Status != doctor.Fired || !strings.Contains(fd.Message, "even share 2340: 10.0.0.1:7000 serves 2388 (2.0 % off)") {
+		t.Errorf("%s: %s", fd.Status, fd.Message)
+	}
+}
