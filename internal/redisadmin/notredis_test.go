@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"redline/internal/redisadmin"
+	"redline/internal/redistest"
 )
 
 // An address where a web server listens is "not a Redis server", with what
@@ -40,5 +41,31 @@ func TestNotARedisServer(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("password %q: %v\nwant %s", pass, err, want)
 		}
+	}
+}
+
+// A node that has met no other does not know its own address: CLUSTER
+// SHARDS gives it an empty ip, and the topology names it by the host it
+// was dialled at, not ":PORT".
+func TestClusterShardsOfLoneNode(t *testing.T) {
+	c := redistest.StartCluster(t, 1, 0)
+	conn, err := redisadmin.Dial(context.Background(), redisadmin.Options{Addr: c.Seed()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	raw, err := conn.Do(context.Background(), "CLUSTER", "SHARDS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := redisadmin.ParseClusterShards(raw); len(got) != 1 || len(got[0].Nodes) != 1 || !strings.HasPrefix(got[0].Nodes[0].Addr, ":") {
+		t.Fatalf("the lone node announces an address: %+v (the case is not reproduced)", got)
+	}
+	shards, err := conn.ClusterShards(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(shards) != 1 || len(shards[0].Nodes) != 1 || shards[0].Nodes[0].Addr != c.Seed() {
+		t.Errorf("shards %+v, want the one node at %s", shards, c.Seed())
 	}
 }
