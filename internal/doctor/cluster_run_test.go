@@ -147,3 +147,16 @@ func TestReadNodesInParallel(t *testing.T) {
 		}
 	}
 }
+
+// An empty value (save "") is shown as empty, an absent one as absent.
+func TestEvidenceEmptyIsNotAbsent(t *testing.T) {
+	f := &Facts{Redis: &redisadmin.Facts{Config: redisadmin.Config{"save": ""}}}
+	_, empty, _ := f.Config("save")
+	_, absent, _ := f.Config("no-such-parameter")
+	if got := empty.text(); got != `CONFIG GET save = ""` {
+		t.Errorf("empty: %q", got)
+	}
+	if got := absent.text(); got != "CONFIG GET no-such-parameter (absent)" {
+		t.Errorf("absent: %q", got)
+	}
+}

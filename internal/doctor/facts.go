@@ -156,17 +156,17 @@ func sysctlPath(name string) string {
 // inspector's: that is the namespace whose values govern the server's
 // sockets.
 func (f *Facts) Sysctl(name string) (string, Evidence, bool) {
-	ev := Evidence{Source: sysctlPath(name)}
+	ev := Evidence{Source: sysctlPath(name), Absent: true}
 	if f.Host == nil {
 		return "", ev, false
 	}
 	if p := f.RedisProcess(); p != nil && strings.HasPrefix(name, "net.") && !p.NetNSIsInspector && p.NetSysctls != nil {
 		v, ok := p.NetSysctls[name]
-		ev.Value, ev.Note = v, fmt.Sprintf("in the network namespace of redis-server pid %d", p.PID)
+		ev.Value, ev.Absent, ev.Note = v, !ok, fmt.Sprintf("in the network namespace of redis-server pid %d", p.PID)
 		return v, ev, ok
 	}
 	v, ok := f.Host.Sysctls[name]
-	ev.Value = v
+	ev.Value, ev.Absent = v, !ok
 	return v, ev, ok
 }
 
@@ -243,12 +243,12 @@ func (f *Facts) NetStats() (cur, prev *host.NetStats) {
 
 // Config returns a CONFIG GET value and its evidence.
 func (f *Facts) Config(name string) (string, Evidence, bool) {
-	ev := Evidence{Source: "CONFIG GET " + name}
+	ev := Evidence{Source: "CONFIG GET " + name, Absent: true}
 	if f.Redis == nil || f.Redis.Config == nil {
 		return "", ev, false
 	}
 	v, ok := f.Redis.Config.Get(name)
-	ev.Value = v
+	ev.Value, ev.Absent = v, !ok
 	return v, ev, ok
 }
 
@@ -264,7 +264,7 @@ func (f *Facts) ConfigInt(name string) (int64, Evidence, bool) {
 
 // InfoInt returns a numeric INFO field and its evidence.
 func (f *Facts) InfoInt(key string) (int64, Evidence, bool) {
-	ev := Evidence{Source: "INFO " + key}
+	ev := Evidence{Source: "INFO " + key, Absent: true}
 	info := f.Info()
 	if info == nil {
 		return 0, ev, false
@@ -273,7 +273,7 @@ func (f *Facts) InfoInt(key string) (int64, Evidence, bool) {
 	if !ok {
 		return 0, ev, false
 	}
-	ev.Value = v
+	ev.Value, ev.Absent = v, false
 	n, err := parseInt(v)
 	return n, ev, f.parsed(ev, err)
 }

@@ -66,7 +66,7 @@ func writeMarkdownFinding(mw *errWriter, f Finding, addr, h string) {
 	if len(f.Evidence) > 0 {
 		mw.printf("\n| source | value | note |\n|---|---|---|\n")
 		for _, e := range f.Evidence {
-			mw.printf("| `%s` | `%s` | %s |\n", e.Source, e.Value, mdEscape(e.Note))
+			mw.printf("| `%s` | `%s` | %s |\n", e.Source, e.shown(), mdEscape(e.Note))
 		}
 	}
 	for _, n := range f.Notes {

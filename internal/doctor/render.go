@@ -274,14 +274,26 @@ var statusTitle = map[Status]string{
 }
 
 func (e Evidence) text() string {
-	s := e.Source + " = " + e.Value
-	if e.Value == "" {
+	s := e.Source + " = " + e.shown()
+	if e.Absent {
 		s = e.Source + " (absent)"
 	}
 	if e.Note != "" {
 		s += "  (" + e.Note + ")"
 	}
 	return s
+}
+
+// shown is the value as the reports print it: "(absent)" when there is
+// none, `""` when it is empty.
+func (e Evidence) shown() string {
+	switch {
+	case e.Absent:
+		return "(absent)"
+	case e.Value == "":
+		return `""`
+	}
+	return e.Value
 }
 
 func (fx *Fix) needs() string {
