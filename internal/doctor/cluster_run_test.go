@@ -160,3 +160,32 @@ func TestEvidenceEmptyIsNotAbsent(t *testing.T) {
 		t.Errorf("absent: %q", got)
 	}
 }
+
+// With --rule a cluster report may hold one node's findings only: the
+// groups with nothing to show get no header; an unread node keeps its own,
+// which says why.
+func TestRenderLeavesOutEmptyGroups(t *testing.T) {
+	rep := &Report{Target: Target{Redis: "10.0.0.1:7000", Cluster: true},
+		Nodes: []Node{{Addr: "10.0.0.1:7000", Role: "primary", Shard: 1, Seed: true}, {Addr: "10.0.0.2:7001", Role: "primary", Shard: 2},
+			{Addr: "10.0.0.3:7002", Role: "primary", Shard: 3, Error: "connection refused"}},
+		Findings: []Finding{{ID: "r", Section: "redis", Severity: High, Status: Fired, Node: "10.0.0.1:7000", Title: "t", Message: "m"}}}
+	var text, md strings.Builder
+	if err := WriteText(&text, rep, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, rep, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		for _, absent := range []string{"=== host ===", "=== cluster ===", "=== node 10.0.0.2:7001", "## Host", "## Cluster\n", "## Node 10.0.0.2:7001"} {
+			if strings.Contains(out, absent) {
+				t.Errorf("%s: an empty group's header %q is printed:\n%s", name, absent, out)
+			}
+		}
+		for _, present := range []string{"node 10.0.0.1:7000 (primary, shard 1)", "10.0.0.3:7002 (primary, shard 3): NOT READ: connection refused"} {
+			if !strings.Contains(strings.ToLower(out), strings.ToLower(present)) {
+				t.Errorf("%s: %q missing:\n%s", name, present, out)
+			}
+		}
+	}
+}

@@ -24,10 +24,12 @@ func WriteMarkdown(w io.Writer, r *Report, o RenderOptions) error {
 		h = "###"
 	}
 	for _, g := range r.groups() {
-		if g.title != "" {
+		var body strings.Builder
+		writeMarkdownBody(&errWriter{w: &body}, g.rep, o, h)
+		if g.title != "" && (body.Len() > 0 || g.unread) {
 			mw.printf("\n## %s\n", mdEscape(strings.ToUpper(g.title[:1])+g.title[1:]))
 		}
-		writeMarkdownBody(mw, g.rep, o, h)
+		mw.printf("%s", body.String())
 	}
 	return mw.err
 }

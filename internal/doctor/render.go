@@ -169,10 +169,12 @@ func WriteText(w io.Writer, r *Report, o RenderOptions) error {
 		}
 	}
 	for _, g := range r.groups() {
-		if g.title != "" {
+		var body strings.Builder
+		writeTextBody(&errWriter{w: &body}, g.rep, o)
+		if g.title != "" && (body.Len() > 0 || g.unread) {
 			tw.printf("\n=== %s ===\n", g.title)
 		}
-		writeTextBody(tw, g.rep, o)
+		tw.printf("%s", body.String())
 	}
 	return tw.err
 }
@@ -406,6 +408,10 @@ func unsafeRune(r rune) bool {
 type group struct {
 	title string
 	rep   *Report
+	// unread is a node that could not be read: its title, which says
+	// why, is shown even when no finding is (a group that shows nothing
+	// else is left out, as with --rule).
+	unread bool
 }
 
 // groups splits a cluster report into the host's findings, the cluster's
@@ -428,15 +434,15 @@ func (r *Report) groups() []group {
 	hostRep := sub(r.Target.Redis, func(f Finding) bool { return f.Node == "" && f.Section != "cluster" })
 	hostRep.ReadErrors = r.ReadErrors
 	out := []group{
-		{"host", hostRep},
-		{"cluster", sub(r.Target.Redis, func(f Finding) bool { return f.Node == "" && f.Section == "cluster" })},
+		{title: "host", rep: hostRep},
+		{title: "cluster", rep: sub(r.Target.Redis, func(f Finding) bool { return f.Node == "" && f.Section == "cluster" })},
 	}
 	for _, n := range r.Nodes {
 		title := "node " + n.Label()
 		if n.Error != "" {
 			title += ": NOT READ: " + n.Error
 		}
-		out = append(out, group{title, sub(n.Addr, func(f Finding) bool { return f.Node == n.Addr })})
+		out = append(out, group{title, sub(n.Addr, func(f Finding) bool { return f.Node == n.Addr }), n.Error != ""})
 	}
 	return out
 }
