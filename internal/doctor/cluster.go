@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"redline/internal/host"
 	"redline/internal/redisadmin"
@@ -20,7 +21,8 @@ type Cluster struct {
 	Shards []redisadmin.ClusterShard
 	// Flags are each node's flags in the seed's CLUSTER NODES, by node id;
 	// FlagsError says why they are missing (an ACL that denies CLUSTER
-	// NODES): the seed is then not marked, and no node is known failing.
+	// NODES): no node is then known failing, and the seed is marked by
+	// CLUSTER MYID, its run_id or its address instead (markSeedByID).
 	Flags      map[string][]string
 	FlagsError string
 	// Nodes are every node the topology names, primaries and replicas,
@@ -84,7 +86,7 @@ func (c *Cluster) Unreachable() []string {
 
 // nodesOf lists the topology's nodes in shard order: shards by their
 // first slot, those without slots after, by primary address.
-func nodesOf(shards []redisadmin.ClusterShard, flags map[string][]string) []*ClusterNodeFacts {
+func nodesOf(shards []redisadmin.ClusterShard) []*ClusterNodeFacts {
 	order := slices.Clone(shards)
 	slices.SortStableFunc(order, func(a, b redisadmin.ClusterShard) int {
 		return cmp.Or(cmp.Compare(firstSlot(a), firstSlot(b)), strings.Compare(firstAddr(a), firstAddr(b)))
@@ -96,9 +98,7 @@ func nodesOf(shards []redisadmin.ClusterShard, flags map[string][]string) []*Clu
 			if m.Role == "master" {
 				role = "primary"
 			}
-			n := &ClusterNodeFacts{Node: Node{Addr: m.Addr, ID: m.ID, Role: role, Shard: i + 1}}
-			n.Seed = slices.Contains(flags[m.ID], "myself")
-			out = append(out, n)
+			out = append(out, &ClusterNodeFacts{Node: Node{Addr: m.Addr, ID: m.ID, Role: role, Shard: i + 1}})
 		}
 	}
 	return out
@@ -139,7 +139,7 @@ func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o Ga
 		return nil, err
 	}
 	flags, err := seed.ClusterNodeFlags(ctx)
-	cl := &Cluster{Seed: seed.Addr(), Shards: shards, Flags: flags, Nodes: nodesOf(shards, flags)}
+	cl := &Cluster{Seed: seed.Addr(), Shards: shards, Flags: flags, Nodes: nodesOf(shards)}
 	if err != nil {
 		cl.FlagsError = err.Error()
 	}
@@ -147,12 +147,13 @@ func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o Ga
 		return nil, fmt.Errorf("the cluster at %s lists no node (CLUSTER SHARDS is empty)", seed.Addr())
 	}
 	f.Cluster = cl
+	seedRunID := markSeedByID(ctx, seed, cl)
 	read := func() (*host.Snapshot, error) {
 		hopts := o.Host
 		hopts.PIDs = nil
+		readNodes(ctx, cl.Nodes, o, seedRunID)
+		markSeedByAddr(cl)
 		for _, n := range cl.Nodes {
-			n.PrevRedis = n.Redis
-			readNode(ctx, n, o)
 			if n.Local {
 				hopts.PIDs = append(hopts.PIDs, n.Pid)
 			}
@@ -179,10 +180,78 @@ func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o Ga
 	return f, nil
 }
 
+// markSeedByID marks the node doctor was pointed at by its node id: the
+// "myself" flag of the seed's CLUSTER NODES, else the seed's CLUSTER MYID.
+// When neither names a node (CLUSTER NODES and MYID denied by an ACL, or
+// CLUSTER SLOTS of an old server without ids) it returns the seed's INFO
+// run_id, which readNode compares with each node's; markSeedByAddr is the
+// last resort. The seed's Redis fixes reach the plan only once it is marked.
+func markSeedByID(ctx context.Context, seed *redisadmin.Conn, cl *Cluster) (runID string) {
+	id := ""
+	for nid, flags := range cl.Flags {
+		if slices.Contains(flags, "myself") {
+			id = nid
+		}
+	}
+	if id == "" {
+		if v, err := seed.Do(ctx, "CLUSTER", "MYID"); err == nil {
+			id = v.Str
+		}
+	}
+	for _, n := range cl.Nodes {
+		if id != "" && n.ID == id {
+			n.Seed = true
+			return ""
+		}
+	}
+	info, err := seed.Info(ctx, "server")
+	if err != nil {
+		return ""
+	}
+	runID, _ = info.Get("run_id")
+	return runID
+}
+
+// markSeedByAddr marks the node whose address is the one doctor dialed
+// when neither its id nor its run_id identified the seed.
+func markSeedByAddr(cl *Cluster) {
+	if slices.ContainsFunc(cl.Nodes, func(n *ClusterNodeFacts) bool { return n.Seed }) {
+		return
+	}
+	for _, n := range cl.Nodes {
+		if n.Addr == cl.Seed {
+			n.Seed = true
+			return
+		}
+	}
+}
+
+// nodeReaders is how many nodes are read at once: a slow or silent node
+// costs its own deadline, not one per node after it.
+const nodeReaders = 6
+
+// readNodes reads every node, nodeReaders at a time; each keeps its
+// previous read in PrevRedis and its place in the topology order.
+func readNodes(ctx context.Context, nodes []*ClusterNodeFacts, o GatherOptions, seedRunID string) {
+	sem := make(chan struct{}, nodeReaders)
+	var wg sync.WaitGroup
+	for _, n := range nodes {
+		n.PrevRedis = n.Redis
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			readNode(ctx, n, o, seedRunID)
+		}()
+	}
+	wg.Wait()
+}
+
 // readNode dials one node with the seed's credentials and reads what the
-// per-node rules and the cluster rules need. Every round trip has the
-// admin connection's deadline.
-func readNode(ctx context.Context, n *ClusterNodeFacts, o GatherOptions) {
+// per-node rules and the cluster rules need; a node whose INFO run_id is
+// seedRunID is the seed. Every round trip has the admin connection's
+// deadline.
+func readNode(ctx context.Context, n *ClusterNodeFacts, o GatherOptions, seedRunID string) {
 	ro := *o.Redis
 	ro.Network, ro.Addr = "tcp", n.Addr
 	n.Redis, n.ClusterInfo, n.Error = nil, nil, ""
@@ -192,6 +261,12 @@ func readNode(ctx context.Context, n *ClusterNodeFacts, o GatherOptions) {
 		return
 	}
 	defer c.Close()
+	if seedRunID != "" && !n.Seed {
+		if info, err := c.Info(ctx, "server"); err == nil {
+			id, _ := info.Get("run_id")
+			n.Seed = id == seedRunID
+		}
+	}
 	co := redisadmin.CollectOptions{}
 	if n.Seed {
 		co.Pid = o.Pid
@@ -225,6 +300,8 @@ func runCluster(r Rule, f *Facts) []Finding {
 		g := *f
 		g.Cluster = nil
 		return runForEachServer(r, &g)
+	case local && r.Needs&CombinesNodes != 0:
+		return runLocalNodes(r, f)
 	}
 	var out []Finding
 	for _, n := range f.Cluster.Nodes {
@@ -244,6 +321,65 @@ func runCluster(r Rule, f *Facts) []Finding {
 		out = append(out, fd)
 	}
 	return out
+}
+
+// runLocalNodes runs a CombinesNodes rule once over the local nodes of
+// each network namespace, judged through the first of them.
+func runLocalNodes(r Rule, f *Facts) []Finding {
+	groups := localNodesByNetNS(f)
+	var out []Finding
+	for _, nodes := range groups {
+		g := *f
+		g.Cluster, g.nodes = nil, nodes
+		var addrs []string
+		for _, n := range nodes {
+			addrs = append(addrs, n.Addr)
+		}
+		g.Redis, g.PrevRedis = g.nodes[0].Redis, g.nodes[0].PrevRedis
+		fd := runRule(r, &g)
+		if len(groups) > 1 {
+			who := "nodes " + strings.Join(addrs, ", ") + " (one network namespace): "
+			fd.Message, fd.Reason = prefixed(who, fd.Message), prefixed(who, fd.Reason)
+		}
+		out = append(out, fd)
+	}
+	return out
+}
+
+// localNodesByNetNS groups the local nodes read by network namespace.
+func localNodesByNetNS(f *Facts) [][]*ClusterNodeFacts {
+	var local []*ClusterNodeFacts
+	keys := map[*ClusterNodeFacts]string{}
+	first := "" // a node whose namespace is unknown is judged in the first known one
+	for _, n := range f.Cluster.Nodes {
+		if n.Redis == nil || !n.Local {
+			continue
+		}
+		local = append(local, n)
+		if f.Host != nil {
+			keys[n] = netnsKey(f.Host, n.Pid)
+		}
+		first = cmp.Or(first, keys[n])
+	}
+	var groups [][]*ClusterNodeFacts
+	index := map[string]int{}
+	for _, n := range local {
+		key := cmp.Or(keys[n], first)
+		i, ok := index[key]
+		if !ok {
+			i, index[key] = len(groups), len(groups)
+			groups = append(groups, nil)
+		}
+		groups[i] = append(groups[i], n)
+	}
+	return groups
+}
+
+func prefixed(who, s string) string {
+	if s == "" {
+		return s
+	}
+	return who + s
 }
 
 // clusterNodes is the report's list of nodes.

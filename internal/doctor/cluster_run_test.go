@@ -5,10 +5,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+	"unicode/utf8"
 
 	"redline/internal/change"
 	"redline/internal/host"
 	"redline/internal/redisadmin"
+	"redline/internal/testutil/respscript"
 )
 
 // In a cluster, process rules judge the nodes on this host and say "node
@@ -81,5 +84,116 @@ func TestPlanOfClusterReport(t *testing.T) {
 	}
 	if cmd := Command(p.Changes[2], p.Redis); !strings.Contains(cmd, "-p 7001") {
 		t.Errorf("command for node 10.0.0.2:7001: %s", cmd)
+	}
+}
+
+// A node can announce any address (CONFIG SET cluster-announce-ip spreads
+// it by gossip) and a server's error or a value can hold anything: the
+// text and Markdown reports print them escaped, never as raw control
+// characters.
+func TestRenderEscapesOutsideValues(t *testing.T) {
+	evil := "\x1b[31mX\x1b[0m\r\u202e\u0085\x85\xff"
+	addr := evil + ":7000"
+	rep := &Report{Target: Target{Redis: addr, Cluster: true, Live: true},
+		Nodes: []Node{{Addr: addr, Role: "primary", Shard: 1, Seed: true}, {Addr: "10.0.0.2:7001", Role: "replica", Shard: 1, Error: "ERR " + evil}},
+		Findings: []Finding{{ID: "r", Section: "redis", Severity: High, Status: Fired, Node: addr, Title: "t", Message: "node " + addr + " says " + evil,
+			Evidence: []Evidence{{Source: "CONFIG x on " + addr, Value: evil}}}}}
+	for name, write := range map[string]func(*strings.Builder) error{
+		"text":     func(b *strings.Builder) error { return WriteText(b, rep, RenderOptions{Verbose: true}) },
+		"markdown": func(b *strings.Builder) error { return WriteMarkdown(b, rep, RenderOptions{Verbose: true}) },
+	} {
+		var b strings.Builder
+		if err := write(&b); err != nil {
+			t.Fatal(err)
+		}
+		out := b.String()
+		for i, r := range out {
+			if r != '\n' && (r < 0x20 || r == 0x7f || r >= 0x80 && r <= 0x9f || r == 0x202e || r == utf8.RuneError) {
+				t.Fatalf("%s: raw %U at byte %d: %q", name, r, i, out)
+			}
+		}
+		if !strings.Contains(out, `\x1b[31mX\x1b[0m\r\u202e\u0085\x85\xff:7000`) {
+			t.Errorf("%s: the address is not shown escaped:\n%s", name, out)
+		}
+	}
+	if got := printable("a\tb\nc"); got != "a\tb\nc" {
+		t.Errorf("printable keeps tabs and newlines: %q", got)
+	}
+}
+
+// Nodes are read in parallel: three nodes that each hold their first INFO
+// until released are all asked before any answers (one after another,
+// the second would be dialled only after the first answered). Each read
+// lands on its own node, in topology order.
+func TestReadNodesInParallel(t *testing.T) {
+	var nodes []*ClusterNodeFacts
+	var servers []*respscript.Server
+	for range 3 {
+		s := respscript.Start(t, respscript.Options{Script: respscript.OnNth("INFO", 1, respscript.Stall())})
+		servers = append(servers, s)
+		nodes = append(nodes, &ClusterNodeFacts{Node: Node{Addr: s.Addr(), Role: "primary"}})
+	}
+	done := make(chan struct{})
+	go func() {
+		readNodes(context.Background(), nodes, GatherOptions{Redis: &redisadmin.Options{Timeout: time.Minute}}, "")
+		close(done)
+	}()
+	for i, s := range servers {
+		select {
+		case <-s.Seen("INFO", 1):
+		case <-time.After(30 * time.Second): // a bound on the wait, not a timing assertion
+			t.Fatalf("node %d never asked while the others were held: nodes are read one after another", i)
+		}
+	}
+	for _, s := range servers {
+		s.Release()
+	}
+	<-done
+	for i, n := range nodes {
+		if n.Addr != servers[i].Addr() || n.Redis == nil && n.Error == "" {
+			t.Errorf("node %d: %+v, want %s read or with its error", i, n.Node, servers[i].Addr())
+		}
+	}
+}
+
+// An empty value (save "") is shown as empty, an absent one as absent.
+func TestEvidenceEmptyIsNotAbsent(t *testing.T) {
+	f := &Facts{Redis: &redisadmin.Facts{Config: redisadmin.Config{"save": ""}}}
+	_, empty, _ := f.Config("save")
+	_, absent, _ := f.Config("no-such-parameter")
+	if got := empty.text(); got != `CONFIG GET save = ""` {
+		t.Errorf("empty: %q", got)
+	}
+	if got := absent.text(); got != "CONFIG GET no-such-parameter (absent)" {
+		t.Errorf("absent: %q", got)
+	}
+}
+
+// With --rule a cluster report may hold one node's findings only: the
+// groups with nothing to show get no header; an unread node keeps its own,
+// which says why.
+func TestRenderLeavesOutEmptyGroups(t *testing.T) {
+	rep := &Report{Target: Target{Redis: "10.0.0.1:7000", Cluster: true},
+		Nodes: []Node{{Addr: "10.0.0.1:7000", Role: "primary", Shard: 1, Seed: true}, {Addr: "10.0.0.2:7001", Role: "primary", Shard: 2},
+			{Addr: "10.0.0.3:7002", Role: "primary", Shard: 3, Error: "connection refused"}},
+		Findings: []Finding{{ID: "r", Section: "redis", Severity: High, Status: Fired, Node: "10.0.0.1:7000", Title: "t", Message: "m"}}}
+	var text, md strings.Builder
+	if err := WriteText(&text, rep, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteMarkdown(&md, rep, RenderOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for name, out := range map[string]string{"text": text.String(), "markdown": md.String()} {
+		for _, absent := range []string{"=== host ===", "=== cluster ===", "=== node 10.0.0.2:7001", "## Host", "## Cluster\n", "## Node 10.0.0.2:7001"} {
+			if strings.Contains(out, absent) {
+				t.Errorf("%s: an empty group's header %q is printed:\n%s", name, absent, out)
+			}
+		}
+		for _, present := range []string{"node 10.0.0.1:7000 (primary, shard 1)", "10.0.0.3:7002 (primary, shard 3): NOT READ: connection refused"} {
+			if !strings.Contains(strings.ToLower(out), strings.ToLower(present)) {
+				t.Errorf("%s: %q missing:\n%s", name, present, out)
+			}
+		}
 	}
 }

@@ -270,3 +270,85 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// TestClusterPrimaryFailed stops a primary whose replica may not fail over
+// (cluster-replica-no-failover): once the others mark it fail, CLUSTER
+// SHARDS calls it "fail" and cluster-coverage names it with its slots.
+func TestClusterPrimaryFailed(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 1)
+	for _, n := range c.Nodes() {
+		do(t, n, "CONFIG", "SET", "cluster-node-timeout", "1000")
+	}
+	do(t, c.Replicas[2], "CONFIG", "SET", "cluster-replica-no-failover", "yes")
+	dead := c.Primaries[2]
+	if err := dead.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	waitFor(t, "the seed's CLUSTER SHARDS to call "+dead.Addr()+" fail", func() bool {
+		cn, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: c.Seed(), Timeout: 2 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cn.Close()
+		shards, err := cn.ClusterShards(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sh := range shards {
+			if p, ok := sh.Primary(); ok && p.Addr == dead.Addr() {
+				return p.Failed()
+			}
+		}
+		return false
+	})
+	f := finding(t, clusterReport(t, c.Seed()), "cluster-coverage")
+	want := "primary " + dead.Addr() + " is failed (CLUSTER SHARDS health) and serves 5462 slot(s): 10922-16383"
+	if f.Status != doctor.Fired || !strings.Contains(f.Message, want) {
+		t.Errorf("%s: %s\nwant %q", f.Status, f.Message, want)
+	}
+}
+
+// TestClusterSeedWithoutClusterNodes: with CLUSTER NODES denied by an ACL
+// the seed is still marked (by CLUSTER MYID, or by its INFO run_id when
+// MYID is denied too), so the plan keeps the seed's own Redis fixes.
+func TestClusterSeedWithoutClusterNodes(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 0)
+	for _, n := range c.Nodes() {
+		do(t, n, "ACL", "SETUSER", "doc", "on", ">pw", "~*", "+@all", "-cluster|nodes")
+		do(t, n, "ACL", "SETUSER", "doc2", "on", ">pw", "~*", "+@all", "-cluster|nodes", "-cluster|myid")
+	}
+	ctx := context.Background()
+	for _, user := range []string{"doc", "doc2"} {
+		t.Run(user, func(t *testing.T) {
+			f, err := doctor.Gather(ctx, doctor.GatherOptions{Root: "/", Redis: &redisadmin.Options{Addr: c.Seed(), Username: user, Password: "pw"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if f.Cluster.FlagsError == "" {
+				t.Fatal("CLUSTER NODES was not denied")
+			}
+			rep, err := doctor.Run(ctx, f, doctor.Options{Only: []string{"maxmemory"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var seeds []string
+			for _, n := range rep.Nodes {
+				if n.Seed {
+					seeds = append(seeds, n.Addr)
+				}
+			}
+			if len(seeds) != 1 || seeds[0] != c.Seed() {
+				t.Fatalf("seeds %v, want %s", seeds, c.Seed())
+			}
+			p := rep.Plan(doctor.ReviewedPlan(doctor.Low))
+			found := false
+			for _, ch := range p.Changes {
+				found = found || ch.Target == "maxmemory"
+			}
+			if !found {
+				t.Errorf("the seed's maxmemory fix is not in the plan: changes %+v, notes %q", p.Changes, p.Notes)
+			}
+		})
+	}
+}

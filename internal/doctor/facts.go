@@ -52,6 +52,25 @@ type Facts struct {
 	Cluster *Cluster
 	// Node is the cluster node a per-node rule judges (nil otherwise).
 	Node *Node
+	// nodes are the local cluster nodes a CombinesNodes rule judges
+	// together (Servers).
+	nodes []*ClusterNodeFacts
+}
+
+// Servers returns the facts of each server a CombinesNodes rule judges:
+// one per local cluster node of the namespace (Redis set to that node's),
+// or f alone outside a cluster.
+func (f *Facts) Servers() []*Facts {
+	if len(f.nodes) == 0 {
+		return []*Facts{f}
+	}
+	out := make([]*Facts, len(f.nodes))
+	for i, n := range f.nodes {
+		g := *f
+		g.Redis, g.PrevRedis, g.Node, g.nodes = n.Redis, n.PrevRedis, &n.Node, nil
+		out[i] = &g
+	}
+	return out
 }
 
 // HasRedis reports whether a server's INFO was read.
@@ -159,17 +178,17 @@ var globalNetSysctls = map[string]bool{
 // a rule that is not PerNetNS would otherwise read the first server's
 // namespace, where they do not exist.
 func (f *Facts) Sysctl(name string) (string, Evidence, bool) {
-	ev := Evidence{Source: sysctlPath(name)}
+	ev := Evidence{Source: sysctlPath(name), Absent: true}
 	if f.Host == nil {
 		return "", ev, false
 	}
 	if p := f.RedisProcess(); p != nil && strings.HasPrefix(name, "net.") && !globalNetSysctls[name] && !p.NetNSIsInspector && p.NetSysctls != nil {
 		v, ok := p.NetSysctls[name]
-		ev.Value, ev.Note = v, fmt.Sprintf("in the network namespace of redis-server pid %d", p.PID)
+		ev.Value, ev.Absent, ev.Note = v, !ok, fmt.Sprintf("in the network namespace of redis-server pid %d", p.PID)
 		return v, ev, ok
 	}
 	v, ok := f.Host.Sysctls[name]
-	ev.Value = v
+	ev.Value, ev.Absent = v, !ok
 	return v, ev, ok
 }
 
@@ -246,12 +265,12 @@ func (f *Facts) NetStats() (cur, prev *host.NetStats) {
 
 // Config returns a CONFIG GET value and its evidence.
 func (f *Facts) Config(name string) (string, Evidence, bool) {
-	ev := Evidence{Source: "CONFIG GET " + name}
+	ev := Evidence{Source: "CONFIG GET " + name, Absent: true}
 	if f.Redis == nil || f.Redis.Config == nil {
 		return "", ev, false
 	}
 	v, ok := f.Redis.Config.Get(name)
-	ev.Value = v
+	ev.Value, ev.Absent = v, !ok
 	return v, ev, ok
 }
 
@@ -267,7 +286,7 @@ func (f *Facts) ConfigInt(name string) (int64, Evidence, bool) {
 
 // InfoInt returns a numeric INFO field and its evidence.
 func (f *Facts) InfoInt(key string) (int64, Evidence, bool) {
-	ev := Evidence{Source: "INFO " + key}
+	ev := Evidence{Source: "INFO " + key, Absent: true}
 	info := f.Info()
 	if info == nil {
 		return 0, ev, false
@@ -276,7 +295,7 @@ func (f *Facts) InfoInt(key string) (int64, Evidence, bool) {
 	if !ok {
 		return 0, ev, false
 	}
-	ev.Value = v
+	ev.Value, ev.Absent = v, false
 	n, err := parseInt(v)
 	return n, ev, f.parsed(ev, err)
 }

@@ -24,10 +24,12 @@ func WriteMarkdown(w io.Writer, r *Report, o RenderOptions) error {
 		h = "###"
 	}
 	for _, g := range r.groups() {
-		if g.title != "" {
+		var body strings.Builder
+		writeMarkdownBody(&errWriter{w: &body}, g.rep, o, h)
+		if g.title != "" && (body.Len() > 0 || g.unread) {
 			mw.printf("\n## %s\n", mdEscape(strings.ToUpper(g.title[:1])+g.title[1:]))
 		}
-		writeMarkdownBody(mw, g.rep, o, h)
+		mw.printf("%s", body.String())
 	}
 	return mw.err
 }
@@ -66,7 +68,7 @@ func writeMarkdownFinding(mw *errWriter, f Finding, addr, h string) {
 	if len(f.Evidence) > 0 {
 		mw.printf("\n| source | value | note |\n|---|---|---|\n")
 		for _, e := range f.Evidence {
-			mw.printf("| `%s` | `%s` | %s |\n", e.Source, e.Value, mdEscape(e.Note))
+			mw.printf("| `%s` | `%s` | %s |\n", e.Source, e.shown(), mdEscape(e.Note))
 		}
 	}
 	for _, n := range f.Notes {

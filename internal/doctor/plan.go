@@ -110,7 +110,7 @@ func (p *Plan) take(f Finding, o PlanOptions, seen map[string]bool) {
 		case len(o.Kinds) > 0 && !slices.Contains(o.Kinds, c.Kind):
 			p.Notes = append(p.Notes, fmt.Sprintf("%s from %s left out: %s changes are not taken here", c.Key(), c.Rule, c.Kind))
 		case seen[c.Key()]:
-			p.Notes = append(p.Notes, fmt.Sprintf("%s from %s dropped: a more severe finding already sets it", c.Key(), c.Rule))
+			p.Notes = append(p.Notes, fmt.Sprintf("%s from %s dropped: another finding already sets it", c.Key(), c.Rule))
 		default:
 			seen[c.Key()] = true
 			p.Changes = append(p.Changes, c)

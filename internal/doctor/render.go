@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"redline/internal/host"
 )
@@ -166,10 +169,12 @@ func WriteText(w io.Writer, r *Report, o RenderOptions) error {
 		}
 	}
 	for _, g := range r.groups() {
-		if g.title != "" {
+		var body strings.Builder
+		writeTextBody(&errWriter{w: &body}, g.rep, o)
+		if g.title != "" && (body.Len() > 0 || g.unread) {
 			tw.printf("\n=== %s ===\n", g.title)
 		}
-		writeTextBody(tw, g.rep, o)
+		tw.printf("%s", body.String())
 	}
 	return tw.err
 }
@@ -271,14 +276,26 @@ var statusTitle = map[Status]string{
 }
 
 func (e Evidence) text() string {
-	s := e.Source + " = " + e.Value
-	if e.Value == "" {
+	s := e.Source + " = " + e.shown()
+	if e.Absent {
 		s = e.Source + " (absent)"
 	}
 	if e.Note != "" {
 		s += "  (" + e.Note + ")"
 	}
 	return s
+}
+
+// shown is the value as the reports print it: "(absent)" when there is
+// none, `""` when it is empty.
+func (e Evidence) shown() string {
+	switch {
+	case e.Absent:
+		return "(absent)"
+	case e.Value == "":
+		return `""`
+	}
+	return e.Value
 }
 
 func (fx *Fix) needs() string {
@@ -345,6 +362,8 @@ func (r *Report) byStatus(s Status) []Finding {
 }
 
 // errWriter keeps the first write error so the renderers stay readable.
+// Everything it writes goes through printable: addresses, errors and
+// values read from servers and files reach the terminal only escaped.
 type errWriter struct {
 	w   io.Writer
 	err error
@@ -352,8 +371,36 @@ type errWriter struct {
 
 func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
+		_, e.err = io.WriteString(e.w, printable(fmt.Sprintf(format, args...)))
 	}
+}
+
+// printable escapes the control characters of s that a terminal acts on
+// (ESC, CR, backspace, C1 controls, bidi overrides, invalid UTF-8) as Go
+// does in a quoted string ("\x1b", "\r", "\u202e"), so a value read from
+// outside (a node's announced address, a server's error, a CONFIG value)
+// cannot move the cursor, recolour or rewrite the report. Newlines and tabs
+// are kept: the renderers lay out lines with them.
+func printable(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, "\\x%02x", s[i])
+		case unsafeRune(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+func unsafeRune(r rune) bool {
+	return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))
 }
 
 // group is a part of a cluster report: the host, the cluster, or one
@@ -361,6 +408,10 @@ func (e *errWriter) printf(format string, args ...any) {
 type group struct {
 	title string
 	rep   *Report
+	// unread is a node that could not be read: its title, which says
+	// why, is shown even when no finding is (a group that shows nothing
+	// else is left out, as with --rule).
+	unread bool
 }
 
 // groups splits a cluster report into the host's findings, the cluster's
@@ -383,15 +434,15 @@ func (r *Report) groups() []group {
 	hostRep := sub(r.Target.Redis, func(f Finding) bool { return f.Node == "" && f.Section != "cluster" })
 	hostRep.ReadErrors = r.ReadErrors
 	out := []group{
-		{"host", hostRep},
-		{"cluster", sub(r.Target.Redis, func(f Finding) bool { return f.Node == "" && f.Section == "cluster" })},
+		{title: "host", rep: hostRep},
+		{title: "cluster", rep: sub(r.Target.Redis, func(f Finding) bool { return f.Node == "" && f.Section == "cluster" })},
 	}
 	for _, n := range r.Nodes {
 		title := "node " + n.Label()
 		if n.Error != "" {
 			title += ": NOT READ: " + n.Error
 		}
-		out = append(out, group{title, sub(n.Addr, func(f Finding) bool { return f.Node == n.Addr })})
+		out = append(out, group{title, sub(n.Addr, func(f Finding) bool { return f.Node == n.Addr }), n.Error != ""})
 	}
 	return out
 }

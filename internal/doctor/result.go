@@ -32,6 +32,10 @@ type Evidence struct {
 	Source string `json:"source"`
 	Value  string `json:"value"`
 	Note   string `json:"note,omitempty"`
+	// Absent says the source has no such value (a sysctl the kernel
+	// lacks, a CONFIG parameter the server does not know), as opposed to
+	// an empty one (save "", an empty ip_local_reserved_ports).
+	Absent bool `json:"absent,omitempty"`
 }
 
 // Ev builds an Evidence with a formatted value.

@@ -89,6 +89,12 @@ const (
 	// cluster it runs once per node on this host, or once without a
 	// server when no node is on this host.
 	ReadsRedis
+	// CombinesNodes: a ReadsRedis rule whose fix is one host value for
+	// every server (a list sysctl such as ip_local_reserved_ports). In a
+	// cluster it runs once over the local nodes of each network namespace
+	// (Facts.Servers) instead of once per node, whose fixes would each set
+	// the whole list and conflict.
+	CombinesNodes
 )
 
 // Rule is one check. Rules are values registered once at init.

@@ -202,11 +202,9 @@ func byNetNS(s *host.Snapshot, pids []int) [][]int {
 	var groups [][]int
 	index := map[string]int{}
 	for _, pid := range pids {
-		key := fmt.Sprint("pid ", pid)
-		if p := s.Process(pid); p != nil && p.NetNSIsInspector {
-			key = "inspector"
-		} else if p != nil && p.NetNS != 0 {
-			key = fmt.Sprint("netns ", p.NetNS)
+		key := netnsKey(s, pid)
+		if key == "" {
+			key = fmt.Sprint("pid ", pid)
 		}
 		if i, ok := index[key]; ok {
 			groups[i] = append(groups[i], pid)
@@ -216,6 +214,19 @@ func byNetNS(s *host.Snapshot, pids []int) [][]int {
 		groups = append(groups, []int{pid})
 	}
 	return groups
+}
+
+// netnsKey names pid's network namespace, "" when the snapshot does not
+// say which it is.
+func netnsKey(s *host.Snapshot, pid int) string {
+	p := s.Process(pid)
+	switch {
+	case p != nil && p.NetNSIsInspector:
+		return "inspector"
+	case p != nil && p.NetNS != 0:
+		return fmt.Sprint("netns ", p.NetNS)
+	}
+	return ""
 }
 
 func joinPIDs(pids []int) string {

@@ -47,11 +47,16 @@ type ClusterMember struct {
 	Addr string // host:port the node advertises
 	// Role is "master" or "replica".
 	Role string
-	// Health is CLUSTER SHARDS' "online", "failed" or "loading"; empty
+	// Health is CLUSTER SHARDS' "online", "fail" or "loading" (cluster.c,
+	// addNodeDetailsToShardReply; the Redis docs print "failed"); empty
 	// when the topology came from CLUSTER SLOTS, which lists no failed
 	// replica.
 	Health string
 }
+
+// Failed reports whether CLUSTER SHARDS calls the node failed: "fail" as
+// the server sends it, or "failed" as the Redis docs print it.
+func (m ClusterMember) Failed() bool { return m.Health == "fail" || m.Health == "failed" }
 
 // Primary returns the shard's primary, or false when it has none.
 func (s ClusterShard) Primary() (ClusterMember, bool) {
@@ -78,7 +83,7 @@ func (s ClusterShard) SlotCount() int {
 func (c *Conn) ClusterShards(ctx context.Context) ([]ClusterShard, error) {
 	v, err := c.do(ctx, "CLUSTER", "SHARDS")
 	if err == nil {
-		return ParseClusterShards(v), nil
+		return c.withHost(ParseClusterShards(v)), nil
 	}
 	var se *resp.ServerError
 	if !errors.As(err, &se) {
@@ -90,7 +95,27 @@ func (c *Conn) ClusterShards(ctx context.Context) ([]ClusterShard, error) {
 	if v, err = c.do(ctx, "CLUSTER", "SLOTS"); err != nil {
 		return nil, fmt.Errorf("cluster topology from %s: %w", c.Addr(), err)
 	}
-	return ParseClusterSlots(v), nil
+	return c.withHost(ParseClusterSlots(v)), nil
+}
+
+// withHost gives the host this connection dialled to members announced
+// without one (":7000", or "?:7000" for an unknown endpoint): a node that
+// has met no other does not know its own address, and only its own entry
+// can lack one (the others' come from the nodes that met them).
+func (c *Conn) withHost(shards []ClusterShard) []ClusterShard {
+	host, _, err := net.SplitHostPort(c.opts.Addr)
+	if err != nil || c.opts.Network == "unix" {
+		return shards
+	}
+	for i := range shards {
+		for j := range shards[i].Nodes {
+			m := &shards[i].Nodes[j]
+			if h, port, err := net.SplitHostPort(m.Addr); err == nil && (h == "" || h == "?") {
+				m.Addr = net.JoinHostPort(host, port)
+			}
+		}
+	}
+	return shards
 }
 
 // ParseClusterShards reads CLUSTER SHARDS: per shard a map with "slots"

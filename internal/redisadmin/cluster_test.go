@@ -18,12 +18,12 @@ func TestParseClusterShards(t *testing.T) {
 		// The replica listed first: the primary still comes first.
 		arr(bulk("slots"), arr(bulk("0"), bulk("99"), bulk("200"), bulk("200")), bulk("nodes"), arr(
 			node("r1", "10.0.0.2", "7001", "replica", "loading"), node("p1", "10.0.0.1", "7000", "master", "online"))),
-		arr(bulk("slots"), arr(), bulk("nodes"), arr(node("p2", "10.0.0.3", "7002", "master", "failed"))),
+		arr(bulk("slots"), arr(), bulk("nodes"), arr(node("p2", "10.0.0.3", "7002", "master", "fail"))),
 	)
 	want := []ClusterShard{
 		{Slots: []SlotRange{{0, 99}, {200, 200}}, Nodes: []ClusterMember{
 			{ID: "p1", Addr: "10.0.0.1:7000", Role: "master", Health: "online"}, {ID: "r1", Addr: "10.0.0.2:7001", Role: "replica", Health: "loading"}}},
-		{Nodes: []ClusterMember{{ID: "p2", Addr: "10.0.0.3:7002", Role: "master", Health: "failed"}}},
+		{Nodes: []ClusterMember{{ID: "p2", Addr: "10.0.0.3:7002", Role: "master", Health: "fail"}}},
 	}
 	got := ParseClusterShards(v)
 	if d := cmp.Diff(want, got); d != "" {

@@ -111,7 +111,7 @@ func (c *Conn) handshake(ctx context.Context) error {
 	case errors.As(err, &se) && (o.Password != "" || strings.HasPrefix(se.Msg, "NOAUTH")):
 		return fmt.Errorf("%w: %s on Redis at %s: %w (check the user name and password)", ErrAuth, args[0], o.Addr, err)
 	default:
-		return fmt.Errorf("%s on Redis at %s: %w", args[0], o.Addr, err)
+		return fmt.Errorf("%s on Redis at %s: %w", args[0], o.Addr, notRedis(o.Addr, err))
 	}
 }
 
@@ -131,9 +131,19 @@ func (c *Conn) do(ctx context.Context, args ...string) (resp.Value, error) {
 	c.RoundTrips++
 	v, err := c.c.DoOK(ctx, args...)
 	if err != nil {
-		return v, fmt.Errorf("%s: %w", commandName(args), err)
+		return v, fmt.Errorf("%s: %w", commandName(args), notRedis(c.opts.Addr, err))
 	}
 	return v, nil
+}
+
+// notRedis says what a reply that is not RESP means: the address is not a
+// Redis server (a web server answers "HTTP/1.1 400 Bad Request").
+func notRedis(addr string, err error) error {
+	var nr *resp.NotRESPError
+	if errors.As(err, &nr) {
+		return fmt.Errorf("%s is not a Redis server (it answered %q): %w", addr, nr.Start, resp.ErrProtocol)
+	}
+	return err
 }
 
 // commandName names a command for an error: its first two words, except

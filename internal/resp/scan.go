@@ -37,6 +37,28 @@ const MaxAggregateLen = 1 << 31
 // ErrProtocol reports bytes that are not RESP.
 var ErrProtocol = errors.New("resp: protocol error")
 
+// NotRESPError is a reply whose first byte is no RESP type: the peer is
+// not a Redis server (an HTTP server answers "HTTP/1.1 400 Bad Request").
+type NotRESPError struct {
+	// Start is the start of what the peer sent: its first line, at most
+	// 64 bytes.
+	Start string
+}
+
+func (e *NotRESPError) Error() string {
+	return fmt.Sprintf("%v: unknown type byte %q at offset 0 (the reply starts %q)", ErrProtocol, e.Start[0], e.Start)
+}
+
+// Unwrap makes a NotRESPError an ErrProtocol.
+func (e *NotRESPError) Unwrap() error { return ErrProtocol }
+
+func notRESP(b []byte) error {
+	if i := bytes.IndexAny(b, "\r\n"); i > 0 {
+		b = b[:i]
+	}
+	return &NotRESPError{Start: string(b[:min(len(b), 64)])}
+}
+
 func protoErr(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{ErrProtocol}, args...)...)
 }
@@ -61,6 +83,9 @@ func Scan(b []byte) (n int, kind Kind, need int, err error) {
 			return 0, 0, 0, nil
 		}
 		t := b[pos]
+		if pos == 0 && !knownType(t) {
+			return 0, 0, 0, notRESP(b) // at once: an HTTP peer may send no CRLF soon
+		}
 		end := bytes.IndexByte(b[pos:], '\n')
 		if end < 0 {
 			if len(b)-pos > maxLine {
@@ -114,6 +139,9 @@ func Scan(b []byte) (n int, kind Kind, need int, err error) {
 	}
 	return pos, kind, 0, nil
 }
+
+// knownType reports whether t is a RESP2 or RESP3 type byte.
+func knownType(t byte) bool { return bytes.IndexByte([]byte("+-:,#(_$!=*~>%|"), t) >= 0 }
 
 // maxLine bounds a header or simple line; real servers send far less.
 const maxLine = 64 << 10

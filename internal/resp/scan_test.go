@@ -110,3 +110,19 @@ func TestAppendCommand(t *testing.T) {
 		t.Fatalf("AppendCommand = %q, want %q", got, want)
 	}
 }
+
+// A peer that is not a Redis server is named as such with what it sent,
+// at once (without waiting for a line end it may never send).
+func TestScanNotRESP(t *testing.T) {
+	for in, start := range map[string]string{
+		"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n": "HTTP/1.1 400 Bad Request",
+		"H":                     "H",
+		"SSH-2.0-OpenSSH_9.6\n": "SSH-2.0-OpenSSH_9.6",
+	} {
+		_, _, _, err := Scan([]byte(in))
+		var nr *NotRESPError
+		if !errors.As(err, &nr) || nr.Start != start || !errors.Is(err, ErrProtocol) {
+			t.Errorf("Scan(%q) = %v, want NotRESPError starting %q", in, err, start)
+		}
+	}
+}

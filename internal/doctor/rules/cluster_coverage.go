@@ -88,7 +88,7 @@ func slotGaps(shards []redisadmin.ClusterShard) ([]redisadmin.SlotRange, []faile
 				served[s] = true
 			}
 		}
-		if p.Health == "failed" && len(sh.Slots) > 0 {
+		if p.Failed() && len(sh.Slots) > 0 {
 			failed = append(failed, failedPrimary{p.Addr, sh.Slots})
 		}
 	}

@@ -141,3 +141,66 @@ func TestGoldenCluster(t *testing.T) {
 	}
 	compareGolden(t, "cluster", renderAll(t, rep))
 }
+
+// ip_local_reserved_ports is one list for the host: cluster nodes on this
+// host get one finding whose fix reserves every local node's client and
+// bus ports, not one fix per node each setting the whole list.
+func TestReservedPortsCombinesLocalNodes(t *testing.T) {
+	f := healthyFacts()
+	withCluster(f)
+	f.Host.Sysctls["net.ipv4.ip_local_port_range"] = "1025 65530"
+	f.Host.Sysctls["net.ipv4.ip_local_reserved_ports"] = "7003"
+	// The primaries run here, in the inspector's network namespace (a
+	// process whose namespace is unknown is judged with them too).
+	for i, n := range f.Cluster.Nodes {
+		n.Pid, n.Local = 100+i, n.Role == "primary"
+		n.Redis.Process = redisadmin.Process{Pid: n.Pid, Local: n.Local}
+		if n.Local && n.Pid != 100 && n.Pid != 104 {
+			p := f.Host.Processes[0]
+			p.PID = n.Pid
+			f.Host.Processes = append(f.Host.Processes, p)
+		}
+		port := strings.TrimPrefix(n.Addr, "10.0.0.1:")
+		n.Redis.Info = redisadmin.ParseInfo(strings.Replace(healthyInfo, "tcp_port:6379", "tcp_port:"+port, 1))
+	}
+	rep, err := doctor.Run(context.Background(), f, doctor.Options{Only: []string{"reserved-ports"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 {
+		t.Fatalf("%d findings, want one for the host: %+v", len(rep.Findings), rep.Findings)
+	}
+	fd := rep.Findings[0]
+	want := "7003,7000,17000,7001,17001,7002,17002"
+	if fd.Status != doctor.Fired || fd.Fix == nil || len(fd.Fix.Changes) != 1 || fd.Fix.Changes[0].Value != want {
+		t.Fatalf("%s %s, fix %+v; want ip_local_reserved_ports %s", fd.Status, fd.Message, fd.Fix, want)
+	}
+	if !strings.HasPrefix(fd.Message, "ports 7000,17000,7001,17001,7002,17002 are inside") {
+		t.Errorf("message %q", fd.Message)
+	}
+	// One port left unreserved is "port N is".
+	f.Host.Sysctls["net.ipv4.ip_local_reserved_ports"] = "7000-7002,17000,17001"
+	rep, _ = doctor.Run(context.Background(), f, doctor.Options{Only: []string{"reserved-ports"}})
+	if fd := rep.Findings[0]; !strings.HasPrefix(fd.Message, "port 17002 is inside") {
+		t.Errorf("message %q", fd.Message)
+	}
+}
+
+// The even share is redis-cli's integer (int)(16384/primaries): with seven
+// primaries it is 2340, and a primary with 2388 slots is 2.01 % off it
+// (over the threshold) where the exact share 2340.57 would make it 1.99 %.
+func TestSlotBalanceUsesRedisCliShare(t *testing.T) {
+	f := healthyFacts()
+	withCluster(f)
+	f.Cluster.Shards = nil
+	start := 0
+	for i, n := range []int{2388, 2333, 2333, 2333, 2333, 2332, 2332} {
+		p := redisadmin.ClusterMember{Addr: fmt.Sprintf("10.0.0.%d:7000", i+1), Role: "master"}
+		f.Cluster.Shards = append(f.Cluster.Shards, redisadmin.ClusterShard{Slots: []redisadmin.SlotRange{{Start: start, End: start + n - 1}}, Nodes: []redisadmin.ClusterMember{p}})
+		start += n
+	}
+	fd := run(t, f, "cluster-slot-balance")
+	if fd.Status != doctor.Fired || !strings.Contains(fd.Message, "even share 2340: 10.0.0.1:7000 serves 2388 (2.0 % off)") {
+		t.Errorf("%s: %s", fd.Status, fd.Message)
+	}
+}

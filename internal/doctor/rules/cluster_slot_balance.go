@@ -51,24 +51,26 @@ func checkSlotBalance(f *doctor.Facts) doctor.Result {
 	if len(ps) < 2 {
 		return doctor.Skip("%d primary serves slots: nothing to balance", len(ps))
 	}
-	expected := float64(total) / float64(len(ps))
+	// redis-cli's even share: (int)(16384 / total_weight), the weight
+	// being one per primary serving slots (clusterManagerCommandRebalance).
+	expected := redisadmin.ClusterSlots / len(ps)
 	var ev []doctor.Evidence
 	var off []string
 	worst := 0.0
 	for _, p := range ps {
 		// redis-cli's measure: |100 - 100*expected/slots|.
-		errPct := math.Abs(100 - 100*expected/float64(p.slots))
+		errPct := math.Abs(100 - 100*float64(expected)/float64(p.slots))
 		worst = max(worst, errPct)
 		e := doctor.Ev("CLUSTER SHARDS on "+c.Seed+": slots of primary "+p.addr, p.slots)
-		e.Note = fmt.Sprintf("%.1f %% off the even share of %.0f", errPct, expected)
+		e.Note = fmt.Sprintf("%.1f %% off the even share of %d", errPct, expected)
 		ev = append(ev, e)
 		if errPct > slotBalanceThreshold {
-			off = append(off, fmt.Sprintf("%s serves %d (%.0f %% off)", p.addr, p.slots, errPct))
+			off = append(off, fmt.Sprintf("%s serves %d (%.1f %% off)", p.addr, p.slots, errPct))
 		}
 	}
-	res := doctor.Pass("%d primaries serve %d slots, each within %.0f %% of the even share %.0f (worst %.1f %%)", len(ps), total, slotBalanceThreshold, expected, worst)
+	res := doctor.Pass("%d primaries serve %d slots, each within %.0f %% of the even share %d (worst %.1f %%)", len(ps), total, slotBalanceThreshold, expected, worst)
 	if len(off) > 0 {
-		res = doctor.Fire("%d primaries serve %d slots, even share %.0f: %s", len(ps), total, expected, strings.Join(off, "; ")).
+		res = doctor.Fire("%d primaries serve %d slots, even share %d: %s", len(ps), total, expected, strings.Join(off, "; ")).
 			WithFix(&doctor.Fix{Advice: []string{"move slots (and their keys) to even the shares: redis-cli --cluster rebalance " + c.Seed + " (it migrates keys: do it off-peak)"}})
 	}
 	if len(empty) > 0 {

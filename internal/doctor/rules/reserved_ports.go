@@ -14,7 +14,7 @@ func init() {
 		Why:    "an outgoing connection can take the Redis port (or its cluster bus port, port+10000) as its local port; the server then cannot bind it on restart",
 		Source: "K-ip ip_local_reserved_ports; RS-conf cluster-port (inference; W's ranges cover 16379)",
 		Reads:  []string{"sysctls"},
-		Needs:  doctor.NeedHost | doctor.ReadsRedis | doctor.PerNetNS,
+		Needs:  doctor.NeedHost | doctor.ReadsRedis | doctor.PerNetNS | doctor.CombinesNodes,
 		Proves: []string{"/proc/sys/net/ipv4/ip_local_port_range"},
 		Check:  checkReservedPorts,
 	})
@@ -26,7 +26,10 @@ func checkReservedPorts(f *doctor.Facts) doctor.Result {
 		return doctor.Skip("net.ipv4.ip_local_port_range is not readable")
 	}
 	reserved, rev, _ := f.Sysctl("net.ipv4.ip_local_reserved_ports")
-	ports := redisPorts(f)
+	var ports []int
+	for _, g := range f.Servers() {
+		ports = append(ports, redisPorts(g)...)
+	}
 	var hit []string
 	for _, p := range ports {
 		if int64(p) >= r[0] && int64(p) <= r[1] && !portListed(reserved, p) {
@@ -34,11 +37,19 @@ func checkReservedPorts(f *doctor.Facts) doctor.Result {
 		}
 	}
 	if len(hit) == 0 {
-		return doctor.Pass("ports %s are outside the range or reserved", joinInts(ports)).With(ev, rev)
+		return doctor.Pass("%s outside the range or reserved", portsAre(joinInts(ports), len(ports))).With(ev, rev)
 	}
 	want := strings.Trim(reserved+","+strings.Join(hit, ","), ",")
-	return doctor.Fire("ports %s are inside ip_local_port_range %d-%d and not reserved", strings.Join(hit, ","), r[0], r[1]).With(ev, rev).
+	return doctor.Fire("%s inside ip_local_port_range %d-%d and not reserved", portsAre(strings.Join(hit, ","), len(hit)), r[0], r[1]).With(ev, rev).
 		WithFix(new(doctor.Fix).Sysctl("net.ipv4.ip_local_reserved_ports", want, reserved, "keep the Redis ports out of automatic assignment"))
+}
+
+// portsAre is "port 6379 is" or "ports 6379,16379 are".
+func portsAre(list string, n int) string {
+	if n == 1 {
+		return "port " + list + " is"
+	}
+	return "ports " + list + " are"
 }
 
 // redisPorts are the server's port and its cluster bus port.
