@@ -12,6 +12,7 @@ import (
 	"redline/internal/host"
 	"redline/internal/redisadmin"
 	"redline/internal/testutil/respscript"
+	"redline/internal/textsafe"
 )
 
 // In a cluster, process rules judge the nodes on this host and say "node
@@ -116,7 +117,7 @@ func TestRenderEscapesOutsideValues(t *testing.T) {
 			t.Errorf("%s: the address is not shown escaped:\n%s", name, out)
 		}
 	}
-	if got := printable("a\tb\nc"); got != "a\tb\nc" {
+	if got := textsafe.Printable("a\tb\nc"); got != "a\tb\nc" {
 		t.Errorf("printable keeps tabs and newlines: %q", got)
 	}
 }

@@ -4,12 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"redline/internal/host"
+	"redline/internal/textsafe"
 )
 
 // RenderOptions controls the human and Markdown reports.
@@ -371,36 +369,8 @@ type errWriter struct {
 
 func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
-		_, e.err = io.WriteString(e.w, printable(fmt.Sprintf(format, args...)))
+		_, e.err = io.WriteString(e.w, textsafe.Printable(fmt.Sprintf(format, args...)))
 	}
-}
-
-// printable escapes the control characters of s that a terminal acts on
-// (ESC, CR, backspace, C1 controls, bidi overrides, invalid UTF-8) as Go
-// does in a quoted string ("\x1b", "\r", "\u202e"), so a value read from
-// outside (a node's announced address, a server's error, a CONFIG value)
-// cannot move the cursor, recolour or rewrite the report. Newlines and tabs
-// are kept: the renderers lay out lines with them.
-func printable(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			fmt.Fprintf(&b, "\\x%02x", s[i])
-		case unsafeRune(r):
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-func unsafeRune(r rune) bool {
-	return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))
 }
 
 // group is a part of a cluster report: the host, the cluster, or one

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"redline/internal/textsafe"
 	"strings"
 )
 
@@ -13,9 +14,12 @@ type errWriter struct {
 	err error
 }
 
+// printf writes through textsafe.Printable: a lab's result holds text
+// read from outside (server errors, cluster node addresses, evidence),
+// and a control character in it must not act on the reader's terminal.
 func (e *errWriter) printf(format string, args ...any) {
 	if e.err == nil {
-		_, e.err = fmt.Fprintf(e.w, format, args...)
+		_, e.err = io.WriteString(e.w, textsafe.Printable(fmt.Sprintf(format, args...)))
 	}
 }
 
