@@ -56,6 +56,10 @@ const (
 	// MinStartMargin is the least the common start is set ahead of the
 	// moment the start is sent; twice the slowest round trip is added.
 	MinStartMargin = 20 * time.Millisecond
+	// StartMarginPerWorker is added to the margin for each worker.
+	StartMarginPerWorker = time.Millisecond
+	// StartLateWarn is how late a worker may start before a warning.
+	StartLateWarn = 5 * time.Millisecond
 	// StopWait bounds the wait for a stopped worker's last report.
 	StopWait = 30 * time.Second
 )
@@ -74,6 +78,9 @@ type WorkersOptions struct {
 	// for ticks: WorkerSpecs with ticks): the per-second series of a
 	// lab's run.
 	Progress func(Progress)
+	// Warn, when set, is given a line for each worker that started later
+	// than StartLateWarn after the common start.
+	Warn func(string)
 }
 
 // RunWorkers runs one test in the workers with a common start and merges
@@ -85,7 +92,7 @@ func RunWorkers(ctx context.Context, ws []WorkerSlot, o WorkersOptions) (*benchd
 		m, _ := MergeWorkers(results(stopped(), ws, nil))
 		return m, err
 	}
-	clocks, err := startAll(ctx, ws)
+	clocks, err := startAll(ctx, ws, o.Warn)
 	if err != nil {
 		stopAll(ws)
 		m, _ := MergeWorkers(results(stopped(), ws, clocks))
@@ -178,7 +185,7 @@ func joinComma(s []string) string {
 
 // startAll measures each worker's clock and link, then tells each to
 // start at one common instant.
-func startAll(ctx context.Context, ws []WorkerSlot) ([]*benchdata.WorkerClock, error) {
+func startAll(ctx context.Context, ws []WorkerSlot, warn func(string)) ([]*benchdata.WorkerClock, error) {
 	clocks := make([]*benchdata.WorkerClock, len(ws))
 	errs := make([]error, len(ws))
 	var wg sync.WaitGroup
@@ -196,24 +203,63 @@ func startAll(ctx context.Context, ws []WorkerSlot) ([]*benchdata.WorkerClock, e
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	return clocks, sendStarts(ctx, ws, clocks, warn)
+}
+
+// sendStarts tells every worker at once to start at one instant, a
+// margin ahead: twice the slowest round trip, MinStartMargin and
+// StartMarginPerWorker for each (the sends compete for this host's CPU
+// and links). Each worker's start is recorded as late (LateMS) when its
+// message arrived, by its round trip, after the instant; past
+// StartLateWarn, warn names it.
+func sendStarts(ctx context.Context, ws []WorkerSlot, clocks []*benchdata.WorkerClock, warn func(string)) error {
 	var maxRTT float64
 	for _, c := range clocks {
 		maxRTT = max(maxRTT, c.RTTMS)
 	}
-	at := time.Now().Add(MinStartMargin + time.Duration(2*maxRTT*float64(time.Millisecond)))
+	margin := MinStartMargin + time.Duration(len(ws))*StartMarginPerWorker + time.Duration(2*maxRTT*float64(time.Millisecond))
+	at := time.Now().Add(margin)
+	errs := make([]error, len(ws))
+	var wg sync.WaitGroup
 	for i, w := range ws {
-		// The start message arrives about half a round trip after it is sent.
-		oneWay := time.Duration(clocks[i].RTTMS / 2 * float64(time.Millisecond))
-		d := max(time.Until(at)-oneWay, 0)
-		clocks[i].StartDelayMS = float64(d) / float64(time.Millisecond)
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := w.Worker.Start(sctx, d)
-		cancel()
-		if err != nil {
-			return clocks, fmt.Errorf("%s: start: %w", w.name(), err)
+		wg.Go(func() {
+			// The start message arrives about half a round trip after it is sent.
+			oneWay := time.Duration(clocks[i].RTTMS / 2 * float64(time.Millisecond))
+			sent := time.Now()
+			d := max(at.Sub(sent)-oneWay, 0)
+			clocks[i].StartDelayMS = millis(d)
+			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if err := w.Worker.Start(sctx, d); err != nil {
+				errs[i] = fmt.Errorf("%s: start: %w", w.name(), err)
+				return
+			}
+			// The message arrived a one-way trip after it was sent, or,
+			// when Start waited for a reply, about half way through.
+			arrived := later(sent.Add(oneWay), sent.Add(time.Since(sent)/2))
+			if late := arrived.Add(d).Sub(at); late > time.Millisecond {
+				clocks[i].LateMS = millis(late)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i, w := range ws {
+		if late := clocks[i].LateMS; late > millis(StartLateWarn) && warn != nil {
+			warn(fmt.Sprintf("%s started %.0f ms after the common start (its start message arrived late; the margin was %s): its first %.0f ms are missing from the merged interval's start",
+				w.name(), late, margin.Round(time.Millisecond), late))
 		}
 	}
-	return clocks, nil
+	return nil
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // probeClock keeps the round trip of ClockProbes with the least delay:

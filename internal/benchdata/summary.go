@@ -358,4 +358,8 @@ type WorkerClock struct {
 	RTTMS    float64 `json:"rtt_ms"`
 	// StartDelayMS is the delay the worker was told to start after.
 	StartDelayMS float64 `json:"start_delay_ms"`
+	// LateMS is how long after the common start the worker started,
+	// when its start message arrived too late to wait (by its round
+	// trip); 0 when it started on time.
+	LateMS float64 `json:"late_ms,omitempty"`
 }
