@@ -44,6 +44,7 @@ type Worker interface {
 type WorkerSlot struct {
 	N      int
 	Host   string
+	Share  WorkerShare
 	Worker Worker
 }
 
@@ -316,7 +317,7 @@ func results(ctx context.Context, ws []WorkerSlot, clocks []*benchdata.WorkerClo
 	for i, w := range ws {
 		wg.Go(func() {
 			sum, ticks, err := w.Worker.Result(rctx)
-			parts[i] = WorkerPart{Worker: w.N, Host: w.Host, Summary: sum, Ticks: ticks, Err: err}
+			parts[i] = WorkerPart{Worker: w.N, Host: w.Host, Share: w.Share, Summary: sum, Ticks: ticks, Err: err}
 			if clocks != nil {
 				parts[i].Clock = clocks[i]
 			}

@@ -113,13 +113,16 @@ func TestMergeWorkersKernelEvidence(t *testing.T) {
 }
 
 // TestMergeWorkersIdentity: a worker that failed without a result keeps
-// its number and host, and the ones after it keep theirs.
+// its number and host, and the ones after it keep theirs; its error is
+// the merged error, it is counted in workers_failed, and the merged
+// configuration is what was asked of all three, not the survivors' sum.
 func TestMergeWorkersIdentity(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	share := WorkerShare{Clients: 2, Requests: 100}
 	parts := []WorkerPart{
-		{Worker: 1, Host: "a", Summary: workerSummary(t, 10, start, nil)},
-		{Worker: 2, Host: "b", Err: errors.New("lost")},
-		{Worker: 3, Host: "c", Summary: workerSummary(t, 20, start, nil)},
+		{Worker: 1, Host: "a", Share: share, Summary: workerSummary(t, 10, start, nil)},
+		{Worker: 2, Host: "b", Share: share, Err: errors.New("lost")},
+		{Worker: 3, Host: "c", Share: share, Summary: workerSummary(t, 20, start, nil)},
 	}
 	m, err := MergeWorkers(parts)
 	if err != nil {
@@ -132,6 +135,9 @@ func TestMergeWorkersIdentity(t *testing.T) {
 	}
 	if m.Workers[1].Error != "lost" || m.Workers[2].Requests != 20 || m.Requests != 30 {
 		t.Errorf("workers %+v, %d requests", m.Workers, m.Requests)
+	}
+	if m.WorkersFailed != 1 || m.Error != "worker 2 (b): lost" || m.Config.Clients != 6 || m.Config.Requests != 300 {
+		t.Errorf("failed %d, error %q, config %d clients %d requests", m.WorkersFailed, m.Error, m.Config.Clients, m.Config.Requests)
 	}
 	var b strings.Builder
 	writeWorkerLines(&b, "", m)

@@ -57,6 +57,9 @@ type Summary struct {
 	// Workers is set with --workers: each load process's own figures;
 	// the fields above are their exact merge.
 	Workers []WorkerResult `json:"workers,omitempty"`
+	// WorkersFailed is how many of Workers sent no result: the figures
+	// above miss their load (partial), the Config is what was asked.
+	WorkersFailed int `json:"workers_failed,omitempty"`
 
 	// Cluster is set with --cluster: per node figures and redirections.
 	Cluster *Cluster `json:"cluster,omitempty"`

@@ -74,7 +74,7 @@ func runWorkers(ctx context.Context, o bench.Options, t bench.Test, data []byte,
 			stopStarted(ws[:i])
 			return nil, fmt.Errorf("%s: %w", bench.WorkerName(i+1, ""), err)
 		}
-		ws[i] = bench.WorkerSlot{N: i + 1, Worker: p}
+		ws[i] = bench.WorkerSlot{N: i + 1, Share: bench.ShareOf(spec), Worker: p}
 	}
 	return bench.RunWorkers(ctx, ws, wo)
 }

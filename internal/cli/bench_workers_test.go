@@ -263,3 +263,38 @@ func TestBenchWorkersPassword(t *testing.T) {
 		t.Errorf("the password appears in the output or the -o file")
 	}
 }
+
+// TestBenchWorkersOneKilled: one worker is killed (-9) in the middle of a
+// timed run; the other finishes. The merged result says it is partial:
+// the killed worker's error in `error`, workers_failed 1, the asked-for
+// clients in the configuration, exit 1.
+func TestBenchWorkersOneKilled(t *testing.T) {
+	s := redistest.Start(t)
+	t.Setenv("REDLINE_TEST_MAIN", "1")
+	out := filepath.Join(t.TempDir(), "w.json")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		before := commandCalls(t, s)["set"]
+		waitFor(t, "the workers' load", func() bool { return commandCalls(t, s)["set"] > before+100 })
+		if ws := childWorkers(t); len(ws) == 2 {
+			pid, _ := strconv.Atoi(ws[0])
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+	stdout, errOut, code := runCLI(t, context.Background(), nil, "bench", "--workers", "2", "-p", port(s), "-t", "set",
+		"-c", "4", "-n", "0", "--duration", "3s", "-q", "--progress", "none", "-o", out)
+	<-done
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, errOut)
+	}
+	doc, err := benchdata.ReadDocument(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := doc.Results[0]
+	if sum.WorkersFailed != 1 || sum.Config.Clients != 4 || !strings.Contains(sum.Error, "worker ") || sum.Requests == 0 {
+		t.Errorf("merged: %d failed, %d clients, error %q, %d requests", sum.WorkersFailed, sum.Config.Clients, sum.Error, sum.Requests)
+	}
+	t.Log(errOut)
+}
