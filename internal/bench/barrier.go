@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -70,10 +71,28 @@ const (
 // process (or a session's bench) and set up its clients.
 func WorkerReadyTimeout(o Options) time.Duration { return o.Timeout + 20*time.Second }
 
+// WorkerResultTimeout is how long, by default, a --workers run waits for
+// every worker's result after the start: for a timed run (-n 0 with
+// --duration) its warm-up, duration, drain and a reply's --timeout and a
+// margin; 0 (no deadline) for a run of -n requests, whose length is not
+// known ahead.
+func WorkerResultTimeout(o Options) time.Duration {
+	if o.Requests > 0 || o.Duration <= 0 {
+		return 0
+	}
+	return o.Warmup + o.Duration + o.Drain + o.Timeout + 10*time.Second
+}
+
 // WorkersOptions configure RunWorkers.
 type WorkersOptions struct {
 	// ReadyTimeout bounds the wait for every worker to be ready.
 	ReadyTimeout time.Duration
+	// ResultTimeout, when set, bounds the wait for the results after the
+	// start (WorkerResultTimeout): then every worker is stopped, and one
+	// that sends nothing within StopWait is named.
+	ResultTimeout time.Duration
+	// StopWait, when set, replaces StopWait (tests).
+	StopWait time.Duration
 	// Progress, when set, is called after the run with each merged
 	// progress interval of the workers, in order (their specs must ask
 	// for ticks: WorkerSpecs with ticks): the per-second series of a
@@ -90,18 +109,31 @@ type WorkersOptions struct {
 func RunWorkers(ctx context.Context, ws []WorkerSlot, o WorkersOptions) (*benchdata.Summary, error) {
 	if err := readyAll(ctx, ws, o.ReadyTimeout); err != nil {
 		stopAll(ws)
-		m, _ := MergeWorkers(results(stopped(), ws, nil))
+		m, _ := MergeWorkers(results(stopped(), ws, nil, cmp.Or(o.StopWait, StopWait)))
 		return m, err
 	}
 	clocks, err := startAll(ctx, ws, o.Warn)
 	if err != nil {
 		stopAll(ws)
-		m, _ := MergeWorkers(results(stopped(), ws, clocks))
+		m, _ := MergeWorkers(results(stopped(), ws, clocks, cmp.Or(o.StopWait, StopWait)))
 		return m, err
 	}
-	stop := context.AfterFunc(ctx, func() { stopAll(ws) }) // Ctrl-C: each reports what it measured
+	wctx, cancel := ctx, context.CancelFunc(func() {})
+	if o.ResultTimeout > 0 {
+		wctx, cancel = context.WithTimeoutCause(ctx, o.ResultTimeout, errResultDeadline)
+	}
+	defer cancel()
+	// Ctrl-C or the deadline: each reports what it measured.
+	stop := context.AfterFunc(wctx, func() { stopAll(ws) })
 	defer stop()
-	parts := results(ctx, ws, clocks)
+	parts := results(wctx, ws, clocks, cmp.Or(o.StopWait, StopWait))
+	if ctx.Err() == nil && context.Cause(wctx) == errResultDeadline {
+		for i, p := range parts {
+			if p.Summary == nil {
+				parts[i].Err = fmt.Errorf("sent no result within %s of the start (stopped then; a stalled host or process): %w", o.ResultTimeout, cmp.Or(p.Err, errors.New("no result")))
+			}
+		}
+	}
 	m, merr := MergeWorkers(parts)
 	ticks := make([][]WorkerTick, len(parts))
 	for i, p := range parts {
@@ -122,6 +154,8 @@ func RunWorkers(ctx context.Context, ws []WorkerSlot, o WorkersOptions) (*benchd
 	}
 	return m, errors.Join(errs...)
 }
+
+var errResultDeadline = errors.New("the workers' result deadline passed")
 
 // readyAll waits until every worker is ready, or fails naming the first
 // that could not be and, at the deadline, every one not ready yet.
@@ -293,8 +327,8 @@ func stopAll(ws []WorkerSlot) {
 
 // results collects every worker's result: a worker runs as long as its
 // share of the test does, and once ctx ends (Ctrl-C, or a stop, with ctx
-// already done) it has StopWait to report.
-func results(ctx context.Context, ws []WorkerSlot, clocks []*benchdata.WorkerClock) []WorkerPart {
+// already done) it has stopWait to report.
+func results(ctx context.Context, ws []WorkerSlot, clocks []*benchdata.WorkerClock, stopWait time.Duration) []WorkerPart {
 	rctx, cancel := context.WithCancel(context.Background())
 	finished := make(chan struct{})
 	defer close(finished)
@@ -305,7 +339,7 @@ func results(ctx context.Context, ws []WorkerSlot, clocks []*benchdata.WorkerClo
 		case <-finished:
 			return
 		}
-		t := time.NewTimer(StopWait)
+		t := time.NewTimer(stopWait)
 		defer t.Stop()
 		select {
 		case <-t.C:

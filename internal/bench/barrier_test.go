@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"sync"
 	"testing"
@@ -89,4 +90,41 @@ func minTime(a, b time.Time) time.Time {
 		return a
 	}
 	return b
+}
+
+// stuckWorker answers the barrier, then neither reports nor stops: a
+// SIGSTOPped process, a stalled host.
+type stuckWorker struct{ linkWorker }
+
+func (w *stuckWorker) Result(ctx context.Context) (*benchdata.Summary, []WorkerTick, error) {
+	<-ctx.Done()
+	return nil, nil, errors.New("no report within the stop wait: killed")
+}
+
+// doneWorker reports a result at once.
+type doneWorker struct {
+	linkWorker
+	sum *benchdata.Summary
+}
+
+func (w *doneWorker) Result(context.Context) (*benchdata.Summary, []WorkerTick, error) {
+	return w.sum, nil, nil
+}
+
+// TestRunWorkersResultDeadline: a worker that never reports is stopped at
+// the result deadline and named; the run ends instead of waiting forever,
+// with the other worker's figures merged.
+func TestRunWorkersResultDeadline(t *testing.T) {
+	ws := []WorkerSlot{
+		{N: 1, Host: "a", Worker: &doneWorker{sum: workerSummary(t, 10, time.Now(), nil)}},
+		{N: 2, Host: "b", Worker: &stuckWorker{}},
+	}
+	m, err := RunWorkers(context.Background(), ws, WorkersOptions{ReadyTimeout: time.Minute, ResultTimeout: 200 * time.Millisecond, StopWait: 100 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "worker 2 (b): sent no result within 200ms") {
+		t.Fatalf("error %v", err)
+	}
+	if m == nil || m.Requests != 10 || m.WorkersFailed != 1 {
+		t.Errorf("merged %+v", m)
+	}
+	t.Log(err)
 }

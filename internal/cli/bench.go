@@ -205,7 +205,8 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 func (r *benchRun) measure(ctx context.Context, t bench.Test, data []byte) (*benchdata.Summary, error) {
 	// No replayed ticks: this command's progress is live, the workers'
 	// would arrive only at the end.
-	wo := bench.WorkersOptions{ReadyTimeout: cmp.Or(r.f.WorkersReadyTimeout, bench.WorkerReadyTimeout(r.o)), Warn: r.warn}
+	wo := bench.WorkersOptions{ReadyTimeout: cmp.Or(r.f.WorkersReadyTimeout, bench.WorkerReadyTimeout(r.o)),
+		ResultTimeout: bench.WorkerResultTimeout(r.o), Warn: r.warn}
 	if r.ssh != nil {
 		return r.ssh.run(ctx, r.o, t, data, wo)
 	}
