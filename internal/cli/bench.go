@@ -186,7 +186,7 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 	}
 	switch {
 	case interrupted:
-		return exitCode(ExitSignaled, fmt.Sprintf("interrupted: the results above cover the %d requests measured before Ctrl-C", sum.Requests))
+		return exitCode(ExitSignaled, fmt.Sprintf("interrupted: the results above cover the %d requests measured before %s", sum.Requests, stoppedWhat(ctx)))
 	case err != nil:
 		msg := err.Error()
 		if sum.Requests > 0 {

@@ -215,6 +215,9 @@ func TestBenchWorkersSignals(t *testing.T) {
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(sig) {
 				t.Fatalf("exit %v, want %d\n%s", err, 128+int(sig), stderr.String())
 			}
+			if !strings.Contains(stderr.String(), "measured before SIGTERM") {
+				t.Errorf("the summary does not name the signal:\n%s", stderr.String())
+			}
 			doc, rerr := benchdata.ReadDocument(out)
 			if rerr != nil {
 				t.Fatal(rerr)
