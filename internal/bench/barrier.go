@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -44,6 +45,7 @@ type Worker interface {
 type WorkerSlot struct {
 	N      int
 	Host   string
+	Share  WorkerShare
 	Worker Worker
 }
 
@@ -56,6 +58,10 @@ const (
 	// MinStartMargin is the least the common start is set ahead of the
 	// moment the start is sent; twice the slowest round trip is added.
 	MinStartMargin = 20 * time.Millisecond
+	// StartMarginPerWorker is added to the margin for each worker.
+	StartMarginPerWorker = time.Millisecond
+	// StartLateWarn is how late a worker may start before a warning.
+	StartLateWarn = 5 * time.Millisecond
 	// StopWait bounds the wait for a stopped worker's last report.
 	StopWait = 30 * time.Second
 )
@@ -65,15 +71,36 @@ const (
 // process (or a session's bench) and set up its clients.
 func WorkerReadyTimeout(o Options) time.Duration { return o.Timeout + 20*time.Second }
 
+// WorkerResultTimeout is how long, by default, a --workers run waits for
+// every worker's result after the start: for a timed run (-n 0 with
+// --duration) its warm-up, duration, drain and a reply's --timeout and a
+// margin; 0 (no deadline) for a run of -n requests, whose length is not
+// known ahead.
+func WorkerResultTimeout(o Options) time.Duration {
+	if o.Requests > 0 || o.Duration <= 0 {
+		return 0
+	}
+	return o.Warmup + o.Duration + o.Drain + o.Timeout + 10*time.Second
+}
+
 // WorkersOptions configure RunWorkers.
 type WorkersOptions struct {
 	// ReadyTimeout bounds the wait for every worker to be ready.
 	ReadyTimeout time.Duration
+	// ResultTimeout, when set, bounds the wait for the results after the
+	// start (WorkerResultTimeout): then every worker is stopped, and one
+	// that sends nothing within StopWait is named.
+	ResultTimeout time.Duration
+	// StopWait, when set, replaces StopWait (tests).
+	StopWait time.Duration
 	// Progress, when set, is called after the run with each merged
 	// progress interval of the workers, in order (their specs must ask
 	// for ticks: WorkerSpecs with ticks): the per-second series of a
 	// lab's run.
 	Progress func(Progress)
+	// Warn, when set, is given a line for each worker that started later
+	// than StartLateWarn after the common start.
+	Warn func(string)
 }
 
 // RunWorkers runs one test in the workers with a common start and merges
@@ -82,18 +109,31 @@ type WorkersOptions struct {
 func RunWorkers(ctx context.Context, ws []WorkerSlot, o WorkersOptions) (*benchdata.Summary, error) {
 	if err := readyAll(ctx, ws, o.ReadyTimeout); err != nil {
 		stopAll(ws)
-		m, _ := MergeWorkers(results(stopped(), ws, nil))
+		m, _ := MergeWorkers(results(stopped(), ws, nil, cmp.Or(o.StopWait, StopWait)))
 		return m, err
 	}
-	clocks, err := startAll(ctx, ws)
+	clocks, err := startAll(ctx, ws, o.Warn)
 	if err != nil {
 		stopAll(ws)
-		m, _ := MergeWorkers(results(stopped(), ws, clocks))
+		m, _ := MergeWorkers(results(stopped(), ws, clocks, cmp.Or(o.StopWait, StopWait)))
 		return m, err
 	}
-	stop := context.AfterFunc(ctx, func() { stopAll(ws) }) // Ctrl-C: each reports what it measured
+	wctx, cancel := ctx, context.CancelFunc(func() {})
+	if o.ResultTimeout > 0 {
+		wctx, cancel = context.WithTimeoutCause(ctx, o.ResultTimeout, errResultDeadline)
+	}
+	defer cancel()
+	// Ctrl-C or the deadline: each reports what it measured.
+	stop := context.AfterFunc(wctx, func() { stopAll(ws) })
 	defer stop()
-	parts := results(ctx, ws, clocks)
+	parts := results(wctx, ws, clocks, cmp.Or(o.StopWait, StopWait))
+	if ctx.Err() == nil && context.Cause(wctx) == errResultDeadline {
+		for i, p := range parts {
+			if p.Summary == nil {
+				parts[i].Err = fmt.Errorf("sent no result within %s of the start (stopped then; a stalled host or process): %w", o.ResultTimeout, cmp.Or(p.Err, errors.New("no result")))
+			}
+		}
+	}
 	m, merr := MergeWorkers(parts)
 	ticks := make([][]WorkerTick, len(parts))
 	for i, p := range parts {
@@ -114,6 +154,8 @@ func RunWorkers(ctx context.Context, ws []WorkerSlot, o WorkersOptions) (*benchd
 	}
 	return m, errors.Join(errs...)
 }
+
+var errResultDeadline = errors.New("the workers' result deadline passed")
 
 // readyAll waits until every worker is ready, or fails naming the first
 // that could not be and, at the deadline, every one not ready yet.
@@ -178,7 +220,7 @@ func joinComma(s []string) string {
 
 // startAll measures each worker's clock and link, then tells each to
 // start at one common instant.
-func startAll(ctx context.Context, ws []WorkerSlot) ([]*benchdata.WorkerClock, error) {
+func startAll(ctx context.Context, ws []WorkerSlot, warn func(string)) ([]*benchdata.WorkerClock, error) {
 	clocks := make([]*benchdata.WorkerClock, len(ws))
 	errs := make([]error, len(ws))
 	var wg sync.WaitGroup
@@ -196,24 +238,63 @@ func startAll(ctx context.Context, ws []WorkerSlot) ([]*benchdata.WorkerClock, e
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	return clocks, sendStarts(ctx, ws, clocks, warn)
+}
+
+// sendStarts tells every worker at once to start at one instant, a
+// margin ahead: twice the slowest round trip, MinStartMargin and
+// StartMarginPerWorker for each (the sends compete for this host's CPU
+// and links). Each worker's start is recorded as late (LateMS) when its
+// message arrived, by its round trip, after the instant; past
+// StartLateWarn, warn names it.
+func sendStarts(ctx context.Context, ws []WorkerSlot, clocks []*benchdata.WorkerClock, warn func(string)) error {
 	var maxRTT float64
 	for _, c := range clocks {
 		maxRTT = max(maxRTT, c.RTTMS)
 	}
-	at := time.Now().Add(MinStartMargin + time.Duration(2*maxRTT*float64(time.Millisecond)))
+	margin := MinStartMargin + time.Duration(len(ws))*StartMarginPerWorker + time.Duration(2*maxRTT*float64(time.Millisecond))
+	at := time.Now().Add(margin)
+	errs := make([]error, len(ws))
+	var wg sync.WaitGroup
 	for i, w := range ws {
-		// The start message arrives about half a round trip after it is sent.
-		oneWay := time.Duration(clocks[i].RTTMS / 2 * float64(time.Millisecond))
-		d := max(time.Until(at)-oneWay, 0)
-		clocks[i].StartDelayMS = float64(d) / float64(time.Millisecond)
-		sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		err := w.Worker.Start(sctx, d)
-		cancel()
-		if err != nil {
-			return clocks, fmt.Errorf("%s: start: %w", w.name(), err)
+		wg.Go(func() {
+			// The start message arrives about half a round trip after it is sent.
+			oneWay := time.Duration(clocks[i].RTTMS / 2 * float64(time.Millisecond))
+			sent := time.Now()
+			d := max(at.Sub(sent)-oneWay, 0)
+			clocks[i].StartDelayMS = millis(d)
+			sctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			if err := w.Worker.Start(sctx, d); err != nil {
+				errs[i] = fmt.Errorf("%s: start: %w", w.name(), err)
+				return
+			}
+			// The message arrived a one-way trip after it was sent, or,
+			// when Start waited for a reply, about half way through.
+			arrived := later(sent.Add(oneWay), sent.Add(time.Since(sent)/2))
+			if late := arrived.Add(d).Sub(at); late > time.Millisecond {
+				clocks[i].LateMS = millis(late)
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	for i, w := range ws {
+		if late := clocks[i].LateMS; late > millis(StartLateWarn) && warn != nil {
+			warn(fmt.Sprintf("%s started %.0f ms after the common start (its start message arrived late; the margin was %s): its first %.0f ms are missing from the merged interval's start",
+				w.name(), late, margin.Round(time.Millisecond), late))
 		}
 	}
-	return clocks, nil
+	return nil
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // probeClock keeps the round trip of ClockProbes with the least delay:
@@ -246,8 +327,8 @@ func stopAll(ws []WorkerSlot) {
 
 // results collects every worker's result: a worker runs as long as its
 // share of the test does, and once ctx ends (Ctrl-C, or a stop, with ctx
-// already done) it has StopWait to report.
-func results(ctx context.Context, ws []WorkerSlot, clocks []*benchdata.WorkerClock) []WorkerPart {
+// already done) it has stopWait to report.
+func results(ctx context.Context, ws []WorkerSlot, clocks []*benchdata.WorkerClock, stopWait time.Duration) []WorkerPart {
 	rctx, cancel := context.WithCancel(context.Background())
 	finished := make(chan struct{})
 	defer close(finished)
@@ -258,7 +339,7 @@ func results(ctx context.Context, ws []WorkerSlot, clocks []*benchdata.WorkerClo
 		case <-finished:
 			return
 		}
-		t := time.NewTimer(StopWait)
+		t := time.NewTimer(stopWait)
 		defer t.Stop()
 		select {
 		case <-t.C:
@@ -270,7 +351,7 @@ func results(ctx context.Context, ws []WorkerSlot, clocks []*benchdata.WorkerClo
 	for i, w := range ws {
 		wg.Go(func() {
 			sum, ticks, err := w.Worker.Result(rctx)
-			parts[i] = WorkerPart{Worker: w.N, Host: w.Host, Summary: sum, Ticks: ticks, Err: err}
+			parts[i] = WorkerPart{Worker: w.N, Host: w.Host, Share: w.Share, Summary: sum, Ticks: ticks, Err: err}
 			if clocks != nil {
 				parts[i].Clock = clocks[i]
 			}

@@ -125,6 +125,9 @@ func writeExtras(b *bufio.Writer, s *benchdata.Summary) {
 	if s.Interrupted {
 		fmt.Fprintf(b, "  interrupted: partial results\n")
 	}
+	if s.WorkersFailed > 0 {
+		fmt.Fprintf(b, "  partial results: %d of %d workers sent no result (their load is missing; the configuration is what was asked)\n", s.WorkersFailed, len(s.Workers))
+	}
 }
 
 func boolInt(b bool) int {

@@ -367,7 +367,6 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 		r.drain(done)
 		return nil, err
 	}
-	startWall := time.Now()
 	r.started.Store(true)
 	r.measuring.Store(r.o.Warmup == 0)
 	r.measureFrom = r.now()
@@ -376,7 +375,7 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 	r.watch(ctx, done)
 	stopTimers()
 	r.kernel = probe.finish() // before the loops close their connections
-	return r.summarise(startWall)
+	return r.summarise()
 }
 
 // gate holds the start until Options.Ready returns.
@@ -503,8 +502,12 @@ func (r *runner) progress(p *progressState) Progress {
 	return pr
 }
 
-// summarise merges the workers' histograms into a Summary.
-func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
+// summarise merges the workers' histograms into a Summary. Start and End
+// are the origin plus the offsets: measureFrom already counts the set-up
+// and the wait for Options.Ready, so adding it to a later instant would
+// count that time twice and make workers' intervals differ by their
+// set-up (MergeWorkers takes earliest start to latest end).
+func (r *runner) summarise() (*benchdata.Summary, error) {
 	classes := len(r.cmdNames)
 	total := benchdata.NewHistogram(r.o.Precision)
 	var unc *benchdata.Histogram
@@ -547,8 +550,8 @@ func (r *runner) summarise(startWall time.Time) (*benchdata.Summary, error) {
 		Schema:         benchdata.SchemaVersion,
 		Title:          r.test.Title,
 		Command:        r.commandText(),
-		Start:          startWall.Add(time.Duration(from)),
-		End:            startWall.Add(time.Duration(end)),
+		Start:          r.origin.Add(time.Duration(from)),
+		End:            r.origin.Add(time.Duration(end)),
 		ElapsedSeconds: elapsed.Seconds(),
 		Requests:       total.TotalCount(),
 		Latency:        benchdata.Digest(total.Histogram),

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -100,11 +101,26 @@ func SleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
+// WorkerShare is what one worker was asked to do: its share of -c, -n
+// and --rate. The merged Config is the sum of the shares, so a worker
+// that reported nothing still counts in what was asked.
+type WorkerShare struct {
+	Clients  int
+	Requests int64
+	Rate     float64
+}
+
+// ShareOf is spec's share.
+func ShareOf(spec WorkerSpec) WorkerShare {
+	return WorkerShare{Clients: spec.Options.Clients, Requests: spec.Options.Requests, Rate: spec.Options.Rate}
+}
+
 // WorkerPart is one worker's outcome for MergeWorkers: its identity, its
 // Summary (nil when it reported none) and its error.
 type WorkerPart struct {
 	Worker  int
 	Host    string
+	Share   WorkerShare
 	Summary *benchdata.Summary
 	Clock   *benchdata.WorkerClock
 	Ticks   []WorkerTick
@@ -150,8 +166,13 @@ func MergeWorkers(parts []WorkerPart) (*benchdata.Summary, error) {
 		if part.Err != nil {
 			w.Error = part.Err.Error()
 		}
+		m.Config.Clients += part.Share.Clients
+		m.Config.Requests += part.Share.Requests
+		m.Config.Rate += part.Share.Rate
 		p := part.Summary
 		if p == nil {
+			m.WorkersFailed++
+			errs = append(errs, part.name()+": "+cmp.Or(w.Error, "no result"))
 			m.Workers = append(m.Workers, w)
 			continue
 		}
@@ -168,6 +189,11 @@ func MergeWorkers(parts []WorkerPart) (*benchdata.Summary, error) {
 		}
 		if end.After(m.End) {
 			m.End = end
+		}
+		if part.Share == (WorkerShare{}) { // a caller that did not say
+			m.Config.Clients += p.Config.Clients
+			m.Config.Requests += p.Config.Requests
+			m.Config.Rate += p.Config.Rate
 		}
 		addCounts(&m, p)
 		if p.Error != "" && w.Error == "" {
@@ -206,9 +232,6 @@ func addCounts(m, p *benchdata.Summary) {
 		m.ErrorsByType[k] += v
 	}
 	m.Interrupted = m.Interrupted || p.Interrupted
-	m.Config.Clients += p.Config.Clients
-	m.Config.Requests += p.Config.Requests
-	m.Config.Rate += p.Config.Rate
 	m.Config.Threads += p.Config.Threads
 	m.Commands = mergeCommands(m.Commands, p.Commands)
 	m.Drain = mergeDrain(m.Drain, p.Drain)

@@ -1,14 +1,17 @@
 package bench
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"redline/internal/benchdata"
+	"redline/internal/redistest"
 )
 
 // TestMergeWorkersExactPercentiles records two processes' samples into
@@ -110,13 +113,16 @@ func TestMergeWorkersKernelEvidence(t *testing.T) {
 }
 
 // TestMergeWorkersIdentity: a worker that failed without a result keeps
-// its number and host, and the ones after it keep theirs.
+// its number and host, and the ones after it keep theirs; its error is
+// the merged error, it is counted in workers_failed, and the merged
+// configuration is what was asked of all three, not the survivors' sum.
 func TestMergeWorkersIdentity(t *testing.T) {
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	share := WorkerShare{Clients: 2, Requests: 100}
 	parts := []WorkerPart{
-		{Worker: 1, Host: "a", Summary: workerSummary(t, 10, start, nil)},
-		{Worker: 2, Host: "b", Err: errors.New("lost")},
-		{Worker: 3, Host: "c", Summary: workerSummary(t, 20, start, nil)},
+		{Worker: 1, Host: "a", Share: share, Summary: workerSummary(t, 10, start, nil)},
+		{Worker: 2, Host: "b", Share: share, Err: errors.New("lost")},
+		{Worker: 3, Host: "c", Share: share, Summary: workerSummary(t, 20, start, nil)},
 	}
 	m, err := MergeWorkers(parts)
 	if err != nil {
@@ -129,6 +135,9 @@ func TestMergeWorkersIdentity(t *testing.T) {
 	}
 	if m.Workers[1].Error != "lost" || m.Workers[2].Requests != 20 || m.Requests != 30 {
 		t.Errorf("workers %+v, %d requests", m.Workers, m.Requests)
+	}
+	if m.WorkersFailed != 1 || m.Error != "worker 2 (b): lost" || m.Config.Clients != 6 || m.Config.Requests != 300 {
+		t.Errorf("failed %d, error %q, config %d clients %d requests", m.WorkersFailed, m.Error, m.Config.Clients, m.Config.Requests)
 	}
 	var b strings.Builder
 	writeWorkerLines(&b, "", m)
@@ -173,5 +182,57 @@ func TestReplayTicks(t *testing.T) {
 		if rps := []float64{2000, 2000, 1000}[i]; p.IntervalRPS != rps {
 			t.Errorf("tick %d: %.0f requests per second, want %.0f", i, p.IntervalRPS, rps)
 		}
+	}
+}
+
+// TestRunStartAtRelease runs three workers with different set-up (1, 20
+// and 60 clients) held by one Ready released after 2 s: each reports its
+// Start at the release, not the release plus its own set-up and wait, so
+// the merged interval is no longer than the longest part's.
+func TestRunStartAtRelease(t *testing.T) {
+	s := redistest.Start(t)
+	tests, _ := SuiteTests([]string{"ping_mbulk"}, false)
+	release := make(chan struct{})
+	var waiting sync.WaitGroup
+	ready := func(ctx context.Context) error {
+		waiting.Done()
+		<-release
+		return nil
+	}
+	clients := []int{1, 20, 60}
+	parts := make([]WorkerPart, len(clients))
+	var runs sync.WaitGroup
+	waiting.Add(len(clients))
+	for i, c := range clients {
+		o := testOptions(s)
+		o.Clients, o.Requests, o.Ready, o.Seed = c, 3000, ready, uint64(i)
+		runs.Add(1)
+		go func() {
+			defer runs.Done()
+			sum, err := Run(context.Background(), o, tests[0], nil)
+			parts[i] = WorkerPart{Worker: i + 1, Summary: sum, Err: err}
+		}()
+	}
+	waiting.Wait()
+	time.Sleep(2 * time.Second)
+	released := time.Now()
+	close(release)
+	runs.Wait()
+	var longest float64
+	for _, p := range parts {
+		if p.Err != nil {
+			t.Fatal(p.Err)
+		}
+		if d := p.Summary.Start.Sub(released); d < -time.Millisecond || d > 500*time.Millisecond {
+			t.Errorf("worker %d: Start %v after the release, want about 0", p.Worker, d)
+		}
+		longest = max(longest, p.Summary.ElapsedSeconds)
+	}
+	m, err := MergeWorkers(parts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.ElapsedSeconds > longest+0.5 {
+		t.Errorf("merged elapsed %.3fs, longest part %.3fs: set-up counted as run time", m.ElapsedSeconds, longest)
 	}
 }

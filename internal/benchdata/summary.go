@@ -57,6 +57,9 @@ type Summary struct {
 	// Workers is set with --workers: each load process's own figures;
 	// the fields above are their exact merge.
 	Workers []WorkerResult `json:"workers,omitempty"`
+	// WorkersFailed is how many of Workers sent no result: the figures
+	// above miss their load (partial), the Config is what was asked.
+	WorkersFailed int `json:"workers_failed,omitempty"`
 
 	// Cluster is set with --cluster: per node figures and redirections.
 	Cluster *Cluster `json:"cluster,omitempty"`
@@ -358,4 +361,8 @@ type WorkerClock struct {
 	RTTMS    float64 `json:"rtt_ms"`
 	// StartDelayMS is the delay the worker was told to start after.
 	StartDelayMS float64 `json:"start_delay_ms"`
+	// LateMS is how long after the common start the worker started,
+	// when its start message arrived too late to wait (by its round
+	// trip); 0 when it started on time.
+	LateMS float64 `json:"late_ms,omitempty"`
 }

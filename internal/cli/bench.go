@@ -186,7 +186,7 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 	}
 	switch {
 	case interrupted:
-		return exitCode(ExitSignaled, fmt.Sprintf("interrupted: the results above cover the %d requests measured before Ctrl-C", sum.Requests))
+		return exitCode(ExitSignaled, fmt.Sprintf("interrupted: the results above cover the %d requests measured before %s", sum.Requests, stoppedWhat(ctx)))
 	case err != nil:
 		msg := err.Error()
 		if sum.Requests > 0 {
@@ -205,7 +205,8 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 func (r *benchRun) measure(ctx context.Context, t bench.Test, data []byte) (*benchdata.Summary, error) {
 	// No replayed ticks: this command's progress is live, the workers'
 	// would arrive only at the end.
-	wo := bench.WorkersOptions{ReadyTimeout: cmp.Or(r.f.WorkersReadyTimeout, bench.WorkerReadyTimeout(r.o))}
+	wo := bench.WorkersOptions{ReadyTimeout: cmp.Or(r.f.WorkersReadyTimeout, bench.WorkerReadyTimeout(r.o)),
+		ResultTimeout: bench.WorkerResultTimeout(r.o), Warn: r.warn}
 	if r.ssh != nil {
 		return r.ssh.run(ctx, r.o, t, data, wo)
 	}
@@ -214,6 +215,9 @@ func (r *benchRun) measure(ctx context.Context, t bench.Test, data []byte) (*ben
 	}
 	return bench.Run(ctx, r.o, t, data)
 }
+
+// warn prints a warning of the run on stderr.
+func (r *benchRun) warn(msg string) { fmt.Fprintln(r.s.err, "redline bench: warning: "+msg) }
 
 func (r *benchRun) print(sum *benchdata.Summary) {
 	switch {

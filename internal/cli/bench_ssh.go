@@ -119,7 +119,7 @@ func (w *sshWorkers) run(ctx context.Context, o bench.Options, t bench.Test, dat
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", bench.WorkerName(i+1, w.hosts[i]), err)
 		}
-		ws[i] = bench.WorkerSlot{N: i + 1, Host: w.hosts[i], Worker: bw}
+		ws[i] = bench.WorkerSlot{N: i + 1, Host: w.hosts[i], Share: bench.ShareOf(spec), Worker: bw}
 	}
 	return bench.RunWorkers(ctx, ws, wo)
 }

@@ -34,7 +34,7 @@ type workerSpec = bench.WorkerSpec
 
 // workerCtl is one instruction to a waiting worker process.
 type workerCtl struct {
-	Op    string        `json:"op"` // "clock" or "start"
+	Op    string        `json:"op"` // "clock", "start" or "stop"
 	Delay time.Duration `json:"delay,omitempty"`
 }
 
@@ -74,7 +74,7 @@ func runWorkers(ctx context.Context, o bench.Options, t bench.Test, data []byte,
 			stopStarted(ws[:i])
 			return nil, fmt.Errorf("%s: %w", bench.WorkerName(i+1, ""), err)
 		}
-		ws[i] = bench.WorkerSlot{N: i + 1, Worker: p}
+		ws[i] = bench.WorkerSlot{N: i + 1, Share: bench.ShareOf(spec), Worker: p}
 	}
 	return bench.RunWorkers(ctx, ws, wo)
 }
@@ -115,9 +115,11 @@ func startWorker(exe string, spec workerSpec) (*workerProc, error) {
 	p := &workerProc{ready: make(chan struct{}), clock: make(chan time.Time, 1), exited: make(chan struct{})}
 	p.cmd = exec.Command(exe, "bench", "--worker")
 	p.cmd.Stderr = &p.stderr
-	// A parent killed outright (kill -9, the OOM killer) stops its
-	// workers as Ctrl-C does, instead of leaving them loading the server.
-	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGINT}
+	// A parent killed outright (kill -9, the OOM killer) closes their
+	// stdin, which stops them; SIGKILL is the backstop (nobody is left to
+	// read a partial result). Not SIGINT: a worker of a coordinator
+	// started with SIGINT ignored inherits that.
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
 		return nil, err
 	}
@@ -234,15 +236,16 @@ func (p *workerProc) Result(ctx context.Context) (*benchdata.Summary, []bench.Wo
 	}
 }
 
-// Stop implements bench.Worker: SIGINT, so the worker reports what it
-// measured; a worker still waiting for its start also sees its input end.
+// Stop implements bench.Worker: a "stop" line and the end of its input,
+// not a signal (it may have inherited SIGINT ignored), so the worker
+// reports what it measured, before or after its start.
 func (p *workerProc) Stop() {
 	select {
 	case <-p.exited:
 		return
 	default:
 	}
-	p.cmd.Process.Signal(os.Interrupt)
+	p.ctl(workerCtl{Op: "stop"})
 	p.inMu.Lock()
 	p.stdin.Close()
 	p.inMu.Unlock()
@@ -250,35 +253,37 @@ func (p *workerProc) Stop() {
 
 // runWorkerChild is `redline bench --worker`: one share of a --workers
 // run, its settings and instructions on stdin, its readiness, clock and
-// Summary on stdout, its error on stderr.
+// Summary on stdout, its error on stderr. It stops, reporting what it
+// measured, on a "stop" line or the end of its stdin, whenever they come
+// (before or after the start): a coordinator started with SIGINT ignored
+// (`cmd &` in a script) passes that on to its workers, so a signal cannot
+// be what stops them.
 func runWorkerChild(ctx context.Context, s *streams) error {
 	dec := json.NewDecoder(s.in)
 	var spec workerSpec
 	if err := dec.Decode(&spec); err != nil {
 		return exitCode(ExitFailure, fmt.Sprintf("--worker: bad settings: %v", err))
 	}
-	ctls := make(chan workerCtl)
-	go func() {
-		defer close(ctls)
-		for {
-			var c workerCtl
-			if dec.Decode(&c) != nil {
-				return
-			}
-			ctls <- c
-		}
-	}()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	ctls := readWorkerCtls(dec, cancel)
+	var encMu sync.Mutex
 	enc := json.NewEncoder(s.out)
+	send := func(m workerMsg) error {
+		encMu.Lock()
+		defer encMu.Unlock()
+		return enc.Encode(m)
+	}
 	ready := func(ctx context.Context) error {
-		if err := enc.Encode(workerMsg{Ready: true}); err != nil {
+		if err := send(workerMsg{Ready: true}); err != nil {
 			return err
 		}
-		return awaitStart(ctx, ctls, func() error { return enc.Encode(workerMsg{Clock: time.Now()}) })
+		return awaitStart(ctx, ctls, func() error { return send(workerMsg{Clock: time.Now()}) })
 	}
 	sum, ticks, err := bench.RunWorker(ctx, spec, ready)
 	if sum != nil {
 		sum.Client = benchdata.LocalClientInfo(Version())
-		if jerr := enc.Encode(workerMsg{Summary: sum, Ticks: ticks}); jerr != nil && err == nil {
+		if jerr := send(workerMsg{Summary: sum, Ticks: ticks}); jerr != nil && err == nil {
 			err = jerr
 		}
 	}
@@ -288,13 +293,46 @@ func runWorkerChild(ctx context.Context, s *streams) error {
 	return nil
 }
 
+// errWorkerStopped and errCoordinatorGone are why a worker's run was
+// cancelled: a "stop" line, or its stdin ended.
+var (
+	errWorkerStopped   = errors.New("stopped by the coordinating redline")
+	errCoordinatorGone = errors.New("the coordinating redline went away")
+)
+
+// readWorkerCtls reads control lines until stdin ends: "stop" and the end
+// cancel the run; the others are passed on (dropped once nobody waits
+// for them: after the start).
+func readWorkerCtls(dec *json.Decoder, cancel context.CancelCauseFunc) <-chan workerCtl {
+	ctls := make(chan workerCtl, 8)
+	go func() {
+		defer close(ctls)
+		for {
+			var c workerCtl
+			if dec.Decode(&c) != nil {
+				cancel(errCoordinatorGone)
+				return
+			}
+			if c.Op == "stop" {
+				cancel(errWorkerStopped)
+				continue
+			}
+			select {
+			case ctls <- c:
+			default:
+			}
+		}
+	}()
+	return ctls
+}
+
 // awaitStart answers clock readings until the start comes, then waits
 // its delay.
 func awaitStart(ctx context.Context, ctls <-chan workerCtl, clock func() error) error {
 	for {
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("interrupted while waiting for the common start: %w", ctx.Err())
+			return fmt.Errorf("interrupted while waiting for the common start: %w", context.Cause(ctx))
 		case c, ok := <-ctls:
 			if !ok {
 				return errors.New("the coordinating redline went away before the start")

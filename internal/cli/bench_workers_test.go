@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"redline/internal/bench"
 	"redline/internal/benchdata"
 	"redline/internal/labdata"
 	"redline/internal/redistest"
@@ -180,14 +181,17 @@ doctor: false
 
 // TestBenchWorkersSignals: SIGTERM to the coordinator (not its group)
 // stops the workers, which report what they measured: partial results
-// kept, a line per worker, exit 128+15. kill -9 of the coordinator stops
-// them too (their parent-death signal): nothing is left running.
+// kept, a line per worker, exit 128+15, well within bench.StopWait.
+// kill -9 of the coordinator stops them too (their stdin ends; SIGKILL
+// at their parent's death): nothing is left running. The coordinator is
+// started with SIGINT ignored, as `cmd &` in a script does, so its
+// workers inherit that and a SIGINT would not stop them.
 func TestBenchWorkersSignals(t *testing.T) {
 	s := redistest.Start(t)
 	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
 		t.Run(sig.String(), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "w.json")
-			cmd := exec.Command(os.Args[0], "bench", "--workers", "2", "-p", port(s), "-t", "set", "-c", "4", "-n", "0", "--duration", "1h",
+			cmd := exec.Command("bash", "-c", `trap "" INT; exec "$0" "$@"`, os.Args[0], "bench", "--workers", "2", "-p", port(s), "-t", "set", "-c", "4", "-n", "0", "--duration", "1h",
 				"-q", "--progress", "none", "-o", out)
 			cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -198,14 +202,21 @@ func TestBenchWorkersSignals(t *testing.T) {
 			}
 			before := commandCalls(t, s)["set"]
 			waitFor(t, "the workers' load", func() bool { return commandCalls(t, s)["set"] > before+100 })
+			sent := time.Now()
 			cmd.Process.Signal(sig)
 			err := cmd.Wait()
 			waitFor(t, "every worker to exit", func() bool { return len(groupProcs(cmd.Process.Pid)) == 0 })
+			if took := time.Since(sent); took > bench.StopWait/2 {
+				t.Errorf("the workers took %s to stop: they were not told, only killed at the deadline", took)
+			}
 			if sig == syscall.SIGKILL {
 				return
 			}
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(sig) {
 				t.Fatalf("exit %v, want %d\n%s", err, 128+int(sig), stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "measured before SIGTERM") {
+				t.Errorf("the summary does not name the signal:\n%s", stderr.String())
 			}
 			doc, rerr := benchdata.ReadDocument(out)
 			if rerr != nil {
@@ -254,4 +265,39 @@ func TestBenchWorkersPassword(t *testing.T) {
 	if strings.Contains(stdout+errOut+string(saved), pw) {
 		t.Errorf("the password appears in the output or the -o file")
 	}
+}
+
+// TestBenchWorkersOneKilled: one worker is killed (-9) in the middle of a
+// timed run; the other finishes. The merged result says it is partial:
+// the killed worker's error in `error`, workers_failed 1, the asked-for
+// clients in the configuration, exit 1.
+func TestBenchWorkersOneKilled(t *testing.T) {
+	s := redistest.Start(t)
+	t.Setenv("REDLINE_TEST_MAIN", "1")
+	out := filepath.Join(t.TempDir(), "w.json")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		before := commandCalls(t, s)["set"]
+		waitFor(t, "the workers' load", func() bool { return commandCalls(t, s)["set"] > before+100 })
+		if ws := childWorkers(t); len(ws) == 2 {
+			pid, _ := strconv.Atoi(ws[0])
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+	stdout, errOut, code := runCLI(t, context.Background(), nil, "bench", "--workers", "2", "-p", port(s), "-t", "set",
+		"-c", "4", "-n", "0", "--duration", "3s", "-q", "--progress", "none", "-o", out)
+	<-done
+	if code != 1 {
+		t.Fatalf("exit %d, want 1\n%s\n%s", code, stdout, errOut)
+	}
+	doc, err := benchdata.ReadDocument(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := doc.Results[0]
+	if sum.WorkersFailed != 1 || sum.Config.Clients != 4 || !strings.Contains(sum.Error, "worker ") || sum.Requests == 0 {
+		t.Errorf("merged: %d failed, %d clients, error %q, %d requests", sum.WorkersFailed, sum.Config.Clients, sum.Error, sum.Requests)
+	}
+	t.Log(errOut)
 }

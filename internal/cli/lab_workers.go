@@ -23,7 +23,8 @@ type labLoad struct {
 
 func (l *labLoad) run(ctx context.Context, o bench.Options, t bench.Test, data []byte, c labdata.ClientSpec) (*benchdata.Summary, error) {
 	// The lab's per-second series comes from the workers' merged ticks.
-	wo := bench.WorkersOptions{ReadyTimeout: bench.WorkerReadyTimeout(o), Progress: o.Progress}
+	wo := bench.WorkersOptions{ReadyTimeout: bench.WorkerReadyTimeout(o), ResultTimeout: bench.WorkerResultTimeout(o), Progress: o.Progress,
+		Warn: func(msg string) { fmt.Fprintln(l.s.err, "redline lab: warning: "+msg) }}
 	if len(c.WorkerHosts) == 0 {
 		return runWorkers(ctx, o, t, data, c.Workers, wo)
 	}

@@ -9,6 +9,8 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // A run stops the way Ctrl-C stops it (the command rolls back what it
@@ -64,6 +66,19 @@ func stoppedCode(ctx context.Context) int {
 		return 128 + int(syscall.SIGPIPE)
 	}
 	return ExitSignaled
+}
+
+// stoppedWhat names what stopped a run, for messages: the signal, a
+// closed output, or Ctrl-C when nothing more is known.
+func stoppedWhat(ctx context.Context) string {
+	var sb stoppedBy
+	switch cause := context.Cause(ctx); {
+	case errors.As(cause, &sb) && sb.sig != syscall.SIGINT:
+		return unix.SignalName(sb.sig)
+	case errors.Is(cause, errOutputClosed):
+		return "the output closed"
+	}
+	return "Ctrl-C"
 }
 
 // closedOutput passes writes through until the reader goes away (EPIPE)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -120,7 +121,16 @@ type TargetSpec struct {
 // take for an option or a shell would split (a lab target's host, a
 // bench --workers ssh: host).
 func ValidSSHDestination(s string) bool {
-	return s != "" && !strings.HasPrefix(s, "-") && !strings.ContainsAny(s, " \t\n'\"\\;|&$`,")
+	host := s[strings.LastIndexByte(s, '@')+1:] // "-oProxyCommand=..." after "user@" is an option too
+	if host == "" || strings.HasPrefix(s, "-") || strings.HasPrefix(host, "-") || strings.ContainsAny(s, " '\"\\;|&$`,") {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) { // control characters: a newline ends the line ssh reads
+			return false
+		}
+	}
+	return true
 }
 
 // ServerSpec configures a managed or netns server.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"redline/internal/atomicfile"
@@ -58,7 +59,17 @@ type session struct {
 	// async counts the replies still to be sent by asyncOps.
 	benches benches
 	async   sync.WaitGroup
+	// ended is set when the loop returns: replies are dropped from then
+	// on, so a reply stuck on a stalled link cannot hold up the cleanup.
+	ended atomic.Bool
 }
+
+// asyncWait bounds the cleanup's wait for the async replies: one may be
+// blocked writing to a link that stalled.
+var asyncWait = 10 * time.Second
+
+// errEnded is a reply's error once the session's loop has returned.
+var errEnded = errors.New("the session ended: reply dropped")
 
 type managed struct {
 	info RedisServer
@@ -81,6 +92,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o SessionOptions) *
 	s := &session{o: o, id: newSessionID(), out: json.NewEncoder(out), timeout: DefaultHeartbeatTimeout,
 		servers: map[string]*managed{}, password: map[string]string{}, proto: MinProtocolVersion}
 	reason := s.loop(ctx, in)
+	s.ended.Store(true)
 	c := s.cleanup(reason)
 	if reason != "bye" {
 		s.saveCleanup(c)
@@ -208,9 +220,34 @@ func response(id uint64, res any, err error) Response {
 }
 
 func (s *session) reply(r Response) error {
+	if s.ended.Load() {
+		return errEnded
+	}
 	s.outMu.Lock()
 	defer s.outMu.Unlock()
+	if s.ended.Load() {
+		return errEnded
+	}
 	return s.out.Encode(r)
+}
+
+// waitAsync waits for the async replies' goroutines, at most asyncWait
+// or until ctx ends; it says when some were left (blocked on the link).
+func (s *session) waitAsync(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() {
+		s.async.Wait()
+		close(done)
+	}()
+	t := time.NewTimer(asyncWait)
+	defer t.Stop()
+	select {
+	case <-done:
+		return nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return fmt.Errorf("a reply still blocked on the link after %s: left behind", asyncWait)
 }
 
 // decodeArgs decodes an operation's arguments strictly.
@@ -240,7 +277,9 @@ func (s *session) cleanup(reason string) *Cleanup {
 	// stopped below.
 	n, errs := s.stopBenches(ctx)
 	c.Benches, c.Errors = n, append(c.Errors, errs...)
-	s.async.Wait()
+	if err := s.waitAsync(ctx); err != nil {
+		c.Errors = append(c.Errors, err.Error())
+	}
 	// Steer first: its moves are journaled sessions of their own, restored
 	// by its Stop, before the applies under them are rolled back.
 	for _, id := range sortedKeys(s.steers) {
