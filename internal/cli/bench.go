@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -104,7 +105,12 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 		fmt.Fprintln(s.err, "WARNING: keepalive disabled, you probably need 'echo 1 > /proc/sys/net/ipv4/tcp_tw_reuse' for Linux in order to use a lot of clients/requests")
 	}
 	info, err := bench.FetchServerInfo(ctx, o)
-	if err != nil {
+	switch {
+	case err != nil && len(f.WorkerHosts) > 0 && !errors.Is(err, bench.ErrAuth):
+		// The load comes from the ssh workers, which may reach a server
+		// this host cannot: its facts are left out, the run goes on.
+		fmt.Fprintf(s.err, "redline bench: warning: this host could not read the server's INFO and CONFIG (%s); the workers on %s send the load, and the result records no server facts\n", err, strings.Join(f.WorkerHosts, ","))
+	case err != nil:
 		return exitCode(ExitFailure, err.Error())
 	}
 	if info.ConfigErr != "" {

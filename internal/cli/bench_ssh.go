@@ -13,6 +13,7 @@ import (
 
 	"redline/internal/bench"
 	"redline/internal/benchdata"
+	"redline/internal/labdata"
 	"redline/internal/remote"
 )
 
@@ -59,7 +60,7 @@ func checkSSHWorkers(hosts []string, f *sshWorkerFlags, o bench.Options, hostSet
 	if err != nil {
 		return err
 	}
-	if ip := net.ParseIP(h); h == "localhost" || (ip != nil && ip.IsLoopback()) {
+	if labdata.LoopbackHost(h) {
 		how := "give -h an address of the server that they reach"
 		if !hostSet {
 			how = "-h defaults to 127.0.0.1: " + how

@@ -333,8 +333,7 @@ func loopback(addr string) bool {
 	if err != nil {
 		return false
 	}
-	ip := net.ParseIP(h)
-	return h == "localhost" || (ip != nil && ip.IsLoopback())
+	return labdata.LoopbackHost(h)
 }
 
 // validateSSH checks a target of kind ssh.

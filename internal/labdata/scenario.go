@@ -2,6 +2,7 @@ package labdata
 
 import (
 	"fmt"
+	"net"
 	"strconv"
 	"strings"
 	"time"
@@ -120,6 +121,23 @@ type TargetSpec struct {
 // [user@]host or a Host of the user's ssh config, and nothing ssh would
 // take for an option or a shell would split (a lab target's host, a
 // bench --workers ssh: host).
+// LoopbackHost reports whether host (a name or an address, no port)
+// names this machine from wherever it is used: localhost and its
+// subdomains, the loopback ranges, the unspecified addresses (0.0.0.0 and
+// ::, which connect to the local host) and the short IPv4 forms inet_aton
+// accepts ("127.1"). Names are not resolved.
+func LoopbackHost(host string) bool {
+	h := strings.ToLower(strings.TrimSuffix(strings.Trim(host, "[]"), "."))
+	if h == "localhost" || strings.HasSuffix(h, ".localhost") {
+		return true
+	}
+	if ip := net.ParseIP(h); ip != nil {
+		return ip.IsLoopback() || ip.IsUnspecified()
+	}
+	short := h != "" && strings.Trim(h, "0123456789.") == ""
+	return short && (strings.HasPrefix(h, "127.") || h == "127" || strings.Trim(h, "0.") == "")
+}
+
 func ValidSSHDestination(s string) bool {
 	host := s[strings.LastIndexByte(s, '@')+1:] // "-oProxyCommand=..." after "user@" is an option too
 	if host == "" || strings.HasPrefix(s, "-") || strings.HasPrefix(host, "-") || strings.ContainsAny(s, " '\"\\;|&$`,") {
