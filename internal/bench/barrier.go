@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -207,15 +208,7 @@ func joinNames(names []string) string {
 	if len(names) == 1 {
 		return names[0]
 	}
-	return fmt.Sprintf("%s and %s", joinComma(names[:len(names)-1]), names[len(names)-1])
-}
-
-func joinComma(s []string) string {
-	out := s[0]
-	for _, x := range s[1:] {
-		out += ", " + x
-	}
-	return out
+	return fmt.Sprintf("%s and %s", strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 }
 
 // startAll measures each worker's clock and link, then tells each to

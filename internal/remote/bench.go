@@ -34,8 +34,12 @@ type BenchRef struct {
 	ID string `json:"id"`
 }
 
+// MaxBenchStartDelay bounds how far ahead a start may be set: a worker
+// waiting for it holds its connections to the server.
+const MaxBenchStartDelay = 30 * time.Second
+
 // BenchStartArgs starts a prepared worker's measurement after Delay, by
-// the session host's clock.
+// the session host's clock (at most MaxBenchStartDelay).
 type BenchStartArgs struct {
 	ID    string        `json:"id"`
 	Delay time.Duration `json:"delay"`
@@ -139,6 +143,14 @@ func (s *session) benchPrepare(ctx context.Context, raw json.RawMessage) (func()
 		case <-r.ready:
 			return BenchRef{ID: id}, nil
 		case <-r.done:
+		}
+		select {
+		case <-r.ready: // ready, then ended at once: the client gets its ID and result
+			return BenchRef{ID: id}, nil
+		default: // never ready: nobody will ask for it by ID
+			s.benches.mu.Lock()
+			delete(s.benches.runs, id)
+			s.benches.mu.Unlock()
 			return nil, r.err
 		}
 	}, nil
@@ -156,6 +168,9 @@ func (s *session) benchStart(_ context.Context, raw json.RawMessage) (any, error
 	r, err := s.benches.get(a.ID)
 	if err != nil {
 		return nil, err
+	}
+	if a.Delay > MaxBenchStartDelay {
+		return nil, fmt.Errorf("bench %s: a start %s away is more than %s: a coordinator sets the start a few round trips ahead", a.ID, a.Delay, MaxBenchStartDelay)
 	}
 	select {
 	case r.start <- max(a.Delay, 0):

@@ -280,7 +280,7 @@ func (s *session) cleanup(reason string) *Cleanup {
 	if err := s.waitAsync(ctx); err != nil {
 		c.Errors = append(c.Errors, err.Error())
 	}
-	// Steer first: its moves are journaled sessions of their own, restored
+	// Then steer: its moves are journaled sessions of their own, restored
 	// by its Stop, before the applies under them are rolled back.
 	for _, id := range sortedKeys(s.steers) {
 		rec, err := s.steers[id].Stop(ctx)
