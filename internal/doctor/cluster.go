@@ -255,6 +255,7 @@ func readNode(ctx context.Context, n *ClusterNodeFacts, o GatherOptions, seedRun
 	ro := *o.Redis
 	ro.Network, ro.Addr = "tcp", n.Addr
 	n.Redis, n.ClusterInfo, n.Error = nil, nil, ""
+	n.Version, n.Local, n.Pid = "", false, 0 // a second reading that fails keeps nothing of the first
 	c, err := redisadmin.Dial(ctx, ro)
 	if err != nil {
 		n.Error = err.Error()
