@@ -245,6 +245,88 @@ PIW:          0   Posted-interrupt wakeup event`,
 			ifname: "eth0", driver: "hv_netvsc",
 			want: "",
 		},
+		{
+			name:   "stmmac on Intel (PCI): IF:rx-N and IF:tx-N vectors, a safety vector",
+			source: "netdev, Ong Boon Leong, [PATCH net-next 0/2] stmmac: add VLAN priority based RX steering, 2021-03-19 (Message-Id 20210318172204.23766-1-boon.leong.ong@intel.com), https://lore.kernel.org/netdev/20210318172204.23766-1-boon.leong.ong@intel.com/",
+			text: ` 131:     251918         41          0          0  IR-PCI-MSI 477184-edge      eth0:rx-0
+ 132:      18969          1          0          0  IR-PCI-MSI 477185-edge      eth0:tx-0
+ 133:          0          0     295872          0  IR-PCI-MSI 477186-edge      eth0:rx-1
+ 134:          0          0      16136          0  IR-PCI-MSI 477187-edge      eth0:tx-1
+ 135:          0          0     288042          0  IR-PCI-MSI 477188-edge      eth0:rx-2
+ 136:          0          0      16135          0  IR-PCI-MSI 477189-edge      eth0:tx-2
+ 137:          0     211177          0          0  IR-PCI-MSI 477190-edge      eth0:rx-3
+ 138:          2      16144          0          0  IR-PCI-MSI 477191-edge      eth0:tx-3
+ 139:          0          0          0          0  IR-PCI-MSI 477192-edge      eth0:rx-4
+ 140:          0          0          0          0  IR-PCI-MSI 477193-edge      eth0:tx-4
+ 141:          0          0          0          0  IR-PCI-MSI 477194-edge      eth0:rx-5
+ 142:          0          0          0          0  IR-PCI-MSI 477195-edge      eth0:tx-5
+ 143:          0          0          0          0  IR-PCI-MSI 477196-edge      eth0:rx-6
+ 144:          0          0          0          0  IR-PCI-MSI 477197-edge      eth0:tx-6
+ 145:          0          0          0          0  IR-PCI-MSI 477198-edge      eth0:rx-7
+ 146:          0          0          0          0  IR-PCI-MSI 477199-edge      eth0:tx-7
+ 157:          0          0          0          0  IR-PCI-MSI 477210-edge      eth0:safety-ue`,
+			ifname: "eth0",
+			want:   "131:rx-0(stmmac) 132:tx-0(stmmac) 133:rx-1(stmmac) 134:tx-1(stmmac) 135:rx-2(stmmac) 136:tx-2(stmmac) 137:rx-3(stmmac) 138:tx-3(stmmac) 139:rx-4(stmmac) 140:tx-4(stmmac) 141:rx-5(stmmac) 142:tx-5(stmmac) 143:rx-6(stmmac) 144:tx-6(stmmac) 145:rx-7(stmmac) 146:tx-7(stmmac) other:157",
+		},
+		{
+			name:   "stmmac on NXP S32G (GICv3 wired lines): IF:mac beside IF:rx-N and IF:tx-N",
+			source: "netdev, Jan Petrous (NXP), [PATCH RFC 0/4] Support multi-channel IRQs in stmmac platform drivers, 2025-12-14 (Message-Id 20251214-dwmac_multi_irq-v1-0-36562ab0e9f7@oss.nxp.com), https://lore.kernel.org/netdev/20251214-dwmac_multi_irq-v1-0-36562ab0e9f7@oss.nxp.com/",
+			text: ` 29:          0          0          0          0          0          0          0          0    GICv3  89 Level     eth0:mac
+ 30:          0          0          0          0          0          0          0          0    GICv3  91 Level     eth0:rx-0
+ 31:          0          0          0          0          0          0          0          0    GICv3  93 Level     eth0:rx-1
+ 32:          0          0          0          0          0          0          0          0    GICv3  95 Level     eth0:rx-2
+ 33:          0          0          0          0          0          0          0          0    GICv3  97 Level     eth0:rx-3
+ 34:          0          0          0          0          0          0          0          0    GICv3  99 Level     eth0:rx-4
+ 35:          0          0          0          0          0          0          0          0    GICv3  90 Level     eth0:tx-0
+ 36:          0          0          0          0          0          0          0          0    GICv3  92 Level     eth0:tx-1
+ 37:          0          0          0          0          0          0          0          0    GICv3  94 Level     eth0:tx-2
+ 38:          0          0          0          0          0          0          0          0    GICv3  96 Level     eth0:tx-3
+ 39:          0          0          0          0          0          0          0          0    GICv3  98 Level     eth0:tx-4`,
+			ifname: "eth0",
+			want:   "30:rx-0(stmmac) 31:rx-1(stmmac) 32:rx-2(stmmac) 33:rx-3(stmmac) 34:rx-4(stmmac) 35:tx-0(stmmac) 36:tx-1(stmmac) 37:tx-2(stmmac) 38:tx-3(stmmac) 39:tx-4(stmmac) other:29",
+		},
+		{
+			name:   "ENETC on i.MX95: IF-rxtxN and an ITS-PCI-MSIX chip column",
+			source: "linux-pci, Wei Fang (NXP), Re: [PATCH v2 2/4] PCI/MSI: Add startup/shutdown for per device domains, 2025-08-27 (Message-Id 20250827093911.1218640-1-wei.fang@nxp.com), https://lore.kernel.org/linux-pci/20250827093911.1218640-1-wei.fang@nxp.com/ (the second reading, after the revert)",
+			text: `123:       4365          0          0          0          0          0 ITS-PCI-MSIX-0002:00:00.0   1 Edge      eth0-rxtx0
+124:          0        194          0          0          0          0 ITS-PCI-MSIX-0002:00:00.0   2 Edge      eth0-rxtx1
+125:          0          0        227          0          0          0 ITS-PCI-MSIX-0002:00:00.0   3 Edge      eth0-rxtx2
+126:          0          0          0        219          0          0 ITS-PCI-MSIX-0002:00:00.0   4 Edge      eth0-rxtx3
+127:          0          0          0          0        176          0 ITS-PCI-MSIX-0002:00:00.0   5 Edge      eth0-rxtx4
+128:          0          0          0          0          0        233 ITS-PCI-MSIX-0002:00:00.0   6 Edge      eth0-rxtx5`,
+			ifname: "eth0", bus: "0002:00:00.0",
+			want: "123:combined-0(enetc) 124:combined-1(enetc) 125:combined-2(enetc) 126:combined-3(enetc) 127:combined-4(enetc) 128:combined-5(enetc)",
+		},
+		{
+			name:   "ENETC on LS1028A (Xen dom0): ITS-MSI, IF-rxtxN",
+			source: "xen-devel, Julien Grall, Re: AW: AW: AW: AW: Xen data from meta-virtualization layer, 2020-11-18 (Message-ID 5dc63ee2-f1ce-31fc-cb6a-fe4dae929fb3@xen.org), quoting Leo Krueger's /proc/interrupts (\"the on-board ethernet ports (fsl_enetc)\"), https://lore.kernel.org/xen-devel/5dc63ee2-f1ce-31fc-cb6a-fe4dae929fb3@xen.org/",
+			text: `29:          0   ITS-MSI   1 Edge      gbe0-rxtx0
+  32:          0   ITS-MSI 8192 Edge      ptp_qoriq`,
+			ifname: "gbe0", driver: "fsl_enetc",
+			want: "29:combined-0(enetc)",
+		},
+		{
+			name:   "ice on a PF renamed lan1: its misc vector, the other function's control vector",
+			source: "metal-stack/metal-images pull request #136 (majst01), install firmware blob for intel e800 series network cards, https://github.com/metal-stack/metal-images/pull/136 (the complete lines of the excerpt)",
+			text: `  66:          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52953105-edge      ice-0000:65:00.0:ctrl-TxRx-0
+  77:          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52955136-edge      ice-0000:65:00.1:misc
+  78:       1670          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52955137-edge      ice-lan1-TxRx-0
+  79:          0        609          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52955138-edge      ice-lan1-TxRx-1
+  80:          0          0        827          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52955139-edge      ice-lan1-TxRx-2`,
+			ifname: "lan1", driver: "ice", bus: "0000:65:00.1",
+			want: "78:combined-0(driver-if-txrx) 79:combined-1(driver-if-txrx) 80:combined-2(driver-if-txrx) other:77",
+		},
+		{
+			name:   "ENA with the PCI column: vectors whose handlers were freed have no name",
+			source: "amzn/amzn-drivers issue #316 (lano1106, 2024-08-03), https://github.com/amzn/amzn-drivers/issues/316",
+			text: ` 65:       8362          0          0          2  PCI-MSIX-0000:27:00.0   0-edge      ena-mgmnt@pci:0000:27:00.0
+ 66:        261          0          0          0  PCI-MSIX-0000:27:00.0   1-edge      enp39s0-Tx-Rx-0
+ 67:          0        163          0          1  PCI-MSIX-0000:27:00.0   2-edge    
+ 68:          1          0        159          0  PCI-MSIX-0000:27:00.0   3-edge    
+ 69:          0          0          0        134  PCI-MSIX-0000:27:00.0   4-edge    `,
+			ifname: "enp39s0", driver: "ena", bus: "0000:27:00.0",
+			want: "66:combined-0(ena) other:65 unmapped:67 unmapped:68 unmapped:69",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

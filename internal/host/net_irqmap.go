@@ -23,6 +23,10 @@ import (
 //	eth0-Tx-Rx-3, ena-TxRx-3@pci:BUS ENA (ena-mgmnt@pci:BUS serves no queue)
 //	enp25s0_qp3, enp25s0_qp_3        hinic
 //	eth0-rxtx-3, eth0-event-0        vmxnet3 buddy-share mode, nfp, octeontx2 (the event vector serves no queue)
+//	eth0-rxtx3                       enetc (NXP LS1028A, i.MX95)
+//	eth0:rx-3, eth0:tx-3, eth0:mac   stmmac with per-queue vectors (Intel, Loongson, NXP S32;
+//	                                 mac, wol, lpi and safety* serve no queue)
+//	iavf-eth0-TxRx-3, iavf-BUS:mbx   iavf (the mailbox vector serves no queue)
 //	eth0-tx-0-rx-3                   qlcnic (the last rx ring's vector also serves tx-0)
 //	gve-ntfy-blk3@pci:BUS            gve (the first half of the blocks serve tx, the second rx)
 //	eth0-fp-3                        qede, bnx2x (fastpath)
@@ -80,6 +84,10 @@ var irqRules = []irqRule{
 	{name: "if-rx", tmpl: `{IF}-rx-(\d+)`, kind: QueueRx},
 	{name: "if-tx", tmpl: `{IF}-tx-(\d+)`, kind: QueueTx},
 	{name: "if-rxtx", tmpl: `{IF}-rxtx-(\d+)`, kind: QueueCombined},
+	{name: "enetc", tmpl: `{IF}-rxtx(\d+)`, kind: QueueCombined},
+	{name: "stmmac", tmpl: `{IF}:rx-(\d+)`, kind: QueueRx},
+	{name: "stmmac", tmpl: `{IF}:tx-(\d+)`, kind: QueueTx},
+	{name: "stmmac", tmpl: `{IF}:(?:mac|wol|lpi|safety|safety-ce|safety-ue)`, why: "stmmac MAC, wake-on-LAN, LPI or safety-feature vector"},
 	{name: "vmxnet3", tmpl: `{IF}-event-\d+`, why: "vmxnet3 event vector"},
 	{name: "if-n", tmpl: `{IF}-(\d+)`, kind: QueueCombined},
 	{name: "if-fp", tmpl: `{IF}-fp-(\d+)`, kind: QueueCombined},
@@ -102,6 +110,7 @@ var irqRules = []irqRule{
 	{name: "xen-netfront", tmpl: `{XENVIF}-q(\d+)-tx`, kind: QueueTx},
 	{name: "virtio", tmpl: `{VIRTIO}-virtqueues`, why: "one vector shared by all the device's virtqueues (no per-queue IRQ)"},
 	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:misc`, why: "the driver's misc (link, mailbox) vector"},
+	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:mbx`, why: "iavf mailbox (admin queue) vector"},
 	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:ctrl-TxRx-\d+`, why: "ice control VSI (flow director) vector"},
 	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:fdir-TxRx-\d+`, why: "i40e flow director sideband vector"},
 	{name: "if-only", tmpl: `{IF}`, why: "the driver's misc (link, mailbox) vector"},

@@ -94,8 +94,10 @@ func (r *reader) irqHint(irq int) *CPUSet {
 }
 
 // msiChip matches a chip column that names the PCI function (6.2+:
-// "PCI-MSIX-0000:07:00.0", "IR-PCI-MSI-0000:00:19.0").
-var msiChip = regexp.MustCompile(`^(?:IR-)?PCI-MSI(?:X)?-([0-9a-f]{4,}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])$`)
+// "PCI-MSIX-0000:07:00.0", "IR-PCI-MSI-0000:00:19.0"); the prefix is the
+// parent domain's, one word ("IR-" on x86 with interrupt remapping,
+// "ITS-" on arm64 GICv3).
+var msiChip = regexp.MustCompile(`^(?:[A-Za-z0-9]+-)?PCI-MSI(?:X)?-([0-9a-f]{4,}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7])$`)
 
 // msiSource returns the PCI function an MSI IRQ belongs to, its vector
 // index and which column said so; "" when the line does not tell.

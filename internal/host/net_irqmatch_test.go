@@ -151,6 +151,13 @@ func TestMatcherFamilies(t *testing.T) {
 		{"ENA vectors with no action name are the NIC's by the PCI column", nicWithQueues("enp39s0", "ena", bus, dev, 2),
 			msix(bus, "ena-mgmnt@pci:"+bus, "enp39s0-Tx-Rx-0", ""),
 			"101:combined-0(ena) other:100 unmapped:102 noirq:rx-1,tx-1"},
+		{"stmmac per-queue vectors: IF:rx-N, IF:tx-N, and IF:mac beside them", nicWithQueues("eth0", "intel-eth-pci", bus, dev, 2),
+			named("eth0:mac", "eth0:rx-0", "eth0:tx-0", "eth0:rx-1", "eth0:tx-1", "eth0:safety-ue"),
+			"101:rx-0(stmmac) 102:tx-0(stmmac) 103:rx-1(stmmac) 104:tx-1(stmmac) other:100 other:105"},
+		{"enetc IF-rxtxN", nicWithQueues("eno0", "fsl_enetc", bus, dev, 2),
+			msix(bus, "eno0-rxtx0", "eno0-rxtx1"), "100:combined-0(enetc) 101:combined-1(enetc)"},
+		{"iavf with its mailbox vector", nicWithQueues("ens1f1v0", "iavf", bus, dev, 1),
+			named("iavf-"+bus+":mbx", "iavf-ens1f1v0-TxRx-0"), "101:combined-0(driver-if-txrx) other:100"},
 		{"unknown names, one vector per queue: vector order", nicWithQueues("eth9", "foo", bus, dev, 2),
 			msix(bus, "foo-a", "foo-b"), "100:combined-0(order) 101:combined-1(order)"},
 		{"unknown names, vectors and queues differ: reported", nicWithQueues("eth9", "foo", bus, dev, 2),
@@ -190,6 +197,7 @@ func TestMSISource(t *testing.T) {
 		{"PCI-MSI", "134463489", "0001:00:0f.0", 1},
 		{"PCI-MSI", "65538", "0000:00:04.0", 2},
 		{"ITS-MSI", "13107200", "", -1},
+		{"ITS-PCI-MSIX-0002:00:00.0", "1", "0002:00:00.0", 1},
 		{"PCI-MSI-X", "", "", -1},
 	}
 	for _, tt := range tests {
