@@ -1,6 +1,7 @@
 package host
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -122,6 +123,8 @@ func FuzzQueueMatcher(f *testing.F) {
 	f.Add("eth0", "", "0000:00:03.0", "virtio1-config\nvirtio1-input.0\nvirtio1-output.0", uint8(1), uint8(0), uint16(5), uint16(0xffff))
 	f.Add("eth9", "foo", "0000:65:00.1", "a\nb", uint8(2), uint8(2), uint16(0), uint16(0))
 	f.Add("x", "hns3", "0000:7d:00.0", "hns3-0000:7d:00.0-TxRx-2\nhclge-misc-0000:7d:00.0\nx-rx-99999999999999999999", uint8(3), uint8(3), uint16(1), uint16(5))
+	f.Add("net1", "iavf", "0000:b5:02.7", "iavf-0000:b5:02.7:mbx\niavf-net1-TxRx-0\niavf-net1-TxRx-0\niavf-net1-TxRx-1", uint8(2), uint8(1), uint16(3), uint16(0))
+	f.Add("eth0", "intel-eth-pci", "0000:00:1d.0", "eth0:mac\neth0:rx-0\neth0:tx-0\neth0:rx-0\neth0-rxtx1", uint8(2), uint8(2), uint16(0), uint16(0))
 	f.Fuzz(func(t *testing.T, ifname, driver, bus, names string, queues, chipKind uint8, msiMask, hintMask uint16) {
 		if ifname == "" || strings.ContainsAny(ifname, "/\n") {
 			return
@@ -180,10 +183,16 @@ func fuzzMatcherInput(ifname, driver, bus, names string, queues, chipKind uint8,
 func checkMatcherInvariants(t *testing.T, n *NIC) {
 	seen := map[int]bool{}
 	mapped := map[int]bool{}
+	claimed := map[string]int{} // one IRQ per rule, kind and queue
 	for _, m := range n.QueueIRQs {
 		if seen[m.IRQ] || m.How == "" || m.Queue < 0 || (m.Kind != QueueRx && m.Kind != QueueTx && m.Kind != QueueCombined) {
 			t.Fatalf("bad queue IRQ %+v (seen %v)", m, seen[m.IRQ])
 		}
+		k := fmt.Sprintf("%s %s-%d", m.Rule, m.Kind, m.Queue)
+		if prev, dup := claimed[k]; dup {
+			t.Fatalf("IRQs %d and %d both mapped to %s", prev, m.IRQ, k)
+		}
+		claimed[k] = m.IRQ
 		seen[m.IRQ], mapped[m.IRQ] = true, true
 	}
 	for _, m := range append(n.OtherIRQs, n.UnmappedIRQs...) {

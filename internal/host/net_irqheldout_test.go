@@ -327,6 +327,23 @@ PIW:          0   Posted-interrupt wakeup event`,
 			ifname: "enp39s0", driver: "ena", bus: "0000:27:00.0",
 			want: "66:combined-0(ena) other:65 unmapped:67 unmapped:68 unmapped:69",
 		},
+		{
+			name:   "iavf VFs on CentOS 7: two VFs named net1 (each in its own namespace), each with its mailbox vector",
+			source: "LKML, Chris Friesen, [IRQ] IRQ affinity not working properly?, 2021-01-29 (Message-ID a0d5551e-761b-1571-b8e1-5586ec4d9f3b@windriver.com), https://lore.kernel.org/lkml/a0d5551e-761b-1571-b8e1-5586ec4d9f3b@windriver.com/ (each line was wrapped in the mail and is joined here)",
+			text: `              CPU0       CPU1       CPU2       CPU3 CPU4       CPU5
+941:          0          0          0          0 28490          0 IR-PCI-MSI-edge iavf-0000:b5:03.6:mbx
+942:          0          0          0          0 333832         0 IR-PCI-MSI-edge      iavf-net1-TxRx-0
+943:          0          0          0          0 300842         0 IR-PCI-MSI-edge      iavf-net1-TxRx-1
+944:          0          0          0          0 333845         0 IR-PCI-MSI-edge      iavf-net1-TxRx-2
+945:          0          0          0          0 333822         0 IR-PCI-MSI-edge      iavf-net1-TxRx-3
+961:          0          0          0          0 28492         0 IR-PCI-MSI-edge iavf-0000:b5:02.7:mbx
+962:          0          0          0          0 435608         0 IR-PCI-MSI-edge      iavf-net1-TxRx-0
+963:          0          0          0          0 394832         0 IR-PCI-MSI-edge      iavf-net1-TxRx-1
+964:          0          0          0          0 398414         0 IR-PCI-MSI-edge      iavf-net1-TxRx-2
+965:          0          0          0          0 192847         0 IR-PCI-MSI-edge      iavf-net1-TxRx-3`,
+			ifname: "net1", driver: "iavf", bus: "0000:b5:02.7",
+			want: "other:961 unmapped:942 unmapped:943 unmapped:944 unmapped:945 unmapped:962 unmapped:963 unmapped:964 unmapped:965",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -163,9 +163,13 @@ func mapNIC(n *NIC, ev irqEvidence, rules []irqRule, tryAll bool) {
 	onlyVector(n)
 	left = truncatedTxRx(n, left)
 	left = byVectorOrder(n, left)
+	// Last, so that no step above reads the queues it leaves empty as
+	// "no name matched" and maps a misc vector in their place.
+	ambiguous := sameNameQueues(n, cands)
 	for _, c := range left {
 		n.UnmappedIRQs = append(n.UnmappedIRQs, NICIRQ{IRQ: c.q.Number, Name: c.q.Name, Why: whyUnmatched(n, c, len(left))})
 	}
+	n.UnmappedIRQs = append(n.UnmappedIRQs, ambiguous...)
 	assignQueueIRQs(n)
 }
 
@@ -432,6 +436,47 @@ func truncatedDuplicates(n *NIC, cands []irqMatch) {
 		m.Rule = "bnxt-truncated"
 		m.How = fmt.Sprintf("vector order: bnxt_en before Linux 6.12 cut IRQ names to %d characters, so %q names several vectors (IF-TxRx-1N read as queue 1); the %d vectors of rule %s by %s", bnxtNameMax, name, len(ordered), rule, order)
 	}
+}
+
+// sameNameQueues settles queue IRQs whose names claim the same queue:
+// interfaces of one name in different network namespaces (SR-IOV VFs
+// handed to containers, each called net1) name their vectors alike, and
+// /proc/interrupts lists them all. When exactly one of the claimants is
+// owned by the NIC's PCI function (msi_irqs, the PCI column, the MSI
+// hwirq) it is kept and the others, another device's, are dropped; when
+// no evidence tells them apart, none is kept, and each is returned as
+// unmapped with the reason rather than given to the NIC as its own.
+// Several owned claimants are a contradiction and are left unmapped too.
+func sameNameQueues(n *NIC, cands []irqMatch) []NICIRQ {
+	owned := map[int]bool{}
+	for _, c := range cands {
+		owned[c.q.Number] = c.owner != "name" && c.owner != ""
+	}
+	type key struct {
+		rule  string
+		kind  QueueKind
+		queue int
+	}
+	claims, owners := map[key]int{}, map[key]int{}
+	for _, m := range n.QueueIRQs {
+		k := key{m.Rule, m.Kind, m.Queue}
+		claims[k]++
+		owners[k] += b2i(owned[m.IRQ])
+	}
+	var keep []QueueIRQ
+	var out []NICIRQ
+	for _, m := range n.QueueIRQs {
+		k := key{m.Rule, m.Kind, m.Queue}
+		switch {
+		case claims[k] == 1 || (owners[k] == 1 && owned[m.IRQ]):
+			keep = append(keep, m)
+		case owners[k] != 1:
+			out = append(out, NICIRQ{IRQ: m.IRQ, Name: m.Name, Why: fmt.Sprintf(
+				"%d IRQs are named for %s-%d (an interface of the same name in another network namespace?) and the MSI evidence does not say which is this NIC's", claims[k], m.Kind, m.Queue)})
+		}
+	}
+	n.QueueIRQs = keep
+	return out
 }
 
 // duplicateCut finds two queue IRQs of one rule, kind and queue, one named

@@ -158,6 +158,17 @@ func TestMatcherFamilies(t *testing.T) {
 			msix(bus, "eno0-rxtx0", "eno0-rxtx1"), "100:combined-0(enetc) 101:combined-1(enetc)"},
 		{"iavf with its mailbox vector", nicWithQueues("ens1f1v0", "iavf", bus, dev, 1),
 			named("iavf-"+bus+":mbx", "iavf-ens1f1v0-TxRx-0"), "101:combined-0(driver-if-txrx) other:100"},
+		// Two VFs called net1 in two network namespaces: the vectors the
+		// NIC's function owns are its own, the other VF's are dropped.
+		{"two interfaces of one name: the owned vector is the NIC's", nicWithQueues("net1", "iavf", bus, dev, 1),
+			append(msix(bus, "iavf-net1-TxRx-0"), irqLine{n: 200, name: "iavf-net1-TxRx-0"}),
+			"100:combined-0(driver-if-txrx)"},
+		{"two interfaces of one name, no evidence: neither is taken", nicWithQueues("net1", "iavf", bus, dev, 1),
+			named("iavf-net1-TxRx-0", "iavf-net1-TxRx-0"),
+			"unmapped:100 unmapped:101 noirq:rx-0,tx-0"},
+		{"two interfaces of one name beside a misc vector: the misc vector stays misc", nicWithQueues("eth0", "ixgbevf", bus, dev, 1),
+			named("eth0", "eth0-TxRx-0", "eth0-TxRx-0"),
+			"other:100 unmapped:101 unmapped:102 noirq:rx-0,tx-0"},
 		{"unknown names, one vector per queue: vector order", nicWithQueues("eth9", "foo", bus, dev, 2),
 			msix(bus, "foo-a", "foo-b"), "100:combined-0(order) 101:combined-1(order)"},
 		{"unknown names, vectors and queues differ: reported", nicWithQueues("eth9", "foo", bus, dev, 2),
