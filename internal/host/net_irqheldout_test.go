@@ -306,28 +306,6 @@ PIW:          0   Posted-interrupt wakeup event`,
 			want: "29:combined-0(enetc)",
 		},
 		{
-			name:   "ice on a PF renamed lan1: its misc vector, the other function's control vector",
-			source: "metal-stack/metal-images pull request #136 (majst01), install firmware blob for intel e800 series network cards, https://github.com/metal-stack/metal-images/pull/136 (the complete lines of the excerpt)",
-			text: `  66:          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52953105-edge      ice-0000:65:00.0:ctrl-TxRx-0
-  77:          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52955136-edge      ice-0000:65:00.1:misc
-  78:       1670          0          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52955137-edge      ice-lan1-TxRx-0
-  79:          0        609          0          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52955138-edge      ice-lan1-TxRx-1
-  80:          0          0        827          0          0          0          0          0          0          0          0          0          0          0          0          0  IR-PCI-MSI 52955139-edge      ice-lan1-TxRx-2`,
-			ifname: "lan1", driver: "ice", bus: "0000:65:00.1",
-			want: "78:combined-0(driver-if-txrx) 79:combined-1(driver-if-txrx) 80:combined-2(driver-if-txrx) other:77",
-		},
-		{
-			name:   "ENA with the PCI column: vectors whose handlers were freed have no name",
-			source: "amzn/amzn-drivers issue #316 (lano1106, 2024-08-03), https://github.com/amzn/amzn-drivers/issues/316",
-			text: ` 65:       8362          0          0          2  PCI-MSIX-0000:27:00.0   0-edge      ena-mgmnt@pci:0000:27:00.0
- 66:        261          0          0          0  PCI-MSIX-0000:27:00.0   1-edge      enp39s0-Tx-Rx-0
- 67:          0        163          0          1  PCI-MSIX-0000:27:00.0   2-edge    
- 68:          1          0        159          0  PCI-MSIX-0000:27:00.0   3-edge    
- 69:          0          0          0        134  PCI-MSIX-0000:27:00.0   4-edge    `,
-			ifname: "enp39s0", driver: "ena", bus: "0000:27:00.0",
-			want: "66:combined-0(ena) other:65 unmapped:67 unmapped:68 unmapped:69",
-		},
-		{
 			name:   "iavf VFs on CentOS 7: two VFs named net1 (each in its own namespace), each with its mailbox vector",
 			source: "LKML, Chris Friesen, [IRQ] IRQ affinity not working properly?, 2021-01-29 (Message-ID a0d5551e-761b-1571-b8e1-5586ec4d9f3b@windriver.com), https://lore.kernel.org/lkml/a0d5551e-761b-1571-b8e1-5586ec4d9f3b@windriver.com/ (each line was wrapped in the mail and is joined here)",
 			text: `              CPU0       CPU1       CPU2       CPU3 CPU4       CPU5
