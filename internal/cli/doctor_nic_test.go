@@ -104,6 +104,11 @@ func TestDoctorIRQRulesOnCaptures(t *testing.T) {
 		{"aws-ena-pcimsix", "nic-irq-concentration", "not-applicable", ""},
 		{"vmware-vmxnet3-8cpu", "nic-irq-concentration", "ok", ""},
 		{"chelsio-cxgb4-2port", "nic-irq-concentration", "ok", ""},
+		// netdev 2021-03-19: the poster pinned rx/tx-1 and rx/tx-2 to CPU 2;
+		// CPU 3 took none of eth0's interrupts.
+		{"intel-stmmac-4cpu", "nic-irq-sharing", "fired", "queues 1,2 of eth0 share CPU 2"},
+		// linux-pci 2025-08-27: six vectors, one per CPU.
+		{"nxp-enetc-imx95", "nic-irq-sharing", "ok", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tree+"/"+tt.rule, func(t *testing.T) {

@@ -246,29 +246,6 @@ PIW:          0   Posted-interrupt wakeup event`,
 			want: "",
 		},
 		{
-			name:   "stmmac on Intel (PCI): IF:rx-N and IF:tx-N vectors, a safety vector",
-			source: "netdev, Ong Boon Leong, [PATCH net-next 0/2] stmmac: add VLAN priority based RX steering, 2021-03-19 (Message-Id 20210318172204.23766-1-boon.leong.ong@intel.com), https://lore.kernel.org/netdev/20210318172204.23766-1-boon.leong.ong@intel.com/",
-			text: ` 131:     251918         41          0          0  IR-PCI-MSI 477184-edge      eth0:rx-0
- 132:      18969          1          0          0  IR-PCI-MSI 477185-edge      eth0:tx-0
- 133:          0          0     295872          0  IR-PCI-MSI 477186-edge      eth0:rx-1
- 134:          0          0      16136          0  IR-PCI-MSI 477187-edge      eth0:tx-1
- 135:          0          0     288042          0  IR-PCI-MSI 477188-edge      eth0:rx-2
- 136:          0          0      16135          0  IR-PCI-MSI 477189-edge      eth0:tx-2
- 137:          0     211177          0          0  IR-PCI-MSI 477190-edge      eth0:rx-3
- 138:          2      16144          0          0  IR-PCI-MSI 477191-edge      eth0:tx-3
- 139:          0          0          0          0  IR-PCI-MSI 477192-edge      eth0:rx-4
- 140:          0          0          0          0  IR-PCI-MSI 477193-edge      eth0:tx-4
- 141:          0          0          0          0  IR-PCI-MSI 477194-edge      eth0:rx-5
- 142:          0          0          0          0  IR-PCI-MSI 477195-edge      eth0:tx-5
- 143:          0          0          0          0  IR-PCI-MSI 477196-edge      eth0:rx-6
- 144:          0          0          0          0  IR-PCI-MSI 477197-edge      eth0:tx-6
- 145:          0          0          0          0  IR-PCI-MSI 477198-edge      eth0:rx-7
- 146:          0          0          0          0  IR-PCI-MSI 477199-edge      eth0:tx-7
- 157:          0          0          0          0  IR-PCI-MSI 477210-edge      eth0:safety-ue`,
-			ifname: "eth0",
-			want:   "131:rx-0(stmmac) 132:tx-0(stmmac) 133:rx-1(stmmac) 134:tx-1(stmmac) 135:rx-2(stmmac) 136:tx-2(stmmac) 137:rx-3(stmmac) 138:tx-3(stmmac) 139:rx-4(stmmac) 140:tx-4(stmmac) 141:rx-5(stmmac) 142:tx-5(stmmac) 143:rx-6(stmmac) 144:tx-6(stmmac) 145:rx-7(stmmac) 146:tx-7(stmmac) other:157",
-		},
-		{
 			name:   "stmmac on NXP S32G (GICv3 wired lines): IF:mac beside IF:rx-N and IF:tx-N",
 			source: "netdev, Jan Petrous (NXP), [PATCH RFC 0/4] Support multi-channel IRQs in stmmac platform drivers, 2025-12-14 (Message-Id 20251214-dwmac_multi_irq-v1-0-36562ab0e9f7@oss.nxp.com), https://lore.kernel.org/netdev/20251214-dwmac_multi_irq-v1-0-36562ab0e9f7@oss.nxp.com/",
 			text: ` 29:          0          0          0          0          0          0          0          0    GICv3  89 Level     eth0:mac
@@ -284,18 +261,6 @@ PIW:          0   Posted-interrupt wakeup event`,
  39:          0          0          0          0          0          0          0          0    GICv3  98 Level     eth0:tx-4`,
 			ifname: "eth0",
 			want:   "30:rx-0(stmmac) 31:rx-1(stmmac) 32:rx-2(stmmac) 33:rx-3(stmmac) 34:rx-4(stmmac) 35:tx-0(stmmac) 36:tx-1(stmmac) 37:tx-2(stmmac) 38:tx-3(stmmac) 39:tx-4(stmmac) other:29",
-		},
-		{
-			name:   "ENETC on i.MX95: IF-rxtxN and an ITS-PCI-MSIX chip column",
-			source: "linux-pci, Wei Fang (NXP), Re: [PATCH v2 2/4] PCI/MSI: Add startup/shutdown for per device domains, 2025-08-27 (Message-Id 20250827093911.1218640-1-wei.fang@nxp.com), https://lore.kernel.org/linux-pci/20250827093911.1218640-1-wei.fang@nxp.com/ (the second reading, after the revert)",
-			text: `123:       4365          0          0          0          0          0 ITS-PCI-MSIX-0002:00:00.0   1 Edge      eth0-rxtx0
-124:          0        194          0          0          0          0 ITS-PCI-MSIX-0002:00:00.0   2 Edge      eth0-rxtx1
-125:          0          0        227          0          0          0 ITS-PCI-MSIX-0002:00:00.0   3 Edge      eth0-rxtx2
-126:          0          0          0        219          0          0 ITS-PCI-MSIX-0002:00:00.0   4 Edge      eth0-rxtx3
-127:          0          0          0          0        176          0 ITS-PCI-MSIX-0002:00:00.0   5 Edge      eth0-rxtx4
-128:          0          0          0          0          0        233 ITS-PCI-MSIX-0002:00:00.0   6 Edge      eth0-rxtx5`,
-			ifname: "eth0", bus: "0002:00:00.0",
-			want: "123:combined-0(enetc) 124:combined-1(enetc) 125:combined-2(enetc) 126:combined-3(enetc) 127:combined-4(enetc) 128:combined-5(enetc)",
 		},
 		{
 			name:   "ENETC on LS1028A (Xen dom0): ITS-MSI, IF-rxtxN",

@@ -40,6 +40,8 @@ var Captures = map[string]func() *Capture{
 	"azure-mana-4cpu":             ManaCapture,
 	"xen-netfront-8queue":         XenNetfrontCapture,
 	"xen-netfront-1queue":         XenNetfrontSingleCapture,
+	"intel-stmmac-4cpu":           StmmacIntelCapture,
+	"nxp-enetc-imx95":             EnetcIMX95Capture,
 }
 
 // Capture is a fixture built from a public capture.

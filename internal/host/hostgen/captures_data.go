@@ -334,3 +334,52 @@ func NetutilsI40eE1000eCapture() *Capture {
 		},
 	}
 }
+
+// StmmacIntelCapture: an Intel PSE/mGbE stmmac port (eth0) on a 4-CPU
+// host, one MSI vector per rx and per tx queue ("eth0:rx-N",
+// "eth0:tx-N") and a safety vector, on a pre-6.2 kernel (IR-PCI-MSI with
+// the requester ID in the hwirq: 0000:00:1d.1). Queues 1 and 2 were
+// pinned to CPU 2 by the poster.
+func StmmacIntelCapture() *Capture {
+	return &Capture{
+		NCPU: 4,
+		Interrupts: []string{
+			" 131:     251918         41          0          0  IR-PCI-MSI 477184-edge      eth0:rx-0",
+			" 132:      18969          1          0          0  IR-PCI-MSI 477185-edge      eth0:tx-0",
+			" 133:          0          0     295872          0  IR-PCI-MSI 477186-edge      eth0:rx-1",
+			" 134:          0          0      16136          0  IR-PCI-MSI 477187-edge      eth0:tx-1",
+			" 135:          0          0     288042          0  IR-PCI-MSI 477188-edge      eth0:rx-2",
+			" 136:          0          0      16135          0  IR-PCI-MSI 477189-edge      eth0:tx-2",
+			" 137:          0     211177          0          0  IR-PCI-MSI 477190-edge      eth0:rx-3",
+			" 138:          2      16144          0          0  IR-PCI-MSI 477191-edge      eth0:tx-3",
+			" 139:          0          0          0          0  IR-PCI-MSI 477192-edge      eth0:rx-4",
+			" 140:          0          0          0          0  IR-PCI-MSI 477193-edge      eth0:tx-4",
+			" 141:          0          0          0          0  IR-PCI-MSI 477194-edge      eth0:rx-5",
+			" 142:          0          0          0          0  IR-PCI-MSI 477195-edge      eth0:tx-5",
+			" 143:          0          0          0          0  IR-PCI-MSI 477196-edge      eth0:rx-6",
+			" 144:          0          0          0          0  IR-PCI-MSI 477197-edge      eth0:tx-6",
+			" 145:          0          0          0          0  IR-PCI-MSI 477198-edge      eth0:rx-7",
+			" 146:          0          0          0          0  IR-PCI-MSI 477199-edge      eth0:tx-7",
+			" 157:          0          0          0          0  IR-PCI-MSI 477210-edge      eth0:safety-ue",
+		},
+		NICs: []CaptureNIC{{Name: "eth0", Device: "/sys/devices/pci0000:00/0000:00:1d.1", RxQ: 8, TxQ: 8}},
+	}
+}
+
+// EnetcIMX95Capture: an NXP i.MX95 (6 CPUs) ENETC port (eth0) on a
+// linux-next kernel of August 2025, its six IF-rxtxN vectors on the arm64 per-device MSI domain
+// ("ITS-PCI-MSIX-0002:00:00.0"), each on a CPU of its own.
+func EnetcIMX95Capture() *Capture {
+	return &Capture{
+		NCPU: 6,
+		Interrupts: []string{
+			"123:       4365          0          0          0          0          0 ITS-PCI-MSIX-0002:00:00.0   1 Edge      eth0-rxtx0",
+			"124:          0        194          0          0          0          0 ITS-PCI-MSIX-0002:00:00.0   2 Edge      eth0-rxtx1",
+			"125:          0          0        227          0          0          0 ITS-PCI-MSIX-0002:00:00.0   3 Edge      eth0-rxtx2",
+			"126:          0          0          0        219          0          0 ITS-PCI-MSIX-0002:00:00.0   4 Edge      eth0-rxtx3",
+			"127:          0          0          0          0        176          0 ITS-PCI-MSIX-0002:00:00.0   5 Edge      eth0-rxtx4",
+			"128:          0          0          0          0          0        233 ITS-PCI-MSIX-0002:00:00.0   6 Edge      eth0-rxtx5",
+		},
+		NICs: []CaptureNIC{{Name: "eth0", Device: "/sys/devices/pci0002:00/0002:00:00.0", RxQ: 6, TxQ: 6}},
+	}
+}
