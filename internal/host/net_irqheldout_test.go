@@ -287,6 +287,32 @@ PIW:          0   Posted-interrupt wakeup event`,
 			ifname: "net1", driver: "iavf", bus: "0000:b5:02.7",
 			want: "other:961 unmapped:942 unmapped:943 unmapped:944 unmapped:945 unmapped:962 unmapped:963 unmapped:964 unmapped:965",
 		},
+		{
+			name:   "idpf before its IRQ names followed the queues: numbered by the device's vector index",
+			source: "stable, Greg Kroah-Hartman, [PATCH 6.12 180/265] idpf: change IRQ naming to match netdev and ethtool queue numbering (Brian Vazquez, upstream 1500a8662d2d), 2026-03-12, https://lore.kernel.org/stable/20260312201024.808442196@linuxfoundation.org/ (\"Before\": grep . /proc/irq/*/*idpf*/../smp_affinity_list after ethtool -L eth1 tx 1 combined 3; ethtool -S shows tx_q-3 on idpf-eth1-Tx-5)",
+			irqs: []irqLine{
+				{n: 67, name: "idpf-Mailbox-0"},
+				{n: 68, name: "idpf-eth1-TxRx-1"},
+				{n: 70, name: "idpf-eth1-TxRx-3"},
+				{n: 71, name: "idpf-eth1-TxRx-4"},
+				{n: 72, name: "idpf-eth1-Tx-5"},
+			},
+			ifname: "eth1", driver: "idpf",
+			want: "68:combined-0(idpf) 70:combined-1(idpf) 71:combined-2(idpf) 72:tx-3(idpf)",
+		},
+		{
+			name:   "idpf after the fix: numbered by queue",
+			source: "the same patch (\"After\")",
+			irqs: []irqLine{
+				{n: 67, name: "idpf-Mailbox-0"},
+				{n: 68, name: "idpf-eth1-TxRx-0"},
+				{n: 70, name: "idpf-eth1-TxRx-1"},
+				{n: 71, name: "idpf-eth1-TxRx-2"},
+				{n: 72, name: "idpf-eth1-Tx-3"},
+			},
+			ifname: "eth1", driver: "idpf",
+			want: "68:combined-0(idpf) 70:combined-1(idpf) 71:combined-2(idpf) 72:tx-3(idpf)",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -27,6 +27,8 @@ import (
 //	eth0:rx-3, eth0:tx-3, eth0:mac   stmmac with per-queue vectors (Intel, Loongson, NXP S32;
 //	                                 mac, wol, lpi and safety* serve no queue)
 //	iavf-eth0-TxRx-3, iavf-BUS:mbx   iavf (the mailbox vector serves no queue)
+//	idpf-eth0-TxRx-3, idpf-eth0-Tx-4 idpf (Rx-N, Tx-N for vectors of one direction; numbered
+//	                                 by the device's vector index before 2025; idpf-Mailbox-0)
 //	eth0-tx-0-rx-3                   qlcnic (the last rx ring's vector also serves tx-0)
 //	gve-ntfy-blk3@pci:BUS            gve (the first half of the blocks serve tx, the second rx)
 //	eth0-fp-3                        qede, bnx2x (fastpath)
@@ -75,6 +77,10 @@ var irqRules = []irqRule{
 	{name: "tg3", tmpl: `{IF}-txrx-(\d+)`, kind: QueueCombined, offset: 1, driver: "tg3", note: tg3Note},
 	{name: "tg3", tmpl: `{IF}-rx-(\d+)`, kind: QueueRx, offset: 1, driver: "tg3", note: tg3Note},
 	{name: "tg3", tmpl: `{IF}-0`, driver: "tg3", why: "tg3 vector 0 with TSS: link events (the rings are on vectors 1..N)"},
+	{name: "idpf", tmpl: `{DRIVER}-{IF}-TxRx-(\d+)`, kind: QueueCombined, driver: "idpf", note: idpfNote},
+	{name: "idpf", tmpl: `{DRIVER}-{IF}-Rx-(\d+)`, kind: QueueRx, driver: "idpf", note: idpfNote},
+	{name: "idpf", tmpl: `{DRIVER}-{IF}-Tx-(\d+)`, kind: QueueTx, driver: "idpf", note: idpfNote},
+	{name: "idpf", tmpl: `{DRIVER}-Mailbox-\d+`, driver: "idpf", why: "idpf mailbox vector"},
 	{name: "driver-bus-txrx", tmpl: `{DRIVER}-{BUS}-TxRx-(\d+)`, kind: QueueCombined},
 	{name: "driver-if-txrx", tmpl: `{DRIVER}-{IF}-TxRx-(\d+)`, kind: QueueCombined},
 	{name: "driver-if-rx", tmpl: `{DRIVER}-{IF}-rx-(\d+)`, kind: QueueRx},
@@ -115,6 +121,14 @@ var irqRules = []irqRule{
 	{name: "intel-misc", tmpl: `{DRIVER}-{BUS}:fdir-TxRx-\d+`, why: "i40e flow director sideband vector"},
 	{name: "if-only", tmpl: `{IF}`, why: "the driver's misc (link, mailbox) vector"},
 }
+
+// idpfNote says how idpf's numbers are read: before Linux commit
+// 1500a866 ("idpf: change IRQ naming to match netdev and ethtool queue
+// numbering", backported to 6.12.y) the number was the vector's index in
+// the device (idpf-eth1-TxRx-1, -3, -4, idpf-eth1-Tx-5 for queues 0-3),
+// after it the queue's; vector k serves queue k either way, so the queues
+// are the vectors' ranks by that number (vectorRank).
+const idpfNote = "idpf: queue k is the k-th vector by the number in its name (older drivers numbered by the vector's index in the device)"
 
 // tg3Note says how tg3 numbers its vectors (tg3_request_irq names each by
 // its vector number; tg3 napi[0] serves link and, without TSS, tx-0, and

@@ -159,6 +159,7 @@ func mapNIC(n *NIC, ev irqEvidence, rules []irqRule, tryAll bool) {
 	splitHalves(n, split)
 	truncatedDuplicates(n, cands)
 	vmxnet3RxAfterTx(n)
+	vectorRank(n, "idpf")
 	sameNameRings(n, cands)
 	onlyVector(n)
 	left = truncatedTxRx(n, left)
@@ -513,6 +514,32 @@ func vmxnet3RxAfterTx(n *NIC) {
 		if m := &n.QueueIRQs[i]; m.Rule == "if-rx" && tx > 0 && m.Queue >= tx {
 			m.Queue -= tx
 			m.How += fmt.Sprintf("; vmxnet3 numbers vectors, rx after the %d tx", tx)
+		}
+	}
+}
+
+// vectorRank renumbers a rule's queue IRQs by their rank in the number
+// their names carry, for drivers whose names number vectors, not queues,
+// and whose vector k serves queue k (idpf: see idpfNote). Names numbered
+// 0..n-1 keep their numbers. A number carried twice is left alone: the
+// names are then two devices' (sameNameQueues).
+func vectorRank(n *NIC, rule string) {
+	var mine []int
+	for i, m := range n.QueueIRQs {
+		if m.Rule == rule {
+			mine = append(mine, i)
+		}
+	}
+	slices.SortStableFunc(mine, func(a, b int) int { return n.QueueIRQs[a].Queue - n.QueueIRQs[b].Queue })
+	for k := 1; k < len(mine); k++ {
+		if n.QueueIRQs[mine[k]].Queue == n.QueueIRQs[mine[k-1]].Queue {
+			return // one number twice: two devices' names, for sameNameQueues
+		}
+	}
+	for rank, i := range mine {
+		if m := &n.QueueIRQs[i]; m.Queue != rank {
+			m.How += fmt.Sprintf("; named %d, the %s such vector", m.Queue, ordinal(rank+1))
+			m.Queue = rank
 		}
 	}
 }
