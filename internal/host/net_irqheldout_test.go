@@ -313,6 +313,15 @@ PIW:          0   Posted-interrupt wakeup event`,
 			ifname: "eth1", driver: "idpf",
 			want: "68:combined-0(idpf) 70:combined-1(idpf) 71:combined-2(idpf) 72:tx-3(idpf)",
 		},
+		{
+			name:   "ThunderX nicvf: a completion vector beside its buffer-ring and error vectors (ITS-MSI)",
+			source: "xdp-newbies, Srivats P, Re: IRQ assignment for queues, 2021-04-22 (Message-ID CANzUK5_i9cynLiTB8-C-S90_7K_YutTcn8nDvxboKWU0=wfe4A@mail.gmail.com, \"the Cavium ThunderX nic_vf driver\"), https://lore.kernel.org/xdp-newbies/CANzUK5_i9cynLiTB8-C-S90_7K_YutTcn8nDvxboKWU0=wfe4A@mail.gmail.com/ (each line was wrapped in the mail and is joined here)",
+			text: ` 73:          0          2          0          0   ITS-MSI 2623488 Edge      enp5s0f1-rxtx-0
+ 89:          0          0          0          0   ITS-MSI 2623504 Edge      enp5s0f1-rbdr-0
+ 92:          0          0          0          0   ITS-MSI 2623507 Edge      enp5s0f1-qset-err-0`,
+			ifname: "enp5s0f1", driver: "thunder-nicvf",
+			want: "73:combined-0(if-rxtx) other:89 other:92",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -24,6 +24,8 @@ import (
 //	enp25s0_qp3, enp25s0_qp_3        hinic
 //	eth0-rxtx-3, eth0-event-0        vmxnet3 buddy-share mode, nfp, octeontx2 (the event vector serves no queue)
 //	eth0-rxtx3                       enetc (NXP LS1028A, i.MX95)
+//	eth0-rxtx-3, eth0-rbdr-0         ThunderX nicvf (a completion queue per queue pair; rbdr-N and
+//	                                 qset-err-N serve no queue)
 //	eth0:rx-3, eth0:tx-3, eth0:mac   stmmac with per-queue vectors (Intel, Loongson, NXP S32;
 //	                                 mac, wol, lpi and safety* serve no queue)
 //	iavf-eth0-TxRx-3, iavf-BUS:mbx   iavf (the mailbox vector serves no queue)
@@ -91,6 +93,7 @@ var irqRules = []irqRule{
 	{name: "if-tx", tmpl: `{IF}-tx-(\d+)`, kind: QueueTx},
 	{name: "if-rxtx", tmpl: `{IF}-rxtx-(\d+)`, kind: QueueCombined},
 	{name: "enetc", tmpl: `{IF}-rxtx(\d+)`, kind: QueueCombined},
+	{name: "nicvf", tmpl: `{IF}-(?:rbdr|qset-err)-\d+`, why: "ThunderX nicvf receive-buffer ring refill or queue-set error vector"},
 	{name: "stmmac", tmpl: `{IF}:rx-(\d+)`, kind: QueueRx},
 	{name: "stmmac", tmpl: `{IF}:tx-(\d+)`, kind: QueueTx},
 	{name: "stmmac", tmpl: `{IF}:(?:mac|wol|lpi|safety|safety-ce|safety-ue)`, why: "stmmac MAC, wake-on-LAN, LPI or safety-feature vector"},

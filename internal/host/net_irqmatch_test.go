@@ -174,6 +174,8 @@ func TestMatcherFamilies(t *testing.T) {
 			"101:combined-0(idpf) 102:combined-1(idpf) 103:rx-2(idpf) other:100 noirq:tx-2"},
 		{"idpf names of two interfaces of one name: not ranked into distinct queues", nicWithQueues("net1", "idpf", bus, dev, 2),
 			named("idpf-net1-TxRx-1", "idpf-net1-TxRx-1"), "unmapped:100 unmapped:101 noirq:rx-0,rx-1,tx-0,tx-1"},
+		{"ThunderX nicvf completion, buffer-ring and error vectors", nicWithQueues("enp5s0f1", "thunder-nicvf", bus, dev, 1),
+			named("enp5s0f1-rxtx-0", "enp5s0f1-rbdr-0", "enp5s0f1-qset-err-0"), "100:combined-0(if-rxtx) other:101 other:102"},
 		{"unknown names, one vector per queue: vector order", nicWithQueues("eth9", "foo", bus, dev, 2),
 			msix(bus, "foo-a", "foo-b"), "100:combined-0(order) 101:combined-1(order)"},
 		{"unknown names, vectors and queues differ: reported", nicWithQueues("eth9", "foo", bus, dev, 2),
