@@ -322,6 +322,14 @@ PIW:          0   Posted-interrupt wakeup event`,
 			ifname: "enp5s0f1", driver: "thunder-nicvf",
 			want: "73:combined-0(if-rxtx) other:89 other:92",
 		},
+		{
+			name:   "sfc (Solarflare) IF-N on the old PCI-MSI-X chip, two ports",
+			source: "Solarflare Server Adapter User Guide, Issue 20 (2017), 3.26 Interrupt Affinity, Example 2 (cat /proc/interrupts | grep eth0, | grep eth1), page 115, https://manualshive.com/en/manual/solarflare/solarflare-xtremescale-series/1313800?page=122 (the page's text layer renders the hyphens as U+2010; written here as ASCII)",
+			text: `123: 13302 0 1278131 0 PCI-MSI-X eth0-0
+131: 0 24 0 0 PCI-MSI-X eth1-0`,
+			ifname: "eth0", driver: "sfc",
+			want: "123:combined-0(if-n)",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
