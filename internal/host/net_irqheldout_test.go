@@ -11,8 +11,10 @@ import (
 // name-only path, as a reviewer holding nothing but a machine's
 // /proc/interrupts would. Each case cites where the text comes from; the
 // lines are the capture's, except that a header is added from the count
-// columns where the capture has none, and a web page's line numbering or
-// markdown indentation is removed. The NIC gets only what the capture
+// columns where the capture has none, a web page's line numbering or
+// markdown indentation is removed, a mail's wrapped lines are joined, and
+// a PDF text layer's U+2010 hyphens are written as ASCII (each case says
+// which). The NIC gets only what the capture
 // shows: its name, and its driver and PCI address when the capture says
 // them. No queue counts: every IRQ the names map is listed.
 func TestMatcherHeldOutCaptures(t *testing.T) {
