@@ -91,26 +91,40 @@ func (r *reader) selfPortSockets(ports []int) (socks []tcpSocket, found bool) {
 	return filterSockets(append(make([]tcpSocket, 0, len(listen)+len(rest)), listen...), rest, false, ports), true
 }
 
-// portsPredump is the dump of the sockets of Options.Ports taken while
-// the processes' fd scans run.
+// portsPredump is the dump of the sockets of Options.Ports, taken while
+// the processes are read and their fds scanned; done is closed when data
+// and err are set.
 type portsPredump struct {
 	ports []int
+	done  chan struct{}
 	data  []byte
 	err   error
 }
 
-// predumpPorts dumps the sockets of Options.Ports on the live machine
-// (6379 by default: most often Redis's own port) while the fd scans run
-// on other threads; the port dump then only adds the Redis ports not
-// among them. Call it from the thread that reads (its network namespace
-// is the inspector's).
+// predumpPorts starts the dump of the sockets of Options.Ports on the live
+// machine (6379 by default: most often Redis's own port); the port dump
+// then only adds the Redis ports not among them. The socket is made here,
+// on the reading thread, whose namespace is the inspector's (a caller may
+// have entered another on a locked thread, and a new goroutine's thread
+// is any of the process's); the dump itself, a walk of the host-wide
+// established table however few sockets match, runs beside the reading.
 func (r *reader) predumpPorts() {
 	if !r.fs.live || len(r.opts.Ports) == 0 || r.predump != nil {
 		return
 	}
-	ports := slices.Compact(slices.Sorted(slices.Values(r.opts.Ports)))
-	data, err := dumpTCPSockDiagPorts(portStates, ports)
-	r.predump = &portsPredump{ports: ports, data: data, err: err}
+	pre := &portsPredump{ports: slices.Compact(slices.Sorted(slices.Values(r.opts.Ports))), done: make(chan struct{})}
+	r.predump = pre
+	fd, err := openSockDiag()
+	if err != nil {
+		pre.err = err
+		close(pre.done)
+		return
+	}
+	go func() {
+		defer close(pre.done)
+		defer unix.Close(fd)
+		pre.data, pre.err = sockDiagDumpOn(fd, portStates, pre.ports)
+	}()
 }
 
 // portStates are the states of the port dump: all but LISTEN (the
@@ -122,6 +136,9 @@ const portStates = allStates &^ (1 << tcpListen)
 // socket between one of them and a predumped port (counted already).
 func (r *reader) dumpPorts(ports []int) ([]byte, error) {
 	pre := r.predump
+	if pre != nil {
+		<-pre.done
+	}
 	if pre == nil || pre.err != nil {
 		return dumpTCPSockDiagPorts(portStates, ports)
 	}

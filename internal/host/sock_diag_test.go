@@ -581,6 +581,7 @@ func TestLivePortsAfterPredump(t *testing.T) {
 	fs.recording = false
 	r := newReader(fs, Options{Ports: []int{p1}})
 	r.predumpPorts()
+	<-r.predump.done
 	if r.predump.err != nil {
 		t.Skipf("sock_diag unavailable here: %v", r.predump.err)
 	}
