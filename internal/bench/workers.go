@@ -43,6 +43,8 @@ type WorkerSpec struct {
 // requests than workers, TLS (not carried to a worker yet).
 func CheckWorkers(n int, o Options) error {
 	switch {
+	case n > MaxWorkers:
+		return fmt.Errorf("--workers %d: at most %d (each is a process with its own clients; more than the load generator's cores buys nothing)", n, MaxWorkers)
 	case o.TLS != nil:
 		return fmt.Errorf("--workers with --tls is not supported yet")
 	case o.Clients < n:
@@ -52,6 +54,10 @@ func CheckWorkers(n int, o Options) error {
 	}
 	return nil
 }
+
+// MaxWorkers bounds the load workers of one run, local processes or
+// hosts, for bench and the lab alike.
+const MaxWorkers = 64
 
 // WorkerSpecs splits o over n workers: each gets its share of -c, -n and
 // --rate (Shares) and its own seed, so they do not send the same keys;
