@@ -3,6 +3,7 @@ package bench
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -92,8 +93,22 @@ func RunWorker(ctx context.Context, spec WorkerSpec, ready func(context.Context)
 	return sum, rec.Ticks(), err
 }
 
-// SleepCtx waits d, or less when ctx ends (then with its error).
-func SleepCtx(ctx context.Context, d time.Duration) error {
+// AwaitStart is a worker's side of the ready barrier once it has said it
+// is ready, for a local process and a remote session's worker alike: it
+// waits for the coordinator's start (a delay that puts every worker's
+// start at one instant), then that delay. A closed start means the
+// coordinator went away; ctx ending stops the wait with its cause.
+func AwaitStart(ctx context.Context, start <-chan time.Duration) error {
+	var d time.Duration
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("stopped before the common start: %w", context.Cause(ctx))
+	case v, ok := <-start:
+		if !ok {
+			return errors.New("the coordinating redline went away before the start")
+		}
+		d = v
+	}
 	if d <= 0 {
 		return nil
 	}
@@ -101,7 +116,7 @@ func SleepCtx(ctx context.Context, d time.Duration) error {
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return fmt.Errorf("interrupted while waiting for the common start: %w", ctx.Err())
+		return fmt.Errorf("stopped while waiting for the common start: %w", context.Cause(ctx))
 	case <-t.C:
 		return nil
 	}
