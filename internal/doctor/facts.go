@@ -33,9 +33,11 @@ type Facts struct {
 	// eachServer is set when Run chose Pid to judge each server in turn:
 	// host-wide decisions (IRQ placement) still keep every server in view.
 	eachServer bool
-	// parseErrs are the values a rule's check could not parse (a sysctl
-	// or CONFIG value that is not a number): the rule is then an error.
-	parseErrs []error
+	// parseErrs collects the values a rule's check could not parse (a
+	// sysctl or CONFIG value that is not a number): the rule is then an
+	// error. A pointer, so that the copies Servers hands a CombinesNodes
+	// rule record into the collector of the Facts Run judges.
+	parseErrs *parseErrors
 
 	// Iface is the NIC that carries Redis traffic; empty means every
 	// physical NIC that is up.
@@ -63,6 +65,9 @@ type Facts struct {
 func (f *Facts) Servers() []*Facts {
 	if len(f.nodes) == 0 {
 		return []*Facts{f}
+	}
+	if f.parseErrs == nil { // a check called outside Run: the copies share one all the same
+		f.parseErrs = &parseErrors{}
 	}
 	out := make([]*Facts, len(f.nodes))
 	for i, n := range f.nodes {
@@ -192,25 +197,28 @@ func (f *Facts) Sysctl(name string) (string, Evidence, bool) {
 	return v, ev, ok
 }
 
+// parseErrors are the values one run of a check could not parse.
+type parseErrors struct{ errs []*host.ParseError }
+
 // parsed records a value that did not parse as a *host.ParseError of its
 // source; Run reports the rule as an error.
 func (f *Facts) parsed(ev Evidence, err error) bool {
 	if err == nil {
 		return true
 	}
-	f.parseErrs = append(f.parseErrs, &host.ParseError{Path: ev.Source, Line: 1, Err: fmt.Errorf("%q: %w", ev.Value, err)})
+	if f.parseErrs == nil { // a check called outside Run
+		f.parseErrs = &parseErrors{}
+	}
+	f.parseErrs.errs = append(f.parseErrs.errs, &host.ParseError{Path: ev.Source, Line: 1, Err: fmt.Errorf("%q: %w", ev.Value, err)})
 	return false
 }
 
 // parseError returns the first value a check could not parse.
 func (f *Facts) parseError() error {
-	for _, err := range f.parseErrs {
-		var pe *host.ParseError
-		if errors.As(err, &pe) {
-			return pe
-		}
+	if f.parseErrs == nil || len(f.parseErrs.errs) == 0 {
+		return nil
 	}
-	return nil
+	return f.parseErrs.errs[0]
 }
 
 // SysctlInt returns a numeric sysctl. A value that is not a number is

@@ -257,7 +257,7 @@ func runRule(r Rule, f *Facts) (fd Finding) {
 		fd.Status, fd.Reason = res.Status, res.Reason
 		return fd
 	}
-	f.parseErrs = nil
+	f.parseErrs = &parseErrors{} // shared with the copies Servers makes
 	res := r.Check(f)
 	if err := f.parseError(); err != nil {
 		res = Result{Status: Errored, Reason: "could not parse " + err.Error()}
