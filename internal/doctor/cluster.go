@@ -311,13 +311,7 @@ func runCluster(r Rule, f *Facts) []Finding {
 		}
 		g := *f
 		g.Cluster, g.Redis, g.PrevRedis, g.Node = nil, n.Redis, n.PrevRedis, &n.Node
-		var fd Finding
-		if r.Needs&PerServer != 0 && !n.Local {
-			fd = Finding{ID: r.ID, Section: r.Section, Severity: r.Severity, Title: r.Title, Why: r.Why, Source: r.Source,
-				Status: NotChecked, Reason: "node on another host: " + n.Redis.Process.Reason}
-		} else {
-			fd = runRule(r, &g)
-		}
+		fd := runRule(r, &g)
 		fd.Node = n.Addr
 		out = append(out, fd)
 	}
@@ -325,22 +319,18 @@ func runCluster(r Rule, f *Facts) []Finding {
 }
 
 // runLocalNodes runs a CombinesNodes rule once over the local nodes of
-// each network namespace, judged through the first of them.
+// each network namespace (byNetNS, a node whose namespace is unknown with
+// the first known), judged through the first of them.
 func runLocalNodes(r Rule, f *Facts) []Finding {
 	groups := localNodesByNetNS(f)
 	var out []Finding
 	for _, nodes := range groups {
 		g := *f
 		g.Cluster, g.nodes = nil, nodes
-		var addrs []string
-		for _, n := range nodes {
-			addrs = append(addrs, n.Addr)
-		}
-		g.Redis, g.PrevRedis = g.nodes[0].Redis, g.nodes[0].PrevRedis
+		g.Redis, g.PrevRedis = nodes[0].Redis, nodes[0].PrevRedis
 		fd := runRule(r, &g)
 		if len(groups) > 1 {
-			who := "nodes " + strings.Join(addrs, ", ") + " (one network namespace): "
-			fd.Message, fd.Reason = prefixed(who, fd.Message), prefixed(who, fd.Reason)
+			labelled(&fd, nodesLabel(nodes))
 		}
 		out = append(out, fd)
 	}
@@ -349,31 +339,40 @@ func runLocalNodes(r Rule, f *Facts) []Finding {
 
 // localNodesByNetNS groups the local nodes read by network namespace.
 func localNodesByNetNS(f *Facts) [][]*ClusterNodeFacts {
-	var local []*ClusterNodeFacts
-	keys := map[*ClusterNodeFacts]string{}
-	first := "" // a node whose namespace is unknown is judged in the first known one
+	byPid := map[int]*ClusterNodeFacts{}
+	var pids []int
 	for _, n := range f.Cluster.Nodes {
-		if n.Redis == nil || !n.Local {
-			continue
+		if n.Redis != nil && n.Local {
+			byPid[n.Pid] = n
+			pids = append(pids, n.Pid)
 		}
-		local = append(local, n)
-		if f.Host != nil {
-			keys[n] = netnsKey(f.Host, n.Pid)
-		}
-		first = cmp.Or(first, keys[n])
 	}
 	var groups [][]*ClusterNodeFacts
-	index := map[string]int{}
-	for _, n := range local {
-		key := cmp.Or(keys[n], first)
-		i, ok := index[key]
-		if !ok {
-			i, index[key] = len(groups), len(groups)
-			groups = append(groups, nil)
+	for _, g := range byNetNS(f.Host, pids, true) {
+		nodes := make([]*ClusterNodeFacts, len(g))
+		for i, pid := range g {
+			nodes[i] = byPid[pid]
 		}
-		groups[i] = append(groups[i], n)
+		groups = append(groups, nodes)
 	}
 	return groups
+}
+
+// nodesLabel names the local nodes a finding judged together.
+func nodesLabel(nodes []*ClusterNodeFacts) string {
+	addrs := make([]string, len(nodes))
+	for i, n := range nodes {
+		addrs[i] = n.Addr
+	}
+	if len(nodes) == 1 {
+		return "node " + addrs[0] + ": "
+	}
+	return "nodes " + strings.Join(addrs, ", ") + " (one network namespace): "
+}
+
+// labelled starts a finding's message and reason with who it judged.
+func labelled(fd *Finding, who string) {
+	fd.Message, fd.Reason = prefixed(who, fd.Message), prefixed(who, fd.Reason)
 }
 
 func prefixed(who, s string) string {
