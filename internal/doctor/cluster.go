@@ -119,21 +119,11 @@ func firstAddr(s redisadmin.ClusterShard) string {
 	return s.Nodes[0].Addr
 }
 
-// isCluster asks the server whether it runs in cluster mode (INFO
-// cluster: cluster_enabled:1).
-func isCluster(ctx context.Context, c *redisadmin.Conn) (bool, error) {
-	info, err := c.Info(ctx, "cluster")
-	if err != nil {
-		return false, fmt.Errorf("read INFO cluster from %s: %w", c.Addr(), err)
-	}
-	v, _ := info.Get("cluster_enabled")
-	return v == "1", nil
-}
-
-// gatherCluster reads the topology from the seed, then every node and the
-// host (once, with every local node's process), twice when sampling. A
-// node that cannot be read keeps its error; the others are still read.
-func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o GatherOptions, f *Facts) (*Facts, error) {
+// gatherCluster reads the topology from the seed (whose INFO is seedInfo),
+// then every node and the host (once, with every local node's process),
+// twice when sampling. A node that cannot be read keeps its error; the
+// others are still read.
+func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, seedInfo *redisadmin.Info, o GatherOptions, f *Facts) (*Facts, error) {
 	shards, err := seed.ClusterShards(ctx)
 	if err != nil {
 		return nil, err
@@ -147,7 +137,7 @@ func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o Ga
 		return nil, fmt.Errorf("the cluster at %s lists no node (CLUSTER SHARDS is empty)", seed.Addr())
 	}
 	f.Cluster = cl
-	seedRunID := markSeedByID(ctx, seed, cl)
+	seedRunID := markSeedByID(ctx, seed, seedInfo, cl)
 	read := func() (*host.Snapshot, error) {
 		hopts := o.Host
 		hopts.PIDs = nil
@@ -184,9 +174,10 @@ func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o Ga
 // "myself" flag of the seed's CLUSTER NODES, else the seed's CLUSTER MYID.
 // When neither names a node (CLUSTER NODES and MYID denied by an ACL, or
 // CLUSTER SLOTS of an old server without ids) it returns the seed's INFO
-// run_id, which readNode compares with each node's; markSeedByAddr is the
-// last resort. The seed's Redis fixes reach the plan only once it is marked.
-func markSeedByID(ctx context.Context, seed *redisadmin.Conn, cl *Cluster) (runID string) {
+// run_id (from seedInfo, already read), which readNode compares with each
+// node's; markSeedByAddr is the last resort. The seed's Redis fixes reach
+// the plan only once it is marked.
+func markSeedByID(ctx context.Context, seed *redisadmin.Conn, seedInfo *redisadmin.Info, cl *Cluster) (runID string) {
 	id := ""
 	for nid, flags := range cl.Flags {
 		if slices.Contains(flags, "myself") {
@@ -204,11 +195,7 @@ func markSeedByID(ctx context.Context, seed *redisadmin.Conn, cl *Cluster) (runI
 			return ""
 		}
 	}
-	info, err := seed.Info(ctx, "server")
-	if err != nil {
-		return ""
-	}
-	runID, _ = info.Get("run_id")
+	runID, _ = seedInfo.Get("run_id")
 	return runID
 }
 
@@ -262,13 +249,15 @@ func readNode(ctx context.Context, n *ClusterNodeFacts, o GatherOptions, seedRun
 		return
 	}
 	defer c.Close()
-	if seedRunID != "" && !n.Seed {
-		if info, err := c.Info(ctx, "server"); err == nil {
-			id, _ := info.Get("run_id")
-			n.Seed = id == seedRunID
-		}
+	info, err := redisadmin.ReadInfo(ctx, c) // before Collect: whether --pid is this node's depends on its run_id
+	if err != nil {
+		n.Error = err.Error()
+		return
 	}
-	co := redisadmin.CollectOptions{}
+	if id, _ := info.Get("run_id"); seedRunID != "" && id == seedRunID {
+		n.Seed = true
+	}
+	co := redisadmin.CollectOptions{Info: info}
 	if n.Seed {
 		co.Pid = o.Pid
 	}

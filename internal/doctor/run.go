@@ -589,7 +589,7 @@ func (r *Report) Fired(min Severity) []Finding {
 // notClustered says why a cluster rule did not judge a server: it is not a
 // cluster node, or it is one that was checked alone.
 func notClustered(f *Facts) (Status, string) {
-	if v, _ := f.Info().Get("cluster_enabled"); v == "1" {
+	if f.Info().ClusterEnabled() {
 		return NotChecked, "the server is a cluster node checked alone (--cluster=false): its cluster was not read"
 	}
 	return NotApplicable, "the server is not a cluster node (INFO cluster_enabled is not 1)"
