@@ -3,6 +3,7 @@ package bench
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -43,6 +44,8 @@ type WorkerSpec struct {
 // requests than workers, TLS (not carried to a worker yet).
 func CheckWorkers(n int, o Options) error {
 	switch {
+	case n > MaxWorkers:
+		return fmt.Errorf("--workers %d: at most %d (each is a process with its own clients; more than the load generator's cores buys nothing)", n, MaxWorkers)
 	case o.TLS != nil:
 		return fmt.Errorf("--workers with --tls is not supported yet")
 	case o.Clients < n:
@@ -52,6 +55,10 @@ func CheckWorkers(n int, o Options) error {
 	}
 	return nil
 }
+
+// MaxWorkers bounds the load workers of one run, local processes or
+// hosts, for bench and the lab alike.
+const MaxWorkers = 64
 
 // WorkerSpecs splits o over n workers: each gets its share of -c, -n and
 // --rate (Shares) and its own seed, so they do not send the same keys;
@@ -86,8 +93,22 @@ func RunWorker(ctx context.Context, spec WorkerSpec, ready func(context.Context)
 	return sum, rec.Ticks(), err
 }
 
-// SleepCtx waits d, or less when ctx ends (then with its error).
-func SleepCtx(ctx context.Context, d time.Duration) error {
+// AwaitStart is a worker's side of the ready barrier once it has said it
+// is ready, for a local process and a remote session's worker alike: it
+// waits for the coordinator's start (a delay that puts every worker's
+// start at one instant), then that delay. A closed start means the
+// coordinator went away; ctx ending stops the wait with its cause.
+func AwaitStart(ctx context.Context, start <-chan time.Duration) error {
+	var d time.Duration
+	select {
+	case <-ctx.Done():
+		return fmt.Errorf("stopped before the common start: %w", context.Cause(ctx))
+	case v, ok := <-start:
+		if !ok {
+			return errors.New("the coordinating redline went away before the start")
+		}
+		d = v
+	}
 	if d <= 0 {
 		return nil
 	}
@@ -95,7 +116,7 @@ func SleepCtx(ctx context.Context, d time.Duration) error {
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return fmt.Errorf("interrupted while waiting for the common start: %w", ctx.Err())
+		return fmt.Errorf("stopped while waiting for the common start: %w", context.Cause(ctx))
 	case <-t.C:
 		return nil
 	}

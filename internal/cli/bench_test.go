@@ -277,6 +277,7 @@ func TestBenchBadInput(t *testing.T) {
 		{[]string{"--cluster", "--dbnum", "2"}, "only database 0"},
 		{[]string{"--key-index", "2"}, "need --cluster"},
 		{[]string{"--workers", "-1"}, "--workers must not be negative"},
+		{[]string{"--workers", "65", "-c", "100"}, "--workers 65: at most 64"},
 		{[]string{"-u", "http://x"}, "invalid URI"},
 		{[]string{"--nosuchflag"}, "unknown flag"},
 		{[]string{"--progress", "nope"}, "--progress"},

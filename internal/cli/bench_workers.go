@@ -266,7 +266,6 @@ func runWorkerChild(ctx context.Context, s *streams) error {
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	ctls := readWorkerCtls(dec, cancel)
 	var encMu sync.Mutex
 	enc := json.NewEncoder(s.out)
 	send := func(m workerMsg) error {
@@ -274,11 +273,12 @@ func runWorkerChild(ctx context.Context, s *streams) error {
 		defer encMu.Unlock()
 		return enc.Encode(m)
 	}
+	start := readWorkerCtls(dec, cancel, func() error { return send(workerMsg{Clock: time.Now()}) })
 	ready := func(ctx context.Context) error {
 		if err := send(workerMsg{Ready: true}); err != nil {
 			return err
 		}
-		return awaitStart(ctx, ctls, func() error { return send(workerMsg{Clock: time.Now()}) })
+		return bench.AwaitStart(ctx, start)
 	}
 	sum, ticks, err := bench.RunWorker(ctx, spec, ready)
 	if sum != nil {
@@ -301,50 +301,31 @@ var (
 )
 
 // readWorkerCtls reads control lines until stdin ends: "stop" and the end
-// cancel the run; the others are passed on (dropped once nobody waits
-// for them: after the start).
-func readWorkerCtls(dec *json.Decoder, cancel context.CancelCauseFunc) <-chan workerCtl {
-	ctls := make(chan workerCtl, 8)
+// cancel the run, "clock" is answered with clock, and the delay of the
+// first "start" is passed on (the channel closes at the end of stdin).
+func readWorkerCtls(dec *json.Decoder, cancel context.CancelCauseFunc, clock func() error) <-chan time.Duration {
+	start := make(chan time.Duration, 1)
 	go func() {
-		defer close(ctls)
+		defer close(start)
+		started := false
 		for {
 			var c workerCtl
 			if dec.Decode(&c) != nil {
 				cancel(errCoordinatorGone)
 				return
 			}
-			if c.Op == "stop" {
+			switch {
+			case c.Op == "stop":
 				cancel(errWorkerStopped)
-				continue
-			}
-			select {
-			case ctls <- c:
-			default:
+			case c.Op == "clock":
+				if err := clock(); err != nil {
+					cancel(err)
+				}
+			case c.Op == "start" && !started:
+				started = true
+				start <- c.Delay
 			}
 		}
 	}()
-	return ctls
-}
-
-// awaitStart answers clock readings until the start comes, then waits
-// its delay.
-func awaitStart(ctx context.Context, ctls <-chan workerCtl, clock func() error) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("interrupted while waiting for the common start: %w", context.Cause(ctx))
-		case c, ok := <-ctls:
-			if !ok {
-				return errors.New("the coordinating redline went away before the start")
-			}
-			switch c.Op {
-			case "clock":
-				if err := clock(); err != nil {
-					return err
-				}
-			case "start":
-				return bench.SleepCtx(ctx, c.Delay)
-			}
-		}
-	}
+	return start
 }

@@ -119,21 +119,11 @@ func firstAddr(s redisadmin.ClusterShard) string {
 	return s.Nodes[0].Addr
 }
 
-// isCluster asks the server whether it runs in cluster mode (INFO
-// cluster: cluster_enabled:1).
-func isCluster(ctx context.Context, c *redisadmin.Conn) (bool, error) {
-	info, err := c.Info(ctx, "cluster")
-	if err != nil {
-		return false, fmt.Errorf("read INFO cluster from %s: %w", c.Addr(), err)
-	}
-	v, _ := info.Get("cluster_enabled")
-	return v == "1", nil
-}
-
-// gatherCluster reads the topology from the seed, then every node and the
-// host (once, with every local node's process), twice when sampling. A
-// node that cannot be read keeps its error; the others are still read.
-func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o GatherOptions, f *Facts) (*Facts, error) {
+// gatherCluster reads the topology from the seed (whose INFO is seedInfo),
+// then every node and the host (once, with every local node's process),
+// twice when sampling. A node that cannot be read keeps its error; the
+// others are still read.
+func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, seedInfo *redisadmin.Info, o GatherOptions, f *Facts) (*Facts, error) {
 	shards, err := seed.ClusterShards(ctx)
 	if err != nil {
 		return nil, err
@@ -147,7 +137,7 @@ func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o Ga
 		return nil, fmt.Errorf("the cluster at %s lists no node (CLUSTER SHARDS is empty)", seed.Addr())
 	}
 	f.Cluster = cl
-	seedRunID := markSeedByID(ctx, seed, cl)
+	seedRunID := markSeedByID(ctx, seed, seedInfo, cl)
 	read := func() (*host.Snapshot, error) {
 		hopts := o.Host
 		hopts.PIDs = nil
@@ -184,9 +174,10 @@ func gatherCluster(ctx context.Context, fs *host.FS, seed *redisadmin.Conn, o Ga
 // "myself" flag of the seed's CLUSTER NODES, else the seed's CLUSTER MYID.
 // When neither names a node (CLUSTER NODES and MYID denied by an ACL, or
 // CLUSTER SLOTS of an old server without ids) it returns the seed's INFO
-// run_id, which readNode compares with each node's; markSeedByAddr is the
-// last resort. The seed's Redis fixes reach the plan only once it is marked.
-func markSeedByID(ctx context.Context, seed *redisadmin.Conn, cl *Cluster) (runID string) {
+// run_id (from seedInfo, already read), which readNode compares with each
+// node's; markSeedByAddr is the last resort. The seed's Redis fixes reach
+// the plan only once it is marked.
+func markSeedByID(ctx context.Context, seed *redisadmin.Conn, seedInfo *redisadmin.Info, cl *Cluster) (runID string) {
 	id := ""
 	for nid, flags := range cl.Flags {
 		if slices.Contains(flags, "myself") {
@@ -204,11 +195,7 @@ func markSeedByID(ctx context.Context, seed *redisadmin.Conn, cl *Cluster) (runI
 			return ""
 		}
 	}
-	info, err := seed.Info(ctx, "server")
-	if err != nil {
-		return ""
-	}
-	runID, _ = info.Get("run_id")
+	runID, _ = seedInfo.Get("run_id")
 	return runID
 }
 
@@ -262,13 +249,15 @@ func readNode(ctx context.Context, n *ClusterNodeFacts, o GatherOptions, seedRun
 		return
 	}
 	defer c.Close()
-	if seedRunID != "" && !n.Seed {
-		if info, err := c.Info(ctx, "server"); err == nil {
-			id, _ := info.Get("run_id")
-			n.Seed = id == seedRunID
-		}
+	info, err := redisadmin.ReadInfo(ctx, c) // before Collect: whether --pid is this node's depends on its run_id
+	if err != nil {
+		n.Error = err.Error()
+		return
 	}
-	co := redisadmin.CollectOptions{}
+	if id, _ := info.Get("run_id"); seedRunID != "" && id == seedRunID {
+		n.Seed = true
+	}
+	co := redisadmin.CollectOptions{Info: info}
 	if n.Seed {
 		co.Pid = o.Pid
 	}
@@ -311,13 +300,7 @@ func runCluster(r Rule, f *Facts) []Finding {
 		}
 		g := *f
 		g.Cluster, g.Redis, g.PrevRedis, g.Node = nil, n.Redis, n.PrevRedis, &n.Node
-		var fd Finding
-		if r.Needs&PerServer != 0 && !n.Local {
-			fd = Finding{ID: r.ID, Section: r.Section, Severity: r.Severity, Title: r.Title, Why: r.Why, Source: r.Source,
-				Status: NotChecked, Reason: "node on another host: " + n.Redis.Process.Reason}
-		} else {
-			fd = runRule(r, &g)
-		}
+		fd := runRule(r, &g)
 		fd.Node = n.Addr
 		out = append(out, fd)
 	}
@@ -325,22 +308,18 @@ func runCluster(r Rule, f *Facts) []Finding {
 }
 
 // runLocalNodes runs a CombinesNodes rule once over the local nodes of
-// each network namespace, judged through the first of them.
+// each network namespace (byNetNS, a node whose namespace is unknown with
+// the first known), judged through the first of them.
 func runLocalNodes(r Rule, f *Facts) []Finding {
 	groups := localNodesByNetNS(f)
 	var out []Finding
 	for _, nodes := range groups {
 		g := *f
 		g.Cluster, g.nodes = nil, nodes
-		var addrs []string
-		for _, n := range nodes {
-			addrs = append(addrs, n.Addr)
-		}
-		g.Redis, g.PrevRedis = g.nodes[0].Redis, g.nodes[0].PrevRedis
+		g.Redis, g.PrevRedis = nodes[0].Redis, nodes[0].PrevRedis
 		fd := runRule(r, &g)
 		if len(groups) > 1 {
-			who := "nodes " + strings.Join(addrs, ", ") + " (one network namespace): "
-			fd.Message, fd.Reason = prefixed(who, fd.Message), prefixed(who, fd.Reason)
+			labelled(&fd, nodesLabel(nodes))
 		}
 		out = append(out, fd)
 	}
@@ -349,31 +328,40 @@ func runLocalNodes(r Rule, f *Facts) []Finding {
 
 // localNodesByNetNS groups the local nodes read by network namespace.
 func localNodesByNetNS(f *Facts) [][]*ClusterNodeFacts {
-	var local []*ClusterNodeFacts
-	keys := map[*ClusterNodeFacts]string{}
-	first := "" // a node whose namespace is unknown is judged in the first known one
+	byPid := map[int]*ClusterNodeFacts{}
+	var pids []int
 	for _, n := range f.Cluster.Nodes {
-		if n.Redis == nil || !n.Local {
-			continue
+		if n.Redis != nil && n.Local {
+			byPid[n.Pid] = n
+			pids = append(pids, n.Pid)
 		}
-		local = append(local, n)
-		if f.Host != nil {
-			keys[n] = netnsKey(f.Host, n.Pid)
-		}
-		first = cmp.Or(first, keys[n])
 	}
 	var groups [][]*ClusterNodeFacts
-	index := map[string]int{}
-	for _, n := range local {
-		key := cmp.Or(keys[n], first)
-		i, ok := index[key]
-		if !ok {
-			i, index[key] = len(groups), len(groups)
-			groups = append(groups, nil)
+	for _, g := range byNetNS(f.Host, pids, true) {
+		nodes := make([]*ClusterNodeFacts, len(g))
+		for i, pid := range g {
+			nodes[i] = byPid[pid]
 		}
-		groups[i] = append(groups[i], n)
+		groups = append(groups, nodes)
 	}
 	return groups
+}
+
+// nodesLabel names the local nodes a finding judged together.
+func nodesLabel(nodes []*ClusterNodeFacts) string {
+	addrs := make([]string, len(nodes))
+	for i, n := range nodes {
+		addrs[i] = n.Addr
+	}
+	if len(nodes) == 1 {
+		return "node " + addrs[0] + ": "
+	}
+	return "nodes " + strings.Join(addrs, ", ") + " (one network namespace): "
+}
+
+// labelled starts a finding's message and reason with who it judged.
+func labelled(fd *Finding, who string) {
+	fd.Message, fd.Reason = prefixed(who, fd.Message), prefixed(who, fd.Reason)
 }
 
 func prefixed(who, s string) string {

@@ -198,3 +198,83 @@ func TestRenderLeavesOutEmptyGroups(t *testing.T) {
 		}
 	}
 }
+
+// A CombinesNodes rule reads each local node through Facts.Servers,
+// copies of its Facts: a value that does not parse on any node makes the
+// rule an error, as it would on the node the rule is judged through.
+func TestCombinedNodesParseError(t *testing.T) {
+	check := func(f *Facts) Result {
+		var ev []Evidence
+		for _, g := range f.Servers() {
+			n, e, ok := g.ConfigInt("maxclients")
+			if !ok {
+				return Fire("maxclients unreadable").With(e)
+			}
+			ev = append(ev, Ev(e.Source, n))
+		}
+		return Pass("fine").With(ev...)
+	}
+	withRules(t, Rule{ID: "combine-a", Section: "client", Severity: Low, Title: "t", Why: "w", Source: "s",
+		Needs: NeedHost | ReadsRedis | CombinesNodes, Check: check})
+	node := func(addr string, pid int, maxclients string) *ClusterNodeFacts {
+		return &ClusterNodeFacts{Node: Node{Addr: addr, Role: "primary", Shard: 1, Local: true, Pid: pid},
+			Redis: &redisadmin.Facts{Addr: addr, Info: redisadmin.ParseInfo("redis_version:7.2.4\r\n"),
+				Config: redisadmin.Config{"maxclients": maxclients}, Process: redisadmin.Process{Pid: pid, Local: true}}}
+	}
+	f := &Facts{Host: &host.Snapshot{Processes: []host.Process{{PID: 100, NetNSIsInspector: true}, {PID: 101, NetNSIsInspector: true}}},
+		Cluster: &Cluster{Seed: "127.0.0.1:7000", Nodes: []*ClusterNodeFacts{
+			node("127.0.0.1:7000", 100, "10000"), node("127.0.0.1:7001", 101, "10000x"),
+		}}}
+	rep, err := Run(context.Background(), f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 {
+		t.Fatalf("findings %+v, want one over both nodes", rep.Findings)
+	}
+	fd := rep.Findings[0]
+	if fd.Status != Errored || !strings.Contains(fd.Reason, `CONFIG GET maxclients`) || !strings.Contains(fd.Reason, `"10000x"`) || !rep.HasErrors() {
+		t.Errorf("%s: %s%s; want an error naming CONFIG GET maxclients \"10000x\"", fd.Status, fd.Message, fd.Reason)
+	}
+}
+
+// A CombinesNodes rule judges the local nodes of each network namespace
+// together, grouped as byNetNS groups a host's servers; a node whose
+// namespace the snapshot does not know is judged with the first known
+// (a group of its own would set a second, conflicting list); remote nodes
+// are left out.
+func TestCombinedNodesByNetNS(t *testing.T) {
+	check := func(f *Facts) Result {
+		var addrs []string
+		for _, g := range f.Servers() {
+			addrs = append(addrs, g.RedisAddr())
+		}
+		return Pass("%s", strings.Join(addrs, "+")).With(Ev("x", 1))
+	}
+	withRules(t, Rule{ID: "combine-a", Section: "client", Severity: Low, Title: "t", Why: "w", Source: "s",
+		Needs: NeedHost | ReadsRedis | CombinesNodes, Check: check})
+	node := func(addr string, pid int, local bool) *ClusterNodeFacts {
+		return &ClusterNodeFacts{Node: Node{Addr: addr, Role: "primary", Shard: 1, Local: local, Pid: pid},
+			Redis: &redisadmin.Facts{Addr: addr, Info: redisadmin.ParseInfo("redis_version:7.2.4\r\n"), Process: redisadmin.Process{Pid: pid, Local: local}}}
+	}
+	f := &Facts{Host: &host.Snapshot{Processes: []host.Process{{PID: 100, NetNS: 7}, {PID: 101, NetNS: 8}, {PID: 102, NetNS: 7}, {PID: 103}}},
+		Cluster: &Cluster{Seed: "10.0.0.1:7000", Nodes: []*ClusterNodeFacts{
+			node("10.0.0.1:7000", 100, true), node("10.0.0.1:7001", 101, true), node("10.0.0.1:7002", 102, true),
+			node("10.0.0.1:7003", 103, true), node("10.0.0.2:7004", 200, false),
+		}}}
+	rep, err := Run(context.Background(), f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, fd := range rep.Findings {
+		got = append(got, fd.Message)
+	}
+	want := []string{
+		"nodes 10.0.0.1:7000, 10.0.0.1:7002, 10.0.0.1:7003 (one network namespace): 10.0.0.1:7000+10.0.0.1:7002+10.0.0.1:7003",
+		"node 10.0.0.1:7001: 10.0.0.1:7001",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("messages\n%q\nwant\n%q", got, want)
+	}
+}

@@ -352,3 +352,52 @@ func TestClusterSeedWithoutClusterNodes(t *testing.T) {
 		})
 	}
 }
+
+// infoCalls is how many INFO commands s has answered since CONFIG
+// RESETSTAT (INFO commandstats counts a command once it has run, so the
+// INFO that asks is not in its own answer).
+func infoCalls(t *testing.T, s *redisserver.Server) int64 {
+	t.Helper()
+	info := redisadmin.ParseInfo(do(t, s, "INFO", "commandstats"))
+	for _, c := range info.Commandstats() {
+		if c.Command == "info" {
+			return c.Calls
+		}
+	}
+	return 0
+}
+
+// Doctor reads each server's INFO once: whether the seed is a cluster
+// node, and its run_id when no node id names it, come from the INFO that
+// is read anyway. A lone server answers one INFO; in a cluster whose ACL
+// denies CLUSTER NODES and MYID (the seed is found by run_id) the seed
+// answers two (one for the seed connection, one as a node) and every
+// other node one.
+func TestGatherReadsINFOOnce(t *testing.T) {
+	ctx := context.Background()
+	s := redistest.Start(t)
+	do(t, s, "CONFIG", "RESETSTAT")
+	if _, err := doctor.Gather(ctx, doctor.GatherOptions{Root: "/", Redis: &redisadmin.Options{Addr: s.Addr()}}); err != nil {
+		t.Fatal(err)
+	}
+	if n := infoCalls(t, s); n != 1 {
+		t.Errorf("one server: %d INFO, want 1", n)
+	}
+	c := redistest.StartCluster(t, 3, 0)
+	for _, n := range c.Nodes() {
+		do(t, n, "ACL", "SETUSER", "doc2", "on", ">pw", "~*", "+@all", "-cluster|nodes", "-cluster|myid")
+		do(t, n, "CONFIG", "RESETSTAT")
+	}
+	if _, err := doctor.Gather(ctx, doctor.GatherOptions{Root: "/", Redis: &redisadmin.Options{Addr: c.Seed(), Username: "doc2", Password: "pw"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range c.Nodes() {
+		want := int64(1)
+		if n.Addr() == c.Seed() {
+			want = 2
+		}
+		if got := infoCalls(t, n); got != want {
+			t.Errorf("node %s: %d INFO, want %d", n.Addr(), got, want)
+		}
+	}
+}

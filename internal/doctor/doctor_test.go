@@ -210,3 +210,27 @@ func TestDoctorDoesNotImportTune(t *testing.T) {
 		}
 	}
 }
+
+// A host-wide net sysctl is read in the server's namespace when the
+// namespace has it (optmem_max is per namespace since Linux 6.8) and
+// from the host when it does not (busy_poll, net_core_table only); a
+// per-namespace one the namespace lacks is absent, not the host's.
+func TestSysctlHostWideOrNamespace(t *testing.T) {
+	f := &Facts{Host: &host.Snapshot{
+		Sysctls:   host.Sysctls{"net.core.optmem_max": "20480", "net.core.busy_poll": "50", "net.core.somaxconn": "4096"},
+		Processes: []host.Process{{PID: 7, NetNS: 9, NetSysctls: host.Sysctls{"net.core.optmem_max": "131072"}}},
+	}}
+	for _, tc := range []struct {
+		name, want string
+		ok, netns  bool
+	}{
+		{"net.core.optmem_max", "131072", true, true},
+		{"net.core.busy_poll", "50", true, false},
+		{"net.core.somaxconn", "", false, true},
+	} {
+		v, ev, ok := f.Sysctl(tc.name)
+		if v != tc.want || ok != tc.ok || strings.Contains(ev.Note, "namespace") != tc.netns {
+			t.Errorf("%s = %q (%v, %q), want %q (%v, from the namespace %v)", tc.name, v, ok, ev.Note, tc.want, tc.ok, tc.netns)
+		}
+	}
+}

@@ -33,9 +33,11 @@ type Facts struct {
 	// eachServer is set when Run chose Pid to judge each server in turn:
 	// host-wide decisions (IRQ placement) still keep every server in view.
 	eachServer bool
-	// parseErrs are the values a rule's check could not parse (a sysctl
-	// or CONFIG value that is not a number): the rule is then an error.
-	parseErrs []error
+	// parseErrs collects the values a rule's check could not parse (a
+	// sysctl or CONFIG value that is not a number): the rule is then an
+	// error. A pointer, so that the copies Servers hands a CombinesNodes
+	// rule record into the collector of the Facts Run judges.
+	parseErrs *parseErrors
 
 	// Iface is the NIC that carries Redis traffic; empty means every
 	// physical NIC that is up.
@@ -63,6 +65,9 @@ type Facts struct {
 func (f *Facts) Servers() []*Facts {
 	if len(f.nodes) == 0 {
 		return []*Facts{f}
+	}
+	if f.parseErrs == nil { // a check called outside Run: the copies share one all the same
+		f.parseErrs = &parseErrors{}
 	}
 	out := make([]*Facts, len(f.nodes))
 	for i, n := range f.nodes {
@@ -155,42 +160,76 @@ func sysctlPath(name string) string {
 	return "/proc/sys/" + strings.ReplaceAll(name, ".", "/")
 }
 
-// globalNetSysctls are the net.* sysctls of the kernel's net_core_table
-// (net/core/sysctl_net_core.c), registered for the initial network
-// namespace only: one value for the whole host, absent inside any other
-// namespace. Read inside a server's namespace they would look missing
-// ("this kernel has no busy polling"); they are read from the host.
-var globalNetSysctls = map[string]bool{
-	"net.core.busy_poll": true, "net.core.busy_read": true,
-	"net.core.rps_sock_flow_entries": true,
-	"net.core.netdev_budget":         true, "net.core.netdev_budget_usecs": true,
-	"net.core.netdev_max_backlog": true, "net.core.dev_weight": true,
-	"net.core.rmem_max": true, "net.core.wmem_max": true,
-	"net.core.rmem_default": true, "net.core.wmem_default": true,
-	"net.core.optmem_max": true,
+// globalNetSysctls are the net.* sysctls the kernel registers for the
+// initial network namespace only (register_net_sysctl(&init_net, ...)): one
+// value for the whole host, absent inside any other namespace. Read there
+// they would look missing ("this kernel has no busy polling"); they are
+// read from the host. The lists are the kernel's tables, not memory:
+// net/core/sysctl_net_core.c net_core_table (Linux 6.6; the per-namespace
+// ones are netns_core_table: somaxconn, txrehash, rps_default_mask) and
+// net/ipv4/sysctl_net_ipv4.c ipv4_table (a 2025 6.x tree; every
+// net.ipv4 sysctl doctor reads is in ipv4_net_table, per namespace). Versions differ:
+// optmem_max moved to netns_core_table in 6.8 ("net: Namespace-ify
+// sysctl_optmem_max"), and since 6.11 (19249c0724f2) {r,w}mem_{default,max}
+// also appear read-only in every namespace, showing the host's value. So a
+// namespace that has one of these gives its own value (Sysctl), and one
+// that lacks it the host's.
+var globalNetSysctls = setOf(
+	// net_core_table
+	"net.core.wmem_max", "net.core.rmem_max", "net.core.wmem_default", "net.core.rmem_default",
+	"net.core.dev_weight", "net.core.dev_weight_rx_bias", "net.core.dev_weight_tx_bias",
+	"net.core.netdev_max_backlog", "net.core.netdev_rss_key",
+	"net.core.bpf_jit_enable", "net.core.bpf_jit_harden", "net.core.bpf_jit_kallsyms", "net.core.bpf_jit_limit",
+	"net.core.netdev_tstamp_prequeue", "net.core.message_cost", "net.core.message_burst",
+	"net.core.optmem_max", // before 6.8
+	"net.core.tstamp_allow_data", "net.core.rps_sock_flow_entries",
+	"net.core.flow_limit_cpu_bitmap", "net.core.flow_limit_table_len",
+	"net.core.busy_poll", "net.core.busy_read", "net.core.default_qdisc",
+	"net.core.netdev_budget", "net.core.warnings", "net.core.max_skb_frags", "net.core.netdev_budget_usecs",
+	"net.core.fb_tunnels_only_for_init_net", "net.core.devconf_inherit_init_net",
+	"net.core.high_order_alloc_disable", "net.core.gro_normal_batch",
+	"net.core.netdev_unregister_timeout_secs", "net.core.skb_defer_max",
+	// ipv4_table
+	"net.ipv4.tcp_max_orphans", "net.ipv4.inet_peer_threshold", "net.ipv4.inet_peer_minttl", "net.ipv4.inet_peer_maxttl",
+	"net.ipv4.tcp_mem", "net.ipv4.tcp_low_latency",
+	"net.ipv4.cipso_cache_enable", "net.ipv4.cipso_cache_bucket_size", "net.ipv4.cipso_rbm_optfmt", "net.ipv4.cipso_rbm_strictvalid",
+	"net.ipv4.tcp_available_ulp", "net.ipv4.udp_mem", "net.ipv4.fib_sync_mem",
+)
+
+func setOf(names ...string) map[string]bool {
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[n] = true
+	}
+	return out
 }
 
 // Sysctl returns a sysctl's value and the evidence for it. net.* values
 // come from the server's network namespace when it differs from the
 // inspector's: that is the namespace whose values govern the server's
-// sockets. Host-wide net.core values (globalNetSysctls) come from the
-// host whichever server is judged: with several servers and none chosen,
-// a rule that is not PerNetNS would otherwise read the first server's
-// namespace, where they do not exist.
+// sockets. A host-wide one (globalNetSysctls) the namespace lacks comes
+// from the host, whichever server is judged: with several servers and
+// none chosen, a rule that is not PerNetNS would otherwise read the first
+// server's namespace, where it does not exist.
 func (f *Facts) Sysctl(name string) (string, Evidence, bool) {
 	ev := Evidence{Source: sysctlPath(name), Absent: true}
 	if f.Host == nil {
 		return "", ev, false
 	}
-	if p := f.RedisProcess(); p != nil && strings.HasPrefix(name, "net.") && !globalNetSysctls[name] && !p.NetNSIsInspector && p.NetSysctls != nil {
+	if p := f.RedisProcess(); p != nil && strings.HasPrefix(name, "net.") && !p.NetNSIsInspector && p.NetSysctls != nil {
 		v, ok := p.NetSysctls[name]
-		ev.Value, ev.Absent, ev.Note = v, !ok, fmt.Sprintf("in the network namespace of redis-server pid %d", p.PID)
-		return v, ev, ok
+		if ok || !globalNetSysctls[name] {
+			ev.Value, ev.Absent, ev.Note = v, !ok, fmt.Sprintf("in the network namespace of redis-server pid %d", p.PID)
+			return v, ev, ok
+		}
 	}
 	v, ok := f.Host.Sysctls[name]
 	ev.Value, ev.Absent = v, !ok
 	return v, ev, ok
 }
+
+// parseErrors are the values one run of a check could not parse.
+type parseErrors struct{ errs []*host.ParseError }
 
 // parsed records a value that did not parse as a *host.ParseError of its
 // source; Run reports the rule as an error.
@@ -198,19 +237,19 @@ func (f *Facts) parsed(ev Evidence, err error) bool {
 	if err == nil {
 		return true
 	}
-	f.parseErrs = append(f.parseErrs, &host.ParseError{Path: ev.Source, Line: 1, Err: fmt.Errorf("%q: %w", ev.Value, err)})
+	if f.parseErrs == nil { // a check called outside Run
+		f.parseErrs = &parseErrors{}
+	}
+	f.parseErrs.errs = append(f.parseErrs.errs, &host.ParseError{Path: ev.Source, Line: 1, Err: fmt.Errorf("%q: %w", ev.Value, err)})
 	return false
 }
 
 // parseError returns the first value a check could not parse.
 func (f *Facts) parseError() error {
-	for _, err := range f.parseErrs {
-		var pe *host.ParseError
-		if errors.As(err, &pe) {
-			return pe
-		}
+	if f.parseErrs == nil || len(f.parseErrs.errs) == 0 {
+		return nil
 	}
-	return nil
+	return f.parseErrs.errs[0]
 }
 
 // SysctlInt returns a numeric sysctl. A value that is not a number is

@@ -64,19 +64,24 @@ func Gather(ctx context.Context, o GatherOptions) (*Facts, error) {
 	default:
 		f.RedisNote = "no server address given"
 	}
+	// The seed's INFO says whether it is a cluster node and, for a lone
+	// server, is the first reading's: read once, passed along.
+	var info *redisadmin.Info
 	if conn != nil && (o.Cluster == nil || *o.Cluster) {
-		on, err := isCluster(ctx, conn)
-		switch {
-		case err != nil:
+		if info, err = redisadmin.ReadInfo(ctx, conn); err != nil {
 			return nil, err
-		case on:
-			return gatherCluster(ctx, fs, conn, o, f)
+		}
+		switch {
+		case info.ClusterEnabled():
+			return gatherCluster(ctx, fs, conn, info, o, f)
 		case o.Cluster != nil:
 			return nil, fmt.Errorf("--cluster: %s is not a cluster node (INFO cluster_enabled is not 1); drop --cluster to check it as one server", conn.Addr())
 		}
 	}
 	read := func() (*host.Snapshot, *redisadmin.Facts, error) {
-		return gatherOnce(ctx, fs, conn, o)
+		snap, rf, err := gatherOnce(ctx, fs, conn, info, o)
+		info = nil // a second reading asks again
+		return snap, rf, err
 	}
 	if f.Host, f.Redis, err = read(); err != nil {
 		return nil, err
@@ -100,12 +105,14 @@ func Gather(ctx context.Context, o GatherOptions) (*Facts, error) {
 	return f, nil
 }
 
-func gatherOnce(ctx context.Context, fs *host.FS, conn *redisadmin.Conn, o GatherOptions) (*host.Snapshot, *redisadmin.Facts, error) {
+// gatherOnce reads the server (with info when it was just read) and the
+// host.
+func gatherOnce(ctx context.Context, fs *host.FS, conn *redisadmin.Conn, info *redisadmin.Info, o GatherOptions) (*host.Snapshot, *redisadmin.Facts, error) {
 	var rf *redisadmin.Facts
 	hopts := o.Host
 	if conn != nil {
 		var err error
-		rf, err = redisadmin.Collect(ctx, conn, redisadmin.CollectOptions{Pid: o.Pid})
+		rf, err = redisadmin.Collect(ctx, conn, redisadmin.CollectOptions{Pid: o.Pid, Info: info})
 		if err != nil {
 			return nil, nil, err
 		}

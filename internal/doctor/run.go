@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -163,7 +164,7 @@ func runForEachServer(r Rule, f *Facts) []Finding {
 			groups = append(groups, []int{pid})
 		}
 	case r.Needs&PerNetNS != 0:
-		groups = byNetNS(f.Host, pids)
+		groups = byNetNS(f.Host, pids, false)
 	}
 	if len(groups) < 2 && r.Needs&(NeedRedisProcess|PerServer) == 0 {
 		return []Finding{runRule(r, f)}
@@ -186,28 +187,34 @@ func runForServers(r Rule, f *Facts, pids []int) Finding {
 	if len(pids) > 1 {
 		who = fmt.Sprintf("redis-servers pids %s (one network namespace): ", joinPIDs(pids))
 	}
-	if fd.Message != "" {
-		fd.Message = who + fd.Message
-	}
-	if fd.Reason != "" {
-		fd.Reason = who + fd.Reason
-	}
+	labelled(&fd, who)
 	return fd
 }
 
 // byNetNS groups pids by network namespace, in the order of their first
-// server: the inspector's, each other inode, and a server whose namespace
-// is unknown on its own.
-func byNetNS(s *host.Snapshot, pids []int) [][]int {
+// server: the inspector's, each other inode. A server whose namespace is
+// unknown is on its own, or, with joinUnknown, in the first known one:
+// a CombinesNodes rule's fix is one list for a namespace, and a group of
+// its own would set a second, conflicting list.
+func byNetNS(s *host.Snapshot, pids []int, joinUnknown bool) [][]int {
+	keys := make([]string, len(pids))
+	first := ""
+	for i, pid := range pids {
+		keys[i] = netnsKey(s, pid)
+		first = cmp.Or(first, keys[i])
+	}
 	var groups [][]int
 	index := map[string]int{}
-	for _, pid := range pids {
-		key := netnsKey(s, pid)
-		if key == "" {
+	for i, pid := range pids {
+		key := keys[i]
+		switch {
+		case key == "" && joinUnknown && first != "":
+			key = first
+		case key == "":
 			key = fmt.Sprint("pid ", pid)
 		}
-		if i, ok := index[key]; ok {
-			groups[i] = append(groups[i], pid)
+		if j, ok := index[key]; ok {
+			groups[j] = append(groups[j], pid)
 			continue
 		}
 		index[key] = len(groups)
@@ -219,6 +226,9 @@ func byNetNS(s *host.Snapshot, pids []int) [][]int {
 // netnsKey names pid's network namespace, "" when the snapshot does not
 // say which it is.
 func netnsKey(s *host.Snapshot, pid int) string {
+	if s == nil {
+		return ""
+	}
 	p := s.Process(pid)
 	switch {
 	case p != nil && p.NetNSIsInspector:
@@ -257,7 +267,7 @@ func runRule(r Rule, f *Facts) (fd Finding) {
 		fd.Status, fd.Reason = res.Status, res.Reason
 		return fd
 	}
-	f.parseErrs = nil
+	f.parseErrs = &parseErrors{} // shared with the copies Servers makes
 	res := r.Check(f)
 	if err := f.parseError(); err != nil {
 		res = Result{Status: Errored, Reason: "could not parse " + err.Error()}
@@ -501,10 +511,11 @@ func missing(n Need, f *Facts) string {
 		return redisNote(f)
 	case n&NeedRedis != 0 && !f.HasRedis():
 		return redisNote(f)
+	case n&(NeedRedisProcess|PerServer) != 0 && f.Node != nil && f.HasRedis() && !f.Redis.Process.Local:
+		// a PerServer rule would judge this host's CPUs for a node that
+		// does not run on them
+		return "node on another host: " + f.Redis.Process.Reason
 	case n&NeedRedisProcess != 0 && f.RedisProcess() == nil:
-		if f.Node != nil && !f.Redis.Process.Local {
-			return "node on another host: " + f.Redis.Process.Reason
-		}
 		if f.HasRedis() && !f.Redis.Process.Local {
 			return "the server is not on this host: " + f.Redis.Process.Reason
 		}
@@ -578,7 +589,7 @@ func (r *Report) Fired(min Severity) []Finding {
 // notClustered says why a cluster rule did not judge a server: it is not a
 // cluster node, or it is one that was checked alone.
 func notClustered(f *Facts) (Status, string) {
-	if v, _ := f.Info().Get("cluster_enabled"); v == "1" {
+	if f.Info().ClusterEnabled() {
 		return NotChecked, "the server is a cluster node checked alone (--cluster=false): its cluster was not read"
 	}
 	return NotApplicable, "the server is not a cluster node (INFO cluster_enabled is not 1)"

@@ -87,7 +87,7 @@ func dumpInterfaceAddrs() (map[string][]string, error) {
 	buf := make([]byte, 256<<10)
 	ne := binary.NativeEndian
 	names := map[uint32]string{}
-	err = netlinkDump(fd, "rtnetlink links", netlinkRequest(unix.RTM_GETLINK, 1, make([]byte, unix.SizeofIfInfomsg)), buf, func(typ uint16, data []byte) {
+	err = netlinkDump(fd, "rtnetlink links", netlinkRequest(unix.RTM_GETLINK, make([]byte, unix.SizeofIfInfomsg)), buf, func(typ uint16, data []byte) {
 		if typ != unix.RTM_NEWLINK || len(data) < unix.SizeofIfInfomsg {
 			return
 		}
@@ -104,7 +104,7 @@ func dumpInterfaceAddrs() (map[string][]string, error) {
 	for _, name := range names {
 		byName[name] = []string{}
 	}
-	err = netlinkDump(fd, "rtnetlink addresses", netlinkRequest(unix.RTM_GETADDR, 2, make([]byte, unix.SizeofIfAddrmsg)), buf, func(typ uint16, data []byte) {
+	err = netlinkDump(fd, "rtnetlink addresses", netlinkRequest(unix.RTM_GETADDR, make([]byte, unix.SizeofIfAddrmsg)), buf, func(typ uint16, data []byte) {
 		if typ != unix.RTM_NEWADDR || len(data) < unix.SizeofIfAddrmsg {
 			return
 		}

@@ -92,13 +92,13 @@ func netlinkDump(fd int, what string, req, buf []byte, each func(typ uint16, dat
 	}
 }
 
-// netlinkRequest is a dump request: the header, then body.
-func netlinkRequest(typ uint16, seq uint32, body []byte) []byte {
+// netlinkRequest is a dump request: the header, then body (netlinkDump
+// gives it its sequence number).
+func netlinkRequest(typ uint16, body []byte) []byte {
 	ne := binary.NativeEndian
 	req := make([]byte, unix.NLMSG_HDRLEN, unix.NLMSG_HDRLEN+len(body))
 	ne.PutUint16(req[4:], typ)
 	ne.PutUint16(req[6:], unix.NLM_F_REQUEST|unix.NLM_F_DUMP)
-	ne.PutUint32(req[8:], seq)
 	req = append(req, body...)
 	ne.PutUint32(req[0:], uint32(len(req)))
 	return req

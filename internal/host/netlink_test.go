@@ -18,13 +18,13 @@ func TestNetlinkDumpOnABusySocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer unix.Close(fd)
-	stale := netlinkRequest(unix.RTM_GETLINK, 0, make([]byte, unix.SizeofIfInfomsg))
+	stale := netlinkRequest(unix.RTM_GETLINK, make([]byte, unix.SizeofIfInfomsg))
 	stale[8], stale[9], stale[10], stale[11] = 0xff, 0xff, 0xff, 0x7f
 	if err := unix.Sendto(fd, stale, 0, &unix.SockaddrNetlink{Family: unix.AF_NETLINK}); err != nil {
 		t.Fatal(err)
 	}
 	links := 0
-	req := netlinkRequest(unix.RTM_GETLINK, 0, make([]byte, unix.SizeofIfInfomsg))
+	req := netlinkRequest(unix.RTM_GETLINK, make([]byte, unix.SizeofIfInfomsg))
 	err = netlinkDump(fd, "test", req, make([]byte, 64<<10), func(typ uint16, _ []byte) { links++ })
 	if err == nil || links != 0 {
 		t.Fatalf("a dump on a socket with a dump in progress: %d messages, error %v; want none and an error", links, err)

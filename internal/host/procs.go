@@ -54,6 +54,7 @@ func readProcesses(r *reader) error {
 	if r.opts.NoProcesses {
 		return nil
 	}
+	r.predumpPorts()
 	pids := r.opts.PIDs
 	if len(pids) == 0 {
 		for _, p := range r.processes() {
@@ -86,7 +87,6 @@ func readProcesses(r *reader) error {
 		}
 		r.source = src
 	}
-	r.predumpPorts()
 	for _, pd := range read {
 		src := r.source
 		r.source = fmt.Sprintf("process %d", pd.p.PID)

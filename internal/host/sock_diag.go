@@ -91,26 +91,40 @@ func (r *reader) selfPortSockets(ports []int) (socks []tcpSocket, found bool) {
 	return filterSockets(append(make([]tcpSocket, 0, len(listen)+len(rest)), listen...), rest, false, ports), true
 }
 
-// portsPredump is the dump of the sockets of Options.Ports taken while
-// the processes' fd scans run.
+// portsPredump is the dump of the sockets of Options.Ports, taken while
+// the processes are read and their fds scanned; done is closed when data
+// and err are set.
 type portsPredump struct {
 	ports []int
+	done  chan struct{}
 	data  []byte
 	err   error
 }
 
-// predumpPorts dumps the sockets of Options.Ports on the live machine
-// (6379 by default: most often Redis's own port) while the fd scans run
-// on other threads; the port dump then only adds the Redis ports not
-// among them. Call it from the thread that reads (its network namespace
-// is the inspector's).
+// predumpPorts starts the dump of the sockets of Options.Ports on the live
+// machine (6379 by default: most often Redis's own port); the port dump
+// then only adds the Redis ports not among them. The socket is made here,
+// on the reading thread, whose namespace is the inspector's (a caller may
+// have entered another on a locked thread, and a new goroutine's thread
+// is any of the process's); the dump itself, a walk of the host-wide
+// established table however few sockets match, runs beside the reading.
 func (r *reader) predumpPorts() {
 	if !r.fs.live || len(r.opts.Ports) == 0 || r.predump != nil {
 		return
 	}
-	ports := slices.Compact(slices.Sorted(slices.Values(r.opts.Ports)))
-	data, err := dumpTCPSockDiagPorts(portStates, ports)
-	r.predump = &portsPredump{ports: ports, data: data, err: err}
+	pre := &portsPredump{ports: slices.Compact(slices.Sorted(slices.Values(r.opts.Ports))), done: make(chan struct{})}
+	r.predump = pre
+	fd, err := openSockDiag()
+	if err != nil {
+		pre.err = err
+		close(pre.done)
+		return
+	}
+	go func() {
+		defer close(pre.done)
+		defer unix.Close(fd)
+		pre.data, pre.err = sockDiagDumpOn(fd, portStates, pre.ports)
+	}()
 }
 
 // portStates are the states of the port dump: all but LISTEN (the
@@ -122,6 +136,9 @@ const portStates = allStates &^ (1 << tcpListen)
 // socket between one of them and a predumped port (counted already).
 func (r *reader) dumpPorts(ports []int) ([]byte, error) {
 	pre := r.predump
+	if pre != nil {
+		<-pre.done
+	}
 	if pre == nil || pre.err != nil {
 		return dumpTCPSockDiagPorts(portStates, ports)
 	}
@@ -227,25 +244,25 @@ const (
 
 // sockDiagDumpBoth dumps the TCP sockets of both families in the given
 // states that the bytecode accepts (nil: all) with one inet_diag_req.
-func sockDiagDumpBoth(fd int, seq, states uint32, bc []byte, buf, out []byte) ([]byte, error) {
+func sockDiagDumpBoth(fd int, states uint32, bc []byte, buf, out []byte) ([]byte, error) {
 	req := make([]byte, inetDiagReqV1)
 	binary.NativeEndian.PutUint32(req[52:], states)
-	return sockDiagDump(fd, tcpDiagGetSock, seq, req, bc, buf, out)
+	return sockDiagDump(fd, tcpDiagGetSock, req, bc, buf, out)
 }
 
 // sockDiagDumpFiltered dumps the family's TCP sockets in the given states
 // (a bit per TCP state) that the bytecode accepts (nil: all).
-func sockDiagDumpFiltered(fd int, family uint8, seq, states uint32, bc []byte, buf, out []byte) ([]byte, error) {
+func sockDiagDumpFiltered(fd int, family uint8, states uint32, bc []byte, buf, out []byte) ([]byte, error) {
 	req := make([]byte, inetDiagReqLen)
 	req[0], req[1] = family, unix.IPPROTO_TCP
 	binary.NativeEndian.PutUint32(req[4:], states)
-	return sockDiagDump(fd, unix.SOCK_DIAG_BY_FAMILY, seq, req, bc, buf, out)
+	return sockDiagDump(fd, unix.SOCK_DIAG_BY_FAMILY, req, bc, buf, out)
 }
 
 // sockDiagDump sends a dump request (body, then the bytecode as its
 // INET_DIAG_REQ_BYTECODE attribute) and appends the inet_diag_msg of each
 // reply to out (netlinkDump: every receive has a deadline).
-func sockDiagDump(fd int, typ uint16, seq uint32, body, bc, buf, out []byte) ([]byte, error) {
+func sockDiagDump(fd int, typ uint16, body, bc, buf, out []byte) ([]byte, error) {
 	ne := binary.NativeEndian
 	if len(bc) > 0 {
 		attr := make([]byte, unix.SizeofNlAttr, unix.SizeofNlAttr+len(bc))
@@ -253,7 +270,7 @@ func sockDiagDump(fd int, typ uint16, seq uint32, body, bc, buf, out []byte) ([]
 		ne.PutUint16(attr[2:], inetDiagReqBytecode)
 		body = append(append(slices.Clip(body), attr...), bc...)
 	}
-	err := netlinkDump(fd, "sock_diag", netlinkRequest(typ, seq, body), buf, func(_ uint16, data []byte) {
+	err := netlinkDump(fd, "sock_diag", netlinkRequest(typ, body), buf, func(_ uint16, data []byte) {
 		if len(data) >= inetDiagMsgLen {
 			out = append(out, data[:inetDiagMsgLen]...)
 			binary.LittleEndian.PutUint32(out[len(out)-4:], ne.Uint32(data[68:]))
@@ -333,13 +350,13 @@ func openSockDiag() (int, error) {
 func sockDiagDumpOn(fd int, states uint32, ports []int) ([]byte, error) {
 	buf := make([]byte, 1<<20) // the kernel sends up to 32 KiB a message; a dump is many
 	bc := portsBytecode(ports)
-	out, err := sockDiagDumpBoth(fd, 1, states, bc, buf, nil)
+	out, err := sockDiagDumpBoth(fd, states, bc, buf, nil)
 	if err == nil || !refusedRequest(err) {
 		return out, err // a dump that failed part-way: no fallback on this socket
 	}
 	out = nil // a kernel without TCPDIAG_GETSOCK: a dump per family
-	for i, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
-		if out, err = sockDiagDumpFiltered(fd, fam, uint32(i+2), states, bc, buf, out); err != nil {
+	for _, fam := range []uint8{unix.AF_INET, unix.AF_INET6} {
+		if out, err = sockDiagDumpFiltered(fd, fam, states, bc, buf, out); err != nil {
 			if bc != nil && errors.Is(err, syscall.EINVAL) {
 				return dumpPortsFilteredHere(fd, states, ports)
 			}

@@ -29,7 +29,8 @@ import (
 // of /proc/PID/net are read as before; the summary's Source says which
 // was used and why.
 
-// nsDiag is the sock_diag socket of one namespace, or why there is none.
+// nsDiag is the sock_diag socket of one namespace, or (err set) why there
+// is none: fd is open exactly when err is nil.
 type nsDiag struct {
 	fd  int
 	err error
@@ -52,7 +53,7 @@ func (r *reader) nsSockDiag(pid int, ino uint64) (int, error) {
 func (r *reader) nsDiagFailed(ino uint64, err error) {
 	if d := r.nsDiags[ino]; d != nil && d.err == nil {
 		unix.Close(d.fd)
-		d.fd, d.err = -1, err
+		d.err = err
 	}
 }
 
@@ -72,7 +73,10 @@ var nsDiagHook func(pid int)
 
 // openSockDiagIn creates a sock_diag socket inside the network namespace
 // of pid, which must still be ino: a pid reused since ns/net was read
-// names another namespace, and its sockets are not the process's.
+// names another namespace, and its sockets are not the process's. A
+// socket made there is kept even when the thread could not come back
+// (netns.Do retires that thread; the socket stays in the namespace it
+// was made in), as liveReadInNetns keeps what it read.
 func openSockDiagIn(pid int, ino uint64) (int, error) {
 	if nsDiagHook != nil {
 		nsDiagHook(pid)
@@ -90,13 +94,10 @@ func openSockDiagIn(pid int, ino uint64) (int, error) {
 		fd, err = openSockDiag()
 		return err
 	})
-	if err != nil {
-		if fd >= 0 {
-			unix.Close(fd) // made, but the thread could not come back: netns.Do retired it
-		}
-		return -1, fmt.Errorf("sock_diag in the network namespace of pid %d: %w", pid, err)
+	if fd >= 0 {
+		return fd, nil
 	}
-	return fd, nil
+	return -1, fmt.Errorf("sock_diag in the network namespace of pid %d: %w", pid, err)
 }
 
 // nsSockDiagAt dumps (live) or reads (a tree) a namespace's dump at the

@@ -527,13 +527,13 @@ func TestLiveSockDiagOneWalkMatchesPerFamily(t *testing.T) {
 		{"listeners", 1 << tcpListen, nil, len(ports)},
 		{"ports", allStates &^ (1 << tcpListen), portsBytecode(ports), 2 * len(ports)},
 	} {
-		both, err := sockDiagDumpBoth(fd, 1, tc.states, tc.bc, buf, nil)
+		both, err := sockDiagDumpBoth(fd, tc.states, tc.bc, buf, nil)
 		if err != nil {
 			t.Fatalf("%s: the one-walk dump: %v", tc.name, err)
 		}
 		var each []byte
-		for i, fam := range []uint8{syscall.AF_INET, syscall.AF_INET6} {
-			if each, err = sockDiagDumpFiltered(fd, fam, uint32(i+2), tc.states, tc.bc, buf, each); err != nil {
+		for _, fam := range []uint8{syscall.AF_INET, syscall.AF_INET6} {
+			if each, err = sockDiagDumpFiltered(fd, fam, tc.states, tc.bc, buf, each); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -581,6 +581,7 @@ func TestLivePortsAfterPredump(t *testing.T) {
 	fs.recording = false
 	r := newReader(fs, Options{Ports: []int{p1}})
 	r.predumpPorts()
+	<-r.predump.done
 	if r.predump.err != nil {
 		t.Skipf("sock_diag unavailable here: %v", r.predump.err)
 	}

@@ -303,8 +303,11 @@ func existingServer(t labdata.TargetSpec) bool {
 // or ssh hosts that can reach the server.
 func validateWorkers(s *labdata.Scenario, bad func(path, format string, args ...any)) {
 	c := s.Client
-	if c.Workers < 0 || c.Workers > 64 {
-		bad("client.workers", "%d is not in 0..64", c.Workers)
+	if c.Workers < 0 || c.Workers > bench.MaxWorkers {
+		bad("client.workers", "%d is not in 0..%d", c.Workers, bench.MaxWorkers)
+	}
+	if len(c.WorkerHosts) > bench.MaxWorkers {
+		bad("client.worker_hosts", "%d hosts: at most %d", len(c.WorkerHosts), bench.MaxWorkers)
 	}
 	if len(c.WorkerHosts) == 0 {
 		return

@@ -55,6 +55,7 @@ warmup: 2s
 		{"name: x\ntarget: {kind: address, address: '127.0.0.1:6379'}\nclient: {worker_hosts: [a]}\nworkloads: [{name: a, bench: -t set}]\n", "this host's loopback"},
 		{"name: x\ntarget: {kind: ssh, host: s}\nclient: {worker_hosts: [a, '-x'], workers: 2}\nworkloads: [{name: a, bench: -t set}]\n", "client.worker_hosts.1"},
 		{"name: x\ntarget: {kind: ssh, host: s}\nclient: {worker_hosts: [a, b, c]}\nworkloads: [{name: a, bench: -t set -c 2}]\n", "--workers 3 needs at least one client each"},
+		{"name: x\nclient: {workers: 65}\nworkloads: [{name: a, bench: -t set}]\n", "client.workers: 65 is not in 0..64"},
 		{"name: x\nclient: {workers: -1}\nworkloads: [{name: a, bench: -t set}]\n", "client.workers: -1"},
 		{"name: x\nworkloads: [{name: a, bench: -t set}]\nvariants:\n  - {name: a, baseline: true}\n  - {name: b, client: {workers: 2}}\n", "variants.1.client.workers"},
 	}

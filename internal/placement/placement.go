@@ -49,12 +49,10 @@ type IRQPlacement struct {
 	// Queues in queue order. Shared: more queues than CPUs.
 	Queues []Queue
 	Shared bool
-	// Notes say what placement assumed or could not do, for people.
+	// Notes say what placement assumed or could not do, for people: also
+	// that it could not see where a redis-server runs (its threads or its
+	// affinity refused), so the CPUs placed may overlap it.
 	Notes []string
-	// Unseen says, once per server, that placement could not see where a
-	// redis-server runs (its threads or its affinity refused): the CPUs
-	// placed may overlap it. Also in Notes.
-	Unseen []string
 }
 
 // IRQs gives each queue of in.NIC its own CPU on the NIC's node: the first
@@ -255,17 +253,11 @@ func redisThreads(p *host.Process) int {
 // "any CPU").
 func (p *IRQPlacement) unseen(in Input) {
 	for _, u := range in.Host.UnseenProcesses {
-		p.unseenNote("could not see %s pid %d (%s): the CPUs proposed may overlap its threads", u.Comm, u.PID, u.Why)
+		p.note("could not see %s pid %d (%s): the CPUs proposed may overlap its threads", u.Comm, u.PID, u.Why)
 	}
 	for _, proc := range in.Redis {
 		if len(proc.Refused) > 0 {
-			p.unseenNote("could not read where redis-server pid %d may run (%s refused): the CPUs proposed may overlap its threads", proc.PID, proc.Refused[0])
+			p.note("could not read where redis-server pid %d may run (%s refused): the CPUs proposed may overlap its threads", proc.PID, proc.Refused[0])
 		}
 	}
-}
-
-func (p *IRQPlacement) unseenNote(format string, args ...any) {
-	s := fmt.Sprintf(format, args...)
-	p.Unseen = append(p.Unseen, s)
-	p.Notes = append(p.Notes, s)
 }

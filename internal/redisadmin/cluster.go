@@ -58,6 +58,13 @@ type ClusterMember struct {
 // the server sends it, or "failed" as the Redis docs print it.
 func (m ClusterMember) Failed() bool { return m.Health == "fail" || m.Health == "failed" }
 
+// Working reports whether the node serves now: CLUSTER SHARDS says
+// "online", or the topology came from CLUSTER SLOTS, which leaves failed
+// replicas out. A loading node is neither working nor Failed: it will
+// serve once its data is loaded, but cannot take over a failed primary's
+// slots now.
+func (m ClusterMember) Working() bool { return m.Health == "online" || m.Health == "" }
+
 // Primary returns the shard's primary, or false when it has none.
 func (s ClusterShard) Primary() (ClusterMember, bool) {
 	for _, n := range s.Nodes {

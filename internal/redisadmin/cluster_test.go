@@ -58,3 +58,19 @@ func TestParseClusterNodeFlags(t *testing.T) {
 		t.Error(d)
 	}
 }
+
+// A node is working, failed, or (loading) neither; the docs' "failed"
+// spelling counts as the server's "fail".
+func TestClusterMemberHealth(t *testing.T) {
+	for _, tc := range []struct {
+		health          string
+		working, failed bool
+	}{
+		{"online", true, false}, {"", true, false}, {"loading", false, false}, {"fail", false, true}, {"failed", false, true},
+	} {
+		m := ClusterMember{Health: tc.health}
+		if m.Working() != tc.working || m.Failed() != tc.failed {
+			t.Errorf("%q: working %v failed %v, want %v %v", tc.health, m.Working(), m.Failed(), tc.working, tc.failed)
+		}
+	}
+}

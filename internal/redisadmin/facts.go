@@ -36,6 +36,10 @@ type CollectOptions struct {
 	Pid int
 	// Now is the reference time for the start-time comparison; default time.Now.
 	Now func() time.Time
+	// Info is an INFO the caller has just read on this connection (Conn.Info
+	// with no section): Collect uses it instead of asking again. RoundTrips
+	// then leaves it out.
+	Info *Info
 }
 
 // Collect reads INFO, CONFIG GET *, LATENCY LATEST and, for a server on
@@ -51,9 +55,12 @@ func Collect(ctx context.Context, c *Conn, o CollectOptions) (*Facts, error) {
 	start := time.Now()
 	f := &Facts{Addr: c.Addr(), Errors: map[string]string{}}
 	rt0 := c.RoundTrips
-	info, err := c.Info(ctx)
+	info, err := o.Info, error(nil)
+	if info == nil {
+		info, err = ReadInfo(ctx, c)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("read INFO from %s: %w", c.Addr(), err)
+		return nil, err
 	}
 	f.Info, f.Version = info, info.Version()
 	f.CollectedAt = o.Now()
@@ -69,6 +76,18 @@ func Collect(ctx context.Context, c *Conn, o CollectOptions) (*Facts, error) {
 	}
 	f.Elapsed, f.RoundTrips = time.Since(start), c.RoundTrips-rt0
 	return f, nil
+}
+
+// ReadInfo reads everything INFO gives, as Collect does, with the error
+// Collect returns; a caller that needs the INFO before Collect (whether
+// the server is a cluster node) reads it so and passes it in
+// CollectOptions.Info.
+func ReadInfo(ctx context.Context, c *Conn) (*Info, error) {
+	info, err := c.Info(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read INFO from %s: %w", c.Addr(), err)
+	}
+	return info, nil
 }
 
 func (f *Facts) readFiles(procRoot string) {

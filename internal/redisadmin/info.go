@@ -150,6 +150,13 @@ func (i *Info) Version() string {
 	return v
 }
 
+// ClusterEnabled reports whether the server runs in cluster mode (INFO
+// cluster: cluster_enabled:1).
+func (i *Info) ClusterEnabled() bool {
+	v, _ := i.Get("cluster_enabled")
+	return v == "1"
+}
+
 // ProcessID returns process_id, the server's pid in its own PID namespace.
 func (i *Info) ProcessID() (int, bool) {
 	n, ok := i.Int("process_id")

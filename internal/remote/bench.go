@@ -123,12 +123,7 @@ func (s *session) benchPrepare(ctx context.Context, raw json.RawMessage) (func()
 	s.benches.mu.Unlock()
 	ready := func(ctx context.Context) error {
 		close(r.ready)
-		select {
-		case d := <-r.start:
-			return bench.SleepCtx(ctx, d)
-		case <-ctx.Done():
-			return fmt.Errorf("stopped before the start: %w", ctx.Err())
-		}
+		return bench.AwaitStart(ctx, r.start)
 	}
 	go func() {
 		defer close(r.done)

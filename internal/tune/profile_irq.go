@@ -17,11 +17,9 @@ func buildIRQLocal(pc *planContext) error {
 	if err != nil {
 		return err
 	}
-	in := placement.Input{Host: pc.in.Host, NIC: nic, NICNode: pc.in.NICNode, ReserveForRedis: pc.want["numa-bind"]}
-	if len(nic.QueueIRQs) > 0 {
-		if in.Redis, err = pc.redisServers(); err != nil {
-			return err
-		}
+	in, err := pc.placementInput(nic)
+	if err != nil {
+		return err
 	}
 	pl, err := placement.IRQs(in)
 	if err != nil {
@@ -46,6 +44,19 @@ func buildIRQLocal(pc *planContext) error {
 		pc.note("IRQ %d (%s) of %s serves no known queue: left alone", u.IRQ, u.Name, nic.Name)
 	}
 	return nil
+}
+
+// placementInput is what placement places nic's queue IRQs from, and XPS
+// its TX queues by them: the same answer for irq-local and rps-xps.
+func (pc *planContext) placementInput(nic *host.NIC) (placement.Input, error) {
+	in := placement.Input{Host: pc.in.Host, NIC: nic, NICNode: pc.in.NICNode, ReserveForRedis: pc.want["numa-bind"]}
+	if len(nic.QueueIRQs) > 0 {
+		var err error
+		if in.Redis, err = pc.redisServers(); err != nil {
+			return in, err
+		}
+	}
+	return in, nil
 }
 
 // stopIrqbalance puts "stop irqbalance" before the IRQ writes, or notes

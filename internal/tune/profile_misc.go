@@ -108,8 +108,7 @@ func buildRPSXPS(pc *planContext) error {
 	if !redundant && !rps.IsEmpty() && len(nic.RxQueues) > 0 {
 		pc.rfs(nic)
 	}
-	pc.xps(nic)
-	return nil
+	return pc.xps(nic)
 }
 
 // rpsCPUs are the local CPUs without Redis's main and io thread CPUs (the
@@ -163,13 +162,18 @@ func (pc *planContext) rfs(nic *host.NIC) {
 }
 
 // xps writes the maps placement.XPS computes (the same maps doctor's xps
-// fix writes): each CPU local to the NIC sends on one TX queue. Queues
-// already mapped so are left alone.
-func (pc *planContext) xps(nic *host.NIC) {
-	m, ok := placement.XPS(pc.in.Host, nic, pc.in.NICNode)
+// fix writes): each CPU local to the NIC sends on the TX queue whose IRQs
+// irq-local places on it or its core. Queues already mapped so are left
+// alone.
+func (pc *planContext) xps(nic *host.NIC) error {
+	in, err := pc.placementInput(nic)
+	if err != nil {
+		return err
+	}
+	m, ok := placement.XPS(in)
 	if !ok {
 		pc.note("%s has no multi-queue XPS to set (single TX queue, or xps_cpus absent)", nic.Name)
-		return
+		return nil
 	}
 	for _, n := range m.Notes {
 		pc.note("%s", n)
@@ -185,6 +189,7 @@ func (pc *planContext) xps(nic *host.NIC) {
 			Value: set.Mask(), Why: fmt.Sprintf("CPUs %s send on tx-%d only", set.List(), q.Index)})
 	}
 	if !changed {
-		pc.note("%s's XPS already maps each local CPU to one TX queue: left alone", nic.Name)
+		pc.note("%s's XPS already maps each local CPU to its queue: left alone", nic.Name)
 	}
+	return nil
 }

@@ -331,10 +331,12 @@ func TestRPSXPS(t *testing.T) {
 	}
 	x0, _ := host.ParseCPUMask(got["/sys/class/net/ens1f0/queues/tx-0/xps_cpus"])
 	x1, _ := host.ParseCPUMask(got["/sys/class/net/ens1f0/queues/tx-1/xps_cpus"])
-	// placement.XPS: node 1's CPUs, each on exactly one queue, in
-	// contiguous blocks.
-	if x0.List() != "8-15" || x1.List() != "24-31" {
-		t.Errorf("xps maps %s and %s: each CPU local to the NIC should map to exactly one queue", x0.List(), x1.List())
+	// placement.XPS: node 1's CPUs, each on exactly one queue, following
+	// irq-local's placement (queue 0 on CPU 8, queue 1 on CPU 12, off
+	// Redis's 9-11): each IRQ CPU and its sibling (24, 28) send on their
+	// queue, the other CPUs are dealt over both in turn.
+	if x0.List() != "8-9,11,14,24-25,27,30" || x1.List() != "10,12-13,15,26,28-29,31" {
+		t.Errorf("xps maps %s and %s: each CPU local to the NIC should map to exactly one queue, CPU 8 to tx-0, CPU 12 to tx-1", x0.List(), x1.List())
 	}
 	// As many RX queues as local CPUs: RPS is redundant and cleared.
 	snap := twoSocket(16)

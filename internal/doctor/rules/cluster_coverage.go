@@ -74,7 +74,8 @@ type failedPrimary struct {
 }
 
 // slotGaps returns the slots no shard serves and the primaries CLUSTER
-// SHARDS reports as failed, with their slots.
+// SHARDS reports as failed, with their slots (Failed, not !Working: a
+// loading primary serves its slots once loaded).
 func slotGaps(shards []redisadmin.ClusterShard) ([]redisadmin.SlotRange, []failedPrimary) {
 	var served [redisadmin.ClusterSlots]bool
 	var failed []failedPrimary

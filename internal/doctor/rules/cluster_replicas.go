@@ -33,7 +33,7 @@ func checkClusterReplicas(f *doctor.Facts) doctor.Result {
 		for _, n := range sh.Nodes {
 			switch {
 			case n.Role == "master":
-			case n.Health == "online" || n.Health == "":
+			case n.Working():
 				ok2 = append(ok2, n.Addr)
 			default:
 				other = append(other, n.Addr+" "+n.Health)

@@ -67,8 +67,9 @@ func fireIRQAffinity(f *doctor.Facts, n *host.NIC, off []*host.IRQ, local host.C
 }
 
 // irqPlacementFix pins every queue IRQ of n where placement puts it (on
-// node when given: a NIC whose firmware does not say); when placement
-// cannot, the fix says why instead.
+// node when given: a NIC whose firmware does not say), with placement's
+// notes on what it assumed or could not do, as tune's plan prints them;
+// when placement cannot, the fix says why instead.
 func irqPlacementFix(f *doctor.Facts, n *host.NIC, node *int) *doctor.Fix {
 	fix := new(doctor.Fix)
 	if why := f.TopologyMissing(); why != "" {
@@ -80,7 +81,7 @@ func irqPlacementFix(f *doctor.Facts, n *host.NIC, node *int) *doctor.Fix {
 		fix.Advice = []string{"no placement to propose: " + err.Error()}
 		return fix
 	}
-	fix.Advice = append(fix.Advice, pl.Unseen...)
+	fix.Advice = append(fix.Advice, pl.Notes...)
 	for _, q := range pl.Queues {
 		for _, qi := range q.IRQs {
 			fix.Set(change.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", qi.IRQ), fmt.Sprint(q.CPU), affinityList(f.IRQ(qi.IRQ)),

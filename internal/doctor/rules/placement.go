@@ -20,7 +20,13 @@ func placeIRQs(f *doctor.Facts, n *host.NIC) (*placement.IRQPlacement, error) {
 // when a rule judges the servers one at a time: a fix that moved IRQs onto
 // another server's CPUs would trade one finding for another.
 func placeIRQsOn(f *doctor.Facts, n *host.NIC, node *int) (*placement.IRQPlacement, error) {
-	return placement.IRQs(placement.Input{Host: f.Host, NIC: n, NICNode: node, Redis: f.RedisProcesses()})
+	return placement.IRQs(placementInput(f, n, node))
+}
+
+// placementInput is what the queue IRQ fixes place from, and the xps fix
+// maps TX queues by.
+func placementInput(f *doctor.Facts, n *host.NIC, node *int) placement.Input {
+	return placement.Input{Host: f.Host, NIC: n, NICNode: node, Redis: f.RedisProcesses()}
 }
 
 // offNodeIRQs returns the queue IRQs of n that are delivered outside the

@@ -3,6 +3,7 @@ package rules
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -18,7 +19,7 @@ import (
 // placement.IRQs. The fix is built whether or not the rule fires there.
 func TestIRQFixMatchesIRQLocalProfile(t *testing.T) {
 	trees, _ := filepath.Glob("../../../testdata/hosts/*")
-	compared := 0
+	compared, notes := 0, 0
 	for _, dir := range trees {
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
 			continue
@@ -44,22 +45,36 @@ func TestIRQFixMatchesIRQLocalProfile(t *testing.T) {
 				if len(n.QueueIRQs) == 0 {
 					continue
 				}
-				doctorCPUs := irqPins(irqPlacementFix(f, n, nil).Changes)
+				fix := irqPlacementFix(f, n, nil)
+				doctorCPUs := irqPins(fix.Changes)
 				var tuneCPUs map[string]string
+				var tuneNotes []string
 				if p, err := tune.PlanProfiles(tune.PlanInput{Host: snap, NIC: n.Name, PID: pid}, "irq-local"); err == nil {
-					tuneCPUs = irqPins(p.Changes)
+					tuneCPUs, tuneNotes = irqPins(p.Changes), p.Notes
 				}
 				if d := cmp.Diff(tuneCPUs, doctorCPUs); d != "" {
 					t.Errorf("%s %s pid %d: doctor and irq-local disagree (-tune +doctor):\n%s", filepath.Base(dir), n.Name, pid, d)
 				}
 				compared += len(doctorCPUs)
+				// The compromises placement made are said by both.
+				if pl, err := placeIRQs(f, n); err == nil && doctorCPUs != nil {
+					for _, note := range pl.Notes {
+						if !slices.Contains(fix.Advice, note) || !slices.Contains(tuneNotes, note) {
+							t.Errorf("%s %s pid %d: placement note %q: in doctor's fix %v, in tune's plan %v", filepath.Base(dir), n.Name, pid, note, slices.Contains(fix.Advice, note), slices.Contains(tuneNotes, note))
+						}
+						notes++
+					}
+				}
 			}
 		}
 	}
 	if compared == 0 {
 		t.Fatal("no fixture tree has queue IRQs to compare")
 	}
-	t.Logf("%d queue IRQs compared", compared)
+	if notes == 0 {
+		t.Fatal("no fixture tree makes placement note a compromise")
+	}
+	t.Logf("%d queue IRQs and %d placement notes compared", compared, notes)
 }
 
 // irqPins maps each smp_affinity_list target to its CPU.

@@ -101,10 +101,11 @@ func usableTx(n *host.NIC) []host.TxQueue {
 }
 
 // xpsFix writes the maps placement.XPS computes, the same maps tune's
-// rps-xps profile writes: each local CPU sends on one queue.
+// rps-xps profile writes: each local CPU sends on the queue whose IRQs
+// the queue IRQ fixes place on it or its core.
 func xpsFix(f *doctor.Facts, n *host.NIC, tx []host.TxQueue) *doctor.Fix {
 	fix := new(doctor.Fix)
-	m, ok := placement.XPS(f.Host, n, nil)
+	m, ok := placement.XPS(placementInput(f, n, nil))
 	if !ok {
 		fix.Advice = append(fix.Advice, "no XPS map to propose: no CPU known to map")
 		return fix
