@@ -18,6 +18,20 @@ func Command(c change.Change, redisAddr string) string {
 	return fmt.Sprintf("# %s %s = %s", c.Kind, c.Target, c.Value)
 }
 
+// UndoCommand is the manual undo of one change: Command with the value
+// the rule read, or, when it read none (the file is absent from a
+// fixture tree or a capture, or could not be read), a comment saying to
+// note the value before applying, never a command that writes an empty
+// value (which the kernel refuses for an IRQ's affinity). Only a sysctl
+// (net.ipv4.ip_local_reserved_ports) and a Redis setting (save) can read
+// empty: for them empty is a value.
+func UndoCommand(c change.Change, redisAddr string) string {
+	if c.Value == "" && c.Kind != change.KindRedisConfig && c.Kind != change.KindSysctl {
+		return fmt.Sprintf("# %s: its value before the fix was not read here: note it before applying", c.Target)
+	}
+	return Command(c, redisAddr)
+}
+
 var commandFormats = map[change.Kind]func(change.Change, string) string{
 	change.KindSysctl: func(c change.Change, _ string) string {
 		return fmt.Sprintf("sysctl -w %s=%s", c.Target, shellQuote(c.Value))

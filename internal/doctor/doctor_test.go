@@ -120,6 +120,27 @@ func TestCommand(t *testing.T) {
 	}
 }
 
+// TestUndoCommand: an undo whose value was not read says so instead of
+// writing an empty value; a sysctl's or a Redis setting's empty value is
+// one to restore.
+func TestUndoCommand(t *testing.T) {
+	tests := []struct {
+		c    change.Change
+		want string
+	}{
+		{change.Change{Kind: change.KindFile, Target: "/proc/irq/5/smp_affinity_list", Value: "0-3"}, "echo 0-3 > /proc/irq/5/smp_affinity_list"},
+		{change.Change{Kind: change.KindFile, Target: "/proc/irq/5/smp_affinity_list"}, "# /proc/irq/5/smp_affinity_list: its value before the fix was not read here: note it before applying"},
+		{change.Change{Kind: change.KindAffinity, Target: "42"}, "# 42: its value before the fix was not read here: note it before applying"},
+		{change.Change{Kind: change.KindSysctl, Target: "net.ipv4.ip_local_reserved_ports"}, "sysctl -w net.ipv4.ip_local_reserved_ports=''"},
+		{change.Change{Kind: change.KindRedisConfig, Target: "save"}, "redis-cli -h 127.0.0.1 -p 6379 CONFIG SET save ''"},
+	}
+	for _, tt := range tests {
+		if got := UndoCommand(tt.c, "127.0.0.1:6379"); got != tt.want {
+			t.Errorf("UndoCommand(%+v) = %q, want %q", tt.c, got, tt.want)
+		}
+	}
+}
+
 func TestParseSeverity(t *testing.T) {
 	for in, want := range map[string]Severity{"high": High, "H": High, "medium": Medium, "low": Low, "info": Info, "i": Info} {
 		if got, err := ParseSeverity(in); err != nil || got != want {

@@ -94,7 +94,7 @@ func writeMarkdownFinding(mw *errWriter, f Finding, addr, h string) {
 	if len(fx.Undo) > 0 {
 		mw.printf("\nUndo:\n\n```sh\n")
 		for _, c := range fx.Undo {
-			mw.printf("%s\n", Command(c, addr))
+			mw.printf("%s\n", UndoCommand(c, addr))
 		}
 		mw.printf("```\n")
 	}

@@ -229,7 +229,7 @@ func writeTextFinding(tw *errWriter, f Finding, addr string) {
 	if len(fx.Undo) > 0 {
 		tw.printf("    undo:\n")
 		for _, c := range fx.Undo {
-			tw.printf("      %s\n", Command(c, addr))
+			tw.printf("      %s\n", UndoCommand(c, addr))
 		}
 	}
 	for _, p := range fx.Persist {
