@@ -2,7 +2,9 @@ package host
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -230,4 +232,57 @@ func (in *Interrupts) CountsByCPU(q *IRQ) map[int]uint64 {
 		}
 	}
 	return out
+}
+
+// HotCPUs returns the fewest CPUs that received share (0..1) of total,
+// the interrupts counted per CPU in by, busiest first (a tie by CPU
+// number): share 0 gives the busiest alone, 1 every CPU that received any.
+func HotCPUs(by map[int]uint64, total uint64, share float64) []int {
+	cpus := make([]int, 0, len(by))
+	for c, n := range by {
+		if n > 0 {
+			cpus = append(cpus, c)
+		}
+	}
+	slices.SortFunc(cpus, func(a, b int) int {
+		if by[a] != by[b] {
+			return cmp.Compare(by[b], by[a])
+		}
+		return a - b
+	})
+	var got uint64
+	for i, c := range cpus {
+		got += by[c]
+		if float64(got) >= share*float64(total) {
+			return cpus[:i+1]
+		}
+	}
+	return cpus
+}
+
+// CPUShares says where interrupts went, the biggest parts of by first:
+// "CPU0 69%, CPU4 31%", at most most of them and then "N more" (CPUs
+// that took under half a percent are only counted: "CPU3 100%, 2 more,
+// under 1% each"); "no interrupts" when total is 0. The doctor's evidence and inspect's queue
+// table say it in these words.
+func CPUShares(by map[int]uint64, total uint64, most int) string {
+	if total == 0 {
+		return "no interrupts"
+	}
+	hot := HotCPUs(by, total, 1)
+	var parts []string
+	for i, c := range hot {
+		share := 100 * float64(by[c]) / float64(total)
+		if i > 0 && share < 0.5 {
+			// busiest first: the rest are as small, and "0%" says nothing
+			parts = append(parts, fmt.Sprintf("%d more, under 1%% each", len(hot)-i))
+			break
+		}
+		if i == most {
+			parts = append(parts, fmt.Sprintf("%d more", len(hot)-most))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("CPU%d %.0f%%", c, share))
+	}
+	return strings.Join(parts, ", ")
 }

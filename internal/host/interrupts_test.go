@@ -99,3 +99,27 @@ func TestParseInterruptsErrors(t *testing.T) {
 		t.Errorf("partial parse: %d IRQs, err %v", len(got.IRQs), err)
 	}
 }
+
+// TestCPUShares: the busiest CPUs first, at most `most`, the CPUs that
+// took under half a percent counted rather than shown as "0%".
+func TestCPUShares(t *testing.T) {
+	for _, c := range []struct {
+		by   map[int]uint64
+		most int
+		want string
+	}{
+		{map[int]uint64{}, 3, "no interrupts"},
+		{map[int]uint64{0: 69, 4: 31}, 3, "CPU0 69%, CPU4 31%"},
+		{map[int]uint64{3: 9990, 1: 4, 0: 6}, 3, "CPU3 100%, 2 more, under 1% each"},
+		{map[int]uint64{1: 40, 0: 30, 2: 20, 3: 10}, 2, "CPU1 40%, CPU0 30%, 2 more"},
+		{map[int]uint64{5: 1, 2: 1}, 3, "CPU2 50%, CPU5 50%"}, // a tie: by CPU number
+	} {
+		var total uint64
+		for _, n := range c.by {
+			total += n
+		}
+		if got := CPUShares(c.by, total, c.most); got != c.want {
+			t.Errorf("CPUShares(%v, %d) = %q, want %q", c.by, c.most, got, c.want)
+		}
+	}
+}

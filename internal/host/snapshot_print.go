@@ -285,8 +285,9 @@ func countOf(set, na, total int) string {
 	return fmt.Sprintf("%d/%d", set, total)
 }
 
-// queueTable prints queue -> IRQ -> affinity -> nodes, one row per
-// mapped IRQ, and marks IRQs whose CPUs leave the NIC's node.
+// queueTable prints queue -> IRQ -> affinity -> where its interrupts
+// went -> nodes, one row per mapped IRQ, and marks IRQs whose CPUs leave
+// the NIC's node.
 func (sw *summaryWriter) queueTable(n *NIC) {
 	local := -1
 	if n.NUMANode != nil {
@@ -296,7 +297,7 @@ func (sw *summaryWriter) queueTable(n *NIC) {
 		q := sw.s.Interrupts.IRQ(m.IRQ)
 		return q != nil && q.Hint != nil
 	})
-	head := []string{"queue", "irq", "name", "affinity", "effective", "nodes"}
+	head := []string{"queue", "irq", "name", "affinity", "effective", "delivered since boot", "nodes"}
 	if hints {
 		// the driver's intended CPU beside where the IRQ goes
 		head = slices.Insert(head, 3, "hint")
@@ -305,9 +306,19 @@ func (sw *summaryWriter) queueTable(n *NIC) {
 	off := 0
 	for _, m := range n.QueueIRQs {
 		q := sw.s.Interrupts.IRQ(m.IRQ)
-		aff, eff, nodes, hint := "-", "-", "-", "-"
+		aff, eff, nodes, hint, got := "-", "-", "-", "-", "-"
 		if q != nil {
 			aff, eff, hint = setStr(q.Affinity), setStr(q.Effective), setStr(q.Hint)
+			if len(q.Counts) > 0 {
+				// where the interrupts went: the configured CPUs
+				// say where they may go
+				by := sw.s.Interrupts.CountsByCPU(q)
+				var total uint64
+				for _, c := range by {
+					total += c
+				}
+				got = CPUShares(by, total, 2)
+			}
 			where := q.Effective
 			if where == nil || where.IsEmpty() {
 				where = q.Affinity
@@ -320,7 +331,7 @@ func (sw *summaryWriter) queueTable(n *NIC) {
 				}
 			}
 		}
-		row := []string{queueName(m), strconv.Itoa(m.IRQ), m.Name, aff, eff, nodes}
+		row := []string{queueName(m), strconv.Itoa(m.IRQ), m.Name, aff, eff, got, nodes}
 		if hints {
 			row = slices.Insert(row, 3, hint)
 		}

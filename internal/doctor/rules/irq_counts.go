@@ -128,34 +128,9 @@ func sumLoads(loads []queueLoad) (map[int]uint64, uint64) {
 	return by, total
 }
 
-// hotCPUs returns the fewest CPUs that received share of total, busiest
-// first.
-func hotCPUs(by map[int]uint64, total uint64, share float64) []int {
-	cpus := make([]int, 0, len(by))
-	for c, n := range by {
-		if n > 0 {
-			cpus = append(cpus, c)
-		}
-	}
-	sort.Slice(cpus, func(a, b int) bool {
-		if by[cpus[a]] != by[cpus[b]] {
-			return by[cpus[a]] > by[cpus[b]]
-		}
-		return cpus[a] < cpus[b]
-	})
-	var got uint64
-	for i, c := range cpus {
-		got += by[c]
-		if float64(got) >= share*float64(total) {
-			return cpus[:i+1]
-		}
-	}
-	return cpus
-}
-
 // busiestCPU is the CPU that received most of a queue's interrupts.
 func busiestCPU(l queueLoad) int {
-	return hotCPUs(l.ByCPU, l.Total, 0)[0]
+	return host.HotCPUs(l.ByCPU, l.Total, 0)[0]
 }
 
 // irqCPUUniverse returns the CPUs interrupts may go to, with where that
@@ -178,7 +153,7 @@ func loadEv(f *doctor.Facts, n *host.NIC, l queueLoad, sampled bool) doctor.Evid
 	}
 	return doctor.Evidence{
 		Source: fmt.Sprintf("/proc/interrupts IRQ %s (%s queue %d)", strings.Join(irqs, ","), n.Name, l.Queue),
-		Value:  shares(l.ByCPU, l.Total, "CPU", 3),
+		Value:  host.CPUShares(l.ByCPU, l.Total, 3),
 		Note:   countWindow(f, sampled, l.Total),
 	}
 }
@@ -189,23 +164,6 @@ func countWindow(f *doctor.Facts, sampled bool, total uint64) string {
 		return fmt.Sprintf("%d interrupts in the last %s", total, f.Interval)
 	}
 	return fmt.Sprintf("%d interrupts since boot; --sample 5s judges the rate now", total)
-}
-
-// shares formats the biggest parts of by as "CPU0 69%, CPU4 31%".
-func shares(by map[int]uint64, total uint64, label string, max int) string {
-	if total == 0 {
-		return "no interrupts"
-	}
-	hot := hotCPUs(by, total, 1)
-	var parts []string
-	for i, c := range hot {
-		if i == max {
-			parts = append(parts, fmt.Sprintf("%d more", len(hot)-max))
-			break
-		}
-		parts = append(parts, fmt.Sprintf("%s%d %.0f%%", label, c, pct(by[c], total)))
-	}
-	return strings.Join(parts, ", ")
 }
 
 func pct(part, total uint64) float64 {

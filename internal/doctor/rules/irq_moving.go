@@ -105,7 +105,7 @@ func irqMoved(f *doctor.Facts, n *host.NIC, q host.QueueIRQ, cur, prev *host.IRQ
 		return movedIRQ{}, false
 	}
 	return movedIRQ{cur.Number, doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts IRQ %d (%s)", cur.Number, who),
-		Value: shares(counts, total, "CPU", 3), Note: fmt.Sprintf("in the last %s, though it is delivered to CPU %s at both readings", f.Interval, pinned.List())}}, true
+		Value: host.CPUShares(counts, total, 3), Note: fmt.Sprintf("in the last %s, though it is delivered to CPU %s at both readings", f.Interval, pinned.List())}}, true
 }
 
 func setText(s *host.CPUSet) string {
@@ -141,11 +141,11 @@ func countsMoved(f *doctor.Facts, who string, cur, prev *host.IRQ) (movedIRQ, bo
 	if !ok || wt < minIRQs || bt == 0 {
 		return movedIRQ{}, false
 	}
-	now, was := hotCPUs(window, wt, 0)[0], hotCPUs(before, bt, 0)[0]
+	now, was := host.HotCPUs(window, wt, 0)[0], host.HotCPUs(before, bt, 0)[0]
 	if now == was {
 		return movedIRQ{}, false
 	}
 	return movedIRQ{cur.Number, doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts IRQ %d (%s)", cur.Number, who),
-		Value: shares(window, wt, "CPU", 3),
-		Note:  fmt.Sprintf("%d interrupts in the last %s, mostly on CPU %d; before the window CPU %d took most of them (%s): moved from CPU %d to CPU %d", wt, f.Interval, now, was, shares(before, bt, "CPU", 2), was, now)}}, true
+		Value: host.CPUShares(window, wt, 3),
+		Note:  fmt.Sprintf("%d interrupts in the last %s, mostly on CPU %d; before the window CPU %d took most of them (%s): moved from CPU %d to CPU %d", wt, f.Interval, now, was, host.CPUShares(before, bt, 2), was, now)}}, true
 }

@@ -41,7 +41,7 @@ func TestIRQMovingOnManaReadings(t *testing.T) {
 		t.Fatalf("%s %s%s", fd.Status, fd.Message, fd.Reason)
 	}
 	ev := fd.Evidence[0]
-	if ev.Source != "/proc/interrupts IRQ 27 (enP30832s1 queue 2)" || ev.Value != "CPU0 94%, CPU3 6%, CPU1 0%" ||
+	if ev.Source != "/proc/interrupts IRQ 27 (enP30832s1 queue 2)" || ev.Value != "CPU0 94%, CPU3 6%, 1 more, under 1% each" ||
 		!strings.Contains(ev.Note, "167597 interrupts in the last 15s, mostly on CPU 0") || !strings.Contains(ev.Note, "moved from CPU 3 to CPU 0") {
 		t.Errorf("evidence: %+v", ev)
 	}

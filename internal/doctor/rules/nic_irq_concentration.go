@@ -46,8 +46,8 @@ func checkIRQConcentration(f *doctor.Facts) doctor.Result {
 			quiet = fmt.Sprintf("%s's queues took %s", n.Name, countWindow(f, sampled, total))
 			continue
 		}
-		hot := hotCPUs(by, total, hotShare90)
-		ev := doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts %s queue IRQs by CPU", n.Name), Value: shares(by, total, "CPU", 4), Note: countWindow(f, sampled, total)}
+		hot := host.HotCPUs(by, total, hotShare90)
+		ev := doctor.Evidence{Source: fmt.Sprintf("/proc/interrupts %s queue IRQs by CPU", n.Name), Value: host.CPUShares(by, total, 4), Note: countWindow(f, sampled, total)}
 		if 2*len(hot) <= want {
 			if q := queuesHomedOn(loads, hot); q <= len(hot) && silentQueues(loads) == 0 {
 				// each hot CPU is one queue's own and every queue took
@@ -174,7 +174,7 @@ func mostQueueCPUs(loads []queueLoad) int {
 	most := 0
 	for _, l := range loads {
 		if l.Total > 0 {
-			most = max(most, len(hotCPUs(l.ByCPU, l.Total, hotShare90)))
+			most = max(most, len(host.HotCPUs(l.ByCPU, l.Total, hotShare90)))
 		}
 	}
 	return most
@@ -197,7 +197,7 @@ func scatteredQueues(loads []queueLoad, total uint64) []queueLoad {
 		if l.Total < minIRQs || l.Total < freeLimit(total, len(loads)) {
 			continue
 		}
-		if len(hotCPUs(l.ByCPU, l.Total, hotShare90)) > scatterSet {
+		if len(host.HotCPUs(l.ByCPU, l.Total, hotShare90)) > scatterSet {
 			out = append(out, l)
 		}
 	}
@@ -209,7 +209,7 @@ func fireScattered(f *doctor.Facts, n *host.NIC, loads, sc []queueLoad, universe
 	most := 0
 	for i, l := range sc {
 		qs[i] = l.Queue
-		most = max(most, len(hotCPUs(l.ByCPU, l.Total, hotShare90)))
+		most = max(most, len(host.HotCPUs(l.ByCPU, l.Total, hotShare90)))
 		if i < 8 {
 			evs = append(evs, loadEv(f, n, l, sampled))
 		}
