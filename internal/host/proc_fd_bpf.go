@@ -79,11 +79,10 @@ func loadFDIterProg() (int, error) {
 	if self, err := os.Readlink("/proc/self"); err != nil || self != strconv.Itoa(os.Getpid()) {
 		return 0, fmt.Errorf("fd iterator: /proc is not this process's pid namespace's (/proc/self is %q, %v)", self, err)
 	}
-	data, err := os.ReadFile("/sys/kernel/btf/vmlinux")
-	if err != nil {
-		return 0, fmt.Errorf("fd iterator: %w", err)
+	if !bpfTracingCapable() { // spares the BTF parse a load that would fail
+		return 0, errors.New("fd iterator: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN (run as root)")
 	}
-	btf, err := parseFDIterBTF(data)
+	btf, err := readFDIterBTF()
 	if err != nil {
 		return 0, fmt.Errorf("fd iterator: %w", err)
 	}
@@ -91,6 +90,18 @@ func loadFDIterProg() (int, error) {
 		btf.attachID = fdIterAttachID
 	}
 	return bpfProgLoad(fdIterProgram(btf), btf.attachID)
+}
+
+// bpfTracingCapable says whether this process may load a tracing
+// program (kernel/bpf/syscall.c: bpf_capable and perfmon_capable).
+func bpfTracingCapable() bool {
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return false
+	}
+	has := func(c uint) bool { return data[c/32].Effective&(1<<(c%32)) != 0 }
+	return has(unix.CAP_SYS_ADMIN) || has(unix.CAP_BPF) && has(unix.CAP_PERFMON)
 }
 
 // bpfInsn is one BPF instruction (struct bpf_insn): the destination

@@ -7,8 +7,10 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -351,7 +353,7 @@ func TestParseFDIterBTFLive(t *testing.T) {
 }
 
 // BenchmarkFDIterLoad times the one-off work of the first large fd scan
-// in a process: reading and parsing the kernel's BTF (5.5 MB on the 6.18
+// in a process: mapping and parsing the kernel's BTF (5.5 MB on the 6.18
 // test VM), and loading the program (the verifier).
 //
 //	go test ./internal/host -run XXX -bench FDIterLoad -benchtime 20x
@@ -360,11 +362,8 @@ func BenchmarkFDIterLoad(b *testing.B) {
 	var btf fdIterBTF
 	b.Run("btf", func(b *testing.B) {
 		for b.Loop() {
-			data, err := os.ReadFile("/sys/kernel/btf/vmlinux")
-			if err != nil {
-				b.Fatal(err)
-			}
-			if btf, err = parseFDIterBTF(data); err != nil {
+			var err error
+			if btf, err = readFDIterBTF(); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -378,4 +377,63 @@ func BenchmarkFDIterLoad(b *testing.B) {
 			unix.Close(fd)
 		}
 	})
+}
+
+const fdIterNobodyEnv = "REDLINE_TEST_FDITER_NOBODY"
+
+// Without the capabilities (as uid 65534) the iterator is not tried (no
+// BTF parse): the readlink scan finds the process's listeners, and the
+// reason is kept.
+func TestFDIterNoPrivilege(t *testing.T) {
+	if os.Getenv(fdIterNobodyEnv) != "" {
+		checkFDIterNoPrivilege(t)
+		return
+	}
+	testutil.NeedRoot(t)
+	const nobody = 65534
+	raiseNoFile(t, 6000) // the child inherits the limit
+	base := t.TempDir()
+	for d := base; strings.HasPrefix(d, os.TempDir()+"/"); d = filepath.Dir(d) {
+		if err := os.Chmod(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(base, "host.test")
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "-test.run=^TestFDIterNoPrivilege$", "-test.count=1", "-test.v")
+	cmd.Dir = base
+	cmd.Env = append(os.Environ(), fdIterNobodyEnv+"=1")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: nobody, Gid: nobody}}
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS: TestFDIterNoPrivilege") {
+		t.Fatalf("as uid %d: %v\n%s", nobody, err, out)
+	}
+	t.Logf("as uid %d:\n%s", nobody, out)
+}
+
+func checkFDIterNoPrivilege(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Fatal("running as root")
+	}
+	fs, err := NewFSWith(FSOptions{Root: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, low := listenerAt(t, "127.0.0.1:0", 300)
+	fillFDs(t, 3000)
+	_, high := listenerAt(t, "127.0.0.1:0", 4500)
+	held, err := listenersHeld(newReader(fs, Options{}), os.Getpid(), listenersOf(low, high, 1<<62))
+	if err != nil || !held[low] || !held[high] || len(held) != 2 {
+		t.Errorf("held %v, %v; want %d and %d", held, err, low, high)
+	}
+	if err := fdIterErr(); err == nil || !strings.Contains(err.Error(), "CAP_BPF") {
+		t.Errorf("the iterator: %v, want the missing capabilities", err)
+	}
+	t.Logf("not used: %v", fdIterErr())
 }

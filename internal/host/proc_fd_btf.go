@@ -4,6 +4,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+
+	"golang.org/x/sys/unix"
 )
 
 // /sys/kernel/btf/vmlinux is the running kernel's type information, raw
@@ -56,14 +60,16 @@ var btfExtra = [...][2]int{
 type btfTypes struct {
 	types []byte
 	strs  []byte
-	at    []uint32 // at[id-1] is the offset of type id's record
+	at    []uint32          // at[id-1] is the offset of type id's record
+	named map[string]uint32 // the first FUNC or STRUCT (with members) of each name asked for
 }
 
 var errBTFShort = errors.New("btf: truncated")
 
-// parseBTF checks the header and numbers the type records; it never
-// reads past the data it is given.
-func parseBTF(data []byte) (*btfTypes, error) {
+// parseBTF checks the header and numbers the type records, noting the
+// ids of the functions and structs named; it never reads past the data
+// it is given.
+func parseBTF(data []byte, names ...string) (*btfTypes, error) {
 	le := binary.LittleEndian
 	if len(data) < 24 || le.Uint16(data) != 0xeb9f {
 		return nil, errors.New("btf: no little-endian BTF header")
@@ -75,7 +81,8 @@ func parseBTF(data []byte) (*btfTypes, error) {
 	if hdr < 24 || hdr+typeOff+typeLen > size || hdr+strOff+strLen > size {
 		return nil, errBTFShort
 	}
-	b := &btfTypes{types: data[hdr+typeOff : hdr+typeOff+typeLen], strs: data[hdr+strOff : hdr+strOff+strLen]}
+	b := &btfTypes{types: data[hdr+typeOff : hdr+typeOff+typeLen], strs: data[hdr+strOff : hdr+strOff+strLen],
+		at: make([]uint32, 0, typeLen/24), named: map[string]uint32{}}
 	for off := 0; off < len(b.types); {
 		if off+12 > len(b.types) {
 			return nil, errBTFShort
@@ -86,6 +93,9 @@ func parseBTF(data []byte) (*btfTypes, error) {
 			return nil, fmt.Errorf("btf: type %d has unknown kind %d", len(b.at)+1, kind)
 		}
 		b.at = append(b.at, uint32(off))
+		if kind == btfKindFunc || kind == btfKindStruct && vlen > 0 {
+			b.note(le.Uint32(b.types[off:]), names)
+		}
 		off += 12 + btfExtra[kind][0] + vlen*btfExtra[kind][1]
 		if off > len(b.types) {
 			return nil, errBTFShort
@@ -112,17 +122,26 @@ func (b *btfTypes) nameIs(off uint32, name string) bool {
 	return end < uint64(len(b.strs)) && string(b.strs[off:end]) == name && b.strs[end] == 0
 }
 
-// find returns the id of the first type of kind named name (a STRUCT
-// with members: not a declaration).
-func (b *btfTypes) find(kind int, name string) (uint32, error) {
-	for i, off := range b.at {
-		info := binary.LittleEndian.Uint32(b.types[off+4:])
-		if int(info>>24&0x1f) == kind && (kind != btfKindStruct || info&0xffff > 0) &&
-			b.nameIs(binary.LittleEndian.Uint32(b.types[off:]), name) {
-			return uint32(i + 1), nil
+// note keeps the id of the type just numbered if its name is one of
+// names and the first of that name.
+func (b *btfTypes) note(nameOff uint32, names []string) {
+	for _, name := range names {
+		if b.nameIs(nameOff, name) {
+			if _, seen := b.named[name]; !seen {
+				b.named[name] = uint32(len(b.at))
+			}
 		}
 	}
-	return 0, fmt.Errorf("btf: no %s (kind %d)", name, kind)
+}
+
+// find returns the id of the type of kind named name (a STRUCT with
+// members: not a declaration), one parseBTF was asked to note.
+func (b *btfTypes) find(kind int, name string) (uint32, error) {
+	id, ok := b.named[name]
+	if k, _, _, _, _, _ := b.record(id); !ok || k != kind {
+		return 0, fmt.Errorf("btf: no %s (kind %d)", name, kind)
+	}
+	return id, nil
 }
 
 // member returns the byte offset and the size of struct's direct member
@@ -174,11 +193,36 @@ func (b *btfTypes) size(id uint32) (uint32, error) {
 	return 0, fmt.Errorf("btf: type %d: too many modifiers", id)
 }
 
+// readFDIterBTF parses the running kernel's BTF. It maps the file where
+// the kernel allows it (6.16 and later, read-only and private only):
+// read(2) of sysfs copies it a page a call, 1,350 calls for 5.5 MB,
+// and io.ReadAll zeroes each buffer it grows to: most of the one-off
+// cost.
+func readFDIterBTF() (fdIterBTF, error) {
+	const path = "/sys/kernel/btf/vmlinux"
+	f, err := os.Open(path)
+	if err != nil {
+		return fdIterBTF{}, err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > 0 && st.Size() < 1<<30 {
+		if data, err := unix.Mmap(int(f.Fd()), 0, int(st.Size()), unix.PROT_READ, unix.MAP_PRIVATE); err == nil {
+			defer unix.Munmap(data)
+			return parseFDIterBTF(data)
+		}
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return fdIterBTF{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return parseFDIterBTF(data)
+}
+
 // parseFDIterBTF finds in raw vmlinux BTF what the task_file program
 // needs; it errs on anything missing or of an unexpected size.
 func parseFDIterBTF(data []byte) (fdIterBTF, error) {
 	var out fdIterBTF
-	b, err := parseBTF(data)
+	b, err := parseBTF(data, "bpf_iter_task_file", "file", "inode", "task_struct")
 	if err != nil {
 		return out, err
 	}
