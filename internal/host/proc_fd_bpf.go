@@ -80,7 +80,7 @@ func loadFDIterProg() (int, error) {
 		return 0, fmt.Errorf("fd iterator: /proc is not this process's pid namespace's (/proc/self is %q, %v)", self, err)
 	}
 	if !bpfTracingCapable() { // spares the BTF parse a load that would fail
-		return 0, errors.New("fd iterator: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN (run as root)")
+		return 0, errors.New("fd iterator: needs CAP_BPF and CAP_PERFMON, or CAP_SYS_ADMIN")
 	}
 	btf, err := readFDIterBTF()
 	if err != nil {
