@@ -130,8 +130,9 @@ const (
 	bpfCall  = 0x85
 	bpfExit  = 0x95
 
-	bpfFuncSeqWrite = 127 // BPF_FUNC_seq_write
-	bpfOut          = -1  // a jump's offset, to the program's "return 0"
+	bpfFuncSeqWrite = 127        // BPF_FUNC_seq_write
+	sockfsMagic     = 0x534F434B // SOCKFS_MAGIC, include/uapi/linux/magic.h
+	bpfOut          = -1         // a jump's offset, to the program's "return 0"
 )
 
 func ins(code, dst, src uint8, off int16, imm int32) bpfInsn {
@@ -146,6 +147,7 @@ func ins(code, dst, src uint8, off int16, imm int32) bpfInsn {
 //		if (!file || !task || task->group_leader != task) return 0;
 //		struct inode *inode = file->f_inode;
 //		if (!inode || (inode->i_mode & S_IFMT) != S_IFSOCK) return 0;
+//		if (!inode->i_sb || inode->i_sb->s_magic != SOCKFS_MAGIC) return 0;
 //		u64 rec[2] = {ctx->fd, inode->i_ino};
 //		bpf_seq_write(ctx->meta->seq, rec, 16);
 //		return 0;
@@ -153,7 +155,9 @@ func ins(code, dst, src uint8, off int16, imm int32) bpfInsn {
 //
 // Only the thread group leader's table is written: /proc/PID/fd shows
 // the leader's, and the kernel walks a thread with a table of its own
-// (no CLONE_FILES) too. ctx is struct bpf_iter__task_file: meta at 0,
+// (no CLONE_FILES) too. A socket file on disk opened with O_PATH has an
+// S_IFSOCK inode too, of its own file system: its link is the path, and
+// its number could equal a socket's. ctx is struct bpf_iter__task_file: meta at 0,
 // task at 8, fd (u32, 8-aligned) at 16, file at 24; file is NULL in the
 // last call, when the walk ends.
 func fdIterProgram(t fdIterBTF) []bpfInsn {
@@ -162,30 +166,34 @@ func fdIterProgram(t fdIterBTF) []bpfInsn {
 		ldIno = bpfLdxW
 	}
 	p := []bpfInsn{
-		ins(bpfMovX, 6, 1, 0, 0),               // r6 = ctx
-		ins(bpfLdxDW, 2, 6, 24, 0),             // r2 = ctx->file
-		ins(bpfJeqK, 2, 0, bpfOut, 0),          //
-		ins(bpfLdxDW, 7, 6, 8, 0),              // r7 = ctx->task
-		ins(bpfJeqK, 7, 0, bpfOut, 0),          //
-		ins(bpfLdxDW, 8, 7, t.groupLeader, 0),  // r8 = task->group_leader
-		ins(bpfJneX, 8, 7, bpfOut, 0),          //
-		ins(bpfLdxDW, 3, 2, t.fileInode, 0),    // r3 = file->f_inode
-		ins(bpfJeqK, 3, 0, bpfOut, 0),          //
-		ins(bpfLdxH, 4, 3, t.inodeMode, 0),     // r4 = inode->i_mode & S_IFMT
-		ins(bpfAndK, 4, 0, 0, 0o170000),        //
-		ins(bpfJneK, 4, 0, bpfOut, 0o140000),   // S_IFSOCK
-		ins(ldIno, 5, 3, t.inodeIno, 0),        // rec[1] = inode->i_ino
-		ins(bpfStxDW, 10, 5, -8, 0),            //
-		ins(bpfLdxW, 5, 6, 16, 0),              // rec[0] = ctx->fd
-		ins(bpfStxDW, 10, 5, -16, 0),           //
-		ins(bpfLdxDW, 1, 6, 0, 0),              // r1 = ctx->meta->seq
-		ins(bpfLdxDW, 1, 1, 0, 0),              //
-		ins(bpfMovX, 2, 10, 0, 0),              // r2 = rec
-		ins(bpfAddK, 2, 0, 0, -16),             //
-		ins(bpfMovK, 3, 0, 0, 16),              // r3 = sizeof rec
-		ins(bpfCall, 0, 0, 0, bpfFuncSeqWrite), //
-		ins(bpfMovK, 0, 0, 0, 0),               // out: return 0
-		ins(bpfExit, 0, 0, 0, 0),               //
+		ins(bpfMovX, 6, 1, 0, 0),                // r6 = ctx
+		ins(bpfLdxDW, 2, 6, 24, 0),              // r2 = ctx->file
+		ins(bpfJeqK, 2, 0, bpfOut, 0),           //
+		ins(bpfLdxDW, 7, 6, 8, 0),               // r7 = ctx->task
+		ins(bpfJeqK, 7, 0, bpfOut, 0),           //
+		ins(bpfLdxDW, 8, 7, t.groupLeader, 0),   // r8 = task->group_leader
+		ins(bpfJneX, 8, 7, bpfOut, 0),           //
+		ins(bpfLdxDW, 3, 2, t.fileInode, 0),     // r3 = file->f_inode
+		ins(bpfJeqK, 3, 0, bpfOut, 0),           //
+		ins(bpfLdxH, 4, 3, t.inodeMode, 0),      // r4 = inode->i_mode & S_IFMT
+		ins(bpfAndK, 4, 0, 0, 0o170000),         //
+		ins(bpfJneK, 4, 0, bpfOut, 0o140000),    // S_IFSOCK
+		ins(bpfLdxDW, 9, 3, t.inodeSB, 0),       // r9 = inode->i_sb
+		ins(bpfJeqK, 9, 0, bpfOut, 0),           //
+		ins(bpfLdxDW, 9, 9, t.sbMagic, 0),       // r9 = sb->s_magic
+		ins(bpfJneK, 9, 0, bpfOut, sockfsMagic), //
+		ins(ldIno, 5, 3, t.inodeIno, 0),         // rec[1] = inode->i_ino
+		ins(bpfStxDW, 10, 5, -8, 0),             //
+		ins(bpfLdxW, 5, 6, 16, 0),               // rec[0] = ctx->fd
+		ins(bpfStxDW, 10, 5, -16, 0),            //
+		ins(bpfLdxDW, 1, 6, 0, 0),               // r1 = ctx->meta->seq
+		ins(bpfLdxDW, 1, 1, 0, 0),               //
+		ins(bpfMovX, 2, 10, 0, 0),               // r2 = rec
+		ins(bpfAddK, 2, 0, 0, -16),              //
+		ins(bpfMovK, 3, 0, 0, 16),               // r3 = sizeof rec
+		ins(bpfCall, 0, 0, 0, bpfFuncSeqWrite),  //
+		ins(bpfMovK, 0, 0, 0, 0),                // out: return 0
+		ins(bpfExit, 0, 0, 0, 0),                //
 	}
 	out := len(p) - 2
 	for i := range p {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"os/exec"
 	"slices"
@@ -52,7 +53,7 @@ func socketHolder(t *testing.T, pairs int) (*exec.Cmd, uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	files := []*os.File{os.NewFile(uintptr(dup), "listener")}
+	files := []*os.File{os.NewFile(uintptr(dup), "listener"), socketFilePath(t)}
 	for i := range pairs {
 		pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 		if err != nil {
@@ -72,6 +73,23 @@ func socketHolder(t *testing.T, pairs int) (*exec.Cmd, uint64) {
 		}
 	}
 	return holdFiles(t, "", files), ino
+}
+
+// socketFilePath binds a unix socket to a path and opens that path with
+// O_PATH: an S_IFSOCK inode of the file system, not a socket.
+func socketFilePath(t *testing.T) *os.File {
+	t.Helper()
+	path := t.TempDir() + "/s.sock"
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	fd, err := unix.Open(path, unix.O_PATH|unix.O_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return os.NewFile(uintptr(fd), path)
 }
 
 // readlinkSockets is the reference: every socket link of pid's fds.
@@ -123,6 +141,12 @@ func TestFDIterMatchesReadlink(t *testing.T) {
 	got := iterSockets(t, cmd.Process.Pid)
 	if !maps.Equal(got, want) {
 		t.Errorf("the iterator gave %d sockets, the links name %d; they differ", len(got), len(want))
+		for fd, ino := range got {
+			if want[fd] != ino {
+				l, _ := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", cmd.Process.Pid, fd))
+				t.Errorf("fd %d: iterator %d, link %q", fd, ino, l)
+			}
+		}
 	}
 	if got[3] != listener || len(want) < 4001 || others < 200 {
 		t.Errorf("fd 3 is socket %d, want the listener %d; %d sockets and %d other fds", got[3], listener, len(want), others)
@@ -253,7 +277,7 @@ func TestFDIterProgramJumps(t *testing.T) {
 
 // btfNames is the string section of the synthetic BTF below.
 const btfNames = "\x00unsigned long\x00unsigned short\x00umode_t\x00inode\x00i_mode\x00i_ino\x00file\x00f_inode\x00" +
-	"task_struct\x00group_leader\x00bpf_iter_task_file\x00"
+	"task_struct\x00group_leader\x00bpf_iter_task_file\x00i_sb\x00super_block\x00s_magic\x00"
 
 func btfName(name string) uint32 {
 	return uint32(strings.Index(btfNames, "\x00"+name+"\x00") + 1)
@@ -281,28 +305,30 @@ func btfTypesFor(ino, mode uint32) [][]uint32 {
 	const kflag = 1 << 31
 	n := btfName
 	return [][]uint32{
-		{n("unsigned long"), 1 << 24, 8, 64},                                   // 1
-		{n("unsigned short"), 1 << 24, 2, 16},                                  // 2
-		{n("umode_t"), 8 << 24, 2},                                             // 3 typedef
-		{n("inode"), 4<<24 | 2, 16, n("i_mode"), mode, 0, n("i_ino"), ino, 64}, // 4
+		{n("unsigned long"), 1 << 24, 8, 64},  // 1
+		{n("unsigned short"), 1 << 24, 2, 16}, // 2
+		{n("umode_t"), 8 << 24, 2},            // 3 typedef
+		{n("inode"), 4<<24 | 3, 24, n("i_mode"), mode, 0, n("i_ino"), ino, 64, n("i_sb"), 12, 128}, // 4
 		{0, 2 << 24, 4}, // 5 *inode
 		{n("file"), kflag | 4<<24 | 1, 16, n("f_inode"), 5, 64},      // 6 (bit offsets, kind_flag)
 		{n("task_struct"), 4<<24 | 1, 16, n("group_leader"), 8, 128}, // 7
 		{0, 2 << 24, 7},                        // 8 *task_struct
 		{0, 13 << 24, 0},                       // 9 func proto
 		{n("bpf_iter_task_file"), 12 << 24, 9}, // 10
+		{n("super_block"), 4<<24 | 1, 16, n("s_magic"), 1, 64}, // 11
+		{0, 2 << 24, 11}, // 12 *super_block
 	}
 }
 
 func TestParseFDIterBTF(t *testing.T) {
 	good := btfBlob(btfNames, btfTypesFor(1, 3)...)
 	got, err := parseFDIterBTF(good)
-	want := fdIterBTF{attachID: 10, fileInode: 8, inodeMode: 0, inodeIno: 8, inoSize: 8, groupLeader: 16}
+	want := fdIterBTF{attachID: 10, fileInode: 8, inodeMode: 0, inodeIno: 8, inoSize: 8, inodeSB: 16, sbMagic: 8, groupLeader: 16}
 	if err != nil || got != want {
 		t.Errorf("got %+v, %v; want %+v", got, err, want)
 	}
-	loop := btfTypesFor(11, 3)
-	loop = append(loop, []uint32{0, 8 << 24, 11}) // 11: a typedef of itself
+	loop := btfTypesFor(13, 3)
+	loop = append(loop, []uint32{0, 8 << 24, 13}) // 13: a typedef of itself
 	unknown := btfTypesFor(1, 3)
 	unknown[0][1] = 25 << 24
 	longVlen := btfTypesFor(1, 3)

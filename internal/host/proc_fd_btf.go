@@ -31,6 +31,8 @@ type fdIterBTF struct {
 	inodeMode   int16  // struct inode.i_mode (2 bytes),
 	inodeIno    int16  // struct inode.i_ino,
 	inoSize     uint32 // whose size is 4 or 8 bytes,
+	inodeSB     int16  // struct inode.i_sb,
+	sbMagic     int16  // struct super_block.s_magic (8 bytes),
 	groupLeader int16  // struct task_struct.group_leader
 }
 
@@ -222,14 +224,14 @@ func readFDIterBTF() (fdIterBTF, error) {
 // needs; it errs on anything missing or of an unexpected size.
 func parseFDIterBTF(data []byte) (fdIterBTF, error) {
 	var out fdIterBTF
-	b, err := parseBTF(data, "bpf_iter_task_file", "file", "inode", "task_struct")
+	b, err := parseBTF(data, "bpf_iter_task_file", "file", "inode", "super_block", "task_struct")
 	if err != nil {
 		return out, err
 	}
 	if out.attachID, err = b.find(btfKindFunc, "bpf_iter_task_file"); err != nil {
 		return out, err
 	}
-	var sizes [4]uint32
+	var sizes [6]uint32
 	for i, m := range []struct {
 		s, m string
 		off  *int16
@@ -237,6 +239,8 @@ func parseFDIterBTF(data []byte) (fdIterBTF, error) {
 		{"file", "f_inode", &out.fileInode},
 		{"inode", "i_mode", &out.inodeMode},
 		{"inode", "i_ino", &out.inodeIno},
+		{"inode", "i_sb", &out.inodeSB},
+		{"super_block", "s_magic", &out.sbMagic},
 		{"task_struct", "group_leader", &out.groupLeader},
 	} {
 		if *m.off, sizes[i], err = b.member(m.s, m.m); err != nil {
@@ -244,8 +248,8 @@ func parseFDIterBTF(data []byte) (fdIterBTF, error) {
 		}
 	}
 	out.inoSize = sizes[2]
-	if sizes[0] != 8 || sizes[1] != 2 || sizes[3] != 8 || (out.inoSize != 4 && out.inoSize != 8) {
-		return out, fmt.Errorf("btf: unexpected sizes %v of f_inode, i_mode, i_ino, group_leader", sizes)
+	if sizes != [6]uint32{8, 2, out.inoSize, 8, 8, 8} || (out.inoSize != 4 && out.inoSize != 8) {
+		return out, fmt.Errorf("btf: unexpected sizes %v of f_inode, i_mode, i_ino, i_sb, s_magic, group_leader", sizes)
 	}
 	return out, nil
 }
