@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"net"
 	"os"
@@ -45,9 +46,9 @@ func resetFDIter() {
 // pairs sockets (both ends of unix socket pairs) with a pipe end after
 // every tenth, and a closed fd after every hundredth. It returns the
 // process and the listener's inode.
-func socketHolder(t *testing.T, pairs int) (*exec.Cmd, uint64) {
+func socketHolder(t testing.TB, pairs int) (*exec.Cmd, uint64) {
 	t.Helper()
-	raiseNoFile(t, uint64(3*pairs+500))
+	raiseNoFile(t, uint64(2*pairs+pairs/10+pairs/100+600))
 	f, ino := listenerAt(t, "127.0.0.1:0", 300)
 	dup, err := unix.Dup(int(f.Fd()))
 	if err != nil {
@@ -77,7 +78,7 @@ func socketHolder(t *testing.T, pairs int) (*exec.Cmd, uint64) {
 
 // socketFilePath binds a unix socket to a path and opens that path with
 // O_PATH: an S_IFSOCK inode of the file system, not a socket.
-func socketFilePath(t *testing.T) *os.File {
+func socketFilePath(t testing.TB) *os.File {
 	t.Helper()
 	path := t.TempDir() + "/s.sock"
 	ln, err := net.Listen("unix", path)
@@ -448,4 +449,82 @@ func checkFDIterNoPrivilege(t *testing.T) {
 		t.Errorf("the iterator: %v, want the missing capabilities", err)
 	}
 	t.Logf("not used: %v", fdIterErr())
+}
+
+// BenchmarkFDScan19k times the scan of a process holding 19,001 socket
+// fds (a TCP listener and 9,500 unix socket pairs) for a listener it
+// does not hold (every fd is read), by readlink (up to 4 workers) and by
+// the iterator (its program loaded before the timing). cpu-ms/op is
+// this process's CPU time.
+//
+//	go test ./internal/host -run XXX -bench FDScan19k -benchtime 20x
+func BenchmarkFDScan19k(b *testing.B) {
+	needFDIter(b)
+	pid, ino := socketsChild(b, 9500)
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	for _, path := range []string{"readlink", "iterator"} {
+		b.Run(path, func(b *testing.B) {
+			fdIterOff = path == "readlink"
+			defer func() { fdIterOff = false }()
+			report := reportCPU(b)
+			for b.Loop() {
+				found := false
+				err := liveFDSockets(dir, func(i uint64) bool { found = found || i == ino; return i == 1<<62 })
+				if err != nil || !found {
+					b.Fatalf("listener found %v, %v", found, err)
+				}
+			}
+			report()
+		})
+	}
+}
+
+const fdHolderEnv = "REDLINE_TEST_FD_HOLDER"
+
+// socketsChild starts this test binary as a process that opens a TCP
+// listener and pairs unix socket pairs itself (passing 19,000 fds to a
+// child needs twice as many here: exec moves them through fds above
+// their count); it returns its pid and the listener's inode.
+func socketsChild(b *testing.B, pairs int) (int, uint64) {
+	raiseNoFile(b, uint64(2*pairs+200)) // the child inherits the limit
+	cmd := exec.Command(os.Args[0], "-test.run=^TestFDHolderChild$", "-test.count=1")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", fdHolderEnv, pairs))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { stdin.Close(); cmd.Wait() })
+	var ino uint64
+	if _, err := fmt.Fscan(out, &ino); err != nil {
+		b.Fatalf("the holder: %v", err)
+	}
+	return cmd.Process.Pid, ino
+}
+
+// TestFDHolderChild is socketsChild's process: it prints the listener's
+// inode once every socket is open, and holds them until stdin closes.
+func TestFDHolderChild(t *testing.T) {
+	var pairs int
+	if _, err := fmt.Sscan(os.Getenv(fdHolderEnv), &pairs); err != nil {
+		t.Skip("the holder of BenchmarkFDScan19k, run by it")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, _ := ln.(*net.TCPListener).File()
+	for range pairs {
+		if _, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	fmt.Println(fileInode(t, f))
+	io.Copy(io.Discard, os.Stdin)
 }

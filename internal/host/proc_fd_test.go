@@ -42,7 +42,7 @@ func TestParseSocketLink(t *testing.T) {
 
 // listenerAt opens a TCP listener on addr and moves it to fd n of this
 // process; it returns the fd's file and the socket's inode.
-func listenerAt(t *testing.T, addr string, n int) (*os.File, uint64) {
+func listenerAt(t testing.TB, addr string, n int) (*os.File, uint64) {
 	t.Helper()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -62,7 +62,7 @@ func listenerAt(t *testing.T, addr string, n int) (*os.File, uint64) {
 	return moved, fileInode(t, moved)
 }
 
-func fileInode(t *testing.T, f *os.File) uint64 {
+func fileInode(t testing.TB, f *os.File) uint64 {
 	t.Helper()
 	var st unix.Stat_t
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
