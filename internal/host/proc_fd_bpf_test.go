@@ -278,7 +278,8 @@ func TestFDIterProgramJumps(t *testing.T) {
 
 // btfNames is the string section of the synthetic BTF below.
 const btfNames = "\x00unsigned long\x00unsigned short\x00umode_t\x00inode\x00i_mode\x00i_ino\x00file\x00f_inode\x00" +
-	"task_struct\x00group_leader\x00bpf_iter_task_file\x00i_sb\x00super_block\x00s_magic\x00"
+	"task_struct\x00group_leader\x00bpf_iter_task_file\x00i_sb\x00super_block\x00s_magic\x00" +
+	"bpf_iter_link_info\x00map\x00task\x00"
 
 func btfName(name string) uint32 {
 	return uint32(strings.Index(btfNames, "\x00"+name+"\x00") + 1)
@@ -318,6 +319,7 @@ func btfTypesFor(ino, mode uint32) [][]uint32 {
 		{n("bpf_iter_task_file"), 12 << 24, 9}, // 10
 		{n("super_block"), 4<<24 | 1, 16, n("s_magic"), 1, 64}, // 11
 		{0, 2 << 24, 11}, // 12 *super_block
+		{n("bpf_iter_link_info"), 5<<24 | 2, 16, n("map"), 1, 0, n("task"), 1, 0}, // 13 union
 	}
 }
 
@@ -328,8 +330,8 @@ func TestParseFDIterBTF(t *testing.T) {
 	if err != nil || got != want {
 		t.Errorf("got %+v, %v; want %+v", got, err, want)
 	}
-	loop := btfTypesFor(13, 3)
-	loop = append(loop, []uint32{0, 8 << 24, 13}) // 13: a typedef of itself
+	loop := btfTypesFor(14, 3)
+	loop = append(loop, []uint32{0, 8 << 24, 14}) // 14: a typedef of itself
 	unknown := btfTypesFor(1, 3)
 	unknown[0][1] = 25 << 24
 	longVlen := btfTypesFor(1, 3)
@@ -347,6 +349,7 @@ func TestParseFDIterBTF(t *testing.T) {
 		"names cut":       btfBlob(btfNames[:40], btfTypesFor(1, 3)...),
 		"no iter func":    btfBlob(strings.Replace(btfNames, "bpf_iter_task_file", "bpf_iter_task_vma_", 1), btfTypesFor(1, 3)...),
 		"no group_leader": btfBlob(strings.Replace(btfNames, "group_leader", "group_leadex", 1), btfTypesFor(1, 3)...),
+		"no pid filter":   btfBlob(strings.Replace(btfNames, "\x00task\x00", "\x00tasx\x00", 1), btfTypesFor(1, 3)...),
 	} {
 		if got, err := parseFDIterBTF(data); err == nil {
 			t.Errorf("%s: parsed as %+v", name, got)

@@ -40,6 +40,7 @@ const (
 	btfKindInt      = 1
 	btfKindPtr      = 2
 	btfKindStruct   = 4
+	btfKindUnion    = 5
 	btfKindEnum     = 6
 	btfKindTypedef  = 8
 	btfKindVolatile = 9
@@ -95,7 +96,7 @@ func parseBTF(data []byte, names ...string) (*btfTypes, error) {
 			return nil, fmt.Errorf("btf: type %d has unknown kind %d", len(b.at)+1, kind)
 		}
 		b.at = append(b.at, uint32(off))
-		if kind == btfKindFunc || kind == btfKindStruct && vlen > 0 {
+		if kind == btfKindFunc || (kind == btfKindStruct || kind == btfKindUnion) && vlen > 0 {
 			b.note(le.Uint32(b.types[off:]), names)
 		}
 		off += 12 + btfExtra[kind][0] + vlen*btfExtra[kind][1]
@@ -136,8 +137,9 @@ func (b *btfTypes) note(nameOff uint32, names []string) {
 	}
 }
 
-// find returns the id of the type of kind named name (a STRUCT with
-// members: not a declaration), one parseBTF was asked to note.
+// find returns the id of the type of kind named name (a STRUCT or
+// UNION with members: not a declaration), one parseBTF was asked to
+// note.
 func (b *btfTypes) find(kind int, name string) (uint32, error) {
 	id, ok := b.named[name]
 	if k, _, _, _, _, _ := b.record(id); !ok || k != kind {
@@ -150,27 +152,35 @@ func (b *btfTypes) find(kind int, name string) (uint32, error) {
 // name (not one inside an anonymous union); the size is that of the type
 // the member resolves to through typedefs and qualifiers.
 func (b *btfTypes) member(structName, name string) (int16, uint32, error) {
-	id, err := b.find(btfKindStruct, structName)
+	m, kflag, err := b.memberRecord(btfKindStruct, structName, name)
 	if err != nil {
 		return 0, 0, err
 	}
+	bits := binary.LittleEndian.Uint32(m[8:])
+	if kflag {
+		bits &= 0xffffff // the high 8 bits are a bitfield's size
+	}
+	if bits%8 != 0 || bits/8 > 0x7fff {
+		return 0, 0, fmt.Errorf("btf: %s.%s at bit %d", structName, name, bits)
+	}
+	size, err := b.size(binary.LittleEndian.Uint32(m[4:]))
+	return int16(bits / 8), size, err
+}
+
+// memberRecord returns the 12-byte member record of name in the struct
+// or union (kind) typeName, and the type's kind_flag.
+func (b *btfTypes) memberRecord(kind int, typeName, name string) ([]byte, bool, error) {
+	id, err := b.find(kind, typeName)
+	if err != nil {
+		return nil, false, err
+	}
 	_, vlen, kflag, _, rest, _ := b.record(id)
 	for i := 0; i < vlen && 12*i+12 <= len(rest); i++ {
-		m := rest[12*i:]
-		if !b.nameIs(binary.LittleEndian.Uint32(m), name) {
-			continue
+		if m := rest[12*i:]; b.nameIs(binary.LittleEndian.Uint32(m), name) {
+			return m, kflag, nil
 		}
-		bits := binary.LittleEndian.Uint32(m[8:])
-		if kflag {
-			bits &= 0xffffff // the high 8 bits are a bitfield's size
-		}
-		if bits%8 != 0 || bits/8 > 0x7fff {
-			return 0, 0, fmt.Errorf("btf: %s.%s at bit %d", structName, name, bits)
-		}
-		size, err := b.size(binary.LittleEndian.Uint32(m[4:]))
-		return int16(bits / 8), size, err
 	}
-	return 0, 0, fmt.Errorf("btf: struct %s has no member %s", structName, name)
+	return nil, false, fmt.Errorf("btf: %s has no member %s", typeName, name)
 }
 
 // size resolves id through typedefs and qualifiers to an integer, enum
@@ -224,12 +234,17 @@ func readFDIterBTF() (fdIterBTF, error) {
 // needs; it errs on anything missing or of an unexpected size.
 func parseFDIterBTF(data []byte) (fdIterBTF, error) {
 	var out fdIterBTF
-	b, err := parseBTF(data, "bpf_iter_task_file", "file", "inode", "super_block", "task_struct")
+	b, err := parseBTF(data, "bpf_iter_task_file", "bpf_iter_link_info", "file", "inode", "super_block", "task_struct")
 	if err != nil {
 		return out, err
 	}
 	if out.attachID, err = b.find(btfKindFunc, "bpf_iter_task_file"); err != nil {
 		return out, err
+	}
+	// The pid filter came in 6.1 with the union's task member; a kernel
+	// without it ignores the filter and walks every process's files.
+	if _, _, err := b.memberRecord(btfKindUnion, "bpf_iter_link_info", "task"); err != nil {
+		return out, fmt.Errorf("%w: no pid filter for task iterators (Linux 6.1)", err)
 	}
 	var sizes [6]uint32
 	for i, m := range []struct {
