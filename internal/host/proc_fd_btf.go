@@ -241,8 +241,10 @@ func parseFDIterBTF(data []byte) (fdIterBTF, error) {
 	if out.attachID, err = b.find(btfKindFunc, "bpf_iter_task_file"); err != nil {
 		return out, err
 	}
-	// The pid filter came in 6.1 with the union's task member; a kernel
-	// without it ignores the filter and walks every process's files.
+	// The pid filter came in 6.1 with the union's task member. Before,
+	// the union was 4 bytes and the link is refused (E2BIG: the pid sits
+	// in its non-zero tail); checked here so as not to load a program
+	// for nothing, and to say why.
 	if _, _, err := b.memberRecord(btfKindUnion, "bpf_iter_link_info", "task"); err != nil {
 		return out, fmt.Errorf("%w: no pid filter for task iterators (Linux 6.1)", err)
 	}
