@@ -531,3 +531,13 @@ func TestFDHolderChild(t *testing.T) {
 	fmt.Println(fileInode(t, f))
 	io.Copy(io.Discard, os.Stdin)
 }
+
+// FuzzParseFDIterBTF: hostile BTF gives an error or a result, never a
+// panic or a read past the data.
+func FuzzParseFDIterBTF(f *testing.F) {
+	f.Add(btfBlob(btfNames, btfTypesFor(1, 3)...))
+	f.Add(btfBlob(btfNames, append(btfTypesFor(14, 3), []uint32{0, 8 << 24, 14})...))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		parseFDIterBTF(data)
+	})
+}
