@@ -135,6 +135,8 @@ const (
 	bpfOut          = -1         // a jump's offset, to the program's "return 0"
 )
 
+// ins is an instruction from its fields in the order the kernel's
+// BPF_RAW_INSN macro takes them.
 func ins(code, dst, src uint8, off int16, imm int32) bpfInsn {
 	return bpfInsn{code: code, regs: dst | src<<4, off: off, imm: imm}
 }
@@ -303,8 +305,8 @@ func verifierLog(log []byte) string {
 }
 
 // fdIterOpen makes the link (the program, walking pid's files only) and
-// the iterator to read; close closes both.
-func fdIterOpen(prog, pid int) (iter int, close func(), err error) {
+// the iterator to read; done closes both.
+func fdIterOpen(prog, pid int) (iter int, done func(), err error) {
 	info := bpfIterLinkInfo{pid: uint32(pid)}
 	attr := bpfLinkCreateAttr{
 		progFd: uint32(prog), attachType: unix.BPF_TRACE_ITER,
