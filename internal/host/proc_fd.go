@@ -146,10 +146,10 @@ func (f *FS) fdSockets(dir string, visit func(ino uint64) (stop bool)) error {
 // no path lookup from / per fd. The kernel's work per fd (about 3 µs:
 // the listing, the lookup, the link's text) is the cost, so a table
 // larger than the first batch (19,000 fds of a busy Redis) is read whole
-// by the task_file BPF iterator (proc_fd_bpf.go: about 0.4 µs a socket) where it
-// works, its first batch listed only; else its links after the first
-// batch are split by fd number among up to GOMAXPROCS workers, the last
-// range open to the end.
+// by the task_file BPF iterator (proc_fd_bpf.go: about 0.4 µs a socket)
+// where it works, its first batch listed only; else its links after the
+// first batch are split by fd number among up to GOMAXPROCS workers, the
+// last range open to the end.
 func liveFDSockets(dir string, visit func(ino uint64) bool) error {
 	s := &fdScan{dir: dir, visit: visit}
 	next, full, err := s.scan(0, math.MaxInt, true)
