@@ -250,13 +250,21 @@ type bpfIterLinkInfo struct {
 	_               uint32
 }
 
-// bpf makes the bpf(2) call cmd with attr.
+// bpf makes the bpf(2) call cmd with attr. The verifier gives up with
+// EAGAIN when a signal is pending, and the Go runtime signals its threads
+// to preempt goroutines: a load is tried up to 5 times, as libbpf does.
 func bpf(cmd uintptr, attr unsafe.Pointer, size uintptr) (int, error) {
-	fd, _, e := unix.Syscall(unix.SYS_BPF, cmd, uintptr(attr), size)
-	if e != 0 {
-		return -1, e
+	for try := 1; ; try++ {
+		fd, _, e := unix.Syscall(unix.SYS_BPF, cmd, uintptr(attr), size)
+		switch {
+		case e == 0:
+			return int(fd), nil
+		case e == unix.EINTR || e == unix.EAGAIN && cmd == unix.BPF_PROG_LOAD && try < 5:
+			continue
+		default:
+			return -1, e
+		}
 	}
-	return int(fd), nil
 }
 
 // bpfProgLoad loads the program as a task_file iterator. The license is
