@@ -33,7 +33,8 @@ import (
 var errProcessGone = errors.New("the process ended while its fds were read")
 
 // fdScanHook, when set (tests), runs after each fd link the live scan
-// reads, with the fd's name.
+// reads, with the fd's name; in a scan by the iterator, after each
+// socket it gives.
 var fdScanHook func(fd string)
 
 // listenersHeld returns the inodes of listeners (the namespace's LISTEN
@@ -144,14 +145,16 @@ func (f *FS) fdSockets(dir string, visit func(ino uint64) (stop bool)) error {
 // from the batch and the target read into one buffer: no allocation and
 // no path lookup from / per fd. The kernel's work per fd (about 3 µs:
 // the listing, the lookup, the link's text) is the cost, so a table
-// larger than the first batch is split by fd number among up to
-// GOMAXPROCS workers (19,000 fds of a busy Redis), the last range open
-// to the end.
+// larger than the first batch (19,000 fds of a busy Redis) is read whole
+// by the task_file BPF iterator (proc_fd_bpf.go: about 0.4 µs a socket)
+// where it works, its first batch listed only; else its links after the
+// first batch are split by fd number among up to GOMAXPROCS workers, the
+// last range open to the end.
 func liveFDSockets(dir string, visit func(ino uint64) bool) error {
 	s := &fdScan{dir: dir, visit: visit}
 	next, full, err := s.scan(0, math.MaxInt, true)
 	if err == nil && full && !s.stopped.Load() {
-		err = s.parallel(next)
+		err = s.rest(next)
 	}
 	if err != nil || s.stopped.Load() {
 		return err
@@ -169,6 +172,45 @@ type fdScan struct {
 
 // fdBatch is the getdents buffer: about 2,700 fds a call.
 const fdBatch = 64 << 10
+
+// iterable says whether the task_file iterator may be tried for the
+// scan's process: a large table is then not read by readlink at all.
+func (s *fdScan) iterable() bool {
+	_, ok := fdDirPID(s.dir)
+	return ok && !fdIterOff && fdIterErr() == nil
+}
+
+// rest scans the fds from next on (0 when the first batch was only
+// listed): through the iterator, or, if it fails (it is then not tried
+// again in this process), by readlink from the fd after the last socket
+// the iterator gave.
+func (s *fdScan) rest(next int) error {
+	pid, ok := fdDirPID(s.dir)
+	if !ok || fdIterOff {
+		return s.parallel(next)
+	}
+	err := fdIterSockets(pid, func(fd int, ino uint64) bool {
+		if fd < next {
+			return false // the first batch read it (the iterator failed before it)
+		}
+		next = fd + 1
+		if fdScanHook != nil {
+			fdScanHook(strconv.Itoa(fd))
+		}
+		if s.visit(ino) {
+			s.stopped.Store(true)
+		}
+		return s.stopped.Load()
+	})
+	if err == nil {
+		return nil
+	}
+	fdIterFailed(err)
+	return s.parallel(next)
+}
+
+// fdIterOff, when set (tests), keeps scans to readlink.
+var fdIterOff bool
 
 // parallel scans the fds from next on with workers, by fd number ranges
 // sized on the table's size (FDSize, a hint: the last range has no end).
@@ -216,6 +258,9 @@ func (s *fdScan) scan(lo, hi int, firstOnly bool) (next int, full bool, err erro
 		}
 		if n == 0 {
 			return next, false, nil
+		}
+		if firstOnly && n > fdBatch-256 && s.iterable() {
+			return lo, true, nil // the iterator reads them all, from lo
 		}
 		for off := 0; off+19 < n; {
 			reclen := int(*(*uint16)(unsafe.Pointer(&ents[off+16])))

@@ -42,7 +42,7 @@ func TestParseSocketLink(t *testing.T) {
 
 // listenerAt opens a TCP listener on addr and moves it to fd n of this
 // process; it returns the fd's file and the socket's inode.
-func listenerAt(t *testing.T, addr string, n int) (*os.File, uint64) {
+func listenerAt(t testing.TB, addr string, n int) (*os.File, uint64) {
 	t.Helper()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -62,7 +62,7 @@ func listenerAt(t *testing.T, addr string, n int) (*os.File, uint64) {
 	return moved, fileInode(t, moved)
 }
 
-func fileInode(t *testing.T, f *os.File) uint64 {
+func fileInode(t testing.TB, f *os.File) uint64 {
 	t.Helper()
 	var st unix.Stat_t
 	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
@@ -83,19 +83,38 @@ func fillFDs(t *testing.T, n int) {
 	}
 }
 
-// fdAt opens a pipe's read end at fd n until the test ends.
-func fdAt(t *testing.T, n int) {
+// socketAt opens one end of a unix socket pair at fd n until the test
+// ends.
+func socketAt(t *testing.T, n int) {
 	t.Helper()
-	r, w, err := os.Pipe()
+	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer r.Close()
-	defer w.Close()
-	if err := unix.Dup3(int(r.Fd()), n, unix.O_CLOEXEC); err != nil {
+	defer unix.Close(pair[0])
+	defer unix.Close(pair[1])
+	if err := unix.Dup3(pair[0], n, unix.O_CLOEXEC); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { unix.Close(n) })
+}
+
+// fdScanPaths runs test on each path of the live scan of a table larger
+// than one getdents batch: readlink by workers, and the task_file
+// iterator (skipped, with the reason, where it does not work).
+func fdScanPaths(t *testing.T, test func(t *testing.T, iterator bool)) {
+	t.Run("readlink", func(t *testing.T) {
+		fdIterOff = true
+		t.Cleanup(func() { fdIterOff = false })
+		test(t, false)
+	})
+	t.Run("iterator", func(t *testing.T) {
+		needFDIter(t)
+		test(t, true)
+		if err := fdIterErr(); err != nil {
+			t.Errorf("the iterator failed: %v", err)
+		}
+	})
 }
 
 // withFDScanHook sets the live scan's hook for the test.
@@ -115,7 +134,7 @@ func listenersOf(inodes ...uint64) []tcpSocket {
 // The scan finds a listener at any fd number (one opened late, after
 // thousands of clients), reads every fd while a listener of the namespace
 // is still unaccounted for, and stops at the fd that accounts for the
-// last one.
+// last one. (The iterator reports, and the hook sees, sockets only.)
 func TestLiveListenersHeldAtAnyFD(t *testing.T) {
 	fs := liveFS(t)
 	fs.recording = false // the live scan, as inspect runs it
@@ -123,35 +142,40 @@ func TestLiveListenersHeldAtAnyFD(t *testing.T) {
 	_, low := listenerAt(t, "127.0.0.1:0", 300)
 	fillFDs(t, 3000)
 	_, high := listenerAt(t, "127.0.0.1:0", 4500)
-	fdAt(t, 4501)             // right after the last listener
+	socketAt(t, 4501)         // right after the last listener
 	const elsewhere = 1 << 62 // a listener of the namespace this process does not hold
 	r := newReader(fs, Options{})
-	var read []string
-	withFDScanHook(t, func(fd string) { read = append(read, fd) })
+	fdScanPaths(t, func(t *testing.T, iterator bool) {
+		var read []string
+		withFDScanHook(t, func(fd string) { read = append(read, fd) })
+		held, err := listenersHeld(r, os.Getpid(), listenersOf(low, high, elsewhere))
+		if err != nil || !held[low] || !held[high] || len(held) != 2 {
+			t.Fatalf("held %v, %v; want %d and %d", held, err, low, high)
+		}
+		if (len(read) < 3000 && !iterator) || !slices.Contains(read, "4501") {
+			t.Errorf("read %d fds: want every fd, to 4501", len(read))
+		}
 
-	held, err := listenersHeld(r, os.Getpid(), listenersOf(low, high, elsewhere))
-	if err != nil || !held[low] || !held[high] || len(held) != 2 {
-		t.Fatalf("held %v, %v; want %d and %d", held, err, low, high)
-	}
-	if len(read) < 3000 || !slices.Contains(read, "4501") {
-		t.Errorf("read %d fds: want every fd, to 4501", len(read))
-	}
-
-	read = nil
-	held, err = listenersHeld(r, os.Getpid(), listenersOf(low, high))
-	if err != nil || len(held) != 2 {
-		t.Fatalf("held %v, %v; want %d and %d", held, err, low, high)
-	}
-	if slices.Contains(read, "4501") {
-		t.Errorf("the scan went on to fd 4501 after the last listener (fd 4500) was found")
-	}
+		read = nil
+		held, err = listenersHeld(r, os.Getpid(), listenersOf(low, high))
+		if err != nil || len(held) != 2 {
+			t.Fatalf("held %v, %v; want %d and %d", held, err, low, high)
+		}
+		if slices.Contains(read, "4501") {
+			t.Errorf("the scan went on to fd 4501 after the last listener (fd 4500) was found")
+		}
+	})
 }
 
-// A listener closed during the scan, before its fd is read (in the same
-// getdents batch or a later one), is not reported, and the scan goes on.
+// A listener closed during the readlink scan, before its fd is read (in
+// the same getdents batch or a later one), is not reported, and the scan
+// goes on. (The iterator reads a whole table of sockets in one go, up to
+// 2,048 of them: a close meanwhile is after the fact.)
 func TestLiveListenersHeldClosedMidScan(t *testing.T) {
 	fs := liveFS(t)
 	fs.recording = false
+	fdIterOff = true
+	t.Cleanup(func() { fdIterOff = false })
 	raiseNoFile(t, 6000)
 	_, first := listenerAt(t, "127.0.0.1:0", 300)
 	sameBatch, closedNear := listenerAt(t, "127.0.0.1:0", 600)
@@ -179,6 +203,10 @@ func TestLiveListenersHeldProcessExits(t *testing.T) {
 	fs := liveFS(t)
 	testutil.Heavy(t)
 	raiseNoFile(t, 12000)
+	fdScanPaths(t, func(t *testing.T, _ bool) { testListenersHeldProcessExits(t, fs) })
+}
+
+func testListenersHeldProcessExits(t *testing.T, fs *FS) {
 	for _, tc := range []struct {
 		reap   bool
 		fds    int // open fds before the listener: 5,000 is more than one batch (workers)
@@ -365,8 +393,10 @@ func TestLiveListenersHeldAcrossWorkers(t *testing.T) {
 		inodes = append(inodes, ino)
 	}
 	want := listenersOf(append(inodes, 1<<62)...) // one not held: every fd is read
-	held, err := listenersHeld(newReader(fs, Options{}), os.Getpid(), want)
-	if err != nil || len(held) != len(inodes) {
-		t.Errorf("found %d of %d listeners (%v)", len(held), len(inodes), err)
-	}
+	fdScanPaths(t, func(t *testing.T, _ bool) {
+		held, err := listenersHeld(newReader(fs, Options{}), os.Getpid(), want)
+		if err != nil || len(held) != len(inodes) {
+			t.Errorf("found %d of %d listeners (%v)", len(held), len(inodes), err)
+		}
+	})
 }
