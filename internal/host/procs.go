@@ -54,7 +54,6 @@ func readProcesses(r *reader) error {
 	if r.opts.NoProcesses {
 		return nil
 	}
-	r.predumpPorts()
 	pids := r.opts.PIDs
 	if len(pids) == 0 {
 		for _, p := range r.processes() {
@@ -66,18 +65,18 @@ func readProcesses(r *reader) error {
 	// every process is read, its fd scan started, before any scan is
 	// waited for: the scans run while the rest is read
 	type pending struct {
-		p    Process
-		scan *heldScan
+		p      Process
+		finish func(*Process) error
 	}
 	var read []pending
 	for _, pid := range pids {
 		src := r.source
 		r.source = fmt.Sprintf("process %d", pid)
-		p, scan, err := readProcess(r, pid)
+		p, finish, err := readProcess(r, pid)
 		var refused *refusedError
 		switch {
 		case err == nil:
-			read = append(read, pending{p, scan})
+			read = append(read, pending{p, finish})
 		case errors.As(err, &refused):
 			// refused, not gone: said in the errors and kept in view
 			r.fail(err)
@@ -90,16 +89,14 @@ func readProcesses(r *reader) error {
 	for _, pd := range read {
 		src := r.source
 		r.source = fmt.Sprintf("process %d", pd.p.PID)
-		if pd.scan != nil {
-			var err error
-			if pd.p.Listen, err = pd.scan.wait(r); err != nil {
+		if pd.finish != nil {
+			if err := pd.finish(&pd.p); err != nil {
 				if len(r.opts.PIDs) > 0 {
 					r.fail(fmt.Errorf("process %d (%s): %w", pd.p.PID, pd.p.Comm, err))
 				}
 				r.source = src
 				continue
 			}
-			pd.p.ListenNICs = listenNICs(r.snap, &pd.p)
 		}
 		r.snap.Processes = append(r.snap.Processes, pd.p)
 		r.source = src
@@ -109,9 +106,10 @@ func readProcesses(r *reader) error {
 
 // readProcess describes one process. A process that ends between the
 // scan and the read (or, in a capture, one that was only scanned) has no
-// threads to read: it is reported gone rather than described empty. The
-// listeners of a process in the inspector's namespace come from scan.
-func readProcess(r *reader, pid int) (p Process, scan *heldScan, err error) {
+// threads to read: it is reported gone rather than described empty. Its
+// listeners and sockets come from finish (readProcNet), once its fd scan
+// and dumps, which run beside the reader, are done.
+func readProcess(r *reader, pid int) (p Process, finish func(*Process) error, err error) {
 	p = Process{PID: pid, Threads: []Thread{}}
 	comm, ok := r.commOf(pid)
 	if !ok {
@@ -124,7 +122,7 @@ func readProcess(r *reader, pid int) (p Process, scan *heldScan, err error) {
 	if len(p.Threads) == 0 {
 		return p, nil, fmt.Errorf("process %d (%s): no threads under /proc/%d/task (it ended while being read)", pid, comm, pid)
 	}
-	if scan, err = readProcNet(r, &p); err != nil {
+	if finish, err = readProcNet(r, &p); err != nil {
 		return p, nil, fmt.Errorf("process %d (%s): %w", pid, comm, err)
 	}
 	if data, ok := r.file(fmt.Sprintf("/proc/%d/cmdline", pid)); ok {
@@ -139,7 +137,7 @@ func readProcess(r *reader, pid int) (p Process, scan *heldScan, err error) {
 		p.OpenFiles = lim
 	}
 	p.Cgroup = readCgroup(r, pid)
-	return p, scan, nil
+	return p, finish, nil
 }
 
 func splitCmdlineNUL(data []byte) []string {
@@ -210,25 +208,31 @@ func parseNSLink(target string) (uint64, error) {
 
 // readProcNet finds the process's network namespace, its listening
 // sockets and, when the namespace is not the inspector's, that
-// namespace's sysctls and counters. In the inspector's namespace the
-// listeners come when the returned scan is done. Its error is
-// errProcessGone.
-func readProcNet(r *reader, p *Process) (*heldScan, error) {
+// namespace's sysctls and counters. The listeners (and another
+// namespace's sockets) come from finish, once the fd scan and dumps
+// started here are done; finish must be called before the Read ends (it
+// closes the namespaces' sockets). Its error is errProcessGone.
+func readProcNet(r *reader, p *Process) (finish func(*Process) error, err error) {
 	p.NetNS = r.netnsOf(fmt.Sprintf("/proc/%d/ns/net", p.PID))
 	p.NetNSIsInspector = p.NetNS != 0 && p.NetNS == r.selfNetNS
 	if p.NetNSIsInspector {
 		// the sockets of its ports come once all listeners are known
 		// (readTCPProbe), from a dump filtered on them
-		return startListenersHeld(r, p.PID, r.selfListeners()), nil
+		scan := startListenersHeld(r, p.PID, r.selfListeners())
+		return func(p *Process) (err error) {
+			if p.Listen, err = scan.wait(r); err == nil {
+				p.ListenNICs = listenNICs(r.snap, p)
+			}
+			return err
+		}, nil
 	}
 	dir := fmt.Sprintf("/proc/%d/net", p.PID)
 	if p.NetNS == 0 { // namespace unknown (not root): its tables, for the listeners
 		socks, _ := r.tcpTables(0, dir)
-		var err error
 		p.Listen, err = startListenersHeld(r, p.PID, socks).wait(r)
 		return nil, err
 	}
-	socks, err := readOtherNetns(r, p, dir)
+	sockets, err := startOtherNetns(r, p, dir)
 	if err != nil {
 		return nil, err
 	}
@@ -240,18 +244,22 @@ func readProcNet(r *reader, p *Process) (*heldScan, error) {
 	if net.Sockstat, err = readSockstat(r, dir); err != nil {
 		r.fail(err)
 	}
-	net.TCP = socks
 	p.Net = net
-	return nil, nil
+	return func(p *Process) (err error) {
+		p.Net.TCP, err = sockets(p)
+		return err
+	}, nil
 }
 
-// readOtherNetns finds the listeners of a process in another network
-// namespace and summarises the sockets of their ports: through sock_diag
-// inside the namespace (the listeners, then the ports, filtered in the
-// kernel; Scope "ports"), else from /proc/PID/net/tcp and tcp6 (every
-// socket). Source says which, and why not sock_diag. The error is
-// errProcessGone.
-func readOtherNetns(r *reader, p *Process, dir string) (*TCPSummary, error) {
+// startOtherNetns starts finding the listeners of a process in another
+// network namespace and summarising the sockets of their ports; sockets
+// (which sets p.Listen) waits for them. They come through sock_diag
+// inside the namespace (its listeners, then, while the fd scan runs, the
+// sockets of every port it listens on, filtered in the kernel and then
+// here to the process's; Scope "ports"), else from /proc/PID/net/tcp and
+// tcp6 (every socket). Source says which, and why not sock_diag. The
+// error is errProcessGone.
+func startOtherNetns(r *reader, p *Process, dir string) (sockets func(*Process) (*TCPSummary, error), err error) {
 	listen, diagErr := r.nsListeners(p.PID, p.NetNS)
 	var socks []tcpSocket
 	if diagErr != nil {
@@ -264,25 +272,36 @@ func readOtherNetns(r *reader, p *Process, dir string) (*TCPSummary, error) {
 		}
 		listen = socks
 	}
-	var err error
-	if p.Listen, err = startListenersHeld(r, p.PID, listen).wait(r); err != nil {
-		return nil, err
+	scan := startListenersHeld(r, p.PID, listen)
+	var cand *nsDump // a container's namespace holds its Redis's listeners and few others
+	listenersDumped := diagErr == nil
+	if listenersDumped {
+		cand = r.startNSPortSockets(p.PID, p.NetNS, listenPorts(listen))
 	}
-	var ports []int
-	for _, l := range p.Listen {
-		ports = append(ports, l.Port)
-	}
-	if diagErr == nil {
-		if socks, diagErr = r.nsPortSockets(p.PID, p.NetNS, listen, ports); diagErr == nil {
-			sum := summarizeTCP(socks, ports)
-			sum.Scope, sum.Source = "ports", "sock_diag"
-			return sum, nil
+	return func(p *Process) (*TCPSummary, error) {
+		var err error
+		if p.Listen, err = scan.wait(r); err != nil {
+			if cand != nil {
+				<-cand.done // the namespace's socket is closed at the end of Read
+			}
+			return nil, err
 		}
-		socks, _ = r.tcpTables(p.NetNS, dir)
-	}
-	sum := summarizeTCP(socks, ports)
-	sum.Source = fmt.Sprintf("%s/tcp, tcp6 (%v)", dir, diagErr)
-	return sum, nil
+		var ports []int
+		for _, l := range p.Listen {
+			ports = append(ports, l.Port)
+		}
+		if listenersDumped {
+			if socks, diagErr = cand.sockets(r, listen, ports); diagErr == nil {
+				sum := summarizeTCP(socks, ports)
+				sum.Scope, sum.Source = "ports", "sock_diag"
+				return sum, nil
+			}
+			socks, _ = r.tcpTables(p.NetNS, dir) // the port dump failed
+		}
+		sum := summarizeTCP(socks, ports)
+		sum.Source = fmt.Sprintf("%s/tcp, tcp6 (%v)", dir, diagErr)
+		return sum, nil
+	}, nil
 }
 
 // listeningSockets keeps the LISTEN sockets whose inode the process holds.

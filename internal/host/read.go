@@ -83,6 +83,9 @@ var probes = []probe{
 func Read(fs *FS, opts Options) (*Snapshot, error) {
 	r := newReader(fs, opts)
 	defer r.closeNSDiags()
+	// the sockets of Options.Ports (on a busy Redis host, most of the
+	// kernel's work) are dumped beside every probe before "tcp"
+	r.predumpPorts()
 	for _, p := range probes {
 		r.source = p.name
 		if err := p.run(r); err != nil {

@@ -107,7 +107,8 @@ type portsPredump struct {
 // on the reading thread, whose namespace is the inspector's (a caller may
 // have entered another on a locked thread, and a new goroutine's thread
 // is any of the process's); the dump itself, a walk of the host-wide
-// established table however few sockets match, runs beside the reading.
+// established table however few sockets match, runs beside the whole
+// Read until the "tcp" probe takes it.
 func (r *reader) predumpPorts() {
 	if !r.fs.live || len(r.opts.Ports) == 0 || r.predump != nil {
 		return

@@ -1,10 +1,12 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -30,39 +32,53 @@ import (
 // was used and why.
 
 // nsDiag is the sock_diag socket of one namespace, or (err set) why there
-// is none: fd is open exactly when err is nil.
+// is none: fd is open exactly when err is nil. Two redis-servers of one
+// namespace share it, so a dump holds mu.
 type nsDiag struct {
+	mu  sync.Mutex
 	fd  int
 	err error
 }
 
 // nsSockDiag returns the sock_diag socket of pid's network namespace ino,
-// created on first use.
-func (r *reader) nsSockDiag(pid int, ino uint64) (int, error) {
+// created on first use (on the reading thread).
+func (r *reader) nsSockDiag(pid int, ino uint64) *nsDiag {
 	d, ok := r.nsDiags[ino]
 	if !ok {
 		d = &nsDiag{}
 		d.fd, d.err = openSockDiagIn(pid, ino)
 		r.nsDiags[ino] = d
 	}
-	return d.fd, d.err
+	return d
 }
 
-// nsDiagFailed retires the namespace's socket after a failed dump (it
-// may still hold part of the reply): later dumps fall back with err.
-func (r *reader) nsDiagFailed(ino uint64, err error) {
-	if d := r.nsDiags[ino]; d != nil && d.err == nil {
+// dump runs one dump on the namespace's socket (sockDiagDumpOn). A failed
+// dump retires the socket, which may still hold part of the reply: the
+// later dumps fail with its error.
+func (d *nsDiag) dump(states uint32, ports []int) ([]byte, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.err != nil {
+		return nil, d.err
+	}
+	data, err := sockDiagDumpOn(d.fd, states, ports)
+	if err != nil {
 		unix.Close(d.fd)
 		d.err = err
 	}
+	return data, err
 }
 
-// closeNSDiags closes the namespaces' sockets at the end of a Read.
+// closeNSDiags closes the namespaces' sockets at the end of a Read, when
+// every dump started has been waited for.
 func (r *reader) closeNSDiags() {
 	for _, d := range r.nsDiags {
+		d.mu.Lock()
 		if d.err == nil {
 			unix.Close(d.fd)
+			d.err = errors.New("closed")
 		}
+		d.mu.Unlock()
 	}
 	r.nsDiags = nil
 }
@@ -103,27 +119,50 @@ func openSockDiagIn(pid int, ino uint64) (int, error) {
 // nsSockDiagAt dumps (live) or reads (a tree) a namespace's dump at the
 // namespace's virtual path; err says why there is none.
 func (r *reader) nsSockDiagAt(pid int, ino uint64, name string, states uint32, ports []int) ([]tcpSocket, error) {
-	vpath := netnsPath(ino, "/sockdiag/"+name)
-	data, err := r.fs.readVirtual(vpath, func() ([]byte, error) {
-		fd, err := r.nsSockDiag(pid, ino)
-		if err != nil {
-			return nil, err
-		}
-		data, err := sockDiagDumpOn(fd, states, ports)
-		if err != nil {
-			r.nsDiagFailed(ino, err)
-		}
-		return data, err
-	})
-	if err != nil {
+	return r.startNSSockDiagAt(pid, ino, name, states, ports).wait(r)
+}
+
+// nsDump is a namespace's dump, under way or done.
+type nsDump struct {
+	vpath string
+	done  chan struct{}
+	data  []byte
+	err   error
+}
+
+// startNSSockDiagAt starts nsSockDiagAt's dump. On the live machine (not
+// recording) it runs beside the reader through the namespace's socket,
+// made here; a tree is read at once.
+func (r *reader) startNSSockDiagAt(pid int, ino uint64, name string, states uint32, ports []int) *nsDump {
+	d := &nsDump{vpath: netnsPath(ino, "/sockdiag/"+name), done: make(chan struct{})}
+	var diag *nsDiag
+	if r.fs.live {
+		diag = r.nsSockDiag(pid, ino)
+	}
+	dump := func() {
+		defer close(d.done)
+		d.data, d.err = r.fs.readVirtual(d.vpath, func() ([]byte, error) { return diag.dump(states, ports) })
+	}
+	if r.fs.live && !r.fs.recording {
+		go dump()
+	} else {
+		dump()
+	}
+	return d
+}
+
+// wait returns the dump's sockets once it is done.
+func (d *nsDump) wait(r *reader) ([]tcpSocket, error) {
+	<-d.done
+	if err := d.err; err != nil {
 		if !r.fs.live && isAbsent(err) {
-			err = fmt.Errorf("no %s in this tree", strings.TrimPrefix(vpath, "/"))
+			err = fmt.Errorf("no %s in this tree", strings.TrimPrefix(d.vpath, "/"))
 		}
 		return nil, err
 	}
-	socks, err := parseSockDiag(data)
+	socks, err := parseSockDiag(d.data)
 	if err != nil {
-		r.fail(inFile(err, vpath))
+		r.fail(inFile(err, d.vpath))
 	}
 	return socks, nil
 }
@@ -143,17 +182,43 @@ func (r *reader) nsListeners(pid int, ino uint64) ([]tcpSocket, error) {
 // nsPortSockets returns another namespace's listeners and the other
 // sockets of ports, dumped inside it (filtered in the kernel).
 func (r *reader) nsPortSockets(pid int, ino uint64, listen []tcpSocket, ports []int) ([]tcpSocket, error) {
+	return r.startNSPortSockets(pid, ino, ports).sockets(r, listen, ports)
+}
+
+// startNSPortSockets starts the dump of the sockets of ports inside
+// another namespace (nil when there are no ports).
+func (r *reader) startNSPortSockets(pid int, ino uint64, ports []int) *nsDump {
 	ports = slices.Compact(slices.Sorted(slices.Values(ports)))
+	if len(ports) == 0 {
+		return nil
+	}
+	names := make([]string, len(ports))
+	for i, p := range ports {
+		names[i] = strconv.Itoa(p)
+	}
+	return r.startNSSockDiagAt(pid, ino, "tcp-ports-"+strings.Join(names, ","), portStates, ports)
+}
+
+// sockets returns listen and the other sockets of ports the dump holds
+// (it may have dumped more ports).
+func (d *nsDump) sockets(r *reader, listen []tcpSocket, ports []int) ([]tcpSocket, error) {
 	var rest []tcpSocket
-	if len(ports) > 0 {
-		names := make([]string, len(ports))
-		for i, p := range ports {
-			names[i] = strconv.Itoa(p)
-		}
+	if d != nil {
 		var err error
-		if rest, err = r.nsSockDiagAt(pid, ino, "tcp-ports-"+strings.Join(names, ","), portStates, ports); err != nil {
+		if rest, err = d.wait(r); err != nil {
 			return nil, err
 		}
 	}
 	return filterSockets(append(make([]tcpSocket, 0, len(listen)+len(rest)), listen...), rest, false, ports), nil
+}
+
+// listenPorts returns the ports of the LISTEN sockets among socks.
+func listenPorts(socks []tcpSocket) []int {
+	var ports []int
+	for _, s := range socks {
+		if s.state == tcpListen {
+			ports = append(ports, s.localPort)
+		}
+	}
+	return ports
 }

@@ -279,3 +279,76 @@ func checkNoPrivilegeFallback(t *testing.T, env string) {
 		t.Errorf("fallback %+v\nwant %+v", got, want)
 	}
 }
+
+// Two servers in one other namespace share its sock_diag socket, and
+// their dumps run beside the reader at once: each is summarised with its
+// own port only, though the namespace's dump holds both ports' sockets.
+func TestLiveNetnsTwoServersOneNamespace(t *testing.T) {
+	liveFS(t)
+	testutil.NeedRoot(t)
+	ns := benchNetns(t)
+	held := make([][]*os.File, 2)
+	var ports []int
+	err := netns.Do(ns, func() error {
+		if out, err := exec.Command("ip", "link", "set", "lo", "up").CombinedOutput(); err != nil {
+			return fmt.Errorf("lo up: %v: %s", err, out)
+		}
+		for i, conns := range []int{2, 5} {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				return err
+			}
+			f, _ := ln.(*net.TCPListener).File()
+			held[i] = append(held[i], f)
+			ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
+			for range conns {
+				c, err := net.Dial("tcp", ln.Addr().String())
+				if err != nil {
+					return err
+				}
+				t.Cleanup(func() { c.Close() })
+				s, err := ln.Accept()
+				if err != nil {
+					return err
+				}
+				f, _ := s.(*net.TCPConn).File()
+				held[i] = append(held[i], f)
+				s.Close()
+			}
+			ln.Close()
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, files := range held {
+		cmd := holdFilesCmd(t, files, "ip", "netns", "exec", ns, "sleep", "3600")
+		pids = append(pids, cmd.Process.Pid)
+	}
+	// inspect's FS: one that does not record runs the dumps beside the
+	// reader (a recording one reads in order)
+	fs, err := NewFSWith(FSOptions{Root: "/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Read(fs, Options{PIDs: pids})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, pid := range pids {
+		p := s.Process(pid)
+		if p == nil || p.Net == nil || p.Net.TCP == nil {
+			t.Fatalf("process %d: %+v; errors %+v", pid, p, s.Errors)
+		}
+		got := p.Net.TCP
+		want := procNetSummary(t, pid, ports[i:i+1])
+		if got.Source != "sock_diag" || !mapsEqual(got.ByState, want.ByState) || !slices.Equal(got.Ports, want.Ports) || len(got.Ports) != 1 || got.Ports[0].Port != ports[i] {
+			t.Errorf("process %d: sock_diag %+v\n/proc/%d/net %+v", pid, got, pid, want)
+		}
+		if n := got.ByState["ESTABLISHED"]; n != 2*[]int{2, 5}[i] {
+			t.Errorf("process %d: %d established, want %d", pid, n, 2*[]int{2, 5}[i])
+		}
+	}
+}
