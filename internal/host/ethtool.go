@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/safchain/ethtool"
+	"golang.org/x/sys/unix"
 )
 
 // Ethtool facts come from the SIOCETHTOOL ioctl on the live machine (what
@@ -16,17 +17,24 @@ import (
 //	{"driver":"virtio_net","bus_info":"0000:00:03.0","channels":{"max_combined":1,"combined":1,...}}
 func readEthtool(r *reader) error {
 	var et *ethtool.Ethtool
+	var fr *featureReader
 	if r.fs.Live() {
 		var err error
 		if et, err = ethtool.NewEthtool(); err != nil {
 			return fmt.Errorf("ethtool: open socket: %w", err)
 		}
 		defer et.Close()
+		fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+		if err != nil {
+			return fmt.Errorf("ethtool: open socket: %w", err)
+		}
+		defer unix.Close(fd)
+		fr = &featureReader{fd: fd}
 	}
 	for i := range r.snap.NICs {
 		n := &r.snap.NICs[i]
 		data, err := r.fs.readVirtual(ethtoolPath(n.Name), func() ([]byte, error) {
-			return json.Marshal(queryEthtool(et, n.Name))
+			return json.Marshal(queryEthtool(et, fr, n.Name))
 		})
 		if err != nil {
 			if !isAbsent(err) {
@@ -54,7 +62,7 @@ func (e *Ethtool) empty() bool {
 
 // queryEthtool asks the driver everything Ethtool holds; queries the
 // driver refuses are listed in Unsupported.
-func queryEthtool(et *ethtool.Ethtool, ifname string) *Ethtool {
+func queryEthtool(et *ethtool.Ethtool, fr *featureReader, ifname string) *Ethtool {
 	e := &Ethtool{}
 	unsupported := func(what string, err error) bool {
 		if err != nil {
@@ -76,7 +84,7 @@ func queryEthtool(et *ethtool.Ethtool, ifname string) *Ethtool {
 		e.Coalesce = &Coalesce{AdaptiveRx: c.UseAdaptiveRxCoalesce != 0, AdaptiveTx: c.UseAdaptiveTxCoalesce != 0,
 			RxUsecs: c.RxCoalesceUsecs, RxFrames: c.RxMaxCoalescedFrames, TxUsecs: c.TxCoalesceUsecs, TxFrames: c.TxMaxCoalescedFrames}
 	}
-	if f, err := et.Features(ifname); !unsupported("features", err) && len(f) > 0 {
+	if f, err := fr.features(ifname); !unsupported("features", err) && len(f) > 0 {
 		e.Features = f
 	}
 	slices.Sort(e.Unsupported)
