@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // The allow-lists: tune writes only the kernel files and sysctls it has a
@@ -16,18 +17,22 @@ import (
 // whitespace, at most 15 bytes); "." and ".." are refused separately.
 const ifName = `[A-Za-z0-9_.:@+-]{1,15}`
 
-// fileShapes are the kernel files tune may write, by path shape.
-var fileShapes = []*regexp.Regexp{
-	regexp.MustCompile(`^/proc/irq/[0-9]+/smp_affinity(_list)?$`),
-	regexp.MustCompile(`^/proc/irq/default_smp_affinity$`),
-	regexp.MustCompile(`^/sys/class/net/` + ifName + `/queues/rx-[0-9]+/(rps_cpus|rps_flow_cnt)$`),
-	regexp.MustCompile(`^/sys/class/net/` + ifName + `/queues/tx-[0-9]+/(xps_cpus|xps_rxqs)$`),
-	regexp.MustCompile(`^/sys/kernel/mm/transparent_hugepage/(enabled|defrag|khugepaged/defrag)$`),
-	regexp.MustCompile(`^/sys/block/[A-Za-z0-9_.:-]+/queue/(scheduler|nr_requests|read_ahead_kb|rq_affinity|nomerges|add_random|iostats)$`),
-	regexp.MustCompile(`^/sys/devices/system/cpu/cpu[0-9]+/cpuidle/state[0-9]+/disable$`),
-	regexp.MustCompile(`^/sys/devices/system/cpu/cpufreq/policy[0-9]+/(scaling_governor|energy_performance_preference)$`),
-	regexp.MustCompile(`^/sys/devices/system/clocksource/clocksource[0-9]+/current_clocksource$`),
-}
+// fileShapes are the kernel files tune may write, by path shape
+// (compiled on first use: every redline command would pay for it at
+// start-up).
+var fileShapes = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile(`^/proc/irq/[0-9]+/smp_affinity(_list)?$`),
+		regexp.MustCompile(`^/proc/irq/default_smp_affinity$`),
+		regexp.MustCompile(`^/sys/class/net/` + ifName + `/queues/rx-[0-9]+/(rps_cpus|rps_flow_cnt)$`),
+		regexp.MustCompile(`^/sys/class/net/` + ifName + `/queues/tx-[0-9]+/(xps_cpus|xps_rxqs)$`),
+		regexp.MustCompile(`^/sys/kernel/mm/transparent_hugepage/(enabled|defrag|khugepaged/defrag)$`),
+		regexp.MustCompile(`^/sys/block/[A-Za-z0-9_.:-]+/queue/(scheduler|nr_requests|read_ahead_kb|rq_affinity|nomerges|add_random|iostats)$`),
+		regexp.MustCompile(`^/sys/devices/system/cpu/cpu[0-9]+/cpuidle/state[0-9]+/disable$`),
+		regexp.MustCompile(`^/sys/devices/system/cpu/cpufreq/policy[0-9]+/(scaling_governor|energy_performance_preference)$`),
+		regexp.MustCompile(`^/sys/devices/system/clocksource/clocksource[0-9]+/current_clocksource$`),
+	}
+})
 
 // sysctlPrefixes are the sysctl subtrees tune may write (dotted, with a
 // trailing dot) and single sysctls (without one).
@@ -40,7 +45,7 @@ var sysctlPrefixes = []string{
 
 // allowedFile reports why tune will not write the file target p, or nil.
 func allowedFile(p string) error {
-	for _, re := range fileShapes {
+	for _, re := range fileShapes() {
 		if re.MatchString(p) && !hasDotSegment(p) {
 			return nil
 		}

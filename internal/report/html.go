@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"redline/internal/labdata"
 )
@@ -18,13 +19,17 @@ var htmlTemplate string
 //go:embed report.css
 var htmlCSS string
 
-var page = template.Must(template.New("report").Parse(htmlTemplate))
+// page is the report's template, parsed on first use (every redline
+// command would pay for it at start-up).
+var page = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Parse(htmlTemplate))
+})
 
 // WriteHTML writes the report as one self-contained HTML file: inline CSS,
 // charts as inline SVG, no scripts and no references outside the file, so
 // it opens offline and can be mailed or archived as is.
 func WriteHTML(w io.Writer, r *Report) error {
-	if err := page.Execute(w, newHTMLView(r)); err != nil {
+	if err := page().Execute(w, newHTMLView(r)); err != nil {
 		return fmt.Errorf("render HTML: %w", err)
 	}
 	return nil
