@@ -159,6 +159,7 @@ func mapNIC(n *NIC, ev irqEvidence, rules []irqRule, tryAll bool) {
 	splitHalves(n, split)
 	truncatedDuplicates(n, cands)
 	vmxnet3RxAfterTx(n)
+	enetcTxRoundRobin(n)
 	vectorRank(n, "idpf")
 	sameNameRings(n, cands)
 	onlyVector(n)
@@ -514,6 +515,36 @@ func vmxnet3RxAfterTx(n *NIC) {
 		if m := &n.QueueIRQs[i]; m.Rule == "if-rx" && tx > 0 && m.Queue >= tx {
 			m.Queue -= tx
 			m.How += fmt.Sprintf("; vmxnet3 numbers vectors, rx after the %d tx", tx)
+		}
+	}
+}
+
+// enetcTxRoundRobin applies enetc's default tx ring mapping: vector i
+// (IF-rxtxI) serves rx ring i and the tx rings t with t mod N = i, N the
+// vectors (enetc_alloc_msix: "idx = priv->bdr_int_num * j + i"). An
+// LS1028A has 8 tx rings on 1 or 2 vectors, so without this tx-2..tx-7
+// would have no IRQ. Applied only when the vectors are numbered 0..N-1.
+func enetcTxRoundRobin(n *NIC) {
+	at := map[int]int{} // vector number -> index in QueueIRQs
+	for i, m := range n.QueueIRQs {
+		if m.Rule == "enetc" {
+			at[m.Queue] = i
+		}
+	}
+	vectors := len(at)
+	for v := range vectors {
+		if _, ok := at[v]; !ok {
+			return
+		}
+	}
+	for _, q := range n.TxQueues {
+		if vectors == 0 || q.Index < vectors {
+			continue
+		}
+		m := &n.QueueIRQs[at[q.Index%vectors]]
+		m.AlsoTx = append(m.AlsoTx, q.Index)
+		if !strings.Contains(m.How, "in turn") {
+			m.How += fmt.Sprintf("; enetc deals tx rings over its %d vectors in turn (tx ring t on vector t mod %d)", vectors, vectors)
 		}
 	}
 }

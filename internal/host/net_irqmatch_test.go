@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -346,5 +347,30 @@ func TestReadAffinityHint(t *testing.T) {
 	}
 	if !regexp.MustCompile(`(?m)^\s+rx-0\s+88\s+eth0-rx-0\s+2\s`).Match(b.Bytes()) {
 		t.Errorf("summary has no hint column for IRQ 88:\n%s", b.String())
+	}
+}
+
+// enetc deals its tx rings over the vectors in turn: an LS1028A port with
+// 2 vectors and 8 tx rings has tx-2..tx-7 served by vectors 0 and 1, not
+// left without an IRQ (enetc_alloc_msix).
+func TestMatcherEnetcTxRoundRobin(t *testing.T) {
+	const bus = "0000:00:00.0"
+	n := nicWithQueues("eno0", "fsl_enetc", bus, "/sys/devices/pci0000:00/"+bus, 2)
+	for q := 2; q < 8; q++ {
+		n.TxQueues = append(n.TxQueues, TxQueue{Index: q})
+	}
+	mapNIC(n, evidenceOf(msix(bus, "eno0-rxtx0", "eno0-rxtx1")...), irqRules, false)
+	if got := mapping(n); got != "100:combined-0(enetc) 101:combined-1(enetc)" {
+		t.Fatalf("mapping %s", got)
+	}
+	for i, want := range [][]int{{2, 4, 6}, {3, 5, 7}} {
+		if m := n.QueueIRQs[i]; !slices.Equal(m.AlsoTx, want) || !strings.Contains(m.How, "tx ring t on vector t mod 2") {
+			t.Errorf("vector %d serves also tx %v (%s), want %v", i, m.AlsoTx, m.How, want)
+		}
+	}
+	for _, q := range n.TxQueues {
+		if len(q.IRQs) != 1 || q.IRQs[0] != 100+q.Index%2 {
+			t.Errorf("tx-%d IRQs %v, want [%d]", q.Index, q.IRQs, 100+q.Index%2)
+		}
 	}
 }
