@@ -2,6 +2,7 @@ package placement
 
 import (
 	"fmt"
+	"slices"
 
 	"redline/internal/host"
 )
@@ -115,14 +116,23 @@ func (p *IRQPlacement) queuesOn(snap *host.Snapshot, cpu int, queues []int) []in
 	return sibling
 }
 
-// cpuOfQueue is the CPU queue's IRQs are placed on, -1 when none is.
+// cpuOfQueue is the CPU where tx queue's completions are handled: the one
+// its own IRQs are placed on, else that of a vector serving it besides its
+// own queue (qlcnic's IF-tx-0-rx-N, enetc's tx rings beyond its vectors:
+// QueueIRQ.AlsoTx); -1 when none is placed.
 func (p *IRQPlacement) cpuOfQueue(queue int) int {
+	also := -1
 	for _, q := range p.Queues {
 		if q.Queue == queue {
 			return q.CPU
 		}
+		for _, irq := range q.IRQs {
+			if also < 0 && slices.Contains(irq.AlsoTx, queue) {
+				also = q.CPU
+			}
+		}
 	}
-	return -1
+	return also
 }
 
 // blockXPS cuts list, in ascending order, into contiguous blocks, one per

@@ -51,6 +51,26 @@ func TestXPS(t *testing.T) {
 	}
 }
 
+// A tx queue without an IRQ of its own is sent on from the CPU of the
+// vector that handles its completions (enetc's tx rings beyond its
+// vectors, QueueIRQ.AlsoTx), not dealt like a queue nobody serves.
+func TestXPSFollowsAlsoTx(t *testing.T) {
+	snap, nic := machine(2, false)
+	nic.QueueIRQs[0].AlsoTx = []int{2, 4}
+	nic.QueueIRQs[1].AlsoTx = []int{3, 5}
+	txQueues(nic, 6)
+	m, ok := XPS(Input{Host: snap, NIC: nic})
+	pl, err := IRQs(Input{Host: snap, NIC: nic})
+	if !ok || err != nil {
+		t.Fatalf("ok %v, %v", ok, err)
+	}
+	for q := 2; q < 6; q++ {
+		if at := pl.Queues[q%2].CPU; !m.Maps[q].Contains(at) {
+			t.Errorf("tx-%d maps %s, without CPU %d where vector %d handles it", q, m.Maps[q].List(), at, q%2)
+		}
+	}
+}
+
 // On every fixture tree, each TX queue's XPS map holds the CPU its queue
 // IRQs are placed on, and that CPU sends on no queue whose IRQs are
 // elsewhere: a CPU sends where its transmit completions are handled
