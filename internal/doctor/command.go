@@ -22,15 +22,19 @@ func Command(c change.Change, redisAddr string) string {
 // the rule read, or, when it read none (the file is absent from a
 // fixture tree or a capture, or could not be read), a comment saying to
 // note the value before applying, never a command that writes an empty
-// value (which the kernel refuses for an IRQ's affinity). Only a sysctl
-// (net.ipv4.ip_local_reserved_ports) and a Redis setting (save) can read
-// empty: for them empty is a value.
+// value (which the kernel refuses for an IRQ's affinity, sysctl for
+// vm.nr_hugepages). A Redis setting (save) and the sysctls of
+// emptySysctls can read empty: for them empty is a value.
 func UndoCommand(c change.Change, redisAddr string) string {
-	if c.Value == "" && c.Kind != change.KindRedisConfig && c.Kind != change.KindSysctl {
+	if c.Value == "" && c.Kind != change.KindRedisConfig && !(c.Kind == change.KindSysctl && emptySysctls[c.Target]) {
 		return fmt.Sprintf("# %s: its value before the fix was not read here: note it before applying", c.Target)
 	}
 	return Command(c, redisAddr)
 }
+
+// emptySysctls are the sysctls doctor fixes whose value reads empty when
+// unset (a list of ports or ranges).
+var emptySysctls = map[string]bool{"net.ipv4.ip_local_reserved_ports": true}
 
 var commandFormats = map[change.Kind]func(change.Change, string) string{
 	change.KindSysctl: func(c change.Change, _ string) string {

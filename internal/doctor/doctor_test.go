@@ -132,6 +132,7 @@ func TestUndoCommand(t *testing.T) {
 		{change.Change{Kind: change.KindFile, Target: "/proc/irq/5/smp_affinity_list"}, "# /proc/irq/5/smp_affinity_list: its value before the fix was not read here: note it before applying"},
 		{change.Change{Kind: change.KindAffinity, Target: "42"}, "# 42: its value before the fix was not read here: note it before applying"},
 		{change.Change{Kind: change.KindSysctl, Target: "net.ipv4.ip_local_reserved_ports"}, "sysctl -w net.ipv4.ip_local_reserved_ports=''"},
+		{change.Change{Kind: change.KindSysctl, Target: "vm.nr_hugepages"}, "# vm.nr_hugepages: its value before the fix was not read here: note it before applying"},
 		{change.Change{Kind: change.KindRedisConfig, Target: "save"}, "redis-cli -h 127.0.0.1 -p 6379 CONFIG SET save ''"},
 	}
 	for _, tt := range tests {

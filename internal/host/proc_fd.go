@@ -151,7 +151,14 @@ func (f *FS) fdSockets(dir string, visit func(ino uint64) (stop bool)) error {
 // first batch are split by fd number among up to GOMAXPROCS workers, the
 // last range open to the end.
 func liveFDSockets(dir string, visit func(ino uint64) bool) error {
-	s := &fdScan{dir: dir, visit: visit}
+	s := &fdScan{dir: dir, visit: visit, pidfd: -1}
+	if pid, ok := fdDirPID(dir); ok {
+		// the process itself, whatever its pid names by the end
+		if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+			s.pidfd = fd
+			defer unix.Close(fd)
+		}
+	}
 	next, full, err := s.scan(0, math.MaxInt, true)
 	if err == nil && full && !s.stopped.Load() {
 		err = s.rest(next)
@@ -159,12 +166,17 @@ func liveFDSockets(dir string, visit func(ino uint64) bool) error {
 	if err != nil || s.stopped.Load() {
 		return err
 	}
+	if s.pidfd >= 0 && unix.PidfdSendSignal(s.pidfd, 0, nil, 0) == unix.ESRCH {
+		// ended (and reaped: its pid may name another process now)
+		return fmt.Errorf("%w (pidfd)", errProcessGone)
+	}
 	return goneIfZombie(dir)
 }
 
 // fdScan is one live scan, shared by its workers.
 type fdScan struct {
 	dir     string
+	pidfd   int // the process's pidfd, -1 without one
 	visit   func(ino uint64) bool
 	mu      sync.Mutex // visit and fdScanHook run one at a time
 	stopped atomic.Bool
@@ -181,15 +193,15 @@ func (s *fdScan) iterable() bool {
 }
 
 // rest scans the fds from next on (0 when the first batch was only
-// listed): through the iterator, or, if it fails (it is then not tried
-// again in this process), by readlink from the fd after the last socket
-// the iterator gave.
+// listed): through the iterator, or, if it fails (a refusal that will
+// recur keeps it off for the process), by readlink from the fd after the
+// last socket the iterator gave.
 func (s *fdScan) rest(next int) error {
 	pid, ok := fdDirPID(s.dir)
 	if !ok || fdIterOff {
 		return s.parallel(next)
 	}
-	err := fdIterSockets(pid, func(fd int, ino uint64) bool {
+	err := fdIterSockets(pid, s.pidfd, func(fd int, ino uint64) bool {
 		if fd < next {
 			return false // the first batch read it (the iterator failed before it)
 		}
@@ -205,7 +217,9 @@ func (s *fdScan) rest(next int) error {
 	if err == nil {
 		return nil
 	}
-	fdIterFailed(err)
+	if iterLasting(err) {
+		fdIterFailed(err)
+	}
 	return s.parallel(next)
 }
 

@@ -22,7 +22,9 @@ import (
 // bytes a socket, read in large reads. It needs root (CAP_BPF and
 // CAP_PERFMON), BTF (/sys/kernel/btf/vmlinux) and Linux 6.1 or later
 // (the pid filter, union bpf_iter_link_info.task); where any of that is
-// missing the readlink scan runs, and the reason is kept (fdIterErr).
+// missing the readlink scan runs, and the reason is remembered so that
+// the iterator is not tried again in the process (fdIterErr; a failure
+// that may pass, such as EMFILE, falls back for that scan only).
 //
 // The program is loaded once per process and shared by every scan (the
 // kernel holds a reference per link); each scan makes its own link and
@@ -312,10 +314,14 @@ func verifierLog(log []byte) string {
 	return strings.ReplaceAll(s, "\n", "; ")
 }
 
-// fdIterOpen makes the link (the program, walking pid's files only) and
-// the iterator to read; done closes both.
-func fdIterOpen(prog, pid int) (iter int, done func(), err error) {
+// fdIterOpen makes the link (the program, walking pid's files only: by
+// pidfd when there is one, so that a pid reused since the scan began is
+// not walked) and the iterator to read; done closes both.
+func fdIterOpen(prog, pid, pidfd int) (iter int, done func(), err error) {
 	info := bpfIterLinkInfo{pid: uint32(pid)}
+	if pidfd > 0 { // the kernel takes one of tid, pid and pid_fd
+		info = bpfIterLinkInfo{pidFd: uint32(pidfd)}
+	}
 	attr := bpfLinkCreateAttr{
 		progFd: uint32(prog), attachType: unix.BPF_TRACE_ITER,
 		iterInfo: unsafe.Pointer(&info), iterInfoLen: uint32(unsafe.Sizeof(info)),
@@ -323,7 +329,7 @@ func fdIterOpen(prog, pid int) (iter int, done func(), err error) {
 	link, err := bpf(unix.BPF_LINK_CREATE, unsafe.Pointer(&attr), unsafe.Sizeof(attr))
 	runtime.KeepAlive(&info)
 	if err != nil {
-		return 0, nil, fmt.Errorf("fd iterator: link for pid %d: %w", pid, err)
+		return 0, nil, &iterLinkError{fmt.Errorf("fd iterator: link for pid %d: %w", pid, err)}
 	}
 	iterAttr := struct{ linkFd, flags uint32 }{linkFd: uint32(link)}
 	iter, err = bpf(unix.BPF_ITER_CREATE, unsafe.Pointer(&iterAttr), unsafe.Sizeof(iterAttr))
@@ -335,19 +341,19 @@ func fdIterOpen(prog, pid int) (iter int, done func(), err error) {
 }
 
 // fdIterSockets calls visit with the fd and inode of each socket process
-// pid holds, in fd order, until visit returns true. A pid with no process
-// gives no sockets (the caller tells a process gone from /proc).
-func fdIterSockets(pid int, visit func(fd int, ino uint64) (stop bool)) error {
+// pid (pidfd, when above 0) holds, in fd order, until visit returns true.
+// A process that has ended gives no sockets (the caller tells it gone).
+func fdIterSockets(pid, pidfd int, visit func(fd int, ino uint64) (stop bool)) error {
 	prog, err := fdIterProg()
 	if err != nil {
 		return err
 	}
-	iter, closeIter, err := fdIterOpen(prog, pid)
+	iter, closeIter, err := fdIterOpen(prog, pid, pidfd)
 	if err != nil {
 		return err
 	}
 	defer closeIter()
-	buf := make([]byte, 64<<10) // the iterator's buffer is 8 pages: a read returns up to 2,048 sockets
+	buf := make([]byte, 64<<10) // the kernel's seq buffer is 8 pages: 2,048 sockets a read with 4 KiB pages
 	have := 0
 	for {
 		n, err := unix.Read(iter, buf[have:])
@@ -369,6 +375,21 @@ func fdIterSockets(pid int, visit func(fd int, ino uint64) (stop bool)) error {
 		}
 		have = copy(buf, buf[recs:have]) // a record split between reads
 	}
+}
+
+// iterLinkError is a refused link: the kernel's answer (EINVAL, E2BIG
+// before 6.1, EPERM) does not change within the process.
+type iterLinkError struct{ error }
+
+func (e *iterLinkError) Unwrap() error { return e.error }
+
+// iterLasting says whether err, an fdIterSockets failure, will recur in
+// this process: a refused load (fdIterProg keeps those itself) or a
+// refused link; not EMFILE, ENOMEM, EAGAIN or a read cut short.
+func iterLasting(err error) bool {
+	var link *iterLinkError
+	return errors.As(err, &link) && !errors.Is(err, unix.EMFILE) && !errors.Is(err, unix.ENFILE) &&
+		!errors.Is(err, unix.ENOMEM) && !errors.Is(err, unix.EAGAIN) && !errors.Is(err, unix.ESRCH)
 }
 
 // fdDirPID returns the pid of a live /proc/PID/fd directory.

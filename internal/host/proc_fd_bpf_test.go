@@ -120,7 +120,7 @@ func readlinkSockets(t *testing.T, pid int) (sockets map[int]uint64, others int)
 func iterSockets(t *testing.T, pid int) map[int]uint64 {
 	t.Helper()
 	got := map[int]uint64{}
-	err := fdIterSockets(pid, func(fd int, ino uint64) bool {
+	err := fdIterSockets(pid, -1, func(fd int, ino uint64) bool {
 		if _, dup := got[fd]; dup {
 			t.Errorf("fd %d reported twice", fd)
 		}
@@ -160,7 +160,7 @@ func TestFDIterStops(t *testing.T) {
 	needFDIter(t)
 	cmd, _ := socketHolder(t, 2000)
 	calls := 0
-	err := fdIterSockets(cmd.Process.Pid, func(int, uint64) bool { calls++; return calls == 2500 })
+	err := fdIterSockets(cmd.Process.Pid, -1, func(int, uint64) bool { calls++; return calls == 2500 })
 	if err != nil || calls != 2500 {
 		t.Errorf("visited %d sockets (%v), want 2500", calls, err)
 	}
@@ -168,6 +168,38 @@ func TestFDIterStops(t *testing.T) {
 	err = liveFDSockets(fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid), func(uint64) bool { seen++; return seen == 3500 })
 	if err != nil || seen != 3500 || fdIterErr() != nil {
 		t.Errorf("visited %d sockets (%v, iterator: %v), want 3500", seen, err, fdIterErr())
+	}
+}
+
+// Through a pidfd the iterator walks the same table as through the pid,
+// and after the process is reaped and its pidfd names nothing, none: a
+// pid reused meanwhile would not be walked.
+func TestFDIterByPidfd(t *testing.T) {
+	needFDIter(t)
+	cmd, _ := socketHolder(t, 3000)
+	pidfd, err := unix.PidfdOpen(cmd.Process.Pid, 0)
+	if err != nil {
+		t.Skipf("no pidfd here: %v", err)
+	}
+	defer unix.Close(pidfd)
+	count := func(pid, pidfd int) int {
+		n := 0
+		if err := fdIterSockets(pid, pidfd, func(int, uint64) bool { n++; return false }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	byPid, byPidfd := count(cmd.Process.Pid, -1), count(cmd.Process.Pid, pidfd)
+	if byPid < 6000 || byPidfd != byPid {
+		t.Errorf("%d sockets by pid, %d by pidfd", byPid, byPidfd)
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if n := count(cmd.Process.Pid, pidfd); n != 0 {
+		t.Errorf("%d sockets of a reaped process", n)
+	}
+	if err := unix.PidfdSendSignal(pidfd, 0, nil, 0); err != unix.ESRCH {
+		t.Errorf("signal 0 to the reaped process's pidfd: %v, want ESRCH (liveFDSockets' test that it ended)", err)
 	}
 }
 
@@ -182,7 +214,7 @@ func TestFDIterProcessGone(t *testing.T) {
 	for _, reap := range []bool{true, false} {
 		cmd, _ := socketHolder(t, 4000) // more than one read of the iterator
 		n := 0
-		err := fdIterSockets(cmd.Process.Pid, func(int, uint64) bool {
+		err := fdIterSockets(cmd.Process.Pid, -1, func(int, uint64) bool {
 			if n++; n == 1 {
 				cmd.Process.Kill()
 				if reap {
@@ -540,4 +572,26 @@ func FuzzParseFDIterBTF(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		parseFDIterBTF(data)
 	})
+}
+
+// A refused link keeps the iterator off for the process; running short of
+// fds or memory, or a read cut short, falls back for that scan only.
+func TestIterLasting(t *testing.T) {
+	link := func(errno error) error { return &iterLinkError{fmt.Errorf("fd iterator: link for pid 1: %w", errno)} }
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{link(unix.EINVAL), true},
+		{link(unix.E2BIG), true},
+		{link(unix.EPERM), true},
+		{link(unix.EMFILE), false},
+		{link(unix.ENOMEM), false},
+		{fmt.Errorf("fd iterator: read pid 1: %w", unix.EAGAIN), false},
+		{fmt.Errorf("fd iterator: iterator for pid 1: %w", unix.EMFILE), false},
+	} {
+		if got := iterLasting(c.err); got != c.want {
+			t.Errorf("iterLasting(%v) = %v, want %v", c.err, got, c.want)
+		}
+	}
 }

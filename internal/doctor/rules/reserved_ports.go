@@ -25,7 +25,12 @@ func checkReservedPorts(f *doctor.Facts) doctor.Result {
 	if !ok || len(r) != 2 {
 		return doctor.Skip("net.ipv4.ip_local_port_range is not readable")
 	}
-	reserved, rev, _ := f.Sysctl("net.ipv4.ip_local_reserved_ports")
+	reserved, rev, ok := f.Sysctl("net.ipv4.ip_local_reserved_ports")
+	if !ok {
+		// the fix writes the whole list: without the ports already
+		// reserved it would drop them
+		return doctor.Skip("net.ipv4.ip_local_reserved_ports is not readable: the ports already reserved are unknown")
+	}
 	var ports []int
 	for _, g := range f.Servers() {
 		ports = append(ports, redisPorts(g)...)
