@@ -291,7 +291,16 @@ func startOtherNetns(r *reader, p *Process, dir string) (sockets func(*Process) 
 			ports = append(ports, l.Port)
 		}
 		if listenersDumped {
-			if socks, diagErr = cand.sockets(r, listen, ports); diagErr == nil {
+			socks, diagErr = cand.sockets(r, listen, ports)
+			if diagErr != nil && !r.fs.live {
+				// a tree captured before the dump was named after every
+				// port the namespace listens on has it under the
+				// process's ports
+				if old, err := r.nsPortSockets(p.PID, p.NetNS, listen, ports); err == nil {
+					socks, diagErr = old, nil
+				}
+			}
+			if diagErr == nil {
 				sum := summarizeTCP(socks, ports)
 				sum.Scope, sum.Source = "ports", "sock_diag"
 				return sum, nil

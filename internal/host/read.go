@@ -112,6 +112,7 @@ type reader struct {
 	listeners  *[]tcpSocket       // the inspector's namespace's, once read (sock_diag.go)
 	predump    *portsPredump      // the sockets of Options.Ports, dumped while fd scans ran
 	nsDiags    map[uint64]*nsDiag // other namespaces' sock_diag sockets (sock_diag_netns.go)
+	nsDumps    map[string]*nsDump // their dumps by virtual path: two servers of a namespace share one
 	addrs      *addrTable         // the live machine's addresses, dumped once (net_addr.go)
 	memo       map[string]memoFile
 }
@@ -138,7 +139,7 @@ func newReader(fs *FS, opts Options) *reader {
 		t := opts.Now().UTC()
 		s.Source.Time = &t
 	}
-	return &reader{fs: fs, opts: opts, snap: s, nodeOf: map[int]int{}, tcpCache: map[string]tcpTable{}, nsDiags: map[uint64]*nsDiag{}, memo: map[string]memoFile{}}
+	return &reader{fs: fs, opts: opts, snap: s, nodeOf: map[int]int{}, tcpCache: map[string]tcpTable{}, nsDiags: map[uint64]*nsDiag{}, nsDumps: map[string]*nsDump{}, memo: map[string]memoFile{}}
 }
 
 func joinRoot(root, dir string) string {

@@ -134,7 +134,12 @@ type nsDump struct {
 // recording) it runs beside the reader through the namespace's socket,
 // made here; a tree is read at once.
 func (r *reader) startNSSockDiagAt(pid int, ino uint64, name string, states uint32, ports []int) *nsDump {
-	d := &nsDump{vpath: netnsPath(ino, "/sockdiag/"+name), done: make(chan struct{})}
+	vpath := netnsPath(ino, "/sockdiag/"+name)
+	if d := r.nsDumps[vpath]; d != nil {
+		return d // a second server of the namespace: the same dump
+	}
+	d := &nsDump{vpath: vpath, done: make(chan struct{})}
+	r.nsDumps[vpath] = d
 	var diag *nsDiag
 	if r.fs.live {
 		diag = r.nsSockDiag(pid, ino)

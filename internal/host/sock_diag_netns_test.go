@@ -351,4 +351,42 @@ func TestLiveNetnsTwoServersOneNamespace(t *testing.T) {
 			t.Errorf("process %d: %d established, want %d", pid, n, 2*[]int{2, 5}[i])
 		}
 	}
+	// A capture has one dump of both ports; a capture made before the
+	// dump was named after the namespace's listening ports has one per
+	// process, named after its own port: both read as the live machine.
+	rec := liveFS(t)
+	if _, err := Read(rec, Options{PIDs: pids}); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir() + "/tree"
+	if _, err := Capture(rec, dir); err != nil {
+		t.Fatal(err)
+	}
+	dumps, _ := filepath.Glob(dir + "/netns/*/sockdiag/tcp-ports-*")
+	if len(dumps) != 1 {
+		t.Fatalf("dumps in the capture: %v, want one of both ports", dumps)
+	}
+	for _, old := range []bool{false, true} {
+		if old {
+			data, err := os.ReadFile(dumps[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(dumps[0])
+			for _, port := range ports {
+				os.WriteFile(filepath.Join(filepath.Dir(dumps[0]), fmt.Sprintf("tcp-ports-%d", port)), data, 0o644)
+			}
+		}
+		tree, err := NewFS(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		again, _ := Read(tree, Options{PIDs: pids})
+		for i, pid := range pids {
+			q, live := again.Process(pid), s.Process(pid)
+			if q == nil || q.Net == nil || q.Net.TCP == nil || q.Net.TCP.Source != "sock_diag" || !mapsEqual(q.Net.TCP.ByState, live.Net.TCP.ByState) {
+				t.Errorf("old-style capture %v, process %d (port %d): %+v, live %+v", old, pid, ports[i], q, live.Net.TCP)
+			}
+		}
+	}
 }
