@@ -282,7 +282,11 @@ func CPUShares(by map[int]uint64, total uint64, most int) string {
 			parts = append(parts, fmt.Sprintf("%d more", len(hot)-most))
 			break
 		}
-		parts = append(parts, fmt.Sprintf("CPU%d %.0f%%", c, share))
+		text := fmt.Sprintf("%.0f%%", share)
+		if text == "100%" && by[c] != total {
+			text = ">99%" // beside "N more": not all of them
+		}
+		parts = append(parts, fmt.Sprintf("CPU%d %s", c, text))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -110,7 +110,8 @@ func TestCPUShares(t *testing.T) {
 	}{
 		{map[int]uint64{}, 3, "no interrupts"},
 		{map[int]uint64{0: 69, 4: 31}, 3, "CPU0 69%, CPU4 31%"},
-		{map[int]uint64{3: 9990, 1: 4, 0: 6}, 3, "CPU3 100%, 2 more, under 1% each"},
+		{map[int]uint64{3: 9990, 1: 4, 0: 6}, 3, "CPU3 >99%, 2 more, under 1% each"},
+		{map[int]uint64{3: 10}, 3, "CPU3 100%"},
 		{map[int]uint64{1: 40, 0: 30, 2: 20, 3: 10}, 2, "CPU1 40%, CPU0 30%, 2 more"},
 		{map[int]uint64{5: 1, 2: 1}, 3, "CPU2 50%, CPU5 50%"}, // a tie: by CPU number
 	} {
