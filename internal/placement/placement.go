@@ -135,7 +135,7 @@ func (p *IRQPlacement) order(in Input) error {
 		if len(proc.Refused) > 0 {
 			continue // unseen, said by unseen
 		}
-		p.note("Redis (pid %d) is not pinned: its main or io threads may run on any CPU, so IRQs cannot keep off them (add numa-bind to pin it)", proc.PID)
+		p.note("Redis (pid %d) is not pinned: its main or io threads may run on any CPU, so IRQs cannot keep off them (pin it first: redline tune plan --profile numa-bind)", proc.PID)
 	}
 	free := local.Difference(busy)
 	if free.IsEmpty() {
@@ -172,7 +172,7 @@ func (p *IRQPlacement) reserve(in Input) error {
 // fill the node, or there are more servers than the node has cores.
 func (p *IRQPlacement) noFreeCPU(in Input, local host.CPUSet) error {
 	if len(in.Redis) == 1 {
-		return fmt.Errorf("every CPU local to %s (%s) runs Redis's main or io threads; IRQs there would share them. Pin Redis elsewhere first, or add numa-bind", in.NIC.Name, local.List())
+		return fmt.Errorf("every CPU local to %s (%s) runs Redis's main or io threads; IRQs there would share them. Pin Redis elsewhere first (redline tune plan --profile numa-bind)", in.NIC.Name, local.List())
 	}
 	cores := len(coresOf(in.Host, local))
 	if len(in.Redis) > cores {

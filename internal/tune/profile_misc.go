@@ -186,7 +186,7 @@ func (pc *planContext) xps(nic *host.NIC) error {
 		}
 		changed = true
 		pc.add("rps-xps", change.Change{Kind: change.KindFile, Target: fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", nic.Name, q.Index),
-			Value: set.Mask(), Why: fmt.Sprintf("CPUs %s send on tx-%d only", set.List(), q.Index)})
+			Value: set.Mask(), Why: fmt.Sprintf("tx-%d is sent on from CPUs %s", q.Index, set.List())})
 	}
 	if !changed {
 		pc.note("%s's XPS already maps each local CPU to its queue: left alone", nic.Name)

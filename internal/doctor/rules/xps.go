@@ -116,7 +116,7 @@ func xpsFix(f *doctor.Facts, n *host.NIC, tx []host.TxQueue) *doctor.Fix {
 		if !ok || set.Equal(*q.XPSCPUs) {
 			continue
 		}
-		fix.Set(change.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, q.Index), set.Mask(), orDefault(q.XPSCPUs.Mask(), "0"), fmt.Sprintf("CPUs %s send on tx-%d only", set.List(), q.Index))
+		fix.Set(change.KindFile, fmt.Sprintf("/sys/class/net/%s/queues/tx-%d/xps_cpus", n.Name, q.Index), set.Mask(), orDefault(q.XPSCPUs.Mask(), "0"), fmt.Sprintf("tx-%d is sent on from CPUs %s", q.Index, set.List()))
 	}
 	return fix
 }
