@@ -51,3 +51,22 @@ func TestIRQCountRulesOnInterruptsOnlyTrees(t *testing.T) {
 		})
 	}
 }
+
+// With two samples, irq-affinity-moving judges the inferred NICs' queue
+// IRQs too (the netutils i40e capture's interrupts alone).
+func TestMovingOnInterruptsOnlyTree(t *testing.T) {
+	data, err := os.ReadFile("../../../testdata/hosts/netutils-i40e-e1000e-e3/proc/interrupts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := treeFacts(t, testutil.WriteTree(t, map[string]string{"proc/interrupts": string(data), "sys/.keep": ""}))
+	withSample(f)
+	fd := run(t, f, "irq-affinity-moving")
+	t.Logf("%s %s%s %v", fd.Status, fd.Message, fd.Reason, fd.Notes)
+	if fd.Status == doctor.NotChecked || fd.Status == doctor.NotApplicable {
+		t.Errorf("not judged: %s %s", fd.Status, fd.Reason)
+	}
+	if !strings.Contains(strings.Join(fd.Notes, "\n"), "eth0 is inferred") {
+		t.Errorf("no inferred note: %v", fd.Notes)
+	}
+}
