@@ -353,7 +353,7 @@ func globMatch(pat, s string) bool {
 // exist; in a tree their absence says nothing about the kernel.
 var treeLacks = map[string]func(*host.Snapshot) string{
 	"interrupts": func(s *host.Snapshot) string { return lackIf(len(s.Interrupts.CPUs) == 0, "/proc/interrupts") },
-	"nics":       func(s *host.Snapshot) string { return lackIf(len(s.NICs) == 0, "/sys/class/net") },
+	"nics":       func(s *host.Snapshot) string { return lackIf(!anySysfsNIC(s), "/sys/class/net") },
 	"thp":        func(s *host.Snapshot) string { return lackIf(s.THP == nil, "/sys/kernel/mm/transparent_hugepage") },
 	"ethtool": func(s *host.Snapshot) string {
 		return lackIf(!anyEthtool(s), "ethtool's answers (an ioctl: no capture has them)")
@@ -366,6 +366,17 @@ var treeLacks = map[string]func(*host.Snapshot) string{
 	"meminfo":      func(s *host.Snapshot) string { return lackIf(s.Memory.MemTotal == nil, "/proc/meminfo") },
 	"softnet_stat": func(s *host.Snapshot) string { return lackIf(len(s.Softnet) == 0, "/proc/net/softnet_stat") },
 	"netstat":      func(s *host.Snapshot) string { return lackIf(s.Net.TcpExt == nil, "/proc/net/netstat") },
+}
+
+// anySysfsNIC: NICs inferred from /proc/interrupts' names (NIC.Inferred)
+// do not make up for a tree without /sys/class/net.
+func anySysfsNIC(s *host.Snapshot) bool {
+	for _, n := range s.NICs {
+		if n.Inferred == "" {
+			return true
+		}
+	}
+	return false
 }
 
 func anyEthtool(s *host.Snapshot) bool {

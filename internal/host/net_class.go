@@ -30,7 +30,16 @@ func readNICs(r *reader) error {
 		r.snap.NICs = append(r.snap.NICs, readNIC(r, base+"/"+e.Name, e.Name))
 		r.source = src
 	}
+	inferred := !r.fs.Live() && !r.fs.Exists(base)
+	if inferred {
+		// A capture of /proc/interrupts alone: its IRQ names are the only
+		// word on the NICs (never on the live machine, which has sysfs).
+		r.snap.NICs = interruptNICs(&r.snap.Interrupts)
+	}
 	mapQueueIRQs(r)
+	if inferred {
+		r.snap.NICs = keepInferred(r.snap.NICs)
+	}
 	return nil
 }
 

@@ -263,7 +263,13 @@ type InterruptCounter struct {
 type NIC struct {
 	Name    string `json:"name"`
 	Virtual bool   `json:"virtual"` // under /sys/devices/virtual (lo, veth, bridges, ifb)
-	Driver  string `json:"driver,omitempty"`
+	// Inferred says where a NIC not read from /sys/class/net came from: a
+	// tree holding /proc/interrupts but no /sys/class/net names its NICs in
+	// the IRQ names (net_irqinfer.go). Such a NIC's Name is the interface
+	// the names carry, else its PCI function or virtio/xen device; its
+	// queues (RxQueues, TxQueues nil) and NUMA node are unknown.
+	Inferred string `json:"inferred,omitempty"`
+	Driver   string `json:"driver,omitempty"`
 	// Device is the resolved sysfs path of the NIC's device
 	// ("/sys/devices/pci0000:00/0000:00:03.0/virtio2").
 	Device string `json:"device,omitempty"`

@@ -107,8 +107,15 @@ func (sw *summaryWriter) topology() {
 	if t.SMTActive != nil {
 		smt = map[bool]string{true: ", SMT on", false: ", SMT off"}[*t.SMTActive]
 	}
-	sw.printf("\nCPUs      %d online (%s) of %d possible: %d package(s), %d cores, %d threads%s\n",
-		t.Threads, setStr(t.Online), len(t.CPUs), t.Packages, t.Cores, t.Threads, smt)
+	if t.Online == nil && len(t.CPUs) == 0 && len(s.Interrupts.CPUs) > 0 {
+		// A capture of /proc/interrupts alone: its header is the only word
+		// on the CPUs, and only on the ones it counts.
+		sw.printf("\nCPUs      unknown (no /sys/devices/system/cpu in this tree); inferred from /proc/interrupts' header: it counts CPU %s\n",
+			NewCPUSet(s.Interrupts.CPUs...).List())
+	} else {
+		sw.printf("\nCPUs      %d online (%s) of %d possible: %d package(s), %d cores, %d threads%s\n",
+			t.Threads, setStr(t.Online), len(t.CPUs), t.Packages, t.Cores, t.Threads, smt)
+	}
 	if t.Isolated != nil && !t.Isolated.IsEmpty() {
 		sw.printf("          isolated %s\n", t.Isolated)
 	}
@@ -206,7 +213,13 @@ func (sw *summaryWriter) nic(n *NIC) {
 		sw.printf("  channels combined %d (max %d), rx %d (max %d), tx %d (max %d)%s\n",
 			c.Combined, c.MaxCombined, c.Rx, c.MaxRx, c.Tx, c.MaxTx, coalesceLine(e.Coalesce))
 	}
-	sw.printf("  %d rx / %d tx queues%s\n", len(n.RxQueues), len(n.TxQueues), rpsXPSLine(n))
+	if n.Inferred != "" {
+		// Everything below is read off the IRQ names: say so first, and
+		// print no queue count the tree cannot give.
+		sw.printf("  INFERRED %s\n  queues unknown; the IRQs below are the ones the names map\n", n.Inferred)
+	} else {
+		sw.printf("  %d rx / %d tx queues%s\n", len(n.RxQueues), len(n.TxQueues), rpsXPSLine(n))
+	}
 	if len(n.QueueIRQs) > 0 {
 		sw.queueTable(n)
 		sw.matchedBy(n)
@@ -220,7 +233,7 @@ func (sw *summaryWriter) nic(n *NIC) {
 	if len(n.UnmappedQueues) > 0 {
 		sw.printf("  queues without an IRQ: %s\n", strings.Join(n.UnmappedQueues, " "))
 	}
-	if len(n.QueueIRQs) == 0 && len(n.UnmappedIRQs) == 0 && !n.Virtual {
+	if len(n.QueueIRQs) == 0 && len(n.UnmappedIRQs) == 0 && !n.Virtual && n.Inferred == "" {
 		sw.printf("  no queue IRQs found (no MSI IRQs, and no IRQ named after %s)\n", n.Name)
 	}
 }

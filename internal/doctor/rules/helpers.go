@@ -234,3 +234,19 @@ func (nf *nicFindings) result() (doctor.Result, bool) {
 	}
 	return r, true
 }
+
+// withInferred labels a NIC rule's result when a NIC it judged was not
+// read from /sys/class/net but inferred from /proc/interrupts' IRQ names
+// (host.NIC.Inferred): the reader must know the NIC, its queues and its
+// driver are the names' word, wherever the finding is shown.
+func withInferred(check func(*doctor.Facts) doctor.Result) func(*doctor.Facts) doctor.Result {
+	return func(f *doctor.Facts) doctor.Result {
+		r := check(f)
+		for _, n := range f.TargetNICs() {
+			if n.Inferred != "" {
+				r = r.Note("%s is inferred %s", n.Name, n.Inferred)
+			}
+		}
+		return r
+	}
+}

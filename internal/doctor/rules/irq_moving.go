@@ -16,7 +16,7 @@ func init() {
 		Reads:  []string{"interrupts", "irq", "nics", "irqbalance"},
 		Needs:  doctor.NeedHost,
 		Proves: []string{"/proc/irq/N/smp_affinity_list and /proc/interrupts of * queue IRQs, read * apart"},
-		Check:  checkIRQMoving,
+		Check:  withInferred(checkIRQMoving),
 	})
 }
 

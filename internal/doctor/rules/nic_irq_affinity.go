@@ -17,7 +17,7 @@ func init() {
 		Reads:  []string{"interrupts", "irq", "nics", "numa"},
 		Needs:  doctor.NeedHost,
 		Proves: []string{"*/numa_node", "/proc/irq/*affinity_list"},
-		Check:  checkNICIRQAffinity,
+		Check:  withInferred(checkNICIRQAffinity),
 	})
 }
 

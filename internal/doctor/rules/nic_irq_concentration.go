@@ -17,7 +17,7 @@ func init() {
 		Reads:  []string{"interrupts", "irq", "nics"},
 		Needs:  doctor.NeedHost,
 		Proves: []string{"/proc/interrupts * queue IRQs by CPU"},
-		Check:  checkIRQConcentration,
+		Check:  withInferred(checkIRQConcentration),
 	})
 }
 

@@ -19,7 +19,7 @@ func init() {
 		Reads:  []string{"interrupts", "irq", "nics", "numa", "cpu"},
 		Needs:  doctor.NeedHost | doctor.ReadsRedis,
 		Proves: []string{"/proc/interrupts * queue IRQs by node"},
-		Check:  checkIRQNodeSplit,
+		Check:  withInferred(checkIRQNodeSplit),
 	})
 }
 

@@ -18,7 +18,7 @@ func init() {
 		Reads:  []string{"interrupts", "irq", "nics"},
 		Needs:  doctor.NeedHost,
 		Proves: []string{"/proc/interrupts * busiest CPU per queue"},
-		Check:  checkIRQSharing,
+		Check:  withInferred(checkIRQSharing),
 	})
 }
 

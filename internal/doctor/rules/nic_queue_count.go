@@ -18,7 +18,7 @@ func init() {
 		Reads:  []string{"nics", "softirqs"},
 		Needs:  doctor.NeedHost,
 		Proves: []string{"/sys/class/net/*/queues rx-*|ethtool -l *", "physical cores *"},
-		Check:  checkQueueCount,
+		Check:  withInferred(checkQueueCount),
 	})
 }
 
