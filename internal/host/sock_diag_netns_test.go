@@ -39,7 +39,7 @@ func startNSServer(t *testing.T, conns int, argv ...string) *nsServer {
 			return fmt.Errorf("lo up: %v: %s", err, out)
 		}
 		for _, addr := range []string{"127.0.0.1:0", "[::1]:0"} {
-			ln, err := net.Listen("tcp", addr)
+			fs, port, err := listenWithConns(t, addr, conns)
 			if err != nil {
 				if addr == "[::1]:0" {
 					t.Logf("no IPv6 in the namespace: %v", err)
@@ -47,24 +47,7 @@ func startNSServer(t *testing.T, conns int, argv ...string) *nsServer {
 				}
 				return err
 			}
-			f, _ := ln.(*net.TCPListener).File()
-			files = append(files, f)
-			ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-			for range conns {
-				c, err := net.Dial("tcp", ln.Addr().String())
-				if err != nil {
-					return err
-				}
-				t.Cleanup(func() { c.Close() })
-				s, err := ln.Accept()
-				if err != nil {
-					return err
-				}
-				f, _ := s.(*net.TCPConn).File()
-				files = append(files, f)
-				s.Close()
-			}
-			ln.Close()
+			files, ports = append(files, fs...), append(ports, port)
 		}
 		return nil
 	})
@@ -73,6 +56,34 @@ func startNSServer(t *testing.T, conns int, argv ...string) *nsServer {
 	}
 	cmd := holdFilesCmd(t, files, append(append([]string{"ip", "netns", "exec", ns}, argv...), "sleep", "3600")...)
 	return &nsServer{cmd: cmd, ports: ports}
+}
+
+// listenWithConns listens on addr in the caller's namespace and connects
+// conns clients to it: files are the listener and the server ends, for a
+// holder process to keep (the client ends close with the test).
+func listenWithConns(t *testing.T, addr string, conns int) (files []*os.File, port int, err error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer ln.Close()
+	f, _ := ln.(*net.TCPListener).File()
+	files = append(files, f)
+	for range conns {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			return nil, 0, err
+		}
+		t.Cleanup(func() { c.Close() })
+		s, err := ln.Accept()
+		if err != nil {
+			return nil, 0, err
+		}
+		f, _ := s.(*net.TCPConn).File()
+		files = append(files, f)
+		s.Close()
+	}
+	return files, ln.Addr().(*net.TCPAddr).Port, nil
 }
 
 // procNetSummary is what the /proc/PID/net path gives for the ports:
@@ -294,28 +305,11 @@ func TestLiveNetnsTwoServersOneNamespace(t *testing.T) {
 			return fmt.Errorf("lo up: %v: %s", err, out)
 		}
 		for i, conns := range []int{2, 5} {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			fs, port, err := listenWithConns(t, "127.0.0.1:0", conns)
 			if err != nil {
 				return err
 			}
-			f, _ := ln.(*net.TCPListener).File()
-			held[i] = append(held[i], f)
-			ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-			for range conns {
-				c, err := net.Dial("tcp", ln.Addr().String())
-				if err != nil {
-					return err
-				}
-				t.Cleanup(func() { c.Close() })
-				s, err := ln.Accept()
-				if err != nil {
-					return err
-				}
-				f, _ := s.(*net.TCPConn).File()
-				held[i] = append(held[i], f)
-				s.Close()
-			}
-			ln.Close()
+			held[i], ports = fs, append(ports, port)
 		}
 		return nil
 	})
