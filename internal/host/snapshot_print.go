@@ -132,7 +132,12 @@ func (sw *summaryWriter) topology() {
 		}
 		sw.printf("NUMA %-4d CPUs %s%s%s\n", n.ID, n.CPUs, mem, distances(n.Distances))
 	}
-	if len(s.NUMA.Nodes) == 0 {
+	switch {
+	case len(s.NUMA.Nodes) > 0:
+	case !s.Source.Live && s.CPU.Online == nil:
+		// a tree without the CPU topology says nothing of the kernel's NUMA
+		sw.printf("NUMA      unknown (no /sys/devices/system/node in this tree)\n")
+	default:
 		sw.printf("NUMA      no node information (kernel without NUMA)\n")
 	}
 	sw.printf("Freq      %s\n", freqLine(t.Freq))
