@@ -63,6 +63,10 @@ func checkIRQMoving(f *doctor.Facts) doctor.Result {
 	}
 	who := "something (irqbalance is not running: tuned, a script, a daemon)"
 	fix := &doctor.Fix{Advice: []string{"find what rewrites /proc/irq/N/smp_affinity and stop it before pinning"}}
+	if ib.ProcessesSeen == 0 && !ib.Running {
+		// no process list (a capture): whether irqbalance runs is unknown
+		who = "something (irqbalance, tuned, a script: the snapshot has no process list to tell)"
+	}
 	if ib.Running {
 		who = "irqbalance"
 		fix = stopIrqbalanceFix(ib, irqs)

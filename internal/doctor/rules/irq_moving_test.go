@@ -40,6 +40,9 @@ func TestIRQMovingOnManaReadings(t *testing.T) {
 	if fd.Status != doctor.Fired || !strings.HasPrefix(fd.Message, "1 of 4 queue IRQs changed CPUs within 15s") {
 		t.Fatalf("%s %s%s", fd.Status, fd.Message, fd.Reason)
 	}
+	if !strings.Contains(fd.Message, "no process list to tell") { // the capture has no /proc/PID
+		t.Errorf("who moves them: %s", fd.Message)
+	}
 	ev := fd.Evidence[0]
 	if ev.Source != "/proc/interrupts IRQ 27 (enP30832s1 queue 2)" || ev.Value != "CPU0 94%, CPU3 6%, 1 more, under 1% each" ||
 		!strings.Contains(ev.Note, "167597 interrupts in the last 15s, mostly on CPU 0") || !strings.Contains(ev.Note, "moved from CPU 3 to CPU 0") {
