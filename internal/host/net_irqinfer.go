@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
+	"sync"
 )
 
 // A tree that holds /proc/interrupts but no /sys/class/net (the text
@@ -16,7 +18,7 @@ import (
 //	 25:    1    103    0   Hyper-V PCIe MSI 4138200989697-edge  mana_q0@pci:7870:00:00.0
 //
 // inferNICs derives a NIC from each name shape the matcher knows
-// (net_irqmap.go's rules, net_irqmatch.go's special cases), then lets the
+// (net_irqmap.go's queue rules, turned into shapes), then lets the
 // matcher map it as it would a NIC read from sysfs. Only names whose shape
 // is a queue's become NICs; a shape that also fits other devices ({IF}-N)
 // needs the numbers 0, 1 ... to be there, and a lone name only counts when
@@ -25,37 +27,47 @@ import (
 // inferredNote is NIC.Inferred for every NIC inferInterruptNICs makes.
 const inferredNote = "from /proc/interrupts names only: no /sys/class/net in this tree (queue counts, NUMA node and driver unknown unless the names say them)"
 
-// nicShape is one IRQ name shape that names a NIC. The regexp's named
-// groups say which: if (interface), drv (driver), bus (PCI function),
-// virtio (virtio device), xen (xen-netfront vif), n (the number).
+// nicShape is one IRQ name shape that names a NIC: a queue rule of
+// irqRules with its placeholders turned into named groups, if
+// (interface), drv (driver), bus (PCI function), virtio (virtio device),
+// xen (xen-netfront vif), and its number into n.
 type nicShape struct {
-	re     *regexp.Regexp
-	driver string // the driver the shape belongs to, when only one uses it
-	weak   bool   // other devices use the shape too: needs numbers 0 and 1 at least
+	re   *regexp.Regexp
+	weak bool // other devices use the shape too: needs numbers 0 and 1 at least
 }
 
 const pciRe = `[0-9a-f]{4,}:[0-9a-f]{2}:[0-9a-f]{2}\.[0-7]`
 
-var nicShapes = []nicShape{
-	{re: regexp.MustCompile(`^mlx5_comp(?P<n>\d+)@pci:(?P<bus>` + pciRe + `)$`)},
-	{re: regexp.MustCompile(`^mana_q(?P<n>\d+)@pci:(?P<bus>` + pciRe + `)$`), driver: "mana"},
-	{re: regexp.MustCompile(`^ena-TxRx-(?P<n>\d+)@pci:(?P<bus>` + pciRe + `)$`), driver: "ena"},
-	{re: regexp.MustCompile(`^gve-ntfy-blk(?P<n>\d+)@pci:(?P<bus>` + pciRe + `)$`), driver: "gve"},
-	{re: regexp.MustCompile(`^(?P<drv>[a-z][a-z0-9_]*)-(?P<bus>` + pciRe + `)-(?:TxRx|Rx|Tx)-(?P<n>\d+)$`)},
-	{re: regexp.MustCompile(`^(?P<virtio>virtio\d+)-(?:input|output)\.(?P<n>\d+)$`), driver: "virtio_net"},
-	{re: regexp.MustCompile(`^(?P<xen>vif\d+)-q(?P<n>\d+)-(?:rx|tx)$`), driver: "xen-netfront"},
-	// before DRIVER-IF-Rx-N, which would read ENA's IF-Tx-Rx-N as driver IF, interface Tx
-	{re: regexp.MustCompile(`^(?P<if>[^ :@]+)-Tx-Rx-(?P<n>\d+)$`)},
-	{re: regexp.MustCompile(`^(?P<drv>[a-z][a-z0-9_]*)-(?P<if>[^ :@-]+)-(?:TxRx|Rx|Tx|rx|tx)-(?P<n>\d+)$`)},
-	{re: regexp.MustCompile(`^(?P<if>[^ :@]+)-tx-0-rx-(?P<n>\d+)$`), driver: "qlcnic"},
-	{re: regexp.MustCompile(`^(?P<if>[^ :@]+?)-(?:TxRx|Tx-Rx|txrx|rxtx|rx|tx|fp)-(?P<n>\d+)$`)},
-	{re: regexp.MustCompile(`^(?P<if>[^ :@]+):(?:rx|tx)-(?P<n>\d+)$`)},
-	{re: regexp.MustCompile(`^(?P<if>[^ :@]+) \(queue (?P<n>\d+)\)$`)},
-	{re: regexp.MustCompile(`^(?P<if>[^ :@]+)_qp_?(?P<n>\d+)$`)},
-	{re: regexp.MustCompile(`^(?P<if>[^ :@]+)-(?P<n>\d+)$`), weak: true},
-	{re: regexp.MustCompile(`^(?P<if>[^ :@]+)-[qQ](?P<n>\d+)$`), weak: true},
-	{re: regexp.MustCompile(`^(?P<if>[^ :@]+)-rxtx(?P<n>\d+)$`), weak: true},
-}
+// weakRules are the queue rules whose names other devices' IRQs also
+// take ("name-0", "name-q0", "name-rxtx0").
+var weakRules = map[string]bool{"if-n": true, "if-q": true, "enetc": true}
+
+// nicShapes are irqRules' queue rules as shapes, in the matcher's order,
+// compiled on first use. A rule for one driver whose names do not carry
+// {DRIVER} (tg3's IF-rx-N, gve's block names) is left out: the names
+// alone would claim that driver for every NIC of the shape, and its
+// renumbering with it; the generic rule of the same shape stands in.
+var nicShapes = sync.OnceValue(func() []nicShape {
+	var out []nicShape
+	for _, r := range irqRules {
+		if r.kind == "" || (r.driver != "" && !strings.Contains(r.tmpl, "{DRIVER}")) {
+			continue
+		}
+		drv := `(?P<drv>[a-z][a-z0-9_]*)`
+		if r.driver != "" {
+			drv = "(?P<drv>" + regexp.QuoteMeta(r.driver) + ")"
+		}
+		ifGroup := `(?P<if>[^ :@]+?)`
+		if strings.Contains(r.tmpl, "{DRIVER}") {
+			ifGroup = `(?P<if>[^ :@-]+)` // DRIVER-IF-...: the first dash ends the driver
+		}
+		expr := strings.NewReplacer("{IF}", ifGroup, "{DRIVER}", drv, "{BUS}", "(?P<bus>"+pciRe+")",
+			"{VIRTIO}", `(?P<virtio>virtio\d+)`, "{XENVIF}", `(?P<xen>vif\d+)`).Replace(r.tmpl)
+		expr = strings.Replace(expr, `(\d+)`, `(?P<n>\d+)`, 1)
+		out = append(out, nicShape{re: regexp.MustCompile("^(?:" + expr + ")$"), weak: weakRules[r.name]})
+	}
+	return out
+})
 
 // loneIfName is the name a single-queue NIC's only vector carries: the
 // kernel's eth%d or a udev predictable name (eno1, ens192, enp4s0f0,
@@ -134,7 +146,7 @@ const loneName = -2
 // nicOfName returns the NIC an IRQ name shows, keyed by what names it;
 // num is the number of a weak shape's name, -2 for a lone name.
 func nicOfName(name string) (key string, n NIC, weak bool, num int, ok bool) {
-	for _, s := range nicShapes {
+	for _, s := range nicShapes() {
 		m := s.re.FindStringSubmatch(name)
 		if m == nil {
 			continue
@@ -145,7 +157,7 @@ func nicOfName(name string) (key string, n NIC, weak bool, num int, ok bool) {
 			}
 			return ""
 		}
-		n = NIC{Driver: cmp.Or(s.driver, g("drv")), PCIAddress: g("bus"), Inferred: inferredNote}
+		n = NIC{Driver: g("drv"), PCIAddress: g("bus"), Inferred: inferredNote}
 		switch {
 		case g("virtio") != "":
 			n.Name, n.Device = g("virtio"), g("virtio")
