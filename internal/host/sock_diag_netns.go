@@ -128,6 +128,7 @@ type nsDump struct {
 	done  chan struct{}
 	data  []byte
 	err   error
+	socks *[]tcpSocket // data parsed, by the first wait (on the reader's thread)
 }
 
 // startNSSockDiagAt starts nsSockDiagAt's dump. On the live machine (not
@@ -165,23 +166,20 @@ func (d *nsDump) wait(r *reader) ([]tcpSocket, error) {
 		}
 		return nil, err
 	}
-	socks, err := parseSockDiag(d.data)
-	if err != nil {
-		r.fail(inFile(err, d.vpath))
+	if d.socks == nil {
+		socks, err := parseSockDiag(d.data)
+		if err != nil {
+			r.fail(inFile(err, d.vpath)) // once, however many servers share the dump
+		}
+		d.socks = &socks
 	}
-	return socks, nil
+	return *d.socks, nil
 }
 
-// nsListeners returns the listeners of another namespace (cached per
-// namespace): a LISTEN-only dump inside it.
+// nsListeners returns the listeners of another namespace: a LISTEN-only
+// dump inside it, once per Read (r.nsDumps).
 func (r *reader) nsListeners(pid int, ino uint64) ([]tcpSocket, error) {
-	key := "listen " + strconv.FormatUint(ino, 10)
-	if t, ok := r.tcpCache[key]; ok {
-		return t.socks, t.err
-	}
-	socks, err := r.nsSockDiagAt(pid, ino, "tcp-listen", 1<<tcpListen, nil)
-	r.tcpCache[key] = tcpTable{socks: socks, found: err == nil, err: err}
-	return socks, err
+	return r.nsSockDiagAt(pid, ino, "tcp-listen", 1<<tcpListen, nil)
 }
 
 // nsPortSockets returns another namespace's listeners and the other
