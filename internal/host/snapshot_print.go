@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"redline/internal/textsafe"
 	"slices"
 	"sort"
 	"strconv"
@@ -36,9 +37,12 @@ type summaryWriter struct {
 	err error
 }
 
+// printf writes a line of the summary. Names and values come from the
+// host or a capture (IRQ names, interface names, command lines) and may
+// hold terminal controls: they are escaped (textsafe), as in every report.
 func (sw *summaryWriter) printf(format string, args ...any) {
 	if sw.err == nil {
-		_, sw.err = fmt.Fprintf(sw.w, format, args...)
+		_, sw.err = io.WriteString(sw.w, textsafe.Printable(fmt.Sprintf(format, args...)))
 	}
 }
 
@@ -564,7 +568,11 @@ func (sw *summaryWriter) table(rows [][]string) {
 	var buf bytes.Buffer
 	tw := tabwriter.NewWriter(&buf, 0, 0, 2, ' ', 0)
 	for _, r := range rows {
-		fmt.Fprintln(tw, "  "+strings.Join(r, "\t"))
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = textsafe.Printable(c) // escaped before the layout counts widths
+		}
+		fmt.Fprintln(tw, "  "+strings.Join(cells, "\t"))
 	}
 	tw.Flush()
 	for _, line := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
