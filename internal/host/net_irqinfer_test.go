@@ -177,27 +177,10 @@ func heldIRQs(n *NIC) []int {
 // them wherever they appear: the IRQ's name, and the name of a NIC
 // inferred from it.
 func TestSummaryEscapesCapturedNames(t *testing.T) {
-	dir := t.TempDir()
-	for _, d := range []string{"proc", "sys"} {
-		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	irqs := "           CPU0       CPU1\n" +
-		" 33:        10         20   PCI-MSI 1-edge      eth0-TxRx-0\n" +
-		" 34:        10         20   PCI-MSI 2-edge      eth0-TxRx-1\x1b[31mRED\n" +
-		" 35:        10         20   PCI-MSI 3-edge      \x1b]0;evil\x07eth9-TxRx-0\n"
-	if err := os.WriteFile(filepath.Join(dir, "proc/interrupts"), []byte(irqs), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	fs, err := NewFS(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := Read(fs, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := interruptsOnly(t, "           CPU0       CPU1\n"+
+		" 33:        10         20   PCI-MSI 1-edge      eth0-TxRx-0\n"+
+		" 34:        10         20   PCI-MSI 2-edge      eth0-TxRx-1\x1b[31mRED\n"+
+		" 35:        10         20   PCI-MSI 3-edge      \x1b]0;evil\x07eth9-TxRx-0\n")
 	var out strings.Builder
 	if err := WriteSummary(&out, s); err != nil {
 		t.Fatal(err)
