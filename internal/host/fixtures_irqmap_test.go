@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"redline/internal/host/hostgen"
+	"redline/internal/testutil/hostgen"
 )
 
 // Every tree built from a real capture (testdata/hosts/*/SOURCE cites

@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"redline/internal/host/hostgen"
+	"redline/internal/testutil/hostgen"
 )
 
 // hostsDir holds the fixture trees (testdata/hosts at the module root).
@@ -70,7 +70,7 @@ func TestGeneratedFixturesMatchModels(t *testing.T) {
 			if len(diffs) > 10 {
 				diffs = append(diffs[:10], "...")
 			}
-			t.Errorf("%s differs from its model (run: go run ./testdata/hosts/gen.go %s):\n%v", name, name, diffs)
+			t.Errorf("%s differs from its model (run: go run ./tools/genhosts %s):\n%v", name, name, diffs)
 		}
 	}
 }

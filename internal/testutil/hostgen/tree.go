@@ -2,7 +2,7 @@
 // (machines we cannot capture ourselves: a Kunpeng 920, a 2-socket x86
 // with an mlx5 NIC, a multi-queue virtio VM). Each model is a Machine
 // description; Build turns it into the files the kernel would show, in the
-// kernel's formats. Run it with `go run ./testdata/hosts/gen.go`; a test in
+// kernel's formats. Run it with `go run ./tools/genhosts`; a test in
 // internal/host checks that the committed trees match.
 package hostgen
 

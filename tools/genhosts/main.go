@@ -1,9 +1,9 @@
-// Command gen writes the modelled fixture trees of testdata/hosts from the
-// machine descriptions in internal/host/hostgen, and the trees built from
-// public captures (hostgen.Captures):
+// Command genhosts writes the modelled fixture trees of testdata/hosts from
+// the machine descriptions in internal/testutil/hostgen, and the trees built
+// from public captures (hostgen.Captures). Run it from the repository root:
 //
-//	go run ./testdata/hosts/gen.go            # rewrite every modelled tree
-//	go run ./testdata/hosts/gen.go NAME...    # only these
+//	go run ./tools/genhosts            # rewrite every modelled tree
+//	go run ./tools/genhosts NAME...    # only these
 //
 // Each tree keeps its hand-written SOURCE file. internal/host's tests fail
 // when a committed tree no longer matches its model.
@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"redline/internal/host/hostgen"
+	"redline/internal/testutil/hostgen"
 )
 
 func main() {
@@ -33,18 +33,18 @@ func main() {
 	for _, name := range names {
 		tree, ok := build(name)
 		if !ok {
-			fmt.Fprintf(os.Stderr, "gen: no model or capture %q\n", name)
+			fmt.Fprintf(os.Stderr, "genhosts: no model or capture %q\n", name)
 			os.Exit(2)
 		}
 		dir := filepath.Join(base, name)
 		for _, sub := range []string{"proc", "sys", "etc", "ethtool", "netns", "netaddr"} {
 			if err := os.RemoveAll(filepath.Join(dir, sub)); err != nil {
-				fmt.Fprintln(os.Stderr, "gen:", err)
+				fmt.Fprintln(os.Stderr, "genhosts:", err)
 				os.Exit(1)
 			}
 		}
 		if err := tree.WriteTo(dir); err != nil {
-			fmt.Fprintln(os.Stderr, "gen:", err)
+			fmt.Fprintln(os.Stderr, "genhosts:", err)
 			os.Exit(1)
 		}
 		fmt.Printf("%s: %d files, %d links\n", dir, len(tree.Files), len(tree.Links))
