@@ -6,8 +6,13 @@
 // Every read goes through an FS rooted at a directory, so the same code
 // reads the live machine ("/") or a fixture tree (testdata/hosts/NAME), and
 // the FS records what it read so that Capture can copy exactly those files
-// into a new fixture tree. Read builds a Snapshot, the shared type the
-// doctor and the tuner work from; docs/inspect.md documents its JSON.
+// into a new fixture tree. What no file holds (ethtool, netlink dumps,
+// reads inside another network namespace, a process's socket fds) the
+// live machine answers through kernel.Interface (package
+// internal/host/kernel), which this package calls and tests substitute;
+// a capture keeps those answers as files. Read builds a Snapshot, the
+// shared type the doctor and the tuner work from; docs/inspect.md
+// documents its JSON.
 //
 // Files are parsed one per source file of this package, each with a pure
 // parseX function (table-tested on strings) and a header comment showing a

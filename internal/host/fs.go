@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"redline/internal/host/kernel"
 )
 
 // FS reads a host's files below a root directory. Every path given to its
@@ -28,6 +30,8 @@ import (
 type FS struct {
 	root, proc, sys string
 	live            bool
+	// kernel answers what has no file, on the live machine only.
+	kernel kernel.Interface
 
 	// recording keeps every access in log, for Capture; off by default:
 	// a long-lived reader (steer reads the host every period) would
@@ -45,6 +49,9 @@ type FSOptions struct {
 	Sys  string // the host's /sys (default Root/sys)
 	// Record keeps every access for Capture (and Log).
 	Record bool
+	// Kernel answers, on the live machine, what no file holds (ethtool,
+	// netlink, fd scans); default kernel.Live{}. Tests substitute it.
+	Kernel kernel.Interface
 }
 
 // AccessKind says what an Access did.
@@ -102,6 +109,12 @@ func NewFSWith(o FSOptions) (*FS, error) {
 		}
 	}
 	f.live = f.root == "/" && f.proc == "/proc" && f.sys == "/sys"
+	if f.live {
+		f.kernel = o.Kernel
+		if f.kernel == nil {
+			f.kernel = kernel.Live{}
+		}
+	}
 	return f, nil
 }
 

@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"redline/internal/host/kernel"
 	"redline/internal/netns"
 	"redline/internal/testutil"
+	"redline/internal/testutil/fdtest"
 )
 
 // manyLinksNetns makes a network namespace holding pairs veth pairs (2 *
@@ -67,7 +69,7 @@ func TestLiveInterfaceAddrsDump(t *testing.T) {
 	var got, want map[string][]string
 	err := netns.Do(ns, func() error {
 		var err error
-		if got, err = dumpInterfaceAddrs(); err != nil {
+		if got, err = (kernel.Live{}).InterfaceAddrs(); err != nil {
 			return err
 		}
 		want, err = addrsByInterface()
@@ -132,7 +134,7 @@ func BenchmarkLiveInterfaceAddrs200(b *testing.B) {
 		}
 	}
 	b.Run("per-interface", func(b *testing.B) {
-		defer reportCPU(b)()
+		defer fdtest.ReportCPU(b)()
 		for b.Loop() {
 			in(b, func() error {
 				for _, name := range names {
@@ -149,9 +151,9 @@ func BenchmarkLiveInterfaceAddrs200(b *testing.B) {
 		}
 	})
 	b.Run("one-dump", func(b *testing.B) {
-		defer reportCPU(b)()
+		defer fdtest.ReportCPU(b)()
 		for b.Loop() {
-			in(b, func() error { _, err := dumpInterfaceAddrs(); return err })
+			in(b, func() error { _, err := kernel.Live{}.InterfaceAddrs(); return err })
 		}
 	})
 }

@@ -3,8 +3,6 @@ package host
 import (
 	"fmt"
 	"strings"
-
-	"redline/internal/netns"
 )
 
 // Network-namespaced sysctls (somaxconn, tcp_max_syn_backlog ...) are only
@@ -50,37 +48,16 @@ func readNetnsSysctls(r *reader, pid int, ino uint64) Sysctls {
 // ino). Every path is recorded under its netns/INODE/... name. If the
 // namespace cannot be entered, every path gets that error.
 func (f *FS) readInNetns(pid int, ino uint64, paths []string) ([][]byte, []error) {
-	data, errs := make([][]byte, len(paths)), make([]error, len(paths))
 	if f.live {
-		liveReadInNetns(pid, paths, data, errs)
+		data, errs := f.kernel.ReadInNetns(pid, paths)
 		for i, p := range paths {
 			f.record(Access{Kind: AccessVirtual, Path: netnsPath(ino, p), Data: data[i], Err: errs[i]})
 		}
 		return data, errs
 	}
+	data, errs := make([][]byte, len(paths)), make([]error, len(paths))
 	for i, p := range paths {
 		data[i], errs[i] = f.ReadFile(netnsPath(ino, p))
 	}
 	return data, errs
-}
-
-// liveReadInNetns reads inside the namespace of pid through netns.Do. If
-// the namespace cannot be entered, every path gets that error; a failure
-// to come back after reading leaves the data good (netns retires the
-// thread).
-func liveReadInNetns(pid int, paths []string, data [][]byte, errs []error) {
-	read := false
-	err := netns.Do(netns.PidPath(pid), func() error {
-		for i, p := range paths {
-			data[i], errs[i] = readAll(p)
-		}
-		read = true
-		return nil
-	})
-	if err != nil && !read {
-		err = fmt.Errorf("net sysctls of pid %d: %w", pid, err) // permissionHint adds "run as root"
-		for i := range errs {
-			errs[i] = err
-		}
-	}
 }

@@ -12,115 +12,54 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"redline/internal/host/kernel"
 	"redline/internal/netns"
 	"redline/internal/testutil"
+	"redline/internal/testutil/fdtest"
 )
-
-func TestParseSocketLink(t *testing.T) {
-	for _, tc := range []struct {
-		in  string
-		ino uint64
-		ok  bool
-	}{
-		{"socket:[22220]", 22220, true},
-		{"socket:[18446744073709551615]", 1<<64 - 1, true},
-		{"socket:[18446744073709551616]", 0, false}, // overflows
-		{"socket:[]", 0, false},
-		{"socket:[12", 0, false},
-		{"socket:[1x]", 0, false},
-		{"pipe:[22220]", 0, false},
-		{"anon_inode:[eventpoll]", 0, false},
-		{"/dev/null", 0, false},
-		{"", 0, false},
-	} {
-		ino, ok := parseSocketLink([]byte(tc.in))
-		if ino != tc.ino || ok != tc.ok {
-			t.Errorf("parseSocketLink(%q) = %d, %v; want %d, %v", tc.in, ino, ok, tc.ino, tc.ok)
-		}
-	}
-}
-
-// listenerAt opens a TCP listener on addr and moves it to fd n of this
-// process; it returns the fd's file and the socket's inode.
-func listenerAt(t testing.TB, addr string, n int) (*os.File, uint64) {
-	t.Helper()
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := ln.(*net.TCPListener).File()
-	ln.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := unix.Dup3(int(f.Fd()), n, unix.O_CLOEXEC); err != nil {
-		t.Fatal(err)
-	}
-	moved := os.NewFile(uintptr(n), fmt.Sprintf("listener fd %d", n))
-	t.Cleanup(func() { moved.Close() })
-	return moved, fileInode(t, moved)
-}
-
-func fileInode(t testing.TB, f *os.File) uint64 {
-	t.Helper()
-	var st unix.Stat_t
-	if err := unix.Fstat(int(f.Fd()), &st); err != nil {
-		t.Fatal(err)
-	}
-	return st.Ino
-}
-
-// fillFDs opens n fds (pipe ends) until the test ends.
-func fillFDs(t *testing.T, n int) {
-	t.Helper()
-	for i := 0; i < n; i += 2 {
-		r, w, err := os.Pipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { r.Close(); w.Close() })
-	}
-}
-
-// socketAt opens one end of a unix socket pair at fd n until the test
-// ends.
-func socketAt(t *testing.T, n int) {
-	t.Helper()
-	pair, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer unix.Close(pair[0])
-	defer unix.Close(pair[1])
-	if err := unix.Dup3(pair[0], n, unix.O_CLOEXEC); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { unix.Close(n) })
-}
 
 // fdScanPaths runs test on each path of the live scan of a table larger
 // than one getdents batch: readlink by workers, and the task_file
 // iterator (skipped, with the reason, where it does not work).
-func fdScanPaths(t *testing.T, test func(t *testing.T, iterator bool)) {
+func fdScanPaths(t *testing.T, fs *FS, test func(t *testing.T, iterator bool)) {
 	t.Run("readlink", func(t *testing.T) {
-		fdIterOff = true
-		t.Cleanup(func() { fdIterOff = false })
+		withLive(t, fs, func(l *kernel.Live) { l.NoIterator = true })
 		test(t, false)
 	})
 	t.Run("iterator", func(t *testing.T) {
 		needFDIter(t)
 		test(t, true)
-		if err := fdIterErr(); err != nil {
+		if err := kernel.FDIterator(); err != nil {
 			t.Errorf("the iterator failed: %v", err)
 		}
 	})
 }
 
-// withFDScanHook sets the live scan's hook for the test.
-func withFDScanHook(t *testing.T, hook func(fd string)) {
-	fdScanHook = hook
-	t.Cleanup(func() { fdScanHook = nil })
+// needFDIter skips t where the task_file iterator cannot run (not root,
+// no BTF) and fails it where it should but does not load.
+func needFDIter(t testing.TB) {
+	t.Helper()
+	testutil.NeedRoot(t)
+	if _, err := os.Stat("/sys/kernel/btf/vmlinux"); err != nil {
+		t.Skipf("no kernel BTF: %v", err)
+	}
+	if err := kernel.FDIterator(); err != nil {
+		t.Fatalf("root, and the kernel has BTF, but: %v", err)
+	}
+}
+
+// withLive sets the live kernel's test switches on fs for the test.
+func withLive(t *testing.T, fs *FS, set func(*kernel.Live)) {
+	old := fs.kernel
+	l, _ := old.(kernel.Live)
+	set(&l)
+	fs.kernel = l
+	t.Cleanup(func() { fs.kernel = old })
+}
+
+// withFDScanHook sets the live scan's hook on fs for the test.
+func withFDScanHook(t *testing.T, fs *FS, hook func(fd string)) {
+	withLive(t, fs, func(l *kernel.Live) { l.FDHook = hook })
 }
 
 func listenersOf(inodes ...uint64) []tcpSocket {
@@ -138,16 +77,16 @@ func listenersOf(inodes ...uint64) []tcpSocket {
 func TestLiveListenersHeldAtAnyFD(t *testing.T) {
 	fs := liveFS(t)
 	fs.recording = false // the live scan, as inspect runs it
-	raiseNoFile(t, 6000)
-	_, low := listenerAt(t, "127.0.0.1:0", 300)
-	fillFDs(t, 3000)
-	_, high := listenerAt(t, "127.0.0.1:0", 4500)
-	socketAt(t, 4501)         // right after the last listener
+	fdtest.RaiseNoFile(t, 6000)
+	_, low := fdtest.ListenerAt(t, "127.0.0.1:0", 300)
+	fdtest.FillFDs(t, 3000)
+	_, high := fdtest.ListenerAt(t, "127.0.0.1:0", 4500)
+	fdtest.SocketAt(t, 4501)  // right after the last listener
 	const elsewhere = 1 << 62 // a listener of the namespace this process does not hold
 	r := newReader(fs, Options{})
-	fdScanPaths(t, func(t *testing.T, iterator bool) {
+	fdScanPaths(t, fs, func(t *testing.T, iterator bool) {
 		var read []string
-		withFDScanHook(t, func(fd string) { read = append(read, fd) })
+		withFDScanHook(t, fs, func(fd string) { read = append(read, fd) })
 		held, err := listenersHeld(r, os.Getpid(), listenersOf(low, high, elsewhere))
 		if err != nil || !held[low] || !held[high] || len(held) != 2 {
 			t.Fatalf("held %v, %v; want %d and %d", held, err, low, high)
@@ -174,15 +113,14 @@ func TestLiveListenersHeldAtAnyFD(t *testing.T) {
 func TestLiveListenersHeldClosedMidScan(t *testing.T) {
 	fs := liveFS(t)
 	fs.recording = false
-	fdIterOff = true
-	t.Cleanup(func() { fdIterOff = false })
-	raiseNoFile(t, 6000)
-	_, first := listenerAt(t, "127.0.0.1:0", 300)
-	sameBatch, closedNear := listenerAt(t, "127.0.0.1:0", 600)
-	fillFDs(t, 3000)
-	laterBatch, closedFar := listenerAt(t, "127.0.0.1:0", 4500)
-	_, last := listenerAt(t, "[::1]:0", 4600)
-	withFDScanHook(t, func(fd string) {
+	withLive(t, fs, func(l *kernel.Live) { l.NoIterator = true })
+	fdtest.RaiseNoFile(t, 6000)
+	_, first := fdtest.ListenerAt(t, "127.0.0.1:0", 300)
+	sameBatch, closedNear := fdtest.ListenerAt(t, "127.0.0.1:0", 600)
+	fdtest.FillFDs(t, 3000)
+	laterBatch, closedFar := fdtest.ListenerAt(t, "127.0.0.1:0", 4500)
+	_, last := fdtest.ListenerAt(t, "[::1]:0", 4600)
+	withFDScanHook(t, fs, func(fd string) {
 		if fd == "300" {
 			sameBatch.Close()
 			laterBatch.Close()
@@ -202,8 +140,8 @@ func TestLiveListenersHeldClosedMidScan(t *testing.T) {
 func TestLiveListenersHeldProcessExits(t *testing.T) {
 	fs := liveFS(t)
 	testutil.Heavy(t)
-	raiseNoFile(t, 12000)
-	fdScanPaths(t, func(t *testing.T, _ bool) { testListenersHeldProcessExits(t, fs) })
+	fdtest.RaiseNoFile(t, 12000)
+	fdScanPaths(t, fs, func(t *testing.T, _ bool) { testListenersHeldProcessExits(t, fs) })
 }
 
 func testListenersHeldProcessExits(t *testing.T, fs *FS) {
@@ -214,7 +152,7 @@ func testListenersHeldProcessExits(t *testing.T, fs *FS) {
 	}{{true, 0, 0}, {false, 0, 0}, {true, 5000, 4000}, {false, 5000, 4000}} {
 		t.Run(fmt.Sprintf("reaped=%v,fds=%d", tc.reap, tc.fds), func(t *testing.T) {
 			fs.recording = false
-			ln, ino := listenerAt(t, "127.0.0.1:0", 300)
+			ln, ino := fdtest.ListenerAt(t, "127.0.0.1:0", 300)
 			dup, err := unix.Dup(int(ln.Fd()))
 			if err != nil {
 				t.Fatal(err)
@@ -228,9 +166,9 @@ func testListenersHeldProcessExits(t *testing.T, fs *FS) {
 				files = append(files, r, w)
 			}
 			files = append(files, os.NewFile(uintptr(dup), "listener"))
-			cmd := holdFiles(t, "", files)
+			cmd := fdtest.HoldFiles(t, "", files)
 			killed := false
-			withFDScanHook(t, func(fd string) {
+			withFDScanHook(t, fs, func(fd string) {
 				if n, _ := strconv.Atoi(fd); killed || n < tc.killAt {
 					return
 				}
@@ -242,14 +180,14 @@ func testListenersHeldProcessExits(t *testing.T, fs *FS) {
 				}
 				for { // wait for the zombie
 					stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
-					if slices.Contains([]string{"Z", "X"}, statState(stat)) {
+					if slices.Contains([]string{"Z", "X"}, fdtest.StatState(stat)) {
 						return
 					}
 				}
 			})
 			held, err := listenersHeld(newReader(fs, Options{}), cmd.Process.Pid, listenersOf(ino, 1<<62))
-			if !killed || !errors.Is(err, errProcessGone) {
-				t.Errorf("killed %v: held %v, err %v: want errProcessGone", killed, held, err)
+			if !killed || !errors.Is(err, kernel.ErrProcessGone) {
+				t.Errorf("killed %v: held %v, err %v: want kernel.ErrProcessGone", killed, held, err)
 			}
 		})
 	}
@@ -260,32 +198,23 @@ func testListenersHeldProcessExits(t *testing.T, fs *FS) {
 func TestLiveListenersHeldZombieRecorded(t *testing.T) {
 	fs := liveFS(t)
 	testutil.Heavy(t)
-	ln, ino := listenerAt(t, "127.0.0.1:0", 300)
+	ln, ino := fdtest.ListenerAt(t, "127.0.0.1:0", 300)
 	dup, err := unix.Dup(int(ln.Fd()))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := holdFiles(t, "", []*os.File{os.NewFile(uintptr(dup), "listener")})
+	cmd := fdtest.HoldFiles(t, "", []*os.File{os.NewFile(uintptr(dup), "listener")})
 	cmd.Process.Kill()
 	for { // wait for the zombie
 		stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid))
-		if slices.Contains([]string{"Z", "X"}, statState(stat)) {
+		if slices.Contains([]string{"Z", "X"}, fdtest.StatState(stat)) {
 			break
 		}
 	}
 	held, err := listenersHeld(newReader(fs, Options{}), cmd.Process.Pid, listenersOf(ino))
-	if !errors.Is(err, errProcessGone) {
-		t.Errorf("held %v, err %v: want errProcessGone", held, err)
+	if !errors.Is(err, kernel.ErrProcessGone) {
+		t.Errorf("held %v, err %v: want kernel.ErrProcessGone", held, err)
 	}
-}
-
-func statState(stat []byte) string {
-	for i := len(stat) - 1; i >= 0; i-- {
-		if stat[i] == ')' && i+2 < len(stat) {
-			return string(stat[i+2])
-		}
-	}
-	return ""
 }
 
 // End to end: two processes in two network namespaces each get exactly
@@ -316,7 +245,7 @@ func TestLiveListenersSeveralNamespaces(t *testing.T) {
 		}
 		sc.files = append(sc.files, f)
 		if keep {
-			sc.inodes = append(sc.inodes, fileInode(t, f))
+			sc.inodes = append(sc.inodes, fdtest.FileInode(t, f))
 		}
 		if network == "tcp" { // a connection: its accepted end is held too
 			c, err := net.Dial("tcp", ln.Addr().String())
@@ -350,7 +279,7 @@ func TestLiveListenersSeveralNamespaces(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pids := []int{holdFiles(t, "", here.files).Process.Pid, holdFiles(t, ns, there.files).Process.Pid}
+	pids := []int{fdtest.HoldFiles(t, "", here.files).Process.Pid, fdtest.HoldFiles(t, ns, there.files).Process.Pid}
 	for _, record := range []bool{false, true} { // the live scan, and the one --capture records
 		fs.recording = record
 		snap, err := Read(fs, Options{PIDs: pids})
@@ -382,18 +311,18 @@ func TestLiveListenersSeveralNamespaces(t *testing.T) {
 func TestLiveListenersHeldAcrossWorkers(t *testing.T) {
 	fs := liveFS(t)
 	fs.recording = false
-	raiseNoFile(t, 12000)
-	fillFDs(t, 3000)
+	fdtest.RaiseNoFile(t, 12000)
+	fdtest.FillFDs(t, 3000)
 	var inodes []uint64
 	for _, fd := range []int{3, 2726, 2727, 2728, 2729, 2730, 5000, 6000, 7000, 7500, 8192, 9555, 9556, 9557, 11000} {
 		if fd < 3000 {
 			unix.Close(fd) // a filler's: the listener takes its place
 		}
-		_, ino := listenerAt(t, "127.0.0.1:0", fd)
+		_, ino := fdtest.ListenerAt(t, "127.0.0.1:0", fd)
 		inodes = append(inodes, ino)
 	}
 	want := listenersOf(append(inodes, 1<<62)...) // one not held: every fd is read
-	fdScanPaths(t, func(t *testing.T, _ bool) {
+	fdScanPaths(t, fs, func(t *testing.T, _ bool) {
 		held, err := listenersHeld(newReader(fs, Options{}), os.Getpid(), want)
 		if err != nil || len(held) != len(inodes) {
 			t.Errorf("found %d of %d listeners (%v)", len(held), len(inodes), err)

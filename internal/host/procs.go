@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"redline/internal/host/kernel"
 )
 
 // Processes are found by scanning /proc/PID/comm:
@@ -211,7 +213,7 @@ func parseNSLink(target string) (uint64, error) {
 // namespace's sysctls and counters. The listeners (and another
 // namespace's sockets) come from finish, once the fd scan and dumps
 // started here are done; finish must be called before the Read ends (it
-// closes the namespaces' sockets). Its error is errProcessGone.
+// closes the namespaces' sockets). Its error is kernel.ErrProcessGone.
 func readProcNet(r *reader, p *Process) (finish func(*Process) error, err error) {
 	p.NetNS = r.netnsOf(fmt.Sprintf("/proc/%d/ns/net", p.PID))
 	p.NetNSIsInspector = p.NetNS != 0 && p.NetNS == r.selfNetNS
@@ -258,7 +260,7 @@ func readProcNet(r *reader, p *Process) (finish func(*Process) error, err error)
 // sockets of every port it listens on, filtered in the kernel and then
 // here to the process's; Scope "ports"), else from /proc/PID/net/tcp and
 // tcp6 (every socket). Source says which, and why not sock_diag. The
-// error is errProcessGone.
+// error is kernel.ErrProcessGone.
 func startOtherNetns(r *reader, p *Process, dir string) (sockets func(*Process) (*TCPSummary, error), err error) {
 	listen, diagErr := r.nsListeners(p.PID, p.NetNS)
 	var socks []tcpSocket
@@ -266,7 +268,7 @@ func startOtherNetns(r *reader, p *Process, dir string) (sockets func(*Process) 
 		var found bool
 		if socks, found = r.tcpTables(p.NetNS, dir); !found && r.fs.live {
 			// no namespace and no tables: the process may have ended
-			if err := goneIfZombie(r.fs.Path(fmt.Sprintf("/proc/%d/fd", p.PID))); errors.Is(err, errProcessGone) {
+			if err := kernel.GoneIfZombie(r.fs.Path(fmt.Sprintf("/proc/%d/fd", p.PID))); errors.Is(err, kernel.ErrProcessGone) {
 				return nil, err
 			}
 		}

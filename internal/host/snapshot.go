@@ -1,6 +1,10 @@
 package host
 
-import "time"
+import (
+	"time"
+
+	"redline/internal/host/kernel"
+)
 
 // SchemaVersion is the version of Snapshot's JSON schema (docs/inspect.md).
 // It changes when a field is removed or changes meaning, not when one is
@@ -380,50 +384,16 @@ type NICIRQ struct {
 	Why string `json:"why,omitempty"`
 }
 
-// Ethtool is what the ethtool ioctls report for a NIC.
-type Ethtool struct {
-	Driver   string `json:"driver,omitempty"`
-	Version  string `json:"version,omitempty"`
-	Firmware string `json:"firmware,omitempty"`
-	BusInfo  string `json:"bus_info,omitempty"`
-
-	Channels *Channels       `json:"channels,omitempty"`
-	Ring     *Ring           `json:"ring,omitempty"`
-	Coalesce *Coalesce       `json:"coalesce,omitempty"`
-	Features map[string]bool `json:"features,omitempty"`
-	// Unsupported lists the queries the driver refused ("channels").
-	Unsupported []string `json:"unsupported,omitempty"`
-}
-
-// Channels is `ethtool -l`.
-type Channels struct {
-	MaxRx       uint32 `json:"max_rx"`
-	MaxTx       uint32 `json:"max_tx"`
-	MaxOther    uint32 `json:"max_other"`
-	MaxCombined uint32 `json:"max_combined"`
-	Rx          uint32 `json:"rx"`
-	Tx          uint32 `json:"tx"`
-	Other       uint32 `json:"other"`
-	Combined    uint32 `json:"combined"`
-}
-
-// Ring is `ethtool -g`.
-type Ring struct {
-	RxMax uint32 `json:"rx_max"`
-	TxMax uint32 `json:"tx_max"`
-	Rx    uint32 `json:"rx"`
-	Tx    uint32 `json:"tx"`
-}
-
-// Coalesce is the part of `ethtool -c` the doctor reads.
-type Coalesce struct {
-	AdaptiveRx bool   `json:"adaptive_rx"`
-	AdaptiveTx bool   `json:"adaptive_tx"`
-	RxUsecs    uint32 `json:"rx_usecs"`
-	RxFrames   uint32 `json:"rx_frames"`
-	TxUsecs    uint32 `json:"tx_usecs"`
-	TxFrames   uint32 `json:"tx_frames"`
-}
+// Ethtool is what the ethtool ioctls report for a NIC; Channels is
+// `ethtool -l`, Ring `ethtool -g`, Coalesce the part of `ethtool -c` the
+// doctor reads. They are defined where they are asked (package kernel), as the
+// JSON a capture keeps in ethtool/IF.json.
+type (
+	Ethtool  = kernel.Ethtool
+	Channels = kernel.Channels
+	Ring     = kernel.Ring
+	Coalesce = kernel.Coalesce
+)
 
 // Irqbalance is the irqbalance daemon's state and configuration.
 type Irqbalance struct {

@@ -8,9 +8,7 @@ import (
 	"strings"
 	"sync"
 
-	"golang.org/x/sys/unix"
-
-	"redline/internal/netns"
+	"redline/internal/host/kernel"
 )
 
 // A Redis in another network namespace (a container) has its sockets
@@ -19,8 +17,8 @@ import (
 // tcp6 (77-150 ms of CPU at 20,000 sockets): a netlink socket belongs to
 // the namespace it was created in, so a locked thread enters the
 // namespace (netns.Do: setns, and back), creates the NETLINK_SOCK_DIAG
-// socket there and leaves; the dumps then run through that socket from
-// the reader's thread. One socket per namespace inode per Read. The
+// socket there and leaves (kernel.Live.OpenSockDiagIn); the dumps then run
+// through that socket from the reader's thread. One socket per namespace inode per Read. The
 // dumps are kept under the namespace's virtual paths, as its sysctls are:
 //
 //	netns/4026532291/sockdiag/tcp-listen          the namespace's listeners
@@ -32,12 +30,12 @@ import (
 // was used and why.
 
 // nsDiag is the sock_diag socket of one namespace, or (err set) why there
-// is none: fd is open exactly when err is nil. Two redis-servers of one
+// is none: diag is open exactly when err is nil. Two redis-servers of one
 // namespace share it, so a dump holds mu.
 type nsDiag struct {
-	mu  sync.Mutex
-	fd  int
-	err error
+	mu   sync.Mutex
+	diag kernel.SockDiag
+	err  error
 }
 
 // nsSockDiag returns the sock_diag socket of pid's network namespace ino,
@@ -46,13 +44,13 @@ func (r *reader) nsSockDiag(pid int, ino uint64) *nsDiag {
 	d, ok := r.nsDiags[ino]
 	if !ok {
 		d = &nsDiag{}
-		d.fd, d.err = openSockDiagIn(pid, ino)
+		d.diag, d.err = r.fs.kernel.OpenSockDiagIn(pid, ino)
 		r.nsDiags[ino] = d
 	}
 	return d
 }
 
-// dump runs one dump on the namespace's socket (sockDiagDumpOn). A failed
+// dump runs one dump on the namespace's socket. A failed
 // dump retires the socket, which may still hold part of the reply: the
 // later dumps fail with its error.
 func (d *nsDiag) dump(states uint32, ports []int) ([]byte, error) {
@@ -61,9 +59,9 @@ func (d *nsDiag) dump(states uint32, ports []int) ([]byte, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	data, err := sockDiagDumpOn(d.fd, states, ports)
+	data, err := d.diag.Dump(states, ports)
 	if err != nil {
-		unix.Close(d.fd)
+		d.diag.Close()
 		d.err = err
 	}
 	return data, err
@@ -75,45 +73,12 @@ func (r *reader) closeNSDiags() {
 	for _, d := range r.nsDiags {
 		d.mu.Lock()
 		if d.err == nil {
-			unix.Close(d.fd)
+			d.diag.Close()
 			d.err = errors.New("closed")
 		}
 		d.mu.Unlock()
 	}
 	r.nsDiags = nil
-}
-
-// nsDiagHook, when set (tests), runs before the namespace of pid is
-// entered.
-var nsDiagHook func(pid int)
-
-// openSockDiagIn creates a sock_diag socket inside the network namespace
-// of pid, which must still be ino: a pid reused since ns/net was read
-// names another namespace, and its sockets are not the process's. A
-// socket made there is kept even when the thread could not come back
-// (netns.Do retires that thread; the socket stays in the namespace it
-// was made in), as liveReadInNetns keeps what it read.
-func openSockDiagIn(pid int, ino uint64) (int, error) {
-	if nsDiagHook != nil {
-		nsDiagHook(pid)
-	}
-	fd := -1
-	err := netns.Do(netns.PidPath(pid), func() error {
-		var st unix.Stat_t
-		if err := unix.Stat("/proc/thread-self/ns/net", &st); err != nil {
-			return fmt.Errorf("the namespace entered: %w", err)
-		}
-		if st.Ino != ino {
-			return fmt.Errorf("/proc/%d/ns/net is now namespace %d, not %d (the process was replaced)", pid, st.Ino, ino)
-		}
-		var err error
-		fd, err = openSockDiag()
-		return err
-	})
-	if fd >= 0 {
-		return fd, nil
-	}
-	return -1, fmt.Errorf("sock_diag in the network namespace of pid %d: %w", pid, err)
 }
 
 // nsSockDiagAt dumps (live) or reads (a tree) a namespace's dump at the

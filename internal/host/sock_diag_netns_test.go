@@ -14,8 +14,10 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"redline/internal/host/kernel"
 	"redline/internal/netns"
 	"redline/internal/testutil"
+	"redline/internal/testutil/fdtest"
 )
 
 // nsServer is a server in a network namespace of the test's: a child
@@ -54,7 +56,7 @@ func startNSServer(t *testing.T, conns int, argv ...string) *nsServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := holdFilesCmd(t, files, append(append([]string{"ip", "netns", "exec", ns}, argv...), "sleep", "3600")...)
+	cmd := fdtest.HoldFilesCmd(t, files, append(append([]string{"ip", "netns", "exec", ns}, argv...), "sleep", "3600")...)
 	return &nsServer{cmd: cmd, ports: ports}
 }
 
@@ -175,22 +177,24 @@ func TestLiveNetnsSockDiagProcessGone(t *testing.T) {
 		t.Run(map[bool]string{true: "reaped", false: "zombie"}[reap], func(t *testing.T) {
 			srv := startNSServer(t, 1)
 			pid := srv.cmd.Process.Pid
-			nsDiagHook = func(p int) {
-				if p != pid {
-					return
+			fs := liveFS(t)
+			withLive(t, fs, func(l *kernel.Live) {
+				l.BeforeNetns = func(p int) {
+					if p != pid {
+						return
+					}
+					srv.cmd.Process.Kill()
+					if reap {
+						srv.cmd.Wait()
+						return
+					}
+					var info unix.Siginfo // wait until it is a zombie, leave it one
+					if err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
+						t.Error(err)
+					}
 				}
-				srv.cmd.Process.Kill()
-				if reap {
-					srv.cmd.Wait()
-					return
-				}
-				var info unix.Siginfo // wait until it is a zombie, leave it one
-				if err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil); err != nil {
-					t.Error(err)
-				}
-			}
-			defer func() { nsDiagHook = nil }()
-			s, err := Read(liveFS(t), Options{PIDs: []int{pid}})
+			})
+			s, err := Read(fs, Options{PIDs: []int{pid}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -318,7 +322,7 @@ func TestLiveNetnsTwoServersOneNamespace(t *testing.T) {
 	}
 	var pids []int
 	for _, files := range held {
-		cmd := holdFilesCmd(t, files, "ip", "netns", "exec", ns, "sleep", "3600")
+		cmd := fdtest.HoldFilesCmd(t, files, "ip", "netns", "exec", ns, "sleep", "3600")
 		pids = append(pids, cmd.Process.Pid)
 	}
 	// inspect's FS: one that does not record runs the dumps beside the

@@ -11,19 +11,18 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strings"
 	"sync"
-	"syscall"
 	"testing"
-	"time"
 
+	"redline/internal/host/kernel"
 	"redline/internal/netns"
 	"redline/internal/testutil"
+	"redline/internal/testutil/fdtest"
 )
 
 // diagRecord builds an inet_diag_msg record as sockdiag/tcp stores it.
 func diagRecord(family, state byte, src []byte, sport, dport uint16, inode uint32) []byte {
-	d := make([]byte, inetDiagMsgLen)
+	d := make([]byte, kernel.RecordLen)
 	d[0], d[1] = family, state
 	binary.BigEndian.PutUint16(d[4:], sport)
 	binary.BigEndian.PutUint16(d[6:], dport)
@@ -75,7 +74,7 @@ func TestLiveSockDiagMatchesProcNetTCP(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	data, err := dumpTCPSockDiagPorts(allStates, nil)
+	data, err := dumpTCP(kernel.Live{}, allStates, nil)
 	if err != nil {
 		t.Skipf("sock_diag unavailable here: %v", err)
 	}
@@ -136,7 +135,7 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 	}
 	testutil.NeedRoot(b)
 	const conns, timeWait = 9500, 1000
-	raiseNoFile(b, 2*conns+400)
+	fdtest.RaiseNoFile(b, 2*conns+400)
 	ns := benchNetns(b)
 	var busy, quiet net.Listener
 	var open []net.Conn
@@ -190,7 +189,7 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 		}
 	}
 	inNS(func() error {
-		data, err := dumpTCPSockDiagPorts(allStates, nil)
+		data, err := dumpTCP(kernel.Live{}, allStates, nil)
 		if err != nil {
 			return err
 		}
@@ -219,7 +218,7 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 		want int // established sockets of the port, both ends
 	}{{"redis-port", self, busyPort, 2 * conns}, {"other-port", none, quietPort, 2}} {
 		b.Run("snapshot-"+tc.name, func(b *testing.B) {
-			defer reportCPU(b)()
+			defer fdtest.ReportCPU(b)()
 			for b.Loop() {
 				inNS(func() error {
 					s, err := Read(fs, tc.opts)
@@ -241,7 +240,7 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 		})
 		if tc.name == "redis-port" {
 			b.Run("fds-"+tc.name, func(b *testing.B) {
-				defer reportCPU(b)()
+				defer fdtest.ReportCPU(b)()
 				var listen []tcpSocket
 				inNS(func() error { listen = newReader(fs, tc.opts).selfListeners(); return nil })
 				for b.Loop() {
@@ -253,10 +252,10 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 			})
 		}
 		b.Run("dump-"+tc.name, func(b *testing.B) {
-			defer reportCPU(b)()
+			defer fdtest.ReportCPU(b)()
 			for b.Loop() {
 				inNS(func() error {
-					data, err := dumpTCPSockDiagPorts(allStates&^(1<<tcpListen), []int{tc.port})
+					data, err := dumpTCP(kernel.Live{}, allStates&^(1<<tcpListen), []int{tc.port})
 					if err != nil {
 						return err
 					}
@@ -270,7 +269,7 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 	// Redis is seen from the host: the snapshot runs in the benchmark's
 	// own namespace and reads the holder's namespace's sockets.
 	b.Run("snapshot-redis-other-netns", func(b *testing.B) {
-		defer reportCPU(b)()
+		defer fdtest.ReportCPU(b)()
 		for b.Loop() {
 			s, err := Read(fs, Options{PIDs: []int{srv}, Ports: []int{busyPort}})
 			if err != nil {
@@ -292,10 +291,10 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 		}
 	})
 	b.Run("dump-all", func(b *testing.B) {
-		defer reportCPU(b)()
+		defer fdtest.ReportCPU(b)()
 		for b.Loop() {
 			inNS(func() error {
-				data, err := dumpTCPSockDiagPorts(allStates, nil)
+				data, err := dumpTCP(kernel.Live{}, allStates, nil)
 				if err != nil {
 					return err
 				}
@@ -305,7 +304,7 @@ func BenchmarkLiveSnapshotTCP20k(b *testing.B) {
 		}
 	})
 	b.Run("proc-net-tcp", func(b *testing.B) {
-		defer reportCPU(b)()
+		defer fdtest.ReportCPU(b)()
 		for b.Loop() {
 			inNS(func() error {
 				// /proc/net follows the thread group leader's namespace:
@@ -336,44 +335,6 @@ func benchNetns(b testing.TB) string {
 	}
 	b.Cleanup(func() { exec.Command("ip", "netns", "del", name).Run() })
 	return name
-}
-
-// reportCPU reports the process's CPU time (user + system) per operation
-// as cpu-ms/op: on a shared machine wall time measures the neighbours too.
-func reportCPU(b *testing.B) func() {
-	start := cpuTime(b)
-	return func() { b.ReportMetric(float64(cpuTime(b)-start)/1e6/float64(b.N), "cpu-ms/op") }
-}
-
-func cpuTime(b *testing.B) int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return ru.Utime.Nano() + ru.Stime.Nano()
-}
-
-// raiseNoFile lifts RLIMIT_NOFILE to at least n (up to the hard limit).
-func raiseNoFile(b testing.TB, n uint64) {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		b.Fatal(err)
-	}
-	if lim.Cur >= n {
-		return
-	}
-	old := lim
-	lim.Cur = n
-	if lim.Max < n { // root may raise the hard limit too (up to fs.nr_open)
-		lim.Max = n
-		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-			b.Skipf("RLIMIT_NOFILE hard limit %d < %d, and raising it: %v", old.Max, n, err)
-		}
-	}
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old) })
 }
 
 // The kernel's filters give what filtering the whole table gives: the
@@ -418,7 +379,7 @@ func TestLiveSockDiagFilters(t *testing.T) {
 	if len(lns) == 3 {
 		ports = append(ports, portOf(lns[2]))
 	}
-	all, err := dumpTCPSockDiagPorts(allStates, nil)
+	all, err := dumpTCP(kernel.Live{}, allStates, nil)
 	if err != nil {
 		t.Skipf("sock_diag unavailable here: %v", err)
 	}
@@ -439,7 +400,7 @@ func TestLiveSockDiagFilters(t *testing.T) {
 		{"listeners", 1 << tcpListen, nil, true},
 		{"ports", allStates &^ (1 << tcpListen), ports, false},
 	} {
-		data, err := dumpTCPSockDiagPorts(tc.states, tc.ports)
+		data, err := dumpTCP(kernel.Live{}, tc.states, tc.ports)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -469,76 +430,6 @@ func TestLiveSockDiagFilters(t *testing.T) {
 		}
 		if tc.name == "listeners" && len(want) != len(lns) {
 			t.Errorf("%d listeners, want %d", len(want), len(lns))
-		}
-	}
-}
-
-// One inet_diag_req dump (both families in one walk) gives what a v2
-// dump per family gives: every state, listeners only, and by port.
-func TestLiveSockDiagOneWalkMatchesPerFamily(t *testing.T) {
-	liveFS(t)
-	var ports []int
-	for _, addr := range []string{"127.0.0.1:0", "[::1]:0"} {
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			t.Logf("%s: %v", addr, err)
-			continue
-		}
-		defer ln.Close()
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		s, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-	}
-	fd, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, syscall.NETLINK_INET_DIAG)
-	if err != nil {
-		t.Skipf("sock_diag unavailable here: %v", err)
-	}
-	defer syscall.Close(fd)
-	buf := make([]byte, 1<<16)
-	mine := func(data []byte) []tcpSocket {
-		socks, err := parseSockDiag(data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var out []tcpSocket
-		for _, x := range socks {
-			if slices.Contains(ports, x.localPort) || slices.Contains(ports, x.remPort) {
-				out = append(out, x)
-			}
-		}
-		slices.SortFunc(out, func(a, b tcpSocket) int { return int(a.inode) - int(b.inode) })
-		return out
-	}
-	for _, tc := range []struct {
-		name   string
-		states uint32
-		bc     []byte
-		want   int
-	}{
-		{"all", allStates, nil, 3 * len(ports)},
-		{"listeners", 1 << tcpListen, nil, len(ports)},
-		{"ports", allStates &^ (1 << tcpListen), portsBytecode(ports), 2 * len(ports)},
-	} {
-		both, err := sockDiagDumpBoth(fd, tc.states, tc.bc, buf, nil)
-		if err != nil {
-			t.Fatalf("%s: the one-walk dump: %v", tc.name, err)
-		}
-		var each []byte
-		for _, fam := range []uint8{syscall.AF_INET, syscall.AF_INET6} {
-			if each, err = sockDiagDumpFiltered(fd, fam, tc.states, tc.bc, buf, each); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if b, e := mine(both), mine(each); len(b) != tc.want || !slices.Equal(b, e) {
-			t.Errorf("%s: one walk %+v\n per family %+v (want %d sockets)", tc.name, b, e, tc.want)
 		}
 	}
 }
@@ -591,7 +482,7 @@ func TestLivePortsAfterPredump(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	once, err := dumpTCPSockDiagPorts(portStates, both)
+	once, err := dumpTCP(kernel.Live{}, portStates, both)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -602,21 +493,6 @@ func TestLivePortsAfterPredump(t *testing.T) {
 	slices.SortFunc(o, byInode)
 	if len(g) != 4 || !slices.Equal(g, o) {
 		t.Errorf("predump + dump: %+v\none dump: %+v\nwant the 4 ends of the 2 connections once", g, o)
-	}
-}
-
-func TestPortsBytecode(t *testing.T) {
-	// sport==6379 || dport==6379: S_EQ{yes 8,no 12} 0,0,6379  JMP{4, 12}  D_EQ{8, 12} 0,0,6379
-	bc := portsBytecode([]int{6379})
-	if len(bc) != 20 || bc[0] != inetDiagBcSEq || bc[8] != inetDiagBcJmp || bc[12] != inetDiagBcDEq {
-		t.Fatalf("bytecode % x", bc)
-	}
-	ne := binary.NativeEndian
-	if ne.Uint16(bc[6:]) != 6379 || ne.Uint16(bc[10:]) != 12 || ne.Uint16(bc[18:]) != 6379 {
-		t.Errorf("bytecode % x", bc)
-	}
-	if portsBytecode(nil) != nil {
-		t.Error("no ports: want no bytecode")
 	}
 }
 
@@ -651,39 +527,5 @@ func holder(b *testing.B, ns string, ln net.Listener, open []net.Conn) int {
 	for i := 1; i < len(open); i += 2 {
 		add(open[i].(*net.TCPConn), open[i])
 	}
-	return holdFiles(b, ns, files).Process.Pid
-}
-
-// holdFiles starts a process (in the network namespace ns, "" for this
-// one's) that holds files as its fds 3, 4 ... until the test ends, and
-// closes this process's copies (nil entries are closed fds there).
-func holdFiles(t testing.TB, ns string, files []*os.File) *exec.Cmd {
-	t.Helper()
-	if ns != "" {
-		return holdFilesCmd(t, files, "ip", "netns", "exec", ns, "sleep", "3600")
-	}
-	return holdFilesCmd(t, files, "sleep", "3600")
-}
-
-// holdFilesCmd is holdFiles with the command that ends by exec'ing sleep.
-func holdFilesCmd(t testing.TB, files []*os.File, argv ...string) *exec.Cmd {
-	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.ExtraFiles = files
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range files {
-		f.Close() // the child has them
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	// ip netns exec execs sleep in place: the pid is the holder's once
-	// its namespace is the one asked for.
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-		if comm, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", cmd.Process.Pid)); strings.TrimSpace(string(comm)) == "sleep" {
-			return cmd
-		}
-	}
-	t.Fatal("the holder did not start")
-	return nil
+	return fdtest.HoldFiles(b, ns, files).Process.Pid
 }

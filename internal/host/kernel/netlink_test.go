@@ -1,4 +1,4 @@
-package host
+package kernel
 
 import (
 	"net"

@@ -1,4 +1,4 @@
-package host
+package kernel
 
 import (
 	"encoding/binary"
@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"redline/internal/testutil"
+	"redline/internal/testutil/fdtest"
 )
 
 // needFDIter skips t where the task_file iterator cannot run (not root,
@@ -48,8 +49,8 @@ func resetFDIter() {
 // process and the listener's inode.
 func socketHolder(t testing.TB, pairs int) (*exec.Cmd, uint64) {
 	t.Helper()
-	raiseNoFile(t, uint64(2*pairs+pairs/10+pairs/100+600))
-	f, ino := listenerAt(t, "127.0.0.1:0", 300)
+	fdtest.RaiseNoFile(t, uint64(2*pairs+pairs/10+pairs/100+600))
+	f, ino := fdtest.ListenerAt(t, "127.0.0.1:0", 300)
 	dup, err := unix.Dup(int(f.Fd()))
 	if err != nil {
 		t.Fatal(err)
@@ -73,7 +74,7 @@ func socketHolder(t testing.TB, pairs int) (*exec.Cmd, uint64) {
 			files = append(files, nil)
 		}
 	}
-	return holdFiles(t, "", files), ino
+	return fdtest.HoldFiles(t, "", files), ino
 }
 
 // socketFilePath binds a unix socket to a path and opens that path with
@@ -108,13 +109,26 @@ func readlinkSockets(t *testing.T, pid int) (sockets map[int]uint64, others int)
 			t.Fatal(err)
 		}
 		fd, _ := fdNumber([]byte(e.Name() + "\x00"))
-		if ino, ok := parseSocketLink([]byte(target)); ok {
+		if ino, ok := ParseSocketLink([]byte(target)); ok {
 			sockets[fd] = ino
 		} else {
 			others++
 		}
 	}
 	return sockets, others
+}
+
+// heldBy returns which of the inodes process pid holds, scanning its fds
+// with FDSockets until it has found them all.
+func heldBy(pid int, inodes ...uint64) (map[uint64]bool, error) {
+	held := map[uint64]bool{}
+	err := Live{}.FDSockets(fmt.Sprintf("/proc/%d/fd", pid), func(ino uint64) bool {
+		if slices.Contains(inodes, ino) {
+			held[ino] = true
+		}
+		return len(held) == len(inodes)
+	})
+	return held, err
 }
 
 func iterSockets(t *testing.T, pid int) map[int]uint64 {
@@ -165,7 +179,7 @@ func TestFDIterStops(t *testing.T) {
 		t.Errorf("visited %d sockets (%v), want 2500", calls, err)
 	}
 	seen := 0
-	err = liveFDSockets(fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid), func(uint64) bool { seen++; return seen == 3500 })
+	err = Live{}.FDSockets(fmt.Sprintf("/proc/%d/fd", cmd.Process.Pid), func(uint64) bool { seen++; return seen == 3500 })
 	if err != nil || seen != 3500 || fdIterErr() != nil {
 		t.Errorf("visited %d sockets (%v, iterator: %v), want 3500", seen, err, fdIterErr())
 	}
@@ -199,7 +213,7 @@ func TestFDIterByPidfd(t *testing.T) {
 		t.Errorf("%d sockets of a reaped process", n)
 	}
 	if err := unix.PidfdSendSignal(pidfd, 0, nil, 0); err != unix.ESRCH {
-		t.Errorf("signal 0 to the reaped process's pidfd: %v, want ESRCH (liveFDSockets' test that it ended)", err)
+		t.Errorf("signal 0 to the reaped process's pidfd: %v, want ESRCH (FDSockets' test that it ended)", err)
 	}
 }
 
@@ -228,11 +242,9 @@ func TestFDIterProcessGone(t *testing.T) {
 		if err != nil || n >= 8000 {
 			t.Errorf("reaped %v: %d sockets after the kill, %v; want fewer than 8,000 and no error", reap, n, err)
 		}
-		fs := liveFS(t)
-		fs.recording = false
-		_, err = listenersHeld(newReader(fs, Options{}), cmd.Process.Pid, listenersOf(1<<62))
-		if !errors.Is(err, errProcessGone) {
-			t.Errorf("reaped %v: %v, want errProcessGone", reap, err)
+		_, err = heldBy(cmd.Process.Pid, 1<<62)
+		if !errors.Is(err, ErrProcessGone) {
+			t.Errorf("reaped %v: %v, want ErrProcessGone", reap, err)
 		}
 	}
 }
@@ -243,7 +255,7 @@ func waitZombie(t *testing.T, pid int) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s := statState(stat); s == "Z" || s == "X" {
+		if s := fdtest.StatState(stat); s == "Z" || s == "X" {
 			return
 		}
 	}
@@ -254,17 +266,15 @@ func waitZombie(t *testing.T, pid int) {
 // listeners all the same; the failure is kept, and not retried.
 func TestFDIterFallback(t *testing.T) {
 	needFDIter(t)
-	fs := liveFS(t)
-	fs.recording = false
-	raiseNoFile(t, 6000)
-	_, low := listenerAt(t, "127.0.0.1:0", 300)
-	fillFDs(t, 3000)
-	_, high := listenerAt(t, "127.0.0.1:0", 4500)
+	fdtest.RaiseNoFile(t, 6000)
+	_, low := fdtest.ListenerAt(t, "127.0.0.1:0", 300)
+	fdtest.FillFDs(t, 3000)
+	_, high := fdtest.ListenerAt(t, "127.0.0.1:0", 4500)
 	resetFDIter()
 	fdIterAttachID = 1
 	t.Cleanup(func() { fdIterAttachID = 0; resetFDIter() })
 
-	held, err := listenersHeld(newReader(fs, Options{}), os.Getpid(), listenersOf(low, high, 1<<62))
+	held, err := heldBy(os.Getpid(), low, high, 1<<62)
 	if err != nil || !held[low] || !held[high] || len(held) != 2 {
 		t.Errorf("held %v, %v; want %d and %d", held, err, low, high)
 	}
@@ -454,7 +464,7 @@ func TestFDIterNoPrivilege(t *testing.T) {
 	if _, err := exec.LookPath("setpriv"); err != nil {
 		t.Skipf("no setpriv (util-linux): %v", err)
 	}
-	raiseNoFile(t, 6000) // the child inherits the limit
+	fdtest.RaiseNoFile(t, 6000) // the child inherits the limit
 	cmd := exec.Command("setpriv", "--bounding-set=-all", "--inh-caps=-all",
 		os.Args[0], "-test.run=^TestFDIterNoPrivilege$", "-test.count=1", "-test.v")
 	cmd.Env = append(os.Environ(), fdIterNoCapsEnv+"=1")
@@ -469,14 +479,10 @@ func checkFDIterNoPrivilege(t *testing.T) {
 	if bpfTracingCapable() {
 		t.Fatal("capable of BPF tracing")
 	}
-	fs, err := NewFSWith(FSOptions{Root: "/"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, low := listenerAt(t, "127.0.0.1:0", 300)
-	fillFDs(t, 3000)
-	_, high := listenerAt(t, "127.0.0.1:0", 4500)
-	held, err := listenersHeld(newReader(fs, Options{}), os.Getpid(), listenersOf(low, high, 1<<62))
+	_, low := fdtest.ListenerAt(t, "127.0.0.1:0", 300)
+	fdtest.FillFDs(t, 3000)
+	_, high := fdtest.ListenerAt(t, "127.0.0.1:0", 4500)
+	held, err := heldBy(os.Getpid(), low, high, 1<<62)
 	if err != nil || !held[low] || !held[high] || len(held) != 2 {
 		t.Errorf("held %v, %v; want %d and %d", held, err, low, high)
 	}
@@ -492,19 +498,18 @@ func checkFDIterNoPrivilege(t *testing.T) {
 // the iterator (its program loaded before the timing). cpu-ms/op is
 // this process's CPU time.
 //
-//	go test ./internal/host -run XXX -bench FDScan19k -benchtime 20x
+//	go test ./internal/host/kernel -run XXX -bench FDScan19k -benchtime 20x
 func BenchmarkFDScan19k(b *testing.B) {
 	needFDIter(b)
 	pid, ino := socketsChild(b, 9500)
 	dir := fmt.Sprintf("/proc/%d/fd", pid)
 	for _, path := range []string{"readlink", "iterator"} {
 		b.Run(path, func(b *testing.B) {
-			fdIterOff = path == "readlink"
-			defer func() { fdIterOff = false }()
-			report := reportCPU(b)
+			live := Live{NoIterator: path == "readlink"}
+			report := fdtest.ReportCPU(b)
 			for b.Loop() {
 				found := false
-				err := liveFDSockets(dir, func(i uint64) bool { found = found || i == ino; return i == 1<<62 })
+				err := live.FDSockets(dir, func(i uint64) bool { found = found || i == ino; return i == 1<<62 })
 				if err != nil || !found {
 					b.Fatalf("listener found %v, %v", found, err)
 				}
@@ -521,7 +526,7 @@ const fdHolderEnv = "REDLINE_TEST_FD_HOLDER"
 // child needs twice as many here: exec moves them through fds above
 // their count); it returns its pid and the listener's inode.
 func socketsChild(b *testing.B, pairs int) (int, uint64) {
-	raiseNoFile(b, uint64(2*pairs+200)) // the child inherits the limit
+	fdtest.RaiseNoFile(b, uint64(2*pairs+200)) // the child inherits the limit
 	cmd := exec.Command(os.Args[0], "-test.run=^TestFDHolderChild$", "-test.count=1")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d", fdHolderEnv, pairs))
 	stdin, err := cmd.StdinPipe()
@@ -560,7 +565,7 @@ func TestFDHolderChild(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fmt.Println(fileInode(t, f))
+	fmt.Println(fdtest.FileInode(t, f))
 	io.Copy(io.Discard, os.Stdin)
 }
 

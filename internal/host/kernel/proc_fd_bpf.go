@@ -1,4 +1,4 @@
-package host
+package kernel
 
 import (
 	"encoding/binary"
@@ -401,4 +401,11 @@ func fdDirPID(dir string) (int, bool) {
 	rest, ok = strings.CutSuffix(rest, "/fd")
 	pid, err := strconv.Atoi(rest)
 	return pid, ok && err == nil && pid > 0
+}
+
+// FDIterator loads the fd iterator's program if it is not loaded yet and
+// returns why the iterator is not used in this process (nil: it is).
+func FDIterator() error {
+	_, err := fdIterProg()
+	return err
 }
