@@ -64,16 +64,7 @@ func TestLiveSockDiagMatchesProcNetTCP(t *testing.T) {
 	}
 	defer ln.Close()
 	port := ln.Addr().(*net.TCPAddr).Port
-	c, err := net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s, err := ln.Accept()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	fdtest.Connect(t, ln)
 	data, err := dumpTCP(kernel.Live{}, allStates, nil)
 	if err != nil {
 		t.Skipf("sock_diag unavailable here: %v", err)

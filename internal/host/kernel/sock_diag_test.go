@@ -7,6 +7,8 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+
+	"redline/internal/testutil/fdtest"
 )
 
 // The TCP states of the tests' dumps (include/net/tcp_states.h).
@@ -38,16 +40,7 @@ func TestLiveSockDiagOneWalkMatchesPerFamily(t *testing.T) {
 			continue
 		}
 		defer ln.Close()
-		c, err := net.Dial("tcp", ln.Addr().String())
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer c.Close()
-		s, err := ln.Accept()
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer s.Close()
+		fdtest.Connect(t, ln)
 		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
 	}
 	fd, err := syscall.Socket(syscall.AF_NETLINK, syscall.SOCK_DGRAM|syscall.SOCK_CLOEXEC, syscall.NETLINK_INET_DIAG)

@@ -157,3 +157,19 @@ func HoldFilesCmd(t testing.TB, files []*os.File, argv ...string) *exec.Cmd {
 	t.Fatal("the holder did not start")
 	return nil
 }
+
+// Connect dials ln and accepts the connection; both ends are closed when
+// the test ends.
+func Connect(t testing.TB, ln net.Listener) {
+	t.Helper()
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	s, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+}
