@@ -12,11 +12,20 @@ import (
 // aimed at the target.
 func expand(s labdata.Scenario, tg *target, cpus []int) ([]item, error) {
 	var items []item
+	seen := map[string]string{}
 	for _, w := range s.Workloads {
 		for _, pt := range sweepPoints(w) {
 			its, err := expandOne(s, tg, cpus, w, pt)
 			if err != nil {
 				return nil, err
+			}
+			// Runs pair and compare by item name: two items of one name
+			// would be measured as one.
+			for _, it := range its {
+				if first, ok := seen[it.name]; ok {
+					return nil, fmt.Errorf("workload %s: a second item named %q (the first from workload %s): give the workloads names no test title repeats, and each workload a test once", w.Name, it.name, first)
+				}
+				seen[it.name] = w.Name
 			}
 			items = append(items, its...)
 		}
