@@ -66,9 +66,12 @@ type Target struct {
 	Redis     string `json:"redis,omitempty"`
 	Version   string `json:"redis_version,omitempty"`
 	RedisNote string `json:"redis_note,omitempty"`
-	Local     bool   `json:"redis_local,omitempty"`
-	Pid       int    `json:"redis_pid,omitempty"`
-	Interval  string `json:"sample_interval,omitempty"`
+	// RedisError is why the server at the default address was not
+	// checked, when the doctor went on with the host alone.
+	RedisError string `json:"redis_error,omitempty"`
+	Local      bool   `json:"redis_local,omitempty"`
+	Pid        int    `json:"redis_pid,omitempty"`
+	Interval   string `json:"sample_interval,omitempty"`
 	// Cluster is set when the server is a cluster node: Redis is then the
 	// seed, and Report.Nodes lists every node.
 	Cluster bool `json:"cluster,omitempty"`
