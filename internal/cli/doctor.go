@@ -12,9 +12,10 @@ import (
 
 	"redline/internal/doctor"
 	_ "redline/internal/doctor/rules" // registers the rules
-	"redline/internal/host"
 	"redline/internal/redisadmin"
+	"redline/internal/remote"
 	"redline/internal/secret"
+	"redline/internal/serverhost"
 )
 
 // doctorOptions are redline doctor's flags.
@@ -137,7 +138,7 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	}
 	rep, err := doctorReport(ctx, s, o)
 	if err != nil {
-		return exitCode(ExitError, "redline doctor: "+err.Error())
+		return failed("doctor", ExitError, err)
 	}
 	if err := writeDoctorReport(s.out, rep, o, min); err != nil {
 		return exitCode(ExitError, "redline doctor: write the report: "+err.Error())
@@ -151,43 +152,28 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	return nil
 }
 
-// doctorReport runs the rules here, or on the --ssh host.
+// doctorReport runs the rules on the host (this machine, or --ssh's).
+// With the server at the default address (nobody named it, nor asked for
+// a cluster) unreachable, the doctor checks the host alone and says why.
 func doctorReport(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Report, error) {
-	if o.remote.set() {
-		return remoteDoctorReport(ctx, s, o)
-	}
-	facts, err := gatherDoctor(ctx, s, o)
+	h, err := o.remote.openHost(ctx, s, "doctor", serverhost.LocalOptions{Root: o.root})
 	if err != nil {
 		return nil, err
 	}
-	if o.intrinsic > 0 {
-		d := doctor.MeasureIntrinsicLatency(ctx, o.intrinsic)
-		facts.IntrinsicLatency = &d
-	}
-	return doctor.Run(ctx, facts, doctor.Options{Only: o.only, Skip: o.skip})
-}
-
-func gatherDoctor(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Facts, error) {
-	g := doctor.GatherOptions{Root: o.root, Pid: o.pid, Sample: o.sample, Iface: o.iface, ExpectedClients: o.clients,
-		Host: host.Options{IRQPatterns: o.irqPatterns}, Cluster: o.clusterMode()}
+	defer closeHost(s, "doctor", h)
+	a := remote.DoctorArgs{Pid: o.pid, Iface: o.iface, Clients: o.clients, Sample: o.sample, Only: o.only, Skip: o.skip, IRQPatterns: o.irqPatterns,
+		Cluster: o.clusterMode(), HostOnlyFallback: !o.redisExplicitlySet && !o.clusterSet, Timeout: o.timeout, Intrinsic: o.intrinsic}
 	if !o.noRedis {
-		g.Redis = &redisadmin.Options{Addr: net.JoinHostPort(o.host, strconv.Itoa(o.port)), Username: o.user, Password: o.password, Timeout: o.timeout}
+		a.Redis = &remote.RedisTarget{Addr: net.JoinHostPort(o.host, strconv.Itoa(o.port)), User: o.user, Password: o.password}
 		if o.socket != "" {
-			g.Redis.Network, g.Redis.Addr = "unix", o.socket
+			a.Redis.Network, a.Redis.Addr = "unix", o.socket
 		}
 	}
-	facts, err := doctor.Gather(ctx, g)
-	if err == nil || o.redisExplicitlySet || o.clusterSet || g.Redis == nil || o.root != "/" {
-		return facts, err
+	rep, err := h.Doctor(ctx, a)
+	if rep != nil && rep.Target.RedisError != "" {
+		fmt.Fprintf(s.err, "redline doctor: %s; checking the host only\n", rep.Target.RedisError)
 	}
-	// Nobody asked for this server: go on with the host alone and say why.
-	fmt.Fprintf(s.err, "redline doctor: %v; checking the host only\n", err)
-	g.Redis = nil
-	facts, err = doctor.Gather(ctx, g)
-	if facts != nil {
-		facts.RedisNote = "no server at the default address " + net.JoinHostPort(o.host, strconv.Itoa(o.port))
-	}
-	return facts, err
+	return rep, err
 }
 
 func writeDoctorReport(w io.Writer, rep *doctor.Report, o *doctorOptions, min doctor.Severity) error {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"redline/internal/host"
+	"redline/internal/remote"
+	"redline/internal/serverhost"
 )
 
 func init() { register(newInspectCmd) }
@@ -55,10 +58,7 @@ directory, so a machine can be sent and inspected elsewhere (redline inspect --r
 		},
 		DisableAutoGenTag: true,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.remote.set() {
-				return runInspectRemote(cmd.Context(), s, o)
-			}
-			return runInspect(s, o)
+			return runInspect(cmd.Context(), s, o)
 		},
 	}
 	f := cmd.Flags()
@@ -94,21 +94,21 @@ func (o *inspectOptions) validate() error {
 	return nil
 }
 
-func runInspect(s *streams, o *inspectOptions) error {
+func runInspect(ctx context.Context, s *streams, o *inspectOptions) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	fs, err := host.NewFSWith(host.FSOptions{Root: o.root, Proc: o.procfs, Sys: o.sysfs, Record: o.capture != ""})
+	h, err := o.remote.openHost(ctx, s, "inspect", serverhost.LocalOptions{Root: o.root, Proc: o.procfs, Sys: o.sysfs, Record: o.capture != ""})
 	if err != nil {
-		return usageError("redline inspect: %v", err)
+		return err
 	}
-	ports := append([]int{}, host.DefaultPorts...)
-	snap, err := host.Read(fs, host.Options{PIDs: o.pids, IRQPatterns: o.irqPatterns, Ports: append(ports, o.ports...), NoProcesses: o.noProcesses})
+	defer closeHost(s, "inspect", h)
+	snap, err := h.Snapshot(ctx, remote.SnapshotArgs{PIDs: o.pids, Ports: o.ports, IRQPatterns: o.irqPatterns, NoProcesses: o.noProcesses})
 	if err != nil {
 		return exitCode(ExitError, fmt.Sprintf("redline inspect: %v", err))
 	}
-	if o.capture != "" {
-		if err := captureTree(s, fs, snap, o.capture); err != nil {
+	if rec, ok := h.(interface{ Recorded() *host.FS }); ok && o.capture != "" {
+		if err := captureTree(s, rec.Recorded(), snap, o.capture); err != nil {
 			return err
 		}
 	}

@@ -5,50 +5,57 @@ import (
 	"context"
 	"fmt"
 
-	"redline/internal/change"
 	"redline/internal/doctor"
-	_ "redline/internal/doctor/rules" // registers the doctor's rules
 	"redline/internal/host"
 	"redline/internal/lab"
 	"redline/internal/labdata"
-	"redline/internal/netns"
-	"redline/internal/redisadmin"
+	"redline/internal/remote"
+	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
 
-// labTuning returns the lab's tuner and doctor on the live host.
+// labTuning returns the lab's tuner and doctor on this machine: the
+// server-host API's Local, seen from the server's network namespace.
+// Against a netns target the plan is made inside that namespace, whose
+// net.* sysctls are its own, and tune is told the namespace: it writes
+// net.* sysctls and dials Redis there and journals the namespace, so a
+// later "redline tune rollback" from the host acts in it, or reports it
+// gone. The applies are journaled in stateDir, so "redline tune rollback"
+// restores the host even if the lab is killed.
 func labTuning(stateDir string) (lab.Tuner, lab.Diagnoser) {
-	return &hostTuner{StateDir: stateDir}, hostDoctor{}
+	local := func(env lab.Env) serverhost.Host {
+		return serverhost.NewLocal(serverhost.LocalOptions{StateDir: stateDir, NetNS: env.ServerNetNS})
+	}
+	return &localTuner{hostTuner{host: local, scope: serverhost.Kept}, stateDir}, hostDoctor{host: local}
 }
 
-// hostTuner is the lab.Tuner built on internal/tune: a variant's plan comes
-// from tune profiles, a plan file and the doctor's safe fixes, and is
-// applied behind tune's on-disk journal, so "redline tune rollback"
-// restores the host even if the lab is killed. Against a netns target the
-// plan is made inside the server's namespace, whose net.* sysctls are its
-// own, and tune is told the namespace (System.NetNS): it writes net.*
-// sysctls and dials Redis there and journals the namespace, so a later
-// "redline tune rollback" from the host acts in it, or reports it gone.
+// hostTuner is the lab.Tuner of a server host (this machine, or a
+// session's): a variant's plan is composed here (labPlan) over the host's
+// snapshot, and applied there behind its journal.
 type hostTuner struct {
-	StateDir string
+	host  func(lab.Env) serverhost.Host
+	scope serverhost.Scope
+	// lost and restored are a remote host's: whether its link died, and
+	// what its session then restored by itself.
+	lost     func() bool
+	restored func(context.Context) ([]labdata.PlanStep, error)
 	session  string // the last Apply's journal session
 }
 
-// Apply plans and applies spec.
+// Apply plans spec and applies it.
 func (t *hostTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.Env) ([]labdata.PlanStep, error) {
-	var plan *tune.Plan
-	err := netns.Do(env.ServerNetNS, func() (err error) {
-		plan, err = t.plan(spec, env)
-		return err
+	h := t.host(env)
+	plan, err := labPlan(spec, env, func(pid int) (*host.Snapshot, error) {
+		a := remote.SnapshotArgs{}
+		if pid > 0 {
+			a.PIDs = []int{pid}
+		}
+		return h.Snapshot(ctx, a)
 	})
 	if err != nil {
 		return nil, err
 	}
-	sys := tune.LiveSystem()
-	sys.NetNS = env.ServerNetNS
-	sys.Redis = tune.RedisOptions{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
-	defer sys.Close()
-	res, err := tune.Apply(ctx, sys, plan, tune.ApplyOptions{StateDir: t.StateDir})
+	res, err := h.TuneApply(ctx, plan, labRedis(env), t.scope)
 	var steps []labdata.PlanStep
 	if res != nil {
 		steps, t.session = stepsOf(res.Outcomes), res.Session
@@ -56,54 +63,57 @@ func (t *hostTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.En
 	return steps, err
 }
 
-// plan gathers the variant's changes.
-func (t *hostTuner) plan(spec labdata.TuneSpec, env lab.Env) (*tune.Plan, error) {
-	return labPlan(spec, env, labSnapshot)
+// labRedis is the lab's server, with its password.
+func labRedis(env lab.Env) *remote.RedisTarget {
+	return &remote.RedisTarget{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
 }
 
-// labPlan gathers a variant's changes: its tune profiles planned over a
+// labPlan composes a variant's plan (tune.Compose): its plan file, the
+// doctor's safe fixes with their notes, its tune profiles planned over a
 // snapshot of the server's host (snapshot reads it, with the server's
-// process), its plan file and the doctor's safe fixes. The local and the
-// ssh tuner both plan through it. On a cluster target the Redis settings
-// go to every node (env.Nodes).
+// process). On a cluster target the Redis settings go to every node
+// (env.Nodes).
 func labPlan(spec labdata.TuneSpec, env lab.Env, snapshot func(pid int) (*host.Snapshot, error)) (*tune.Plan, error) {
 	redis := &tune.PlanRedis{Addr: env.RedisAddr, User: env.RedisUser}
-	plan := &tune.Plan{Version: tune.PlanVersion, Redis: redis}
-	if len(spec.Profiles) > 0 {
-		snap, err := snapshot(env.ServerPID)
-		if err != nil {
-			return nil, err
-		}
-		p, err := tune.PlanProfiles(tune.PlanInput{Host: snap, PID: env.ServerPID, Redis: redis}, spec.Profiles...)
-		if err != nil {
-			return nil, err
-		}
-		plan.Merge(p)
-	}
+	var src tune.Sources
 	if spec.Plan != "" {
 		p, err := tune.ReadPlanFile(spec.Plan)
 		if err != nil {
 			return nil, err
 		}
-		plan.Merge(p)
+		src.Plans = append(src.Plans, p)
 	}
-	if spec.Doctor && len(env.SafeFixes) > 0 {
-		plan.Merge(tune.FromChanges(env.SafeFixes, "doctor"))
+	if f := env.SafeFixes; spec.Doctor && (len(f.Changes) > 0 || len(f.Notes) > 0) {
+		src.Fixes, src.FixNotes, src.FixesGiven = f.Changes, f.Notes, true
+	}
+	src.Profiles = spec.Profiles
+	src.Input = tune.PlanInput{PID: env.ServerPID, Redis: redis}
+	src.Snapshot = func() (*host.Snapshot, error) { return snapshot(env.ServerPID) }
+	plan, err := tune.Compose(src)
+	if err != nil {
+		return nil, err
 	}
 	plan.Redis = redis
 	plan.ForNodes(env.Nodes) // a cluster: every node, or none
 	return plan, plan.Validate()
 }
 
-// Rollback restores what the last Apply changed, in the namespace the
-// journal names.
+// Rollback restores what the last Apply changed (nothing when it applied
+// nothing); when a remote host's link has died, its session restored
+// them by itself, and a new one tells how.
 func (t *hostTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanStep, error) {
-	o := tune.RollbackOptions{StateDir: t.StateDir, RedisPassword: env.RedisPassword, Session: t.session}
-	if t.session == "" {
-		o.Last = true
-	}
-	res, err := tune.Rollback(ctx, o)
+	session := t.session
 	t.session = ""
+	if session == "" {
+		return nil, nil
+	}
+	if t.lost != nil && t.lost() {
+		return t.restored(ctx)
+	}
+	res, err := t.host(env).TuneRollback(ctx, remote.TuneRollbackArgs{Session: session, RedisPassword: env.RedisPassword})
+	if res == nil && t.lost != nil && t.lost() {
+		return t.restored(ctx)
+	}
 	var steps []labdata.PlanStep
 	if res != nil {
 		steps = stepsOf(res.Outcomes)
@@ -111,55 +121,35 @@ func (t *hostTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanSt
 	return steps, err
 }
 
-func stepsOf(outs []tune.Outcome) []labdata.PlanStep {
-	steps := make([]labdata.PlanStep, 0, len(outs))
-	for _, o := range outs {
-		steps = append(steps, labdata.PlanStep{Change: o.Change, Old: o.Old, Status: string(o.Status), Note: o.Reason})
-	}
-	return steps
+// localTuner is hostTuner on this machine, which also gives a netns
+// target's namespace its starting sysctls (lab.NetStarter).
+type localTuner struct {
+	hostTuner
+	StateDir string
 }
 
-func labSnapshot(pid int) (*host.Snapshot, error) {
-	fs, err := host.NewFS("/")
-	if err != nil {
-		return nil, err
-	}
-	opts := host.Options{}
-	if pid > 0 {
-		opts.PIDs = []int{pid}
-	}
-	return host.Read(fs, opts)
-}
+func stepsOf(outs []tune.Outcome) []labdata.PlanStep { return serverhost.StepsOf(outs) }
 
-// hostDoctor is the lab.Diagnoser built on internal/doctor. Its safe fixes
-// are the doctor's plan under doctor.UnattendedPlan.
-type hostDoctor struct{}
+// hostDoctor is the lab.Diagnoser of a server host (this machine, or a
+// session's). Its safe fixes are the doctor's plan under
+// doctor.UnattendedPlan.
+type hostDoctor struct{ host func(lab.Env) serverhost.Host }
 
 // Diagnose runs every rule against the host and the server.
-func (hostDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding, []change.Change, error) {
-	var findings []labdata.Finding
-	var fixes []change.Change
-	err := netns.Do(env.ServerNetNS, func() error {
-		facts, err := doctor.Gather(ctx, doctor.GatherOptions{Root: "/", Pid: env.ServerPID,
-			Redis: &redisadmin.Options{Addr: env.RedisAddr, Username: env.RedisUser, Password: env.RedisPassword}})
-		if err != nil {
-			return err
-		}
-		rep, err := doctor.Run(ctx, facts, doctor.Options{})
-		if err != nil {
-			return err
-		}
-		findings, fixes = labFindings(rep, env.RedisAddr)
-		return nil
-	})
-	return findings, fixes, err
+func (d hostDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding, lab.Fixes, error) {
+	rep, err := d.host(env).Doctor(ctx, remote.DoctorArgs{Pid: env.ServerPID, Redis: labRedis(env)})
+	if err != nil {
+		return nil, lab.Fixes{}, err
+	}
+	f, fixes := labFindings(rep, env.RedisAddr)
+	return f, fixes, nil
 }
 
 // labFindings are a doctor report's findings as the lab records them,
 // and the fixes it applies unattended (doctor.UnattendedPlan). For a
 // cluster each finding names its node, and a node doctor could not read
 // is recorded as a finding of its own (cluster-node-unread).
-func labFindings(rep *doctor.Report, addr string) ([]labdata.Finding, []change.Change) {
+func labFindings(rep *doctor.Report, addr string) ([]labdata.Finding, lab.Fixes) {
 	var findings []labdata.Finding
 	labels := map[string]string{}
 	for _, n := range rep.Nodes {
@@ -174,7 +164,8 @@ func labFindings(rep *doctor.Report, addr string) ([]labdata.Finding, []change.C
 		lf.Node = labels[f.Node]
 		findings = append(findings, lf)
 	}
-	return findings, rep.Plan(doctor.UnattendedPlan).Changes
+	dp := rep.Plan(doctor.UnattendedPlan)
+	return findings, lab.Fixes{Changes: dp.Changes, Notes: dp.Notes}
 }
 
 func findingOf(f doctor.Finding, addr string) labdata.Finding {
@@ -197,7 +188,7 @@ func findingOf(f doctor.Finding, addr string) labdata.Finding {
 
 // StartNetNS gives a netns target's namespace its starting sysctls
 // through tune (lab.NetStarter), journaled in the lab's state directory.
-func (t *hostTuner) StartNetNS(ctx context.Context, ns string, sysctls map[string]string) ([]labdata.PlanStep, func(context.Context) error, error) {
+func (t *localTuner) StartNetNS(ctx context.Context, ns string, sysctls map[string]string) ([]labdata.PlanStep, func(context.Context) error, error) {
 	outs, undo, err := tune.StartNetNS(ctx, ns, sysctls, t.StateDir)
 	return stepsOf(outs), undo, err
 }

@@ -1,10 +1,8 @@
 package cli
 
 import (
-	"bytes"
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,12 +11,11 @@ import (
 	"strconv"
 	"time"
 
-	"redline/internal/change"
-	"redline/internal/doctor"
 	"redline/internal/host"
 	"redline/internal/lab"
 	"redline/internal/labdata"
 	"redline/internal/remote"
+	"redline/internal/serverhost"
 )
 
 // sshServerHost is the lab.ServerHost of a target of kind ssh: a redline
@@ -29,8 +26,8 @@ import (
 type sshServerHost struct {
 	t        labdata.TargetSpec
 	dialOpts remote.DialOptions
-	c        *remote.Client
-	redial   func(ctx context.Context) (*remote.Client, error)
+	h        *serverhost.Remote
+	redial   func(ctx context.Context, cleanup string) (*remote.Client, error)
 	// learned is what the session did by itself after the link died, once
 	// a new session has told it.
 	learned *labdata.RemoteCleanup
@@ -44,11 +41,15 @@ func labServerHost(s *streams, f *labFlags) lab.DialServerHost {
 			return nil, fmt.Errorf("--state-dir with target.sudo: the sudoers line of docs/remote.md allows no arguments, so the session there uses its default journal directory (drop --state-dir)")
 		}
 		o := remote.DialOptions{SSH: remote.SSH{Target: t.Host, Config: f.sshConfig}, Version: Version(), NoPush: t.NoPush, Sudo: t.Sudo,
-			StateDir: f.stateDir, HeartbeatTimeout: t.Heartbeat, DeadAfter: labDeadAfter(t.Heartbeat),
+			StateDir: f.stateDir, HeartbeatTimeout: t.Heartbeat, DeadAfter: remote.DeadAfter(t.Heartbeat),
 			Notify: func(msg string) { fmt.Fprintf(s.err, "redline lab: %s\n", msg) }}
 		h := &sshServerHost{t: t, dialOpts: o}
-		h.redial = func(ctx context.Context) (*remote.Client, error) { return remote.Dial(ctx, h.dialOpts) }
-		c, err := h.redial(ctx)
+		h.redial = func(ctx context.Context, cleanup string) (*remote.Client, error) {
+			o := h.dialOpts
+			o.Cleanup = cleanup
+			return remote.Dial(ctx, o)
+		}
+		c, err := h.redial(ctx, "")
 		if err != nil {
 			return nil, err
 		}
@@ -56,37 +57,12 @@ func labServerHost(s *streams, f *labFlags) lab.DialServerHost {
 			fmt.Fprintf(s.err, "redline lab: on %s an earlier session ended (%s) and restored %d apply(s), stopped %d redis-server(s)%s\n",
 				c.Hello.Hostname, cl.Reason, len(cl.Restored), len(cl.Stopped), cleanupErrors(cl))
 		}
-		h.c = c
+		h.h = serverhost.NewRemote(c, t.Host)
 		return h, nil
 	}
 }
 
-// labDeadAfter is how long the lab waits for a word from the session
-// before it takes the link for dead: the session's own timeout and a
-// margin for its longest lab operation (starting a server, a doctor).
-func labDeadAfter(heartbeat time.Duration) time.Duration {
-	return cmp.Or(heartbeat, remote.DefaultHeartbeatTimeout) + 30*time.Second
-}
-
-// call runs one operation; when the link has died it says what the
-// server host does about it.
-func (h *sshServerHost) call(ctx context.Context, op string, args, result any) error {
-	err := callRemote(ctx, h.c, 0, op, args, result)
-	if err != nil && h.lost() {
-		return fmt.Errorf("%w: the link to %s was lost; its session rolls back what it applied and stops its server by itself within %s",
-			err, h.t.Host, h.c.Hello.HeartbeatTimeout)
-	}
-	return err
-}
-
-func (h *sshServerHost) lost() bool {
-	select {
-	case <-h.c.Done():
-		return true
-	default:
-		return false
-	}
-}
+func (h *sshServerHost) lost() bool { return h.h.Lost() }
 
 // ip is the server host's address the load goes to: the scenario's, or
 // the one the ssh connection reached.
@@ -94,7 +70,7 @@ func (h *sshServerHost) ip() (string, error) {
 	if h.t.Address != "" {
 		return h.t.Address, nil
 	}
-	if ip := h.c.Hello.SSHServerIP; ip != "" {
+	if ip := h.h.Info().SSHServerIP; ip != "" {
 		return ip, nil
 	}
 	return "", fmt.Errorf("the session on %s cannot tell its address (no $SSH_CONNECTION): give target.address, an IP of the server host the load can reach", h.t.Host)
@@ -106,10 +82,9 @@ func (h *sshServerHost) Start(ctx context.Context, spec labdata.ServerSpec, pass
 	if err != nil {
 		return lab.HostServer{}, err
 	}
-	args := remote.RedisStartArgs{Bind: ip, Config: spec.Config, CPUs: spec.CPUs, NUMANode: spec.NUMANode, Allocator: spec.Allocator,
-		Binary: spec.Binary, Password: password}
-	var srv remote.RedisServer
-	if err := h.call(ctx, remote.OpRedisStart, args, &srv); err != nil {
+	srv, err := h.h.RedisStart(ctx, remote.RedisStartArgs{Bind: ip, Config: spec.Config, CPUs: spec.CPUs, NUMANode: spec.NUMANode,
+		Allocator: spec.Allocator, Binary: spec.Binary, Password: password})
+	if err != nil {
 		return lab.HostServer{}, err
 	}
 	return lab.HostServer{ID: srv.ID, Addr: net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port)), Pid: srv.Pid}, nil
@@ -120,9 +95,7 @@ func (h *sshServerHost) Stop(ctx context.Context, id string) (string, error) {
 	if h.lost() {
 		return "", nil // the session stopped it (Close learns how)
 	}
-	var out remote.RedisStopResult
-	err := h.call(ctx, remote.OpRedisStop, remote.RedisStopArgs{ID: id}, &out)
-	return out.LogTail, err
+	return h.h.RedisStop(ctx, id)
 }
 
 // Attach checks the existing server at port on the host.
@@ -132,30 +105,17 @@ func (h *sshServerHost) Attach(ctx context.Context, port int, user, password str
 		return lab.HostServer{}, err
 	}
 	addr := net.JoinHostPort(ip, strconv.Itoa(port))
-	var a remote.RedisAttached
-	err = h.call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Addr: addr, User: user, Password: password}}, &a)
+	a, err := h.h.RedisAttach(ctx, remote.RedisTarget{Addr: addr, User: user, Password: password})
 	return lab.HostServer{Addr: addr, Pid: a.Pid}, err
 }
 
 // Snapshot reads the server host's model, without its processes.
 func (h *sshServerHost) Snapshot(ctx context.Context) (*host.Snapshot, error) {
-	snap, err := h.snapshot(ctx, 0)
-	if err != nil && h.c.Hello.Hostname != "" {
-		err = fmt.Errorf("%s: %w", h.c.Hello.Hostname, err)
+	snap, err := h.h.Snapshot(ctx, remote.SnapshotArgs{NoProcesses: true})
+	if err != nil && h.h.Info().Hostname != "" {
+		err = fmt.Errorf("%s: %w", h.h.Info().Hostname, err)
 	}
 	return snap, err
-}
-
-func (h *sshServerHost) snapshot(ctx context.Context, pid int) (*host.Snapshot, error) {
-	args := remote.SnapshotArgs{NoProcesses: pid == 0}
-	if pid > 0 {
-		args.PIDs = []int{pid}
-	}
-	var snap host.Snapshot
-	if err := h.call(ctx, remote.OpSnapshot, args, &snap); err != nil {
-		return nil, err
-	}
-	return &snap, nil
 }
 
 // Proc is the server host's /proc as sampled now; nil, nil once the link
@@ -164,15 +124,14 @@ func (h *sshServerHost) Proc(ctx context.Context) (fs.FS, error) {
 	if h.lost() {
 		return nil, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	return h.c.Proc(ctx)
+	return h.h.Sample(ctx)
 }
 
 // Describe records the link in the target's record.
 func (h *sshServerHost) Describe(ti *labdata.TargetInfo) {
-	ti.SSH, ti.ServerHostname, ti.Session = h.t.Host, h.c.Hello.Hostname, h.c.Hello.Session
-	ti.Topology = fmt.Sprintf("network: load from this host to %s, driven over ssh %s", h.c.Hello.Hostname, h.t.Host)
+	i := h.h.Info()
+	ti.SSH, ti.ServerHostname, ti.Session = h.t.Host, i.Hostname, i.Session
+	ti.Topology = fmt.Sprintf("network: load from this host to %s, driven over ssh %s", i.Hostname, h.t.Host)
 }
 
 // Close says bye (the session then undoes whatever is left and stops its
@@ -180,10 +139,12 @@ func (h *sshServerHost) Describe(ti *labdata.TargetInfo) {
 // the old one did by itself.
 func (h *sshServerHost) Close(ctx context.Context) *labdata.RemoteCleanup {
 	if !h.lost() {
-		hangUp(h.c)
+		// What the session could not undo is in its cleanup; the lab's
+		// own restore has already reported its steps.
+		_, _ = h.h.Close(ctx)
 		return nil
 	}
-	h.c.Close()
+	h.h.Close(ctx)
 	return h.learn(ctx)
 }
 
@@ -193,12 +154,13 @@ func (h *sshServerHost) learn(ctx context.Context) *labdata.RemoteCleanup {
 	if h.learned != nil {
 		return h.learned
 	}
-	wait := h.c.Hello.HeartbeatTimeout + 30*time.Second
+	info := h.h.Info()
+	wait := info.HeartbeatTimeout + 30*time.Second
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	var last error
 	for ctx.Err() == nil {
-		c, err := h.redial(ctx)
+		c, err := h.redial(ctx, info.Session)
 		if err != nil {
 			last = err
 			select {
@@ -207,13 +169,13 @@ func (h *sshServerHost) learn(ctx context.Context) *labdata.RemoteCleanup {
 			}
 			continue
 		}
-		cl := findCleanup(c.Hello.Cleanups, h.c.Hello.Session)
+		cl := findCleanup(c.Hello.Cleanups, info.Session)
 		hangUp(c)
 		if cl != nil {
 			h.learned = remoteCleanupOf(cl)
 			return h.learned
 		}
-		last = fmt.Errorf("its session %s has not reported ending yet", h.c.Hello.Session)
+		last = fmt.Errorf("its session %s has not reported ending yet", info.Session)
 		select {
 		case <-ctx.Done():
 		case <-time.After(2 * time.Second):
@@ -236,7 +198,7 @@ func findCleanup(cls []remote.Cleanup, session string) *remote.Cleanup {
 func remoteCleanupOf(c *remote.Cleanup) *labdata.RemoteCleanup {
 	out := &labdata.RemoteCleanup{Reason: c.Reason, Time: c.Time, Errors: c.Errors}
 	for _, r := range c.Restored {
-		out.Restored = append(out.Restored, stepsOf(r.Outcomes)...)
+		out.Restored = append(out.Restored, r.Steps...)
 	}
 	for _, s := range c.Stopped {
 		out.Stopped = append(out.Stopped, fmt.Sprintf("redis-server pid %d port %d", s.Pid, s.Port))
@@ -257,11 +219,11 @@ type sshSteerer struct{ h *sshServerHost }
 // Start starts steer there for the lab's server (env.ServerPID is its pid
 // on the server host).
 func (st sshSteerer) Start(ctx context.Context, spec labdata.SteerSpec, env lab.Env) (lab.SteerSession, error) {
-	var out remote.SteerStarted
-	if err := st.h.call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: env.ServerPID}, &out); err != nil {
+	id, err := st.h.h.SteerStart(ctx, spec, env.ServerPID)
+	if err != nil {
 		return nil, err
 	}
-	return sshSteerSession{h: st.h, id: out.ID}, nil
+	return sshSteerSession{h: st.h, id: id}, nil
 }
 
 type sshSteerSession struct {
@@ -275,80 +237,23 @@ func (ss sshSteerSession) Stop(ctx context.Context) (labdata.SteerSession, error
 	if ss.h.lost() {
 		return labdata.SteerSession{Finished: time.Now(), Notes: []string{"the link to the server host was lost: its session stopped steer and restored the IRQs by itself (see what the server host restored)"}}, nil
 	}
-	var out remote.SteerStopResult
-	if err := ss.h.call(ctx, remote.OpSteerStop, remote.SteerStopArgs{ID: ss.id}, &out); err != nil {
-		return labdata.SteerSession{Finished: time.Now(), RestoreError: err.Error()}, err
+	rec, err := ss.h.h.SteerStop(ctx, ss.id)
+	if err != nil && rec.RestoreError != "" && !ss.h.lost() {
+		return rec, fmt.Errorf("steer on %s: %s (run redline tune rollback --ssh %s)", ss.h.t.Host, rec.RestoreError, ss.h.t.Host)
 	}
-	if out.Error != "" {
-		out.Session.RestoreError = out.Error
-		return out.Session, fmt.Errorf("steer on %s: %s (run redline tune rollback --ssh %s)", ss.h.t.Host, out.Error, ss.h.t.Host)
-	}
-	return out.Session, nil
+	return rec, err
 }
 
-// Tuner applies the lab's variants on the server host.
-func (h *sshServerHost) Tuner() lab.Tuner { return &sshTuner{h: h} }
+// Tuner applies the lab's variants on the server host, scoped to the
+// session.
+func (h *sshServerHost) Tuner() lab.Tuner {
+	return &hostTuner{host: h.open, scope: serverhost.Scoped, lost: h.lost, restored: h.restoredBySession}
+}
 
 // Doctor diagnoses the server host and its server there.
-func (h *sshServerHost) Doctor() lab.Diagnoser { return sshDoctor{h: h} }
+func (h *sshServerHost) Doctor() lab.Diagnoser { return hostDoctor{host: h.open} }
 
-// sshTuner is the lab.Tuner of a server host: the plan is made here over
-// the host's snapshot (as hostTuner makes it over this one's), applied
-// there behind its journal, scoped to the session.
-type sshTuner struct {
-	h       *sshServerHost
-	session string
-}
-
-func (t *sshTuner) redis(env lab.Env) *remote.RedisTarget {
-	return &remote.RedisTarget{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
-}
-
-// Apply plans spec and applies it on the server host.
-func (t *sshTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.Env) ([]labdata.PlanStep, error) {
-	plan, err := labPlan(spec, env, func(pid int) (*host.Snapshot, error) { return t.h.snapshot(ctx, pid) })
-	if err != nil {
-		return nil, err
-	}
-	raw, err := json.Marshal(plan)
-	if err != nil {
-		return nil, err
-	}
-	var out remote.TuneApplyResult
-	if err := t.h.call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: raw, Redis: t.redis(env), Scoped: true}, &out); err != nil {
-		return nil, err
-	}
-	var steps []labdata.PlanStep
-	if out.Result != nil {
-		steps, t.session = stepsOf(out.Result.Outcomes), out.Result.Session
-	}
-	return steps, remoteError(out.Error)
-}
-
-// Rollback restores the last Apply's changes there; when the link has
-// died, the session restored them by itself, and a new one tells how.
-func (t *sshTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanStep, error) {
-	session := t.session
-	t.session = ""
-	if session == "" {
-		return nil, nil
-	}
-	if t.h.lost() {
-		return t.h.restoredBySession(ctx)
-	}
-	var out remote.TuneRollbackResult
-	if err := t.h.call(ctx, remote.OpTuneRollback, remote.TuneRollbackArgs{Session: session, RedisPassword: env.RedisPassword}, &out); err != nil {
-		if t.h.lost() {
-			return t.h.restoredBySession(ctx)
-		}
-		return nil, err
-	}
-	var steps []labdata.PlanStep
-	if out.Result != nil {
-		steps = stepsOf(out.Result.Outcomes)
-	}
-	return steps, remoteError(out.Error)
-}
+func (h *sshServerHost) open(lab.Env) serverhost.Host { return h.h }
 
 // restoredBySession is what the lost session restored, as an error
 // unless it restored everything.
@@ -361,24 +266,6 @@ func (h *sshServerHost) restoredBySession(ctx context.Context) ([]labdata.PlanSt
 		return cl.Restored, fmt.Errorf("the session on %s restored by itself (%s) with errors: %q", h.t.Host, cl.Reason, cl.Errors)
 	}
 	return cl.Restored, nil
-}
-
-// sshDoctor is the lab.Diagnoser of a server host: its doctor runs there.
-type sshDoctor struct{ h *sshServerHost }
-
-// Diagnose runs every rule on the server host, against the server.
-func (d sshDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding, []change.Change, error) {
-	args := remote.DoctorArgs{Pid: env.ServerPID, Redis: &remote.RedisTarget{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}}
-	var raw json.RawMessage
-	if err := d.h.call(ctx, remote.OpDoctor, args, &raw); err != nil {
-		return nil, nil, err
-	}
-	rep, err := doctor.ReadReport(bytes.NewReader(raw))
-	if err != nil {
-		return nil, nil, err
-	}
-	f, fixes := labFindings(rep, env.RedisAddr)
-	return f, fixes, nil
 }
 
 // printRemoteCleanup says what the server host did by itself when the

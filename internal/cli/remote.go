@@ -2,12 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"redline/internal/remote"
+	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
 
@@ -26,29 +29,45 @@ func (r *remoteOptions) flags(cmd *cobra.Command) {
 	f.BoolVar(&r.sudo, "ssh-sudo", false, "with --ssh: run the session as root with sudo -n (the sudoers line is in docs/remote.md)")
 }
 
-// set reports whether the command runs remotely.
-func (r *remoteOptions) set() bool { return r.target != "" }
-
-// dial opens a session on the server host for command name (for
-// messages), with its journal in stateDir there, and reports what earlier
-// sessions' dead man's switches restored.
-func (r *remoteOptions) dial(ctx context.Context, s *streams, name, stateDir string) (*remote.Client, error) {
-	o := remote.DialOptions{
-		SSH: remote.SSH{Target: r.target}, Version: Version(), NoPush: r.noPush, Sudo: r.sudo,
-		Notify: func(msg string) { fmt.Fprintf(s.err, "redline %s: %s\n", name, msg) },
+// openHost opens the host command name (for messages) acts on: this
+// machine as local describes it, or the --ssh server host, with its
+// journal in local.StateDir there. It is the one place a command chooses
+// between the two. It reports what earlier sessions' dead man's switches
+// restored there.
+func (r *remoteOptions) openHost(ctx context.Context, s *streams, name string, local serverhost.LocalOptions) (serverhost.Host, error) {
+	o := serverhost.OpenOptions{Local: local}
+	if r.target != "" {
+		o.Dial = remote.DialOptions{
+			SSH: remote.SSH{Target: r.target}, Version: Version(), NoPush: r.noPush, Sudo: r.sudo,
+			Notify: func(msg string) { fmt.Fprintf(s.err, "redline %s: %s\n", name, msg) },
+		}
+		if local.StateDir != tune.DefaultStateDir {
+			o.Dial.StateDir = local.StateDir
+		}
 	}
-	if stateDir != tune.DefaultStateDir {
-		o.StateDir = stateDir
+	h, err := serverhost.Open(ctx, o)
+	if errors.Is(err, serverhost.ErrLocalOnly) {
+		return nil, usageError("redline %s: %v", name, err)
 	}
-	c, err := remote.Dial(ctx, o)
 	if err != nil {
 		return nil, exitCode(ExitError, fmt.Sprintf("redline %s: %v", name, err))
 	}
-	for _, cl := range c.Hello.Cleanups {
+	i := h.Info()
+	for _, cl := range i.Cleanups {
 		fmt.Fprintf(s.err, "redline %s: on %s an earlier session ended (%s) and restored %d apply(s), stopped %d redis-server(s)%s\n",
-			name, c.Hello.Hostname, cl.Reason, len(cl.Restored), len(cl.Stopped), cleanupErrors(cl))
+			name, i.Hostname, cl.Reason, len(cl.Restored), len(cl.Stopped), cleanupErrors(cl))
 	}
-	return c, nil
+	return h, nil
+}
+
+// journalMissing says, for a command that reads this machine's journal,
+// whether its directory is absent (missingStateDir); a server host's
+// session answers for its own.
+func (r *remoteOptions) journalMissing(cmd *cobra.Command, o *tuneOptions) (bool, error) {
+	if r.target != "" {
+		return false, nil
+	}
+	return o.missingStateDir(cmd)
 }
 
 func cleanupErrors(c remote.Cleanup) string {
@@ -58,11 +77,39 @@ func cleanupErrors(c remote.Cleanup) string {
 	return fmt.Sprintf("; errors: %q", c.Errors)
 }
 
-// hangUp ends a session politely; the session's own switch covers the
-// cases where this never runs.
+// closeHost ends a host politely (a server host's session then undoes
+// what is left); the session's own switch covers the cases where this
+// never runs. What its cleanup could not undo is said on stderr.
+func closeHost(s *streams, name string, h serverhost.Host) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := h.Close(ctx); err != nil {
+		fmt.Fprintf(s.err, "redline %s: ending %s: %v\n", name, orUnknown(h.Info().Hostname), err)
+	}
+}
+
+// hangUp ends a session client politely (the bench workers' sessions).
 func hangUp(c *remote.Client) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_ = c.Bye(ctx)
 	_ = c.Close()
+}
+
+// failed is err as command name's exit with code, unless it already is
+// one (openHost's).
+func failed(name string, code int, err error) error {
+	var e *exitError
+	if errors.As(err, &e) {
+		return err
+	}
+	return exitCode(code, "redline "+name+": "+err.Error())
+}
+
+// printWhere heads a command's output with the server host it ran on
+// ("on NAME:"); nothing for this machine.
+func printWhere(w io.Writer, i serverhost.Info) {
+	if where := i.Where(); where != "" {
+		fmt.Fprintf(w, "%s:\n", where)
+	}
 }

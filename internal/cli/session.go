@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"redline/internal/remote"
+	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
 
@@ -39,7 +39,7 @@ func runSession(ctx context.Context, s *streams, stateDir string) error {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGHUP, syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	c := remote.Serve(ctx, s.in, s.out, remote.SessionOptions{Version: Version(), StateDir: stateDir, Log: s.err})
+	c := serverhost.Serve(ctx, s.in, s.out, serverhost.ServeOptions{Version: Version(), StateDir: stateDir, Log: s.err})
 	if len(c.Errors) > 0 {
 		return exitCode(ExitFailure, "redline session: "+errors.Join(stringErrors(c.Errors)...).Error())
 	}

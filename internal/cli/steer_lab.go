@@ -9,6 +9,7 @@ import (
 
 	"redline/internal/lab"
 	"redline/internal/labdata"
+	"redline/internal/serverhost"
 	"redline/internal/steer"
 	"redline/internal/tune"
 )
@@ -30,11 +31,7 @@ func (l labSteerer) Start(ctx context.Context, spec labdata.SteerSpec, env lab.E
 	if dir == "" {
 		dir = tune.DefaultStateDir
 	}
-	s, err := steer.StartSession(ctx, steer.SessionOptions{
-		Period: spec.Period, Sample: spec.Sample, Domain: spec.Domain, PIDs: []int{env.ServerPID}, DryRun: spec.DryRun, StateDir: dir,
-		NetNS:  nonEmpty(env.ServerNetNS, env.ClientNetNS),
-		Engine: steer.Options{Periods: spec.Periods, Majority: float64(spec.Majority), MinPackets: spec.MinPackets},
-	})
+	s, err := steer.StartSession(ctx, serverhost.SteerOptions(spec, []int{env.ServerPID}, nonEmpty(env.ServerNetNS, env.ClientNetNS), dir))
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +43,7 @@ type labSteerSession struct{ s *steer.Session }
 // Stop stops steering, restores the IRQs and records the session.
 func (l labSteerSession) Stop(ctx context.Context) (labdata.SteerSession, error) {
 	rec, err := l.s.Stop(ctx)
-	out := rec.Data()
+	out := serverhost.SteerData(rec)
 	if err != nil {
 		out.RestoreError = err.Error()
 	}

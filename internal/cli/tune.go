@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"redline/internal/remote"
 	"redline/internal/secret"
+	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
 
@@ -95,19 +97,24 @@ func (o *tuneOptions) hostFlags(cmd *cobra.Command) {
 	o.passFlag(cmd)
 }
 
-// system is the machine the command works on.
-func (o *tuneOptions) system() *tune.System {
-	var s *tune.System
-	if o.root == "/" || o.root == "" {
-		s = tune.LiveSystem()
-	} else {
-		s = tune.RehearsalSystem(o.root)
+// local is this machine as the command describes it (a rehearsal tree
+// with --root), its journal in --state-dir.
+func (o *tuneOptions) local() serverhost.LocalOptions {
+	return serverhost.LocalOptions{Root: o.root, StateDir: o.stateDir}
+}
+
+// redisFor is the server a plan's redis-config changes go to, with
+// the password (which travels only inside a session): --redis, else the
+// plan's when there is a password to give it; nil for the plan's own.
+func (o *tuneOptions) redisFor(p *tune.Plan) *remote.RedisTarget {
+	switch {
+	case o.redis != "":
+		r := tuneRedisOptions(o.redis, o.user)
+		return &remote.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: o.password}
+	case p != nil && p.Redis != nil && o.password != "":
+		return &remote.RedisTarget{Network: p.Redis.Network, Addr: p.Redis.Addr, User: p.Redis.User, Password: o.password}
 	}
-	if o.redis != "" {
-		s.Redis = tuneRedisOptions(o.redis, o.user)
-	}
-	s.Redis.Password = o.password
-	return s
+	return nil
 }
 
 func tuneRedisOptions(addr, user string) tune.RedisOptions {

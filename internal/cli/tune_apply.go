@@ -3,11 +3,11 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
 
@@ -32,9 +32,6 @@ without complaining. Exit status: 0 when every change is in place, 1 when one
 failed (and was rolled back) or was refused, 2 when apply could not run.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if o.remote.set() {
-				return runTuneApplyRemote(cmd.Context(), s, o, args[0])
-			}
 			return runTuneApply(cmd.Context(), s, o, args[0])
 		},
 	}
@@ -55,33 +52,42 @@ func runTuneApply(ctx context.Context, s *streams, o *tuneApplyOptions, path str
 	if err != nil {
 		return exitCode(ExitError, "redline tune apply: "+err.Error())
 	}
-	if h, _ := os.Hostname(); p.Host != "" && h != "" && p.Host != h {
-		fmt.Fprintf(s.err, "redline tune apply: warning: the plan was made on %s, this is %s; its values were read there\n", p.Host, h)
+	h, err := o.remote.openHost(ctx, s, "tune apply", o.local())
+	if err != nil {
+		return err
 	}
-	sys := o.system()
-	defer sys.Close()
+	defer closeHost(s, "tune apply", h)
+	hi := h.Info()
+	if p.Host != "" && hi.Hostname != "" && p.Host != hi.Hostname {
+		fmt.Fprintf(s.err, "redline tune apply: warning: the plan was made on %s, this is %s; its values were read there\n", p.Host, hi.Hostname)
+	}
+	redis := o.redisFor(p)
+	previews, warnings, err := h.TunePreview(ctx, p, redis)
+	if err != nil {
+		return exitCode(ExitError, "redline tune apply: "+err.Error())
+	}
 	if o.dryRun || !o.yes {
-		previews, err := tune.Preview(ctx, sys, p)
-		if err != nil {
-			return exitCode(ExitError, "redline tune apply: "+err.Error())
-		}
-		tunePrintPreview(s.out, p, previews, tune.Warnings(sys, p))
+		tunePrintPreview(s.out, p, previews, warnings)
 		if o.dryRun {
 			return nil
 		}
 		return exitCode(ExitError, "redline tune apply: nothing changed: add --yes to apply this plan")
 	}
-	for _, w := range tune.Warnings(sys, p) {
+	for _, w := range warnings {
 		fmt.Fprintln(s.err, "redline tune apply: WARNING:", w)
 	}
-	progress := func(out tune.Outcome) { tunePrintOutcome(s.out, out) }
-	if o.json {
-		progress = nil
+	res, err := h.TuneApply(ctx, p, redis, serverhost.Kept)
+	if res == nil {
+		return tuneApplyExit(s, o, res, err)
 	}
-	res, err := tune.Apply(ctx, sys, p, tune.ApplyOptions{StateDir: o.stateDir, Progress: progress})
-	if o.json && res != nil {
+	if o.json {
 		if jerr := tuneWriteJSON(s.out, res); jerr != nil {
 			return jerr
+		}
+	} else {
+		printWhere(s.out, hi)
+		for _, oc := range res.Outcomes {
+			tunePrintOutcome(s.out, oc)
 		}
 	}
 	return tuneApplyExit(s, o, res, err)

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,8 +14,8 @@ import (
 	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
-	"redline/internal/redisadmin"
 	"redline/internal/remote"
+	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
 
@@ -31,9 +30,9 @@ type tunePlanOptions struct {
 	keepIrqbalance bool
 	rewrite        bool
 	out            string
-	// rc is the server host's session (--ssh): the snapshot, the doctor
-	// and the preview come from there.
-	rc *remote.Client
+	// h is the host planned for (this machine, or --ssh's): the
+	// snapshot, the doctor and the preview come from there.
+	h serverhost.Host
 }
 
 func newTunePlanCmd(s *streams) *cobra.Command {
@@ -77,17 +76,12 @@ func runTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []st
 	if len(files) == 0 && len(o.profiles) == 0 && !o.fromDoctor {
 		return usageError("redline tune plan: nothing to plan from: give --profile, --doctor or a FILE (see --help)")
 	}
-	if o.remote.set() {
-		if o.root != "/" && o.root != "" {
-			return usageError("redline tune plan: --ssh plans for the live server host; --root is for this machine")
-		}
-		c, err := o.remote.dial(ctx, s, "tune plan", tune.DefaultStateDir)
-		if err != nil {
-			return err
-		}
-		defer hangUp(c)
-		o.rc = c
+	h, err := o.remote.openHost(ctx, s, "tune plan", o.local())
+	if err != nil {
+		return err
 	}
+	defer closeHost(s, "tune plan", h)
+	o.h = h
 	p, err := buildTunePlan(ctx, s, o, files)
 	if err != nil {
 		return exitCode(ExitError, "redline tune plan: "+err.Error())
@@ -117,29 +111,37 @@ func runTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []st
 	return nil
 }
 
-// buildTunePlan merges the sources in the order: files, doctor, profiles.
+// buildTunePlan composes the sources (tune.Compose: files, doctor,
+// profiles, the first to set a thing wins).
 func buildTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []string) (*tune.Plan, error) {
-	plan := &tune.Plan{Version: tune.PlanVersion}
+	var src tune.Sources
 	for _, f := range files {
 		p, err := readTunePlanSource(f, o.minSeverity)
 		if err != nil {
 			return nil, err
 		}
-		plan.Merge(p)
+		src.Plans = append(src.Plans, p)
 	}
 	if o.fromDoctor {
-		p, err := tunePlanFromDoctor(ctx, s, o)
-		if err != nil {
+		if err := tunePlanFromDoctor(ctx, s, o, &src); err != nil {
 			return nil, err
 		}
-		plan.Merge(p)
 	}
 	if len(o.profiles) > 0 {
-		p, err := tunePlanProfiles(ctx, o)
-		if err != nil {
-			return nil, err
+		src.Profiles = o.profiles
+		src.Input = tune.PlanInput{NIC: o.nic, PID: o.pid, KeepIrqbalance: o.keepIrqbalance}
+		if o.nicNode >= 0 {
+			src.Input.NICNode = &o.nicNode
 		}
-		plan.Merge(p)
+		if o.redis != "" {
+			r := tuneRedisOptions(o.redis, o.user)
+			src.Input.Redis = &tune.PlanRedis{Network: r.Network, Addr: r.Addr, User: r.User}
+		}
+		src.Snapshot = func() (*host.Snapshot, error) { return o.snapshot(ctx) }
+	}
+	plan, err := tune.Compose(src)
+	if err != nil {
+		return nil, err
 	}
 	o.redisTarget(plan)
 	if err := o.clusterNodes(ctx, plan); err != nil {
@@ -150,16 +152,16 @@ func buildTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []
 
 // clusterNodes sends the plan's node-less Redis settings to every node
 // when --redis is a node of a Redis Cluster: a cluster tuned on one node
-// is a cluster half-tuned. Through --ssh the plan stays on the one server.
+// is a cluster half-tuned. The nodes are listed as the host (this one, or
+// --ssh's) reaches them.
 func (o *tunePlanOptions) clusterNodes(ctx context.Context, p *tune.Plan) error {
-	if o.rc != nil || o.redis == "" || !slices.ContainsFunc(p.Changes, func(c change.Change) bool {
+	if o.redis == "" || !slices.ContainsFunc(p.Changes, func(c change.Change) bool {
 		return c.Kind == change.KindRedisConfig && c.Node == ""
 	}) {
 		return nil
 	}
 	r := tuneRedisOptions(o.redis, o.user)
-	r.Password = o.password
-	nodes, err := tune.ClusterNodes(ctx, r)
+	nodes, err := o.h.RedisNodes(ctx, remote.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: o.password})
 	if err != nil || len(nodes) == 0 {
 		return err
 	}
@@ -188,21 +190,9 @@ func tuneHasRedisChange(p *tune.Plan) bool {
 	return false
 }
 
-// preview is what applying p would do, here or on the server host.
+// preview is what applying p would do on the host.
 func (o *tunePlanOptions) preview(ctx context.Context, p *tune.Plan) ([]tune.Outcome, []string, error) {
-	if o.rc != nil {
-		raw, err := json.Marshal(p)
-		if err != nil {
-			return nil, nil, err
-		}
-		var pre remote.TunePreviewResult
-		err = callRemote(ctx, o.rc, 0, remote.OpTunePreview, remote.TuneApplyArgs{Plan: raw, Redis: remoteRedis(&o.tuneOptions, p)}, &pre)
-		return pre.Outcomes, pre.Warnings, err
-	}
-	sys := o.system()
-	defer sys.Close()
-	previews, err := tune.Preview(ctx, sys, p)
-	return previews, tune.Warnings(sys, p), err
+	return o.h.TunePreview(ctx, p, o.redisFor(p))
 }
 
 // snapshot reads the host the plan is for (with the server's process).
@@ -211,85 +201,31 @@ func (o *tunePlanOptions) snapshot(ctx context.Context) (*host.Snapshot, error) 
 	if o.pid != 0 {
 		pids = []int{o.pid}
 	}
-	if o.rc != nil {
-		var snap host.Snapshot
-		err := callRemote(ctx, o.rc, 0, remote.OpSnapshot, remote.SnapshotArgs{PIDs: pids}, &snap)
-		return &snap, err
-	}
-	fsys, err := host.NewFS(o.root)
-	if err != nil {
-		return nil, err
-	}
-	return host.Read(fsys, host.Options{PIDs: pids})
+	return o.h.Snapshot(ctx, remote.SnapshotArgs{PIDs: pids})
 }
 
-func tunePlanProfiles(ctx context.Context, o *tunePlanOptions) (*tune.Plan, error) {
-	snap, err := o.snapshot(ctx)
+// tunePlanFromDoctor runs the doctor on the host and takes the fixes of
+// its report as a saved report's (doctor.ReviewedPlan).
+func tunePlanFromDoctor(ctx context.Context, s *streams, o *tunePlanOptions, src *tune.Sources) error {
+	min, err := doctor.ParseSeverity(o.minSeverity)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	in := tune.PlanInput{Host: snap, NIC: o.nic, PID: o.pid, KeepIrqbalance: o.keepIrqbalance}
-	if o.nicNode >= 0 {
-		in.NICNode = &o.nicNode
-	}
+	a := remote.DoctorArgs{Pid: o.pid, Iface: o.nic}
 	if o.redis != "" {
 		r := tuneRedisOptions(o.redis, o.user)
-		in.Redis = &tune.PlanRedis{Network: r.Network, Addr: r.Addr, User: r.User}
+		a.Redis = &remote.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: o.password}
 	}
-	p, err := tune.PlanProfiles(in, o.profiles...)
+	rep, err := o.h.Doctor(ctx, a)
 	if err != nil {
-		return nil, err
+		return fmt.Errorf("doctor: %w", err)
 	}
-	if snap.Container.Detected {
-		p.Notes = append(p.Notes, fmt.Sprintf("running in a container (%s): files mounted read-only will be refused, report-only", snap.Container.Kind))
-	}
-	return p, nil
-}
-
-// tunePlanFromDoctor runs doctor in-process and plans from its report with
-// the same function as a saved report.
-func tunePlanFromDoctor(ctx context.Context, s *streams, o *tunePlanOptions) (*tune.Plan, error) {
-	if o.rc != nil {
-		return tunePlanFromRemoteDoctor(ctx, s, o)
-	}
-	g := doctor.GatherOptions{Root: o.root, Pid: o.pid, Iface: o.nic}
-	if o.redis != "" && o.root == "/" {
-		r := tuneRedisOptions(o.redis, o.user)
-		g.Redis = &redisadmin.Options{Addr: r.Addr, Network: r.Network, Username: o.user, Password: o.password}
-	}
-	facts, err := doctor.Gather(ctx, g)
-	if err != nil {
-		return nil, fmt.Errorf("doctor: %w", err)
-	}
-	rep, err := doctor.Run(ctx, facts, doctor.Options{})
-	if err != nil {
-		return nil, fmt.Errorf("doctor: %w", err)
-	}
-	if g.Redis == nil {
+	if a.Redis == nil {
 		fmt.Fprintln(s.err, "redline tune plan: --doctor without --redis checks the host only")
 	}
-	return tunePlanOfReport(rep, o.minSeverity)
-}
-
-// tunePlanFromRemoteDoctor runs the doctor on the server host and plans
-// from its report as from a saved one.
-func tunePlanFromRemoteDoctor(ctx context.Context, s *streams, o *tunePlanOptions) (*tune.Plan, error) {
-	args := remote.DoctorArgs{Pid: o.pid, Iface: o.nic}
-	if o.redis != "" {
-		r := tuneRedisOptions(o.redis, o.user)
-		args.Redis = &remote.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: o.password}
-	} else {
-		fmt.Fprintln(s.err, "redline tune plan: --doctor without --redis checks the host only")
-	}
-	var raw json.RawMessage
-	if err := callRemote(ctx, o.rc, 0, remote.OpDoctor, args, &raw); err != nil {
-		return nil, fmt.Errorf("doctor: %w", err)
-	}
-	rep, err := doctor.ReadReport(bytes.NewReader(raw))
-	if err != nil {
-		return nil, fmt.Errorf("doctor: %w", err)
-	}
-	return tunePlanOfReport(rep, o.minSeverity)
+	dp := rep.Plan(doctor.ReviewedPlan(min))
+	src.Fixes, src.FixNotes, src.FixRedis, src.FixesGiven = dp.Changes, dp.Notes, dp.Redis, true
+	return nil
 }
 
 // readTunePlanSource reads a FILE given to tune plan: a saved doctor
@@ -325,10 +261,9 @@ func tunePlanOfReport(rep *doctor.Report, minSeverity string) (*tune.Plan, error
 		return nil, err
 	}
 	dp := rep.Plan(doctor.ReviewedPlan(min))
-	p := tune.FromChanges(dp.Changes, "doctor")
-	p.Notes = dp.Notes
-	if dp.Redis != "" {
-		p.Redis = &tune.PlanRedis{Addr: dp.Redis}
+	p, err := tune.Compose(tune.Sources{Fixes: dp.Changes, FixNotes: dp.Notes, FixRedis: dp.Redis, FixesGiven: true})
+	if err != nil {
+		return nil, err
 	}
 	return p, p.Validate()
 }

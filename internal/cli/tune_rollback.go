@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"redline/internal/remote"
 	"redline/internal/tune"
 )
 
@@ -31,10 +32,7 @@ Exit status: 0 when nothing is left to restore, 1 when some values could not be
 restored (they stay journaled: run rollback again), 2 when it could not run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.remote.set() {
-				return runTuneRollbackRemote(cmd.Context(), s, o)
-			}
-			if missing, err := o.missingStateDir(cmd); missing && err != nil {
+			if missing, err := o.remote.journalMissing(cmd, &o.tuneOptions); missing && err != nil {
 				return err
 			} else if missing {
 				fmt.Fprintln(s.out, "nothing to roll back")
@@ -53,12 +51,12 @@ restored (they stay journaled: run rollback again), 2 when it could not run.`,
 }
 
 func runTuneRollback(ctx context.Context, s *streams, o *tuneRollbackOptions) error {
-	progress := func(out tune.Outcome) { tunePrintOutcome(s.out, out) }
-	if o.json {
-		progress = nil
+	h, err := o.remote.openHost(ctx, s, "tune rollback", o.local())
+	if err != nil {
+		return err
 	}
-	res, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: o.stateDir, Last: o.last, Session: o.session, DryRun: o.dryRun,
-		RedisPassword: o.password, Progress: progress})
+	defer closeHost(s, "tune rollback", h)
+	res, err := h.TuneRollback(ctx, remote.TuneRollbackArgs{Session: o.session, Last: o.last, DryRun: o.dryRun, RedisPassword: o.password})
 	if res == nil {
 		return exitCode(ExitError, "redline tune rollback: "+err.Error())
 	}
@@ -67,6 +65,10 @@ func runTuneRollback(ctx context.Context, s *streams, o *tuneRollbackOptions) er
 			return jerr
 		}
 	} else {
+		printWhere(s.out, h.Info())
+		for _, oc := range res.Outcomes {
+			tunePrintOutcome(s.out, oc)
+		}
 		tunePrintRollbackSummary(s.out, res, o.dryRun)
 	}
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 
 	"github.com/spf13/cobra"
-
-	"redline/internal/tune"
 )
 
 func newTuneStatusCmd(s *streams) *cobra.Command {
@@ -20,10 +18,7 @@ gone (a reboot, a process exit or a Redis restart already undid it), intended
 not wait for a running apply.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if o.remote.set() {
-				return runTuneStatusRemote(cmd.Context(), s, o)
-			}
-			if missing, err := o.missingStateDir(cmd); missing && err != nil {
+			if missing, err := o.remote.journalMissing(cmd, o); missing && err != nil {
 				return err
 			}
 			return runTuneStatus(cmd.Context(), s, o)
@@ -36,13 +31,19 @@ not wait for a running apply.`,
 }
 
 func runTuneStatus(ctx context.Context, s *streams, o *tuneOptions) error {
-	rep, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: o.stateDir, RedisPassword: o.password})
+	h, err := o.remote.openHost(ctx, s, "tune status", o.local())
+	if err != nil {
+		return err
+	}
+	defer closeHost(s, "tune status", h)
+	rep, err := h.TuneStatus(ctx, o.password)
 	if err != nil {
 		return exitCode(ExitError, "redline tune status: "+err.Error())
 	}
 	if o.json {
 		return tuneWriteJSON(s.out, rep)
 	}
+	printWhere(s.out, h.Info())
 	tunePrintStatus(s.out, rep, o.stateDir)
 	return nil
 }

@@ -19,8 +19,8 @@ one it checks every journaled change is still in place. Exit status 0 when they
 all are, 1 when not (the differences are printed), 2 when it could not check.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 && !o.remote.set() { // verifying the journal: a mistyped --state-dir is not "nothing applied"
-				if missing, err := o.missingStateDir(cmd); missing && err != nil {
+			if len(args) == 0 { // verifying the journal: a mistyped --state-dir is not "nothing applied"
+				if missing, err := o.remote.journalMissing(cmd, o); missing && err != nil {
 					return err
 				}
 			}
@@ -35,17 +35,36 @@ all are, 1 when not (the differences are printed), 2 when it could not check.`,
 }
 
 func runTuneVerify(ctx context.Context, s *streams, o *tuneOptions, args []string) error {
-	if o.remote.set() {
-		return runTuneVerifyRemote(ctx, s, o, args)
+	if err := o.checkRoot(); err != nil {
+		return err
 	}
-	if len(args) == 0 {
-		rep, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: o.stateDir, RedisPassword: o.password})
+	var p *tune.Plan
+	if len(args) == 1 {
+		var err error
+		if p, err = tune.ReadPlanFile(args[0]); err != nil {
+			return exitCode(ExitError, "redline tune verify: "+err.Error())
+		}
+	}
+	h, err := o.remote.openHost(ctx, s, "tune verify", o.local())
+	if err != nil {
+		return err
+	}
+	defer closeHost(s, "tune verify", h)
+	if !o.json {
+		printWhere(s.out, h.Info())
+	}
+	if p == nil {
+		rep, err := h.TuneStatus(ctx, o.password)
 		if err != nil {
 			return exitCode(ExitError, "redline tune verify: "+err.Error())
 		}
 		return tuneVerifyJournal(s, o, rep)
 	}
-	return tuneVerifyPlanFile(ctx, s, o, args[0])
+	outs, err := h.TuneVerify(ctx, p, o.redisFor(p))
+	if err != nil {
+		return exitCode(ExitError, "redline tune verify: "+err.Error())
+	}
+	return tuneVerifyOutcomes(s, o, outs)
 }
 
 // tuneVerifyJournal prints where the journaled changes stand and fails
@@ -62,23 +81,6 @@ func tuneVerifyJournal(s *streams, o *tuneOptions, rep *tune.StatusReport) error
 		return exitCode(ExitFailure, "redline tune verify: some journaled changes are no longer in place")
 	}
 	return nil
-}
-
-func tuneVerifyPlanFile(ctx context.Context, s *streams, o *tuneOptions, path string) error {
-	if err := o.checkRoot(); err != nil {
-		return err
-	}
-	p, err := tune.ReadPlanFile(path)
-	if err != nil {
-		return exitCode(ExitError, "redline tune verify: "+err.Error())
-	}
-	sys := o.system()
-	defer sys.Close()
-	outs, err := tune.Verify(ctx, sys, p)
-	if err != nil {
-		return exitCode(ExitError, "redline tune verify: "+err.Error())
-	}
-	return tuneVerifyOutcomes(s, o, outs)
 }
 
 // tuneVerifyOutcomes prints a plan's verification and fails unless every

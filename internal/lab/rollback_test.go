@@ -58,8 +58,8 @@ func (f *fakeTuner) isActive() bool {
 
 type fakeDoctor struct{}
 
-func (fakeDoctor) Diagnose(context.Context, Env) ([]labdata.Finding, []change.Change, error) {
-	return nil, nil, nil
+func (fakeDoctor) Diagnose(context.Context, Env) ([]labdata.Finding, Fixes, error) {
+	return nil, Fixes{}, nil
 }
 
 // tunedScenario is a baseline and one tuned variant of two tests each.

@@ -58,7 +58,15 @@ type Tuner interface {
 // Diagnoser runs the doctor against the running server and its host and
 // returns the findings and the fixes it considers safe to apply here.
 type Diagnoser interface {
-	Diagnose(ctx context.Context, env Env) ([]labdata.Finding, []change.Change, error)
+	Diagnose(ctx context.Context, env Env) ([]labdata.Finding, Fixes, error)
+}
+
+// Fixes are the doctor's fixes it considers safe to apply unattended,
+// with its notes on what it left out and why (a tuned variant's plan
+// keeps them, as redline tune plan --doctor does).
+type Fixes struct {
+	Changes []change.Change
+	Notes   []string
 }
 
 // Env tells tuning and diagnosis which server and namespace they act on.
@@ -72,7 +80,7 @@ type Env struct {
 	ServerNetNS, ClientNetNS string
 	// SafeFixes are the doctor's fixes from before the baseline, for
 	// TuneSpec.Doctor.
-	SafeFixes []change.Change
+	SafeFixes Fixes
 	// Nodes are a cluster target's nodes (host:port), set for a tuned
 	// variant: its Redis settings go to every one. Empty for one server.
 	Nodes []string
@@ -119,7 +127,7 @@ type labRun struct {
 	runs      int
 	tuned     string // the variant whose changes are applied now
 	steer     *steering
-	safeFixes []change.Change
+	safeFixes Fixes
 	smp       *sampling // the per-run samples of the server host (probe.go)
 }
 

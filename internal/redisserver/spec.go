@@ -4,15 +4,25 @@ import (
 	"fmt"
 	"sort"
 	"strconv"
-
-	"redline/internal/labdata"
 )
 
-// SpecOptions maps a lab's ServerSpec onto Options: its config lines and
+// Spec is a server as a lab scenario or a session's redis.start describes
+// it (labdata.ServerSpec converts to it: the same fields): its binary,
+// config lines, environment, allocator by name, CPU list and NUMA node.
+type Spec struct {
+	Binary    string
+	Config    []string
+	Env       map[string]string
+	Allocator string
+	CPUs      string
+	NUMANode  *int
+}
+
+// SpecOptions maps a Spec onto Options: its config lines and
 // environment, the allocator preloaded (LD_PRELOAD), CPU pinning with
 // taskset and NUMA binding with numactl. The lab's servers and a remote
 // session's are started through it, so both read a spec alike.
-func SpecOptions(spec labdata.ServerSpec) (Options, error) {
+func SpecOptions(spec Spec) (Options, error) {
 	o := Options{Binary: spec.Binary, Config: append([]string{}, spec.Config...)}
 	keys := make([]string, 0, len(spec.Env))
 	for k := range spec.Env {
@@ -44,7 +54,7 @@ func SpecOptions(spec labdata.ServerSpec) (Options, error) {
 
 // CheckAllocator confirms that a server started from spec maps the
 // allocator the spec names (nothing to check without one).
-func CheckAllocator(pid int, spec labdata.ServerSpec) error {
+func CheckAllocator(pid int, spec Spec) error {
 	if spec.Allocator == "" {
 		return nil
 	}

@@ -2,7 +2,6 @@ package remote_test
 
 import (
 	"context"
-	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -81,16 +80,5 @@ func TestSessionBenchLinkLost(t *testing.T) {
 	cl := <-done
 	if cl.Benches != 1 || !strings.Contains(cl.Reason, "input closed") {
 		t.Fatalf("cleanup %+v, want the worker stopped by the session", cl)
-	}
-}
-
-// TestBenchWorkerOldSession: a session of protocol 2 runs no load; the
-// refusal says what to do.
-func TestBenchWorkerOldSession(t *testing.T) {
-	c := remote.NewClient(strings.NewReader(""), io.Discard, nil)
-	c.Hello.Protocol, c.Hello.Hostname = 2, "old"
-	_, err := remote.NewBenchWorker(c, "old", bench.WorkerSpec{})
-	if err == nil || !strings.Contains(err.Error(), "protocol 2") {
-		t.Fatalf("got %v", err)
 	}
 }

@@ -2,12 +2,13 @@ package remote
 
 import (
 	"bufio"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -161,10 +162,20 @@ func (c *Client) send(op string, args any, want bool) (chan Response, uint64, er
 }
 
 // Handshake says hello and starts heartbeats every interval (a third of the
-// timeout when zero). A session of another protocol refuses.
+// timeout when zero). A session of another version refuses, and a client
+// refuses a session of another version: the version is the protocol.
 func (c *Client) Handshake(ctx context.Context, version string, timeout, interval time.Duration) error {
-	hello := HelloArgs{Protocol: ProtocolVersion, MinProtocol: MinProtocolVersion, Version: version, HeartbeatTimeout: timeout}
+	return c.HandshakeFor(ctx, version, timeout, interval, "")
+}
+
+// HandshakeFor is Handshake by a client that waits for the cleanup of its
+// earlier session cleanup (HelloArgs.Cleanup).
+func (c *Client) HandshakeFor(ctx context.Context, version string, timeout, interval time.Duration, cleanup string) error {
+	hello := HelloArgs{Protocol: legacyProtocol, MinProtocol: legacyProtocol, Version: version, HeartbeatTimeout: timeout, Cleanup: cleanup}
 	if err := c.Call(ctx, OpHello, hello, &c.Hello); err != nil {
+		return err
+	}
+	if err := versionMismatch(c.Hello.Version, version); err != nil {
 		return err
 	}
 	if interval <= 0 {
@@ -210,25 +221,24 @@ func (c *Client) silent() bool {
 	return true
 }
 
-// Bye ends the session: it rolls back its scoped applies and stops its
-// servers before it answers. Close follows.
+// Bye ends the session: it stops its bench workers and steers, rolls
+// back its scoped applies and stops its servers before it answers. What
+// could not be undone is the error. Close follows.
 func (c *Client) Bye(ctx context.Context) error {
-	return c.Call(ctx, OpBye, ByeArgs{}, nil)
+	_, err := c.ByeCleanup(ctx)
+	return err
 }
 
-// Proc samples the session host's /proc (the sample op) and serves the
-// files read as an fs.FS rooted at /proc: CPU time, softirqs, interrupts
-// and softnet counters, and every thread of the servers the session
-// started or attached.
-func (c *Client) Proc(ctx context.Context) (fs.FS, error) {
-	if c.Hello.Protocol < 2 {
-		return nil, fmt.Errorf("the session on %s speaks protocol %d, which samples no threads (install this redline there)", c.Hello.Hostname, c.Hello.Protocol)
-	}
-	var smp Sample
-	if err := c.Call(ctx, OpSample, struct{}{}, &smp); err != nil {
+// ByeCleanup is Bye returning what the session's cleanup did.
+func (c *Client) ByeCleanup(ctx context.Context) (*Cleanup, error) {
+	var cl Cleanup
+	if err := c.Call(ctx, OpBye, ByeArgs{}, &cl); err != nil {
 		return nil, err
 	}
-	return smp.ProcFS(), nil
+	if len(cl.Errors) > 0 {
+		return &cl, fmt.Errorf("the session on %s could not undo everything: %s", c.Hello.Hostname, strings.Join(cl.Errors, "; "))
+	}
+	return &cl, nil
 }
 
 // Close stops the heartbeats and the transport. Without a Bye before it,
@@ -243,4 +253,13 @@ func (c *Client) Close() error {
 		return c.closeFn()
 	}
 	return nil
+}
+
+// DeadAfter is how long a client whose operations are short (the lab)
+// waits for a word from the session before it takes the link for dead
+// (Client.DeadAfter): the session's heartbeat timeout (the default when
+// zero) and a margin for its longest such operation (starting a server,
+// a doctor).
+func DeadAfter(heartbeat time.Duration) time.Duration {
+	return cmp.Or(heartbeat, DefaultHeartbeatTimeout) + 30*time.Second
 }

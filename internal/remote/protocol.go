@@ -15,19 +15,20 @@ import (
 	"time"
 
 	"redline/internal/labdata"
-	"redline/internal/tune"
 )
 
-// ProtocolVersion is the newest version of the session protocol this
-// redline speaks, MinProtocolVersion the oldest. In hello the client
-// offers a range and the session answers with the newest version both
-// speak, or refuses when there is none. Version 2 added redis.attach,
-// tune.verify and the per-thread files of the servers in a sample;
-// version 3 the bench.* operations (a worker of bench --workers ssh:...).
-const (
-	ProtocolVersion    = 3
-	MinProtocolVersion = 1
-)
+// The protocol is the binary's version: a client and a session speak only
+// to the same redline (Dial pushes this binary when the server host has
+// another), so the wire types below, and the engine types the server-host
+// API sends inside them, need no compatibility rules of their own. hello
+// is the one exchange every version keeps: the session refuses a client of
+// another version there, naming both (docs/remote.md says why).
+//
+// legacyProtocol is what a hello says in the "protocol" field that the
+// sessions of redline versions before this rule (protocols 1 to 3) read:
+// such a session answers it, and the client's version check then names
+// both versions instead of failing on a protocol number.
+const legacyProtocol = 3
 
 // Operations a session accepts. Anything else is an error reply.
 const (
@@ -44,12 +45,13 @@ const (
 	OpRedisStart   = "redis.start"
 	OpRedisStop    = "redis.stop"
 	OpRedisAttach  = "redis.attach"
+	OpRedisNodes   = "redis.nodes"
 	OpSample       = "sample"
 	OpSteerStart   = "steer.start"
 	OpSteerStop    = "steer.stop"
 	OpBye          = "bye"
-	// Protocol 3: one share of a bench --workers run, with its ready
-	// barrier (bench.go).
+	// One share of a bench --workers run, with its ready barrier
+	// (bench.go).
 	OpBenchClock   = "bench.clock"
 	OpBenchPrepare = "bench.prepare"
 	OpBenchStart   = "bench.start"
@@ -78,11 +80,16 @@ const MaxLine = 64 << 20
 
 // HelloArgs opens a session.
 type HelloArgs struct {
-	// Protocol is the newest version the client speaks, MinProtocol the
-	// oldest it accepts (Protocol when zero, as version 1 clients send).
-	Protocol    int    `json:"protocol"`
-	MinProtocol int    `json:"min_protocol,omitempty"`
-	Version     string `json:"version"`
+	// Version is the client's redline version: the session refuses any
+	// other than its own.
+	Version string `json:"version"`
+	// Protocol and MinProtocol are only for the sessions of redline
+	// versions before the version became the protocol (legacyProtocol).
+	Protocol    int `json:"protocol,omitempty"`
+	MinProtocol int `json:"min_protocol,omitempty"`
+	// Cleanup names an earlier session of this client's whose cleanup it
+	// waits for: it is returned even when another hello reported it.
+	Cleanup string `json:"cleanup,omitempty"`
 	// HeartbeatTimeout is how long the session waits for any request
 	// before it rolls back and exits (clamped to MinHeartbeatTimeout ..
 	// MaxHeartbeatTimeout; DefaultHeartbeatTimeout when zero).
@@ -98,8 +105,6 @@ const (
 
 // HelloResult is what the session says about itself.
 type HelloResult struct {
-	// Protocol is the version agreed: the session speaks it from here on.
-	Protocol int `json:"protocol"`
 	// Session names this session; a later hello's Cleanups carry it.
 	Session string `json:"session,omitempty"`
 	// SSHServerIP is the session host's address the SSH connection came
@@ -112,7 +117,8 @@ type HelloResult struct {
 	// HeartbeatTimeout is the timeout the session enforces.
 	HeartbeatTimeout time.Duration `json:"heartbeat_timeout"`
 	// Cleanups are what earlier sessions' dead man's switches restored
-	// and stopped since the last hello read them.
+	// and stopped, not yet reported to any hello, and the one of the
+	// session HelloArgs.Cleanup names.
 	Cleanups []Cleanup `json:"cleanups,omitempty"`
 }
 
@@ -147,6 +153,15 @@ type DoctorArgs struct {
 	IRQPatterns []string `json:"irq_patterns,omitempty"`
 	// Cluster is doctor's --cluster: nil detects a cluster node.
 	Cluster *bool `json:"cluster,omitempty"`
+	// HostOnlyFallback checks the host alone when the server cannot be
+	// reached (nobody named it: the default address).
+	HostOnlyFallback bool `json:"host_only_fallback,omitempty"`
+	// Timeout bounds connecting to Redis and each command (the admin
+	// connection's default when zero).
+	Timeout time.Duration `json:"timeout,omitempty"`
+	// Intrinsic measures the host's intrinsic latency this long,
+	// saturating one core: this machine only, a session refuses it.
+	Intrinsic time.Duration `json:"intrinsic,omitempty"`
 }
 
 // TuneApplyArgs applies a plan on the session host behind its journal.
@@ -163,26 +178,6 @@ type TuneApplyArgs struct {
 	Scoped bool `json:"scoped,omitempty"`
 }
 
-// TuneApplyResult is what an apply did; Error is set when it failed (and
-// rolled back what it had applied, as Result.Undo shows).
-type TuneApplyResult struct {
-	Result *tune.ApplyResult `json:"result"`
-	Error  string            `json:"error,omitempty"`
-}
-
-// TunePreviewResult is what applying a plan would do (tune.preview takes
-// TuneApplyArgs; Scoped is ignored).
-type TunePreviewResult struct {
-	Outcomes []tune.Outcome `json:"outcomes"`
-	Warnings []string       `json:"warnings,omitempty"`
-}
-
-// TuneVerifyResult compares a plan's values with the live ones
-// (tune.verify takes TuneApplyArgs; Scoped is ignored).
-type TuneVerifyResult struct {
-	Outcomes []tune.Outcome `json:"outcomes"`
-}
-
 // TuneKeepArgs makes a scoped apply permanent: the session no longer rolls
 // it back when it ends. redline tune apply --ssh applies scoped and keeps
 // once the apply has answered, so a link lost during the apply undoes it,
@@ -197,13 +192,6 @@ type TuneRollbackArgs struct {
 	Last          bool   `json:"last,omitempty"`
 	DryRun        bool   `json:"dry_run,omitempty"`
 	RedisPassword string `json:"redis_password,omitempty"`
-}
-
-// TuneRollbackResult is what a rollback did; Error is set when some values
-// could not be restored (they stay journaled).
-type TuneRollbackResult struct {
-	Result *tune.RollbackResult `json:"result"`
-	Error  string               `json:"error,omitempty"`
 }
 
 // TuneStatusArgs asks where the journaled changes stand.
@@ -239,6 +227,12 @@ type RedisStartArgs struct {
 // RedisAttachArgs names an existing server on the session host whose
 // process the session then samples (it is never stopped or restarted).
 type RedisAttachArgs struct {
+	Redis RedisTarget `json:"redis"`
+}
+
+// RedisNodesArgs asks for the nodes of the Redis Cluster a server
+// belongs to (none for a server not in cluster mode).
+type RedisNodesArgs struct {
 	Redis RedisTarget `json:"redis"`
 }
 
@@ -296,34 +290,6 @@ type SteerStopResult struct {
 	Error   string               `json:"error,omitempty"`
 }
 
-// Sample is a reading of the session host's counters: the kernel files
-// as read, for the client to difference between two samples (ProcFS
-// serves them to the same readers as a local /proc).
-type Sample struct {
-	Time time.Time `json:"time"`
-	// Files maps the fixed set of SampledFiles, /proc/PID/stat of every
-	// server the session started or attached and (protocol 2) each of
-	// their threads' TaskFiles, to their contents.
-	Files map[string]string `json:"files"`
-	// PIDs are the servers sampled (protocol 2).
-	PIDs []int `json:"pids,omitempty"`
-	// Errors maps a file that could not be read to why.
-	Errors map[string]string `json:"errors,omitempty"`
-}
-
-// SampledFiles are the kernel files a sample reads: CPU time per CPU,
-// interrupt counts per CPU, softnet drops and squeezes per CPU.
-var SampledFiles = []string{"/proc/stat", "/proc/interrupts", "/proc/net/softnet_stat", "/proc/softirqs",
-	// the session's network namespace's TCP counters and listen queue
-	// limit, for the listen-overflow evidence of a lab's runs
-	"/proc/net/netstat", "/proc/net/snmp", "/proc/sys/net/core/somaxconn"}
-
-// TaskFiles are the files of each thread of a sampled server
-// (/proc/PID/task/TID/...): CPU time and state, run and wait time,
-// context switches and migrations. sched exists only with
-// CONFIG_SCHED_DEBUG; a file a kernel lacks is left out, not an error.
-var TaskFiles = []string{"stat", "schedstat", "status", "sched"}
-
 // ByeArgs ends a session.
 type ByeArgs struct{}
 
@@ -337,15 +303,16 @@ type Cleanup struct {
 	Restored []RestoredApply `json:"restored,omitempty"`
 	// Stopped are the redis-servers stopped.
 	Stopped []RedisServer `json:"stopped,omitempty"`
-	// Benches counts the bench workers stopped (protocol 3).
+	// Benches counts the bench workers stopped.
 	Benches int `json:"benches,omitempty"`
 	// Steered are the steer sessions stopped (their IRQs restored).
 	Steered []labdata.SteerSession `json:"steered,omitempty"`
 	Errors  []string               `json:"errors,omitempty"`
 }
 
-// RestoredApply is one scoped apply's rollback.
+// RestoredApply is one scoped apply's rollback: what happened to every
+// change, as the lab records it.
 type RestoredApply struct {
-	TuneSession string         `json:"tune_session"`
-	Outcomes    []tune.Outcome `json:"outcomes,omitempty"`
+	TuneSession string             `json:"tune_session"`
+	Steps       []labdata.PlanStep `json:"steps,omitempty"`
 }

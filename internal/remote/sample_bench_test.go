@@ -9,6 +9,7 @@ import (
 
 	"redline/internal/profile"
 	"redline/internal/remote"
+	"redline/internal/serverhost"
 )
 
 // BenchmarkSampleOverSSH is what one side of a run breakdown of the server
@@ -29,7 +30,7 @@ func BenchmarkSampleOverSSH(b *testing.B) {
 		b.Fatal(err)
 	}
 	for b.Loop() {
-		fsys, err := c.Proc(ctx)
+		fsys, err := serverhost.NewRemote(c, "srv").Sample(ctx)
 		if err != nil {
 			b.Fatal(err)
 		}

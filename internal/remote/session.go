@@ -2,6 +2,7 @@ package remote
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,47 +15,48 @@ import (
 	"time"
 
 	"redline/internal/atomicfile"
-	"redline/internal/redisserver"
-	"redline/internal/steer"
-	"redline/internal/tune"
 )
 
 // SessionOptions configure the host side of a session.
 type SessionOptions struct {
-	// Version is this redline's version, told to the client in hello.
+	// Version is this redline's version: the only one a client may be.
 	Version string
-	// StateDir holds the tune journal; tune.DefaultStateDir when empty.
+	// StateDir holds the tune journal and the saved cleanups; the
+	// caller's default (the server-host API's) when empty is an error.
 	StateDir string
-	// System makes the machine tune works on; tune.LiveSystem when nil.
-	System func() *tune.System
-	// RedisBinary is the redis-server the session starts; from PATH when
-	// empty. It is the session command's to choose, never the client's.
-	RedisBinary string
+	// Host answers the session's operations: the server-host API's
+	// in-process side, made for the session named id. It keeps the
+	// ledger of what the operations started, which End undoes.
+	Host func(id string) Handler
 	// Log receives one line per operation (never arguments: they may
 	// hold passwords); nil discards.
 	Log io.Writer
 }
 
+// Handler answers a session's operations other than hello, heartbeat,
+// bye and the bench workers': it validates each request and calls the
+// in-process implementation (internal/serverhost).
+type Handler interface {
+	// Do answers op; an operation it does not know is an error wrapping
+	// ErrUnknownOp.
+	Do(ctx context.Context, op string, args json.RawMessage) (any, error)
+	// End undoes what the operations left (steers, scoped applies,
+	// servers, in that order) and records it in c.
+	End(ctx context.Context, c *Cleanup)
+}
+
+// ErrUnknownOp is a Handler's answer to an operation it does not serve.
+var ErrUnknownOp = errors.New("unknown operation")
+
 // session is one running session's state.
 type session struct {
-	o        SessionOptions
-	id       string
-	out      *json.Encoder
-	outMu    sync.Mutex
-	timeout  time.Duration
-	scoped   []string // tune sessions to roll back at the end, oldest first
-	servers  map[string]*managed
-	nextSrv  int
-	password map[string]string // Redis password per scoped tune session
-	proto    int               // the protocol agreed in hello
-	attached []int             // existing servers' pids, sampled, never stopped
-	// hold keeps the state directory from the first scoped apply (a
-	// lab's) to the end, so a second lab on this host refuses instead of
-	// interleaving its changes with this one's in the journal.
-	hold *tune.Hold
-	// steers are the steer sessions running for the client, by ID.
-	steers    map[string]*steer.Session
-	nextSteer int
+	o       SessionOptions
+	id      string
+	host    Handler
+	out     *json.Encoder
+	outMu   sync.Mutex
+	timeout time.Duration
+	byeID   uint64 // the bye request, answered after the cleanup
 	// benches are the bench workers running for the client (bench.go);
 	// async counts the replies still to be sent by asyncOps.
 	benches benches
@@ -71,11 +73,6 @@ var asyncWait = 10 * time.Second
 // errEnded is a reply's error once the session's loop has returned.
 var errEnded = errors.New("the session ended: reply dropped")
 
-type managed struct {
-	info RedisServer
-	srv  *redisserver.Server
-}
-
 // errBye ends the loop after a bye was answered.
 var errBye = errors.New("bye")
 
@@ -86,15 +83,20 @@ var errBye = errors.New("bye")
 // returns what it did; a cleanup not caused by bye is also saved in the
 // state directory for the next session's hello to report.
 func Serve(ctx context.Context, in io.Reader, out io.Writer, o SessionOptions) *Cleanup {
-	if o.StateDir == "" {
-		o.StateDir = tune.DefaultStateDir
+	s := &session{o: o, id: newSessionID(), out: json.NewEncoder(out), timeout: DefaultHeartbeatTimeout}
+	if o.Host != nil {
+		s.host = o.Host(s.id)
 	}
-	s := &session{o: o, id: newSessionID(), out: json.NewEncoder(out), timeout: DefaultHeartbeatTimeout,
-		servers: map[string]*managed{}, password: map[string]string{}, proto: MinProtocolVersion}
 	reason := s.loop(ctx, in)
 	s.ended.Store(true)
 	c := s.cleanup(reason)
-	if reason != "bye" {
+	if reason == "bye" {
+		// bye is answered once the cleanup is done, with what it did: its
+		// errors reach the client, not only this session's log.
+		s.outMu.Lock()
+		_ = s.out.Encode(response(s.byeID, c, nil)) // a lost link: nobody to tell
+		s.outMu.Unlock()
+	} else {
 		s.saveCleanup(c)
 	}
 	return c
@@ -160,34 +162,21 @@ func (s *session) handle(ctx context.Context, line []byte) error {
 		s.logf("%s", req.Op)
 		return s.handleAsync(ctx, req, aop)
 	}
-	op, ok := ops[req.Op]
-	if !ok {
-		return s.reply(Response{ID: req.ID, Error: fmt.Sprintf("unknown operation %q", req.Op)})
-	}
 	if req.Op != OpHeartbeat {
 		s.logf("%s", req.Op)
 	}
-	if err := s.needs(req.Op); err != nil {
-		return s.reply(Response{ID: req.ID, Error: err.Error()})
-	}
-	res, err := op(s, ctx, req.Args)
-	resp := response(req.ID, res, err)
-	if werr := s.reply(resp); werr != nil {
-		return werr
-	}
-	if req.Op == OpBye && resp.Error == "" {
+	if req.Op == OpBye {
+		s.byeID = req.ID // answered by Serve, after the cleanup
 		return errBye
 	}
-	return nil
+	res, err := s.do(ctx, req.Op, req.Args)
+	return s.reply(response(req.ID, res, err))
 }
 
 // handleAsync answers an operation that waits (a bench worker's start or
 // end) from its own goroutine, so the loop keeps reading heartbeats and
 // notices a lost link meanwhile.
 func (s *session) handleAsync(ctx context.Context, req Request, op asyncOpFunc) error {
-	if err := s.needs(req.Op); err != nil {
-		return s.reply(Response{ID: req.ID, Error: err.Error()})
-	}
 	wait, err := op(s, ctx, req.Args)
 	if err != nil {
 		return s.reply(Response{ID: req.ID, Error: err.Error()})
@@ -196,14 +185,6 @@ func (s *session) handleAsync(ctx context.Context, req Request, op asyncOpFunc) 
 		res, err := wait()
 		_ = s.reply(response(req.ID, res, err)) // a lost link: nobody to tell
 	})
-	return nil
-}
-
-// needs refuses an operation of a newer protocol than the one agreed.
-func (s *session) needs(op string) error {
-	if p := opProtocol[op]; p > s.proto {
-		return fmt.Errorf("%s needs protocol %d; this session agreed on %d in hello", op, p, s.proto)
-	}
 	return nil
 }
 
@@ -251,11 +232,15 @@ func (s *session) waitAsync(ctx context.Context) error {
 }
 
 // decodeArgs decodes an operation's arguments strictly.
-func decodeArgs(raw json.RawMessage, v any) error {
+func decodeArgs(raw json.RawMessage, v any) error { return DecodeArgs(raw, v) }
+
+// DecodeArgs decodes an operation's arguments strictly: a field the
+// operation does not have is an error, not something silently dropped.
+func DecodeArgs(raw json.RawMessage, v any) error {
 	if len(raw) == 0 {
 		return nil
 	}
-	dec := json.NewDecoder(bytesReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("bad arguments: %w", err)
@@ -267,8 +252,9 @@ func newSessionID() string {
 	return fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())
 }
 
-// cleanup rolls back the scoped applies, newest first, and stops the
-// servers. It has its own deadline: the session's context may be gone.
+// cleanup stops the bench workers, then has the handler undo what its
+// operations left. It has its own deadline: the session's context may be
+// gone.
 func (s *session) cleanup(reason string) *Cleanup {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -280,38 +266,11 @@ func (s *session) cleanup(reason string) *Cleanup {
 	if err := s.waitAsync(ctx); err != nil {
 		c.Errors = append(c.Errors, err.Error())
 	}
-	// Then steer: its moves are journaled sessions of their own, restored
-	// by its Stop, before the applies under them are rolled back.
-	for _, id := range sortedKeys(s.steers) {
-		rec, err := s.steers[id].Stop(ctx)
-		if err != nil {
-			c.Errors = append(c.Errors, fmt.Sprintf("steer %s: %v", id, err))
-		}
-		c.Steered = append(c.Steered, rec.Data())
-		delete(s.steers, id)
+	if s.host != nil {
+		s.host.End(ctx, c)
 	}
-	for i := len(s.scoped) - 1; i >= 0; i-- {
-		id := s.scoped[i]
-		res, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: s.o.StateDir, Session: id, RedisPassword: s.password[id]})
-		r := RestoredApply{TuneSession: id}
-		if res != nil {
-			r.Outcomes = res.Outcomes
-		}
-		if err != nil {
-			c.Errors = append(c.Errors, fmt.Sprintf("rollback of %s: %v", id, err))
-		}
-		c.Restored = append(c.Restored, r)
-	}
-	for _, id := range sortedKeys(s.servers) {
-		m := s.servers[id]
-		if err := m.srv.Stop(); err != nil {
-			c.Errors = append(c.Errors, fmt.Sprintf("stop redis-server %s: %v", id, err))
-		}
-		c.Stopped = append(c.Stopped, m.info)
-	}
-	s.hold.Release()
-	s.hold = nil
-	s.logf("ended (%s): %d bench worker(s) stopped, %d apply(s) rolled back, %d server(s) stopped, %d error(s)", reason, c.Benches, len(c.Restored), len(c.Stopped), len(c.Errors))
+	s.logf("ended (%s): %d bench worker(s) stopped, %d steer(s) stopped, %d apply(s) rolled back, %d server(s) stopped, %d error(s)",
+		reason, c.Benches, len(c.Steered), len(c.Restored), len(c.Stopped), len(c.Errors))
 	return c
 }
 
@@ -319,7 +278,7 @@ func (s *session) cleanup(reason string) *Cleanup {
 func (s *session) cleanupDir() string { return filepath.Join(s.o.StateDir, "remote") }
 
 func (s *session) saveCleanup(c *Cleanup) {
-	if len(c.Restored) == 0 && len(c.Stopped) == 0 && len(c.Errors) == 0 && c.Benches == 0 {
+	if len(c.Restored) == 0 && len(c.Stopped) == 0 && len(c.Steered) == 0 && len(c.Errors) == 0 && c.Benches == 0 {
 		return
 	}
 	b, err := json.MarshalIndent(c, "", "  ")
@@ -332,19 +291,4 @@ func (s *session) saveCleanup(c *Cleanup) {
 	if err != nil {
 		s.logf("save cleanup report: %v", err)
 	}
-}
-
-// takeCleanups reads and removes the saved cleanups of earlier sessions.
-func (s *session) takeCleanups() []Cleanup {
-	names, _ := filepath.Glob(filepath.Join(s.cleanupDir(), "cleanup-*.json"))
-	var out []Cleanup
-	for _, n := range names {
-		b, err := os.ReadFile(n)
-		var c Cleanup
-		if err == nil && json.Unmarshal(b, &c) == nil {
-			out = append(out, c)
-		}
-		os.Remove(n)
-	}
-	return out
 }

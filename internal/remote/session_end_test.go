@@ -26,8 +26,7 @@ func TestCleanupPastStalledReply(t *testing.T) {
 	asyncWait = 100 * time.Millisecond
 	link := stalledLink{writing: make(chan struct{}), release: make(chan struct{})}
 	defer close(link.release)
-	s := &session{o: SessionOptions{StateDir: t.TempDir()}, id: "t", out: json.NewEncoder(link),
-		servers: map[string]*managed{}, password: map[string]string{}}
+	s := &session{o: SessionOptions{StateDir: t.TempDir()}, id: "t", out: json.NewEncoder(link)}
 	s.async.Go(func() { _ = s.reply(Response{ID: 1}) })
 	<-link.writing
 	s.ended.Store(true)

@@ -3,292 +3,140 @@ package remote_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"redline/internal/labdata"
 	"redline/internal/remote"
-	"redline/internal/testutil"
-	"redline/internal/tune"
 )
 
-// pipeSession runs a session on pipes with a rehearsal tree as its machine.
-func pipeSession(t *testing.T, root, state string) (*remote.Client, io.Closer, <-chan *remote.Cleanup) {
+// fakeHost is a server-host side that answers "echo" and leaves one
+// stopped server and an error in every cleanup.
+type fakeHost struct{}
+
+func (fakeHost) Do(_ context.Context, op string, args json.RawMessage) (any, error) {
+	if op == "echo" {
+		return args, nil
+	}
+	return nil, remote.ErrUnknownOp
+}
+
+func (fakeHost) End(_ context.Context, c *remote.Cleanup) {
+	c.Stopped = append(c.Stopped, remote.RedisServer{ID: "srv1", Pid: 42})
+	c.Errors = append(c.Errors, "stop redis-server srv1: it would not stop")
+}
+
+// pipeSession runs a session of version "test" on pipes, with fakeHost
+// as its server-host side.
+func pipeSession(t *testing.T, _, state string) (*remote.Client, io.Closer, <-chan *remote.Cleanup) {
+	t.Helper()
+	return pipeSessionOf(t, "test", state)
+}
+
+func pipeSessionOf(t *testing.T, version, state string) (*remote.Client, io.Closer, <-chan *remote.Cleanup) {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan *remote.Cleanup, 1)
 	go func() {
-		done <- remote.Serve(context.Background(), inR, outW, remote.SessionOptions{
-			Version: "test", StateDir: state, System: func() *tune.System { return tune.RehearsalSystem(root) }})
+		done <- remote.Serve(context.Background(), inR, outW, remote.SessionOptions{Version: version, StateDir: state,
+			Host: func(string) remote.Handler { return fakeHost{} }})
 		outW.Close()
 	}()
 	return remote.NewClient(outR, inW, nil), inW, done
 }
 
-func somaxconnPlan(v string) json.RawMessage {
-	return json.RawMessage(`{"version":1,"changes":[{"kind":"sysctl","target":"net.core.somaxconn","value":"` + v + `"}]}`)
-}
-
-func readSomaxconn(t *testing.T, root string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(root, "proc/sys/net/core/somaxconn"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return strings.TrimSpace(string(b))
-}
-
-// TestSessionInputClosedRollsBack: a scoped apply is undone when the
-// client's input ends without bye, and the next hello reports it.
-func TestSessionInputClosedRollsBack(t *testing.T) {
-	root := testutil.WriteTree(t, map[string]string{"proc/sys/net/core/somaxconn": "4096\n"})
-	state := t.TempDir()
+// TestVersionMismatch: the version is the protocol. A session refuses a
+// client of another version, and a client refuses a session of another
+// version (one from before the version became the protocol answers
+// hello), each in one message naming both versions and what to do.
+func TestVersionMismatch(t *testing.T) {
 	ctx := context.Background()
-	c, in, done := pipeSession(t, root, state)
-	if err := c.Handshake(ctx, "test", 0, 0); err != nil {
-		t.Fatal(err)
+	c, in, done := pipeSessionOf(t, "v2", t.TempDir())
+	err := c.Handshake(ctx, "v1", 0, 0)
+	if !remote.IsVersionMismatch(err) || !strings.Contains(err.Error(), `session is "v2", the client "v1"`) || !strings.Contains(err.Error(), "same redline") {
+		t.Errorf("a client of another version: %v", err)
 	}
-	var out remote.TuneApplyResult
-	if err := c.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &out); err != nil || out.Error != "" {
-		t.Fatal(err, out.Error)
-	}
-	res := out.Result
-	if got := readSomaxconn(t, root); got != "1234" {
-		t.Fatalf("after apply: somaxconn %s, want 1234", got)
-	}
-	in.Close()
-	cl := <-done
-	if got := readSomaxconn(t, root); got != "4096" {
-		t.Fatalf("after the input closed: somaxconn %s, want 4096", got)
-	}
-	if len(cl.Restored) != 1 || cl.Restored[0].TuneSession != res.Session {
-		t.Fatalf("cleanup %+v, want the apply %s restored", cl, res.Session)
-	}
-	c2, in2, done2 := pipeSession(t, root, state)
-	if err := c2.Handshake(ctx, "test", 0, 0); err != nil {
-		t.Fatal(err)
-	}
-	if len(c2.Hello.Cleanups) != 1 || c2.Hello.Cleanups[0].Restored[0].Outcomes[0].Status != tune.StatusRestored {
-		t.Fatalf("next hello's cleanups: %+v", c2.Hello.Cleanups)
-	}
-	if err := c2.Bye(ctx); err != nil {
-		t.Fatal(err)
-	}
-	in2.Close()
-	<-done2
-}
-
-// TestSessionKeep: a scoped apply that the client keeps stays when the
-// session ends.
-func TestSessionKeep(t *testing.T) {
-	root := testutil.WriteTree(t, map[string]string{"proc/sys/net/core/somaxconn": "4096\n"})
-	c, in, done := pipeSession(t, root, t.TempDir())
-	ctx := context.Background()
-	var out remote.TuneApplyResult
-	if err := c.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &out); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Call(ctx, remote.OpTuneKeep, remote.TuneKeepArgs{Session: out.Result.Session}, nil); err != nil {
-		t.Fatal(err)
-	}
-	in.Close()
-	if cl := <-done; len(cl.Restored) != 0 {
-		t.Fatalf("cleanup restored %+v after keep", cl.Restored)
-	}
-	if got := readSomaxconn(t, root); got != "1234" {
-		t.Fatalf("somaxconn %s after a kept apply, want 1234", got)
-	}
-}
-
-// TestSessionHeartbeatTimeout: a client that stops talking (its input
-// still open, as when the link is cut) is rolled back after the timeout.
-func TestSessionHeartbeatTimeout(t *testing.T) {
-	root := testutil.WriteTree(t, map[string]string{"proc/sys/net/core/somaxconn": "4096\n"})
-	c, in, done := pipeSession(t, root, t.TempDir())
-	defer in.Close()
-	ctx := context.Background()
-	if err := c.Call(ctx, remote.OpHello, remote.HelloArgs{Protocol: remote.ProtocolVersion, HeartbeatTimeout: time.Second}, &c.Hello); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, nil); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case cl := <-done:
-		if !strings.Contains(cl.Reason, "heartbeat") || len(cl.Restored) != 1 {
-			t.Fatalf("cleanup %+v", cl)
-		}
-	case <-time.After(2 * time.Minute):
-		t.Fatal("the session did not end without heartbeats")
-	}
-	if got := readSomaxconn(t, root); got != "4096" {
-		t.Fatalf("somaxconn %s, want 4096", got)
-	}
-}
-
-// TestSessionRefuses: operations and values outside the protocol are
-// errors, and nothing is applied.
-func TestSessionRefuses(t *testing.T) {
-	root := testutil.WriteTree(t, map[string]string{"proc/sys/net/core/somaxconn": "4096\n"})
-	c, in, done := pipeSession(t, root, t.TempDir())
-	ctx := context.Background()
-	cases := []struct {
-		op   string
-		args any
-		want string
-	}{
-		{"exec", map[string]string{"cmd": "id"}, "unknown operation"},
-		{remote.OpHello, remote.HelloArgs{Protocol: 99}, "protocol 99"},
-		{remote.OpTuneApply, remote.TuneApplyArgs{Plan: json.RawMessage(`{"version":1,"changes":[{"kind":"sysctl","target":"kernel.core_pattern","value":"|/bin/sh"}]}`)}, "core_pattern"},
-		{remote.OpTuneApply, map[string]any{"plan": somaxconnPlan("1"), "state_dir": "/etc"}, "unknown field"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Config: []string{"loadmodule /tmp/x.so"}}, "loadmodule"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Config: []string{"dir /etc"}}, "dir"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Bind: "0.0.0.0; rm -rf /"}, "IP address"},
-		{remote.OpTuneRollback, remote.TuneRollbackArgs{Session: "../../x"}, "not a tune session"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Binary: "bin/redis-server"}, "absolute path"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Binary: "/bin/sh"}, "redis-server* executable"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Binary: "/usr/bin/../bin/redis-server"}, "absolute path"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Allocator: "/tmp/evil.so"}, "allocator"},
-		{remote.OpRedisStart, remote.RedisStartArgs{NUMANode: new(-1)}, "numa_node"},
-		{remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Addr: "127.0.0.1:1"}}, "protocol 2"},
-	}
-	for _, tc := range cases {
-		err := c.Call(ctx, tc.op, tc.args, nil)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s %v: error %v, want one containing %q", tc.op, tc.args, err, tc.want)
-		}
-	}
-	if got := readSomaxconn(t, root); got != "4096" {
-		t.Fatalf("somaxconn %s, want 4096", got)
+	// An old client's hello (protocols 1..3) gets the same refusal, not a
+	// protocol number or an unknown field.
+	err = c.Call(ctx, remote.OpHello, map[string]any{"protocol": 3, "min_protocol": 1, "version": "v0"}, nil)
+	if !remote.IsVersionMismatch(err) || !strings.Contains(err.Error(), `the client "v0"`) {
+		t.Errorf("an old client's hello: %v", err)
 	}
 	in.Close()
 	<-done
+
+	// The client's side: a session of another version that answers hello
+	// (as one from before this rule does).
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	go func() {
+		var req remote.Request
+		json.NewDecoder(inR).Decode(&req)
+		json.NewEncoder(outW).Encode(remote.Response{ID: req.ID, Result: json.RawMessage(`{"protocol":3,"version":"v0","hostname":"old"}`)})
+	}()
+	c2 := remote.NewClient(outR, inW, nil)
+	err = c2.Handshake(ctx, "v1", 0, 0)
+	if !remote.IsVersionMismatch(err) || !strings.Contains(err.Error(), `session is "v0", the client "v1"`) {
+		t.Errorf("a session of another version: %v", err)
+	}
+	inW.Close()
+	outW.Close()
 }
 
-// TestSessionRedisServer: a started server is pinned and password-protected
-// without the password on any command line, and stopped when the session
-// ends.
-func TestSessionRedisServer(t *testing.T) {
-	testutil.Heavy(t)
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not installed")
-	}
-	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	const secret = "s3cret-pass"
-	var srv remote.RedisServer
-	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{CPUs: "0", Password: secret, Config: []string{"io-threads 1"}}, &srv); err != nil {
-		t.Fatal(err)
-	}
-	for _, pid := range []int{srv.Pid, os.Getpid()} {
-		cmdline, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if strings.Contains(string(cmdline), secret) {
-			t.Fatalf("the password is on the command line of pid %d", pid)
-		}
-	}
-	var smp remote.Sample
-	if err := c.Call(ctx, remote.OpSample, struct{}{}, &smp); err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := smp.Files[fmt.Sprintf("/proc/%d/stat", srv.Pid)]; !ok {
-		t.Fatalf("the sample lacks the server's stat: %v", smp.Errors)
-	}
-	in.Close()
-	cl := <-done
-	if len(cl.Stopped) != 1 || processAlive(srv.Pid) {
-		t.Fatalf("cleanup %+v; server alive %v", cl, processAlive(srv.Pid))
-	}
-}
-
-// TestSessionHoldsStateDirForALab: a lab's session (a scoped apply) holds
-// the state directory until it ends, so a second lab's session on the same
-// host is refused instead of interleaving its changes in the journal; once
-// the first ends, the second may apply.
-func TestSessionHoldsStateDirForALab(t *testing.T) {
-	root := testutil.WriteTree(t, map[string]string{"proc/sys/net/core/somaxconn": "4096\n"})
-	state := t.TempDir()
+// TestCleanupReportKeptForItsClient: a cleanup saved by a session that
+// lost its client is reported to the next hello, and still to the hello
+// of the client that waits for it by its session's name (a lab learning
+// what its lost session did), even when another client's hello came
+// first; then it is gone.
+func TestCleanupReportKeptForItsClient(t *testing.T) {
 	ctx := context.Background()
-	c1, in1, done1 := pipeSession(t, root, state)
-	var out remote.TuneApplyResult
-	if err := c1.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &out); err != nil {
+	state := t.TempDir()
+	c, in, done := pipeSession(t, "", state)
+	if err := c.Handshake(ctx, "test", 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	c2, in2, done2 := pipeSession(t, root, state)
-	err := c2.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("2345"), Scoped: true}, &out)
-	if err == nil || !strings.Contains(err.Error(), "in use by a lab's redline session") {
-		t.Fatalf("a second lab's apply on a held state directory: %v", err)
+	lost := c.Hello.Session
+	in.Close() // the link goes: the cleanup is saved
+	<-done
+
+	hello := func(cleanup string) []remote.Cleanup {
+		t.Helper()
+		c, in, done := pipeSession(t, "", state)
+		if err := c.HandshakeFor(ctx, "test", 0, 0, cleanup); err != nil {
+			t.Fatal(err)
+		}
+		c.Bye(ctx) // fakeHost's cleanup errs: TestByeReportsCleanupErrors
+		in.Close()
+		<-done
+		return c.Hello.Cleanups
 	}
-	in1.Close()
-	<-done1
-	if err := c2.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("2345"), Scoped: true}, &out); err != nil {
-		t.Fatalf("after the first session ended: %v", err)
+	if cl := hello(""); len(cl) != 1 || cl[0].Session != lost {
+		t.Fatalf("another client's hello: cleanups %+v, want %s's", cl, lost)
 	}
-	in2.Close()
-	<-done2
-	if got := readSomaxconn(t, root); got != "4096" {
-		t.Fatalf("somaxconn %s after both sessions, want 4096", got)
+	if cl := hello(lost); len(cl) != 1 || cl[0].Session != lost || len(cl[0].Stopped) != 1 {
+		t.Fatalf("its own client's hello after another's: cleanups %+v, want %s's", cl, lost)
+	}
+	if cl := hello(lost); len(cl) != 0 {
+		t.Fatalf("after its client had it: cleanups %+v", cl)
 	}
 }
 
-// TestSessionSteer: a lab's steer variant against a server host runs steer
-// there through the session, for a server of the session's own only; a
-// steer left running when the link goes is stopped (its IRQs restored) by
-// the session's cleanup, which says so.
-func TestSessionSteer(t *testing.T) {
-	testutil.Heavy(t)
-	testutil.NeedRoot(t)
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not installed")
-	}
-	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	var srv remote.RedisServer
-	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{}, &srv); err != nil {
+// TestByeReportsCleanupErrors: bye is answered after the session's
+// cleanup, and what it could not undo is the client's error, not only a
+// line in the session's log.
+func TestByeReportsCleanupErrors(t *testing.T) {
+	ctx := context.Background()
+	c, in, done := pipeSession(t, "", t.TempDir())
+	defer in.Close()
+	if err := c.Handshake(ctx, "test", 0, 0); err != nil {
 		t.Fatal(err)
 	}
-	spec := labdata.SteerSpec{DryRun: true, Period: 100 * time.Millisecond}
-	var started remote.SteerStarted
-	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: labdata.SteerSpec{DryRun: true, Period: time.Nanosecond, Sample: 3}, Pid: srv.Pid}, &started); err == nil ||
-		!strings.Contains(err.Error(), "steer.period: 1ns: want at least 10ms") || !strings.Contains(err.Error(), "steer.sample: 3") {
-		t.Errorf("a steer spec out of range: %v", err)
+	cl, err := c.ByeCleanup(ctx)
+	if err == nil || !strings.Contains(err.Error(), "it would not stop") || cl == nil || len(cl.Stopped) != 1 {
+		t.Fatalf("bye: %+v, %v; want the cleanup and its error", cl, err)
 	}
-	err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: os.Getpid()}, &started)
-	if err == nil || !strings.Contains(err.Error(), "not a redis-server this session started or attached") {
-		t.Fatalf("steer for a process of someone else's: %v", err)
-	}
-	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &started); err != nil {
-		if strings.Contains(err.Error(), "tracefs") || strings.Contains(err.Error(), "perf_event_open") {
-			t.Skipf("steer cannot sample here: %v", err)
-		}
-		t.Fatal(err)
-	}
-	var second remote.SteerStarted
-	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &second); err == nil || !strings.Contains(err.Error(), "already runs in this session") {
-		t.Errorf("a second steer beside a running one: %v", err)
-	}
-	time.Sleep(300 * time.Millisecond) // a few periods
-	var stopped remote.SteerStopResult
-	if err := c.Call(ctx, remote.OpSteerStop, remote.SteerStopArgs{ID: started.ID}, &stopped); err != nil || stopped.Error != "" {
-		t.Fatalf("steer.stop: %v %s", err, stopped.Error)
-	}
-	if !stopped.Session.DryRun || stopped.Session.Finished.IsZero() || stopped.Session.Periods == 0 {
-		t.Errorf("steer record %+v: want a finished dry run with periods", stopped.Session)
-	}
-	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &started); err != nil {
-		t.Fatal(err)
-	}
-	in.Close() // the link goes with steer running
-	cl := <-done
-	if len(cl.Steered) != 1 || len(cl.Stopped) != 1 || len(cl.Errors) != 0 {
-		t.Fatalf("cleanup %+v: want the running steer and the server stopped", cl)
+	if got := <-done; got.Reason != "bye" {
+		t.Fatalf("session ended with %q", got.Reason)
 	}
 }

@@ -134,6 +134,9 @@ type DialOptions struct {
 	// DeadAfter is the client's (Client.DeadAfter); zero waits for ssh
 	// to notice a dead link.
 	DeadAfter time.Duration
+	// Cleanup names an earlier session whose cleanup report the client
+	// waits for (HelloArgs.Cleanup).
+	Cleanup string
 	// Notify, when set, is told what Dial does that the user should know
 	// (a push).
 	Notify func(string)
@@ -253,13 +256,12 @@ func start(ctx context.Context, o DialOptions, remote string) (*Client, error) {
 	c.DeadAfter = o.DeadAfter
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if err := c.Handshake(hctx, o.Version, o.HeartbeatTimeout, 0); err != nil {
+	if err := c.HandshakeFor(hctx, o.Version, o.HeartbeatTimeout, 0, o.Cleanup); err != nil {
 		c.Close()
+		if IsVersionMismatch(err) {
+			return nil, fmt.Errorf("redline on %s: %w", o.SSH.Target, err)
+		}
 		return nil, versionError(err, cmd, errb.String(), o.SSH.Target)
-	}
-	if c.Hello.Version != o.Version {
-		c.Close()
-		return nil, fmt.Errorf("redline on %s is version %q, this one %q", o.SSH.Target, c.Hello.Version, o.Version)
 	}
 	return c, nil
 }

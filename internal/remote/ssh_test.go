@@ -2,6 +2,7 @@ package remote_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -20,6 +21,8 @@ import (
 	"redline/internal/profile"
 	"redline/internal/redisadmin"
 	"redline/internal/remote"
+	"redline/internal/serverhost"
+	"redline/internal/testutil"
 	"redline/internal/testutil/sshtest"
 	"redline/internal/tune"
 )
@@ -124,7 +127,7 @@ func TestSSHHandshake(t *testing.T) {
 	o := h.dialOptions(t, a)
 	o.Notify = func(msg string) { t.Errorf("unexpected push: %s", msg) }
 	c := dial(t, o)
-	if c.Hello.Version != versionA || c.Hello.Protocol != remote.ProtocolVersion || c.Hello.UID != 0 {
+	if c.Hello.Version != versionA || c.Hello.UID != 0 {
 		t.Fatalf("hello %+v", c.Hello)
 	}
 	var snap struct {
@@ -138,7 +141,7 @@ func TestSSHHandshake(t *testing.T) {
 	if snap.Hostname == "" {
 		t.Fatal("snapshot without a hostname")
 	}
-	var smp remote.Sample
+	var smp serverhost.Sample
 	if err := c.Call(ctx, remote.OpSample, struct{}{}, &smp); err != nil {
 		t.Fatal(err)
 	}
@@ -262,10 +265,10 @@ func testCut(t *testing.T, reason string, cut func(*twoHosts, *remote.Client)) {
 	}
 	cut(h, c)
 	deadline := time.Now().Add(2 * time.Minute)
-	for h.readServerFile(t, knob) != before || processAlive(srv.Pid) {
+	for h.readServerFile(t, knob) != before || testutil.ProcessAlive(srv.Pid) {
 		if time.Now().After(deadline) {
 			t.Fatalf("2m after the cut: somaxconn %s (want %s), redis-server pid %d alive %v",
-				h.readServerFile(t, knob), before, srv.Pid, processAlive(srv.Pid))
+				h.readServerFile(t, knob), before, srv.Pid, testutil.ProcessAlive(srv.Pid))
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
@@ -286,16 +289,6 @@ func testCut(t *testing.T, reason string, cut func(*twoHosts, *remote.Client)) {
 	t.Logf("remote cleanup: %s", cl[0].Reason)
 }
 
-// processAlive reports whether pid runs (a zombie counts as gone).
-func processAlive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	_, rest, _ := strings.Cut(string(b), ") ")
-	return !strings.HasPrefix(rest, "Z")
-}
-
 // TestSSHBreakdown: the breakdown of a run computed over SSH from two
 // samples of the server host's /proc: its CPUs, and the threads of the
 // redis-server the session started and, attached as an existing server,
@@ -309,8 +302,8 @@ func TestSSHBreakdown(t *testing.T) {
 	c := dial(t, h.dialOptions(t, a))
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	if c.Hello.Protocol != remote.ProtocolVersion || c.Hello.SSHServerIP != h.Pair.ServerIP {
-		t.Fatalf("hello: protocol %d, ssh server ip %q (want %d, %s)", c.Hello.Protocol, c.Hello.SSHServerIP, remote.ProtocolVersion, h.Pair.ServerIP)
+	if c.Hello.SSHServerIP != h.Pair.ServerIP {
+		t.Fatalf("hello: ssh server ip %q (want %s)", c.Hello.SSHServerIP, h.Pair.ServerIP)
 	}
 	var srv remote.RedisServer
 	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Bind: h.Pair.ServerIP, Config: []string{"protected-mode no"}}, &srv); err != nil {
@@ -322,7 +315,7 @@ func TestSSHBreakdown(t *testing.T) {
 		t.Fatalf("attach %s: pid %d, %v; want %d", addr, att.Pid, err, srv.Pid)
 	}
 	snap := func() *profile.Snapshot {
-		fsys, err := c.Proc(ctx)
+		fsys, err := serverhost.NewRemote(c, "srv").Sample(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -362,4 +355,8 @@ func load(t *testing.T, h *twoHosts, addr string) {
 			t.Fatal(err)
 		}
 	}
+}
+
+func somaxconnPlan(v string) json.RawMessage {
+	return json.RawMessage(`{"version":1,"changes":[{"kind":"sysctl","target":"net.core.somaxconn","value":"` + v + `"}]}`)
 }

@@ -31,6 +31,18 @@ type SessionOptions struct {
 	StateDir string
 	// OnPeriod, if set, also receives each period's report.
 	OnPeriod func(*Report)
+	// System makes the machine the moves are written to (and an earlier
+	// steer's leftovers restored on): tune.LiveSystem when nil. A session
+	// rehearsing on a tree passes its own, so steer never writes the live
+	// host there.
+	System func() *tune.System
+}
+
+func (o SessionOptions) system() *tune.System {
+	if o.System != nil {
+		return o.System()
+	}
+	return tune.LiveSystem()
 }
 
 // Session is steer running in the background on the live host.
@@ -110,7 +122,7 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		// session) left journaled goes back first, its irqbalance bans
 		// lifted, before this one records its own. The caller holds the
 		// state directory (tune.HoldStateDir).
-		sys := tune.LiveSystem()
+		sys := o.system()
 		n, ib, err := RecoverLeftovers(ctx, sys, o.StateDir)
 		sys.Close()
 		if err != nil {
@@ -134,7 +146,7 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		}
 	}}
 	if !o.DryRun {
-		s.sys = tune.LiveSystem()
+		s.sys = o.system()
 		s.act = &TuneActuator{System: s.sys, StateDir: o.StateDir}
 		if ib := IrqbalanceFor(snap, o.StateDir); ib != nil {
 			s.act.Irqbalance = ib

@@ -1,4 +1,4 @@
-package remote_test
+package serverhost_test
 
 import (
 	"io/fs"
@@ -6,14 +6,14 @@ import (
 	"testing/fstest"
 	"time"
 
-	"redline/internal/remote"
+	"redline/internal/serverhost"
 )
 
 // TestSampleProcFS: a sample's files are an fs.FS rooted at /proc that
 // passes the standard library's file system checks, with the directories
 // the thread files imply.
 func TestSampleProcFS(t *testing.T) {
-	smp := remote.Sample{Time: time.Unix(1700000000, 0), Files: map[string]string{
+	smp := serverhost.Sample{Time: time.Unix(1700000000, 0), Files: map[string]string{
 		"/proc/stat":                   "cpu  1 2 3 4 5 6 7 8 0 0\n",
 		"/proc/softirqs":               "                    CPU0\n NET_RX: 5\n",
 		"/proc/net/softnet_stat":       "00000001 00000000 00000000\n",

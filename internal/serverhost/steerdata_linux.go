@@ -1,16 +1,19 @@
-package steer
+package serverhost
 
 import (
 	"cmp"
 	"fmt"
-	"redline/internal/labdata"
 	"slices"
 	"strconv"
 	"strings"
+
+	"redline/internal/labdata"
+	"redline/internal/steer"
 )
 
-// Data is the session as a lab records it (labdata, the saved schema).
-func (rec SessionRecord) Data() labdata.SteerSession {
+// SteerData is a steer session as a lab records it (labdata, the saved
+// schema, which the engines do not import: this adapter converts).
+func SteerData(rec steer.SessionRecord) labdata.SteerSession {
 	out := labdata.SteerSession{Started: rec.Started, Finished: rec.Finished, DryRun: rec.DryRun, Periods: rec.Periods,
 		SamplerCPU: rec.SamplerCPU, Events: rec.Sampler.Events, Lost: rec.Sampler.Lost,
 		Restored: rec.Restored, Irqbalance: rec.Irqbalance, Notes: rec.NotDone}
@@ -31,9 +34,9 @@ func (rec SessionRecord) Data() labdata.SteerSession {
 // finalMap is each queue the session saw: its IRQ where it has one
 // (as of the last period) and where its packets were consumed. Queues
 // without an IRQ (veth) are seen but never moved.
-func finalMap(rec SessionRecord) []labdata.SteerQueue {
+func finalMap(rec steer.SessionRecord) []labdata.SteerQueue {
 	var out []labdata.SteerQueue
-	seen := map[QueueKey]bool{}
+	seen := map[steer.QueueKey]bool{}
 	if rec.Last != nil {
 		for _, q := range rec.Last.Decision.Queues {
 			sq := labdata.SteerQueue{Queue: queueName(q.Queue), IRQ: q.IRQ, On: q.On.List(), Preferred: q.Preferred, Drifted: q.Drifted}
@@ -43,11 +46,11 @@ func finalMap(rec SessionRecord) []labdata.SteerQueue {
 			out, seen[q.Queue] = append(out, sq), true
 		}
 	}
-	keys := make([]QueueKey, 0, len(rec.Queues))
+	keys := make([]steer.QueueKey, 0, len(rec.Queues))
 	for k := range rec.Queues {
 		keys = append(keys, k)
 	}
-	slices.SortFunc(keys, func(a, b QueueKey) int {
+	slices.SortFunc(keys, func(a, b steer.QueueKey) int {
 		return cmp.Or(strings.Compare(a.Dev, b.Dev), cmp.Compare(a.Queue, b.Queue))
 	})
 	for _, k := range keys {
@@ -58,4 +61,4 @@ func finalMap(rec SessionRecord) []labdata.SteerQueue {
 	return out
 }
 
-func queueName(k QueueKey) string { return k.Dev + " rx-" + strconv.Itoa(k.Queue) }
+func queueName(k steer.QueueKey) string { return k.Dev + " rx-" + strconv.Itoa(k.Queue) }

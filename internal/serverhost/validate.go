@@ -1,4 +1,4 @@
-package remote
+package serverhost
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 
 	"redline/internal/cpuset"
 	"redline/internal/redisserver"
+	"redline/internal/remote"
 )
 
 // AllowedRedisConfig are the redis.conf directives a client may set on a
@@ -31,7 +32,7 @@ var AllowedRedisConfig = map[string]bool{
 
 var configValue = regexp.MustCompile(`^[A-Za-z0-9 ._,:"-]*$`)
 
-func validateRedisStart(a *RedisStartArgs) error {
+func validateRedisStart(a *remote.RedisStartArgs) error {
 	if a.Bind != "" && net.ParseIP(a.Bind) == nil {
 		return fmt.Errorf("bind %q: want an IP address", a.Bind)
 	}
@@ -74,7 +75,7 @@ func validateConfigLine(line string) error {
 	return nil
 }
 
-func validateRedisTarget(r *RedisTarget) error {
+func validateRedisTarget(r *remote.RedisTarget) error {
 	if r == nil {
 		return nil
 	}
