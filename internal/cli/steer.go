@@ -138,49 +138,6 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
-	fs, err := host.NewFS("/")
-	if err != nil {
-		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
-	}
-	read := func() (*host.Snapshot, error) { return host.Read(fs, host.Options{PIDs: o.pids, Ports: o.ports}) }
-	snap, err := read()
-	if err != nil {
-		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
-	}
-	pids, err := steerTargets(snap, o)
-	if err != nil {
-		return err
-	}
-	if _, err := steer.TopologyIn(snap, o.domain); err != nil {
-		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
-	}
-	steerNotes(s, snap, o)
-	tfs, err := steer.OpenTracefs()
-	if err != nil {
-		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
-	}
-	defer tfs.Close()
-	tids, err := steer.TargetThreads(snap, pids)
-	if err != nil {
-		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
-	}
-	smp, err := steer.NewSampler(tfs, steer.SamplerOptions{Sample: o.sample, Consumers: tids})
-	if err != nil {
-		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
-	}
-	defer smp.Close()
-	cfg := steer.Config{
-		Period: o.period, PIDs: pids, Read: read, Domain: o.domain,
-		Engine:   steer.Options{Periods: o.periods, Majority: o.majority, MinPackets: o.minPackets},
-		ReadFile: fs.ReadFile,
-	}
-	if len(o.ports) > 0 { // follow a restarted redis-server to its new pid
-		cfg.Targets = func(snap *host.Snapshot) ([]int, error) { return steer.PIDsOnPorts(snap, o.pids, o.ports) }
-		cfg.NewSource = func(tids []int) (steer.Source, error) {
-			return steer.NewSampler(tfs, steer.SamplerOptions{Sample: o.sample, Consumers: tids})
-		}
-	}
-	var act *steer.TuneActuator
 	if !o.dryRun {
 		// A lab tuning this host, or a second steer, would interleave
 		// its journal sessions with this one's: one at a time.
@@ -189,69 +146,60 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 			return exitCode(ExitError, "redline steer: "+err.Error())
 		}
 		defer hold.Release()
-		sys := tune.LiveSystem()
-		defer sys.Close()
-		n, ib, err := steer.RecoverLeftovers(context.WithoutCancel(ctx), sys, o.stateDir)
-		if n > 0 || err != nil {
-			fmt.Fprintf(s.err, "redline steer: rolled back %d apply(s) an earlier steer left in %s (err: %v)\n", n, o.stateDir, err)
-		}
-		if ib != "" {
-			fmt.Fprintf(s.err, "redline steer: an earlier steer's irqbalance bans: %s\n", ib)
-		}
-		act = &steer.TuneActuator{System: sys, StateDir: o.stateDir}
-		if ib := steer.IrqbalanceFor(snap, o.stateDir); ib != nil {
-			act.Irqbalance = ib
-		}
-		cfg.Actuator = act
 	}
 	metrics, srvErr, err := o.serveMetrics(ctx, s)
 	if err != nil {
 		return exitCode(ExitError, fmt.Sprintf("redline steer: --listen %s: %v", o.listen, err))
 	}
-	cfg.OnPeriod = func(r *steer.Report) {
-		fmt.Fprintln(s.out, r.Line())
-		if metrics != nil {
-			metrics.Observe(r)
-		}
-		if err := steer.WriteStatus(o.statusFile, r); err != nil {
-			fmt.Fprintf(s.err, "redline steer: status file: %v\n", err)
-		}
+	// The one steer entry point (the lab's and a session's too): it
+	// restores what an earlier steer left before it starts, or refuses.
+	sess, err := steer.StartSession(ctx, steer.SessionOptions{
+		Period: o.period, Sample: o.sample, Domain: o.domain, PIDs: o.pids, Ports: o.ports, DryRun: o.dryRun, StateDir: o.stateDir,
+		Engine: steer.Options{Periods: o.periods, Majority: o.majority, MinPackets: o.minPackets},
+		OnStart: func(snap *host.Snapshot, recovered string) {
+			if recovered != "" {
+				fmt.Fprintf(s.err, "redline steer: %s\n", recovered)
+			}
+			steerNotes(s, snap, o)
+		},
+		OnPeriod: func(r *steer.Report) {
+			fmt.Fprintln(s.out, r.Line())
+			if metrics != nil {
+				metrics.Observe(r)
+			}
+			if err := steer.WriteStatus(o.statusFile, r); err != nil {
+				fmt.Fprintf(s.err, "redline steer: status file: %v\n", err)
+			}
+		},
+	})
+	if err != nil {
+		stop() // the metrics server ends with ctx
+		<-srvErr
+		return exitCode(ExitError, fmt.Sprintf("redline steer: %v", err))
 	}
-	var last *steer.Report
-	onPeriod := cfg.OnPeriod
-	cfg.OnPeriod = func(r *steer.Report) { last = r; onPeriod(r) }
-	started := time.Now()
-	err = steer.Run(ctx, smp, cfg)
+	select {
+	case <-ctx.Done():
+	case <-sess.Done():
+	}
+	rec, rerr := sess.Stop(context.WithoutCancel(ctx))
 	os.Remove(o.statusFile)
-	st, took := smp.Stats(), time.Since(started)
-	if last != nil { // every sampler's, after a restarted target
-		st = last.Sampler
-	}
+	st, took := rec.Sampler, rec.Finished.Sub(rec.Started)
 	fmt.Fprintf(s.err, "redline steer: sampler read %d events (%d lost) in %s, using %s of CPU (%.2f%% of one CPU)\n",
 		st.Events, st.Lost, took.Round(time.Millisecond), st.CPU.Round(time.Millisecond), 100*st.CPU.Seconds()/took.Seconds())
-	if act != nil {
-		msg, rerr := act.Restore(context.WithoutCancel(ctx))
-		fmt.Fprintf(s.err, "redline steer: %s\n", msg)
+	if !o.dryRun {
+		fmt.Fprintf(s.err, "redline steer: %s\n", rec.Restored)
 		if rerr != nil {
-			return exitCode(ExitFailure, fmt.Sprintf("redline steer: restore: %v (run redline tune rollback --state-dir %s)", rerr, o.stateDir))
+			return exitCode(ExitFailure, fmt.Sprintf("redline steer: %v (run redline tune rollback --state-dir %s)", rerr, o.stateDir))
 		}
 	}
+	stop()
 	if err := <-srvErr; err != nil {
 		return exitCode(ExitFailure, fmt.Sprintf("redline steer: --listen: %v", err))
 	}
-	if err != nil && !errors.Is(err, context.Canceled) {
-		return exitCode(ExitFailure, fmt.Sprintf("redline steer: %v", err))
+	if rec.RunError != "" {
+		return exitCode(ExitFailure, "redline steer: "+rec.RunError)
 	}
 	return nil
-}
-
-// steerTargets turns --pid and --port into the pids to steer for.
-func steerTargets(snap *host.Snapshot, o *steerOptions) ([]int, error) {
-	pids, err := steer.PIDsOnPorts(snap, o.pids, o.ports)
-	if err != nil {
-		return nil, exitCode(ExitError, "redline steer: "+err.Error())
-	}
-	return pids, nil
 }
 
 // steerNotes says what the user should know before steer starts.

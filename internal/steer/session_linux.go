@@ -22,7 +22,11 @@ type SessionOptions struct {
 	Sample int
 	// PIDs are the redis-servers to steer for (see Config.PIDs); their
 	// threads are the only consumers the kernel reports.
-	PIDs   []int
+	PIDs []int
+	// Ports add the redis-servers listening there, and are followed: a
+	// server restarted on one is steered for under its new pid
+	// (redline steer -p).
+	Ports  []int
 	DryRun bool
 	// NetNS are network namespaces whose devices' packets count too (the
 	// lab's server namespace): their drivers are asked for at start.
@@ -31,6 +35,10 @@ type SessionOptions struct {
 	StateDir string
 	// OnPeriod, if set, also receives each period's report.
 	OnPeriod func(*Report)
+	// OnStart, if set, is given the host as read at the start and what
+	// was done about an earlier steer's leftovers ("" when nothing),
+	// before sampling begins.
+	OnStart func(snap *host.Snapshot, recovered string)
 	// System makes the machine the moves are written to (and an earlier
 	// steer's leftovers restored on): tune.LiveSystem when nil. A session
 	// rehearsing on a tree passes its own, so steer never writes the live
@@ -52,7 +60,8 @@ type Session struct {
 	sys     *tune.System
 	act     *TuneActuator
 	cancel  context.CancelFunc
-	done    chan error
+	done    chan struct{} // closed when Run has returned
+	runErr  error
 	started time.Time
 	// irqbalance says what is done about a running irqbalance.
 	irqbalance string
@@ -95,15 +104,19 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	read := func() (*host.Snapshot, error) { return host.Read(fs, host.Options{PIDs: o.PIDs}) }
+	read := func() (*host.Snapshot, error) { return host.Read(fs, host.Options{PIDs: o.PIDs, Ports: o.Ports}) }
 	snap, err := read()
+	if err != nil {
+		return nil, err
+	}
+	pids, err := PIDsOnPorts(snap, o.PIDs, o.Ports)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := TopologyIn(snap, o.Domain); err != nil {
 		return nil, err
 	}
-	tids, err := TargetThreads(snap, o.PIDs)
+	tids, err := TargetThreads(snap, pids)
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +128,7 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		}
 		maps.Copy(drivers, d)
 	}
-	s := &Session{done: make(chan error, 1), started: time.Now()}
+	s := &Session{done: make(chan struct{}), started: time.Now()}
 	recovered := ""
 	if !o.DryRun {
 		// What a steer killed earlier (kill -9 of a lab or of a remote
@@ -139,7 +152,7 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		s.tfs.Close()
 		return nil, err
 	}
-	cfg := Config{Period: o.Period, Engine: o.Engine, Domain: o.Domain, PIDs: o.PIDs, Read: read, ReadFile: fs.ReadFile, Drivers: drivers, OnPeriod: func(r *Report) {
+	cfg := Config{Period: o.Period, Engine: o.Engine, Domain: o.Domain, PIDs: pids, Read: read, ReadFile: fs.ReadFile, Drivers: drivers, OnPeriod: func(r *Report) {
 		s.observe(r)
 		if o.OnPeriod != nil {
 			o.OnPeriod(r)
@@ -158,11 +171,28 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 	if recovered != "" {
 		s.rec.NotDone = append(s.rec.NotDone, recovered)
 	}
+	if len(o.Ports) > 0 { // follow a restarted redis-server to its new pid
+		tfs := s.tfs
+		cfg.Targets = func(snap *host.Snapshot) ([]int, error) { return PIDsOnPorts(snap, o.PIDs, o.Ports) }
+		cfg.NewSource = func(tids []int) (Source, error) {
+			return NewSampler(tfs, SamplerOptions{Sample: o.Sample, Consumers: tids})
+		}
+	}
+	if o.OnStart != nil {
+		o.OnStart(snap, recovered)
+	}
 	rctx, cancel := context.WithCancel(ctx)
 	s.cancel = cancel
-	go func() { s.done <- Run(rctx, s.smp, cfg) }()
+	go func() {
+		s.runErr = Run(rctx, s.smp, cfg)
+		close(s.done)
+	}()
 	return s, nil
 }
+
+// Done is closed when steering has ended by itself (an error, or the
+// context StartSession was given ending); Stop still restores.
+func (s *Session) Done() <-chan struct{} { return s.done }
 
 func (s *Session) observe(r *Report) {
 	s.mu.Lock()
@@ -195,7 +225,8 @@ func (s *Session) observe(r *Report) {
 // alone those someone else changed since) and returns the record.
 func (s *Session) Stop(ctx context.Context) (SessionRecord, error) {
 	s.cancel()
-	runErr := <-s.done
+	<-s.done
+	runErr := s.runErr
 	s.mu.Lock()
 	rec := s.rec // Run has returned: nothing writes it any more
 	s.mu.Unlock()
