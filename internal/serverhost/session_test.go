@@ -239,11 +239,10 @@ func TestSessionHoldsStateDirForALab(t *testing.T) {
 	}
 }
 
-// TestSessionSteer: a lab's steer variant against a server host runs steer
-// there through the session, for a server of the session's own only; a
-// steer left running when the link goes is stopped (its IRQs restored) by
-// the session's cleanup, which says so.
-func TestSessionSteer(t *testing.T) {
+// steerSession is a session on a temporary tree with a redis-server it
+// started, for the steer tests (root, a real server).
+func steerSession(t *testing.T) (*remote.Client, io.Closer, <-chan *remote.Cleanup, remote.RedisServer) {
+	t.Helper()
 	testutil.Heavy(t)
 	testutil.NeedRoot(t)
 	if _, err := exec.LookPath("redis-server"); err != nil {
@@ -254,8 +253,20 @@ func TestSessionSteer(t *testing.T) {
 	defer cancel()
 	var srv remote.RedisServer
 	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{}, &srv); err != nil {
+		in.Close()
 		t.Fatal(err)
 	}
+	return c, in, done, srv
+}
+
+// TestSessionSteer: a lab's steer variant against a server host runs steer
+// there through the session, for a server of the session's own only; a
+// steer left running when the link goes is stopped (its IRQs restored) by
+// the session's cleanup, which says so.
+func TestSessionSteer(t *testing.T) {
+	c, in, done, srv := steerSession(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
 	spec := labdata.SteerSpec{DryRun: true, Period: 100 * time.Millisecond}
 	var started remote.SteerStarted
 	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: labdata.SteerSpec{DryRun: true, Period: time.Nanosecond, Sample: 3}, Pid: srv.Pid}, &started); err == nil ||
@@ -298,18 +309,9 @@ func TestSessionSteer(t *testing.T) {
 // running for it first (restoring its IRQs), instead of leaving it to
 // move IRQs for a process that is gone until the session ends.
 func TestSessionRedisStopStopsSteer(t *testing.T) {
-	testutil.Heavy(t)
-	testutil.NeedRoot(t)
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not installed")
-	}
-	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
+	c, in, done, srv := steerSession(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var srv remote.RedisServer
-	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{}, &srv); err != nil {
-		t.Fatal(err)
-	}
 	var started remote.SteerStarted
 	spec := labdata.SteerSpec{DryRun: true, Period: 100 * time.Millisecond}
 	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &started); err != nil {
