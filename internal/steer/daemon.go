@@ -115,9 +115,13 @@ type Source interface {
 	Configure(target map[uint32]bool, zeroBased func(dev string) bool)
 }
 
-// Configure implements Source.
+// Configure implements Source. It may be called while Run runs (a
+// retarget): the reading loop applies it before its next batch, so the
+// Joiner is only ever touched by that loop.
 func (s *Sampler) Configure(target map[uint32]bool, zeroBased func(dev string) bool) {
-	s.Joiner.Target, s.Joiner.ZeroBased = target, zeroBased
+	s.cfgMu.Lock()
+	s.pending = &joinConfig{target: target, zeroBased: zeroBased}
+	s.cfgMu.Unlock()
 }
 
 // Run samples, decides and (unless dry) moves every period until ctx

@@ -368,3 +368,42 @@ func TestLiveRunFollowsRedisRestart(t *testing.T) {
 		t.Fatalf("Run: %v", err)
 	}
 }
+
+// TestLiveConfigureWhileRunning: a retarget reconfigures the sampler while
+// its loop reads the rings (a restarted server's new pid); the Joiner is
+// the loop's alone, so under -race nothing is reported while copies are
+// joined and Configure is called from another goroutine, and the last
+// configuration is the one applied.
+func TestLiveConfigureWhileRunning(t *testing.T) {
+	needRoot(t)
+	tfs, err := OpenTracefs()
+	if err != nil {
+		t.Skipf("tracefs: %v", err)
+	}
+	t.Cleanup(func() { tfs.Close() })
+	p := newMQPair(t)
+	srv := redistest.StartWith(t, redisserver.Options{NetNS: p.Server, Bind: p.ServerIP})
+	s, err := NewSampler(tfs, SamplerOptions{Drain: time.Millisecond})
+	if err != nil {
+		t.Skipf("sampler: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	startLoad(ctx, t, p, srv, 2)
+	out := make(chan *Period, 1)
+	done := make(chan error, 1)
+	go func() { done <- s.Run(ctx, 20*time.Millisecond, out) }()
+	for i := range 200 {
+		s.Configure(map[uint32]bool{uint32(srv.Pid() + i%2): true}, nil)
+		time.Sleep(time.Millisecond)
+	}
+	s.Configure(map[uint32]bool{uint32(srv.Pid()): true}, nil)
+	<-out
+	<-out // a period cut after the last Configure was applied
+	cancel()
+	<-done
+	if !s.Joiner.Target[uint32(srv.Pid())] || len(s.Joiner.Target) != 1 {
+		t.Fatalf("the Joiner's target after the last Configure: %v", s.Joiner.Target)
+	}
+}

@@ -73,8 +73,13 @@ type Sampler struct {
 	rings    []*ring
 	epfd     int
 	drain    time.Duration
-	// Joiner receives every event; set its Target before Run.
+	// Joiner receives every event. Its Target and ZeroBased are set
+	// through Configure, also while Run runs (a retarget), never directly.
 	Joiner *Joiner
+	// pending is the last Configure's, applied by the reading loop
+	// between batches: the Joiner is the loop's alone.
+	cfgMu   sync.Mutex
+	pending *joinConfig
 
 	stop     chan struct{}  // closed by Close
 	running  sync.WaitGroup // Run, which Close waits for before unmapping
@@ -340,8 +345,28 @@ func (s *Sampler) Run(ctx context.Context, period time.Duration, out chan<- *Per
 	return ctx.Err()
 }
 
+// joinConfig is which processes' copies count and which devices number
+// their queues from 0 (Configure).
+type joinConfig struct {
+	target    map[uint32]bool
+	zeroBased func(dev string) bool
+}
+
+// applyConfig hands the Joiner the last Configure's settings, on the
+// reading thread.
+func (s *Sampler) applyConfig() {
+	s.cfgMu.Lock()
+	c := s.pending
+	s.pending = nil
+	s.cfgMu.Unlock()
+	if c != nil {
+		s.Joiner.Target, s.Joiner.ZeroBased = c.target, c.zeroBased
+	}
+}
+
 // DrainAll reads every ring to its head.
 func (s *Sampler) DrainAll() {
+	s.applyConfig()
 	for _, r := range s.rings {
 		r.drain(s.record)
 	}
