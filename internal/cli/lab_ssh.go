@@ -53,10 +53,7 @@ func labServerHost(s *streams, f *labFlags) lab.DialServerHost {
 		if err != nil {
 			return nil, err
 		}
-		for _, cl := range c.Hello.Cleanups {
-			fmt.Fprintf(s.err, "redline lab: on %s an earlier session ended (%s) and restored %d apply(s), stopped %d redis-server(s)%s\n",
-				c.Hello.Hostname, cl.Reason, len(cl.Restored), len(cl.Stopped), cleanupErrors(cl))
-		}
+		printCleanups(s.err, "lab", c.Hello.Hostname, c.Hello.Cleanups)
 		h.h = serverhost.NewRemote(c, t.Host)
 		return h, nil
 	}

@@ -53,11 +53,17 @@ func (r *remoteOptions) openHost(ctx context.Context, s *streams, name string, l
 		return nil, exitCode(ExitError, fmt.Sprintf("redline %s: %v", name, err))
 	}
 	i := h.Info()
-	for _, cl := range i.Cleanups {
-		fmt.Fprintf(s.err, "redline %s: on %s an earlier session ended (%s) and restored %d apply(s), stopped %d redis-server(s)%s\n",
-			name, i.Hostname, cl.Reason, len(cl.Restored), len(cl.Stopped), cleanupErrors(cl))
-	}
+	printCleanups(s.err, name, i.Hostname, i.Cleanups)
 	return h, nil
+}
+
+// printCleanups says what earlier sessions' dead man's switches on host
+// restored and stopped, as the hello that opened a session reported it.
+func printCleanups(w io.Writer, name, host string, cls []remote.Cleanup) {
+	for _, cl := range cls {
+		fmt.Fprintf(w, "redline %s: on %s an earlier session ended (%s) and restored %d apply(s), stopped %d redis-server(s)%s\n",
+			name, host, cl.Reason, len(cl.Restored), len(cl.Stopped), cleanupErrors(cl))
+	}
 }
 
 // journalMissing says, for a command that reads this machine's journal,
