@@ -1,6 +1,9 @@
 package testutil
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"os"
+)
 
 // The simulated machines of the statistics' simulations (internal/stats'
 // lab simulations, internal/autotune's sessions): how one run's
@@ -55,3 +58,10 @@ type NoiseModel struct {
 	Run   func(r *rand.Rand) float64
 	Round func(r *rand.Rand) float64
 }
+
+// SimHeavyEnv runs the long versions of the simulations.
+const SimHeavyEnv = "REDLINE_SIM_HEAVY"
+
+// SimHeavy reports whether the long simulations should run
+// (REDLINE_SIM_HEAVY=1): they take minutes, the short ones seconds.
+func SimHeavy() bool { return os.Getenv(SimHeavyEnv) == "1" }
