@@ -34,9 +34,10 @@ type Options struct {
 	// quiet one decides at the first looks).
 	MinRounds int `json:"min_rounds"`
 	MaxRounds int `json:"max_rounds"`
-	// NoiseRounds of the baseline against itself come first (default
-	// MinRounds); ConfirmRounds of the final plan against the baseline
-	// come last (default MaxRounds).
+	// NoiseRounds of the baseline against itself come first (default:
+	// the first look's rounds); ConfirmRounds of the final plan against
+	// the baseline come last (default: twice the first look's, at most
+	// MaxRounds).
 	NoiseRounds   int `json:"noise_rounds"`
 	ConfirmRounds int `json:"confirm_rounds"`
 	// MaxCandidates is the most comparisons a session makes (screening
@@ -159,7 +160,7 @@ func (o Options) Plan() (Plan, error) {
 	}
 	p.ConfirmRounds = o.ConfirmRounds
 	if p.ConfirmRounds <= 0 {
-		p.ConfirmRounds = p.Looks[len(p.Looks)-1]
+		p.ConfirmRounds = min(2*p.Looks[0], p.Looks[len(p.Looks)-1])
 	}
 	if p.ConfirmRounds < p.Confirm.RunsNeeded() {
 		return Plan{}, fmt.Errorf("autotune: %d confirmation rounds can never confirm; at least %d are needed", p.ConfirmRounds, p.Confirm.RunsNeeded())

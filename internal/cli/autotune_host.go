@@ -1,0 +1,136 @@
+package cli
+
+// THE SEAM. This file is redline autotune's host side for a managed local
+// redis-server, written on the local APIs (redisserver, tune, bench) until
+// the one server-host API of issue 23 lands: then starting the server,
+// the scoped tune apply and rollback, and the measurement move onto it
+// (local or over the session) and this file shrinks to an
+// autotune.Trialer over that API. Nothing else in autotune knows how the
+// host is reached.
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"redline/internal/autotune"
+	"redline/internal/bench"
+	"redline/internal/bench/cmdline"
+	"redline/internal/change"
+	"redline/internal/knobs"
+	"redline/internal/redisserver"
+	"redline/internal/resp"
+	"redline/internal/tune"
+)
+
+// rollbackTimeout bounds the rollback after a trial, also when the
+// session was interrupted.
+const rollbackTimeout = 30 * time.Second
+
+// localTarget is a redis-server redline starts, measured with one
+// workload; every trial's changes are applied through tune's journal in
+// stateDir and rolled back by their session after the measurement.
+type localTarget struct {
+	srv      *redisserver.Server
+	admin    *resp.Client
+	stateDir string
+	opts     bench.Options
+	test     bench.Test
+	p99      bool
+}
+
+// startLocalTarget starts the server with its extra redis.conf lines and
+// aims the workload at it.
+func startLocalTarget(ctx context.Context, config []string, wl cmdline.Workload, p99 bool, stateDir string) (*localTarget, error) {
+	srv, err := redisserver.Start(ctx, redisserver.Options{Config: config})
+	if err != nil {
+		return nil, err
+	}
+	admin, err := srv.Client(ctx)
+	if err != nil {
+		srv.Stop()
+		return nil, err
+	}
+	o := wl.Options
+	o.Network, o.Addr, o.Progress = "tcp", srv.Addr(), nil
+	return &localTarget{srv: srv, admin: admin, stateDir: stateDir, opts: o, test: wl.Tests[0], p99: p99}, nil
+}
+
+func (t *localTarget) close() {
+	t.admin.Close()
+	t.srv.Stop()
+}
+
+// changesOf maps a config onto the catalog's changes.
+func changesOf(c autotune.Config) ([]change.Change, error) {
+	var out []change.Change
+	for _, s := range c {
+		k, ok := knobs.Lookup(s.Knob)
+		if !ok {
+			return nil, fmt.Errorf("no knob %s in the catalog", s.Knob)
+		}
+		ch, ok := k.Change(s.Value)
+		if !ok {
+			return nil, fmt.Errorf("knob %s is applied by %s, which this target cannot do yet", k.Name, k.Method())
+		}
+		out = append(out, ch)
+	}
+	return out, nil
+}
+
+// Trial applies c scoped, measures once and rolls back.
+func (t *localTarget) Trial(ctx context.Context, c autotune.Config) (v float64, err error) {
+	changes, err := changesOf(c)
+	if err != nil {
+		return 0, err
+	}
+	if len(changes) > 0 {
+		session, err := t.apply(ctx, changes)
+		if session != "" {
+			defer func() {
+				if rerr := t.rollback(session); rerr != nil && err == nil {
+					err = rerr
+				}
+			}()
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if _, err := t.admin.Do(ctx, "FLUSHALL"); err != nil {
+		return 0, fmt.Errorf("FLUSHALL: %w", err)
+	}
+	sum, err := bench.Run(ctx, t.opts, t.test, nil)
+	if err != nil {
+		return 0, err
+	}
+	if sum.Errors > 0 {
+		return 0, fmt.Errorf("%d requests failed in the measurement", sum.Errors)
+	}
+	if t.p99 {
+		return sum.Latency.P99, nil
+	}
+	return sum.RPS, nil
+}
+
+func (t *localTarget) apply(ctx context.Context, changes []change.Change) (string, error) {
+	plan := tune.FromChanges(changes, "autotune")
+	plan.Redis = &tune.PlanRedis{Addr: t.srv.Addr()}
+	sys := tune.LiveSystem()
+	sys.Redis = tune.RedisOptions{Addr: t.srv.Addr()}
+	defer sys.Close()
+	res, err := tune.Apply(ctx, sys, plan, tune.ApplyOptions{StateDir: t.stateDir})
+	if res == nil {
+		return "", err
+	}
+	return res.Session, err
+}
+
+// rollback restores one trial's session, with a context of its own: an
+// interrupted session still rolls back.
+func (t *localTarget) rollback(session string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
+	defer cancel()
+	_, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: t.stateDir, Session: session})
+	return err
+}

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"redline/internal/autotune"
+	"redline/internal/knobs"
+	"redline/internal/testutil"
+	"redline/internal/tune"
+)
+
+func TestAutotuneUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--objective", "speed"}, "throughput or p99"},
+		{[]string{"--knob", "redis.nope"}, `no knob "redis.nope"`},
+		{[]string{"--allow", "nope"}, `no knob "nope"`},
+		{[]string{"--workload", "-t set,get --duration 1s"}, "one test"},
+		{[]string{"--workload", "-t set -n 1000"}, "for a --duration"},
+		{[]string{"--knob", "boot.isolcpus"}, "no knob left to try"},
+		{[]string{"--resume", "/nonexistent/autotune"}, "--resume"},
+	} {
+		_, stderr, code := runCLI(t, context.Background(), nil, append([]string{"autotune", "--dir", t.TempDir()}, c.args...)...)
+		if code != ExitError || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 2 {
+			t.Errorf("autotune %v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+func TestAutotuneCandidatesFollowSafetyAndMethod(t *testing.T) {
+	cands, untested := autotuneCandidates(autotuneTarget{Allow: []string{"redis.appendfsync"}})
+	names := map[string]bool{}
+	for _, c := range cands {
+		names[c.Knob] = true
+		k, _ := knobs.Lookup(c.Knob)
+		if k.Method() != knobs.ByChange || k.Safety == knobs.Never {
+			t.Errorf("candidate %s: method %s, class %s", k.Name, k.Method(), k.Safety)
+		}
+	}
+	if !names["redis.appendfsync"] || names["redis.save"] || !names["redis.hz"] {
+		t.Errorf("candidates %v: want the allowed review knob, no other, and the safe ones", names)
+	}
+	if !strings.Contains(strings.Join(untested, "\n"), "redis.io-threads: applied by server-spec") {
+		t.Errorf("untested:\n%s", strings.Join(untested, "\n"))
+	}
+}
+
+// TestAutotuneKeepsPlantedFixes: a managed redis-server started with
+// settings that cost speed (a slow log of every command, hz 500) and
+// neutral knobs beside their fixes: autotune keeps the planted fixes and
+// no neutral knob, confirms the plan, and leaves nothing journaled.
+// About 10 minutes on a 2-vCPU machine.
+func TestAutotuneKeepsPlantedFixes(t *testing.T) {
+	testutil.Heavy(t)
+	if os.Getenv("REDLINE_AUTOTUNE_REAL") != "1" {
+		t.Skip("a real session of minutes: REDLINE_AUTOTUNE_REAL=1")
+	}
+	dir := filepath.Join(t.TempDir(), "at")
+	stdout, stderr, code := runCLI(t, context.Background(), nil, "autotune", "--dir", dir, "--seed", "1",
+		"--server-config", "slowlog-log-slower-than 0", "--server-config", "slowlog-max-len 100000", "--server-config", "hz 500",
+		"--knob", "redis.slowlog-log-slower-than", "--knob", "redis.hz", "--knob", "redis.activerehashing", "--knob", "redis.lazyfree-lazy-user-del",
+		"--workload", "-t set -c 50 -P 16 -d 64 --duration 1s --warmup 200ms", "--max-rounds", "30", "--budget", "14m")
+	t.Log(stdout)
+	res := readAutotuneResult(t, dir)
+	if code != ExitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, ok := res.Final.Value("redis.slowlog-log-slower-than"); !ok {
+		t.Errorf("the planted slow log was not fixed: final %s", res.Final)
+	}
+	for _, neutral := range []string{"redis.activerehashing", "redis.lazyfree-lazy-user-del"} {
+		if _, ok := res.Final.Value(neutral); ok {
+			t.Errorf("a neutral knob was kept: final %s", res.Final)
+		}
+	}
+	if res.Confirmation == nil || !res.Confirmation.Confirmed {
+		t.Errorf("not confirmed: %+v", res.Confirmation)
+	}
+	st, err := tune.Journaled(context.Background(), tune.StatusOptions{StateDir: filepath.Join(dir, "tune")})
+	if err != nil || st.Pending() > 0 {
+		t.Errorf("the tune journal after the session: %d pending, %v", st.Pending(), err)
+	}
+}
+
+func readAutotuneResult(t *testing.T, dir string) *autotune.Result {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res autotune.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	return &res
+}
