@@ -229,12 +229,8 @@ func (s *session) screen(ctx context.Context, inc Config) (Config, error) {
 			if cur, ok := inc.Value(c.Knob); ok && cur == v {
 				continue
 			}
-			if ok, why := s.budgetLeft(); !ok {
-				s.res.Untested = append(s.res.Untested, Untested{set, why})
-				continue
-			}
 			var err error
-			if inc, err = s.race(ctx, PhaseScreen, inc, set); err != nil {
+			if inc, err = s.try(ctx, PhaseScreen, inc, set); err != nil {
 				return inc, err
 			}
 		}
@@ -251,18 +247,23 @@ func (s *session) refine(ctx context.Context, inc Config) (Config, error) {
 			continue
 		}
 		for _, v := range midpoints(c.Values, cur) {
-			set := Setting{c.Knob, v}
-			if ok, why := s.budgetLeft(); !ok {
-				s.res.Untested = append(s.res.Untested, Untested{set, why})
-				continue
-			}
 			var err error
-			if inc, err = s.race(ctx, PhaseRefine, inc, set); err != nil {
+			if inc, err = s.try(ctx, PhaseRefine, inc, Setting{c.Knob, v}); err != nil {
 				return inc, err
 			}
 		}
 	}
 	return inc, nil
+}
+
+// try races set against inc when the budget allows one more comparison,
+// and records it as untested otherwise.
+func (s *session) try(ctx context.Context, phase Phase, inc Config, set Setting) (Config, error) {
+	if ok, why := s.budgetLeft(); !ok {
+		s.res.Untested = append(s.res.Untested, Untested{set, why})
+		return inc, nil
+	}
+	return s.race(ctx, phase, inc, set)
 }
 
 // midpoints returns the values halfway between cur and its neighbours in
