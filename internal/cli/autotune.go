@@ -157,17 +157,6 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	if len(cands) == 0 {
 		return usageError("redline autotune: no knob left to try:\n  %s", strings.Join(untested, "\n  "))
 	}
-	if !o.engine.Resume {
-		o.engine.Candidates = cands
-		o.engine.Target, _ = json.Marshal(o.target)
-	}
-	per := wl.Options.Duration + wl.Options.Warmup + 300*time.Millisecond // apply, FLUSHALL, rollback
-	plan, err := o.engine.Plan()
-	if err != nil {
-		return usageError("redline autotune: %v", err)
-	}
-	o.engine.MaxMeasurements = int(o.budget / per)
-	autotunePrintPlan(s.out, o, plan, per)
 	if err := os.MkdirAll(o.dir, 0o700); err != nil {
 		return exitCode(ExitError, "redline autotune: "+err.Error())
 	}
@@ -181,6 +170,27 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 		return exitCode(ExitError, "redline autotune: start redis-server: "+err.Error())
 	}
 	defer tg.close()
+	if !o.engine.Resume {
+		o.engine.Candidates = nil
+		for _, c := range cands {
+			left, cur, ok := tg.untried(ctx, c)
+			if !ok {
+				untested = append(untested, fmt.Sprintf("%s: already %q on the target", c.Knob, cur))
+				continue
+			}
+			o.engine.Candidates = append(o.engine.Candidates, left)
+		}
+		o.engine.Target, _ = json.Marshal(o.target)
+	}
+	per := wl.Options.Duration + wl.Options.Warmup + 300*time.Millisecond // apply, FLUSHALL, rollback
+	plan, err := o.engine.Plan()
+	if err != nil {
+		return usageError("redline autotune: %v", err)
+	}
+	if !o.engine.Resume { // a resumed session keeps its own budget
+		o.engine.MaxMeasurements = int(o.budget / per)
+	}
+	autotunePrintPlan(s.out, o, plan, per)
 	fmt.Fprintf(s.out, "target: a managed redis-server at %s; after a crash: redline tune rollback --state-dir %s\n", tg.srv.Addr(), o.stateDir)
 	o.engine.Progress = func(t autotune.Trial) { autotunePrintTrial(s.out, t) }
 	res, runErr := autotune.Run(ctx, tg, o.engine)

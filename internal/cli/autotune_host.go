@@ -19,7 +19,7 @@ import (
 	"redline/internal/change"
 	"redline/internal/knobs"
 	"redline/internal/redisserver"
-	"redline/internal/resp"
+	"redline/internal/redisadmin"
 	"redline/internal/tune"
 )
 
@@ -32,7 +32,7 @@ const rollbackTimeout = 30 * time.Second
 // stateDir and rolled back by their session after the measurement.
 type localTarget struct {
 	srv      *redisserver.Server
-	admin    *resp.Client
+	admin    *redisadmin.Conn
 	stateDir string
 	opts     bench.Options
 	test     bench.Test
@@ -46,7 +46,7 @@ func startLocalTarget(ctx context.Context, config []string, wl cmdline.Workload,
 	if err != nil {
 		return nil, err
 	}
-	admin, err := srv.Client(ctx)
+	admin, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: srv.Addr()})
 	if err != nil {
 		srv.Stop()
 		return nil, err
@@ -59,6 +59,30 @@ func startLocalTarget(ctx context.Context, config []string, wl cmdline.Workload,
 func (t *localTarget) close() {
 	t.admin.Close()
 	t.srv.Stop()
+}
+
+// untried drops the values a knob already has on the target (a
+// comparison of the target with itself); ok is false when none is left.
+// Only Redis settings are read here; the others are tried as listed.
+func (t *localTarget) untried(ctx context.Context, c autotune.Candidate) (autotune.Candidate, string, bool) {
+	k, _ := knobs.Lookup(c.Knob)
+	ch, ok := k.Change("")
+	if !ok || k.Kind != knobs.KindRedisConfig {
+		return c, "", true
+	}
+	cfg, err := t.admin.ConfigGet(ctx, k.Target)
+	cur, found := cfg[k.Target]
+	if err != nil || !found {
+		return c, "", true
+	}
+	var left []string
+	for _, v := range c.Values {
+		if !ch.Same(v, cur) {
+			left = append(left, v)
+		}
+	}
+	c.Values = left
+	return c, cur, len(left) > 0
 }
 
 // changesOf maps a config onto the catalog's changes.
