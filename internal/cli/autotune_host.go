@@ -18,8 +18,8 @@ import (
 	"redline/internal/bench/cmdline"
 	"redline/internal/change"
 	"redline/internal/knobs"
-	"redline/internal/redisserver"
 	"redline/internal/redisadmin"
+	"redline/internal/redisserver"
 	"redline/internal/tune"
 )
 
