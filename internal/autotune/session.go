@@ -85,9 +85,11 @@ type Untested struct {
 
 // Result is a session's outcome, also when it ended early.
 type Result struct {
-	Plan         Plan          `json:"plan"`
-	Noise        Noise         `json:"noise"`
-	Trials       []Trial       `json:"trials"`
+	Plan   Plan    `json:"plan"`
+	Noise  Noise   `json:"noise"`
+	Trials []Trial `json:"trials"`
+	// Final is the incumbent: at the end the plan confirmation measured,
+	// in a session that stopped early the plan so far (not confirmed).
 	Final        Config        `json:"final"`
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
 	Untested     []Untested    `json:"untested,omitempty"`
@@ -327,7 +329,7 @@ func (s *session) race(ctx context.Context, phase Phase, inc Config, set Setting
 	}
 	tr.Rounds = len(x)
 	if tr.Decision == Kept {
-		tr.Incumbent = cand
+		tr.Incumbent, s.res.Final = cand, cand
 	}
 	s.res.Trials = append(s.res.Trials, tr)
 	if err := s.j.decided(tr); err != nil {
