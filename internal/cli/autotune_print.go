@@ -44,7 +44,11 @@ func ratioText(c stats.Comparison) string {
 // untested, the confirmation and the files.
 func autotunePrintAnswer(w io.Writer, o *autotuneOptions, res *autotune.Result, untested []string, planPath string) {
 	n := res.Noise
-	fmt.Fprintf(w, "\nnoise: %d rounds of the baseline against itself: paired spread %.1f%%, smallest gain detectable with 95%% power: %.1f%%\n", n.Rounds, 100*n.Sigma, 100*n.Detectable)
+	if n.Rounds == 0 {
+		fmt.Fprintln(w, "\nnoise: not measured (the session stopped first)")
+	} else {
+		fmt.Fprintf(w, "\nnoise: %d rounds of the baseline against itself: paired spread %.1f%%, smallest gain detectable with 95%% power: %.1f%%\n", n.Rounds, 100*n.Sigma, 100*n.Detectable)
+	}
 	fmt.Fprintln(w, "kept:")
 	for _, s := range res.Final {
 		if t := keptTrial(res, s); t != nil {

@@ -10,6 +10,7 @@ import (
 
 	"redline/internal/autotune"
 	"redline/internal/knobs"
+	"redline/internal/stats"
 	"redline/internal/testutil"
 	"redline/internal/tune"
 )
@@ -103,4 +104,51 @@ func readAutotuneResult(t *testing.T, dir string) *autotune.Result {
 		t.Fatal(err)
 	}
 	return &res
+}
+
+// TestAutotuneFilesOfAConfirmedSession: the plan is one tune apply
+// reads, each change with its measured effect; the report has the
+// trajectory; a session that was not confirmed offers no plan.
+func TestAutotuneFilesOfAConfirmedSession(t *testing.T) {
+	set := autotune.Setting{Knob: "redis.slowlog-log-slower-than", Value: "10000"}
+	final := autotune.Config{set}
+	cmpKept := stats.Comparison{N: 17, Ratio: 1.5, CILow: 1.1, CIHigh: 2.8, HasCI: true, Level: 0.002, Outcome: stats.Better, Paired: true}
+	res := &autotune.Result{
+		Noise:        autotune.Noise{Rounds: 11, Sigma: 0.05, Detectable: 0.04},
+		Trials:       []autotune.Trial{{N: 1, Phase: autotune.PhaseScreen, Setting: set, Config: final, Rounds: 17, Result: cmpKept, Decision: autotune.Kept, Incumbent: final}},
+		Final:        final,
+		Confirmation: &autotune.Confirmation{Config: final, Confirmed: true, Result: stats.Comparison{N: 20, Ratio: 1.4, CILow: 1.2, CIHigh: 1.6, HasCI: true, Level: 0.05, Outcome: stats.Better}},
+		Measurements: 100,
+	}
+	o := &autotuneOptions{dir: t.TempDir(), target: autotuneTarget{Workload: defaultAutotuneWorkload, Objective: "throughput"}}
+	var out strings.Builder
+	if err := autotuneFinish(&streams{out: &out, err: &out}, o, res, nil, "127.0.0.1:6379", nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(o.dir, "plan.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := tune.ParsePlan(b, ".yaml")
+	if err != nil || len(p.Changes) != 1 || p.Changes[0].Target != "slowlog-log-slower-than" || p.Redis.Addr != "127.0.0.1:6379" {
+		t.Fatalf("plan %+v, %v", p, err)
+	}
+	if !strings.Contains(string(b), "measured: x1.500 [1.100, 2.800]") {
+		t.Errorf("plan.yaml has no measured effect:\n%s", b)
+	}
+	report, _ := os.ReadFile(filepath.Join(o.dir, "report.md"))
+	if !strings.Contains(string(report), "| 1 | screen | redis.slowlog-log-slower-than = 10000 |") || !strings.Contains(string(report), "Confirmed:") {
+		t.Errorf("report:\n%s", report)
+	}
+	if !strings.Contains(out.String(), "confirmed: x1.400 [1.200, 1.600]") {
+		t.Errorf("answer:\n%s", out.String())
+	}
+	res.Confirmation.Confirmed = false
+	o.dir = t.TempDir()
+	if err := autotuneFinish(&streams{out: &out, err: &out}, o, res, nil, "127.0.0.1:6379", nil); err == nil {
+		t.Error("a session that was not confirmed exits 0")
+	}
+	if _, err := os.Stat(filepath.Join(o.dir, "plan.yaml")); err == nil {
+		t.Error("a plan was offered without confirmation")
+	}
 }
