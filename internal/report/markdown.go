@@ -60,6 +60,11 @@ func writeNotesMD(mw *errWriter, notes []string) {
 	}
 }
 
+// Cell makes text safe inside a Markdown table cell, for the other
+// writers of Markdown reports (redline autotune's); print it through
+// textsafe.Printable as this package's writer does.
+func Cell(s string) string { return md(s) }
+
 // md makes text safe inside Markdown paragraphs and table cells.
 func md(s string) string {
 	s = strings.ReplaceAll(s, "\n", " ")

@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"redline/internal/testutil"
 )
 
 // The simulations below run whole labs of identical variants through the
@@ -17,38 +19,15 @@ import (
 // issue describes.
 type noise func(r *rand.Rand) float64
 
-var machines = map[string]noise{
-	// A quiet machine: 3% run-to-run.
-	"quiet": func(r *rand.Rand) float64 { return 1 + 0.03*r.NormFloat64() },
-	// Client and server on the same CPU in some runs: 117k or 147k rps.
-	"bimodal": func(r *rand.Rand) float64 {
-		if r.Float64() < 0.4 {
-			return 117 * (1 + 0.02*r.NormFloat64())
-		}
-		return 147 * (1 + 0.02*r.NormFloat64())
-	},
-	// Other work on the machine: now and then a run loses most of its CPU.
-	"busy": func(r *rand.Rand) float64 {
-		if r.Float64() < 0.2 {
-			return 0.3 + 0.5*r.Float64()
-		}
-		return 1 + 0.05*r.NormFloat64()
-	},
-}
+var machines = testutil.Noise
 
 // rounds says what a whole round of runs shares: nil for nothing; else
 // each round's throughput factor (other work that comes and goes for
 // minutes, so every run of the round feels it).
 type rounds func(r *rand.Rand) float64
 
-// drifting is a machine whose load changes between rounds: a third of the
-// rounds lose 10-60% to other work, on top of each run's own noise.
-func drifting(r *rand.Rand) float64 {
-	if r.Float64() < 1.0/3 {
-		return 0.4 + 0.5*r.Float64()
-	}
-	return 1
-}
+// drifting is a machine whose load changes between rounds.
+var drifting = testutil.Drifting
 
 // simulateLab runs one lab of variants identical to the baseline: tests x
 // variants groups of runs, two metrics each (throughput and a p99 read

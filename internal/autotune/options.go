@@ -1,0 +1,200 @@
+package autotune
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"redline/internal/stats"
+)
+
+// Candidate is a knob and the values the search screens it at.
+type Candidate struct {
+	Knob   string   `json:"knob"`
+	Values []string `json:"values"`
+	// Numeric knobs are refined around their kept value: the midpoints
+	// between it and its neighbours in Values are tried too.
+	Numeric bool `json:"numeric,omitempty"`
+}
+
+// Options control a session. The zero value of each field is its default.
+type Options struct {
+	Candidates []Candidate `json:"candidates"`
+	// Alpha is the family-wise error rate of the session's keep
+	// decisions: the chance that a session whose candidates all do nothing
+	// keeps any of them. Default 0.05.
+	Alpha float64 `json:"alpha"`
+	// ConfirmAlpha is the chance that confirmation calls a plan that does
+	// nothing "confirmed". Default 0.05.
+	ConfirmAlpha float64 `json:"confirm_alpha"`
+	// MinRounds and MaxRounds bound the paired rounds of one comparison
+	// (defaults: the fewest with which a claim is possible at the
+	// session's level, at least 8; and 100: a noisy host needs them, a
+	// quiet one decides at the first looks).
+	MinRounds int `json:"min_rounds"`
+	MaxRounds int `json:"max_rounds"`
+	// NoiseRounds of the baseline against itself come first (default:
+	// the first look's rounds); ConfirmRounds of the final plan against
+	// the baseline come last (default: twice the first look's, at most
+	// MaxRounds).
+	NoiseRounds   int `json:"noise_rounds"`
+	ConfirmRounds int `json:"confirm_rounds"`
+	// MaxCandidates is the most comparisons a session makes (screening
+	// and refinement; each may keep). Default 25.
+	MaxCandidates int `json:"max_candidates"`
+	// MaxMeasurements, when set, stops the search before a comparison
+	// that could take it past this many measurements with confirmation.
+	MaxMeasurements int `json:"max_measurements"`
+	// MinGain is the gain below which a change is not worth keeping
+	// (default 0.03): racing drops a candidate once the upper end of its
+	// interval lies below 1 + the smaller of MinGain and the noise's
+	// detectable gain (a noise estimate from a few rounds can be far too
+	// high on a busy host; this bound keeps it from dropping real gains).
+	MinGain float64 `json:"min_gain"`
+	// LowerIsBetter says the objective is a latency (p99), not a rate.
+	LowerIsBetter bool `json:"lower_is_better,omitempty"`
+	// Seed draws the order of the two runs of every round.
+	Seed uint64 `json:"seed"`
+	// Target is the caller's description of the target, workload and
+	// objective; a resumed session must have the same.
+	Target json.RawMessage `json:"target,omitempty"`
+
+	// Dir, when set, holds the session's journal (Resume continues it).
+	Dir    string `json:"-"`
+	Resume bool   `json:"-"`
+	// Progress, when set, is told of every decision.
+	Progress func(Trial) `json:"-"`
+}
+
+// Defaults.
+const (
+	DefaultMaxRounds     = 150
+	DefaultMaxCandidates = 25
+	DefaultMinGain       = 0.03
+	minMinRounds         = 8
+	// futilityLevel is the two-sided level of the interval the racing
+	// rule drops a candidate by: when even its upper end lies below the
+	// smallest detectable gain. Dropping claims nothing, so it spends no
+	// error budget; a looser level only drops sooner.
+	futilityLevel = 0.05
+)
+
+// Plan is what a session will do at most, decided before its first
+// measurement: the design every keep decision is made at, the looks of a
+// comparison, and the worst-case count of measurements.
+type Plan struct {
+	Design        stats.Design `json:"design"`
+	Looks         []int        `json:"looks"`
+	NoiseRounds   int          `json:"noise_rounds"`
+	ConfirmRounds int          `json:"confirm_rounds"`
+	Screening     int          `json:"screening"` // screening comparisons (knob values)
+	Comparisons   int          `json:"comparisons"`
+	// MaxMeasurements is the worst case: every comparison to its last
+	// look, two measurements a round.
+	MaxMeasurements int `json:"max_measurements"`
+	// Confirm is the design of the confirmation.
+	Confirm stats.Design `json:"confirm"`
+}
+
+// withDefaults fills in the defaults.
+func (o Options) withDefaults() Options {
+	if o.Alpha <= 0 {
+		o.Alpha = stats.DefaultAlpha
+	}
+	if o.ConfirmAlpha <= 0 {
+		o.ConfirmAlpha = stats.DefaultAlpha
+	}
+	if o.MaxRounds <= 0 {
+		o.MaxRounds = DefaultMaxRounds
+	}
+	if o.MinGain <= 0 {
+		o.MinGain = DefaultMinGain
+	}
+	if o.MaxCandidates <= 0 {
+		o.MaxCandidates = DefaultMaxCandidates
+	}
+	return o
+}
+
+// Plan decides the session's design from o: Alpha is split evenly
+// (Bonferroni) over the comparisons the session may make (every screened
+// value and two refinements per numeric knob, at most MaxCandidates:
+// all known before the first measurement) and over each comparison's
+// looks, so the chance of any false keep in the session is at most Alpha
+// whatever the stopping rule, the order, and however the comparisons
+// depend on each other (they share the incumbent's runs).
+func (o Options) Plan() (Plan, error) {
+	o = o.withDefaults()
+	if len(o.Candidates) == 0 {
+		return Plan{}, errors.New("autotune: no candidates to try")
+	}
+	if o.Alpha >= 1 || o.ConfirmAlpha >= 1 {
+		return Plan{}, fmt.Errorf("autotune: alpha %g and confirmation alpha %g must be below 1", o.Alpha, o.ConfirmAlpha)
+	}
+	p := Plan{}
+	for _, c := range o.Candidates {
+		if len(c.Values) == 0 {
+			return Plan{}, fmt.Errorf("autotune: candidate %s has no values", c.Knob)
+		}
+		p.Screening += len(c.Values)
+		if c.Numeric {
+			p.Comparisons += 2 // refinement: the midpoints on either side
+		}
+	}
+	p.Comparisons = min(p.Comparisons+p.Screening, o.MaxCandidates)
+	minRounds := max(o.MinRounds, minMinRounds)
+	for range 3 { // the looks decide the level, the level the fewest rounds
+		maxRounds := max(o.MaxRounds, minRounds)
+		p.Looks = stats.LookSchedule(minRounds, maxRounds)
+		p.Design = stats.Design{Alpha: o.Alpha, Comparisons: p.Comparisons, Looks: len(p.Looks), Paired: true}
+		minRounds = max(minRounds, p.Design.RunsNeeded())
+	}
+	if p.Looks[0] < p.Design.RunsNeeded() {
+		return Plan{}, fmt.Errorf("autotune: %d rounds per comparison can never keep anything at the session's level; raise the maximum to at least %d", o.MaxRounds, p.Design.RunsNeeded())
+	}
+	p.Confirm = stats.Design{Alpha: o.ConfirmAlpha, Comparisons: 1, Looks: 1, Paired: true}
+	p.NoiseRounds = o.NoiseRounds
+	if p.NoiseRounds <= 0 {
+		p.NoiseRounds = p.Looks[0]
+	}
+	p.ConfirmRounds = o.ConfirmRounds
+	if p.ConfirmRounds <= 0 {
+		p.ConfirmRounds = min(2*p.Looks[0], p.Looks[len(p.Looks)-1])
+	}
+	if p.ConfirmRounds < p.Confirm.RunsNeeded() {
+		return Plan{}, fmt.Errorf("autotune: %d confirmation rounds can never confirm; at least %d are needed", p.ConfirmRounds, p.Confirm.RunsNeeded())
+	}
+	last := p.Looks[len(p.Looks)-1]
+	p.MaxMeasurements = 2 * (p.NoiseRounds + p.Comparisons*last + p.ConfirmRounds)
+	return p, nil
+}
+
+// Detectable is the smallest gain (0.05 for 5%) a comparison of n paired
+// rounds at the two-sided level finds with the given power, on pairs
+// whose log-ratios spread with standard deviation sigma: the normal
+// approximation of the signed-rank test (its efficiency against the
+// t-test is 3/pi on normal noise). The simulations measure the real
+// figure per noise model (docs/autotune.md).
+func Detectable(sigma float64, n int, level, power float64) float64 {
+	if n <= 0 {
+		return math.Inf(1)
+	}
+	z := normalQuantile(1-level/2) + normalQuantile(power)
+	return math.Exp(z*sigma*math.Sqrt(math.Pi/3)/math.Sqrt(float64(n))) - 1
+}
+
+// normalQuantile is the standard normal quantile, by bisection on
+// math.Erfc (exact to about 1e-12; called a few times a session).
+func normalQuantile(p float64) float64 {
+	lo, hi := -40.0, 40.0
+	for range 200 {
+		mid := (lo + hi) / 2
+		if 0.5*math.Erfc(-mid/math.Sqrt2) < p {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}

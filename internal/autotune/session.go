@@ -1,0 +1,386 @@
+// Package autotune is the search of redline autotune: it measures the
+// baseline and its noise, screens candidate settings against the current
+// best in paired, randomly ordered rounds (racing: a candidate is kept as
+// soon as its interval clears, dropped as soon as it cannot reach the
+// detectable gain), adds the winners one at a time to the incumbent,
+// refines numeric knobs, and confirms the final plan against the
+// baseline on fresh rounds. Every verdict is stats.ComparePaired's; the
+// session's keep decisions share one error budget (Options.Plan). It
+// drives the host through a Trialer and journals its state so a session
+// can be resumed.
+package autotune
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+
+	"redline/internal/stats"
+)
+
+// Phase names the part of a session a comparison belongs to.
+type Phase string
+
+// The phases.
+const (
+	PhaseScreen Phase = "screen"
+	PhaseRefine Phase = "refine"
+)
+
+// Decision is what a comparison decided.
+type Decision string
+
+// The decisions.
+const (
+	Kept    Decision = "kept"
+	Dropped Decision = "dropped"
+)
+
+// Trial is one comparison: a candidate config against the incumbent, in
+// paired rounds, until a look decided. Its Result is of the objective's
+// goodness (the rate, or 1/p99 for a latency objective), so Ratio is the
+// candidate's gain: 1.1 for 10% more throughput or a p99 lower by a
+// factor 1.1.
+type Trial struct {
+	N         int              `json:"n"` // 1-based, in the order made
+	Phase     Phase            `json:"phase"`
+	Setting   Setting          `json:"setting"`
+	Against   Config           `json:"against"`
+	Config    Config           `json:"config"`
+	Rounds    int              `json:"rounds"`
+	Result    stats.Comparison `json:"result"`
+	Decision  Decision         `json:"decision"`
+	Reason    string           `json:"reason"`
+	Incumbent Config           `json:"incumbent"` // after the decision
+}
+
+// Noise is what the baseline against itself showed.
+type Noise struct {
+	Rounds int `json:"rounds"`
+	// Sigma is a robust standard deviation of the paired log-ratios
+	// (1.4826 x their median absolute deviation).
+	Sigma float64 `json:"sigma"`
+	// Detectable is the smallest gain a comparison detects with 95% power
+	// by its last look, at the session's level (Detectable).
+	Detectable float64          `json:"detectable"`
+	AA         stats.Comparison `json:"aa"` // the baseline against itself
+	Baseline   float64          `json:"baseline"`
+}
+
+// Confirmation is the final plan against the baseline on fresh rounds.
+type Confirmation struct {
+	Config    Config           `json:"config"`
+	Result    stats.Comparison `json:"result"`
+	Confirmed bool             `json:"confirmed"`
+}
+
+// Untested is a candidate value the session did not compare, and why.
+type Untested struct {
+	Setting Setting `json:"setting"`
+	Reason  string  `json:"reason"`
+}
+
+// Result is a session's outcome, also when it ended early.
+type Result struct {
+	Plan   Plan    `json:"plan"`
+	Noise  Noise   `json:"noise"`
+	Trials []Trial `json:"trials"`
+	// Final is the incumbent: at the end the plan confirmation measured,
+	// in a session that stopped early the plan so far (not confirmed).
+	Final        Config        `json:"final"`
+	Confirmation *Confirmation `json:"confirmation,omitempty"`
+	Untested     []Untested    `json:"untested,omitempty"`
+	Measurements int           `json:"measurements"`
+	// Stopped says why the session ended before its end ("" when it did not).
+	Stopped string `json:"stopped,omitempty"`
+}
+
+type session struct {
+	o   Options
+	p   Plan
+	t   Trialer
+	rng *rand.Rand
+	j   *journal
+	res *Result
+}
+
+// Run runs a session on t. The host is as found between trials (each
+// Trial rolls back); an error or a cancelled ctx ends the session with
+// the partial Result and the error.
+func Run(ctx context.Context, t Trialer, o Options) (*Result, error) {
+	o = o.withDefaults()
+	p, err := o.Plan()
+	if err != nil {
+		return nil, err
+	}
+	j, err := openJournal(o.Dir, o, o.Resume)
+	if err != nil {
+		return nil, err
+	}
+	defer j.close()
+	s := &session{o: o, p: p, t: t, j: j, rng: rand.New(rand.NewPCG(o.Seed, 0x6175746f74756e65)), res: &Result{Plan: p}}
+	err = s.run(ctx)
+	if err != nil && s.res.Stopped == "" {
+		s.res.Stopped = err.Error()
+	}
+	return s.res, err
+}
+
+func (s *session) run(ctx context.Context) error {
+	if err := s.noise(ctx); err != nil {
+		return err
+	}
+	inc := Config{}
+	inc, err := s.screen(ctx, inc)
+	if err != nil {
+		return err
+	}
+	if inc, err = s.refine(ctx, inc); err != nil {
+		return err
+	}
+	s.res.Final = inc
+	return s.confirm(ctx, inc)
+}
+
+// measure runs one trial of c, from the journal when it holds it.
+func (s *session) measure(ctx context.Context, c Config) (float64, error) {
+	key := c.String()
+	if v, ok, err := s.j.replayed(key); ok || err != nil {
+		s.res.Measurements++
+		return v, err
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	v, err := s.t.Trial(ctx, c)
+	if err != nil {
+		return 0, fmt.Errorf("trial of %s: %w", key, err)
+	}
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("trial of %s: measured %v, not a positive number", key, v)
+	}
+	s.res.Measurements++
+	if s.o.LowerIsBetter {
+		v = 1 / v
+	}
+	return v, s.j.measured(key, v)
+}
+
+// round measures a and b once each, in an order drawn at random, and
+// returns their values.
+func (s *session) round(ctx context.Context, a, b Config) (va, vb float64, err error) {
+	if s.rng.IntN(2) == 0 {
+		if va, err = s.measure(ctx, a); err == nil {
+			vb, err = s.measure(ctx, b)
+		}
+		return va, vb, err
+	}
+	if vb, err = s.measure(ctx, b); err == nil {
+		va, err = s.measure(ctx, a)
+	}
+	return va, vb, err
+}
+
+// noise measures the baseline against itself and states what a
+// comparison can detect.
+func (s *session) noise(ctx context.Context) error {
+	var x, ref, logs []float64
+	for range s.p.NoiseRounds {
+		a, b, err := s.round(ctx, Config{}, Config{})
+		if err != nil {
+			return err
+		}
+		x, ref, logs = append(x, a), append(ref, b), append(logs, math.Log(a/b))
+	}
+	med := stats.Median(logs)
+	dev := make([]float64, len(logs))
+	for i, l := range logs {
+		dev[i] = math.Abs(l - med)
+	}
+	n := &s.res.Noise
+	n.Rounds, n.Sigma = len(logs), 1.4826*stats.Median(dev)
+	n.Detectable = Detectable(n.Sigma, s.p.Looks[len(s.p.Looks)-1], s.p.Design.Level(), 0.95)
+	n.AA, _ = stats.ComparePaired(x, ref, true, s.p.Design)
+	n.Baseline = stats.Median(append(x, ref...))
+	return nil
+}
+
+// budgetLeft says whether one more comparison fits the budget.
+func (s *session) budgetLeft() (bool, string) {
+	if len(s.res.Trials) >= s.p.Comparisons {
+		return false, fmt.Sprintf("budget: %d comparisons made", len(s.res.Trials))
+	}
+	last := s.p.Looks[len(s.p.Looks)-1]
+	if m := s.o.MaxMeasurements; m > 0 && s.res.Measurements+2*last+2*s.p.ConfirmRounds > m {
+		return false, fmt.Sprintf("budget: %d of %d measurements used", s.res.Measurements, m)
+	}
+	return true, ""
+}
+
+// screen compares every candidate value against the incumbent, in the
+// candidates' order; a kept one becomes the incumbent at once (forward
+// selection), so an interaction with an earlier winner shows as a
+// failed addition.
+func (s *session) screen(ctx context.Context, inc Config) (Config, error) {
+	for _, c := range s.o.Candidates {
+		for _, v := range c.Values {
+			set := Setting{c.Knob, v}
+			if cur, ok := inc.Value(c.Knob); ok && cur == v {
+				continue
+			}
+			var err error
+			if inc, err = s.try(ctx, PhaseScreen, inc, set); err != nil {
+				return inc, err
+			}
+		}
+	}
+	return inc, nil
+}
+
+// refine tries, for each numeric knob of the incumbent, the midpoints
+// between its value and its neighbours among the screened values.
+func (s *session) refine(ctx context.Context, inc Config) (Config, error) {
+	for _, c := range s.o.Candidates {
+		cur, ok := inc.Value(c.Knob)
+		if !c.Numeric || !ok {
+			continue
+		}
+		for _, v := range midpoints(c.Values, cur) {
+			var err error
+			if inc, err = s.try(ctx, PhaseRefine, inc, Setting{c.Knob, v}); err != nil {
+				return inc, err
+			}
+		}
+	}
+	return inc, nil
+}
+
+// try races set against inc when the budget allows one more comparison,
+// and records it as untested otherwise.
+func (s *session) try(ctx context.Context, phase Phase, inc Config, set Setting) (Config, error) {
+	if ok, why := s.budgetLeft(); !ok {
+		s.res.Untested = append(s.res.Untested, Untested{set, why})
+		return inc, nil
+	}
+	return s.race(ctx, phase, inc, set)
+}
+
+// midpoints returns the values halfway between cur and its neighbours in
+// the sorted grid (whole numbers when the grid's are), leaving out those
+// already in the grid.
+func midpoints(grid []string, cur string) []string {
+	var nums []float64
+	ints := true
+	for _, g := range grid {
+		f, err := strconv.ParseFloat(g, 64)
+		if err != nil {
+			return nil
+		}
+		nums = append(nums, f)
+		ints = ints && f == math.Trunc(f)
+	}
+	slices.Sort(nums)
+	c, err := strconv.ParseFloat(cur, 64)
+	i := slices.Index(nums, c)
+	if err != nil || i < 0 {
+		return nil
+	}
+	var out []string
+	for _, nb := range []int{i - 1, i + 1} {
+		if nb < 0 || nb >= len(nums) {
+			continue
+		}
+		m := (c + nums[nb]) / 2
+		if ints {
+			m = math.Round(m)
+		}
+		if v := strconv.FormatFloat(m, 'f', -1, 64); !slices.Contains(nums, m) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// race compares inc with set against inc in paired rounds and decides at
+// the planned looks: kept when the interval at the session's level lies
+// above 1 (a claim, within the session's error budget); dropped when it
+// lies below 1, when even the upper end of the futility interval is
+// below the detectable gain, or at the last look.
+func (s *session) race(ctx context.Context, phase Phase, inc Config, set Setting) (Config, error) {
+	cand := inc.With(set)
+	tr := Trial{N: len(s.res.Trials) + 1, Phase: phase, Setting: set, Against: inc, Config: cand, Incumbent: inc, Decision: Dropped}
+	var x, ref []float64
+	last := s.p.Looks[len(s.p.Looks)-1]
+	for r := 1; r <= last; r++ {
+		a, b, err := s.round(ctx, cand, inc)
+		if err != nil {
+			return inc, err
+		}
+		x, ref = append(x, a), append(ref, b)
+		if !slices.Contains(s.p.Looks, r) {
+			continue
+		}
+		if done := s.decide(&tr, x, ref, r == last); done {
+			break
+		}
+	}
+	tr.Rounds = len(x)
+	if tr.Decision == Kept {
+		tr.Incumbent, s.res.Final = cand, cand
+	}
+	s.res.Trials = append(s.res.Trials, tr)
+	if err := s.j.decided(tr); err != nil {
+		return inc, err
+	}
+	if s.o.Progress != nil {
+		s.o.Progress(tr)
+	}
+	return tr.Incumbent, nil
+}
+
+// decide applies the racing rule at a look; it reports whether the
+// comparison is decided.
+func (s *session) decide(tr *Trial, x, ref []float64, last bool) bool {
+	c, _ := stats.ComparePaired(x, ref, true, s.p.Design)
+	tr.Result = c
+	switch c.Outcome {
+	case stats.Better:
+		tr.Decision, tr.Reason = Kept, "its interval lies above 1 at the session's level"
+		return true
+	case stats.Worse:
+		tr.Reason = "it hurts: its interval lies below 1"
+		return true
+	}
+	f, _ := stats.ComparePaired(x, ref, true, stats.Design{Alpha: futilityLevel, Comparisons: 1, Looks: 1, Paired: true})
+	if goal := min(s.res.Noise.Detectable, s.o.MinGain); f.HasCI && f.CIHigh < 1+goal {
+		tr.Reason = fmt.Sprintf("it cannot reach the gain sought (%.1f%%): the upper end of its %.0f%% interval is x%.3f", 100*goal, 100*(1-futilityLevel), f.CIHigh)
+		return true
+	}
+	if last {
+		tr.Reason = fmt.Sprintf("not proven in %d rounds", len(x))
+		return true
+	}
+	return false
+}
+
+// confirm measures the final config against the baseline on fresh
+// rounds, with an error budget of its own.
+func (s *session) confirm(ctx context.Context, final Config) error {
+	if len(final) == 0 {
+		return nil
+	}
+	var x, ref []float64
+	for range s.p.ConfirmRounds {
+		a, b, err := s.round(ctx, final, Config{})
+		if err != nil {
+			return err
+		}
+		x, ref = append(x, a), append(ref, b)
+	}
+	c, _ := stats.ComparePaired(x, ref, true, s.p.Confirm)
+	s.res.Confirmation = &Confirmation{Config: final, Result: c, Confirmed: c.Outcome == stats.Better}
+	return nil
+}

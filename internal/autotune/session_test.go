@@ -1,0 +1,175 @@
+package autotune
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"redline/internal/testutil"
+)
+
+var errCrash = errors.New("crash")
+
+// crashing fails every trial after the first n.
+type crashing struct {
+	h Trialer
+	n int
+}
+
+func (c *crashing) Trial(ctx context.Context, cfg Config) (float64, error) {
+	if c.n == 0 {
+		return 0, errCrash
+	}
+	c.n--
+	return c.h.Trial(ctx, cfg)
+}
+
+func quietHost(seed uint64) *simHost {
+	return &simHost{rng: rand.New(rand.NewPCG(seed, 1)), noise: testutil.NoiseModels()[0], effect: flags(map[string]float64{"b": 1.2})}
+}
+
+// TestResumeContinuesWhereItStopped: a session that dies after some
+// trials and is resumed from its journal ends as the session that never
+// died, measuring only what the journal did not hold.
+func TestResumeContinuesWhereItStopped(t *testing.T) {
+	o := Options{Candidates: onOff("a", "b", "c"), Seed: 7}
+	whole, err := Run(context.Background(), quietHost(1), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	o.Dir = dir
+	h := quietHost(1)
+	if _, err := Run(context.Background(), &crashing{h: h, n: 60}, o); !errors.Is(err, errCrash) {
+		t.Fatalf("the first part: %v, want the crash", err)
+	}
+	// A crash in the middle of a write leaves a torn line.
+	f, _ := os.OpenFile(filepath.Join(dir, JournalFile), os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"event":"measure","con`)
+	f.Close()
+	ro, err := ReadOptions(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ro.Dir, ro.Resume = dir, true
+	counted := &counting{h: h}
+	rest, err := Run(context.Background(), counted, ro)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(whole.Trials, rest.Trials); d != "" {
+		t.Errorf("the resumed session decided otherwise (-whole +resumed):\n%s", d)
+	}
+	if rest.Measurements != whole.Measurements || counted.n != whole.Measurements-60 {
+		t.Errorf("resumed: %d measurements, %d new; want %d and %d", rest.Measurements, counted.n, whole.Measurements, whole.Measurements-60)
+	}
+}
+
+type counting struct {
+	h Trialer
+	n int
+}
+
+func (c *counting) Trial(ctx context.Context, cfg Config) (float64, error) {
+	c.n++
+	return c.h.Trial(ctx, cfg)
+}
+
+func TestJournalRefusesOtherSessions(t *testing.T) {
+	dir := t.TempDir()
+	o := Options{Candidates: onOff("a"), Seed: 1, Dir: dir}
+	if _, err := Run(context.Background(), quietHost(1), o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), quietHost(1), o); err == nil || !strings.Contains(err.Error(), "already holds a session") {
+		t.Errorf("a second session in the same directory: %v", err)
+	}
+	o.Resume, o.Seed = true, 2
+	if _, err := Run(context.Background(), quietHost(1), o); err == nil || !strings.Contains(err.Error(), "other options") {
+		t.Errorf("resuming with other options: %v", err)
+	}
+	o.Dir = t.TempDir()
+	if _, err := Run(context.Background(), quietHost(1), o); err == nil || !strings.Contains(err.Error(), "nothing to resume") {
+		t.Errorf("resuming an empty directory: %v", err)
+	}
+}
+
+// TestCancelledSessionStops: a cancelled context ends the session with a
+// partial result that says why.
+func TestCancelledSessionStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	n := 0
+	tr := TrialerFunc(func(ctx context.Context, c Config) (float64, error) {
+		if n++; n == 30 {
+			cancel()
+		}
+		return 1, nil
+	})
+	res, err := Run(ctx, tr, Options{Candidates: onOff("a", "b")})
+	if !errors.Is(err, context.Canceled) || res == nil || res.Stopped == "" || res.Measurements != 30 {
+		t.Fatalf("err %v, result %+v", err, res)
+	}
+}
+
+func TestPlan(t *testing.T) {
+	p, err := Options{Candidates: []Candidate{{Knob: "hz", Values: []string{"10", "50", "100"}, Numeric: true}, {Knob: "a", Values: []string{"on"}}}}.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Comparisons != 6 || p.Screening != 4 || p.Design.Comparisons != 6 || !p.Design.Paired {
+		t.Errorf("plan %+v: want 4 screened values and 6 comparisons", p)
+	}
+	if p.Looks[0] < p.Design.RunsNeeded() || p.Looks[len(p.Looks)-1] != DefaultMaxRounds {
+		t.Errorf("looks %v: the first must allow a claim (%d), the last be the maximum", p.Looks, p.Design.RunsNeeded())
+	}
+	want := 2 * (p.NoiseRounds + 6*DefaultMaxRounds + p.ConfirmRounds)
+	if p.MaxMeasurements != want {
+		t.Errorf("worst case %d measurements, want %d", p.MaxMeasurements, want)
+	}
+	if _, err := (Options{}).Plan(); err == nil {
+		t.Error("a session without candidates planned")
+	}
+	if _, err := (Options{Candidates: onOff("a"), ConfirmRounds: 3}).Plan(); err == nil {
+		t.Error("3 confirmation rounds planned; they can never confirm")
+	}
+}
+
+func TestMidpoints(t *testing.T) {
+	for _, c := range []struct {
+		grid []string
+		cur  string
+		want []string
+	}{
+		{[]string{"10", "50", "100"}, "50", []string{"30", "75"}},
+		{[]string{"10", "50", "100"}, "10", []string{"30"}},
+		{[]string{"1", "2"}, "1", nil},
+		{[]string{"0.5", "1"}, "1", []string{"0.75"}},
+		{[]string{"yes", "no"}, "yes", nil},
+	} {
+		if got := midpoints(c.grid, c.cur); !cmp.Equal(got, c.want) {
+			t.Errorf("midpoints(%v, %s) = %v, want %v", c.grid, c.cur, got, c.want)
+		}
+	}
+}
+
+func TestLowerIsBetterKeepsTheLowerLatency(t *testing.T) {
+	h := &simHost{rng: rand.New(rand.NewPCG(3, 1)), noise: testutil.NoiseModels()[0], effect: func(c Config) float64 {
+		if v, _ := c.Value("fast"); v == "on" {
+			return 0.8 // a p99 20% lower
+		}
+		return 1
+	}}
+	res, err := Run(context.Background(), h, Options{Candidates: onOff("slow", "fast"), LowerIsBetter: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Final.String() != "fast=on" || !res.Confirmation.Confirmed || res.Confirmation.Result.Ratio < 1.2 {
+		t.Errorf("final %s, confirmation %+v", res.Final, res.Confirmation)
+	}
+}

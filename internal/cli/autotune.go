@@ -1,0 +1,263 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"redline/internal/atomicfile"
+	"redline/internal/autotune"
+	"redline/internal/bench/cmdline"
+	"redline/internal/knobs"
+	"redline/internal/tune"
+)
+
+func init() { register(newAutotuneCmd) }
+
+// autotuneTarget is what a session measures: journaled with the session,
+// so --resume measures the same.
+type autotuneTarget struct {
+	ServerConfig []string `json:"server_config,omitempty"`
+	Workload     string   `json:"workload"`
+	Objective    string   `json:"objective"`
+	Knobs        []string `json:"knobs,omitempty"`
+	Allow        []string `json:"allow,omitempty"`
+}
+
+type autotuneOptions struct {
+	target   autotuneTarget
+	dir      string
+	resume   string
+	stateDir string
+	budget   time.Duration
+	engine   autotune.Options
+}
+
+const defaultAutotuneWorkload = "-t set -c 50 -P 16 -d 64 --duration 2s --warmup 500ms"
+
+func newAutotuneCmd(s *streams) *cobra.Command {
+	o := &autotuneOptions{}
+	cmd := &cobra.Command{
+		Use:   "autotune",
+		Short: "Search the knob catalog with paired, error-controlled measurements; keep only what is proven and confirmed",
+		Long: `autotune starts a redis-server (with --server-config lines), measures the
+baseline and its noise, then screens the catalog's knobs against the current best
+in paired rounds of randomly ordered runs, keeps a knob only when its interval
+clears at the session's error budget (5% for all keep decisions together),
+refines numeric knobs, and confirms the final plan against the baseline on fresh
+rounds. Every trial is applied through tune's journal and rolled back after its
+measurement: after a crash, "redline tune rollback --state-dir DIR/tune" restores
+the host. Ctrl-C rolls back and keeps a partial report; --resume DIR continues.
+It writes DIR/plan.yaml (for redline tune apply; only a confirmed plan), DIR/report.md
+and DIR/result.json. The procedure: docs/autotune.md.
+
+Exit status: 0 when the session ran to its end (confirmed or nothing to keep),
+1 when the plan was not confirmed or a trial failed, 2 on bad input.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.finish(cmd); err != nil {
+				return err
+			}
+			return runAutotune(cmd.Context(), s, o)
+		},
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&o.target.ServerConfig, "server-config", nil, `a redis.conf line the managed server starts with (repeatable): "hz 500"`)
+	f.StringVar(&o.target.Workload, "workload", defaultAutotuneWorkload, "the redis-benchmark style line of one measurement (one test)")
+	f.StringVar(&o.target.Objective, "objective", "throughput", "throughput, or p99 (with --rate in the workload: p99 at a fixed offered rate)")
+	f.StringArrayVar(&o.target.Knobs, "knob", nil, "search only this catalog knob (repeatable; default every allowed one this target can apply)")
+	f.StringArrayVar(&o.target.Allow, "allow", nil, "also try this review-class knob (repeatable)")
+	f.StringVar(&o.dir, "dir", "", "the session's directory: journal, tune state, plan, report (default ./autotune-TIME)")
+	f.StringVar(&o.resume, "resume", "", "continue the session journaled in this directory")
+	f.DurationVar(&o.budget, "budget", 15*time.Minute, "stop starting comparisons that could end after this")
+	f.IntVar(&o.engine.MinRounds, "min-rounds", 0, "fewest paired rounds per comparison (default: the fewest a claim needs)")
+	f.IntVar(&o.engine.MaxRounds, "max-rounds", 0, fmt.Sprintf("most paired rounds per comparison (default %d)", autotune.DefaultMaxRounds))
+	f.IntVar(&o.engine.MaxCandidates, "max-candidates", 0, fmt.Sprintf("most comparisons in the session (default %d)", autotune.DefaultMaxCandidates))
+	f.Float64Var(&o.engine.Alpha, "alpha", 0, "family-wise error rate of the session's keep decisions (default 0.05)")
+	f.Uint64Var(&o.engine.Seed, "seed", 0, "seed of the runs' order (default: from the clock)")
+	return cmd
+}
+
+// finish checks the flags and, with --resume, takes the session's own.
+func (o *autotuneOptions) finish(cmd *cobra.Command) error {
+	if o.resume != "" {
+		eo, err := autotune.ReadOptions(o.resume)
+		if err != nil {
+			return usageError("redline autotune --resume: %v", err)
+		}
+		if err := json.Unmarshal(eo.Target, &o.target); err != nil {
+			return usageError("redline autotune --resume %s: the journal's target: %v", o.resume, err)
+		}
+		o.engine, o.dir = eo, o.resume
+		o.engine.Resume = true
+	}
+	if o.target.Objective != "throughput" && o.target.Objective != "p99" {
+		return usageError("redline autotune: --objective %q: throughput or p99", o.target.Objective)
+	}
+	for _, name := range append(slices.Clone(o.target.Knobs), o.target.Allow...) {
+		if _, ok := knobs.Lookup(name); !ok {
+			return usageError("redline autotune: no knob %q in the catalog (docs/autotune.md lists them)", name)
+		}
+	}
+	if o.dir == "" {
+		o.dir = "autotune-" + time.Now().UTC().Format("20060102-150405")
+	}
+	if o.engine.Seed == 0 && !o.engine.Resume {
+		o.engine.Seed = uint64(time.Now().UnixNano())
+	}
+	o.stateDir = filepath.Join(o.dir, "tune")
+	o.engine.Dir, o.engine.LowerIsBetter = o.dir, o.target.Objective == "p99"
+	return nil
+}
+
+// autotuneCandidates splits the catalog into the candidates this target
+// can try and the knobs it leaves untested, with why.
+func autotuneCandidates(t autotuneTarget) (cands []autotune.Candidate, untested []string) {
+	for _, k := range knobs.Catalog() {
+		if len(t.Knobs) > 0 && !slices.Contains(t.Knobs, k.Name) {
+			continue
+		}
+		var why string
+		switch {
+		case !k.Allowed(t.Allow) && k.Safety == knobs.Never:
+			why = "never tried: " + k.Why
+		case !k.Allowed(t.Allow):
+			why = "review class (durability, memory, security or host-wide): --allow " + k.Name
+		case k.Method() != knobs.ByChange:
+			why = fmt.Sprintf("applied by %s (restart, profile or steer): not in this first path yet", k.Method())
+		case k.Kind != knobs.KindRedisConfig && os.Geteuid() != 0:
+			why = "writes the host: needs root"
+		}
+		if why != "" {
+			untested = append(untested, k.Name+": "+why)
+			continue
+		}
+		cands = append(cands, autotune.Candidate{Knob: k.Name, Values: k.Values, Numeric: k.Numeric})
+	}
+	return cands, untested
+}
+
+func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
+	wl, err := cmdline.ParseWorkload(o.target.Workload)
+	if err != nil {
+		return usageError("redline autotune: --workload: %v", err)
+	}
+	if len(wl.Tests) != 1 || wl.Options.Duration <= 0 {
+		return usageError("redline autotune: --workload must run one test (-t NAME) for a --duration")
+	}
+	cands, untested := autotuneCandidates(o.target)
+	if len(cands) == 0 {
+		return usageError("redline autotune: no knob left to try:\n  %s", strings.Join(untested, "\n  "))
+	}
+	if err := os.MkdirAll(o.dir, 0o700); err != nil {
+		return exitCode(ExitError, "redline autotune: "+err.Error())
+	}
+	hold, err := tune.HoldStateDir(o.stateDir, "redline autotune")
+	if err != nil {
+		return exitCode(ExitError, "redline autotune: "+err.Error())
+	}
+	defer hold.Release()
+	tg, err := startLocalTarget(ctx, o.target.ServerConfig, wl, o.engine.LowerIsBetter, o.stateDir)
+	if err != nil {
+		return exitCode(ExitError, "redline autotune: start redis-server: "+err.Error())
+	}
+	defer tg.close()
+	if !o.engine.Resume {
+		o.engine.Candidates = nil
+		for _, c := range cands {
+			left, cur, ok := tg.untried(ctx, c)
+			if !ok {
+				untested = append(untested, fmt.Sprintf("%s: already %q on the target", c.Knob, cur))
+				continue
+			}
+			o.engine.Candidates = append(o.engine.Candidates, left)
+		}
+		o.engine.Target, _ = json.Marshal(o.target)
+	}
+	per := wl.Options.Duration + wl.Options.Warmup + 300*time.Millisecond // apply, FLUSHALL, rollback
+	plan, err := o.engine.Plan()
+	if err != nil {
+		return usageError("redline autotune: %v", err)
+	}
+	if !o.engine.Resume { // a resumed session keeps its own budget
+		o.engine.MaxMeasurements = int(o.budget / per)
+	}
+	autotunePrintPlan(s.out, o, plan, per)
+	fmt.Fprintf(s.out, "target: a managed redis-server at %s; after a crash: redline tune rollback --state-dir %s\n", tg.srv.Addr(), o.stateDir)
+	o.engine.Progress = func(t autotune.Trial) { autotunePrintTrial(s.out, t) }
+	res, runErr := autotune.Run(ctx, tg, o.engine)
+	if res == nil {
+		return exitCode(ExitError, "redline autotune: "+runErr.Error())
+	}
+	err = autotuneFinish(s, o, res, untested, tg.srv.Addr(), runErr)
+	if ctx.Err() != nil {
+		return exitCode(ExitSignaled, "redline autotune: stopped; the host is rolled back, the partial report is in "+o.dir+" (--resume "+o.dir+" continues)")
+	}
+	return err
+}
+
+// autotuneFinish writes the files and prints the answer.
+func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untested []string, addr string, runErr error) error {
+	var errs []error
+	b, _ := json.MarshalIndent(res, "", "  ")
+	errs = append(errs, atomicfile.Write(filepath.Join(o.dir, "result.json"), append(b, '\n'), 0o644))
+	errs = append(errs, atomicfile.Write(filepath.Join(o.dir, "report.md"), []byte(autotuneReport(o, res, untested)), 0o644))
+	planPath := ""
+	if c := res.Confirmation; c != nil && c.Confirmed {
+		planPath = filepath.Join(o.dir, "plan.yaml")
+		errs = append(errs, writeAutotunePlan(planPath, res, addr))
+	}
+	autotunePrintAnswer(s.out, o, res, untested, planPath)
+	if err := errors.Join(errs...); err != nil {
+		return exitCode(ExitFailure, "redline autotune: "+err.Error())
+	}
+	switch {
+	case runErr != nil:
+		return exitCode(ExitFailure, "redline autotune: "+runErr.Error()+" (the host is rolled back; --resume "+o.dir+" continues)")
+	case res.Confirmation != nil && !res.Confirmation.Confirmed:
+		return exitCode(ExitFailure, "")
+	}
+	return nil
+}
+
+// writeAutotunePlan writes the confirmed plan for redline tune apply,
+// each change's measured effect in its note.
+func writeAutotunePlan(path string, res *autotune.Result, addr string) error {
+	changes, err := changesOf(res.Final)
+	if err != nil {
+		return err
+	}
+	p := tune.FromChanges(changes, "autotune")
+	p.Redis = &tune.PlanRedis{Addr: addr}
+	comments := map[int]string{}
+	for i, s := range res.Final {
+		if t := keptTrial(res, s); t != nil {
+			comments[i] = fmt.Sprintf("measured: x%.3f [%.3f, %.3f] against %s (trial %d)", t.Result.Ratio, t.Result.CILow, t.Result.CIHigh, t.Against, t.N)
+		}
+	}
+	c := res.Confirmation.Result
+	header := fmt.Sprintf("redline autotune: confirmed on %d fresh rounds: x%.3f [%.3f, %.3f] at %.0f%%\nthe server address is the session's managed one: edit redis.addr for yours", c.N, c.Ratio, c.CILow, c.CIHigh, 100*(1-c.Level))
+	var buf strings.Builder
+	if err := p.EncodeYAML(&buf, header, comments); err != nil {
+		return err
+	}
+	return atomicfile.Write(path, []byte(buf.String()), 0o644)
+}
+
+// keptTrial is the trial that kept s.
+func keptTrial(res *autotune.Result, s autotune.Setting) *autotune.Trial {
+	for i := len(res.Trials) - 1; i >= 0; i-- {
+		if t := &res.Trials[i]; t.Decision == autotune.Kept && t.Setting == s {
+			return t
+		}
+	}
+	return nil
+}

@@ -1,0 +1,95 @@
+package knobs
+
+import (
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"redline/internal/redisserver"
+	"redline/internal/testutil"
+	"redline/internal/tune"
+)
+
+// TestCatalogValidates holds every knob to the change allow-lists of
+// today (change.Change.Validate), whatever they are narrowed to, and
+// requires a reason and a source for each.
+func TestCatalogValidates(t *testing.T) {
+	seen := map[string]bool{}
+	for _, k := range Catalog() {
+		if err := k.Validate(); err != nil {
+			t.Error(err)
+		}
+		if seen[k.Name] {
+			t.Errorf("knob %s listed twice", k.Name)
+		}
+		seen[k.Name] = true
+		for _, v := range k.Values {
+			if c, ok := k.Change(v); ok {
+				if err := c.Validate(); err != nil {
+					t.Errorf("knob %s value %q: refused by the change allow-list: %v", k.Name, v, err)
+				}
+			} else if k.Method() == ByChange {
+				t.Errorf("knob %s is applied as a change but makes none", k.Name)
+			}
+		}
+	}
+}
+
+// TestProfilesAndAllocatorsExist: knobs that name a tune profile or an
+// allocator name one that exists.
+func TestProfilesAndAllocatorsExist(t *testing.T) {
+	for _, k := range Catalog() {
+		switch {
+		case k.Method() == ByProfile && !slices.Contains(tune.ProfileNames(), k.Target):
+			t.Errorf("knob %s: no tune profile %q (have %v)", k.Name, k.Target, tune.ProfileNames())
+		case k.Kind == KindAllocator:
+			for _, v := range k.Values {
+				if !slices.Contains(redisserver.AllocatorNames(), v) {
+					t.Errorf("knob %s: no allocator %q (have %v)", k.Name, v, redisserver.AllocatorNames())
+				}
+			}
+		}
+	}
+}
+
+func TestSafetyClasses(t *testing.T) {
+	for _, k := range Catalog() {
+		if k.Kind == KindBoot && k.Safety != Never {
+			t.Errorf("knob %s needs a reboot: its class must be never", k.Name)
+		}
+		if k.Safety == Never && k.Allowed([]string{k.Name}) {
+			t.Errorf("knob %s is never allowed, even when named", k.Name)
+		}
+		if k.Safety == Review && (k.Allowed(nil) || !k.Allowed([]string{k.Name})) {
+			t.Errorf("knob %s: review knobs need --allow", k.Name)
+		}
+	}
+}
+
+// TestDocTable: docs/autotune.md shows the catalog as the code has it
+// (go test -update rewrites the doc's table).
+func TestDocTable(t *testing.T) {
+	const path = "../../docs/autotune.md"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const begin, end = "<!-- knobs:begin -->\n", "<!-- knobs:end -->"
+	doc := string(b)
+	i, j := strings.Index(doc, begin), strings.Index(doc, end)
+	if i < 0 || j < i {
+		t.Fatalf("%s: no %q ... %q section", path, begin, end)
+	}
+	want := Markdown()
+	if doc[i+len(begin):j] == want {
+		return
+	}
+	if testutil.Updating() {
+		if err := os.WriteFile(path, []byte(doc[:i+len(begin)]+want+doc[j:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("%s: the knob table differs from the catalog; run go test ./internal/knobs -update", path)
+}
