@@ -28,7 +28,7 @@ import (
 // from PATH on a free port of 127.0.0.1 in a new temporary directory, with
 // persistence off.
 type Options struct {
-	Binary string   // redis-server binary; default "redis-server" from PATH
+	Binary string   // redis-server binary; default "redis-server" from PATH, else redis-tools' redis-check-rdb
 	Dir    string   // working directory; default a new temporary directory, removed by Stop
 	Bind   string   // default 127.0.0.1
 	Port   int      // 0 picks a free port
@@ -68,12 +68,9 @@ func (s *Server) Pid() int { return s.cmd.Process.Pid }
 // Start starts a server and waits until it answers PING. On failure it
 // returns an error that quotes the end of the server's log.
 func Start(ctx context.Context, o Options) (*Server, error) {
-	if o.Binary == "" {
-		o.Binary = "redis-server"
-	}
-	bin, err := exec.LookPath(o.Binary)
+	bin, err := lookServer(o.Binary)
 	if err != nil {
-		return nil, fmt.Errorf("redis-server binary %q not found (install it: apt-get install -y redis-server, or pass the path): %w", o.Binary, err)
+		return nil, err
 	}
 	o.Binary = bin
 	if o.Bind == "" {
@@ -118,7 +115,12 @@ func startOnce(ctx context.Context, o Options) (*Server, error) {
 		s.removeDir()
 		return nil, err
 	}
-	argv := append(append([]string{}, o.Wrap...), o.Binary, s.ConfPath)
+	bin, err := runnable(o.Binary, s.Dir)
+	if err != nil {
+		s.removeDir()
+		return nil, err
+	}
+	argv := append(append([]string{}, o.Wrap...), bin, s.ConfPath)
 	if o.NetNS != "" {
 		argv = append([]string{"ip", "netns", "exec", o.NetNS}, argv...)
 	}

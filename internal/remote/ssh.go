@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -193,7 +192,11 @@ func dial(ctx context.Context, o DialOptions) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	local, sum, err := localBinary(o.LocalBinary)
+	bin, archErr := binaryFor(o.LocalBinary, arch)
+	if archErr != nil {
+		bin = o.LocalBinary // the host may still have this version on its PATH
+	}
+	local, sum, err := localBinary(bin)
 	if err != nil {
 		return nil, err
 	}
@@ -205,8 +208,8 @@ func dial(ctx context.Context, o DialOptions) (*Client, error) {
 	if o.NoPush || o.Sudo {
 		return nil, fmt.Errorf("%w; install redline %s on %s (--no-push or sudo: not copied)", verr, o.Version, o.SSH.Target)
 	}
-	if want := "Linux " + unameMachine(); strings.TrimSpace(arch) != want {
-		return nil, fmt.Errorf("%w; cannot push: %s is %q, this redline is built for %q", verr, o.SSH.Target, strings.TrimSpace(arch), want)
+	if archErr != nil {
+		return nil, fmt.Errorf("%w; cannot push to %s: %v", verr, o.SSH.Target, archErr)
 	}
 	if o.Notify != nil {
 		o.Notify(fmt.Sprintf("%v; copying this redline (sha256 %s) to %s:%s", verr, sum[:12], o.SSH.Target, cacheDisplay(o.CacheDir, sum)))
@@ -365,16 +368,6 @@ func localBinary(path string) (string, string, error) {
 		return "", "", err
 	}
 	return path, hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func unameMachine() string {
-	switch runtime.GOARCH {
-	case "amd64":
-		return "x86_64"
-	case "arm64":
-		return "aarch64"
-	}
-	return runtime.GOARCH
 }
 
 // shellQuote makes s one word for the remote POSIX shell.
