@@ -37,6 +37,7 @@ type doctorOptions struct {
 	only, skip         []string
 	minSeverity        string
 	json, markdown     bool
+	format, output     string
 	verbose, list      bool
 	redisExplicitlySet bool
 	cluster            bool
@@ -106,6 +107,8 @@ did, 2 when doctor could not run, or a rule errored or a host file did not parse
 	f.StringVar(&o.minSeverity, "min-severity", "info", "show and fail on findings at or above: info, low, medium, high")
 	f.BoolVar(&o.json, "json", false, "write the report as JSON")
 	f.BoolVar(&o.markdown, "markdown", false, "write the report as Markdown")
+	f.StringVar(&o.format, "format", "", "prom: write the findings as a node_exporter textfile (docs/fleet.md)")
+	f.StringVarP(&o.output, "output", "o", "", "write the report to `FILE` (atomically: a textfile collector never reads half of it)")
 	f.BoolVar(&o.verbose, "verbose", false, "also list the rules that passed")
 	aliasShort(f, "v", "verbose") // -v is the version elsewhere
 	f.BoolVar(&o.list, "list", false, "list the rules and exit")
@@ -120,6 +123,9 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	}
 	if o.json && o.markdown {
 		return usageError("redline doctor: choose one of --json and --markdown")
+	}
+	if err := checkDoctorFormat(o); err != nil {
+		return err
 	}
 	if o.clusterSet && o.cluster && (o.noRedis || o.root != "/") {
 		return usageError("redline doctor: --cluster needs a live server: drop --no-redis and --root")
@@ -140,7 +146,7 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	if err != nil {
 		return failed("doctor", ExitError, err)
 	}
-	if err := writeDoctorReport(s.out, rep, o, min); err != nil {
+	if err := writeDoctorOutput(s.out, rep, o, min); err != nil {
 		return exitCode(ExitError, "redline doctor: write the report: "+err.Error())
 	}
 	if rep.HasErrors() {

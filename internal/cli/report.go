@@ -91,6 +91,9 @@ func runReport(s *streams, f *reportFlags, args []string) error {
 	if err != nil {
 		return usageError("redline report: %v", err)
 	}
+	if report.IsFleet(srcs) {
+		return runFleetReport(s, f, srcs, format)
+	}
 	r, err := buildReport(srcs, f)
 	if err != nil {
 		return usageError("redline report: %v", err)

@@ -24,6 +24,10 @@ type Source struct {
 	// Result is set for a lab results file, Bench for a bench document.
 	Result *labdata.Result
 	Bench  *benchdata.Document
+	// Doctor is set for a saved `redline doctor --json` report, Verify for
+	// a saved `redline tune verify PLAN --json`: a fleet report's inputs.
+	Doctor *labdata.DoctorReport
+	Verify []labdata.VerifyOutcome
 }
 
 // InputError is a file redline report cannot use: unreadable, not JSON,
@@ -68,6 +72,9 @@ func Decode(name string, r io.Reader) (*Source, error) {
 	if err != nil {
 		return nil, &InputError{Path: name, Problem: "cannot read", Err: err}
 	}
+	if src, ok, err := decodeFleet(name, b); ok {
+		return src, err
+	}
 	var head struct {
 		Schema *string `json:"schema"`
 	}
@@ -97,6 +104,33 @@ func Decode(name string, r io.Reader) (*Source, error) {
 		return nil, &InputError{Path: name, Problem: "damaged " + *head.Schema + " file (" + jsonProblem(b, err) + ")"}
 	}
 	return src, src.check()
+}
+
+// decodeFleet reads a doctor report (a number as its schema) or a plan
+// verification (a list); ok is false for anything else.
+func decodeFleet(name string, b []byte) (src *Source, ok bool, err error) {
+	trimmed := bytes.TrimSpace(b)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		src = &Source{Path: name, Verify: []labdata.VerifyOutcome{}}
+		if err := json.Unmarshal(trimmed, &src.Verify); err != nil {
+			return nil, true, &InputError{Path: name, Problem: "not a redline tune verify --json list (" + jsonProblem(b, err) + ")"}
+		}
+		return src, true, nil
+	}
+	var head struct {
+		Schema json.RawMessage `json:"schema"`
+	}
+	if json.Unmarshal(trimmed, &head) != nil || len(head.Schema) == 0 || head.Schema[0] < '0' || head.Schema[0] > '9' {
+		return nil, false, nil
+	}
+	src = &Source{Path: name, Doctor: new(labdata.DoctorReport)}
+	if err := json.Unmarshal(trimmed, src.Doctor); err != nil {
+		return nil, true, &InputError{Path: name, Problem: "damaged redline doctor --json report (" + jsonProblem(b, err) + ")"}
+	}
+	if src.Doctor.Schema != labdata.DoctorSchema {
+		return nil, true, &InputError{Path: name, Problem: fmt.Sprintf("doctor report schema %d: this redline reads %d", src.Doctor.Schema, labdata.DoctorSchema)}
+	}
+	return src, true, nil
 }
 
 func unknownSchema(s string) string {
