@@ -22,7 +22,6 @@ func init() { register(newBenchCmd) }
 
 func newBenchCmd(s *streams) *cobra.Command {
 	var f *cmdline.Flags
-	var worker bool
 	var sshw sshWorkerFlags
 	cmd := &cobra.Command{
 		Use:   "bench [options] [command args...]",
@@ -52,9 +51,6 @@ partial results and a non-zero exit, never a hang.`,
 		Args:              cobra.ArbitraryArgs,
 		DisableAutoGenTag: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if worker {
-				return runWorkerChild(cmd.Context(), s)
-			}
 			return runBench(cmd.Context(), s, f, &sshw, args)
 		},
 	}
@@ -64,8 +60,6 @@ partial results and a non-zero exit, never a hang.`,
 	f.PasswordEnv = secret.FromEnv()
 	renamed(fl, "password", "pass")
 	renamed(fl, "json", "output")
-	fl.BoolVar(&worker, "worker", false, "one process of a --workers run (settings on stdin)")
-	fl.MarkHidden("worker")
 	sshw.define(fl)
 	return cmd
 }
@@ -117,11 +111,17 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 		fmt.Fprintf(s.err, "WARNING: Could not fetch server CONFIG: %s\n", info.ConfigErr)
 	}
 	r := &benchRun{s: s, f: f, o: o, info: info, argv: s.argv}
-	if len(f.WorkerHosts) > 0 {
-		if r.ssh, err = dialSSHWorkers(ctx, s, f.WorkerHosts, sshw); err != nil {
-			return exitCode(ExitError, "redline bench: "+err.Error())
-		}
-		defer r.ssh.close()
+	switch {
+	case len(f.WorkerHosts) > 0:
+		r.workers, err = sshWorkers(ctx, s, f.WorkerHosts, sshw)
+	case f.Workers > 1:
+		r.workers, err = localWorkers(ctx, f.Workers)
+	}
+	if err != nil {
+		return exitCode(ExitError, "redline bench: "+err.Error())
+	}
+	if r.workers != nil {
+		defer r.workers.close()
 	}
 	r.progress = newProgressPrinter(s, f)
 	r.o.Progress = r.progress.show
@@ -138,7 +138,7 @@ type benchRun struct {
 	info     benchdata.ServerInfo
 	argv     []string
 	progress *progressPrinter
-	ssh      *sshWorkers // --workers ssh:...
+	workers  *workerPool // --workers
 	results  []*benchdata.Summary
 	started  time.Time
 }
@@ -207,17 +207,14 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 	return nil
 }
 
-// measure runs t here, or in --workers processes.
+// measure runs t here, or in the --workers sessions.
 func (r *benchRun) measure(ctx context.Context, t bench.Test, data []byte) (*benchdata.Summary, error) {
 	// No replayed ticks: this command's progress is live, the workers'
 	// would arrive only at the end.
 	wo := bench.WorkersOptions{ReadyTimeout: cmp.Or(r.f.WorkersReadyTimeout, bench.WorkerReadyTimeout(r.o)),
 		ResultTimeout: bench.WorkerResultTimeout(r.o), Warn: r.warn}
-	if r.ssh != nil {
-		return r.ssh.run(ctx, r.o, t, data, wo)
-	}
-	if r.f.Workers > 1 {
-		return runWorkers(ctx, r.o, t, data, r.f.Workers, wo)
+	if r.workers != nil {
+		return r.workers.run(ctx, r.o, t, data, wo)
 	}
 	return bench.Run(ctx, r.o, t, data)
 }

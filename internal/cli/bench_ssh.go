@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"net"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"redline/internal/bench"
-	"redline/internal/benchdata"
 	"redline/internal/labdata"
 	"redline/internal/remote"
 )
@@ -20,9 +18,8 @@ import (
 // bench --workers ssh:HOST[,HOST...] runs one worker on each host: a
 // redline session there (docs/remote.md), reached through the user's own
 // ssh, the same sessions as --ssh and the lab's ssh target, runs its
-// share (remote.BenchWorker) through the same ready barrier as local
-// worker processes (bench.RunWorkers). The sessions are opened once for
-// the whole run and closed at its end; a session whose link dies stops
+// share (remote.BenchWorker) through the ready barrier (bench.RunWorkers),
+// as local workers do (bench_workers.go). A session whose link dies stops
 // its worker by itself.
 
 // sshWorkerFlags are the settings of the sessions of ssh workers.
@@ -70,68 +67,24 @@ func checkSSHWorkers(hosts []string, f *sshWorkerFlags, o bench.Options, hostSet
 	return nil
 }
 
-// sshWorkers are the open sessions of a run's ssh workers.
-type sshWorkers struct {
-	hosts   []string
-	clients []*remote.Client
-}
-
-// dialSSHWorkers opens a session on every host, at once.
-func dialSSHWorkers(ctx context.Context, s *streams, hosts []string, f *sshWorkerFlags) (*sshWorkers, error) {
-	w := &sshWorkers{hosts: hosts, clients: make([]*remote.Client, len(hosts))}
-	errs := make([]error, len(hosts))
+// sshWorkers opens a worker session on every host, at once.
+func sshWorkers(ctx context.Context, s *streams, hosts []string, f *sshWorkerFlags) (*workerPool, error) {
 	hb := cmp.Or(f.heartbeat, remote.DefaultHeartbeatTimeout)
-	var wg sync.WaitGroup
-	for i, h := range hosts {
-		wg.Go(func() {
-			o := remote.DialOptions{SSH: remote.SSH{Target: h, Config: f.config}, Version: Version(), NoPush: f.noPush,
-				StateDir: f.stateDir, HeartbeatTimeout: hb, DeadAfter: hb + 10*time.Second,
-				Notify: func(msg string) { fmt.Fprintf(s.err, "redline bench: %s: %s\n", bench.WorkerName(i+1, h), msg) }}
-			dctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-			defer cancel()
-			c, err := remote.Dial(dctx, o)
-			if err != nil {
-				errs[i] = fmt.Errorf("%s: %w", bench.WorkerName(i+1, h), err)
-				return
-			}
-			for _, cl := range c.Hello.Cleanups {
-				fmt.Fprintf(s.err, "redline bench: on %s an earlier session ended (%s) and stopped %d bench worker(s), %d redis-server(s)%s\n",
-					h, cl.Reason, cl.Benches, len(cl.Stopped), cleanupErrors(cl))
-			}
-			w.clients[i] = c
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
+	return openWorkers(hosts, func(i int) (*remote.Client, error) {
+		h := hosts[i]
+		o := remote.DialOptions{SSH: remote.SSH{Target: h, Config: f.config}, Version: Version(), NoPush: f.noPush,
+			StateDir: f.stateDir, HeartbeatTimeout: hb, DeadAfter: hb + 10*time.Second,
+			Notify: func(msg string) { fmt.Fprintf(s.err, "redline bench: %s: %s\n", bench.WorkerName(i+1, h), msg) }}
+		dctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+		defer cancel()
+		c, err := remote.Dial(dctx, o)
 		if err != nil {
-			w.close()
 			return nil, err
 		}
-	}
-	return w, nil
-}
-
-// run runs t with one worker on each host.
-func (w *sshWorkers) run(ctx context.Context, o bench.Options, t bench.Test, data []byte, wo bench.WorkersOptions) (*benchdata.Summary, error) {
-	specs := bench.WorkerSpecs(o, t, data, len(w.hosts), wo.Progress != nil)
-	ws := make([]bench.WorkerSlot, len(specs))
-	for i, spec := range specs {
-		bw, err := remote.NewBenchWorker(w.clients[i], w.hosts[i], spec)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", bench.WorkerName(i+1, w.hosts[i]), err)
+		for _, cl := range c.Hello.Cleanups {
+			fmt.Fprintf(s.err, "redline bench: on %s an earlier session ended (%s) and stopped %d bench worker(s), %d redis-server(s)%s\n",
+				h, cl.Reason, cl.Benches, len(cl.Stopped), cleanupErrors(cl))
 		}
-		ws[i] = bench.WorkerSlot{N: i + 1, Host: w.hosts[i], Share: bench.ShareOf(spec), Worker: bw}
-	}
-	return bench.RunWorkers(ctx, ws, wo)
-}
-
-// close hangs up every session: each stops whatever worker it still runs.
-func (w *sshWorkers) close() {
-	var wg sync.WaitGroup
-	for _, c := range w.clients {
-		if c != nil {
-			wg.Go(func() { hangUp(c) })
-		}
-	}
-	wg.Wait()
+		return c, nil
+	})
 }

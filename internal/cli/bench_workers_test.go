@@ -112,20 +112,13 @@ func TestBenchWorkersNeverReady(t *testing.T) {
 	t.Log(errOut)
 }
 
-// childWorkers lists this process's children that are bench workers.
+// childWorkers lists this process's children that are worker sessions.
 func childWorkers(t *testing.T) []string {
 	t.Helper()
-	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	var out []string
-	me := strconv.Itoa(os.Getpid())
-	for _, d := range dirs {
-		st, err := os.ReadFile(d + "/stat")
-		cmd, _ := os.ReadFile(d + "/cmdline")
-		if err != nil || !strings.Contains(string(cmd), "--worker") {
-			continue
-		}
-		if f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:])); len(f) > 1 && f[1] == me {
-			out = append(out, filepath.Base(d))
+	for _, pid := range childrenOf(os.Getpid()) {
+		if cmd, _ := os.ReadFile("/proc/" + pid + "/cmdline"); strings.Contains(string(cmd), "session\x00--worker") {
+			out = append(out, pid)
 		}
 	}
 	return out
@@ -202,10 +195,17 @@ func TestBenchWorkersSignals(t *testing.T) {
 			}
 			before := commandCalls(t, s)["set"]
 			waitFor(t, "the workers' load", func() bool { return commandCalls(t, s)["set"] > before+100 })
+			// The worker sessions run in process groups of their own (a
+			// terminal's Ctrl-C reaches only the coordinator): they are
+			// found as its children.
+			workers := childrenOf(cmd.Process.Pid)
+			if len(workers) != 2 {
+				t.Fatalf("the coordinator has children %v, want its 2 worker sessions", workers)
+			}
 			sent := time.Now()
 			cmd.Process.Signal(sig)
 			err := cmd.Wait()
-			waitFor(t, "every worker to exit", func() bool { return len(groupProcs(cmd.Process.Pid)) == 0 })
+			waitFor(t, "every worker to exit", func() bool { return len(alive(workers)) == 0 })
 			if took := time.Since(sent); took > bench.StopWait/2 {
 				t.Errorf("the workers took %s to stop: they were not told, only killed at the deadline", took)
 			}
@@ -230,21 +230,37 @@ func TestBenchWorkersSignals(t *testing.T) {
 	}
 }
 
-// groupProcs lists the live processes of process group pgid.
-func groupProcs(pgid int) []string {
+// childrenOf lists the live children of process pid.
+func childrenOf(pid int) []string {
 	dirs, _ := filepath.Glob("/proc/[0-9]*")
 	var out []string
 	for _, d := range dirs {
-		st, err := os.ReadFile(d + "/stat")
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
-		if len(f) > 2 && f[2] == strconv.Itoa(pgid) && f[0] != "Z" {
+		if f := procStat(filepath.Base(d)); len(f) > 1 && f[1] == strconv.Itoa(pid) && f[0] != "Z" {
 			out = append(out, filepath.Base(d))
 		}
 	}
 	return out
+}
+
+// alive lists those of pids that still run (not gone, not zombies).
+func alive(pids []string) []string {
+	var out []string
+	for _, p := range pids {
+		if f := procStat(p); len(f) > 0 && f[0] != "Z" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// procStat is the fields of /proc/PID/stat after the command name
+// (state, ppid, pgrp, ...), nil when the process is gone.
+func procStat(pid string) []string {
+	st, err := os.ReadFile("/proc/" + pid + "/stat")
+	if err != nil {
+		return nil
+	}
+	return strings.Fields(string(st[strings.LastIndexByte(string(st), ')')+1:]))
 }
 
 // TestBenchWorkersPassword: the password reaches each worker on its
@@ -276,12 +292,14 @@ func TestBenchWorkersOneKilled(t *testing.T) {
 	t.Setenv("REDLINE_TEST_MAIN", "1")
 	out := filepath.Join(t.TempDir(), "w.json")
 	done := make(chan struct{})
+	var killed string
 	go func() {
 		defer close(done)
 		before := commandCalls(t, s)["set"]
 		waitFor(t, "the workers' load", func() bool { return commandCalls(t, s)["set"] > before+100 })
 		if ws := childWorkers(t); len(ws) == 2 {
-			pid, _ := strconv.Atoi(ws[0])
+			killed = ws[1]
+			pid, _ := strconv.Atoi(killed)
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	}()
@@ -298,6 +316,17 @@ func TestBenchWorkersOneKilled(t *testing.T) {
 	sum := doc.Results[0]
 	if sum.WorkersFailed != 1 || sum.Config.Clients != 4 || !strings.Contains(sum.Error, "worker ") || sum.Requests == 0 {
 		t.Errorf("merged: %d failed, %d clients, error %q, %d requests", sum.WorkersFailed, sum.Config.Clients, sum.Error, sum.Requests)
+	}
+	// The killed process's worker, under its own number, says how it
+	// ended; the other keeps its figures.
+	if killed == "" {
+		t.Fatal("the two worker sessions were not found")
+	}
+	for _, w := range sum.Workers {
+		dead := strings.Contains(w.Error, "process "+killed+" was killed")
+		if dead == (w.Requests > 0) || !strings.Contains(errOut, bench.WorkerName(w.Worker, "")+": ") == dead {
+			t.Errorf("worker %d: %d requests, error %q; killed pid %s\n%s", w.Worker, w.Requests, w.Error, killed, errOut)
+		}
 	}
 	t.Log(errOut)
 }

@@ -21,11 +21,16 @@ import (
 // the delay to start after; bench.result waits for the Summary. The
 // session stops the load when asked (bench.stop) and, by itself, when the
 // session ends for any reason: a lost link stops the worker within the
-// heartbeat timeout.
+// heartbeat timeout. The same operations run the local workers of
+// `bench --workers N`: sessions of this binary started over pipes
+// (LocalWorker).
 
 // BenchPrepareArgs is one worker's share. The password travels here,
-// never on a command line.
+// never on a command line. ID, chosen by the client, names the worker
+// from the request on, so that bench.stop reaches it before it is ready
+// (the session chooses one when it is empty).
 type BenchPrepareArgs struct {
+	ID   string           `json:"id,omitempty"`
 	Spec bench.WorkerSpec `json:"spec"`
 }
 
@@ -76,6 +81,27 @@ type benches struct {
 	next int
 }
 
+// add registers r under id, or under a new ID when id is empty.
+func (b *benches) add(id string, r *benchRun) (string, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.runs == nil {
+		b.runs = map[string]*benchRun{}
+	}
+	if id == "" {
+		b.next++
+		id = fmt.Sprintf("bench-%d", b.next)
+	}
+	if len(id) > 64 {
+		return "", fmt.Errorf("bench ID %.64q... is longer than 64 bytes", id)
+	}
+	if b.runs[id] != nil {
+		return "", fmt.Errorf("bench %q is running already in this session", id)
+	}
+	b.runs[id] = r
+	return id, nil
+}
+
 func (b *benches) get(id string) (*benchRun, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -87,9 +113,14 @@ func (b *benches) get(id string) (*benchRun, error) {
 }
 
 // checkWorkerSpec refuses what a remote client must not make a session
-// do: enter namespaces, or reach anything but a TCP address.
-func checkWorkerSpec(sp *bench.WorkerSpec) error {
+// do: enter namespaces, or reach anything but a TCP address. A local
+// worker session may do both: its client is the redline that started it,
+// on this host, with the same rights.
+func checkWorkerSpec(sp *bench.WorkerSpec, local bool) error {
 	o := &sp.Options
+	if local {
+		return o.Validate()
+	}
 	switch {
 	case o.Network != "tcp":
 		return fmt.Errorf("a remote worker connects over tcp only, not %q", o.Network)
@@ -108,19 +139,16 @@ func (s *session) benchPrepare(ctx context.Context, raw json.RawMessage) (func()
 	if err := decodeArgs(raw, &a); err != nil {
 		return nil, err
 	}
-	if err := checkWorkerSpec(&a.Spec); err != nil {
+	if err := checkWorkerSpec(&a.Spec, s.o.Worker); err != nil {
 		return nil, err
 	}
 	rctx, cancel := context.WithCancel(ctx)
 	r := &benchRun{cancel: cancel, ready: make(chan struct{}), start: make(chan time.Duration, 1), done: make(chan struct{})}
-	s.benches.mu.Lock()
-	if s.benches.runs == nil {
-		s.benches.runs = map[string]*benchRun{}
+	id, err := s.benches.add(a.ID, r)
+	if err != nil {
+		cancel()
+		return nil, err
 	}
-	s.benches.next++
-	id := fmt.Sprintf("bench-%d", s.benches.next)
-	s.benches.runs[id] = r
-	s.benches.mu.Unlock()
 	ready := func(ctx context.Context) error {
 		close(r.ready)
 		return bench.AwaitStart(ctx, r.start)

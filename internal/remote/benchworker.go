@@ -5,38 +5,59 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"redline/internal/bench"
 	"redline/internal/benchdata"
 )
 
-// BenchWorker is one share of a bench --workers run, run by a session on
-// its host (a bench.Worker for bench.RunWorkers).
+// BenchWorker is one share of a bench --workers run, run by a session (a
+// bench.Worker for bench.RunWorkers): on a worker host, or on this one
+// (LocalWorker).
 type BenchWorker struct {
 	c    *Client
-	host string
+	host string // "" for a local worker session
 	spec bench.WorkerSpec
-	mu   sync.Mutex
-	id   string // set once the session has it ready
+	id   string // its name in the session, chosen here
+
+	mu      sync.Mutex
+	sent    bool // its bench.prepare was sent
+	ready   bool // and answered: its clients are connected
+	stopped bool // Stop was called
 }
 
-// NewBenchWorker makes a worker of spec on c's host (named host in
-// messages). The session is this redline (hello checked the version), so
-// it runs the load generator.
+// benchIDs numbers the workers this redline makes.
+var benchIDs atomic.Uint64
+
+// NewBenchWorker makes a worker of spec on c's session; host names it in
+// messages ("" for a local worker session). The session is this redline
+// (hello checked the version), so it runs the load generator.
 func NewBenchWorker(c *Client, host string, spec bench.WorkerSpec) (*BenchWorker, error) {
-	return &BenchWorker{c: c, host: host, spec: spec}, nil
+	return &BenchWorker{c: c, host: host, spec: spec, id: fmt.Sprintf("w%d", benchIDs.Add(1))}, nil
 }
 
 // Ready implements bench.Worker: the session starts the load generator
-// and answers once its clients are connected.
+// and answers once its clients are connected. The request is sent under
+// the lock Stop takes, so a Stop comes after it on the link and stops
+// it, ready or not.
 func (w *BenchWorker) Ready(ctx context.Context) error {
-	var ref BenchRef
-	if err := w.call(ctx, OpBenchPrepare, BenchPrepareArgs{Spec: w.spec}, &ref); err != nil {
-		return err
+	w.mu.Lock()
+	if w.stopped {
+		w.mu.Unlock()
+		return errors.New("stopped before it was prepared")
+	}
+	ch, reqID, err := w.c.send(OpBenchPrepare, BenchPrepareArgs{ID: w.id, Spec: w.spec}, true)
+	w.sent = err == nil
+	w.mu.Unlock()
+	if err == nil {
+		err = w.c.await(ctx, OpBenchPrepare, ch, reqID, nil)
+	}
+	if err != nil {
+		return w.linkErr(err)
 	}
 	w.mu.Lock()
-	w.id = ref.ID
+	w.ready = true
 	w.mu.Unlock()
 	return nil
 }
@@ -50,17 +71,19 @@ func (w *BenchWorker) Clock(ctx context.Context) (time.Time, error) {
 
 // Start implements bench.Worker.
 func (w *BenchWorker) Start(ctx context.Context, d time.Duration) error {
-	return w.call(ctx, OpBenchStart, BenchStartArgs{ID: w.ref(), Delay: d}, nil)
+	return w.call(ctx, OpBenchStart, BenchStartArgs{ID: w.id, Delay: d}, nil)
 }
 
 // Result implements bench.Worker.
 func (w *BenchWorker) Result(ctx context.Context) (*benchdata.Summary, []bench.WorkerTick, error) {
-	id := w.ref()
-	if id == "" {
-		return nil, nil, errors.New("never ready; its session stops it when this redline hangs up")
+	w.mu.Lock()
+	ready := w.ready
+	w.mu.Unlock()
+	if !ready {
+		return nil, nil, errors.New("never ready (stopped)")
 	}
 	var r BenchResult
-	if err := w.call(ctx, OpBenchResult, BenchRef{ID: id}, &r); err != nil {
+	if err := w.call(ctx, OpBenchResult, BenchRef{ID: w.id}, &r); err != nil {
 		return nil, nil, err
 	}
 	if r.Error != "" {
@@ -70,31 +93,34 @@ func (w *BenchWorker) Result(ctx context.Context) (*benchdata.Summary, []bench.W
 }
 
 // Stop implements bench.Worker: it asks the session to stop the worker,
-// without waiting. A worker not ready yet is stopped when the session
-// ends (its client hangs up).
+// ready or still connecting, without waiting.
 func (w *BenchWorker) Stop() {
-	if id := w.ref(); id != "" {
-		w.c.send(OpBenchStop, BenchRef{ID: id}, false)
-	}
-}
-
-func (w *BenchWorker) ref() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.id
+	w.stopped = true
+	if w.sent {
+		w.c.send(OpBenchStop, BenchRef{ID: w.id}, false)
+	}
 }
 
-// call runs one operation; when the link has died it says so, and what
-// the host does about it.
+// call runs one operation; when the link has died it says so.
 func (w *BenchWorker) call(ctx context.Context, op string, args, result any) error {
-	err := w.c.Call(ctx, op, args, result)
-	if err == nil {
-		return nil
+	if err := w.c.Call(ctx, op, args, result); err != nil {
+		return w.linkErr(err)
 	}
+	return nil
+}
+
+// linkErr adds to a call's error, when the link has died, what the
+// worker's host does about it.
+func (w *BenchWorker) linkErr(err error) error {
 	select {
 	case <-w.c.Done():
-		return fmt.Errorf("%w: the link to %s was lost; its session stops the worker by itself within %s", err, w.host, w.c.Hello.HeartbeatTimeout)
 	default:
 		return err
 	}
+	if w.host == "" { // its own process: the error says how it ended
+		return err
+	}
+	return fmt.Errorf("%w: the link to %s was lost; its session stops the worker by itself within %s", err, w.host, w.c.Hello.HeartbeatTimeout)
 }

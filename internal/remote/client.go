@@ -101,6 +101,12 @@ func (c *Client) Call(ctx context.Context, op string, args, result any) error {
 	if err != nil {
 		return err
 	}
+	return c.await(ctx, op, ch, id, result)
+}
+
+// await waits for the reply to request id, sent on ch, and decodes it
+// into result (unless nil).
+func (c *Client) await(ctx context.Context, op string, ch chan Response, id uint64, result any) error {
 	var resp Response
 	select {
 	case resp = <-ch:

@@ -119,6 +119,9 @@ const reportedKeep = 24 * time.Hour
 // A reported cleanup is kept, renamed, for reportedKeep: another client's
 // hello must not take the report a lab is waiting for.
 func (s *session) takeCleanups(want string) []Cleanup {
+	if s.o.Worker { // no state directory
+		return nil
+	}
 	dir := s.cleanupDir()
 	var out []Cleanup
 	names, _ := filepath.Glob(filepath.Join(dir, "cleanup-*.json"))

@@ -31,6 +31,14 @@ type SessionOptions struct {
 	// Log receives one line per operation (never arguments: they may
 	// hold passwords); nil discards.
 	Log io.Writer
+	// Worker makes it a local bench worker of the redline that started it
+	// over pipes (`redline session --worker`, LocalWorker; no Host: it
+	// answers hello, heartbeat, bye and the bench operations only): its
+	// workers may use a unix socket and network namespaces (its client is
+	// a redline of this host with the same rights), and it has no state
+	// directory, so it neither takes nor saves cleanup reports, which are
+	// other sessions' news.
+	Worker bool
 }
 
 // Handler answers a session's operations other than hello, heartbeat,
@@ -96,7 +104,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o SessionOptions) *
 		s.outMu.Lock()
 		_ = s.out.Encode(response(s.byeID, c, nil)) // a lost link: nobody to tell
 		s.outMu.Unlock()
-	} else {
+	} else if !o.Worker {
 		s.saveCleanup(c)
 	}
 	return c

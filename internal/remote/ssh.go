@@ -228,6 +228,37 @@ func dial(ctx context.Context, o DialOptions) (*Client, error) {
 // missing or of another version is an error saying so.
 func start(ctx context.Context, o DialOptions, remote string) (*Client, error) {
 	cmd := o.SSH.command(context.Background(), remote)
+	return startSession(ctx, cmd, sessionStart{
+		version: o.Version, heartbeat: o.HeartbeatTimeout, deadAfter: o.DeadAfter, stderr: o.Stderr, where: o.SSH.Target, cleanup: o.Cleanup,
+		closed:   o.SSH.Stop, // the master would linger for ControlPersist
+		startErr: func(err error) error { return fmt.Errorf("ssh: %w", err) },
+		helloErr: func(err error, stderr string) error { return versionError(err, cmd, stderr, o.SSH.Target) },
+	})
+}
+
+// sessionStart says how to start a session's command (startSession).
+type sessionStart struct {
+	version              string
+	heartbeat, deadAfter time.Duration
+	stderr               io.Writer // a copy of the command's stderr; nil discards
+	where                string    // the host, in messages
+	cleanup              string    // an earlier session whose cleanup report hello waits for
+	// closed, when set, runs after the command has exited on Close.
+	closed func()
+	// startErr and helloErr word a failure to start the command and to
+	// say hello (given the tail of its stderr).
+	startErr func(error) error
+	helloErr func(err error, stderr string) error
+	// exitErr, when set, words the end of the command's output (a killed
+	// process) for the client's calls, given how it exited and the tail
+	// of its stderr.
+	exitErr func(state *os.ProcessState, stderr string) error
+}
+
+// startSession runs cmd, a session on its stdin and stdout (ssh to a host,
+// or this binary on this host), and says hello. Close ends its input and
+// waits up to 10 s for it to exit, then kills it.
+func startSession(ctx context.Context, cmd *exec.Cmd, o sessionStart) (*Client, error) {
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -237,9 +268,9 @@ func start(ctx context.Context, o DialOptions, remote string) (*Client, error) {
 		return nil, err
 	}
 	var errb tailBuffer
-	cmd.Stderr = io.MultiWriter(&errb, orDiscard(o.Stderr))
+	cmd.Stderr = io.MultiWriter(&errb, orDiscard(o.stderr))
 	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("ssh: %w", err)
+		return nil, o.startErr(err)
 	}
 	exited := make(chan struct{})
 	go func() { cmd.Wait(); close(exited) }()
@@ -251,22 +282,57 @@ func start(ctx context.Context, o DialOptions, remote string) (*Client, error) {
 			cmd.Process.Kill()
 			<-exited
 		}
-		o.SSH.Stop() // the master would linger for ControlPersist
+		if o.closed != nil {
+			o.closed()
+		}
 		return nil
 	}
-	c := NewClient(stdout, stdin, closeFn)
+	var out io.Reader = stdout
+	if o.exitErr != nil {
+		out = &exitReader{r: stdout, exited: exited, err: func() error { return o.exitErr(cmd.ProcessState, errb.String()) }}
+	}
+	c := NewClient(out, stdin, closeFn)
 	c.kill = func() { cmd.Process.Kill() }
-	c.DeadAfter = o.DeadAfter
+	c.DeadAfter = o.deadAfter
 	hctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if err := c.HandshakeFor(hctx, o.Version, o.HeartbeatTimeout, 0, o.Cleanup); err != nil {
+	if err := c.HandshakeFor(hctx, o.version, o.heartbeat, 0, o.cleanup); err != nil {
 		c.Close()
 		if IsVersionMismatch(err) {
-			return nil, fmt.Errorf("redline on %s: %w", o.SSH.Target, err)
+			return nil, fmt.Errorf("redline on %s: %w", o.where, err)
 		}
-		return nil, versionError(err, cmd, errb.String(), o.SSH.Target)
+		return nil, o.helloErr(err, errb.String())
 	}
 	return c, nil
+}
+
+// exitReader is a session's output that, at its end, says how the
+// session's process ended (when it ended within exitWait).
+type exitReader struct {
+	r      io.Reader
+	exited <-chan struct{}
+	err    func() error
+}
+
+// exitWait bounds how long the end of a session's output waits for its
+// process's exit status.
+const exitWait = 5 * time.Second
+
+func (e *exitReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err != io.EOF {
+		return n, err
+	}
+	t := time.NewTimer(exitWait)
+	defer t.Stop()
+	select {
+	case <-e.exited:
+		if xerr := e.err(); xerr != nil {
+			return n, xerr
+		}
+	case <-t.C:
+	}
+	return n, err
 }
 
 func versionError(err error, cmd *exec.Cmd, stderr, target string) error {

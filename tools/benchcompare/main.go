@@ -33,22 +33,26 @@ type benchCase struct {
 	pipeline int
 	requests int
 	threads  int // --threads for both tools; 0: none given
+	// workers is redline's --workers (load processes, merged), against
+	// redis-benchmark's --threads of the same number, its nearest.
+	workers int
 }
 
 var cases = []benchCase{
-	{"SET -c 32 -P 1", 32, 1, 400000, 0},
-	{"SET -c 32 -P 16", 32, 16, 3000000, 0},
-	{"SET -c 500 -P 1", 500, 1, 400000, 0},
-	{"SET -c 32 --threads 2", 32, 1, 400000, 2},
-	{"SET -c 40 --threads 40", 40, 1, 400000, 40},
+	{"SET -c 32 -P 1", 32, 1, 400000, 0, 0},
+	{"SET -c 32 -P 16", 32, 16, 3000000, 0, 0},
+	{"SET -c 500 -P 1", 500, 1, 400000, 0, 0},
+	{"SET -c 32 --threads 2", 32, 1, 400000, 2, 0},
+	{"SET -c 40 --threads 40", 40, 1, 400000, 40, 0},
+	{"SET -c 32 --workers 2", 32, 1, 400000, 0, 2},
 }
 
 // clusterCases run with -cluster N. redis-benchmark --cluster runs one
 // thread per primary by default; redline one event loop unless told.
 var clusterCases = []benchCase{
-	{"SET --cluster -c 32 -P 1", 32, 1, 300000, 0},
-	{"SET --cluster -c 32 --threads 3", 32, 1, 300000, 3},
-	{"SET --cluster -c 32 -P 16", 32, 16, 2000000, 0},
+	{"SET --cluster -c 32 -P 1", 32, 1, 300000, 0, 0},
+	{"SET --cluster -c 32 --threads 3", 32, 1, 300000, 3, 0},
+	{"SET --cluster -c 32 -P 16", 32, 16, 2000000, 0, 0},
 }
 
 // target is the server(s) both tools load.
@@ -168,6 +172,12 @@ func measure(ctx context.Context, tg target, c benchCase, redline bool, rlBin, r
 		args = append(args, "--threads", strconv.Itoa(c.threads))
 	}
 	bin := rbBin
+	switch {
+	case redline && c.workers > 0:
+		args = append(args, "--workers", strconv.Itoa(c.workers))
+	case c.workers > 0:
+		args = append(args, "--threads", strconv.Itoa(c.workers))
+	}
 	if redline {
 		bin = rlBin
 		args = append([]string{"bench"}, append(args, "--progress", "none")...)
