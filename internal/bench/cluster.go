@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/sys/unix"
@@ -584,33 +583,17 @@ func (rc *clusterRun) fetch(ctx context.Context, o *Options) (*slotTable, error)
 	return nil, last
 }
 
-// clusterSummary is the per-node part of a Summary.
-func (r *runner) clusterSummary(elapsed time.Duration) *benchdata.Cluster {
+// clusterPart is one loop's per-node histograms and redirections, with
+// the nodes' roles (the loops' parts merge by address: mergeCluster).
+func (r *runner) clusterPart(cr *clusterRec) *benchdata.Cluster {
 	rc := r.cluster
-	out := &benchdata.Cluster{Refreshes: rc.refreshes.Load()}
-	hists := make([]*benchdata.Histogram, len(rc.nodes))
-	for i := range hists {
-		hists[i] = benchdata.NewHistogram(r.o.Precision)
-	}
-	for _, l := range r.loops {
-		cr := l.recorder().cluster
-		for i, h := range cr.nodes {
-			hists[i].Merge(h)
-		}
-		out.Moved += cr.moved
-		out.Asked += cr.asked
-	}
+	out := &benchdata.Cluster{Moved: cr.moved, Asked: cr.asked}
 	for i, n := range rc.nodes {
-		h := hists[i]
-		nr := benchdata.NodeResult{Addr: n.addr, ID: n.id, Role: "primary",
-			Requests: h.TotalCount(), Latency: benchdata.Digest(h.Histogram), Histogram: h}
+		nr := benchdata.NodeResult{Addr: n.addr, ID: n.id, Role: "primary", Requests: cr.nodes[i].TotalCount(), Histogram: &benchdata.Histogram{Histogram: cr.nodes[i]}}
 		if n.primary >= 0 {
 			nr.Role, nr.Primary = "replica", rc.nodes[n.primary].addr
 		} else {
 			nr.Slots, nr.Replicas = rc.top.nodes[i].Slots, len(rc.top.nodes[i].Replicas)
-		}
-		if elapsed > 0 {
-			nr.RPS = float64(nr.Requests) / elapsed.Seconds()
 		}
 		out.Nodes = append(out.Nodes, nr)
 	}

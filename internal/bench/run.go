@@ -502,45 +502,23 @@ func (r *runner) progress(p *progressState) Progress {
 	return pr
 }
 
-// summarise merges the workers' histograms into a Summary. Start and End
-// are the origin plus the offsets: measureFrom already counts the set-up
-// and the wait for Options.Ready, so adding it to a later instant would
-// count that time twice and make workers' intervals differ by their
+// summarise merges the loops' measurements into a Summary, with the
+// merge of a --workers run's Summaries (addCounts, mergeConnections,
+// digest): each loop's part is what a worker's Summary would carry. Start
+// and End are the origin plus the offsets: measureFrom already counts the
+// set-up and the wait for Options.Ready, so adding it to a later instant
+// would count that time twice and make workers' intervals differ by their
 // set-up (MergeWorkers takes earliest start to latest end).
 func (r *runner) summarise() (*benchdata.Summary, error) {
-	classes := len(r.cmdNames)
-	total := benchdata.NewHistogram(r.o.Precision)
-	var unc *benchdata.Histogram
-	if r.o.Rate > 0 {
-		unc = benchdata.NewHistogram(r.o.Precision)
-	}
-	per := make([]*benchdata.Histogram, classes)
-	var last, drainFrom int64
-	var drain benchdata.Drain
-	conns := newConnections()
-	for i := range per {
-		per[i] = benchdata.NewHistogram(r.o.Precision)
-	}
-	for _, l := range r.loops {
-		rec := l.recorder()
-		for i, h := range rec.hists {
-			per[i].Merge(h)
-			total.Merge(h)
-			if unc != nil {
-				unc.Merge(rec.unc[i])
-			}
-		}
-		last = max(last, rec.last)
-		drainFrom = max(drainFrom, rec.end)
-		conns.add(rec)
-		drain.LateAtEnd += rec.drain.LateAtEnd
-		drain.OutstandingAtEnd += rec.drain.OutstandingAtEnd
-		drain.Unsent += rec.drain.Unsent
-		drain.Unanswered += rec.drain.Unanswered
-	}
 	r.mu.Lock()
 	from, err, interrupted, abortedAt := r.measureFrom, r.err, r.interrupted, r.abortedAt
 	r.mu.Unlock()
+	var last, drainFrom int64
+	for _, l := range r.loops {
+		rec := l.recorder()
+		last = max(last, rec.last)
+		drainFrom = max(drainFrom, rec.end)
+	}
 	end := last
 	if err != nil || interrupted || end < from {
 		end = max(abortedAt, last)
@@ -553,40 +531,31 @@ func (r *runner) summarise() (*benchdata.Summary, error) {
 		Start:          r.origin.Add(time.Duration(from)),
 		End:            r.origin.Add(time.Duration(end)),
 		ElapsedSeconds: elapsed.Seconds(),
-		Requests:       total.TotalCount(),
-		Latency:        benchdata.Digest(total.Histogram),
-		Histogram:      total,
 		Interrupted:    interrupted,
 		Config:         r.runConfig(),
-		Connections:    conns.summary(r.setupTime),
 	}
-	if elapsed > 0 {
-		s.RPS = float64(s.Requests) / elapsed.Seconds()
-		if !r.o.KeepAlive || r.o.ConnectRate > 0 {
-			s.Connections.PerSecond = float64(s.Connections.Opened) / elapsed.Seconds()
-		}
+	for _, l := range r.loops {
+		p := r.loopPart(l.recorder())
+		addCounts(s, p)
+		s.Connections = mergeConnections(s.Connections, p.Connections)
+	}
+	if len(r.loops) == 0 { // nothing measured
+		s.Histogram, s.Connections = benchdata.NewHistogram(r.o.Precision), &benchdata.Connections{}
+	}
+	digest(s)
+	s.Connections.SetupSeconds = r.setupTime.Seconds()
+	if elapsed > 0 && (!r.o.KeepAlive || r.o.ConnectRate > 0) {
+		s.Connections.PerSecond = float64(s.Connections.Opened) / elapsed.Seconds()
 	}
 	explain(r.kernel, s.Connections)
 	if drainFrom > 0 {
-		drain.LimitSeconds = r.o.Drain.Seconds()
-		drain.Seconds = time.Duration(max(last-drainFrom, 0)).Seconds()
-		s.Drain = &drain
+		s.Drain.LimitSeconds = r.o.Drain.Seconds()
+		s.Drain.Seconds = time.Duration(max(last-drainFrom, 0)).Seconds()
+	} else {
+		s.Drain = nil
 	}
-	if r.cluster != nil {
-		s.Cluster = r.clusterSummary(elapsed)
-	}
-	if unc != nil {
-		d := benchdata.Digest(unc.Histogram)
-		s.Uncorrected, s.UncorrectedHistogram = &d, unc
-	}
-	if classes > 1 {
-		for i, h := range per {
-			cr := benchdata.CommandResult{Name: r.cmdNames[i], Requests: h.TotalCount(), Latency: benchdata.Digest(h.Histogram), Histogram: h}
-			if elapsed > 0 {
-				cr.RPS = float64(cr.Requests) / elapsed.Seconds()
-			}
-			s.Commands = append(s.Commands, cr)
-		}
+	if s.Cluster != nil {
+		s.Cluster.Refreshes = r.cluster.refreshes.Load()
 	}
 	if err != nil {
 		s.Error = err.Error()
@@ -599,35 +568,42 @@ func (r *runner) summarise() (*benchdata.Summary, error) {
 	return s, nil
 }
 
-// connections merges the loops' connection set-up records.
-type connections struct {
-	connect, ready *benchdata.Histogram
-	failures       map[string]int64
-	retries        int64
-}
-
-func newConnections() *connections {
-	return &connections{connect: benchdata.NewHistogram(connPrecision), ready: benchdata.NewHistogram(connPrecision)}
-}
-
-func (c *connections) add(rec *recorder) {
-	c.connect.Merge(rec.connect)
-	c.ready.Merge(rec.ready)
-	c.retries += rec.retries
-	for k, v := range rec.failures {
-		if c.failures == nil {
-			c.failures = map[string]int64{}
+// loopPart is one loop's measurements as the counts of a Summary
+// (addCounts): its histograms (per command when there are several, and
+// per cluster node), drain and connection set-up. Its Config is left
+// zero: the run's is the runner's.
+func (r *runner) loopPart(rec *recorder) *benchdata.Summary {
+	p := &benchdata.Summary{
+		Histogram: unionOf(rec.hists), UncorrectedHistogram: unionOf(rec.unc), Drain: &rec.drain,
+		Connections: &benchdata.Connections{Opened: rec.connect.TotalCount(), Retries: rec.retries, Failures: rec.failures,
+			ConnectHistogram: &benchdata.Histogram{Histogram: rec.connect}, ReadyHistogram: &benchdata.Histogram{Histogram: rec.ready}},
+	}
+	p.Requests = p.Histogram.TotalCount()
+	if len(rec.hists) > 1 {
+		for i, h := range rec.hists {
+			p.Commands = append(p.Commands, benchdata.CommandResult{Name: r.cmdNames[i], Requests: h.TotalCount(), Histogram: &benchdata.Histogram{Histogram: h}})
 		}
-		c.failures[k] += v
 	}
+	if r.cluster != nil {
+		p.Cluster = r.clusterPart(rec.cluster)
+	}
+	return p
 }
 
-func (c *connections) summary(setup time.Duration) *benchdata.Connections {
-	return &benchdata.Connections{
-		Opened: c.connect.TotalCount(), SetupSeconds: setup.Seconds(),
-		Connect: benchdata.Digest(c.connect.Histogram), Ready: benchdata.Digest(c.ready.Histogram),
-		ConnectHistogram: c.connect, ReadyHistogram: c.ready, Failures: c.failures, Retries: c.retries,
+// unionOf is one histogram of hs' values (hs[0] itself when alone; nil
+// when none).
+func unionOf(hs []*hdr.Histogram) *benchdata.Histogram {
+	switch len(hs) {
+	case 0:
+		return nil
+	case 1:
+		return &benchdata.Histogram{Histogram: hs[0]}
 	}
+	u := benchdata.NewHistogram(int(hs[0].SignificantFigures()))
+	for _, h := range hs {
+		u.Merge(h)
+	}
+	return u
 }
 
 // ErrInterrupted is returned with the partial Summary when the context was
