@@ -39,12 +39,13 @@ func checkWorkers(n int, o bench.Options, idle, remote bool) error {
 type workerPool struct {
 	hosts   []string
 	clients []*remote.Client
+	open    func(i int) (*remote.Client, error)
 }
 
 // openWorkers opens n workers' sessions at once with open; when one
 // fails, the others are closed and the error names the worker.
 func openWorkers(hosts []string, open func(i int) (*remote.Client, error)) (*workerPool, error) {
-	w := &workerPool{hosts: hosts, clients: make([]*remote.Client, len(hosts))}
+	w := &workerPool{hosts: hosts, clients: make([]*remote.Client, len(hosts)), open: open}
 	errs := make([]error, len(hosts))
 	var wg sync.WaitGroup
 	for i := range hosts {
@@ -71,8 +72,22 @@ func localWorkers(ctx context.Context, n int) (*workerPool, error) {
 	})
 }
 
-// run runs t with one share in each worker's session.
+// run runs t with one share in each worker's session; a session that
+// ended since the last run (its process killed, its link lost) is opened
+// again first, so that one lost worker fails one run of a lab, not every
+// later one.
 func (w *workerPool) run(ctx context.Context, o bench.Options, t bench.Test, data []byte, wo bench.WorkersOptions) (*benchdata.Summary, error) {
+	for i, c := range w.clients {
+		select {
+		case <-c.Done():
+			c.Close()
+			var err error
+			if w.clients[i], err = w.open(i); err != nil {
+				return nil, fmt.Errorf("%s: open its session again: %w", bench.WorkerName(i+1, w.hosts[i]), err)
+			}
+		default:
+		}
+	}
 	specs := bench.WorkerSpecs(o, t, data, len(w.hosts), wo.Progress != nil)
 	ws := make([]bench.WorkerSlot, len(specs))
 	for i, spec := range specs {

@@ -178,13 +178,26 @@ doctor: false
 // kill -9 of the coordinator stops them too (their stdin ends; SIGKILL
 // at their parent's death): nothing is left running. The coordinator is
 // started with SIGINT ignored, as `cmd &` in a script does, so its
-// workers inherit that and a SIGINT would not stop them.
+// workers inherit that and a SIGINT would not stop them. A terminal's
+// Ctrl-C (SIGINT to the coordinator's process group) reaches only the
+// coordinator, the worker sessions being in groups of their own: both
+// workers' figures are in the partial result (a session killed by the
+// SIGINT would have lost its worker's).
 func TestBenchWorkersSignals(t *testing.T) {
 	s := redistest.Start(t)
-	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+	for _, tc := range []struct {
+		sig   syscall.Signal
+		group bool   // to the coordinator's process group, as a terminal does
+		named string // how the summary names it
+	}{{syscall.SIGTERM, false, "SIGTERM"}, {syscall.SIGKILL, false, ""}, {syscall.SIGINT, true, "Ctrl-C"}} {
+		sig := tc.sig
 		t.Run(sig.String(), func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "w.json")
-			cmd := exec.Command("bash", "-c", `trap "" INT; exec "$0" "$@"`, os.Args[0], "bench", "--workers", "2", "-p", port(s), "-t", "set", "-c", "4", "-n", "0", "--duration", "1h",
+			trap := `trap "" INT; `
+			if tc.group {
+				trap = ""
+			}
+			cmd := exec.Command("bash", "-c", trap+`exec "$0" "$@"`, os.Args[0], "bench", "--workers", "2", "-p", port(s), "-t", "set", "-c", "4", "-n", "0", "--duration", "1h",
 				"-q", "--progress", "none", "-o", out)
 			cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -203,7 +216,11 @@ func TestBenchWorkersSignals(t *testing.T) {
 				t.Fatalf("the coordinator has children %v, want its 2 worker sessions", workers)
 			}
 			sent := time.Now()
-			cmd.Process.Signal(sig)
+			if tc.group {
+				syscall.Kill(-cmd.Process.Pid, sig)
+			} else {
+				cmd.Process.Signal(sig)
+			}
 			err := cmd.Wait()
 			waitFor(t, "every worker to exit", func() bool { return len(alive(workers)) == 0 })
 			if took := time.Since(sent); took > bench.StopWait/2 {
@@ -215,7 +232,7 @@ func TestBenchWorkersSignals(t *testing.T) {
 			if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 128+int(sig) {
 				t.Fatalf("exit %v, want %d\n%s", err, 128+int(sig), stderr.String())
 			}
-			if !strings.Contains(stderr.String(), "measured before SIGTERM") {
+			if !strings.Contains(stderr.String(), "measured before "+tc.named) {
 				t.Errorf("the summary does not name the signal:\n%s", stderr.String())
 			}
 			doc, rerr := benchdata.ReadDocument(out)
@@ -223,8 +240,8 @@ func TestBenchWorkersSignals(t *testing.T) {
 				t.Fatal(rerr)
 			}
 			sum := doc.Results[0]
-			if !sum.Interrupted || len(sum.Workers) != 2 || sum.Requests == 0 || sum.Histogram.TotalCount() != sum.Requests {
-				t.Errorf("partial result: interrupted %v, %d workers, %d requests", sum.Interrupted, len(sum.Workers), sum.Requests)
+			if !sum.Interrupted || len(sum.Workers) != 2 || sum.WorkersFailed != 0 || sum.Requests == 0 || sum.Histogram.TotalCount() != sum.Requests {
+				t.Errorf("partial result: interrupted %v, %d workers (%d failed: %s), %d requests", sum.Interrupted, len(sum.Workers), sum.WorkersFailed, sum.Error, sum.Requests)
 			}
 		})
 	}
@@ -329,4 +346,47 @@ func TestBenchWorkersOneKilled(t *testing.T) {
 		}
 	}
 	t.Log(errOut)
+}
+
+// TestWorkerPoolReopens: a worker session killed after one run (a lab
+// keeps its sessions from run to run) is started again for the next, so
+// the next run has all its workers, under the same numbers. Before, a
+// lab's local workers were new processes for every run: a killed one
+// failed only its own run, and that stays so.
+func TestWorkerPoolReopens(t *testing.T) {
+	s := redistest.Start(t)
+	t.Setenv("REDLINE_TEST_MAIN", "1")
+	ctx := context.Background()
+	pool, err := localWorkers(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.close()
+	o := bench.DefaultOptions()
+	o.Addr, o.Clients, o.Requests = s.Addr(), 2, 100
+	test := bench.Test{Title: "SET", Args: []string{"SET", "k", "v"}}
+	wo := bench.WorkersOptions{ReadyTimeout: time.Minute}
+	if _, err := pool.run(ctx, o, test, nil, wo); err != nil {
+		t.Fatal(err)
+	}
+	ws := childWorkers(t)
+	if len(ws) != 2 {
+		t.Fatalf("worker sessions %v, want 2", ws)
+	}
+	pid, _ := strconv.Atoi(ws[0])
+	syscall.Kill(pid, syscall.SIGKILL)
+	waitFor(t, "the killed session's end", func() bool {
+		for _, c := range pool.clients {
+			select {
+			case <-c.Done():
+				return true
+			default:
+			}
+		}
+		return false
+	})
+	m, err := pool.run(ctx, o, test, nil, wo)
+	if err != nil || m.Requests != 100 || len(m.Workers) != 2 || m.WorkersFailed != 0 {
+		t.Fatalf("the run after a worker session was killed: %v, %+v", err, m)
+	}
 }
