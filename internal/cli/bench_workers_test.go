@@ -175,8 +175,8 @@ doctor: false
 // TestBenchWorkersSignals: SIGTERM to the coordinator (not its group)
 // stops the workers, which report what they measured: partial results
 // kept, a line per worker, exit 128+15, well within bench.StopWait.
-// kill -9 of the coordinator stops them too (their stdin ends; SIGKILL
-// at their parent's death): nothing is left running. The coordinator is
+// kill -9 of the coordinator stops them too (their sessions' input
+// ends): nothing is left running. The coordinator is
 // started with SIGINT ignored, as `cmd &` in a script does, so its
 // workers inherit that and a SIGINT would not stop them. A terminal's
 // Ctrl-C (SIGINT to the coordinator's process group) reaches only the

@@ -30,11 +30,14 @@ type LocalOptions struct {
 //
 // The session is in a process group of its own, so a terminal's Ctrl-C
 // reaches only this redline, which stops the worker through the protocol
-// and gets what it measured; SIGTERM and the end of its input (this
-// redline gone, even killed -9) end the session, which stops its worker
-// by itself; SIGKILL at this redline's death is the backstop. A session
-// that ends while a call waits (killed) fails the call saying how it
-// ended.
+// and gets what it measured. Its dead man's switch does the rest, as over
+// ssh: the end of its input (this redline gone, even killed -9: the pipe
+// is this process's alone), SIGTERM, or no heartbeat for the timeout (a
+// stopped redline) ends the session, which stops its worker. No
+// Pdeathsig: the kernel sends it when the forking thread ends, not the
+// process, and Go ends threads (redisserver.spawn), which would kill a
+// healthy worker mid-run. A session that ends while a call waits (killed)
+// fails the call saying how it ended.
 func LocalWorker(ctx context.Context, o LocalOptions) (*Client, error) {
 	exe := o.Binary
 	if exe == "" {
@@ -44,7 +47,7 @@ func LocalWorker(ctx context.Context, o LocalOptions) (*Client, error) {
 		}
 	}
 	cmd := exec.Command(exe, "session", "--worker")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return startSession(ctx, cmd, sessionStart{
 		version: o.Version, heartbeat: o.HeartbeatTimeout, where: "this host",
 		startErr: func(err error) error { return fmt.Errorf("start %s session --worker: %w", exe, err) },
