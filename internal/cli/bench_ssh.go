@@ -73,7 +73,7 @@ func sshWorkers(ctx context.Context, s *streams, hosts []string, f *sshWorkerFla
 	return openWorkers(hosts, func(i int) (*remote.Client, error) {
 		h := hosts[i]
 		o := remote.DialOptions{SSH: remote.SSH{Target: h, Config: f.config}, Version: Version(), NoPush: f.noPush,
-			StateDir: f.stateDir, HeartbeatTimeout: hb, DeadAfter: hb + 10*time.Second,
+			StateDir: f.stateDir, HeartbeatTimeout: hb, DeadAfter: workerDeadAfter(hb),
 			Notify: func(msg string) { fmt.Fprintf(s.err, "redline bench: %s: %s\n", bench.WorkerName(i+1, h), msg) }}
 		dctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 		defer cancel()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"redline/internal/bench"
 	"redline/internal/benchdata"
@@ -67,10 +68,21 @@ func openWorkers(hosts []string, open func(i int) (*remote.Client, error)) (*wor
 
 // localWorkers starts n worker sessions of this binary on this host.
 func localWorkers(ctx context.Context, n int) (*workerPool, error) {
+	hb := localWorkerHeartbeat
 	return openWorkers(make([]string, n), func(int) (*remote.Client, error) {
-		return remote.LocalWorker(ctx, remote.LocalOptions{Version: Version()})
+		return remote.LocalWorker(ctx, remote.LocalOptions{Version: Version(), HeartbeatTimeout: hb, DeadAfter: workerDeadAfter(hb)})
 	})
 }
+
+// localWorkerHeartbeat is the local worker sessions' heartbeat timeout
+// (tests shorten it).
+var localWorkerHeartbeat = remote.DefaultHeartbeatTimeout
+
+// workerDeadAfter is how long a worker's session may say nothing (its
+// heartbeats' replies included) before it is taken for dead: killed
+// (local) or hung up (ssh), and its worker failed, in a run of -n
+// requests too, which has no result deadline.
+func workerDeadAfter(heartbeat time.Duration) time.Duration { return heartbeat + 10*time.Second }
 
 // run runs t with one share in each worker's session; a session that
 // ended since the last run (its process killed, its link lost) is opened

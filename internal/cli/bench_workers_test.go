@@ -390,3 +390,62 @@ func TestWorkerPoolReopens(t *testing.T) {
 		t.Fatalf("the run after a worker session was killed: %v, %+v", err, m)
 	}
 }
+
+// TestWorkerStalledInRequestsRun: a worker session stopped (SIGSTOP) in
+// a run of -n requests, which has no result deadline, is taken for dead
+// once it has said nothing (not even a heartbeat's reply) for its dead
+// time: killed, its worker failed under its number, the other's figures
+// merged. Before, the run waited for it for ever.
+func TestWorkerStalledInRequestsRun(t *testing.T) {
+	s := redistest.Start(t)
+	t.Setenv("REDLINE_TEST_MAIN", "1")
+	defer func(hb time.Duration) { localWorkerHeartbeat = hb }(localWorkerHeartbeat)
+	localWorkerHeartbeat = time.Second
+	ctx := context.Background()
+	pool, err := localWorkers(ctx, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.close()
+	ws := childWorkers(t)
+	if len(ws) != 2 {
+		t.Fatalf("worker sessions %v, want 2", ws)
+	}
+	o := bench.DefaultOptions()
+	o.Addr, o.Clients, o.Requests = s.Addr(), 2, 1<<40
+	go func() {
+		before := commandCalls(t, s)["set"]
+		waitFor(t, "the workers' load", func() bool { return commandCalls(t, s)["set"] > before+100 })
+		pid, _ := strconv.Atoi(ws[0])
+		syscall.Kill(pid, syscall.SIGSTOP)
+		// The other worker's share never ends either: once the stopped
+		// one is failed, Ctrl-C ends the run as a user would.
+	}()
+	rctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	var m *benchdata.Summary
+	go func() {
+		defer close(done)
+		m, err = pool.run(rctx, o, bench.Test{Title: "SET", Args: []string{"SET", "k", "v"}}, nil, bench.WorkersOptions{ReadyTimeout: time.Minute})
+	}()
+	waitFor(t, "the stopped session's end", func() bool {
+		for _, c := range pool.clients {
+			select {
+			case <-c.Done():
+				return true
+			default:
+			}
+		}
+		return false
+	})
+	cancel()
+	<-done
+	if m == nil || m.WorkersFailed != 1 || m.Requests == 0 || !strings.Contains(m.Error, "nothing from it") {
+		t.Fatalf("merged %+v, %v", m, err)
+	}
+	if got := alive(ws[:1]); len(got) != 0 {
+		t.Errorf("the stopped worker session %v is still there", got)
+	}
+	t.Log(m.Error)
+}

@@ -20,6 +20,9 @@ type LocalOptions struct {
 	// before it stops its worker by itself; DefaultHeartbeatTimeout when
 	// zero.
 	HeartbeatTimeout time.Duration
+	// DeadAfter is the client's (Client.DeadAfter): a session silent for
+	// this long (a stopped process) is killed and its calls fail.
+	DeadAfter time.Duration
 }
 
 // LocalWorker starts `redline session --worker` on this host over pipes:
@@ -49,7 +52,7 @@ func LocalWorker(ctx context.Context, o LocalOptions) (*Client, error) {
 	cmd := exec.Command(exe, "session", "--worker")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	return startSession(ctx, cmd, sessionStart{
-		version: o.Version, heartbeat: o.HeartbeatTimeout, where: "this host",
+		version: o.Version, heartbeat: o.HeartbeatTimeout, deadAfter: o.DeadAfter, where: "this host",
 		startErr: func(err error) error { return fmt.Errorf("start %s session --worker: %w", exe, err) },
 		helloErr: func(err error, stderr string) error {
 			return fmt.Errorf("%s session --worker: %w%s", exe, err, lastLine(stderr))
