@@ -375,16 +375,7 @@ func TestWorkerPoolReopens(t *testing.T) {
 	}
 	pid, _ := strconv.Atoi(ws[0])
 	syscall.Kill(pid, syscall.SIGKILL)
-	waitFor(t, "the killed session's end", func() bool {
-		for _, c := range pool.clients {
-			select {
-			case <-c.Done():
-				return true
-			default:
-			}
-		}
-		return false
-	})
+	waitFor(t, "the killed session's end", func() bool { return oneEnded(pool) })
 	m, err := pool.run(ctx, o, test, nil, wo)
 	if err != nil || m.Requests != 100 || len(m.Workers) != 2 || m.WorkersFailed != 0 {
 		t.Fatalf("the run after a worker session was killed: %v, %+v", err, m)
@@ -400,7 +391,7 @@ func TestWorkerStalledInRequestsRun(t *testing.T) {
 	s := redistest.Start(t)
 	t.Setenv("REDLINE_TEST_MAIN", "1")
 	defer func(hb time.Duration) { localWorkerHeartbeat = hb }(localWorkerHeartbeat)
-	localWorkerHeartbeat = time.Second
+	localWorkerHeartbeat = 5 * time.Second // a loaded machine's -race run may miss a heartbeat of 1 s
 	ctx := context.Background()
 	pool, err := localWorkers(ctx, 2)
 	if err != nil {
@@ -429,16 +420,7 @@ func TestWorkerStalledInRequestsRun(t *testing.T) {
 		defer close(done)
 		m, err = pool.run(rctx, o, bench.Test{Title: "SET", Args: []string{"SET", "k", "v"}}, nil, bench.WorkersOptions{ReadyTimeout: time.Minute})
 	}()
-	waitFor(t, "the stopped session's end", func() bool {
-		for _, c := range pool.clients {
-			select {
-			case <-c.Done():
-				return true
-			default:
-			}
-		}
-		return false
-	})
+	waitFor(t, "the stopped session's end", func() bool { return oneEnded(pool) })
 	cancel()
 	<-done
 	if m == nil || m.WorkersFailed != 1 || m.Requests == 0 || !strings.Contains(m.Error, "nothing from it") {
@@ -448,4 +430,16 @@ func TestWorkerStalledInRequestsRun(t *testing.T) {
 		t.Errorf("the stopped worker session %v is still there", got)
 	}
 	t.Log(m.Error)
+}
+
+// oneEnded reports whether a session of pool has ended.
+func oneEnded(pool *workerPool) bool {
+	for _, c := range pool.clients {
+		select {
+		case <-c.Done():
+			return true
+		default:
+		}
+	}
+	return false
 }
