@@ -62,8 +62,15 @@ func New(t testing.TB, o Options) *Hosts {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	return serve(t, pair, dir, o, "host", "otherhost", "user", "stranger")
+}
+
+// serve makes the keys named in dir (the "user" key authorized) and
+// starts sshd in pair's server namespace.
+func serve(t testing.TB, pair *netns.Pair, dir string, o Options, keys ...string) *Hosts {
+	t.Helper()
 	h := &Hosts{Pair: pair, Dir: dir, Keys: map[string]string{}}
-	for _, k := range []string{"host", "otherhost", "user", "stranger"} {
+	for _, k := range keys {
 		h.Keys[k] = filepath.Join(dir, k+"_key")
 		keygen(t, h.Keys[k])
 	}
