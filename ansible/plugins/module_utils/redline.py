@@ -10,7 +10,6 @@ __metaclass__ = type
 import json
 
 BINARY_DEFAULT = "/usr/local/bin/redline"
-STATE_DIR_DEFAULT = "/var/lib/redline"
 
 
 def run_json(module, args, ok_rcs=(0, 1)):

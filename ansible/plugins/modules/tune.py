@@ -40,9 +40,11 @@ options:
     choices: [applied, verified, rolled_back]
     default: applied
   state_dir:
-    description: redline's journal directory on the host (C(--state-dir)). It must exist for a rollback.
+    description:
+      - redline's journal directory on the host (C(--state-dir)); unset, redline's default (C(/var/lib/redline)).
+      - A rollback with a O(state_dir) that does not exist fails (redline's guard against a mistyped directory);
+        with the default, a host where nothing was ever applied has nothing to roll back.
     type: path
-    default: /var/lib/redline
   binary:
     description: The redline binary on the host.
     type: path
@@ -99,7 +101,6 @@ import os
 from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.redline.redis_host.plugins.module_utils.redline import (
     BINARY_DEFAULT,
-    STATE_DIR_DEFAULT,
     change_name,
     diff_of,
     run_json,
@@ -117,9 +118,14 @@ def plan_path(module):
     return path
 
 
+def state_dir(module):
+    """--state-dir when the task names one; else redline's default."""
+    return ["--state-dir", module.params["state_dir"]] if module.params["state_dir"] else []
+
+
 def verify(module):
     """redline tune verify PLAN --json: the outcomes and those not in place."""
-    _, outcomes = run_json(module, ["tune", "verify", plan_path(module), "--json", "--state-dir", module.params["state_dir"]])
+    _, outcomes = run_json(module, ["tune", "verify", plan_path(module), "--json"] + state_dir(module))
     outcomes = outcomes or []
     return outcomes, [o for o in outcomes if o.get("status") != "ok"]
 
@@ -135,7 +141,7 @@ def applied(module):
     if module.check_mode:
         module.exit_json(changed=True, outcomes=outcomes, drift=drift, diff=drift_diff(drift),
                          msg="%d of %d changes would be applied" % (len(drift), len(outcomes)))
-    rc, res = run_json(module, ["tune", "apply", plan_path(module), "--yes", "--json", "--state-dir", module.params["state_dir"]])
+    rc, res = run_json(module, ["tune", "apply", plan_path(module), "--yes", "--json"] + state_dir(module))
     outs = res.get("outcomes") or []
     done = [o for o in outs if o.get("status") == "applied"]
     result = dict(changed=bool(done), outcomes=outs, drift=drift, session=res.get("session", ""),
@@ -155,7 +161,7 @@ def verified(module):
 
 
 def rolled_back(module):
-    args = ["tune", "rollback", "--json", "--state-dir", module.params["state_dir"]]
+    args = ["tune", "rollback", "--json"] + state_dir(module)
     if module.check_mode:
         args.append("--dry-run")
     rc, res = run_json(module, args)
@@ -176,7 +182,7 @@ def main():
             plan=dict(type="path"),
             plan_content=dict(type="str"),
             state=dict(type="str", choices=["applied", "verified", "rolled_back"], default="applied"),
-            state_dir=dict(type="path", default=STATE_DIR_DEFAULT),
+            state_dir=dict(type="path"),
             binary=dict(type="path", default=BINARY_DEFAULT),
             fail_on_drift=dict(type="bool", default=False),
         ),

@@ -3,14 +3,12 @@ package sshtest
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
 
 	"redline/internal/netns"
-	"redline/internal/testutil"
 )
 
 // NewFleet starts n hosts, each a network namespace running sshd with
@@ -20,12 +18,7 @@ import (
 // the test ends. It skips without root or OpenSSH.
 func NewFleet(t testing.TB, n int) []*Hosts {
 	t.Helper()
-	testutil.NeedRoot(t)
-	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed (apt-get install openssh-server openssh-client)", bin)
-		}
-	}
+	needSSH(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pairs, err := netns.NewStar(ctx, n)

@@ -44,12 +44,7 @@ type Options struct {
 // test ends. It skips without root or OpenSSH.
 func New(t testing.TB, o Options) *Hosts {
 	t.Helper()
-	testutil.NeedRoot(t)
-	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed (apt-get install openssh-server openssh-client)", bin)
-		}
-	}
+	needSSH(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pair, err := netns.NewPair(ctx)
@@ -77,6 +72,17 @@ func serve(t testing.TB, pair *netns.Pair, dir string, o Options, keys ...string
 	copyFile(t, h.Keys["user"]+".pub", filepath.Join(dir, "authorized_keys"))
 	h.startSSHD(t, o)
 	return h
+}
+
+// needSSH skips t without root or OpenSSH.
+func needSSH(t testing.TB) {
+	t.Helper()
+	testutil.NeedRoot(t)
+	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("%s not installed (apt-get install openssh-server openssh-client)", bin)
+		}
+	}
 }
 
 func keygen(t testing.TB, path string) {
