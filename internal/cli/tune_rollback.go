@@ -35,6 +35,9 @@ restored (they stay journaled: run rollback again), 2 when it could not run.`,
 			if missing, err := o.remote.journalMissing(cmd, &o.tuneOptions); missing && err != nil {
 				return err
 			} else if missing {
+				if o.json { // a fleet engine reads every host's answer as JSON
+					return tuneWriteJSON(s.out, &tune.RollbackResult{Outcomes: []tune.Outcome{}})
+				}
 				fmt.Fprintln(s.out, "nothing to roll back")
 				return nil
 			}

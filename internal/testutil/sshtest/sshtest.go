@@ -44,12 +44,7 @@ type Options struct {
 // test ends. It skips without root or OpenSSH.
 func New(t testing.TB, o Options) *Hosts {
 	t.Helper()
-	testutil.NeedRoot(t)
-	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed (apt-get install openssh-server openssh-client)", bin)
-		}
-	}
+	needSSH(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	pair, err := netns.NewPair(ctx)
@@ -62,14 +57,32 @@ func New(t testing.TB, o Options) *Hosts {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	return serve(t, pair, dir, o, "host", "otherhost", "user", "stranger")
+}
+
+// serve makes the keys named in dir (the "user" key authorized) and
+// starts sshd in pair's server namespace.
+func serve(t testing.TB, pair *netns.Pair, dir string, o Options, keys ...string) *Hosts {
+	t.Helper()
 	h := &Hosts{Pair: pair, Dir: dir, Keys: map[string]string{}}
-	for _, k := range []string{"host", "otherhost", "user", "stranger"} {
+	for _, k := range keys {
 		h.Keys[k] = filepath.Join(dir, k+"_key")
 		keygen(t, h.Keys[k])
 	}
 	copyFile(t, h.Keys["user"]+".pub", filepath.Join(dir, "authorized_keys"))
 	h.startSSHD(t, o)
 	return h
+}
+
+// needSSH skips t without root or OpenSSH.
+func needSSH(t testing.TB) {
+	t.Helper()
+	testutil.NeedRoot(t)
+	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
+		if _, err := exec.LookPath(bin); err != nil {
+			t.Skipf("%s not installed (apt-get install openssh-server openssh-client)", bin)
+		}
+	}
 }
 
 func keygen(t testing.TB, path string) {
