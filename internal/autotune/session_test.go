@@ -128,7 +128,10 @@ func TestPlan(t *testing.T) {
 	if p.Looks[0] < p.Design.RunsNeeded() || p.Looks[len(p.Looks)-1] != DefaultMaxRounds {
 		t.Errorf("looks %v: the first must allow a claim (%d), the last be the maximum", p.Looks, p.Design.RunsNeeded())
 	}
-	want := 2 * (p.NoiseRounds + 6*DefaultMaxRounds + p.ConfirmRounds)
+	want := 2 * (p.NoiseRounds + 6*DefaultMaxRounds + DefaultMaxRounds) // confirmation: at most the last look
+	if p.MaxConfirmRounds != DefaultMaxRounds || p.ConfirmRounds != 2*p.Looks[0] {
+		t.Errorf("confirmation rounds %d..%d, want %d..%d", p.ConfirmRounds, p.MaxConfirmRounds, 2*p.Looks[0], DefaultMaxRounds)
+	}
 	if p.MaxMeasurements != want {
 		t.Errorf("worst case %d measurements, want %d", p.MaxMeasurements, want)
 	}
