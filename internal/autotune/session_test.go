@@ -90,6 +90,14 @@ func TestJournalRefusesOtherSessions(t *testing.T) {
 	if _, err := Run(context.Background(), quietHost(1), o); err == nil || !strings.Contains(err.Error(), "already holds a session") {
 		t.Errorf("a second session in the same directory: %v", err)
 	}
+	held, err := openJournal(dir, o.withDefaults(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), quietHost(1), Options{Candidates: o.Candidates, Seed: 1, Dir: dir, Resume: true}); err == nil || !strings.Contains(err.Error(), "in use by another session") {
+		t.Errorf("a second session while one runs: %v", err)
+	}
+	held.close()
 	o.Resume, o.Seed = true, 2
 	if _, err := Run(context.Background(), quietHost(1), o); err == nil || !strings.Contains(err.Error(), "other options") {
 		t.Errorf("resuming with other options: %v", err)
