@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // JournalFile is the session's journal in its directory: one JSON object
@@ -60,6 +61,12 @@ func openJournal(dir string, o Options, resume bool) (*journal, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("autotune: %w", err)
+	}
+	// One session a directory: a second one (or a second --resume) would
+	// interleave its lines with the first's.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("autotune: %s is in use by another session (%w)", dir, err)
 	}
 	j := &journal{f: f, past: past}
 	if err := j.start(o); err != nil {

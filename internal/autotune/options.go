@@ -36,8 +36,11 @@ type Options struct {
 	MaxRounds int `json:"max_rounds"`
 	// NoiseRounds of the baseline against itself come first (default:
 	// the first look's rounds); ConfirmRounds of the final plan against
-	// the baseline come last (default: twice the first look's, at most
-	// MaxRounds).
+	// the baseline come last (default: twice the first look's, or twice
+	// the rounds of the longest comparison that kept a setting, if more,
+	// at most MaxRounds: a plan that took many rounds to prove needs more
+	// to confirm at its own level; the count is fixed before the first
+	// confirmation round).
 	NoiseRounds   int `json:"noise_rounds"`
 	ConfirmRounds int `json:"confirm_rounds"`
 	// MaxCandidates is the most comparisons a session makes (screening
@@ -84,12 +87,15 @@ const (
 // measurement: the design every keep decision is made at, the looks of a
 // comparison, and the worst-case count of measurements.
 type Plan struct {
-	Design        stats.Design `json:"design"`
-	Looks         []int        `json:"looks"`
-	NoiseRounds   int          `json:"noise_rounds"`
-	ConfirmRounds int          `json:"confirm_rounds"`
-	Screening     int          `json:"screening"` // screening comparisons (knob values)
-	Comparisons   int          `json:"comparisons"`
+	Design      stats.Design `json:"design"`
+	Looks       []int        `json:"looks"`
+	NoiseRounds int          `json:"noise_rounds"`
+	// ConfirmRounds is the confirmation's rounds, at least (Options).
+	ConfirmRounds int `json:"confirm_rounds"`
+	// MaxConfirmRounds is the most it may take.
+	MaxConfirmRounds int `json:"max_confirm_rounds"`
+	Screening        int `json:"screening"` // screening comparisons (knob values)
+	Comparisons      int `json:"comparisons"`
 	// MaxMeasurements is the worst case: every comparison to its last
 	// look, two measurements a round.
 	MaxMeasurements int `json:"max_measurements"`
@@ -158,15 +164,16 @@ func (o Options) Plan() (Plan, error) {
 	if p.NoiseRounds <= 0 {
 		p.NoiseRounds = p.Looks[0]
 	}
-	p.ConfirmRounds = o.ConfirmRounds
+	p.ConfirmRounds, p.MaxConfirmRounds = o.ConfirmRounds, o.ConfirmRounds
 	if p.ConfirmRounds <= 0 {
 		p.ConfirmRounds = min(2*p.Looks[0], p.Looks[len(p.Looks)-1])
+		p.MaxConfirmRounds = max(p.ConfirmRounds, p.Looks[len(p.Looks)-1])
 	}
 	if p.ConfirmRounds < p.Confirm.RunsNeeded() {
 		return Plan{}, fmt.Errorf("autotune: %d confirmation rounds can never confirm; at least %d are needed", p.ConfirmRounds, p.Confirm.RunsNeeded())
 	}
 	last := p.Looks[len(p.Looks)-1]
-	p.MaxMeasurements = 2 * (p.NoiseRounds + p.Comparisons*last + p.ConfirmRounds)
+	p.MaxMeasurements = 2 * (p.NoiseRounds + p.Comparisons*last + p.MaxConfirmRounds)
 	return p, nil
 }
 

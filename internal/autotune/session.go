@@ -214,7 +214,7 @@ func (s *session) budgetLeft() (bool, string) {
 		return false, fmt.Sprintf("budget: %d comparisons made", len(s.res.Trials))
 	}
 	last := s.p.Looks[len(s.p.Looks)-1]
-	if m := s.o.MaxMeasurements; m > 0 && s.res.Measurements+2*last+2*s.p.ConfirmRounds > m {
+	if m := s.o.MaxMeasurements; m > 0 && s.res.Measurements+2*last+2*max(s.confirmRounds(), last) > m {
 		return false, fmt.Sprintf("budget: %d of %d measurements used", s.res.Measurements, m)
 	}
 	return true, ""
@@ -366,6 +366,22 @@ func (s *session) decide(tr *Trial, x, ref []float64, last bool) bool {
 	return false
 }
 
+// confirmRounds is the confirmation's length: the planned rounds, or
+// when they were left to the default, as many as the longest comparison
+// that kept a setting took, twice over, if more.
+func (s *session) confirmRounds() int {
+	n := s.p.ConfirmRounds
+	if s.o.ConfirmRounds > 0 {
+		return n
+	}
+	for _, t := range s.res.Trials {
+		if t.Decision == Kept {
+			n = max(n, 2*t.Rounds)
+		}
+	}
+	return min(n, s.p.MaxConfirmRounds)
+}
+
 // confirm measures the final config against the baseline on fresh
 // rounds, with an error budget of its own.
 func (s *session) confirm(ctx context.Context, final Config) error {
@@ -373,7 +389,7 @@ func (s *session) confirm(ctx context.Context, final Config) error {
 		return nil
 	}
 	var x, ref []float64
-	for range s.p.ConfirmRounds {
+	for range s.confirmRounds() {
 		a, b, err := s.round(ctx, final, Config{})
 		if err != nil {
 			return err

@@ -90,6 +90,14 @@ func TestJournalRefusesOtherSessions(t *testing.T) {
 	if _, err := Run(context.Background(), quietHost(1), o); err == nil || !strings.Contains(err.Error(), "already holds a session") {
 		t.Errorf("a second session in the same directory: %v", err)
 	}
+	held, err := openJournal(dir, o.withDefaults(), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), quietHost(1), Options{Candidates: o.Candidates, Seed: 1, Dir: dir, Resume: true}); err == nil || !strings.Contains(err.Error(), "in use by another session") {
+		t.Errorf("a second session while one runs: %v", err)
+	}
+	held.close()
 	o.Resume, o.Seed = true, 2
 	if _, err := Run(context.Background(), quietHost(1), o); err == nil || !strings.Contains(err.Error(), "other options") {
 		t.Errorf("resuming with other options: %v", err)
@@ -128,7 +136,10 @@ func TestPlan(t *testing.T) {
 	if p.Looks[0] < p.Design.RunsNeeded() || p.Looks[len(p.Looks)-1] != DefaultMaxRounds {
 		t.Errorf("looks %v: the first must allow a claim (%d), the last be the maximum", p.Looks, p.Design.RunsNeeded())
 	}
-	want := 2 * (p.NoiseRounds + 6*DefaultMaxRounds + p.ConfirmRounds)
+	want := 2 * (p.NoiseRounds + 6*DefaultMaxRounds + DefaultMaxRounds) // confirmation: at most the last look
+	if p.MaxConfirmRounds != DefaultMaxRounds || p.ConfirmRounds != 2*p.Looks[0] {
+		t.Errorf("confirmation rounds %d..%d, want %d..%d", p.ConfirmRounds, p.MaxConfirmRounds, 2*p.Looks[0], DefaultMaxRounds)
+	}
 	if p.MaxMeasurements != want {
 		t.Errorf("worst case %d measurements, want %d", p.MaxMeasurements, want)
 	}

@@ -160,11 +160,6 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	if err := os.MkdirAll(o.dir, 0o700); err != nil {
 		return exitCode(ExitError, "redline autotune: "+err.Error())
 	}
-	hold, err := tune.HoldStateDir(o.stateDir, "redline autotune")
-	if err != nil {
-		return exitCode(ExitError, "redline autotune: "+err.Error())
-	}
-	defer hold.Release()
 	tg, err := startLocalTarget(ctx, o.target.ServerConfig, wl, o.engine.LowerIsBetter, o.stateDir)
 	if err != nil {
 		return exitCode(ExitError, "redline autotune: start redis-server: "+err.Error())
@@ -191,13 +186,13 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 		o.engine.MaxMeasurements = int(o.budget / per)
 	}
 	autotunePrintPlan(s.out, o, plan, per)
-	fmt.Fprintf(s.out, "target: a managed redis-server at %s; after a crash: redline tune rollback --state-dir %s\n", tg.srv.Addr(), o.stateDir)
+	fmt.Fprintf(s.out, "target: a managed redis-server at %s; after a crash: redline tune rollback --state-dir %s\n", tg.addr, o.stateDir)
 	o.engine.Progress = func(t autotune.Trial) { autotunePrintTrial(s.out, t) }
 	res, runErr := autotune.Run(ctx, tg, o.engine)
 	if res == nil {
 		return exitCode(ExitError, "redline autotune: "+runErr.Error())
 	}
-	err = autotuneFinish(s, o, res, untested, tg.srv.Addr(), runErr)
+	err = autotuneFinish(s, o, res, untested, tg.addr, runErr)
 	if ctx.Err() != nil {
 		return exitCode(ExitSignaled, "redline autotune: stopped; the host is rolled back, the partial report is in "+o.dir+" (--resume "+o.dir+" continues)")
 	}

@@ -1,17 +1,19 @@
 package cli
 
-// THE SEAM. This file is redline autotune's host side for a managed local
-// redis-server, written on the local APIs (redisserver, tune, bench) until
-// the one server-host API of issue 23 lands: then starting the server,
-// the scoped tune apply and rollback, and the measurement move onto it
-// (local or over the session) and this file shrinks to an
-// autotune.Trialer over that API. Nothing else in autotune knows how the
-// host is reached.
+// THE SEAM. This file is redline autotune's host side: a managed
+// redis-server started, and every trial's changes applied scoped and
+// rolled back, through the one server-host API (serverhost.Host, issue
+// 23); the load is generated here. The host is opened locally
+// (serverhost.NewLocal); a server host over --ssh is serverhost.Open with
+// a Dial, not wired yet. Nothing else in autotune knows how the host is
+// reached.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
+	"strconv"
 	"time"
 
 	"redline/internal/autotune"
@@ -20,46 +22,58 @@ import (
 	"redline/internal/change"
 	"redline/internal/knobs"
 	"redline/internal/redisadmin"
-	"redline/internal/redisserver"
+	"redline/internal/remote"
+	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
 
 // rollbackTimeout bounds the rollback after a trial, also when the
-// session was interrupted.
+// session was interrupted, and the host's close.
 const rollbackTimeout = 30 * time.Second
 
-// localTarget is a redis-server redline starts, measured with one
-// workload; every trial's changes are applied through tune's journal in
-// stateDir and rolled back by their session after the measurement.
+// localTarget is a redis-server started on the host, measured with one
+// workload; every trial's changes are applied scoped through the host's
+// tune journal and rolled back by their session after the measurement.
 type localTarget struct {
-	srv      *redisserver.Server
-	admin    *redisadmin.Conn
-	stateDir string
-	opts     bench.Options
-	test     bench.Test
-	p99      bool
+	host  serverhost.Host
+	addr  string
+	redis *remote.RedisTarget
+	admin *redisadmin.Conn
+	opts  bench.Options
+	test  bench.Test
+	p99   bool
 }
 
-// startLocalTarget starts the server with its extra redis.conf lines and
-// aims the workload at it.
+// startLocalTarget opens this machine as the server host (its journal in
+// stateDir, held from the first trial), starts the server with its extra
+// redis.conf lines and aims the workload at it.
 func startLocalTarget(ctx context.Context, config []string, wl cmdline.Workload, p99 bool, stateDir string) (*localTarget, error) {
-	srv, err := redisserver.Start(ctx, redisserver.Options{Config: config})
+	h := serverhost.NewLocal(serverhost.LocalOptions{StateDir: stateDir, Holder: "redline autotune"})
+	t := &localTarget{host: h, test: wl.Tests[0], p99: p99}
+	srv, err := h.RedisStart(ctx, remote.RedisStartArgs{Config: config})
 	if err != nil {
+		t.close()
 		return nil, err
 	}
-	admin, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: srv.Addr()})
-	if err != nil {
-		srv.Stop()
+	t.addr = net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port))
+	t.redis = &remote.RedisTarget{Addr: t.addr}
+	if t.admin, err = redisadmin.Dial(ctx, redisadmin.Options{Addr: t.addr}); err != nil {
+		t.close()
 		return nil, err
 	}
-	o := wl.Options
-	o.Network, o.Addr, o.Progress = "tcp", srv.Addr(), nil
-	return &localTarget{srv: srv, admin: admin, stateDir: stateDir, opts: o, test: wl.Tests[0], p99: p99}, nil
+	t.opts = wl.Options
+	t.opts.Network, t.opts.Addr, t.opts.Progress = "tcp", t.addr, nil
+	return t, nil
 }
 
+// close stops the server and rolls back whatever a trial left applied.
 func (t *localTarget) close() {
-	t.admin.Close()
-	t.srv.Stop()
+	if t.admin != nil {
+		t.admin.Close()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
+	defer cancel()
+	t.host.Close(ctx)
 }
 
 // untried drops the values a knob already has on the target (a
@@ -153,11 +167,8 @@ func (t *localTarget) measure(ctx context.Context) (float64, error) {
 
 func (t *localTarget) apply(ctx context.Context, changes []change.Change) (string, error) {
 	plan := tune.FromChanges(changes, "autotune")
-	plan.Redis = &tune.PlanRedis{Addr: t.srv.Addr()}
-	sys := tune.LiveSystem()
-	sys.Redis = tune.RedisOptions{Addr: t.srv.Addr()}
-	defer sys.Close()
-	res, err := tune.Apply(ctx, sys, plan, tune.ApplyOptions{StateDir: t.stateDir})
+	plan.Redis = &tune.PlanRedis{Addr: t.addr}
+	res, err := t.host.TuneApply(ctx, plan, t.redis, serverhost.Scoped)
 	if res == nil {
 		return "", err
 	}
@@ -169,6 +180,6 @@ func (t *localTarget) apply(ctx context.Context, changes []change.Change) (strin
 func (t *localTarget) rollback(session string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
 	defer cancel()
-	_, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: t.stateDir, Session: session})
+	_, err := t.host.TuneRollback(ctx, remote.TuneRollbackArgs{Session: session})
 	return err
 }
