@@ -13,6 +13,7 @@ import (
 
 	"redline/internal/lab"
 	"redline/internal/labdata"
+	"redline/internal/redisbuild"
 	"redline/internal/secret"
 	"redline/internal/tune"
 )
@@ -126,6 +127,10 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 		return exitCode(ExitError, fmt.Sprintf("redline lab: create %s: %v", out, err))
 	}
 	resultPath := filepath.Join(out, "result.json")
+	// Builds first (cached): minutes of compiling, before any server starts.
+	if err := lab.BuildServers(ctx, &sc, redisbuild.Options{Train: trainPGO, Progress: s.err}); err != nil {
+		return exitCode(ExitFailure, "redline lab: "+err.Error())
+	}
 	if tunes(sc) && sc.Target.Kind != "ssh" { // an ssh target's journal is on the server host
 		// Two labs tuning one host with one journal would interleave
 		// their sessions: the second waits for the first, by refusing.

@@ -138,7 +138,10 @@ func Execute(ctx context.Context, o Options) (*labdata.Result, error) {
 	l := &labRun{o: o, s: o.Scenario, started: time.Now()}
 	l.res = &labdata.Result{Schema: labdata.ResultSchema, Redline: o.Version, CommandLine: o.CommandLine, ScenarioFile: o.ScenarioFile,
 		Scenario: redactScenario(o.Scenario), Started: l.started}
-	runErr := l.run(ctx)
+	runErr := checkBuilt(o.Scenario)
+	if runErr == nil {
+		runErr = l.run(ctx)
+	}
 	cleanErr := l.cleanup()
 	l.diffProfiles()
 	l.res.Finished = time.Now()
@@ -216,7 +219,8 @@ func (l *labRun) run(ctx context.Context) error {
 		return err
 	}
 	for _, v := range l.s.Variants {
-		l.res.Variants = append(l.res.Variants, labdata.VariantInfo{Name: v.Name, Baseline: v.Baseline, Description: describe(v), Server: serverDiff(v)})
+		l.res.Variants = append(l.res.Variants, labdata.VariantInfo{Name: v.Name, Baseline: v.Baseline, Description: describe(v), Server: serverDiff(v),
+			Build: mergeServer(l.s.Server, v.Server).Built})
 	}
 	q := design(l.s, len(l.items), connectItems(l.s, l.items))
 	l.res.Sequential = q

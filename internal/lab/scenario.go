@@ -128,6 +128,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		bad("target.password_file", "give password or password_file, not both")
 	}
 	validateRuns(s, bad)
+	validateBuilds(s, bad)
 	if s.Warmup < 0 || s.Warmup > time.Hour {
 		bad("warmup", "%s is not in 0..1h", s.Warmup)
 	}

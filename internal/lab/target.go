@@ -111,7 +111,7 @@ func (t *target) ensure(ctx context.Context, spec labdata.ServerSpec) error {
 		return err
 	}
 	t.server, t.spec, t.running, t.addr = s, spec, true, s.Addr()
-	if err := redisserver.CheckAllocator(s.Pid(), redisserver.Spec(spec)); err != nil {
+	if err := redisserver.CheckAllocator(s.Pid(), serverSpec(spec)); err != nil {
 		return err
 	}
 	return t.connect(ctx)
@@ -124,7 +124,13 @@ func sameSpec(a, b labdata.ServerSpec) bool { return reflect.DeepEqual(a, b) }
 // room for the lab's clients.
 func serverOptions(spec labdata.ServerSpec) (redisserver.Options, error) {
 	spec.Config = append([]string{"maxclients 10000"}, spec.Config...)
-	return redisserver.SpecOptions(redisserver.Spec(spec))
+	return redisserver.SpecOptions(serverSpec(spec))
+}
+
+// serverSpec is what redisserver starts of a scenario's server spec (a
+// build is its Binary by now: lab.BuildServers).
+func serverSpec(s labdata.ServerSpec) redisserver.Spec {
+	return redisserver.Spec{Binary: s.Binary, Config: s.Config, Env: s.Env, Allocator: s.Allocator, CPUs: s.CPUs, NUMANode: s.NUMANode}
 }
 
 func (t *target) connect(ctx context.Context) error {

@@ -17,7 +17,7 @@ func mergeServer(base labdata.ServerSpec, v *labdata.ServerSpec) labdata.ServerS
 		return out
 	}
 	if v.Binary != "" {
-		out.Binary = v.Binary
+		out.Binary, out.Build, out.Built = v.Binary, v.Build, v.Built
 	}
 	if v.Allocator != "" {
 		out.Allocator = v.Allocator
@@ -45,7 +45,9 @@ func mergeServer(base labdata.ServerSpec, v *labdata.ServerSpec) labdata.ServerS
 func serverDiff(v labdata.VariantSpec) []string {
 	var d []string
 	if v.Server != nil {
-		if v.Server.Binary != "" {
+		if v.Server.Build != nil {
+			d = append(d, "built "+v.Server.Build.String())
+		} else if v.Server.Binary != "" {
 			d = append(d, "binary "+v.Server.Binary)
 		}
 		if v.Server.Allocator != "" {

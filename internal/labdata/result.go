@@ -194,9 +194,11 @@ type VariantInfo struct {
 	Plan        []PlanStep `json:"plan,omitempty"`
 	// Server holds the server settings that differ from the scenario's,
 	// for server variants (config lines, environment, CPU layout).
-	Server     []string `json:"server,omitempty"`
-	RolledBack bool     `json:"rolled_back,omitempty"`
-	Notes      []string `json:"notes,omitempty"`
+	Server []string `json:"server,omitempty"`
+	// Build is what redline build made of the variant's server: {build}.
+	Build      *BuildProvenance `json:"build,omitempty"`
+	RolledBack bool             `json:"rolled_back,omitempty"`
+	Notes      []string         `json:"notes,omitempty"`
 	// Steer is what redline steer did in each round of a steer variant.
 	Steer []SteerSession `json:"steer,omitempty"`
 }

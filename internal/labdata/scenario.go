@@ -163,6 +163,11 @@ type ServerSpec struct {
 	// and memory (numactl --cpunodebind --membind).
 	CPUs     string `json:"cpus,omitempty" yaml:"cpus,omitempty"`
 	NUMANode *int   `json:"numa_node,omitempty" yaml:"numa_node,omitempty"`
+	// Build builds the server with redline build (docs/build.md) before
+	// the lab starts; Built is what that build made, filled in then, and
+	// it is the Binary the lab runs.
+	Build *BuildSpec       `json:"build,omitempty" yaml:"build,omitempty"`
+	Built *BuildProvenance `json:"built,omitempty" yaml:"-"`
 }
 
 // ClientSpec configures the load generator's placement.

@@ -29,6 +29,7 @@ func FromResult(res *labdata.Result, file string) *Report {
 	r.Notes = append(r.Notes, noiseNotes(res)...)
 	r.Notes = append(r.Notes, seriesNotes(res)...)
 	r.Notes = append(r.Notes, samplingNotes(res)...)
+	r.Notes = append(r.Notes, buildNotes(res)...)
 	if n := profileNote(res); n != "" {
 		r.Notes = append(r.Notes, n)
 	}
@@ -276,4 +277,25 @@ func splitMixedWorkloads(ss []*Sample) {
 			s.Row = s.Workload + rowSep + s.summary.Title
 		}
 	}
+}
+
+// buildNotes name what each variant ran: the provenance of a binary
+// redline build made (compiler and version, make variables, source and its
+// hash, allocator, PGO training), or the binary as given.
+func buildNotes(res *labdata.Result) []string {
+	var notes []string
+	for _, v := range res.Variants {
+		if v.Build == nil {
+			continue
+		}
+		notes = append(notes, fmt.Sprintf("Variant %s ran a redis-server built by redline build: %s.", v.Name, strings.Join(v.Build.Lines(), "; ")))
+	}
+	if len(notes) > 0 && len(notes) < len(res.Variants) {
+		bin := res.Target.Binary
+		if bin == "" {
+			bin = "redis-server"
+		}
+		notes = append(notes, fmt.Sprintf("The other variants ran %s as given (not built by redline).", bin))
+	}
+	return notes
 }

@@ -1,0 +1,13 @@
+// Package redisbuild builds redis-server from a source tree, a release
+// tarball or the distribution's source package, with a chosen compiler,
+// optimisation, -march/-mcpu, LTO, allocator and profile-guided
+// optimisation, in a cache directory of its own keyed by a hash of the
+// source, the toolchain and the flags. Every build records its provenance
+// (labdata.BuildProvenance) next to the binary. Nothing runs through a
+// shell: make, the compiler, tar, dpkg-source and apt-get are executed with
+// argument vectors, and every flag is checked first (Validate), because
+// make hands its variables to /bin/sh in its recipes.
+//
+// The PGO training run is the caller's (a TrainFunc): this package starts
+// no server and runs no load.
+package redisbuild

@@ -1,0 +1,88 @@
+package redisbuild
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"redline/internal/labdata"
+)
+
+// runner executes a build's commands (never through a shell), each
+// step's output in a log of its own, and times the steps.
+type runner struct {
+	cache    string
+	log      io.Writer // the current step's log
+	logPath  string
+	progress io.Writer // one line per step, when set
+	steps    []labdata.BuildStep
+}
+
+// buildEnv is the environment of make and the compiler: the caller's,
+// without the variables that would change the build behind the spec's
+// back (the Makefiles read CFLAGS, CPPFLAGS and LDFLAGS from it).
+func buildEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "CFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CC", "LD_PRELOAD":
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "LC_ALL=C")
+}
+
+func (r *runner) run(ctx context.Context, dir, name string, args ...string) error {
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env = dir, buildEnv()
+	w := r.log
+	if w == nil {
+		w = io.Discard
+	}
+	fmt.Fprintf(w, "$ %s %s\n", name, strings.Join(args, " "))
+	cmd.Stdout, cmd.Stderr = w, w
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("%s %s: %w (log: %s)", name, firstWord(args), err, r.logPath)
+	}
+	return nil
+}
+
+func firstWord(args []string) string {
+	if len(args) == 0 {
+		return ""
+	}
+	return args[0]
+}
+
+// step runs fn with its output in logDir/name.log and records its time.
+func (r *runner) step(logDir, name string, fn func() error) error {
+	if err := os.MkdirAll(logDir, 0o755); err != nil {
+		return err
+	}
+	p := filepath.Join(logDir, name+".log")
+	f, err := os.Create(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r.log, r.logPath = f, p
+	defer func() { r.log, r.logPath = nil, "" }()
+	if r.progress != nil {
+		fmt.Fprintf(r.progress, "build: %s ...\n", name)
+	}
+	start := time.Now()
+	err = fn()
+	secs := time.Since(start).Seconds()
+	r.steps = append(r.steps, labdata.BuildStep{Name: name, Seconds: secs, Log: p})
+	if r.progress != nil && err == nil {
+		fmt.Fprintf(r.progress, "build: %s done in %.1fs\n", name, secs)
+	}
+	return err
+}

@@ -1,0 +1,127 @@
+package redisbuild
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"redline/internal/labdata"
+)
+
+// flagShape is what a compiler flag may look like here: make splits its
+// variables on blanks and hands recipes to /bin/sh, so a blank, a quote,
+// $, ;, |, & or a backtick would be a second word or a shell command.
+var flagShape = regexp.MustCompile(`^-[A-Za-z0-9][A-Za-z0-9_=.,:+/-]*$`)
+
+var (
+	wordShape = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
+	optShape  = regexp.MustCompile(`^-(O[0-3sgz]?|Ofast)$`)
+	ccShape   = regexp.MustCompile(`^[A-Za-z0-9_./+-]+$`)
+)
+
+// refusedFlags are compiler flags a build spec may not give: those that
+// run other programs or load code into the compiler, those that change
+// what the build writes, and those that belong to an option of their own
+// (opt, march, mcpu, lto, pgo), so one setting is said in one place.
+var refusedFlags = []struct{ prefix, why string }{
+	{"-wrapper", "runs another program"},
+	{"-fplugin", "loads code into the compiler"},
+	{"-Xclang", "passes raw options to the compiler's front end"},
+	{"-B", "changes where the compiler finds its programs"},
+	{"-specs", "replaces the compiler's driver specs"},
+	{"--specs", "replaces the compiler's driver specs"},
+	{"-o", "changes what the build writes"},
+	{"-save-temps", "writes into the source tree"},
+	{"-O", "is the opt setting"},
+	{"-march", "is the march setting"},
+	{"-mcpu", "is the mcpu setting"},
+	{"-flto", "is the lto setting"},
+	{"-fuse-ld", "is chosen by the lto setting"},
+	{"-fprofile", "is the pgo setting"},
+	{"-fauto-profile", "is the pgo setting"},
+}
+
+// Allocators are the allocator values a build spec may name.
+var Allocators = []string{"jemalloc", "libc", "mimalloc", "tcmalloc"}
+
+// Validate checks a build spec before anything runs: every flag has a
+// compiler flag's shape and is not refused, the settings are known values.
+func Validate(s labdata.BuildSpec) error {
+	if strings.TrimSpace(s.Source) == "" {
+		return fmt.Errorf("build: source is required (a source tree, a release tarball, or debian)")
+	}
+	if s.CC != "" && !ccShape.MatchString(s.CC) {
+		return fmt.Errorf("build: cc %q is not a compiler name or path", s.CC)
+	}
+	if s.Opt != "" && !optShape.MatchString(s.Opt) {
+		return fmt.Errorf("build: opt %q is not an optimisation level (-O0..-O3, -Os, -Oz, -Og, -Ofast)", s.Opt)
+	}
+	for _, w := range []struct{ name, v string }{{"march", s.March}, {"mcpu", s.Mcpu}} {
+		if w.v != "" && !wordShape.MatchString(w.v) {
+			return fmt.Errorf("build: %s %q is not a CPU name", w.name, w.v)
+		}
+	}
+	if s.LTO != "" && s.LTO != "full" && s.LTO != "thin" {
+		return fmt.Errorf("build: lto %q: full or thin (or leave it out)", s.LTO)
+	}
+	if s.Allocator != "" && !contains(Allocators, s.Allocator) {
+		return fmt.Errorf("build: allocator %q: one of %s", s.Allocator, strings.Join(Allocators, ", "))
+	}
+	for _, list := range [][]string{s.CFlags, s.LDFlags} {
+		if err := checkFlags(list); err != nil {
+			return err
+		}
+	}
+	return validatePGO(s.PGO)
+}
+
+func validatePGO(p *labdata.PGOSpec) error {
+	if p == nil || p.Duration == "" {
+		return nil
+	}
+	if d, err := time.ParseDuration(p.Duration); err != nil || d <= 0 {
+		return fmt.Errorf("build: pgo.duration %q is not a positive duration (20s)", p.Duration)
+	}
+	return nil
+}
+
+// checkFlags checks a list of flags; "-mllvm" takes the next item as its
+// argument (-mllvm -inline-threshold=2000), which is checked as a flag too.
+func checkFlags(flags []string) error {
+	for i := 0; i < len(flags); i++ {
+		fl := flags[i]
+		if fl == "-mllvm" {
+			if i+1 == len(flags) {
+				return fmt.Errorf("build: -mllvm needs its argument as the next flag")
+			}
+			i++
+			fl = flags[i]
+		}
+		if err := checkFlag(fl); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkFlag(fl string) error {
+	if !flagShape.MatchString(fl) {
+		return fmt.Errorf("build: %q is not a compiler flag (a dash, then letters, digits and _=.,:+/- only)", fl)
+	}
+	for _, r := range refusedFlags {
+		if strings.HasPrefix(fl, r.prefix) {
+			return fmt.Errorf("build: flag %s refused: it %s", fl, r.why)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
