@@ -114,6 +114,8 @@ type item struct {
 	test  bench.Test
 	line  []string // the workload's load line, for the record
 	sweep *labdata.SweepPoint
+	// toolEnv is the variant's client.env when client.tool runs the load.
+	toolEnv []string
 }
 
 type labRun struct {
@@ -349,6 +351,7 @@ func (l *labRun) variant(ctx context.Context, vi, rep int) error {
 		// A restarted server has a new port.
 		it.opts.Addr, it.opts.CPUs = l.tg.addr, cpus
 		it.opts.Cluster = l.tg.isCluster()
+		it.toolEnv = clientEnv(l.s.Client, v.Client)
 		if err := l.measure(ctx, it, v.Name, rep); err != nil {
 			return err
 		}
@@ -426,11 +429,16 @@ func (l *labRun) measure(ctx context.Context, it item, variant string, rep int) 
 
 // load takes one measurement, here or from the scenario's workers
 // (then without the per-second series: the workers report no progress).
-func (l *labRun) load(ctx context.Context, it item) (*benchdata.Summary, error) {
-	if l.s.Client.LoadWorkers() > 0 {
-		return l.o.Workers(ctx, it.opts, it.test, nil, l.s.Client)
+func (l *labRun) load(ctx context.Context, it item) (*benchdata.Summary, *labdata.LoadTool, error) {
+	if l.s.Client.Tool != "" {
+		return runTool(ctx, l.s.Client.Tool, it)
 	}
-	return runBench(ctx, it.opts, it.test, nil)
+	if l.s.Client.LoadWorkers() > 0 {
+		sum, err := l.o.Workers(ctx, it.opts, it.test, nil, l.s.Client)
+		return sum, nil, err
+	}
+	sum, err := runBench(ctx, it.opts, it.test, nil)
+	return sum, nil, err
 }
 
 // measureOnce runs one item once and records it, with its noise and its
@@ -452,7 +460,7 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 	smp := l.startSampling(ctx, variant, it.name, rep)
 	cpu0, _ := l.tg.cpuSeconds(ctx)
 	finish := startProbe("/", l.localServerPID())
-	sum, err := l.load(ctx, it)
+	sum, tool, err := l.load(ctx, it)
 	noise := finish()
 	cpu1, _ := l.tg.cpuSeconds(context.WithoutCancel(ctx))
 	seq := 0
@@ -465,11 +473,14 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 		sum.Label = variant
 		h, port := hostPort(l.tg.addr)
 		sum.CommandLine = secret.Redact(append(slices.Clone(it.line), "-h", h, "-p", strconv.Itoa(port)))
+		if tool != nil {
+			sum.CommandLine = secret.Redact(tool.Argv)
+		}
 		sum.Client = benchdata.LocalClientInfo(l.o.Version)
 		sum.Server.Version = l.tg.version
 		mu.Lock()
 		run := labdata.Run{Seq: seq, Variant: variant, Workload: it.name, Rep: rep, Summary: sum, ServerCPU: cpu1 - cpu0,
-			Noise: noise, Series: series, Sweep: it.sweep, Breakdown: breakdown, Profile: prof}
+			Noise: noise, Series: series, Sweep: it.sweep, Breakdown: breakdown, Profile: prof, Tool: tool}
 		mu.Unlock()
 		if sum.Requests > 0 {
 			run.ServerCPUPerRequest = run.ServerCPU * 1e6 / float64(sum.Requests)

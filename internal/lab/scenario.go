@@ -129,6 +129,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 	}
 	validateRuns(s, bad)
 	validateBuilds(s, bad)
+	validateTool(s, bad)
 	if s.Warmup < 0 || s.Warmup > time.Hour {
 		bad("warmup", "%s is not in 0..1h", s.Warmup)
 	}

@@ -146,3 +146,14 @@ func shortHash(h string) string {
 	}
 	return h
 }
+
+// LoadTool is the program that measured a run (client.tool), how
+// precisely, the command it ran and the libraries preloaded into it.
+type LoadTool struct {
+	Name      string   `json:"name"`
+	Precision string   `json:"precision"`
+	Argv      []string `json:"argv"`
+	Env       []string `json:"env,omitempty"`
+	// Preloaded are the LD_PRELOAD libraries seen mapped in its process.
+	Preloaded []string `json:"preloaded,omitempty"`
+}

@@ -218,6 +218,9 @@ type Run struct {
 	Workload string             `json:"workload"`
 	Rep      int                `json:"rep"`
 	Summary  *benchdata.Summary `json:"summary"`
+	// Tool is the program that measured the run when it was not
+	// redline's own bench (client.tool).
+	Tool *LoadTool `json:"tool,omitempty"`
 	// ServerCPU is the server's CPU seconds (user+sys) during the run, and
 	// ServerCPUPerRequest the same per request in microseconds.
 	ServerCPU           float64 `json:"server_cpu_seconds,omitempty"`

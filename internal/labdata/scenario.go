@@ -184,6 +184,14 @@ type ClientSpec struct {
 	// redline session there; the server must be one they reach (a target
 	// of kind ssh or address).
 	WorkerHosts []string `json:"worker_hosts,omitempty" yaml:"worker_hosts,omitempty"`
+	// Tool runs another program as the load: redis-benchmark (the
+	// workload lines are its lines). The scenario's only, so a verdict
+	// never compares two tools; redline's own bench is the default.
+	Tool string `json:"tool,omitempty" yaml:"tool,omitempty"`
+	// Env is the load program's extra environment (LD_PRELOAD=...), a
+	// variant's added to the scenario's; it needs a Tool (redline's own
+	// bench makes raw system calls: a preloaded library never sees them).
+	Env map[string]string `json:"env,omitempty" yaml:"env,omitempty"`
 }
 
 // LoadWorkers is how many workers the load comes from: 0 for the lab's

@@ -30,6 +30,7 @@ func FromResult(res *labdata.Result, file string) *Report {
 	r.Notes = append(r.Notes, seriesNotes(res)...)
 	r.Notes = append(r.Notes, samplingNotes(res)...)
 	r.Notes = append(r.Notes, buildNotes(res)...)
+	r.Notes = append(r.Notes, toolNotes(res)...)
 	if n := profileNote(res); n != "" {
 		r.Notes = append(r.Notes, n)
 	}
@@ -296,6 +297,29 @@ func buildNotes(res *labdata.Result) []string {
 			bin = "redis-server"
 		}
 		notes = append(notes, fmt.Sprintf("The other variants ran %s as given (not built by redline).", bin))
+	}
+	return notes
+}
+
+// toolNotes say which program measured the runs when it was not redline's
+// bench (client.tool), how precisely, and what each variant preloaded
+// into it.
+func toolNotes(res *labdata.Result) []string {
+	var notes []string
+	seen := map[string]bool{}
+	for _, run := range res.Runs {
+		t := run.Tool
+		if t == nil {
+			continue
+		}
+		if !seen[t.Name] {
+			seen[t.Name] = true
+			notes = append(notes, fmt.Sprintf("Measured by %s, not redline bench (%s).", t.Name, t.Precision))
+		}
+		if key := run.Variant + "\x00" + strings.Join(t.Preloaded, ":"); len(t.Preloaded) > 0 && !seen[key] {
+			seen[key] = true
+			notes = append(notes, fmt.Sprintf("Variant %s: %s preloaded into %s (seen in its /proc/PID/maps).", run.Variant, strings.Join(t.Preloaded, ", "), t.Name))
+		}
 	}
 	return notes
 }

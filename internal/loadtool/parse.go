@@ -1,0 +1,126 @@
+package loadtool
+
+import (
+	"bufio"
+	"encoding/csv"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"redline/internal/benchdata"
+)
+
+// Row is one test's figures as a load tool printed them: requests per
+// second and latencies in milliseconds (absent ones are zero).
+type Row struct {
+	Test                    string
+	RPS                     float64
+	Avg, Min, P50, P95, P99 float64
+	P999, Max               float64
+}
+
+// ParseBenchmarkCSV reads redis-benchmark --csv output:
+//
+//	"test","rps","avg_latency_ms","min_latency_ms","p50_latency_ms","p95_latency_ms","p99_latency_ms","max_latency_ms"
+//	"SET","55555.55","0.556","0.128","0.439","0.847","3.927","4.903"
+func ParseBenchmarkCSV(r io.Reader) ([]Row, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	recs, err := cr.ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("redis-benchmark --csv: %w", err)
+	}
+	var rows []Row
+	for i, rec := range recs {
+		if i == 0 && len(rec) > 0 && rec[0] == "test" {
+			continue
+		}
+		if len(rec) != 8 {
+			return nil, fmt.Errorf("redis-benchmark --csv line %d: %d fields, want 8", i+1, len(rec))
+		}
+		v, err := floats(rec[1:])
+		if err != nil {
+			return nil, fmt.Errorf("redis-benchmark --csv line %d: %w", i+1, err)
+		}
+		rows = append(rows, Row{Test: rec[0], RPS: v[0], Avg: v[1], Min: v[2], P50: v[3], P95: v[4], P99: v[5], Max: v[6]})
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("redis-benchmark --csv: no results (did it fail? see its error output)")
+	}
+	return rows, nil
+}
+
+// ParseMemtier reads the summary table of memtier_benchmark's text output
+// (ALL STATS for one run, AGGREGATED AVERAGE RESULTS for several):
+//
+//	Type         Ops/sec     Hits/sec   Misses/sec    Avg. Latency     p50 Latency     p99 Latency   p99.9 Latency       KB/sec
+//	Sets        12144.10          ---          ---         0.08072         0.03900         1.13500         3.21500       887.90
+//
+// One row per type (Sets, Gets, Waits, Totals); "---" is absent.
+func ParseMemtier(r io.Reader) ([]Row, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<16), 1<<20)
+	var rows []Row
+	in := false
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		switch {
+		case line == "ALL STATS" || strings.HasPrefix(line, "AGGREGATED AVERAGE RESULTS"):
+			in, rows = true, nil
+		case in && strings.HasPrefix(line, "Type "), in && strings.HasPrefix(line, "---"), in && strings.HasPrefix(line, "==="):
+		case in && line == "":
+			in = len(rows) == 0
+		case in:
+			row, err := memtierRow(strings.Fields(line))
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, row)
+		}
+	}
+	if len(rows) == 0 {
+		return nil, fmt.Errorf("memtier_benchmark: no ALL STATS or AGGREGATED AVERAGE table in its output")
+	}
+	return rows, sc.Err()
+}
+
+func memtierRow(f []string) (Row, error) {
+	if len(f) < 8 {
+		return Row{}, fmt.Errorf("memtier_benchmark: %q: want Type Ops/sec Hits/sec Misses/sec Avg p50 p99 p99.9 [KB/sec]", strings.Join(f, " "))
+	}
+	for i := 1; i < 8; i++ {
+		if f[i] == "---" {
+			f[i] = "0"
+		}
+	}
+	v, err := floats(f[1:8])
+	if err != nil {
+		return Row{}, fmt.Errorf("memtier_benchmark %s row: %w", f[0], err)
+	}
+	return Row{Test: f[0], RPS: v[0], Avg: v[3], P50: v[4], P99: v[5], P999: v[6]}, nil
+}
+
+func floats(s []string) ([]float64, error) {
+	out := make([]float64, len(s))
+	for i, x := range s {
+		v, err := strconv.ParseFloat(x, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", x)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// Summary is a row as redline's summary: the figures the tool gave, the
+// rest zero (no histogram: the tools print percentiles, not their
+// histograms). requests is what the tool was asked for.
+func (r Row) Summary(requests int64) *benchdata.Summary {
+	s := &benchdata.Summary{Schema: benchdata.SchemaVersion, Title: r.Test, Requests: requests, RPS: r.RPS,
+		Latency: benchdata.Latency{Avg: r.Avg, Min: r.Min, P50: r.P50, P95: r.P95, P99: r.P99, P999: r.P999, Max: r.Max}}
+	if r.RPS > 0 {
+		s.ElapsedSeconds = float64(requests) / r.RPS
+	}
+	return s
+}
