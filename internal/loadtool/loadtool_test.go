@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"redline/internal/redistest"
 	"redline/internal/redisserver"
+	"redline/internal/redistest"
 	"redline/internal/testutil"
 )
 
