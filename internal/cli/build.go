@@ -62,7 +62,7 @@ runs through a shell. docs/build.md has the details.`,
 				return usageError("redline %v", err)
 			}
 			prov, err := redisbuild.Build(cmd.Context(), spec, redisbuild.Options{
-				Cache: o.cache, Jobs: o.jobs, Train: trainPGO, Progress: s.err})
+				Cache: o.cache, Jobs: o.jobs, Progress: s.err})
 			if err != nil {
 				return exitCode(ExitFailure, "redline "+err.Error())
 			}

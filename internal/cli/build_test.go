@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,12 +12,9 @@ import (
 	"redline/internal/testutil"
 )
 
-// The write-up 003 lab's PGO build (examples/writeup-003-build.yaml names
-// the same spec): the tests and the lab share one cached build.
+// The write-up 003 lab's PGO build (examples/writeup-003-build.yaml and
+// internal/redisbuild's tests name the same spec): one cached build.
 const pgoWorkload = "-t ping,set,get -P 16 -d 1000 -c 50"
-
-var pgoBuildArgs = []string{"build", "--source", "debian", "-j2", "--cc", "clang", "-O", "-O3", "--lto", "thin",
-	"--pgo", "--pgo-workload", pgoWorkload, "--pgo-duration", "10s", "--json"}
 
 // needBuildTools skips (fails in CI) without root (the build cache is
 // /var/cache/redline/build and apt-get source runs as root) or the tools
@@ -36,64 +32,16 @@ func needBuildTools(t *testing.T, tools ...string) {
 	}
 }
 
-func buildJSON(t *testing.T, args ...string) labdata.BuildProvenance {
-	t.Helper()
-	out, errOut, code := runCLI(t, context.Background(), nil, args...)
-	if code != 0 {
-		t.Fatalf("redline %s: exit %d\n%s", strings.Join(args, " "), code, errOut)
-	}
-	var p labdata.BuildProvenance
-	if err := json.Unmarshal([]byte(out), &p); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	return p
-}
-
-// TestBuildDebianGCC builds Debian's redis source package with gcc, then
-// asks again: the second is the cached binary.
-func TestBuildDebianGCC(t *testing.T) {
-	needBuildTools(t, "gcc")
-	first := buildJSON(t, "build", "--source", "debian", "-j2", "--json")
-	if first.SourceKind != "debian" || !strings.Contains(first.CompilerVersion, "gcc") || first.SourceSHA256 == "" || first.Allocator != "jemalloc" {
-		t.Errorf("provenance: %+v", first)
-	}
-	out, err := exec.Command(first.Binary, "--version").Output()
-	if err != nil || !strings.Contains(string(out), "Redis server v=") {
-		t.Fatalf("%s --version: %v %s", first.Binary, err, out)
-	}
-	again := buildJSON(t, "build", "--source", "debian", "-j2", "--json")
-	if !again.Cached || again.Binary != first.Binary || again.Key != first.Key {
-		t.Errorf("second build not the cached one: %+v", again)
-	}
-}
-
-// TestBuildPGORoundTrip builds with clang's PGO: the training run left a
-// profile with counts, and the optimised build used it without one
-// missing-profile warning (-Wprofile-instr-missing is on).
-func TestBuildPGORoundTrip(t *testing.T) {
-	needBuildTools(t, "clang", "ld.lld", "llvm-profdata")
-	p := buildJSON(t, pgoBuildArgs...)
-	tr := p.Training
-	if tr == nil || tr.Workload != pgoWorkload || tr.Functions == 0 || tr.MissingWarnings != 0 || !strings.HasSuffix(tr.Profile, ".profdata") {
-		t.Fatalf("training: %+v", tr)
-	}
-	var optimised string
-	for _, s := range p.Steps {
-		if s.Name == "optimised-build" {
-			optimised = s.Log
-		}
-	}
-	log, err := os.ReadFile(optimised)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(log), "-fprofile-use="+tr.Profile) || !strings.Contains(string(log), "-flto=thin") {
-		t.Errorf("the optimised build's log (%s) does not compile with the profile and thin LTO", optimised)
+// TestBuildBadFlag: a flag that is not a compiler flag is a usage error.
+func TestBuildBadFlag(t *testing.T) {
+	_, errOut, code := runCLI(t, context.Background(), nil, "build", "--source", "debian", "--cflag=-O2;id")
+	if code != ExitError || !strings.Contains(errOut, "not a compiler flag") || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
+		t.Errorf("exit %d: %q", code, errOut)
 	}
 }
 
 // TestLabBuiltBinaries runs a lab comparing two binaries redline build made
-// (the gcc and clang PGO builds above, from the cache) end to end, and
+// (internal/redisbuild's tests' gcc and clang PGO builds, from the cache) end to end, and
 // checks each variant's provenance in result.json and the report.
 func TestLabBuiltBinaries(t *testing.T) {
 	needBuildTools(t, "gcc", "clang", "ld.lld", "llvm-profdata")

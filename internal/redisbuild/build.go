@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"redline/internal/labdata"
@@ -32,7 +33,8 @@ type Options struct {
 	Cache string
 	// Jobs is make's -j (default the number of CPUs).
 	Jobs int
-	// Train runs a PGO training load against an instrumented server.
+	// Train runs a PGO training load against an instrumented server
+	// (default BenchTraining).
 	Train TrainFunc
 	// Workload is the training workload when the spec names none.
 	Workload string
@@ -103,11 +105,42 @@ func Build(ctx context.Context, spec labdata.BuildSpec, o Options) (labdata.Buil
 		return labdata.BuildProvenance{}, err
 	}
 	dir := filepath.Join(o.Cache, p.key[:16])
+	// One build of a key at a time (two labs, or tests in parallel): the
+	// second waits, then finds the first one's binary.
+	unlock, err := lockKey(ctx, dir+".lock")
+	if err != nil {
+		return labdata.BuildProvenance{}, err
+	}
+	defer unlock()
 	if prov, err := readProvenance(dir); err == nil {
 		prov.Cached = true
 		return prov, nil
 	}
 	return p.build(ctx, o, r, dir)
+}
+
+// lockKey takes an exclusive flock on path, waiting for it until ctx ends.
+func lockKey(ctx context.Context, path string) (func(), error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("build: lock: %w", err)
+	}
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			return func() { f.Close() }, nil
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("build: lock %s: %w", path, err)
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, ctx.Err()
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 func newPlan(ctx context.Context, spec labdata.BuildSpec, o Options, r *runner) (*plan, error) {

@@ -8,6 +8,7 @@
 // argument vectors, and every flag is checked first (Validate), because
 // make hands its variables to /bin/sh in its recipes.
 //
-// The PGO training run is the caller's (a TrainFunc): this package starts
-// no server and runs no load.
+// The PGO training run is a TrainFunc: BenchTraining (a redline bench
+// workload against the instrumented server on loopback) unless the caller
+// gives another.
 package redisbuild

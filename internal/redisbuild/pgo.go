@@ -21,7 +21,7 @@ import (
 // the same directory (gcc finds a .gcda by its object's path).
 func (p *plan) pgo(ctx context.Context, o Options, r *runner, logs, src, tmp string) (*labdata.BuildTraining, error) {
 	if o.Train == nil {
-		return nil, errors.New("pgo: no training run given (the caller's TrainFunc)")
+		o.Train = BenchTraining
 	}
 	prof := filepath.Join(tmp, "profile")
 	if err := os.MkdirAll(prof, 0o755); err != nil {

@@ -1,4 +1,4 @@
-package cli
+package redisbuild
 
 import (
 	"context"
@@ -7,15 +7,14 @@ import (
 
 	"redline/internal/bench"
 	"redline/internal/bench/cmdline"
-	"redline/internal/redisbuild"
 	"redline/internal/redisserver"
 )
 
-// trainPGO is a PGO build's training run: the instrumented server started
+// BenchTraining is the default TrainFunc: the instrumented server started
 // on loopback, the workload's tests run against it for the training's
 // duration (shared between them), and the server shut down cleanly so it
 // writes its profile.
-func trainPGO(ctx context.Context, t redisbuild.Training) error {
+func BenchTraining(ctx context.Context, t Training) error {
 	wl, err := cmdline.ParseWorkload(t.Workload)
 	if err != nil {
 		return err
