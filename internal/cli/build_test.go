@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -15,22 +14,6 @@ import (
 // The write-up 003 lab's PGO build (examples/writeup-003-build.yaml and
 // internal/redisbuild's tests name the same spec): one cached build.
 const pgoWorkload = "-t ping,set,get -P 16 -d 1000 -c 50"
-
-// needBuildTools skips (fails in CI) without root (the build cache is
-// /var/cache/redline/build and apt-get source runs as root) or the tools
-// .ci/run installs.
-func needBuildTools(t *testing.T, tools ...string) {
-	t.Helper()
-	testutil.NeedRoot(t)
-	for _, tool := range append([]string{"apt-get", "dpkg-source", "make"}, tools...) {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s missing (.ci/run installs it)", tool)
-			}
-			t.Skipf("%s missing", tool)
-		}
-	}
-}
 
 // TestBuildBadFlag: a flag that is not a compiler flag is a usage error.
 func TestBuildBadFlag(t *testing.T) {
@@ -44,7 +27,8 @@ func TestBuildBadFlag(t *testing.T) {
 // (internal/redisbuild's tests' gcc and clang PGO builds, from the cache) end to end, and
 // checks each variant's provenance in result.json and the report.
 func TestLabBuiltBinaries(t *testing.T) {
-	needBuildTools(t, "gcc", "clang", "ld.lld", "llvm-profdata")
+	testutil.NeedRoot(t) // the build cache is /var/cache/redline/build
+	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "gcc", "clang", "ld.lld", "llvm-profdata")
 	dir := t.TempDir()
 	scenario := `name: built-binaries
 target: {kind: managed}

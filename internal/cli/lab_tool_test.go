@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -17,10 +16,7 @@ import (
 // from redis-benchmark (client.tool) with a library preloaded on both
 // ends, seen mapped in each load process and named in the report.
 func TestLabPreloadedClient(t *testing.T) {
-	testutil.Heavy(t)
-	if _, err := exec.LookPath("redis-benchmark"); err != nil {
-		t.Skip("redis-benchmark missing (redis-tools)")
-	}
+	testutil.NeedTools(t, "redis-benchmark")
 	lib, err := redisserver.AllocatorLib("tcmalloc")
 	if err != nil {
 		t.Skip(err)

@@ -3,7 +3,6 @@ package loadtool
 import (
 	"context"
 	"os"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -81,10 +80,7 @@ func TestBenchmarkArgv(t *testing.T) {
 // TestPreloadedRedisBenchmark runs redis-benchmark as the load with an
 // allocator preloaded, and sees the library mapped in its process.
 func TestPreloadedRedisBenchmark(t *testing.T) {
-	testutil.Heavy(t)
-	if _, err := exec.LookPath("redis-benchmark"); err != nil {
-		t.Skip("redis-benchmark missing (redis-tools)")
-	}
+	testutil.NeedTools(t, "redis-benchmark")
 	lib, err := redisserver.AllocatorLib("tcmalloc")
 	if err != nil {
 		t.Skip(err)

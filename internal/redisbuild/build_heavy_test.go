@@ -20,19 +20,12 @@ var (
 		PGO: &labdata.PGOSpec{Workload: "-t ping,set,get -P 16 -d 1000 -c 50", Duration: "10s"}}
 )
 
-// needBuildTools skips (fails in CI) without root (the cache is under
-// /var/cache and apt-get source runs as root) or the tools .ci/run installs.
+// needBuildTools: root (the cache is under /var/cache and apt-get source
+// runs as root) and the tools .ci/run installs.
 func needBuildTools(t *testing.T, tools ...string) {
 	t.Helper()
 	testutil.NeedRoot(t)
-	for _, tool := range append([]string{"apt-get", "dpkg-source", "make"}, tools...) {
-		if _, err := exec.LookPath(tool); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s missing (.ci/run installs it)", tool)
-			}
-			t.Skipf("%s missing", tool)
-		}
-	}
+	testutil.NeedTools(t, append([]string{"apt-get", "dpkg-source", "make"}, tools...)...)
 }
 
 func build(t *testing.T, spec labdata.BuildSpec) labdata.BuildProvenance {

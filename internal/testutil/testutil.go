@@ -23,6 +23,7 @@ import (
 	"flag"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -173,4 +174,19 @@ func lockHost(t testing.TB, how int) {
 		t.Fatalf("host test lock: %v", err)
 	}
 	t.Cleanup(func() { f.Close() }) // closing releases the lock
+}
+
+// NeedTools skips t (under -short too) unless every program is on PATH;
+// in CI, where .ci/run installs them, a missing one fails t instead.
+func NeedTools(t testing.TB, programs ...string) {
+	t.Helper()
+	Heavy(t)
+	for _, p := range programs {
+		if _, err := exec.LookPath(p); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatalf("%s missing (.ci/run installs it)", p)
+			}
+			t.Skipf("%s missing", p)
+		}
+	}
 }
