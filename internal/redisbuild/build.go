@@ -304,8 +304,11 @@ func (p *plan) build(ctx context.Context, o Options, r *runner, dir string) (lab
 		return failed(err)
 	}
 	prov.Steps = r.steps
-	for i := range prov.Steps { // the logs move with the directory
+	for i := range prov.Steps { // the logs and the profile move with the directory
 		prov.Steps[i].Log = strings.Replace(prov.Steps[i].Log, tmp, dir, 1)
+	}
+	if prov.Training != nil {
+		prov.Training.Profile = strings.Replace(prov.Training.Profile, tmp, dir, 1)
 	}
 	if err := writeProvenance(tmp, prov); err != nil {
 		return labdata.BuildProvenance{}, err
