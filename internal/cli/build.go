@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 
@@ -63,6 +64,9 @@ runs through a shell. docs/build.md has the details.`,
 			}
 			prov, err := redisbuild.Build(cmd.Context(), spec, redisbuild.Options{
 				Cache: o.cache, Jobs: o.jobs, Progress: s.err})
+			if errors.As(err, new(redisbuild.SpecError)) {
+				return usageError("redline %v", err)
+			}
 			if err != nil {
 				return exitCode(ExitFailure, "redline "+err.Error())
 			}

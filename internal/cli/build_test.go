@@ -23,6 +23,20 @@ func TestBuildBadFlag(t *testing.T) {
 	}
 }
 
+// TestBuildGCCThinLTO: a setting this compiler lacks is a usage error too,
+// found before anything is fetched or built.
+func TestBuildGCCThinLTO(t *testing.T) {
+	testutil.NeedTools(t, "gcc")
+	_, errOut, code := runCLI(t, context.Background(), nil, "build", "--source", t.TempDir(), "--lto", "thin", "--cache", t.TempDir())
+	if code != ExitError || !strings.Contains(errOut, "no thin LTO") {
+		t.Errorf("exit %d: %q", code, errOut)
+	}
+	_, errOut, code = runCLI(t, context.Background(), nil, "build", "--source", t.TempDir(), "--cache", t.TempDir())
+	if code != ExitError || !strings.Contains(errOut, "is not a Redis source tree") {
+		t.Errorf("exit %d: %q", code, errOut)
+	}
+}
+
 // TestLabBuiltBinaries runs a lab comparing two binaries redline build made
 // (internal/redisbuild's tests' gcc and clang PGO builds, from the cache) end to end, and
 // checks each variant's provenance in result.json and the report.

@@ -129,6 +129,9 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	resultPath := filepath.Join(out, "result.json")
 	// Builds first (cached): minutes of compiling, before any server starts.
 	if err := lab.BuildServers(ctx, &sc, redisbuild.Options{Progress: s.err}); err != nil {
+		if errors.As(err, new(redisbuild.SpecError)) {
+			return usageError("redline lab: %v", err)
+		}
 		return exitCode(ExitFailure, "redline lab: "+err.Error())
 	}
 	if tunes(sc) && sc.Target.Kind != "ssh" { // an ssh target's journal is on the server host

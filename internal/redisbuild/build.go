@@ -149,6 +149,9 @@ func newPlan(ctx context.Context, spec labdata.BuildSpec, o Options, r *runner) 
 	if p.tc, err = FindToolchain(ctx, spec.CC); err != nil {
 		return nil, err
 	}
+	if _, err := p.tc.ltoFlags(spec.LTO); err != nil { // before minutes of fetching
+		return nil, err
+	}
 	if spec.Allocator == "mimalloc" || spec.Allocator == "tcmalloc" {
 		if p.allocLib, err = redisserver.AllocatorLib(spec.Allocator); err != nil {
 			return nil, fmt.Errorf("build: %w", err)

@@ -40,17 +40,17 @@ func resolveSource(ctx context.Context, spec string, r *runner) (source, error) 
 	}
 	st, err := os.Stat(p)
 	if err != nil {
-		return source{}, fmt.Errorf("build: source %s: %w (a Redis source tree, a release tarball, or debian)", spec, err)
+		return source{}, SpecError{fmt.Errorf("build: source %s: %w (a Redis source tree, a release tarball, or debian)", spec, err)}
 	}
 	if st.IsDir() {
 		if _, err := os.Stat(filepath.Join(p, "src", "server.c")); err != nil {
-			return source{}, fmt.Errorf("build: source %s is not a Redis source tree (no src/server.c)", spec)
+			return source{}, SpecError{fmt.Errorf("build: source %s is not a Redis source tree (no src/server.c)", spec)}
 		}
 		h, err := hashTree(p)
 		return source{kind: "tree", path: p, sha256: h}, err
 	}
 	if !hasAnySuffix(p, tarballSuffixes) {
-		return source{}, fmt.Errorf("build: source %s is neither a directory nor a tarball (%s)", spec, strings.Join(tarballSuffixes, ", "))
+		return source{}, SpecError{fmt.Errorf("build: source %s is neither a directory nor a tarball (%s)", spec, strings.Join(tarballSuffixes, ", "))}
 	}
 	h, err := hashFile(p)
 	return source{kind: "tarball", path: p, sha256: h, version: tarballVersion(p)}, err

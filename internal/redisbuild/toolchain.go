@@ -23,7 +23,7 @@ func FindToolchain(ctx context.Context, cc string) (Toolchain, error) {
 	}
 	p, err := exec.LookPath(cc)
 	if err != nil {
-		return Toolchain{}, fmt.Errorf("build: compiler %s not found (install it: apt-get install -y gcc, or clang lld llvm): %w", cc, err)
+		return Toolchain{}, SpecError{fmt.Errorf("build: compiler %s not found (install it: apt-get install -y gcc, or clang lld llvm): %w", cc, err)}
 	}
 	if p, err = filepath.Abs(p); err != nil {
 		return Toolchain{}, err
@@ -35,7 +35,7 @@ func FindToolchain(ctx context.Context, cc string) (Toolchain, error) {
 	first, _, _ := strings.Cut(string(out), "\n")
 	t := Toolchain{Path: p, Version: strings.TrimSpace(first), Family: family(string(out))}
 	if t.Family == "" {
-		return Toolchain{}, fmt.Errorf("build: %s is neither gcc nor clang (%s)", p, t.Version)
+		return Toolchain{}, SpecError{fmt.Errorf("build: %s is neither gcc nor clang (%s)", p, t.Version)}
 	}
 	if v, err := exec.CommandContext(ctx, p, "-dumpversion").Output(); err == nil {
 		t.Major, _, _ = strings.Cut(strings.TrimSpace(string(v)), ".")
@@ -69,7 +69,7 @@ func (t Toolchain) ltoFlags(lto string) ([]string, error) {
 	case lto == "":
 		return nil, nil
 	case t.Family == "gcc" && lto == "thin":
-		return nil, fmt.Errorf("build: gcc has no thin LTO (lto: full, or cc: clang)")
+		return nil, SpecError{fmt.Errorf("build: gcc has no thin LTO (lto: full, or cc: clang)")}
 	case t.Family == "gcc":
 		return []string{"-flto=auto"}, nil
 	}

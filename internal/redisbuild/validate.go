@@ -42,6 +42,14 @@ var refusedFlags = []struct{ prefix, why string }{
 	{"-fauto-profile", "is the pgo setting"},
 }
 
+// SpecError is a build spec this machine cannot build as asked (a
+// compiler that is not there, an LTO kind it lacks): the user's to fix,
+// like a bad flag, not a failed build.
+type SpecError struct{ Err error }
+
+func (e SpecError) Error() string { return e.Err.Error() }
+func (e SpecError) Unwrap() error { return e.Err }
+
 // Allocators are the allocator values a build spec may name.
 var Allocators = []string{"jemalloc", "libc", "mimalloc", "tcmalloc"}
 
