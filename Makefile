@@ -88,9 +88,12 @@ test-short:
 
 # The tests that need no root, namespaces or real servers, built for arm64 and run under
 # qemu-user (qemu-user-static, from test-deps): parsers, fixture trees, the doctor on
-# fixtures, steer's decoder and engine, statistics, report goldens.
+# fixtures, steer's decoder and engine, statistics, report goldens. Left out: the tests of this
+# machine's live state (TestLive*: an x86 host, read through qemu's syscall translation) and the
+# workers' start barrier, whose timing emulation slows past its margin.
 test-arm64:
-	GOARCH=arm64 CGO_ENABLED=0 $(GO) test -short -count=1 -exec qemu-aarch64-static ./...
+	env -u REDLINE_TEST_HOST_WRITES GOARCH=arm64 CGO_ENABLED=0 $(GO) test -short -count=1 \
+		-exec qemu-aarch64-static -skip '^TestLive|^TestStartAllConcurrent$$' ./...
 
 fuzz:
 	./scripts/fuzz-all 30s
