@@ -1,8 +1,18 @@
 # redline: the two set-up commands in the README are `make lab` and `make test`.
-# Both install what they need on a fresh Debian machine (as root).
+# Both install what they need on a fresh Debian machine (as root): make lab only what
+# the main job needs, make test (through test-deps) what the tests need besides.
 
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
-PKGS = redis-server redis-tools iproute2 numactl libtcmalloc-minimal4 libmimalloc2.0 chromium openssh-server openssh-client linux-perf
+# The main job's packages, without recommends: the server binary (redis-tools ships it as
+# redis-check-rdb, without a service; redline runs it as redis-server; skipped when a
+# redis-server is on PATH) and ip, for the lab's network namespace. Not redis-server: its
+# package starts a second Redis on 6379 as a service.
+LAB_PKGS = redis-tools iproute2
+# Only the tests need these (docs/README: not for a production host): numactl and the
+# allocators (server variants), chromium (report screenshots), ssh (--ssh tests), perf
+# (profile), qemu-user-static and file (arm64 tests, the static-binary check).
+TEST_PKGS = $(LAB_PKGS) numactl libtcmalloc-minimal4 libmimalloc2.0 chromium openssh-server openssh-client linux-perf qemu-user-static file
+APT_INSTALL = apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 BIN = bin/redline
 # make install puts the binary, the man pages and shell completions under
 # $(DESTDIR)$(PREFIX): /usr/local/bin/redline is on PATH on every Linux.
@@ -10,17 +20,36 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
-LDFLAGS = -X redline/internal/cli.version=$(VERSION) -X redline/internal/cli.commit=$(COMMIT)
+LDFLAGS = -buildid= -X redline/internal/cli.version=$(VERSION) -X redline/internal/cli.commit=$(COMMIT)
+# Static (no cgo, no glibc version to match on a server host) and reproducible: the same
+# commit and Go version give the same bytes (-trimpath, no build id, no VCS stamp).
+GOBUILD = CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS)"
+RELEASE_ARCHS = amd64 arm64
 
-.PHONY: setup build install uninstall lab test test-short fuzz bench-compare vet fmt
+.PHONY: setup test-deps build release install uninstall lab test test-short test-arm64 fuzz bench-compare vet fmt
 
 setup:
-	@missing=""; for p in $(PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y $$missing; fi
+	@missing=""; for p in $(LAB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if command -v redis-server >/dev/null; then missing=$$(echo $$missing | sed 's/redis-tools//'); fi; \
+	if [ -n "$$(echo $$missing)" ]; then $(APT_INSTALL) $$missing; fi
 	$(GO) mod download
 
+# What the tests need besides; on a development or CI machine, not a production host
+# (openssh-server starts sshd). redis-server on PATH is a link to redis-tools' binary, as
+# Debian's redis-server package makes it, without that package's service.
+test-deps: setup
+	@missing=""; for p in $(TEST_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then $(APT_INSTALL) $$missing; fi
+	command -v redis-server >/dev/null || ln -s /usr/bin/redis-check-rdb /usr/local/bin/redis-server
+
 build:
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/redline
+	$(GOBUILD) -o $(BIN) ./cmd/redline
+
+# bin/redline-linux-ARCH for each of RELEASE_ARCHS (the --ssh push takes the one that matches
+# the server host's uname -m from beside the running binary) and their SHA256SUMS.
+release:
+	for a in $(RELEASE_ARCHS); do GOARCH=$$a $(GOBUILD) -o bin/redline-linux-$$a ./cmd/redline || exit 1; done
+	cd bin && sha256sum $(patsubst %,redline-linux-%,$(RELEASE_ARCHS)) > SHA256SUMS && cat SHA256SUMS
 
 # The man pages come from the commands themselves (redline man DIR), the
 # completions from cobra (redline completion bash|zsh|fish).
@@ -47,7 +76,7 @@ lab: setup build
 
 # Every test, against real redis-servers on loopback. Tests that write the
 # host run only with REDLINE_TEST_HOST_WRITES=1 (set by .ci/run).
-test: setup
+test: test-deps
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 12m ./...
@@ -56,6 +85,21 @@ test: setup
 # namespaces or kill tests (testutil.Heavy).
 test-short:
 	$(GO) test -count=1 -short ./...
+
+# The tests that need no root, namespaces or real servers, built for arm64 and run under
+# qemu-user (qemu-user-static, from test-deps), -short: the parsers and fixture trees (host,
+# kernfmt, cpuset), the doctor on fixtures, steer's decoder and engine, statistics, report
+# goldens, plans and scenarios (placement, change, tune, lab, labdata), RESP and the bench
+# command line. Left out: the tests of this machine's live state (TestLive*: an x86 host,
+# read through qemu's syscall translation) and tune/beneath (openat2's RESOLVE_ flags are the
+# kernel's, not what qemu-user passes on).
+ARM64_PKGS = ./internal/host/... ./internal/kernfmt/... ./internal/cpuset/... ./internal/doctor/... \
+	./internal/steer/... ./internal/stats/... ./internal/report/... ./internal/placement/... \
+	./internal/change/... ./internal/tune ./internal/tune/simfs ./internal/lab/... ./internal/labdata/... \
+	./internal/resp/... ./internal/bench/cmdline/...
+test-arm64:
+	env -u REDLINE_TEST_HOST_WRITES GOARCH=arm64 CGO_ENABLED=0 $(GO) test -short -count=1 \
+		-exec qemu-aarch64-static -skip '^TestLive' $(ARM64_PKGS)
 
 fuzz:
 	./scripts/fuzz-all 30s

@@ -36,6 +36,7 @@ type doctorOptions struct {
 	timeout            time.Duration
 	only, skip         []string
 	minSeverity        string
+	failOn             string
 	json, markdown     bool
 	format, output     string
 	verbose, list      bool
@@ -74,9 +75,16 @@ reads every node the topology names, runs the server rules on each node
 cluster rules (unserved slots, uneven slots or keys, a node with other
 settings, a primary without a replica). --cluster=false checks the one node.
 
-Exit status: 0 when nothing at or above --min-severity fired, 1 when something
-did, 2 when doctor could not run, or a rule errored or a host file did not parse
-(the report lists the errors).`,
+The report is brief: findings first, two lines each, then (with several
+redis-servers) the servers found and what was judged for each, then one line
+counting the rules not checked or not applicable, reasons grouped. --verbose
+adds each finding's evidence, undo and persistence and lists every rule;
+--json has everything.
+
+Exit status: 0 when no shown finding is at or above --fail-on (default low:
+an INFO finding never fails by default), 1 when one is, 2 when doctor could
+not run, or a rule errored or a host file did not parse (the report lists the
+errors).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.redisExplicitlySet = cmd.Flags().Changed("host") || cmd.Flags().Changed("port") || cmd.Flags().Changed("socket")
@@ -104,7 +112,8 @@ did, 2 when doctor could not run, or a rule errored or a host file did not parse
 	f.DurationVar(&o.timeout, "timeout", redisadmin.DefaultTimeout, "deadline for connecting to Redis and for each command")
 	f.StringSliceVar(&o.only, "rule", nil, "run only these rules (IDs or patterns such as 'tcp-*'; repeatable)")
 	f.StringSliceVar(&o.skip, "no-rule", nil, "skip these rules (IDs or patterns; repeatable)")
-	f.StringVar(&o.minSeverity, "min-severity", "info", "show and fail on findings at or above: info, low, medium, high")
+	f.StringVar(&o.minSeverity, "min-severity", "info", "show findings at or above: info, low, medium, high")
+	f.StringVar(&o.failOn, "fail-on", "low", "exit 1 when a shown finding is at or above: info, low, medium, high, or never")
 	f.BoolVar(&o.json, "json", false, "write the report as JSON")
 	f.BoolVar(&o.markdown, "markdown", false, "write the report as Markdown")
 	f.StringVar(&o.format, "format", "", "prom: write the findings as a node_exporter textfile (docs/fleet.md)")
@@ -120,6 +129,10 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	min, err := doctor.ParseSeverity(o.minSeverity)
 	if err != nil {
 		return usageError("redline doctor: --min-severity: %v", err)
+	}
+	failOn, fail, err := parseFailOn(o.failOn)
+	if err != nil {
+		return usageError("redline doctor: --fail-on: %v", err)
 	}
 	if o.json && o.markdown {
 		return usageError("redline doctor: choose one of --json and --markdown")
@@ -152,10 +165,22 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	if rep.HasErrors() {
 		return exitCode(ExitError, "redline doctor: the report is incomplete: see its errors")
 	}
-	if len(rep.Fired(min)) > 0 {
+	if fail && len(rep.Fired(max(min, failOn))) > 0 {
 		return exitCode(ExitFailure, "")
 	}
 	return nil
+}
+
+// parseFailOn reads --fail-on: a severity, or never (fail false).
+func parseFailOn(v string) (doctor.Severity, bool, error) {
+	if v == "never" {
+		return doctor.High, false, nil
+	}
+	sev, err := doctor.ParseSeverity(v)
+	if err != nil {
+		return sev, false, fmt.Errorf("%w, or never", err)
+	}
+	return sev, true, nil
 }
 
 // doctorReport runs the rules on the host (this machine, or --ssh's).

@@ -73,7 +73,7 @@ func checkPermissionDenied(t *testing.T, dir string) {
 	if _, err := os.ReadFile(filepath.Join(dir, "proc/interrupts")); err == nil {
 		t.Fatal("the unreadable file is readable: running as root?")
 	}
-	code, out, errOut := doctorCLI(t, "doctor", "--root", dir, "--no-redis",
+	code, out, errOut := doctorCLI(t, "doctor", "--root", dir, "--no-redis", "--verbose",
 		"--rule", "nic-irq-concentration", "--rule", "thp-in-redis", "--rule", "nic-numa-locality", "--rule", "cpu-governor")
 	if code != ExitFailure {
 		t.Errorf("exit %d, want %d (findings, no error)\n%s\n%s", code, ExitFailure, out, errOut)

@@ -70,16 +70,25 @@ func TestDoctorLiveBadServer(t *testing.T) {
 func TestDoctorTextAndExitCodes(t *testing.T) {
 	s := redistest.Start(t, "latency-monitor-threshold 0")
 	addr := []string{"--host", s.Host, "--port", strconv.Itoa(s.Port)}
+	// An INFO finding never fails by default (--fail-on low); brief: the
+	// fix, not the undo, which --verbose adds.
 	code, out, _ := doctorCLI(t, append([]string{"doctor", "--rule", "latency-monitor-off"}, addr...)...)
-	if code != ExitFailure || !strings.Contains(out, "CONFIG SET latency-monitor-threshold 10") || !strings.Contains(out, "undo:") {
-		t.Errorf("exit %d, output:\n%s", code, out)
+	if code != ExitOK || !strings.Contains(out, "CONFIG SET latency-monitor-threshold 10") || strings.Contains(out, "undo:") {
+		t.Errorf("exit %d, want 0; output:\n%s", code, out)
+	}
+	code, out, _ = doctorCLI(t, append([]string{"doctor", "--rule", "latency-monitor-off", "--fail-on", "info", "--verbose"}, addr...)...)
+	if code != ExitFailure || !strings.Contains(out, "undo:") {
+		t.Errorf("--fail-on info --verbose: exit %d, want 1; output:\n%s", code, out)
+	}
+	if code, _, errOut := doctorCLI(t, append([]string{"doctor", "--fail-on", "sometimes"}, addr...)...); code != ExitError || !strings.Contains(errOut, "--fail-on") {
+		t.Errorf("bad --fail-on: exit %d, %s", code, errOut)
 	}
 	// An info finding below --min-severity does not fail the run.
 	code, out, _ = doctorCLI(t, append([]string{"doctor", "--rule", "latency-monitor-off", "--min-severity", "low"}, addr...)...)
 	if code != ExitOK || !strings.Contains(out, "below --min-severity") {
 		t.Errorf("exit %d, want 0; output:\n%s", code, out)
 	}
-	code, out, _ = doctorCLI(t, append([]string{"doctor", "--rule", "latency-monitor-off", "--markdown"}, addr...)...)
+	code, out, _ = doctorCLI(t, append([]string{"doctor", "--rule", "latency-monitor-off", "--markdown", "--fail-on", "info"}, addr...)...)
 	if code != ExitFailure || !strings.HasPrefix(out, "# redline doctor") || !strings.Contains(out, "```sh") {
 		t.Errorf("markdown: exit %d\n%s", code, out)
 	}

@@ -157,6 +157,9 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	reports, rerr := writeLabReports(out, res)
 	printVerdicts(s.out, res)
 	printRemoteCleanup(s.err, res)
+	if res.HostCheck != "" {
+		fmt.Fprintln(s.out, res.HostCheck)
+	}
 	for _, r := range reports {
 		fmt.Fprintf(s.out, "report: %s\n", r)
 	}

@@ -146,16 +146,20 @@ func WriteJSON(w io.Writer, r *Report) error {
 		Summary    Summary            `json:"summary"`
 		ReadErrors []host.SourceError `json:"read_errors,omitempty"`
 		Nodes      []Node             `json:"nodes,omitempty"`
+		Servers    []ServerSeen       `json:"servers,omitempty"`
 		Findings   []Finding          `json:"findings"`
-	}{SchemaVersion, r.Target, r.Summarize(), r.ReadErrors, r.Nodes, r.Findings}
+	}{SchemaVersion, r.Target, r.Summarize(), r.ReadErrors, r.Nodes, r.Servers, r.Findings}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(doc)
 }
 
-// WriteText writes the human report: fired findings grouped by severity,
-// each with its evidence, fix, undo and persistence commands; then one
-// line each for the rules that could not check or do not apply.
+// WriteText writes the human report: fired findings grouped by severity;
+// with several redis-servers, each with what was judged of it; then the
+// rules that could not check or do not apply. Brief by default (each
+// finding in two lines, the skipped rules in one line: render_brief.go);
+// o.Verbose adds each finding's evidence, why, undo and persistence and
+// lists every skipped rule and the rules that passed.
 func WriteText(w io.Writer, r *Report, o RenderOptions) error {
 	tw := &errWriter{w: w}
 	tw.printf("redline doctor: %s\n", r.Target.describe())
@@ -184,6 +188,10 @@ func writeTextBody(tw *errWriter, r *Report, o RenderOptions) {
 			continue
 		}
 		tw.printf("\n%s (%d)\n", strings.ToUpper(sev.String()), len(fs))
+		if !o.Verbose {
+			writeBriefFindings(tw, fs, r.Target.Redis)
+			continue
+		}
 		for _, f := range fs {
 			writeTextFinding(tw, f, r.Target.Redis)
 		}
@@ -246,7 +254,13 @@ func writeTextOthers(tw *errWriter, r *Report, o RenderOptions) {
 			}
 		}
 	}
-	for _, st := range []Status{Errored, NotChecked, NotApplicable} {
+	writeServers(tw, r)
+	statuses := []Status{Errored, NotChecked, NotApplicable}
+	if !o.Verbose {
+		statuses = statuses[:1]
+		defer writeSkipped(tw, r)
+	}
+	for _, st := range statuses {
 		fs := r.byStatus(st)
 		if len(fs) == 0 {
 			continue

@@ -55,7 +55,9 @@ type Report struct {
 	ReadErrors []host.SourceError `json:"read_errors,omitempty"`
 	// Nodes are a cluster's nodes, each with the error that kept doctor
 	// from reading it, if any; empty for a single server.
-	Nodes   []Node        `json:"nodes,omitempty"`
+	Nodes []Node `json:"nodes,omitempty"`
+	// Servers are the redis-servers the host snapshot found.
+	Servers []ServerSeen  `json:"servers,omitempty"`
 	Elapsed time.Duration `json:"-"`
 }
 
@@ -89,7 +91,7 @@ func Run(ctx context.Context, f *Facts, o Options) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	rep := &Report{Target: targetOf(f)}
+	rep := &Report{Target: targetOf(f), Servers: serversSeen(f)}
 	if f.Host != nil {
 		rep.ReadErrors = f.Host.Errors
 	}

@@ -168,6 +168,7 @@ func summarizeTCP(socks []tcpSocket, ports []int) *TCPSummary {
 		if c := counts[s.remPort]; c != nil {
 			c.ToEstablished += b2i(s.state == tcpEstablished)
 			c.ToTimeWait += b2i(s.state == tcpTimeWait)
+			c.ToTimeWaitLoopback += b2i(s.state == tcpTimeWait && loopbackHex(s.local))
 		}
 		if c := counts[s.localPort]; c != nil {
 			c.FromEstablished += b2i(s.state == tcpEstablished)
@@ -183,6 +184,13 @@ func summarizeTCP(socks []tcpSocket, ports []int) *TCPSummary {
 		sum.Ports = append(sum.Ports, *counts[p])
 	}
 	return sum
+}
+
+// loopbackHex says whether a socket's local address (kernel hex) is a
+// loopback one: its peer is then on loopback too.
+func loopbackHex(h string) bool {
+	a, ok := hexToAddr(h)
+	return ok && a.Unmap().IsLoopback()
 }
 
 func b2i(b bool) int {

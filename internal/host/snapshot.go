@@ -518,6 +518,9 @@ type PortSockets struct {
 	// client: what uses up ip_local_port_range).
 	ToEstablished int `json:"to_established"`
 	ToTimeWait    int `json:"to_time_wait"`
+	// ToTimeWaitLoopback counts those of ToTimeWait on loopback, where
+	// tcp_tw_reuse 2 (the default) reuses them.
+	ToTimeWaitLoopback int `json:"to_time_wait_loopback,omitempty"`
 	// From counts sockets whose local port is Port (this host as the
 	// server), listeners excluded.
 	FromEstablished int `json:"from_established"`

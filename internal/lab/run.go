@@ -140,11 +140,13 @@ func Execute(ctx context.Context, o Options) (*labdata.Result, error) {
 	l := &labRun{o: o, s: o.Scenario, started: time.Now()}
 	l.res = &labdata.Result{Schema: labdata.ResultSchema, Redline: o.Version, CommandLine: o.CommandLine, ScenarioFile: o.ScenarioFile,
 		Scenario: redactScenario(o.Scenario), Started: l.started}
+	start := l.takeStock()
 	runErr := checkBuilt(o.Scenario)
 	if runErr == nil {
 		runErr = l.run(ctx)
 	}
 	cleanErr := l.cleanup()
+	l.checkStock(start)
 	l.diffProfiles()
 	l.res.Finished = time.Now()
 	l.finalLook(ctx, runErr, cleanErr)

@@ -43,6 +43,12 @@ type Result struct {
 	// RemoteCleanup is what the server host's session restored and
 	// stopped by itself after the link to the lab was lost.
 	RemoteCleanup *RemoteCleanup `json:"remote_cleanup,omitempty"`
+	// HostCheck compares this host's host-wide values (sysctls, THP, IRQ
+	// affinities, CPU governors) at the end with those at the start:
+	// "host restored", or what differs. OtherServers are the redis-servers
+	// that ran on this host before the lab started its own.
+	HostCheck    string   `json:"host_check,omitempty"`
+	OtherServers []string `json:"other_servers,omitempty"`
 
 	// Findings are the doctor's findings before any change.
 	Findings []Finding `json:"findings,omitempty"`

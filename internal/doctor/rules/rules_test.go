@@ -73,7 +73,10 @@ var fires = map[string]func(f *doctor.Facts){
 		setInfo(f, "client_output_buffer_limit_disconnections", "3")
 	},
 	"connection-churn": func(f *doctor.Facts) { setInfo(f, "total_connections_received", "90000000") },
-	"unix-socket":      func(f *doctor.Facts) { f.Redis.Addr = "127.0.0.1:6379" },
+	"unix-socket": func(f *doctor.Facts) {
+		f.Redis.Addr = "127.0.0.1:6379"
+		proc(f).Traffic = []host.NICTraffic{{NIC: "lo", Connections: 3}}
+	},
 	// W: ip_local_port_range "10000 20000" -> Cannot assign requested address.
 	"port-range":     func(f *doctor.Facts) { f.Host.Sysctls["net.ipv4.ip_local_port_range"] = "10000 20000" },
 	"reserved-ports": func(f *doctor.Facts) { f.Host.Sysctls["net.ipv4.ip_local_port_range"] = "1025 65530" },
@@ -269,4 +272,39 @@ func rulesByID() map[string]doctor.Rule {
 		out[r.ID] = r
 	}
 	return out
+}
+
+// The two false alarms of issue 25: unix-socket on the doctor's own
+// loopback connection, tw-reuse on loopback TIME_WAIT sockets that
+// tcp_tw_reuse 2 reuses.
+func TestNoFalseAlarmsOnLoopback(t *testing.T) {
+	f := healthyFacts()
+	f.Redis.Addr = "127.0.0.1:6379"
+	proc(f).Traffic = []host.NICTraffic{{NIC: "lo", Connections: 1}}
+	if fd := run(t, f, "unix-socket"); fd.Status != doctor.OK {
+		t.Errorf("unix-socket with only the doctor's connection: %s %s", fd.Status, fd.Message)
+	}
+	proc(f).Traffic = []host.NICTraffic{{NIC: "lo", Connections: 2}}
+	if fd := run(t, f, "unix-socket"); fd.Status != doctor.Fired {
+		t.Errorf("unix-socket with another loopback client: %s %s", fd.Status, fd.Message)
+	}
+
+	for _, tc := range []struct {
+		reuse        string
+		tw, loopback int
+		want         doctor.Status
+	}{
+		{"2", 5000, 5000, doctor.OK},
+		{"2", 5000, 4500, doctor.OK},
+		{"2", 5000, 0, doctor.Fired},
+		{"1", 5000, 0, doctor.OK},
+		{"0", 5000, 5000, doctor.Fired},
+	} {
+		f := healthyFacts()
+		f.Host.Sysctls["net.ipv4.tcp_tw_reuse"] = tc.reuse
+		f.Host.Net.TCP.Ports = []host.PortSockets{{Port: 6379, ToTimeWait: tc.tw, ToTimeWaitLoopback: tc.loopback}}
+		if fd := run(t, f, "tw-reuse"); fd.Status != tc.want {
+			t.Errorf("tcp_tw_reuse %s, %d TIME_WAIT (%d loopback): %s (%s), want %s", tc.reuse, tc.tw, tc.loopback, fd.Status, fd.Message, tc.want)
+		}
+	}
 }

@@ -1,0 +1,43 @@
+package cli
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"redline/internal/redistest"
+	"redline/internal/testutil"
+)
+
+// With ten redis-servers on the host, the default report puts its findings
+// first, lists the servers' addresses and what was judged of them, counts
+// the skipped rules in one line, and stays under 40 lines (issue 25).
+func TestDoctorTenServersBrief(t *testing.T) {
+	testutil.Heavy(t)
+	var ports []string
+	for i := 0; i < 10; i++ {
+		ports = append(ports, strconv.Itoa(redistest.Start(t).Port))
+	}
+	_, out, errOut := doctorCLI(t, "doctor")
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) >= 40 {
+		t.Errorf("%d lines, want under 40:\n%s", len(lines), out)
+	}
+	servers := strings.Index(out, "\nRedis servers found (")
+	if servers < 0 {
+		t.Fatalf("no list of servers:\n%s\n%s", out, errOut)
+	}
+	for _, sev := range []string{"\nHIGH (", "\nMEDIUM (", "\nLOW (", "\nINFO ("} {
+		if i := strings.Index(out, sev); i > servers {
+			t.Errorf("%s after the servers: findings come first:\n%s", strings.TrimSpace(sev), out)
+		}
+	}
+	for _, p := range ports {
+		if !strings.Contains(out[servers:], ":"+p) {
+			t.Errorf("port %s not listed:\n%s", p, out)
+		}
+	}
+	if strings.Count(out, "not checked") == 0 || strings.Contains(out, "\nNot checked (") {
+		t.Errorf("want one count line for the rules not checked, not a list:\n%s", out)
+	}
+}

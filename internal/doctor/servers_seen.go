@@ -1,0 +1,101 @@
+package doctor
+
+import (
+	"fmt"
+	"net"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// ServerSeen is a redis-server the host snapshot found: where it listens,
+// and whether the Redis rules (INFO, CONFIG) judged it. Process rules judge
+// every one; the Redis rules only the server doctor connected to.
+type ServerSeen struct {
+	Pid        int      `json:"pid"`
+	Listen     []string `json:"listen,omitempty"` // "127.0.0.1:6379"
+	RedisRules bool     `json:"redis_rules"`
+}
+
+// serversSeen lists the snapshot's redis-servers, by pid.
+func serversSeen(f *Facts) []ServerSeen {
+	if f.Host == nil {
+		return nil
+	}
+	var out []ServerSeen
+	for _, p := range f.Host.Processes {
+		s := ServerSeen{Pid: p.PID, RedisRules: f.HasRedis() && f.Redis.Process.Local && f.Redis.Process.Pid == p.PID}
+		seen := map[string]bool{}
+		for _, l := range p.Listen {
+			if a := net.JoinHostPort(l.Addr, strconv.Itoa(l.Port)); !seen[a] {
+				seen[a] = true
+				s.Listen = append(s.Listen, a)
+			}
+		}
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Pid < out[j].Pid })
+	return out
+}
+
+// writeServers lists the servers found, when there are several, with what
+// was judged for each: the process rules judged every one, the Redis rules
+// only the server doctor connected to. Servers of which nothing fired share
+// one wrapped list of addresses; the others have a line each.
+func writeServers(tw *errWriter, r *Report) {
+	if len(r.Servers) < 2 {
+		return
+	}
+	judged := "none (pick a server with -p PORT)"
+	if r.Target.Redis != "" {
+		judged = r.Target.Redis
+	}
+	tw.printf("\nRedis servers found (%d): the process rules judged each, the Redis rules %s\n", len(r.Servers), judged)
+	var quiet []string
+	for _, s := range r.Servers {
+		listen := strings.Join(s.Listen, " ")
+		if listen == "" {
+			listen = fmt.Sprintf("pid %d (no listener read)", s.Pid)
+		}
+		fired := firedFor(r, s.Pid)
+		if fired == 0 && !s.RedisRules {
+			quiet = append(quiet, listen)
+			continue
+		}
+		what := fmt.Sprintf("%d process finding(s)", fired)
+		if s.RedisRules {
+			what += ", Redis rules judged"
+		}
+		tw.printf("  pid %d %s: %s\n", s.Pid, listen, what)
+	}
+	if len(quiet) > 0 {
+		writeWrapped(tw, "  nothing fired: ", quiet, 100)
+	}
+}
+
+func firedFor(r *Report, pid int) int {
+	n := 0
+	for _, f := range r.Findings {
+		if f.Status == Fired && f.Pid == pid {
+			n++
+		}
+	}
+	return n
+}
+
+// writeWrapped writes words after lead, comma-separated, in lines of at
+// most width columns (a longer word gets a line of its own).
+func writeWrapped(tw *errWriter, lead string, words []string, width int) {
+	line := lead
+	for i, w := range words {
+		if i < len(words)-1 {
+			w += ","
+		}
+		if len(line)+len(w) >= width && line != lead && strings.TrimSpace(line) != "" {
+			tw.printf("%s\n", strings.TrimRight(line, " "))
+			line = strings.Repeat(" ", len(lead))
+		}
+		line += w + " "
+	}
+	tw.printf("%s\n", strings.TrimRight(line, " "))
+}
