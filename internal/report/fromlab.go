@@ -125,8 +125,8 @@ func (r *Report) useLabComparisons(cs []labdata.Comparison) {
 		if g == nil || g.Reference {
 			continue
 		}
-		v := &Versus{N: c.N, RefN: c.BaselineN, Ratio: c.Ratio, CILow: c.CILow, CIHigh: c.CIHigh,
-			HasCI: c.HasCI, Level: c.Level, Verdict: c.Verdict, Reason: c.Reason, ComputedBy: "lab"}
+		v := &Versus{N: c.N, RefN: c.BaselineN, Ratio: c.Ratio, HigherIsBetter: c.HigherIsBetter, Change: stats.Change(c.Ratio, c.HigherIsBetter),
+			CILow: c.CILow, CIHigh: c.CIHigh, HasCI: c.HasCI, Level: c.Level, Verdict: c.Verdict, Reason: c.Reason, ComputedBy: "lab"}
 		switch c.Metric {
 		case "rps":
 			g.VsThroughput = v
