@@ -100,11 +100,11 @@ type Versus struct {
 	Ratio          float64 `json:"ratio"`
 	HigherIsBetter bool    `json:"higher_is_better"`
 	Change         string  `json:"change"`
-	CILow   float64 `json:"ci_low,omitempty"`
-	CIHigh  float64 `json:"ci_high,omitempty"`
-	HasCI   bool    `json:"has_ci"`
-	Level   float64 `json:"level,omitempty"`
-	Verdict string  `json:"verdict"`
+	CILow          float64 `json:"ci_low,omitempty"`
+	CIHigh         float64 `json:"ci_high,omitempty"`
+	HasCI          bool    `json:"has_ci"`
+	Level          float64 `json:"level,omitempty"`
+	Verdict        string  `json:"verdict"`
 	// Reason says why there is no claim, when the lab recorded one.
 	Reason string `json:"reason,omitempty"`
 	// ComputedBy is "lab" when the lab recorded the comparison, "report"
