@@ -54,6 +54,9 @@ func printVerdicts(w io.Writer, res *labdata.Result) {
 			}
 		}
 	}
+	if answer := res.NothingClear(); answer != "" {
+		why = append([]string{answer}, why...)
+	}
 	for _, s := range append(append(steady, connectLines(res.Comparisons)...), why...) {
 		fmt.Fprint(w, wrap("- "+s, 80, "  "))
 	}

@@ -40,3 +40,15 @@ func TestVerdictTableFits80Columns(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictTableSaysWhyNothingIsClear: with no claim and wide
+// intervals, the table is followed by the lab's one-sentence answer.
+func TestVerdictTableSaysWhyNothingIsClear(t *testing.T) {
+	res := &labdata.Result{Host: labdata.HostFacts{CPUs: 2}, Sequential: &labdata.Sequential{Precision: 0.03, Looks: []int{11, 16}},
+		Comparisons: []labdata.Comparison{{Workload: "set-get/SET", Variant: "tuned", Metric: "rps", HigherIsBetter: true, Ratio: 1.02, CILow: 0.93, CIHigh: 1.1, HasCI: true, Verdict: "no clear change"}}}
+	var b strings.Builder
+	printVerdicts(&b, res)
+	if out := b.String(); !strings.Contains(out, "- Nothing is clear: the intervals are 17% wide") || strings.Contains(out, "[11 16]") {
+		t.Errorf("table:\n%s", out)
+	}
+}
