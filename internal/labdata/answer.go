@@ -109,4 +109,3 @@ func pctRange(xs []float64) string {
 	}
 	return fmt.Sprintf("%.0f-%.0f%%", 100*lo, 100*hi)
 }
-
