@@ -22,6 +22,8 @@ func TestOneNamePerIdea(t *testing.T) {
 		{[]string{"doctor"}, "iface", "nic"},
 		{[]string{"doctor"}, "shorthand-v", "verbose"},
 		{[]string{"lab"}, "out", "output"},
+		{[]string{"profile"}, "out", "output"},
+		{[]string{"profile"}, "password", "pass"},
 	}
 	for _, c := range cases {
 		cmd, _, err := root.Find(c.cmd)
@@ -43,6 +45,7 @@ func TestOneNamePerIdea(t *testing.T) {
 		"bench":       {"a": "pass", "o": "output", "v": "version"},
 		"doctor":      {"a": "pass", "v": "shorthand-v"},
 		"lab":         {"o": "output"},
+		"profile":     {"a": "pass", "o": "output"},
 		"report":      {"o": "output"},
 		"tune plan":   {"o": "output"},
 		"tune status": {},
