@@ -64,7 +64,8 @@ perf (perf record -F 999 -g) for --duration, and writes to -o/--output DIR:
 
 The server is found by --pid, or by asking the Redis on --host/--port for its process_id
 (it must run on this host). Symbols come from the binaries and any debug packages
-installed (redis-server-dbgsym); perf never goes to the network (DEBUGINFOD_URLS is
+installed (Debian: redis-tools-dbgsym, as Debian's redis-server is a link to redis-tools'
+redis-check-rdb; profile names the package it finds); perf never goes to the network (DEBUGINFOD_URLS is
 emptied). perf must be installed (Debian: linux-perf) and allowed to sample: root, or
 kernel.perf_event_paranoid at 1 or below.`,
 		Example: `  redline profile -p 6379 --duration 10s -o prof
@@ -248,7 +249,7 @@ type profileResult struct {
 // writeProfile writes the files and prints the top of the tables.
 func writeProfile(s *streams, o *profileOptions, r *profileResult) error {
 	rec, bd, base := r.rec, r.breakdown, r.base
-	top := profile.Top(rec.Profile, o.top)
+	top := profile.TopOf(rec, o.top)
 	title := fmt.Sprintf("pid %d, %v at %d Hz, %d samples", rec.PID, rec.Duration, rec.Frequency, top.Samples)
 	files := []struct {
 		name string
@@ -286,7 +287,7 @@ func writeProfile(s *streams, o *profileOptions, r *profileResult) error {
 		wrote = append(wrote, f.name)
 	}
 	fmt.Fprintln(s.out, title)
-	short := profile.Top(rec.Profile, 8)
+	short := profile.TopOf(rec, 8)
 	if err := profile.WriteTop(s.out, short); err != nil {
 		return err
 	}
