@@ -4,8 +4,8 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"strings"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
