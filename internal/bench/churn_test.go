@@ -38,6 +38,11 @@ func TestConnectRateAgainstRealServer(t *testing.T) {
 	if sum.Config.ConnectRate != 2000 {
 		t.Errorf("config connect rate %v, want 2000", sum.Config.ConnectRate)
 	}
+	// Each connection carries one request and closes: "keep alive: 0", as
+	// redis-benchmark -k 0 says of its reconnecting clients.
+	if sum.Config.KeepAlive {
+		t.Error("a --connect-rate run says its connections were kept alive")
+	}
 }
 
 // TestConnectRateRejectsRate: the two open-loop modes do not mix.

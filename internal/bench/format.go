@@ -32,8 +32,8 @@ func WriteReport(w io.Writer, s *benchdata.Summary) error {
 		fmt.Fprintf(b, "  host configuration \"save\": %s\n", s.Server.Config["save"])
 		fmt.Fprintf(b, "  host configuration \"appendonly\": %s\n", s.Server.Config["appendonly"])
 	}
-	if s.Config.Threads > 1 {
-		fmt.Fprintf(b, "  multi-thread: yes\n  threads: %d\n", s.Config.Threads)
+	if t := threadsPerProcess(s); t > 1 {
+		fmt.Fprintf(b, "  multi-thread: yes\n  threads: %d\n", t)
 	} else {
 		fmt.Fprintf(b, "  multi-thread: no\n")
 	}
@@ -58,13 +58,48 @@ func WriteReport(w io.Writer, s *benchdata.Summary) error {
 	if d := s.Drain; d != nil && (d.LateAtEnd > 0 || d.Expired()) {
 		fmt.Fprintf(b, "  %s\n", drainNote(d))
 	}
-	if s.Cluster != nil {
-		writeClusterNodes(b, "  ", s)
-	}
 	writeWorkerLines(b, "  ", s)
-	if c := s.Connections; c != nil {
-		fmt.Fprintf(b, "\nConnections:\n  %s\n", connectionsNote(c, s.Config.Clients))
-		writeKernel(b, c.Kernel)
+	return b.Flush()
+}
+
+// threadsPerProcess is what redis-benchmark's "threads:" line means: the
+// event loops of one process (--threads, or one per primary with
+// --cluster). A --workers run's Config sums its processes' loops; the
+// processes are named in the worker lines, not here, so the header of
+// "--workers 2" is the header of the same run without it.
+func threadsPerProcess(s *benchdata.Summary) int {
+	if n := len(s.Workers) - s.WorkersFailed; n > 1 {
+		return s.Config.Threads / n
+	}
+	return s.Config.Threads
+}
+
+// WriteNotes writes what redline measures beyond redis-benchmark's own
+// lines, for stderr, so stdout stays redis-benchmark's layout: the cluster's
+// per-node lines and the connections. full (the default report) gives the
+// Connections block always; otherwise (-q, --csv) the connections line
+// appears only after a failed connect or a set-up slower than SlowSetup.
+// A kernel problem (listen-queue overflow, SYN cookies, local ports) is
+// written in every mode, with its cause and fix. Every figure is also in
+// the -o JSON.
+func WriteNotes(w io.Writer, s *benchdata.Summary, full bool) error {
+	b := bufio.NewWriter(w)
+	if s.Cluster != nil {
+		writeClusterNodes(b, s.Title+": ", s)
+	}
+	c := s.Connections
+	switch {
+	case c == nil:
+	case full:
+		fmt.Fprintf(b, "%s: connections: %s\n", s.Title, connectionsNote(c, s.Config.Clients))
+		writeKernel(b, s.Title+": ", c.Kernel)
+	case len(c.Failures) > 0 || c.SetupSeconds > SlowSetup.Seconds():
+		fmt.Fprintf(b, "%s: connections: %s\n", s.Title, connectionsNote(c, s.Config.Clients))
+	}
+	if c != nil && c.Kernel != nil && !full {
+		for _, p := range c.Kernel.Problems {
+			fmt.Fprintf(b, "%s: %s\n", s.Title, p)
+		}
 	}
 	return b.Flush()
 }
@@ -241,21 +276,8 @@ func WriteQuiet(w io.Writer, s *benchdata.Summary) error {
 	if err == nil && s.Drain.Expired() {
 		_, err = fmt.Fprintf(w, "  %s: %s\n", s.Title, drainNote(s.Drain))
 	}
-	if err == nil && s.Cluster != nil {
-		writeClusterNodes(w, "  ", s)
-	}
 	if err == nil {
 		writeWorkerLines(w, "  ", s)
-	}
-	if c := s.Connections; err == nil && c != nil && (len(c.Failures) > 0 || c.SetupSeconds > SlowSetup.Seconds()) {
-		_, err = fmt.Fprintf(w, "  %s: connections: %s\n", s.Title, connectionsNote(c, s.Config.Clients))
-	}
-	if c := s.Connections; err == nil && c != nil && c.Kernel != nil {
-		for _, p := range c.Kernel.Problems {
-			if _, err = fmt.Fprintf(w, "  %s: %s\n", s.Title, p); err != nil {
-				break
-			}
-		}
 	}
 	return err
 }

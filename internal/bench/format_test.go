@@ -79,13 +79,97 @@ func TestGoldenRateAndMix(t *testing.T) {
 	s.Commands = []benchdata.CommandResult{{Name: "SET", Requests: 1818, RPS: 6290.66, Latency: s.Latency}, {Name: "GET", Requests: 18182, RPS: 62913.49, Latency: s.Latency}}
 	s.Drain = &benchdata.Drain{LimitSeconds: 10, Seconds: 1.523, LateAtEnd: 1491, OutstandingAtEnd: 9}
 	s.Connections = &benchdata.Connections{Opened: 50, SetupSeconds: 0.0042, Connect: benchdata.Latency{P50: 0.051, P99: 0.2, Max: 0.31}, Ready: benchdata.Latency{P50: 0.09, P99: 0.35, Max: 0.4}}
-	var b bytes.Buffer
+	var b, e bytes.Buffer
 	WriteReport(&b, s)
+	WriteNotes(&e, s, true)
 	WriteQuiet(&b, s) // set-up fast, no failures: no connections line
+	WriteNotes(&e, s, false)
 	s.Drain.Unsent, s.Drain.Unanswered, s.Drain.LimitSeconds = 12, 3, 0.5
 	s.Connections.SetupSeconds, s.Connections.Failures, s.Connections.Retries = 1.5, map[string]int64{"EADDRNOTAVAIL": 2, "ECONNREFUSED": 1}, 2
 	WriteQuiet(&b, s)
+	WriteNotes(&e, s, false)
+	b.WriteString("--- stderr ---\n")
+	b.Write(e.Bytes())
 	testutil.Golden(t, filepath.Join("testdata", "report_rate_mix.golden"), b.Bytes())
+}
+
+// noisySummary is a summary with everything redline measures beyond
+// redis-benchmark's own report: connections with failures and a slow
+// set-up, the kernel's counters with a listen-queue overflow, a cluster.
+func noisySummary(title string) *benchdata.Summary {
+	s := goldenSummary()
+	s.Title = title
+	s.Connections = &benchdata.Connections{Opened: 50, SetupSeconds: 1.2, Failures: map[string]int64{"ETIMEDOUT": 1},
+		Kernel: &benchdata.NetEvidence{Server: &benchdata.ServerNet{ListenOverflows: 3, ListenDrops: 3},
+			Problems: []string{"the server's listen queue overflowed: 3 ListenOverflows ... Fix: raise net.core.somaxconn"}}}
+	s.Cluster = &benchdata.Cluster{Nodes: []benchdata.NodeResult{{Addr: "127.0.0.1:7000", Slots: 16384, Requests: s.Requests}}}
+	return s
+}
+
+// TestOutputShapesAreRedisBenchmarks compares the line shapes (numbers
+// aside) of the default report, -q and --csv with redis-benchmark's real
+// output: the connections, kernel and cluster lines go to the notes
+// (stderr), never to stdout, and the listen-queue problem is in the notes
+// of every mode.
+func TestOutputShapesAreRedisBenchmarks(t *testing.T) {
+	modes := []struct {
+		sample string
+		full   bool
+		write  func(*bytes.Buffer, []*benchdata.Summary)
+	}{
+		{"default_set.txt", true, func(b *bytes.Buffer, ss []*benchdata.Summary) { WriteReport(b, ss[0]) }},
+		{"quiet_set_get.txt", false, func(b *bytes.Buffer, ss []*benchdata.Summary) {
+			for _, s := range ss {
+				WriteQuiet(b, s)
+			}
+			b.WriteString("\n") // the end of the suite, as cli's run writes it
+		}},
+		{"csv_set_get.txt", false, func(b *bytes.Buffer, ss []*benchdata.Summary) {
+			b.WriteString(CSVHeader)
+			for _, s := range ss {
+				WriteCSVRow(b, s)
+			}
+		}},
+	}
+	for _, m := range modes {
+		t.Run(m.sample, func(t *testing.T) {
+			sample, err := os.ReadFile(filepath.Join("testdata", "redis-benchmark-7.0.15", m.sample))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ss := []*benchdata.Summary{noisySummary("SET"), noisySummary("GET")}
+			var out, notes bytes.Buffer
+			m.write(&out, ss)
+			if d := cmp.Diff(testutil.LineShapes(string(sample)), testutil.LineShapes(out.String())); d != "" {
+				t.Errorf("stdout's shape differs from redis-benchmark's (-redis-benchmark +redline):\n%s", d)
+			}
+			WriteNotes(&notes, ss[0], m.full)
+			for _, want := range []string{"listen queue overflowed", "connections: 50 opened", "127.0.0.1:7000"} {
+				if !strings.Contains(notes.String(), want) {
+					t.Errorf("notes lack %q:\n%s", want, notes.String())
+				}
+			}
+		})
+	}
+}
+
+// TestThreadsLineIsPerProcess: --workers 2 without --threads prints the
+// header of the same run without --workers (multi-thread: no).
+func TestThreadsLineIsPerProcess(t *testing.T) {
+	s := goldenSummary()
+	s.Config.Threads = 2
+	s.Workers = []benchdata.WorkerResult{{Worker: 1}, {Worker: 2}}
+	var b bytes.Buffer
+	WriteReport(&b, s)
+	if !strings.Contains(b.String(), "multi-thread: no\n") || strings.Contains(b.String(), "threads: 2") {
+		t.Errorf("--workers 2 without --threads:\n%s", b.String())
+	}
+	s.Config.Threads = 6 // --workers 2 --threads 3
+	b.Reset()
+	WriteReport(&b, s)
+	if !strings.Contains(b.String(), "multi-thread: yes\n  threads: 3\n") {
+		t.Errorf("--workers 2 --threads 3:\n%s", b.String())
+	}
 }
 
 // TestPercentileSectionFollowsHdrC checks the percentile lines against

@@ -292,23 +292,23 @@ func portsNote(n int64, cl *benchdata.ClientNet) string {
 }
 
 // writeKernel writes the kernel's counters under the connections line of
-// the default report, and each problem.
-func writeKernel(w io.Writer, e *benchdata.NetEvidence) {
+// the default report's notes, and each problem, each line after prefix.
+func writeKernel(w io.Writer, prefix string, e *benchdata.NetEvidence) {
 	if e == nil {
 		return
 	}
 	if s := e.Server; s != nil {
-		fmt.Fprintf(w, "  server's namespace: %d listen overflows, %d listen drops, %d SYN cookies sent, %d connections accepted\n",
-			s.ListenOverflows, s.ListenDrops, s.SyncookiesSent, s.PassiveOpens)
+		fmt.Fprintf(w, "%s  server's namespace: %d listen overflows, %d listen drops, %d SYN cookies sent, %d connections accepted\n",
+			prefix, s.ListenOverflows, s.ListenDrops, s.SyncookiesSent, s.PassiveOpens)
 	}
 	if c := e.Client; c != nil {
-		l := fmt.Sprintf("  client's namespace: %d connects started, %d failed; at the end %d sockets in TIME_WAIT", c.ActiveOpens, c.AttemptFails, c.TimeWait)
+		l := prefix + fmt.Sprintf("  client's namespace: %d connects started, %d failed; at the end %d sockets in TIME_WAIT", c.ActiveOpens, c.AttemptFails, c.TimeWait)
 		if c.PortRange[1] > 0 {
 			l += fmt.Sprintf(", %d of %d local ports in use (%d-%d)", c.EphemeralInUse, c.PortRange[1]-c.PortRange[0]+1, c.PortRange[0], c.PortRange[1])
 		}
 		fmt.Fprintln(w, l)
 	}
 	for _, p := range e.Problems {
-		fmt.Fprintf(w, "  WARNING: %s\n", p)
+		fmt.Fprintf(w, "%s  WARNING: %s\n", prefix, p)
 	}
 }

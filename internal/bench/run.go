@@ -621,12 +621,17 @@ func (r *runner) commandText() string {
 	return strings.Join(parts, " | ")
 }
 
+// keptAlive is redis-benchmark's "keep alive" for o: whether a connection
+// carries more than one batch. --connect-rate closes each connection after
+// its one request, as -k 0 does, so it is not.
+func keptAlive(o *Options) bool { return o.KeepAlive && o.ConnectRate == 0 }
+
 func (r *runner) runConfig() benchdata.RunConfig {
 	o := r.o
 	c := benchdata.RunConfig{
 		Target: o.Network + "://" + r.target, TLS: o.TLS != nil, Clients: o.Clients, Requests: o.Requests,
 		DurationSec: o.Duration.Seconds(), WarmupSec: o.Warmup.Seconds(), Pipeline: o.Pipeline,
-		Threads: len(r.loops), KeepAlive: o.KeepAlive, KeySpace: o.Keys.Space, Rate: o.Rate,
+		Threads: len(r.loops), KeepAlive: keptAlive(o), KeySpace: o.Keys.Space, Rate: o.Rate,
 		DB: o.DB, RESP3: o.RESP3, Precision: o.Precision, Seed: o.Seed, PayloadBytes: o.Sizes.Min,
 		ConnectRate: o.ConnectRate,
 	}

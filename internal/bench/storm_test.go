@@ -103,9 +103,9 @@ func TestStormOverflowsSmallSomaxconn(t *testing.T) {
 				t.Errorf("connect max %.1f ms: want the 1 s SYN retransmit of a dropped connect", c.Connect.Max)
 			}
 			var b strings.Builder
-			WriteQuiet(&b, sum)
+			WriteNotes(&b, sum, false)
 			if !strings.Contains(b.String(), "listen queue overflowed") {
-				t.Errorf("-q output does not name the overflow:\n%s", b.String())
+				t.Errorf("-q's notes (stderr) do not name the overflow:\n%s", b.String())
 			}
 		})
 	}

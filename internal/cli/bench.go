@@ -222,7 +222,11 @@ func (r *benchRun) measure(ctx context.Context, t bench.Test, data []byte) (*ben
 // warn prints a warning of the run on stderr.
 func (r *benchRun) warn(msg string) { fmt.Fprintln(r.s.err, "redline bench: warning: "+msg) }
 
+// print writes sum to stdout in redis-benchmark's layout, and redline's
+// notes beyond it (connections, kernel counters, cluster nodes) to stderr,
+// so a script that parses redis-benchmark's output parses redline's.
 func (r *benchRun) print(sum *benchdata.Summary) {
+	defer bench.WriteNotes(r.s.err, sum, !r.f.CSV && !r.f.Quiet)
 	switch {
 	case r.f.CSV:
 		bench.WriteCSVRow(r.s.out, sum)

@@ -14,7 +14,8 @@ import (
 
 // progressPrinter shows a running test: on a terminal, one line rewritten
 // in place (redis-benchmark's layout plus p99); otherwise a plain line on
-// stderr every second, so logs stay readable; or nothing. Each line covers
+// stderr every second, so logs stay readable, except with -q or --csv,
+// which stay quiet; or nothing. Each line covers
 // the whole interval since the previous one: the engine is asked for
 // progress at the printer's own interval.
 type progressPrinter struct {
@@ -48,6 +49,11 @@ func newProgressPrinter(s *streams, f *cmdline.Flags) *progressPrinter {
 			p.mode, p.w = "tty", s.out
 		case isTerminal(s.err):
 			p.mode, p.w = "tty", s.err
+		case f.Quiet || f.CSV:
+			// redis-benchmark's -q shows one line overwritten in place
+			// and --csv none: nothing a log keeps. A quiet run writes no
+			// log lines either (--progress plain asks for them).
+			p.mode = "none"
 		default:
 			p.mode, p.w = "plain", s.err
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"redline/internal/bench"
+	"redline/internal/bench/cmdline"
 )
 
 // TestPlainProgressLineCoversItsInterval: the plain printer asks the
@@ -35,5 +36,22 @@ func TestPlainProgressLineCoversItsInterval(t *testing.T) {
 	}
 	if tty := (&progressPrinter{mode: "tty"}).interval(); tty != 250*time.Millisecond {
 		t.Errorf("tty progress interval = %v, want 250ms", tty)
+	}
+}
+
+// TestQuietProgressOffTerminal: with -q or --csv and no terminal, auto
+// progress writes nothing (redis-benchmark -q's one line is overwritten in
+// place; --csv has none); the default report still logs plain lines.
+func TestQuietProgressOffTerminal(t *testing.T) {
+	var out, errOut bytes.Buffer
+	s := &streams{out: &out, err: &errOut}
+	for _, c := range []struct {
+		quiet, csv bool
+		want       string
+	}{{true, false, "none"}, {false, true, "none"}, {false, false, "plain"}} {
+		f := &cmdline.Flags{Progress: "auto", Quiet: c.quiet, CSV: c.csv}
+		if got := newProgressPrinter(s, f).mode; got != c.want {
+			t.Errorf("-q=%v --csv=%v: progress %q, want %q", c.quiet, c.csv, got, c.want)
+		}
 	}
 }

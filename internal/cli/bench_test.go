@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -12,11 +13,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/go-cmp/cmp"
+
 	"redline/internal/bench"
 	"redline/internal/benchdata"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
 	"redline/internal/resp"
+	"redline/internal/testutil"
 	"redline/internal/testutil/respscript"
 )
 
@@ -415,6 +419,48 @@ func TestBenchIdleMode(t *testing.T) {
 	}
 	if !strings.Contains(info, "connected_clients:8\r") {
 		t.Errorf("want 7 idle + 1 control connection:\n%s", info)
+	}
+}
+
+// TestBenchOutputShapeMatchesRedisBenchmark runs the installed
+// redis-benchmark and redline with the same command lines against one real
+// server and compares their stdout line by line, numbers aside: the
+// default report, -q and --csv. redline's connection notes are on stderr.
+func TestBenchOutputShapeMatchesRedisBenchmark(t *testing.T) {
+	rb, err := exec.LookPath("redis-benchmark")
+	if err != nil {
+		t.Skip("redis-benchmark is not installed")
+	}
+	s := redistest.Start(t)
+	for _, mode := range [][]string{nil, {"-q"}, {"--csv"}, {"-q", "--threads", "2"}, {"--threads", "2"}} {
+		args := append([]string{"-p", port(s), "-t", "set,get,lrange_100", "-n", "2000", "-c", "4"}, mode...)
+		want, err := exec.Command(rb, args...).Output()
+		if err != nil {
+			t.Fatalf("redis-benchmark %v: %v", args, err)
+		}
+		out, errOut, code := runCLI(t, context.Background(), nil, append([]string{"bench"}, args...)...)
+		if code != 0 {
+			t.Fatalf("redline bench %v: exit %d\n%s", args, code, errOut)
+		}
+		if d := cmp.Diff(testutil.LineShapes(string(want)), testutil.LineShapes(out)); d != "" {
+			t.Errorf("%v: stdout's shape (-redis-benchmark +redline):\n%s", mode, d)
+		}
+	}
+}
+
+// TestBenchIdleAtMaxclients is redis-benchmark's own test ("clients idle
+// mode should return error when reached maxclients limit"): -c 10 -I
+// against maxclients 5 fails with the server's error, exit 1, at once.
+// redline used to hold the refused connections and wait forever.
+func TestBenchIdleAtMaxclients(t *testing.T) {
+	s := redistest.Start(t)
+	redistest.Do(t, redistest.Client(t, s), "CONFIG", "SET", "maxclients", "5")
+	out, errOut, code := runCLI(t, context.Background(), nil, "bench", "-p", port(s), "-c", "10", "-I")
+	if code != 1 || !strings.Contains(errOut, "Error from server: ERR max number of clients reached") {
+		t.Errorf("exit %d, stderr %q; want 1 and redis-benchmark's error", code, errOut)
+	}
+	if !strings.HasPrefix(out, "Creating 10 idle connections and waiting forever (Ctrl+C when done)\n") {
+		t.Errorf("stdout %q", out)
 	}
 }
 

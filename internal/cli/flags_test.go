@@ -22,6 +22,8 @@ func TestOneNamePerIdea(t *testing.T) {
 		{[]string{"doctor"}, "iface", "nic"},
 		{[]string{"doctor"}, "shorthand-v", "verbose"},
 		{[]string{"lab"}, "out", "output"},
+		{[]string{"profile"}, "out", "output"},
+		{[]string{"profile"}, "password", "pass"},
 	}
 	for _, c := range cases {
 		cmd, _, err := root.Find(c.cmd)
@@ -43,6 +45,7 @@ func TestOneNamePerIdea(t *testing.T) {
 		"bench":       {"a": "pass", "o": "output", "v": "version"},
 		"doctor":      {"a": "pass", "v": "shorthand-v"},
 		"lab":         {"o": "output"},
+		"profile":     {"a": "pass", "o": "output"},
 		"report":      {"o": "output"},
 		"tune plan":   {"o": "output"},
 		"tune status": {},
@@ -89,5 +92,29 @@ func TestReportJSONFlag(t *testing.T) {
 	}
 	if _, _, code := runCLI(t, context.Background(), nil, "report", reportFixture("lab.json"), "--json", "--format", "md"); code != ExitError {
 		t.Errorf("--json with --format md: exit %d, want 2", code)
+	}
+}
+
+// TestMistypedFlagSuggests: a mistyped flag or command is a one-line usage
+// error (exit 2) naming what was probably meant.
+func TestMistypedFlagSuggests(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"bench", "--thread", "2"}, "redline bench: unknown flag: --thread; did you mean --threads? (see redline bench --help)\n"},
+		{[]string{"tune", "status", "--jsn"}, "did you mean --json?"},
+		{[]string{"lab", "-progres", "none"}, "did you mean --progress?"},
+		{[]string{"bench", "-Q"}, "did you mean -q?"},
+		{[]string{"tnue"}, "redline: unknown command \"tnue\" for \"redline\"; did you mean tune? (see redline --help)\n"},
+	} {
+		_, errOut, code := runCLI(t, context.Background(), nil, c.args...)
+		if code != ExitError || !strings.Contains(errOut, c.want) || strings.Count(errOut, "\n") != 1 {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line with %q", c.args, code, errOut, c.want)
+		}
+	}
+	_, errOut, _ := runCLI(t, context.Background(), nil, "bench", "--zzzz")
+	if strings.Contains(errOut, "did you mean") {
+		t.Errorf("nothing close to --zzzz, yet: %q", errOut)
 	}
 }

@@ -27,8 +27,7 @@ func printVerdicts(w io.Writer, res *labdata.Result) {
 	if res == nil || len(res.Comparisons) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "%-*s %-*s %-26s %s\n", nameWidth, "workload", nameWidth, "variant", "throughput", "p99")
-	fmt.Fprintf(w, "%-*s %-*s %s %s\n", nameWidth, "", nameWidth, "", cellHeader, strings.TrimRight(cellHeader, " "))
+	fmt.Fprintf(w, "%-*s %-*s %-10s %s\n", nameWidth, "workload", nameWidth, "variant", "metric", strings.TrimRight(cellHeader, " "))
 	var why, steady []string
 	for _, c := range res.Comparisons {
 		if c.Metric == "rps_spread" && stats.Claims(c.Verdict) {
@@ -36,17 +35,27 @@ func printVerdicts(w io.Writer, res *labdata.Result) {
 			if c.Verdict == stats.LabWords.Worse {
 				word = "less steady"
 			}
-			steady = append(steady, fmt.Sprintf("%s on %s is %s: run-to-run spread x%s [%s,%s]", c.Variant, c.Workload, word, short(c.Ratio), short(c.CILow), short(c.CIHigh)))
+			steady = append(steady, fmt.Sprintf("%s on %s is %s: run-to-run spread %s [%s,%s]", c.Variant, c.Workload, word, ratioWord(&c), short(c.CILow), short(c.CIHigh)))
 		}
 	}
 	for _, row := range verdictRows(res.Comparisons) {
-		line := fmt.Sprintf("%-*s %-*s %s %s", nameWidth, clipHead(row.workload), nameWidth, clip(row.variant), cell(row.rps), cell(row.p99))
-		fmt.Fprintln(w, strings.TrimRight(line, " "))
+		wl, vr := clipHead(row.workload), clip(row.variant)
+		for _, c := range []*labdata.Comparison{row.rps, row.p99} {
+			if c == nil {
+				continue
+			}
+			line := fmt.Sprintf("%-*s %-*s %-10s %s", nameWidth, wl, nameWidth, vr, metricName(c.Metric), cell(c))
+			fmt.Fprintln(w, strings.TrimRight(line, " "))
+			wl, vr = "", ""
+		}
 		for _, c := range []*labdata.Comparison{row.rps, row.p99} {
 			if c != nil && c.Reason != "" {
 				why = append(why, fmt.Sprintf("%s %s %s %s: %s", c.Workload, c.Variant, metricName(c.Metric), c.Verdict, c.Reason))
 			}
 		}
+	}
+	if answer := res.NothingClear(); answer != "" {
+		why = append([]string{answer}, why...)
 	}
 	for _, s := range append(append(steady, connectLines(res.Comparisons)...), why...) {
 		fmt.Fprint(w, wrap("- "+s, 80, "  "))
@@ -81,7 +90,7 @@ func busyLine(res *labdata.Result) string {
 		flagged, len(outside), 100*stats.Median(outside))
 }
 
-const cellHeader = "ratio interval    verdict "
+const cellHeader = "ratio        interval    verdict "
 
 type verdictRow struct {
 	workload, variant string
@@ -112,13 +121,17 @@ func verdictRows(cs []labdata.Comparison) []verdictRow {
 	return rows
 }
 
-// cell is one metric's "x1.02 [0.98,1.05] unclear", 26 columns.
+// cell is one metric's "×1.02 better [0.98,1.05] unclear".
 func cell(c *labdata.Comparison) string {
-	if c == nil {
-		return fmt.Sprintf("%-26s", "n/a")
-	}
 	ci, v := intervalVerdict(c)
-	return fmt.Sprintf("x%-4s %-11s %-7s ", short(c.Ratio), ci, v)
+	return fmt.Sprintf("%-12s %-11s %-7s ", ratioWord(c), ci, v)
+}
+
+// ratioWord is c's ratio as stats' convention prints it (this ÷ the
+// baseline, "×"), short, with the word for its direction: "×1.09 worse"
+// of a p99, "×1.09 better" of a throughput.
+func ratioWord(c *labdata.Comparison) string {
+	return "×" + short(c.Ratio) + " " + stats.Direction(c.Ratio, c.HigherIsBetter)
 }
 
 // intervalVerdict is a comparison's interval ("[0.98,1.05]") and its
@@ -161,7 +174,7 @@ func metricName(m string) string {
 var connectMetricNames = map[string]string{"connect_p99_ms": "connect p99", "setup_s": "set-up time", "connect_success": "connects that succeeded"}
 
 // connectLines gives each workload and variant's set-up comparisons one
-// line: "net-sysctl on storm: connect p99 x0.001 [0.001,0.002] helps; ...".
+// line: "net-sysctl on storm: connect p99 ×0.00 better [0.00,0.00] helps; ...".
 func connectLines(cs []labdata.Comparison) []string {
 	var out []string
 	idx := map[string]int{}
@@ -179,7 +192,7 @@ func connectLines(cs []labdata.Comparison) []string {
 			out[i] += "; "
 		}
 		ci, v := intervalVerdict(&c)
-		out[i] += fmt.Sprintf("%s x%s %s %s", name, short(c.Ratio), ci, v)
+		out[i] += fmt.Sprintf("%s %s %s %s", name, ratioWord(&c), ci, v)
 	}
 	return out
 }

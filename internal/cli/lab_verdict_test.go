@@ -75,7 +75,7 @@ func checkCLIVerdict(t *testing.T, stdout string, c labdata.Comparison) {
 	t.Helper()
 	for _, line := range strings.Split(stdout, "\n") {
 		if strings.Contains(line, "pinned") {
-			if !strings.Contains(line, " "+shortVerdicts[c.Verdict]+" ") || strings.Contains(line, "[") != c.HasCI || len(line) > 80 {
+			if !strings.Contains(line+" ", " "+shortVerdicts[c.Verdict]+" ") || strings.Contains(line, "[") != c.HasCI || len(line) > 80 {
 				t.Errorf("CLI prints %q; the lab recorded %q (interval %v)", line, c.Verdict, c.HasCI)
 			}
 			return

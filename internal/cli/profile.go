@@ -17,6 +17,7 @@ import (
 
 	"redline/internal/profile"
 	"redline/internal/redisadmin"
+	"redline/internal/secret"
 )
 
 func init() { register(newProfileCmd) }
@@ -26,6 +27,7 @@ type profileOptions struct {
 	host      string
 	port      int
 	password  string
+	passFile  string
 	pid       int
 	duration  time.Duration
 	out       string
@@ -43,7 +45,7 @@ func newProfileCmd(s *streams) *cobra.Command {
 		Use:   "profile",
 		Short: "Sample where a redis-server spends its CPU: folded stacks, top functions, flame graph",
 		Long: `profile samples the on-CPU call stacks of every thread of a redis-server with Linux
-perf (perf record -F 999 -g) for --duration, and writes to --out:
+perf (perf record -F 999 -g) for --duration, and writes to -o/--output DIR:
 
   folded.txt   one "thread;caller;...;function COUNT" line a stack (flamegraph.pl's format;
                kernel frames end in _[k])
@@ -62,7 +64,8 @@ perf (perf record -F 999 -g) for --duration, and writes to --out:
 
 The server is found by --pid, or by asking the Redis on --host/--port for its process_id
 (it must run on this host). Symbols come from the binaries and any debug packages
-installed (redis-server-dbgsym); perf never goes to the network (DEBUGINFOD_URLS is
+installed (Debian: redis-tools-dbgsym, as Debian's redis-server is a link to redis-tools'
+redis-check-rdb; profile names the package it finds); perf never goes to the network (DEBUGINFOD_URLS is
 emptied). perf must be installed (Debian: linux-perf) and allowed to sample: root, or
 kernel.perf_event_paranoid at 1 or below.`,
 		Example: `  redline profile -p 6379 --duration 10s -o prof
@@ -85,23 +88,28 @@ kernel.perf_event_paranoid at 1 or below.`,
 	f := cmd.Flags()
 	f.StringVar(&o.host, "host", "127.0.0.1", "Redis `HOST` to ask for its process_id")
 	f.IntVarP(&o.port, "port", "p", 6379, "Redis `PORT` to ask for its process_id")
-	f.StringVarP(&o.password, "password", "a", "", "Redis password")
+	f.StringVarP(&o.password, "pass", "a", "", "Redis password (visible in ps: prefer --pass-file or REDISCLI_AUTH)")
+	f.StringVar(&o.passFile, "pass-file", "", "read the Redis password from the first line of `FILE`")
 	f.IntVar(&o.pid, "pid", 0, "profile this `PID` instead of asking Redis")
 	f.DurationVar(&o.duration, "duration", 10*time.Second, "how long to sample")
-	f.StringVarP(&o.out, "out", "o", "", "write the files into `DIR` (created; required)")
+	f.StringVarP(&o.out, "output", "o", "", "write the files into `DIR` (created; required)")
 	f.BoolVar(&o.json, "json", false, "also write top.json and breakdown.json")
 	f.IntVar(&o.frequency, "frequency", profile.DefaultFrequency, "samples a second (`HZ`)")
 	f.IntVar(&o.top, "top", 25, "functions listed on each side of top.txt")
 	f.StringVar(&o.perf, "perf", profile.DefaultPerf, "the perf `BINARY`")
 	f.BoolVar(&o.syscalls, "syscalls", true, "also count the server's system calls by type")
 	f.StringVar(&o.base, "base", "", "compare with this earlier profile (`PATH`: its -o directory or folded.txt)")
+	// The names every other command uses; the old ones stay, hidden, for
+	// scripts written against them.
+	alias(f, "password", "pass")
+	alias(f, "out", "output")
 	return cmd
 }
 
 func (o *profileOptions) validate(cmd *cobra.Command) error {
 	switch {
 	case o.out == "":
-		return usageError("redline profile: --out DIR is required")
+		return usageError("redline profile: -o/--output DIR is required")
 	case o.duration <= 0:
 		return usageError("redline profile: --duration must be positive, not %v", o.duration)
 	case o.frequency <= 0 || o.top <= 0:
@@ -111,6 +119,11 @@ func (o *profileOptions) validate(cmd *cobra.Command) error {
 	case o.pid > 0 && cmd.Flags().Changed("port"):
 		return usageError("redline profile: give --pid or -p/--port, not both")
 	}
+	pw, err := secret.Resolve(o.password, o.passFile, secret.FromEnv())
+	if err != nil {
+		return usageError("redline profile: --pass-file: %v", err)
+	}
+	o.password = pw
 	return nil
 }
 
@@ -236,7 +249,7 @@ type profileResult struct {
 // writeProfile writes the files and prints the top of the tables.
 func writeProfile(s *streams, o *profileOptions, r *profileResult) error {
 	rec, bd, base := r.rec, r.breakdown, r.base
-	top := profile.Top(rec.Profile, o.top)
+	top := profile.TopOf(rec, o.top)
 	title := fmt.Sprintf("pid %d, %v at %d Hz, %d samples", rec.PID, rec.Duration, rec.Frequency, top.Samples)
 	files := []struct {
 		name string
@@ -274,7 +287,7 @@ func writeProfile(s *streams, o *profileOptions, r *profileResult) error {
 		wrote = append(wrote, f.name)
 	}
 	fmt.Fprintln(s.out, title)
-	short := profile.Top(rec.Profile, 8)
+	short := profile.TopOf(rec, 8)
 	if err := profile.WriteTop(s.out, short); err != nil {
 		return err
 	}

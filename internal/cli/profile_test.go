@@ -16,13 +16,14 @@ func TestProfileUsageErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"profile"}, "--out DIR is required"},
+		{[]string{"profile"}, "-o/--output DIR is required"},
 		{[]string{"profile", "-o", "x", "--pid", "1", "-p", "7000"}, "not both"},
 		{[]string{"profile", "-o", "x", "--duration", "0s"}, "--duration must be positive"},
 		{[]string{"profile", "-o", "x", "--nope"}, "unknown flag"},
 		{[]string{"profile", "extra"}, "unexpected argument"},
 		{[]string{"profile", "-o", "x", "--pid", "-3"}, "is not a process"},
 		{[]string{"profile", "-o", "x", "--pid", "1", "--base", "/nonexistent/folded.txt"}, "--base"},
+		{[]string{"profile", "-o", "x", "--pass-file", "/nonexistent/pw"}, "redline profile: --pass-file: "},
 	} {
 		_, stderr, code := runCLI(t, context.Background(), nil, c.args...)
 		if code != ExitError || !strings.Contains(stderr, c.want) {

@@ -20,7 +20,7 @@ func TestReportLabMarkdown(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
-	for _, want := range []string{"# redline lab: loopback", "## Doctor findings", "| 1 | sysctl | `net.core.somaxconn` | `128 → 4096` |", "1.102×, too few runs", "## Runs"} {
+	for _, want := range []string{"# redline lab: loopback", "## Doctor findings", "| 1 | sysctl | `net.core.somaxconn` | `128 → 4096` |", "(×1.102, 10.2% better; too few runs)", "## Runs"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q", want)
 		}

@@ -91,7 +91,7 @@ before/after experiment with repeated measurements and a report (lab).`,
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
-		return usageError("%s: %v (see %s --help)", c.CommandPath(), err, c.CommandPath())
+		return usageError("%s: %s (see %s --help)", c.CommandPath(), withSuggestion(c, err), c.CommandPath())
 	})
 	for _, f := range factories {
 		root.AddCommand(f(s))
@@ -130,7 +130,7 @@ func run(ctx context.Context, args []string, s *streams) int {
 		return ee.code
 	}
 	if !s.started { // cobra refused the command line: unknown command, wrong arguments
-		fmt.Fprintf(s.err, "redline: %v (see redline --help)\n", err)
+		fmt.Fprintf(s.err, "redline: %s (see redline --help)\n", oneLine(err.Error()))
 		return ExitError
 	}
 	fmt.Fprintln(s.err, "redline:", err)

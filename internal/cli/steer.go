@@ -136,6 +136,7 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 	if os.Geteuid() != 0 {
 		return exitCode(ExitError, "redline steer: needs root (perf tracepoints, /proc/irq writes); try --dry-run as root")
 	}
+	signaled := ctx // Main's: its cause names the signal that stops steer
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	if !o.dryRun {
@@ -161,6 +162,10 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 				fmt.Fprintf(s.err, "redline steer: %s\n", recovered)
 			}
 			steerNotes(s, snap, o)
+			if metrics != nil {
+				topo, _ := steer.TopologyIn(snap, o.domain)
+				metrics.Start(steer.QueueIRQsOf(snap), topo)
+			}
 		},
 		OnPeriod: func(r *steer.Report) {
 			fmt.Fprintln(s.out, r.Line())
@@ -181,6 +186,7 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 	case <-ctx.Done():
 	case <-sess.Done():
 	}
+	interrupted := signaled.Err() != nil || ctx.Err() != nil // before stop() cancels ctx
 	rec, rerr := sess.Stop(context.WithoutCancel(ctx))
 	os.Remove(o.statusFile)
 	st, took := rec.Sampler, rec.Finished.Sub(rec.Started)
@@ -199,6 +205,11 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 	if rec.RunError != "" {
 		return exitCode(ExitFailure, "redline steer: "+rec.RunError)
 	}
+	if interrupted {
+		// Stopped by a signal, restored: 128+signal (130 for SIGINT, 143
+		// for SIGTERM), as for every command.
+		return exitCode(ExitSignaled, "")
+	}
 	return nil
 }
 
@@ -210,6 +221,8 @@ func steerNotes(s *streams, snap *host.Snapshot, o *steerOptions) {
 		n, max(1, len(snap.NUMA.Nodes)), topo.Domains(), o.domain, o.period, o.periods, 100*o.majority)
 	if n == 0 {
 		fmt.Fprintln(s.err, "redline steer: no NIC queue IRQs found (virtual NICs such as veth have none): steer will only report")
+	} else if why := steer.NothingToSteerToward(snap); why != "" {
+		fmt.Fprintln(s.err, "redline steer: "+why)
 	}
 	if snap.Irqbalance.Running && !o.dryRun {
 		fmt.Fprintf(s.err, "redline steer: irqbalance is running (pid %v): steer bans each IRQ it moves from irqbalance's balancing through irqbalance's socket (settings ban irqs), never stops it, and lifts exactly those bans on exit (after kill -9: at the next start); if irqbalance moves a steered IRQ anyway, that is drift, reported and left alone\n", snap.Irqbalance.PIDs)

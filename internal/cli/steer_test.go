@@ -2,10 +2,14 @@ package cli
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
+	"redline/internal/steer"
 	"redline/internal/testutil"
 )
 
@@ -40,4 +44,27 @@ func TestSteerStatusGolden(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
 	testutil.Golden(t, filepath.Join(dir, "status.golden"), []byte(out))
+}
+
+// TestSteerExitsWithTheSignal: redline steer stopped by SIGINT exits 130,
+// by SIGTERM 143 (128+signal, as the README says of every command), after
+// its usual ending; it used to exit 0. --dry-run writes nothing.
+func TestSteerExitsWithTheSignal(t *testing.T) {
+	testutil.NeedRoot(t)
+	tfs, err := steer.OpenTracefs()
+	if err != nil {
+		t.Skipf("tracefs: %v", err)
+	}
+	tfs.Close()
+	for sig, want := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143} {
+		status := filepath.Join(t.TempDir(), "steer.json")
+		var errb syncBuffer
+		cmd := startRedline(t, &errb, "steer", "--dry-run", "--pid", strconv.Itoa(os.Getpid()), "--period", "50ms", "--status-file", status)
+		waitFor(t, "steer's first period", func() bool { _, err := os.Stat(status); return err == nil })
+		cmd.Process.Signal(sig)
+		cmd.Wait()
+		if got := cmd.ProcessState.ExitCode(); got != want {
+			t.Errorf("steer stopped by %v: exit %d, want %d\n%s", sig, got, want, errb.String())
+		}
+	}
 }

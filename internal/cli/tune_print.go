@@ -97,6 +97,9 @@ func tunePrintPreview(w io.Writer, p *tune.Plan, outs []tune.Outcome, warnings [
 func tunePrintStatus(w io.Writer, rep *tune.StatusReport, stateDir string) {
 	if len(rep.Sessions) == 0 {
 		fmt.Fprintf(w, "nothing applied (journal %s)\n", stateDir)
+	}
+	tunePrintLeft(w, rep.Left)
+	if len(rep.Sessions) == 0 {
 		return
 	}
 	for _, s := range rep.Sessions {
@@ -111,6 +114,19 @@ func tunePrintStatus(w io.Writer, rep *tune.StatusReport, stateDir string) {
 	}
 	if !rep.Clean() {
 		fmt.Fprintln(w, "\nsome values are no longer what redline set; rollback restores only those still ours")
+	}
+}
+
+// tunePrintLeft says which values a rollback left alone, and why: someone
+// else changed them after redline did, so they are neither redline's nor
+// what was there before.
+func tunePrintLeft(w io.Writer, left []tune.Entry) {
+	if len(left) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "a rollback left %d value(s) alone, changed by someone else after redline set them (restore them by hand if the old value is wanted):\n", len(left))
+	for _, e := range left {
+		fmt.Fprintf(w, "  %s: before the apply %s; %s\n", e.Change.Key(), e.Change.Show(e.Old), e.Detail)
 	}
 }
 

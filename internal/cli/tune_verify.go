@@ -77,10 +77,31 @@ func tuneVerifyJournal(s *streams, o *tuneOptions, rep *tune.StatusReport) error
 	} else {
 		tunePrintStatus(s.out, rep, o.stateDir)
 	}
+	total, in := 0, 0
+	for _, sess := range rep.Sessions {
+		for _, c := range sess.Changes {
+			total++
+			if c.Status == tune.StatusApplied {
+				in++
+			}
+		}
+	}
+	if !o.json {
+		fmt.Fprintln(s.out, verifySummary("journal", in, total))
+	}
 	if !rep.Clean() {
 		return exitCode(ExitFailure, "redline tune verify: some journaled changes are no longer in place")
 	}
 	return nil
+}
+
+// verifySummary is verify's last line: whether the host matches what it
+// was compared with, and how many changes are in place.
+func verifySummary(against string, in, total int) string {
+	if in == total {
+		return fmt.Sprintf("the host matches the %s: all %d changes in place", against, total)
+	}
+	return fmt.Sprintf("the host does not match the %s: %d of %d changes not in place", against, total-in, total)
 }
 
 // tuneVerifyOutcomes prints a plan's verification and fails unless every
@@ -100,6 +121,9 @@ func tuneVerifyOutcomes(s *streams, o *tuneOptions, outs []tune.Outcome) error {
 		if out.Status != tune.StatusOK {
 			bad++
 		}
+	}
+	if !o.json {
+		fmt.Fprintln(s.out, verifySummary("plan", len(outs)-bad, len(outs)))
 	}
 	if bad > 0 {
 		return exitCode(ExitFailure, fmt.Sprintf("redline tune verify: %d of %d changes are not in place", bad, len(outs)))

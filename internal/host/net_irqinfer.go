@@ -144,37 +144,60 @@ func keepInferred(nics []NIC) []NIC {
 const loneName = -2
 
 // nicOfName returns the NIC an IRQ name shows, keyed by what names it;
-// num is the number of a weak shape's name, -2 for a lone name.
+// num is the number of a weak shape's name, -2 for a lone name. When
+// several shapes fit a name with an interface in it, the one that leaves
+// the shortest interface name wins: the words a driver puts between the
+// interface and the number (bnx2x's eth3-fp-0) belong to the shape, and
+// {IF}-N, which fits every name ending in a number, would keep them in
+// the name ("eth3-fp").
 func nicOfName(name string) (key string, n NIC, weak bool, num int, ok bool) {
 	for _, s := range nicShapes() {
 		m := s.re.FindStringSubmatch(name)
 		if m == nil {
 			continue
 		}
-		g := func(group string) string {
-			if i := s.re.SubexpIndex(group); i > 0 {
-				return m[i]
-			}
-			return ""
+		named := matchGroup(s.re, m, "if") != ""
+		c, cnum := shapeNIC(s.re, m)
+		if ok && (!named || len(c.Name) >= len(n.Name)) {
+			continue
 		}
-		n = NIC{Driver: g("drv"), PCIAddress: g("bus"), Inferred: inferredNote}
-		switch {
-		case g("virtio") != "":
-			n.Name, n.Device = g("virtio"), g("virtio")
-		case g("xen") != "":
-			n.Name, n.Device = g("xen"), "vif-"+g("xen")[len("vif"):]
-		case g("if") != "":
-			n.Name = g("if")
-		default:
-			n.Name = n.PCIAddress // no interface name in the IRQ names
+		n, weak, num, ok = c, s.weak, cnum, true
+		if !named {
+			break // named by its bus or device: the first shape's
 		}
-		num, _ = strconv.Atoi(g("n"))
-		return n.Name, n, s.weak, num, true
+	}
+	if ok {
+		return n.Name, n, weak, num, true
 	}
 	if loneIfName.MatchString(name) {
 		return name, NIC{Name: name, Inferred: inferredNote}, false, loneName, true
 	}
 	return "", NIC{}, false, 0, false
+}
+
+// matchGroup is the named group of re's match m, "" when re has none.
+func matchGroup(re *regexp.Regexp, m []string, group string) string {
+	if i := re.SubexpIndex(group); i > 0 {
+		return m[i]
+	}
+	return ""
+}
+
+// shapeNIC is the NIC and queue number a shape's match m names.
+func shapeNIC(re *regexp.Regexp, m []string) (NIC, int) {
+	n := NIC{Driver: matchGroup(re, m, "drv"), PCIAddress: matchGroup(re, m, "bus"), Inferred: inferredNote}
+	switch {
+	case matchGroup(re, m, "virtio") != "":
+		n.Name, n.Device = matchGroup(re, m, "virtio"), matchGroup(re, m, "virtio")
+	case matchGroup(re, m, "xen") != "":
+		n.Name, n.Device = matchGroup(re, m, "xen"), "vif-"+matchGroup(re, m, "xen")[len("vif"):]
+	case matchGroup(re, m, "if") != "":
+		n.Name = matchGroup(re, m, "if")
+	default:
+		n.Name = n.PCIAddress // no interface name in the IRQ names
+	}
+	num, _ := strconv.Atoi(matchGroup(re, m, "n"))
+	return n, num
 }
 
 // onePCIFunction is the PCI function that the MSI evidence of every IRQ

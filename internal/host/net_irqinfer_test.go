@@ -189,3 +189,29 @@ func TestSummaryEscapesCapturedNames(t *testing.T) {
 		t.Errorf("summary:\n%q", out.String())
 	}
 }
+
+// TestInferredNameIsTheInterfaces: a driver that puts words between the
+// interface and the queue number (bnx2x's eth3-fp-N, vmxnet3's
+// eth4-rxtx-N beside its eth4-event-N) infers the interface eth3, eth4,
+// not "eth3-fp": the rule that explains the name with the shortest
+// interface name wins, whatever the order of the rules.
+func TestInferredNameIsTheInterfaces(t *testing.T) {
+	s := interruptsOnly(t, "           CPU0       CPU1\n"+
+		" 40:   10   0   PCI-MSI 1048576-edge      eth3\n"+
+		" 41:   10   0   PCI-MSI 1048577-edge      eth3-fp-0\n"+
+		" 42:   10   0   PCI-MSI 1048578-edge      eth3-fp-1\n"+
+		" 43:   10   0   PCI-MSI 1048579-edge      eth3-fp-2\n"+
+		" 50:   10   0   PCI-MSI 2097152-edge      eth4-rxtx-0\n"+
+		" 51:   10   0   PCI-MSI 2097153-edge      eth4-rxtx-1\n"+
+		" 52:   10   0   PCI-MSI 2097154-edge      eth4-event-2\n")
+	var names []string
+	for _, n := range s.NICs {
+		names = append(names, n.Name)
+	}
+	if !slices.Equal(names, []string{"eth3", "eth4"}) {
+		t.Fatalf("inferred NICs %q, want [eth3 eth4]", names)
+	}
+	if n := s.NIC("eth3"); len(n.QueueIRQs) != 3 {
+		t.Errorf("eth3: %s, want its three fp vectors as queues", mapping(n))
+	}
+}

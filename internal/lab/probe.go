@@ -271,7 +271,7 @@ func (r *runSampler) readProfile(ctx context.Context) (*profile.Profile, error) 
 	}
 	p := rec.Profile
 	r.profile.Samples = p.Samples()
-	r.profile.Top = profile.Top(p, topFunctions)
+	r.profile.Top = profile.TopOf(rec, topFunctions)
 	if r.dir == "" {
 		return p, nil
 	}

@@ -92,8 +92,8 @@ func describePlan(q *labdata.Sequential, perRound int) string {
 		return fmt.Sprintf("plan: %d rounds of %d runs; %d comparisons at a %.0f%% per-lab false-positive rate (each interval at %.2f%%), a claim needs %d runs a side",
 			q.MaxRuns, perRound, q.Comparisons, 100*q.Alpha, 100*(1-q.Level), q.RunsNeeded)
 	}
-	return fmt.Sprintf("plan: %d to %d rounds of %d runs, until every interval is narrower than %.1f%% or %s is spent (looks at %v runs); %d comparisons at a %.0f%% per-lab false-positive rate, a claim needs %d runs a side",
-		q.MinRuns, q.MaxRuns, perRound, 100*q.Precision, q.Budget, q.Looks, q.Comparisons, 100*q.Alpha, q.RunsNeeded)
+	return fmt.Sprintf("plan: %d to %d rounds of %d runs, until every interval is narrower than %.1f%% or %s is spent (looks at %s runs); %d comparisons at a %.0f%% per-lab false-positive rate, a claim needs %d runs a side",
+		q.MinRuns, q.MaxRuns, perRound, 100*q.Precision, q.Budget, q.LooksText(), q.Comparisons, 100*q.Alpha, q.RunsNeeded)
 }
 
 // isLook reports whether the lab examines its runs after round r.

@@ -112,6 +112,18 @@ type TopTable struct {
 	KernelPct     float64    `json:"kernel_pct"`
 	User          []Function `json:"user"`
 	Kernel        []Function `json:"kernel"`
+	// UnknownSamples are samples with a frame perf could not name
+	// ([unknown], or [binary] for an address in a binary without its
+	// symbols) anywhere on the stack: the flame graph's share under such
+	// a frame. UnknownPct is their share of Samples.
+	UnknownSamples int64   `json:"unknown_samples"`
+	UnknownPct     float64 `json:"unknown_pct"`
+	// Event is the event perf sampled on: "cycles" with hardware
+	// counters, "cpu-clock" (a software timer) without; "" when unknown.
+	Event string `json:"event,omitempty"`
+	// Caveats say, in a sentence each, what limits the numbers above:
+	// every output that prints them prints these beside them.
+	Caveats []string `json:"caveats,omitempty"`
 }
 
 // Move is how one function's share changed from a base profile to

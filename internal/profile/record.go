@@ -51,6 +51,13 @@ type Recording struct {
 	// below it means the process was often off CPU.
 	Frequency int      `json:"frequency"`
 	Command   []string `json:"command"` // the perf record command line
+	// Event is what perf sampled on (perf evlist: "cycles", or
+	// "cpu-clock" without hardware counters); Exe the process's binary,
+	// links resolved, and DebugPackage the Debian package holding it
+	// (its debug symbols are DebugPackage-dbgsym); "" when unknown.
+	Event        string `json:"event,omitempty"`
+	Exe          string `json:"exe,omitempty"`
+	DebugPackage string `json:"debug_package,omitempty"`
 }
 
 func (o RecordOptions) withDefaults() RecordOptions {
@@ -70,7 +77,7 @@ func (o RecordOptions) withDefaults() RecordOptions {
 // o.Duration with perf record -g (frame pointers; kernel stacks are
 // always whole, user stacks as deep as the binaries allow) and reads them
 // back with perf script, symbolized from the binaries and any debug
-// symbols installed (redis-server-dbgsym), never from the network:
+// symbols installed (Debian: redis-tools-dbgsym, see debPackage), never from the network:
 // DEBUGINFOD_URLS is emptied. Each step has a deadline. It is Sample
 // then Read.
 func Record(ctx context.Context, o RecordOptions) (*Recording, error) {
@@ -123,6 +130,8 @@ func (d *PerfData) Read(ctx context.Context) (*Recording, error) {
 	if rec.Profile, err = ParsePerfScript(bytes.NewReader(out)); err != nil {
 		return nil, err
 	}
+	rec.Event = sampledEvent(ctx, d.perf, d.Path)
+	rec.DebugPackage = debPackage(ctx, rec.Exe)
 	return &rec, nil
 }
 

@@ -126,7 +126,11 @@ func parseScriptFrame(text string) (Frame, error) {
 	if sym == "" || sym == "[unknown]" {
 		sym = "[unknown]"
 		if dso != "" && dso != "[unknown]" {
-			sym = "[" + strings.Trim(path.Base(dso), "[]") + "]"
+			base := strings.Trim(path.Base(dso), "[]")
+			if alias, ok := dsoAliases[base]; ok {
+				base = alias
+			}
+			sym = "[" + base + "]"
 		}
 	}
 	return Frame{Name: sanitize(sym), Kernel: kernel}, nil

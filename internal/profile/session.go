@@ -90,7 +90,7 @@ func prepare(o RecordOptions) (*PerfData, error) {
 		d.cleanup = func() { os.RemoveAll(dir) }
 	}
 	d.Path = filepath.Join(dir, "perf.data")
-	d.rec = Recording{PID: o.PID, Duration: o.Duration, Frequency: o.Frequency}
+	d.rec = Recording{PID: o.PID, Duration: o.Duration, Frequency: o.Frequency, Exe: exeOf(o.Proc, o.PID)}
 	return d, nil
 }
 

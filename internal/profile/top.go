@@ -28,6 +28,8 @@ func Top(p *Profile, n int) TopTable {
 		}
 	}
 	t.KernelPct = pct(t.KernelSamples, t.Samples)
+	t.UnknownSamples = unknownSamples(p)
+	t.UnknownPct = pct(t.UnknownSamples, t.Samples)
 	if n > 0 {
 		t.User, t.Kernel = t.User[:min(n, len(t.User))], t.Kernel[:min(n, len(t.Kernel))]
 	}
@@ -86,7 +88,10 @@ func pct(n, of int64) float64 {
 // WriteTop writes t as two text tables, user then kernel.
 func WriteTop(w io.Writer, t TopTable) error {
 	bw := bufio.NewWriter(w)
-	fmt.Fprintf(bw, "%d samples, %.1f%% in the kernel\n", t.Samples, t.KernelPct)
+	fmt.Fprintf(bw, "%d samples, %.1f%% in the kernel, %.1f%% under frames perf could not name\n", t.Samples, t.KernelPct, t.UnknownPct)
+	for _, c := range t.Caveats {
+		fmt.Fprintf(bw, "note: %s\n", c)
+	}
 	for _, side := range []struct {
 		title string
 		fns   []Function

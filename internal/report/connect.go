@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"redline/internal/labdata"
+	"redline/internal/stats"
 )
 
 // The lab compares connection set-up for a workload with connect: true
@@ -37,9 +38,9 @@ func connectRows(res *labdata.Result) [][]string {
 			continue
 		}
 		f := func(v float64) string { return fmt.Sprintf("%.4g", v) }
-		ratio := fmt.Sprintf("x%.3g", c.Ratio)
+		ratio := stats.FormatRatio(c.Ratio, c.HigherIsBetter)
 		if c.HasCI {
-			ratio += fmt.Sprintf(" [%.3g, %.3g]", c.CILow, c.CIHigh)
+			ratio += " [" + fmtRatio(c.CILow) + ", " + fmtRatio(c.CIHigh) + "]"
 		}
 		rows = append(rows, []string{c.Workload, title, c.Variant, f(c.Median), f(c.BaselineMedian), ratio, c.Verdict, c.Reason})
 	}

@@ -35,7 +35,7 @@ func TestConnectSection(t *testing.T) {
 	if err := WriteHTML(&html, r); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Connection set-up", "connect p99 (ms, lower is better)", "x0.06 [0.03, 0.13]", "helps",
+	for _, want := range []string{"Connection set-up", "connect p99 (ms, lower is better)", "×0.060 (94.0% better) [0.030, 0.130]", "helps",
 		"connects that succeeded", "inside the 3% precision", "1040"} {
 		if !strings.Contains(md2.String(), want) {
 			t.Errorf("Markdown lacks %q", want)

@@ -29,9 +29,6 @@ func fmtRPS(v float64) string {
 // as redis-benchmark does).
 func fmtMs(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
-// fmtPct prints a signed percentage: +15.2%, -4.0%.
-func fmtPct(v float64) string { return fmt.Sprintf("%+.1f%%", v) }
-
 // fmtRatio prints a ratio with three decimals.
 func fmtRatio(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
@@ -43,13 +40,14 @@ func fmtCI(v *Versus) string {
 	return "[" + fmtRatio(v.CILow) + ", " + fmtRatio(v.CIHigh) + "]"
 }
 
-// fmtVersus prints "1.152× [1.090, 1.213]", with † when mark is set and
-// the report computed it.
+// fmtVersus prints "×1.152 (15.2% better) [1.090, 1.213]" (stats'
+// convention: this ÷ reference, with the word), with † when mark is set
+// and the report computed it.
 func fmtVersus(v *Versus, mark bool) string {
 	if v == nil {
 		return "n/a"
 	}
-	s := fmtRatio(v.Ratio) + "×"
+	s := stats.FormatRatio(v.Ratio, v.HigherIsBetter)
 	if ci := fmtCI(v); ci != "" {
 		s += " " + ci
 	}
@@ -65,14 +63,15 @@ func claims(v *Versus) bool {
 	return v != nil && stats.Claims(v.Verdict)
 }
 
-// fmtVerdict prints the verdict, with the change in percent only when the
-// verdict claims one: "helps (+15.2%)", "no clear change".
+// fmtVerdict prints the verdict, with the change in words only when the
+// verdict claims one: "helps (15.2% better)", "hurts (9.5% worse)", "no
+// clear change".
 func fmtVerdict(v *Versus) string {
 	if v == nil {
 		return ""
 	}
 	if claims(v) {
-		return fmt.Sprintf("%s (%s)", v.Verdict, fmtPct(100*(v.Ratio-1)))
+		return fmt.Sprintf("%s (%s)", v.Verdict, stats.Change(v.Ratio, v.HigherIsBetter))
 	}
 	if v.Reason != "" {
 		return v.Verdict + ": " + v.Reason
@@ -121,7 +120,7 @@ func unsafeShell(r rune) bool {
 // one, the bare ratio when there were too few runs for a verdict.
 func fmtBrief(v *Versus) string {
 	if v.Verdict == stats.VerdictTooFew {
-		return "(" + fmtRatio(v.Ratio) + "×, " + stats.VerdictTooFew + ")"
+		return "(" + stats.RatioNumber(v.Ratio) + ", " + stats.Change(v.Ratio, v.HigherIsBetter) + "; " + stats.VerdictTooFew + ")"
 	}
 	if !claims(v) {
 		return v.Verdict // the reason is in the workload's table

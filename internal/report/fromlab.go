@@ -127,8 +127,8 @@ func (r *Report) useLabComparisons(cs []labdata.Comparison) {
 		if g == nil || g.Reference {
 			continue
 		}
-		v := &Versus{N: c.N, RefN: c.BaselineN, Ratio: c.Ratio, CILow: c.CILow, CIHigh: c.CIHigh,
-			HasCI: c.HasCI, Level: c.Level, Verdict: c.Verdict, Reason: c.Reason, ComputedBy: "lab"}
+		v := &Versus{N: c.N, RefN: c.BaselineN, Ratio: c.Ratio, HigherIsBetter: c.HigherIsBetter, Change: stats.Change(c.Ratio, c.HigherIsBetter),
+			CILow: c.CILow, CIHigh: c.CIHigh, HasCI: c.HasCI, Level: c.Level, Verdict: c.Verdict, Reason: c.Reason, ComputedBy: "lab"}
 		switch c.Metric {
 		case "rps":
 			g.VsThroughput = v
@@ -196,11 +196,14 @@ func sequentialNotes(res *labdata.Result) []string {
 	if q.MinRuns != q.MaxRuns {
 		plan = fmt.Sprintf("%d to %d rounds, until every interval was narrower than %.1f%% or %s was spent", q.MinRuns, q.MaxRuns, 100*q.Precision, q.Budget)
 	}
-	n := fmt.Sprintf("The lab planned %s; it ran %d (%s). Its %d comparisons share a %.0f%% false-positive rate (looks at %v runs, each interval at %.2f%% confidence, a claim needs %d runs a side).",
-		plan, q.Rounds, q.Stopped, q.Comparisons, 100*q.Alpha, q.Looks, 100*(1-q.Level), q.RunsNeeded)
+	n := fmt.Sprintf("The lab planned %s; it ran %d (%s). Its %d comparisons share a %.0f%% false-positive rate (looks at %s runs, each interval at %.2f%% confidence, a claim needs %d runs a side).",
+		plan, q.Rounds, q.Stopped, q.Comparisons, 100*q.Alpha, q.LooksText(), 100*(1-q.Level), q.RunsNeeded)
 	if q.Paired {
-		n = fmt.Sprintf("The lab planned %s; it ran %d (%s). The variants ran in a random order within each round (seed %d), and throughput and p99 are compared round by round (exact Wilcoxon signed-rank interval of the paired ratios), which cancels what the machine did to a whole round. Its %d comparisons share a %.0f%% false-positive rate (looks at %v rounds, each interval at %.2f%% confidence, a claim needs %d rounds).",
-			plan, q.Rounds, q.Stopped, q.Seed, q.Comparisons, 100*q.Alpha, q.Looks, 100*(1-q.Level), q.RunsNeeded)
+		n = fmt.Sprintf("The lab planned %s; it ran %d (%s). The variants ran in a random order within each round (seed %d), and throughput and p99 are compared round by round (exact Wilcoxon signed-rank interval of the paired ratios), which cancels what the machine did to a whole round. Its %d comparisons share a %.0f%% false-positive rate (looks at %s rounds, each interval at %.2f%% confidence, a claim needs %d rounds).",
+			plan, q.Rounds, q.Stopped, q.Seed, q.Comparisons, 100*q.Alpha, q.LooksText(), 100*(1-q.Level), q.RunsNeeded)
+	}
+	if a := res.NothingClear(); a != "" {
+		return []string{a, n}
 	}
 	return []string{n}
 }

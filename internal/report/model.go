@@ -92,14 +92,19 @@ type Group struct {
 type Versus struct {
 	N    int `json:"n"`
 	RefN int `json:"reference_n"`
-	// Ratio is the label against the reference (stats.Compare);
+	// Ratio is the label's value divided by the reference's
+	// (stats.Compare), for every metric: stats' one convention.
 	// CILow..CIHigh its interval at confidence 1-Level when HasCI.
-	Ratio   float64 `json:"ratio"`
-	CILow   float64 `json:"ci_low,omitempty"`
-	CIHigh  float64 `json:"ci_high,omitempty"`
-	HasCI   bool    `json:"has_ci"`
-	Level   float64 `json:"level,omitempty"`
-	Verdict string  `json:"verdict"`
+	// HigherIsBetter says which way is better for the metric, and Change
+	// says it in words ("9.5% worse"), as every output prints it.
+	Ratio          float64 `json:"ratio"`
+	HigherIsBetter bool    `json:"higher_is_better"`
+	Change         string  `json:"change"`
+	CILow          float64 `json:"ci_low,omitempty"`
+	CIHigh         float64 `json:"ci_high,omitempty"`
+	HasCI          bool    `json:"has_ci"`
+	Level          float64 `json:"level,omitempty"`
+	Verdict        string  `json:"verdict"`
 	// Reason says why there is no claim, when the lab recorded one.
 	Reason string `json:"reason,omitempty"`
 	// ComputedBy is "lab" when the lab recorded the comparison, "report"

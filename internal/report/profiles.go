@@ -26,8 +26,12 @@ type profileView struct {
 	Error             string
 	Samples           int64
 	KernelPct         float64
-	Top, Moves        [][]string
-	BaseSeq           int
+	// UnknownPct and Caveats are the profile's own (profile.TopOf): what
+	// limits its numbers, printed beside them.
+	UnknownPct float64
+	Caveats    []string
+	Top, Moves [][]string
+	BaseSeq    int
 	// Flame and DiffFlame are paths relative to the results directory.
 	Flame, DiffFlame string
 	// Preempted says who took the main thread's CPU while it could run.
@@ -49,7 +53,7 @@ func profileViews(res *labdata.Result) []profileView {
 func newProfileView(r labdata.Run) profileView {
 	p := r.Profile
 	v := profileView{Variant: r.Variant, Workload: r.Workload, Seq: r.Seq, Rep: r.Rep, Error: p.Error,
-		Samples: p.Samples, KernelPct: p.Top.KernelPct, BaseSeq: p.BaseSeq, Preempted: preemptedText(p)}
+		Samples: p.Samples, KernelPct: p.Top.KernelPct, UnknownPct: p.Top.UnknownPct, Caveats: p.Top.Caveats, BaseSeq: p.BaseSeq, Preempted: preemptedText(p)}
 	if p.Flame != "" {
 		v.Flame = path.Join(filepath.ToSlash(p.Dir), p.Flame)
 	}
@@ -88,7 +92,14 @@ func (v profileView) headline() string {
 	if v.Error != "" {
 		return fmt.Sprintf("run #%d (repetition %d): %s", v.Seq, v.Rep, v.Error)
 	}
-	return fmt.Sprintf("run #%d (repetition %d): %s samples, %.0f%% of them in the kernel", v.Seq, v.Rep, fmtRPS(float64(v.Samples)), v.KernelPct)
+	h := fmt.Sprintf("run #%d (repetition %d): %s samples, %.0f%% of them in the kernel", v.Seq, v.Rep, fmtRPS(float64(v.Samples)), v.KernelPct)
+	if v.UnknownPct > 0 { // a result written before redline counted them has none
+		h += fmt.Sprintf(", %.0f%% under frames perf could not name", v.UnknownPct)
+	}
+	for _, c := range v.Caveats {
+		h += "; " + c
+	}
+	return h
 }
 
 // preemptedText is "The main thread left its CPU 332 times while it could

@@ -66,7 +66,7 @@ func seriesNotes(res *labdata.Result) []string {
 		}
 	}
 	if short > 0 {
-		notes = append(notes, fmt.Sprintf("%d runs were shorter than %d seconds: too short to tell warm-up or drift within a run (use --duration).", short, minSeconds))
+		notes = append(notes, fmt.Sprintf("%d runs were shorter than %d seconds: too short to tell warm-up or drift within a run (give the workload's bench line a longer --duration in a scenario file).", short, minSeconds))
 	}
 	return notes
 }

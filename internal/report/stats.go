@@ -38,6 +38,6 @@ func compare(x, ref []float64, higherIsBetter bool, words stats.Words, d stats.D
 	if !ok {
 		return nil
 	}
-	return &Versus{N: c.N, RefN: c.RefN, Ratio: c.Ratio, CILow: c.CILow, CIHigh: c.CIHigh, HasCI: c.HasCI, Level: c.Level,
+	return &Versus{N: c.N, RefN: c.RefN, Ratio: c.Ratio, HigherIsBetter: higherIsBetter, Change: stats.Change(c.Ratio, higherIsBetter), CILow: c.CILow, CIHigh: c.CIHigh, HasCI: c.HasCI, Level: c.Level,
 		Verdict: words.Verdict(c.Outcome), ComputedBy: "report"}
 }

@@ -157,105 +157,144 @@ func throughputRow(c *canvas, g *Group, y float64, x func(float64) float64, colo
 }
 
 // changeChart plots each group's change against the reference with its
-// interval, one panel per metric (throughput, p99, spread), each on its
-// own log scale of how many times better: "better" is always to the
-// right, whichever way a metric improves, a factor of 2 spans what a
-// factor of 1/2 does, and one wild interval squeezes only its own panel.
+// interval, one panel per metric (throughput, p99, spread), as stats'
+// one convention has it: the group's value ÷ the reference's, on one log
+// axis shared by the workload's panels (so equal distances are equal
+// factors everywhere in the chart); each panel says which way is better
+// for its metric. The axis spans at most ×1/maxChangeFactor..
+// ×maxChangeFactor: an interval or point past an edge is drawn to it and
+// marked with an arrowhead and its value, never clipped silently.
 func changeChart(r *Report, w *Workload) string {
 	type panel struct {
-		title string
-		rows  []changeRow
+		m    metric
+		rows []changeRow
 	}
 	var panels []panel
-	var labels []string
+	var all []changeRow
 	for _, m := range metrics {
-		p := panel{title: changeTitle[m.key]}
+		p := panel{m: m}
 		for _, g := range w.Groups {
 			if v := m.versus(g); v != nil && !g.Reference && v.Ratio > 0 {
-				p.rows = append(p.rows, changeRow{g.Label, better(v, m.higherIsBetter), fmtBrief(v)})
-				labels = append(labels, g.Label)
+				p.rows = append(p.rows, changeRow{g.Label, v, fmtBrief(v)})
 			}
 		}
 		if len(p.rows) > 0 {
 			panels = append(panels, p)
+			all = append(all, p.rows...)
 		}
 	}
 	if len(panels) == 0 {
 		return ""
 	}
-	left, right, row, head, foot := labelWidth(labels), 150.0, 22.0, 20.0, 22.0
+	names := make([]string, len(all))
+	for i, cr := range all {
+		names[i] = cr.label
+	}
+	left, right, row, head, foot := labelWidth(names), 190.0, 22.0, 20.0, 22.0
 	plotW := chartWidth - left - right
 	h := 22.0
 	for _, p := range panels {
 		h += head + row*float64(len(p.rows)) + foot
 	}
-	h += 18
 	var c canvas
-	c.open(chartWidth, h, "Change of "+w.Name+" against "+r.Reference+": how many times better, with intervals; better is to the right")
+	c.open(chartWidth, h, "Change of "+w.Name+" against "+r.Reference+": each metric's value divided by the reference's, with intervals, on one log axis")
 	c.text(6, 15, "start", "label title", w.Name+" against "+r.Reference)
+	lo, hi := changeRange(all)
+	ax := changeAxis{lo: lo, hi: hi, left: left, width: plotW}
+	ticks := factorTicks(lo, hi, plotW)
 	top := 22.0
 	for _, p := range panels {
-		lo, hi := changeRange(p.rows)
-		x := func(f float64) float64 {
-			return left + plotW*(math.Min(math.Max(math.Log(f), lo), hi)-lo)/(hi-lo)
+		c.text(left, top+14, "start", "axis", changeTitle[p.m.key])
+		if p.m.higherIsBetter {
+			c.text(left+plotW, top+14, "end", "axis", "better →")
+		} else {
+			c.text(left+plotW, top+14, "end", "axis", "← better")
 		}
-		c.text(left, top+14, "start", "axis", p.title)
 		body := top + head
 		bottom := body + row*float64(len(p.rows))
-		ticks := factorTicks(lo, hi, plotW)
 		for _, t := range ticks {
-			c.line(x(t), body, x(t), bottom, "grid")
-			c.text(x(t), bottom+14, "middle", "tick", factorTick(t))
+			c.line(ax.x(t), body, ax.x(t), bottom, "grid")
+			c.text(ax.x(t), bottom+14, "middle", "tick", factorTick(t))
 		}
-		c.line(x(1), body, x(1), bottom, "zero")
+		c.line(ax.x(1), body, ax.x(1), bottom, "zero")
 		for i, cr := range p.rows {
 			y := body + row*float64(i)
-			changeMark(&c, cr, y, x)
+			changeMark(&c, cr, y, ax)
 			c.text(left-6, y+row/2+4, "end", "label", cr.label)
 			c.text(chartWidth-right+8, y+row/2+4, "start", "value "+verdictClass(cr.v), cr.text)
 		}
 		top = bottom + foot
 	}
-	c.text(left+plotW/2-8, top+10, "end", "axis", "← worse")
-	c.text(left+plotW/2+8, top+10, "start", "axis", "better →")
 	return c.String()
 }
 
+// maxChangeFactor bounds the change chart's axis: past ×10 or ×1/10 the
+// factor is written out at the edge, so one wild interval does not
+// squeeze every other row to a dot.
+const maxChangeFactor = 10
+
 var changeTitle = map[string]string{
-	"rps": "Throughput (× the reference's)", "p99_ms": "p99 latency (times lower than the reference's)",
-	"rps_spread": "Run-to-run spread of throughput (times lower)",
+	"rps":        "Throughput (× the reference's; higher is better)",
+	"p99_ms":     "p99 latency (× the reference's; lower is better)",
+	"rps_spread": "Run-to-run spread of throughput (× the reference's; lower is steadier)",
 }
 
-// better turns a comparison into "how many times better": the ratio for
-// a metric where higher is better, its inverse (and the interval's ends
-// swapped) where lower is.
-func better(v *Versus, higherIsBetter bool) *Versus {
-	b := *v
-	if !higherIsBetter {
-		b.Ratio = 1 / v.Ratio
-		if v.HasCI && v.CILow > 0 {
-			b.CILow, b.CIHigh = 1/v.CIHigh, 1/v.CILow
-		}
+// changeAxis places a factor on the chart's shared log axis.
+type changeAxis struct{ lo, hi, left, width float64 }
+
+// x is f's position, clamped to the axis.
+func (a changeAxis) x(f float64) float64 {
+	return a.left + a.width*(math.Min(math.Max(math.Log(f), a.lo), a.hi)-a.lo)/(a.hi-a.lo)
+}
+
+// beyond is -1 or +1 when f lies past the axis' low or high edge.
+func (a changeAxis) beyond(f float64) int {
+	switch l := math.Log(f); {
+	case l < a.lo:
+		return -1
+	case l > a.hi:
+		return 1
 	}
-	return &b
+	return 0
 }
 
 // changeRow is one line of the change chart.
 type changeRow struct {
 	label string
-	v     *Versus // as "times better"
-	text  string  // the verdict, of the comparison as it is
+	v     *Versus
+	text  string // the verdict
 }
 
-func changeMark(c *canvas, cr changeRow, y float64, x func(float64) float64) {
+func changeMark(c *canvas, cr changeRow, y float64, a changeAxis) {
 	mid, cls := y+11, verdictClass(cr.v)
+	ends := []float64{cr.v.Ratio}
 	if cr.v.HasCI && cr.v.CILow > 0 {
-		lo, hi := x(cr.v.CILow), x(cr.v.CIHigh)
+		lo, hi := a.x(cr.v.CILow), a.x(cr.v.CIHigh)
 		c.line(lo, mid, hi, mid, "ci "+cls)
 		c.line(lo, mid-5, lo, mid+5, "ci "+cls)
 		c.line(hi, mid-5, hi, mid+5, "ci "+cls)
+		ends = append(ends, cr.v.CILow, cr.v.CIHigh)
 	}
-	c.add(`<circle cx="%s" cy="%s" r="4" class="point %s"/>`, num(x(cr.v.Ratio)), num(mid), cls)
+	c.add(`<circle cx="%s" cy="%s" r="4" class="point %s"/>`, num(a.x(cr.v.Ratio)), num(mid), cls)
+	// What runs past an edge: an arrowhead there and the farthest value.
+	for _, side := range []int{-1, 1} {
+		far := 0.0
+		for _, f := range ends {
+			if a.beyond(f) == side && (far == 0 || (side > 0) == (f > far)) {
+				far = f
+			}
+		}
+		if far == 0 {
+			continue
+		}
+		edge := a.x(far)
+		tip, back, anchor, tx := edge+6, edge, "start", edge+8
+		if side < 0 {
+			tip, back, anchor, tx = edge-6, edge, "end", edge-8
+		}
+		c.add(`<path d="M%s %s L%s %s L%s %s Z" class="beyond %s"/>`, num(back), num(mid-5), num(tip), num(mid), num(back), num(mid+5), cls)
+		c.text(tx, mid-6, anchor, "tick beyond", stats.RatioNumber(far))
+	}
 }
 
 // factorTicks picks factors to mark between exp(lo) and exp(hi): 1, then
@@ -294,9 +333,10 @@ func factorTick(f float64) string {
 	return "×" + trimZeros(math.Round(f*100)/100)
 }
 
-// changeRange spans 1 and every interval in log space, padded; points
-// without an interval count only when no row has one (a lone ratio from
-// too few runs would otherwise set the scale; it is drawn at the edge).
+// changeRange spans 1 and every interval in log space, padded, within
+// ±maxChangeFactor; points without an interval count only when no row has
+// one (a lone ratio from too few runs would otherwise set the scale; it
+// is drawn at the edge, marked).
 func changeRange(rows []changeRow) (lo, hi float64) {
 	withCI := slices.ContainsFunc(rows, func(cr changeRow) bool { return cr.v.HasCI })
 	for _, cr := range rows {
@@ -310,7 +350,8 @@ func changeRange(rows []changeRow) (lo, hi float64) {
 		}
 	}
 	pad := math.Max((hi-lo)*0.06, 0.01)
-	return lo - pad, hi + pad
+	limit := math.Log(maxChangeFactor)
+	return math.Max(lo-pad, -limit), math.Min(hi+pad, limit)
 }
 
 // verdictClass colours a verdict: good, bad or unclear.

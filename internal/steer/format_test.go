@@ -89,14 +89,19 @@ func TestParseMountinfoTracefs(t *testing.T) {
 	}
 }
 
-// sample builds the body of a PERF_RECORD_SAMPLE (TID|CPU|RAW).
-func sample(pid, tid, cpu uint32, raw []byte) []byte {
+// sample builds the body of a PERF_RECORD_SAMPLE (TID|TIME|CPU|RAW) at
+// time 0.
+func sample(pid, tid, cpu uint32, raw []byte) []byte { return sampleAt(pid, tid, cpu, 0, raw) }
+
+// sampleAt is sample at time at (CLOCK_MONOTONIC ns).
+func sampleAt(pid, tid, cpu uint32, at uint64, raw []byte) []byte {
 	ne := binary.NativeEndian
 	b := make([]byte, sampleHead, sampleHead+len(raw))
 	ne.PutUint32(b[0:], pid)
 	ne.PutUint32(b[4:], tid)
-	ne.PutUint32(b[8:], cpu)
-	ne.PutUint32(b[16:], uint32(len(raw)))
+	ne.PutUint64(b[8:], at)
+	ne.PutUint32(b[16:], cpu)
+	ne.PutUint32(b[24:], uint32(len(raw)))
 	return append(b, raw...)
 }
 

@@ -49,6 +49,28 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
+// Start exports every labelled counter at zero for the queues and
+// domains known when steer starts, as Prometheus asks of counters whose
+// labels are known in advance: a rate() or increase() over a counter that
+// appears only at its first event misses that event, and a dashboard
+// cannot tell "no moves" from "no steer". Queues found later appear at
+// their first event.
+func (m *Metrics) Start(irqs []QueueIRQ, topo Topology) {
+	domains := map[int]bool{}
+	for _, c := range topo.CPUs {
+		domains[c.Node] = true
+	}
+	for _, q := range irqs {
+		dev, queue := q.Queue.Dev, strconv.Itoa(q.Queue.Queue)
+		m.received.WithLabelValues(dev, queue)
+		for d := range domains {
+			m.packets.WithLabelValues(dev, queue, strconv.Itoa(d))
+		}
+		m.moves.WithLabelValues(qiLabels(q.Queue, q.IRQ)...)
+		m.drifts.WithLabelValues(qiLabels(q.Queue, q.IRQ)...)
+	}
+}
+
 // Observe adds one period.
 func (m *Metrics) Observe(r *Report) {
 	m.periods.Inc()

@@ -25,6 +25,10 @@ const (
 type Event struct {
 	Kind EventKind
 	CPU  uint32
+	// Time is when it happened, in CLOCK_MONOTONIC nanoseconds
+	// (PERF_SAMPLE_TIME with use_clockid): the sampler orders the rings'
+	// records by it.
+	Time uint64
 	PID  uint32 // thread group id of the running task
 	TID  uint32
 	Skb  uint64
@@ -38,7 +42,7 @@ type Event struct {
 // ErrShort is returned for a record shorter than its layout says.
 var ErrShort = errors.New("short perf record")
 
-// Decoder decodes perf samples (PERF_SAMPLE_TID|CPU|RAW) of the two
+// Decoder decodes perf samples (PERF_SAMPLE_TID|TIME|CPU|RAW) of the two
 // tracepoints, with field offsets read from tracefs.
 type Decoder struct {
 	groID, copyID uint16
@@ -72,9 +76,10 @@ func NewDecoder(gro, cp Format) (*Decoder, error) {
 	return d, nil
 }
 
-// sampleHead is pid, tid (PERF_SAMPLE_TID), cpu, reserved
-// (PERF_SAMPLE_CPU) and the raw size (PERF_SAMPLE_RAW).
-const sampleHead = 4 * 5
+// sampleHead is pid, tid (PERF_SAMPLE_TID), time (PERF_SAMPLE_TIME),
+// cpu, reserved (PERF_SAMPLE_CPU) and the raw size (PERF_SAMPLE_RAW), in
+// the kernel's order.
+const sampleHead = 4*2 + 8 + 4*2 + 4
 
 // Decode decodes the body of a PERF_RECORD_SAMPLE (after the 8-byte
 // perf_event_header). It never panics on malformed input.
@@ -84,8 +89,8 @@ func (d *Decoder) Decode(b []byte) (Event, error) {
 		return ev, ErrShort
 	}
 	ne := binary.NativeEndian
-	ev.PID, ev.TID, ev.CPU = ne.Uint32(b[0:]), ne.Uint32(b[4:]), ne.Uint32(b[8:])
-	n := int(ne.Uint32(b[16:]))
+	ev.PID, ev.TID, ev.Time, ev.CPU = ne.Uint32(b[0:]), ne.Uint32(b[4:]), ne.Uint64(b[8:]), ne.Uint32(b[16:])
+	n := int(ne.Uint32(b[24:]))
 	if n < 2 || n > len(b)-sampleHead {
 		return ev, ErrShort
 	}

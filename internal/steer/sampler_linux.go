@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -84,6 +85,8 @@ type Sampler struct {
 	stop     chan struct{}  // closed by Close
 	running  sync.WaitGroup // Run, which Close waits for before unmapping
 	stopOnce sync.Once
+
+	order timeOrder // records read, not yet joined
 
 	events, lost, bad atomic.Uint64
 	cpuNanos          atomic.Int64 // the reading thread's CPU time
@@ -174,8 +177,9 @@ func openRing(cpu, pages int, filters []string, ids ...uint64) (*ring, error) {
 			Size:        uint32(unsafe.Sizeof(unix.PerfEventAttr{})),
 			Config:      id,
 			Sample:      1,
-			Sample_type: unix.PERF_SAMPLE_TID | unix.PERF_SAMPLE_CPU | unix.PERF_SAMPLE_RAW,
-			Bits:        unix.PerfBitDisabled | unix.PerfBitWatermark,
+			Sample_type: unix.PERF_SAMPLE_TID | unix.PERF_SAMPLE_TIME | unix.PERF_SAMPLE_CPU | unix.PERF_SAMPLE_RAW,
+			Bits:        unix.PerfBitDisabled | unix.PerfBitWatermark | unix.PerfBitUseClockID,
+			Clockid:     unix.CLOCK_MONOTONIC,
 			Wakeup:      uint32(pages * pageSize / 2),
 		}
 		fd, err := unix.PerfEventOpen(&attr, -1, cpu, -1, unix.PERF_FLAG_FD_CLOEXEC)
@@ -364,12 +368,30 @@ func (s *Sampler) applyConfig() {
 	}
 }
 
-// DrainAll reads every ring to its head.
+// DrainAll reads every ring to its head and hands the Joiner, in time
+// order, every record no ring can still precede: a copy on one CPU and
+// its GRO entry on another are joined in the order they happened, not in
+// the order the rings are read (which made copies unmatched, and let a
+// copy match the entry an earlier skb at its address left).
 func (s *Sampler) DrainAll() {
 	s.applyConfig()
+	mark := uint64(math.MaxUint64)
 	for _, r := range s.rings {
+		// A record this ring gets after its head is read is newer than
+		// now: records up to the smallest such now are all read.
+		mark = min(mark, monotonicNow())
 		r.drain(s.record)
 	}
+	s.order.flush(mark, s.Joiner.Add)
+}
+
+// monotonicNow is CLOCK_MONOTONIC in nanoseconds, the records' clock.
+func monotonicNow() uint64 {
+	var ts unix.Timespec
+	if unix.ClockGettime(unix.CLOCK_MONOTONIC, &ts) != nil {
+		return math.MaxUint64
+	}
+	return uint64(ts.Nano())
 }
 
 // record handles one perf record.
@@ -382,7 +404,7 @@ func (s *Sampler) record(typ uint32, body []byte) {
 			return
 		}
 		s.events.Add(1)
-		s.Joiner.Add(ev)
+		s.order.add(ev)
 	case unix.PERF_RECORD_LOST:
 		if len(body) >= 16 {
 			n := binary.NativeEndian.Uint64(body[8:])

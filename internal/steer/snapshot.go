@@ -98,3 +98,19 @@ func RedisCPUsOf(s *host.Snapshot, pids []int) host.CPUSet {
 	}
 	return placement.ServersCPUs(s, procs)
 }
+
+// NothingToSteerToward says, for a host with one NUMA node and no split
+// of its last-level cache (one L3, or caches the kernel does not
+// describe), that no queue has another node or cache to go to: steer can
+// then only keep queue IRQs off the redis-server's cores. "" when the
+// host has two domains of either kind.
+func NothingToSteerToward(s *host.Snapshot) string {
+	node, err := TopologyIn(s, DomainNode)
+	if err != nil || node.Domains() > 1 {
+		return ""
+	}
+	if llc, err := TopologyIn(s, DomainLLC); err == nil && llc.Domains() > 1 {
+		return ""
+	}
+	return "one NUMA node and one last-level cache: there is no node or cache to steer a queue's IRQ toward; steer will only move queue IRQs off the redis-server's cores (--dry-run shows whether it would move any)"
+}

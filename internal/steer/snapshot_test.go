@@ -197,3 +197,14 @@ func TestSnapshotConvergesWithin3Periods(t *testing.T) {
 		})
 	}
 }
+
+// TestNothingToSteerToward: a one-node host whose CPUs share one cache
+// (or whose caches are not described) has nothing to steer toward; a
+// two-node host has.
+func TestNothingToSteerToward(t *testing.T) {
+	for name, want := range map[string]bool{"local-virtio-2cpu": true, "x86-2socket-mlx5": false, "kunpeng920-4node-hinic": false} {
+		if got := NothingToSteerToward(readHost(t, name)) != ""; got != want {
+			t.Errorf("%s: nothing to steer toward = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -221,6 +221,19 @@ func TestDriftIsLeftAndReported(t *testing.T) {
 	want["proc/sys/net/core/somaxconn"] = "-rw-r--r-- 1024\n"
 	want["proc/irq/24/smp_affinity_list"] = "-rw-r--r-- 5\n"
 	requireSame(t, want, snapshot(t, root), "drift")
+	// The journal is archived; status still says what the rollback left,
+	// not just "nothing applied".
+	st, err = Journaled(bg, StatusOptions{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := map[string]string{}
+	for _, e := range st.Left {
+		left[e.Change.Target] = e.Detail
+	}
+	if len(st.Sessions) != 0 || len(left) != 2 || !strings.Contains(left["net.core.somaxconn"], "changed by someone else") {
+		t.Errorf("status after the rollback: sessions %d, left %v; want the two drifted values", len(st.Sessions), left)
+	}
 }
 
 // Two applies stack; rollback unwinds both, newest first.

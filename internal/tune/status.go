@@ -2,7 +2,12 @@ package tune
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 )
 
 // StatusUnknown is a journaled value that could not be read now.
@@ -19,6 +24,12 @@ type StatusOptions struct {
 // changes stands now.
 type StatusReport struct {
 	Sessions []SessionStatus `json:"sessions"`
+	// Left are the values a rollback left alone because someone else had
+	// changed them since redline set them (drift): they are neither
+	// redline's nor what was there before the apply. Each Detail says what
+	// the value was then. They come from the journal, or, once a rollback
+	// archived it, from the newest journal in history/.
+	Left []Entry `json:"left,omitempty"`
 }
 
 // SessionStatus is one journaled apply.
@@ -91,7 +102,67 @@ func Journaled(ctx context.Context, o StatusOptions) (*StatusReport, error) {
 			s.Close()
 		}
 	}
+	rep.Left = leftAlone(sessions)
+	if len(rep.Sessions) == 0 && len(rep.Left) == 0 {
+		if rep.Left, err = lastArchivedLeft(stateDir(o.StateDir)); err != nil {
+			return nil, err
+		}
+	}
 	return rep, nil
+}
+
+// leftAlone is the entries of sessions a rollback left as drift.
+func leftAlone(sessions []*Session) []Entry {
+	var out []Entry
+	for _, sess := range sessions {
+		for _, e := range sess.Entries {
+			if e.Status == StatusDrift {
+				out = append(out, *e)
+			}
+		}
+	}
+	return out
+}
+
+// lastArchivedLeft is leftAlone of the newest journal in history/, the one
+// the last rollback archived.
+func lastArchivedLeft(dir string) ([]Entry, error) {
+	hist := filepath.Join(dir, historyDir)
+	des, err := os.ReadDir(hist)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read journal history: %w", err)
+	}
+	var newest string
+	var at time.Time
+	for _, de := range des {
+		info, err := de.Info()
+		if err != nil || !de.Type().IsRegular() || !strings.HasSuffix(de.Name(), ".jsonl") {
+			continue
+		}
+		if newest == "" || info.ModTime().After(at) {
+			newest, at = de.Name(), info.ModTime()
+		}
+	}
+	if newest == "" {
+		return nil, nil
+	}
+	f, err := os.Open(filepath.Join(hist, newest))
+	if err != nil {
+		return nil, fmt.Errorf("read journal history: %w", err)
+	}
+	defer f.Close()
+	recs, err := parseRecords(f, f.Name())
+	if err != nil {
+		return nil, err
+	}
+	sessions, err := ledger(recs)
+	if err != nil {
+		return nil, err
+	}
+	return leftAlone(sessions), nil
 }
 
 func sessionStatus(ctx context.Context, env rollEnv) SessionStatus {
