@@ -22,7 +22,7 @@ import (
 var performance = set(
 	"io-threads", "io-threads-do-reads", "maxclients", "databases",
 	"maxmemory", "maxmemory-policy", "maxmemory-samples", "maxmemory-eviction-tenacity",
-	"hz", "dynamic-hz", "tcp-backlog", "tcp-keepalive", "timeout",
+	"hz", "dynamic-hz", "active-expire-effort", "tcp-backlog", "tcp-keepalive", "timeout",
 	"save", "appendonly", "appendfsync", "no-appendfsync-on-rewrite", "aof-use-rdb-preamble",
 	"auto-aof-rewrite-percentage", "auto-aof-rewrite-min-size", "rdbcompression", "rdbchecksum",
 	"activedefrag", "active-defrag-cycle-min", "active-defrag-cycle-max", "active-defrag-ignore-bytes",
