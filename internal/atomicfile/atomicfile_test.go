@@ -3,6 +3,8 @@ package atomicfile
 import (
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -30,5 +32,69 @@ func TestWriteReplacesWholeAndLeavesNoTemp(t *testing.T) {
 func TestWriteMissingDirectoryIsAnError(t *testing.T) {
 	if err := Write(filepath.Join(t.TempDir(), "no", "such", "file"), []byte("x"), 0); err == nil {
 		t.Fatal("wrote into a directory that does not exist")
+	}
+}
+
+// Issue 24, item 6: a results directory named in advance in a shared
+// directory, made first by another user or replaced by a symlink, is
+// refused before anything is written through it.
+func TestOwnDirRefusesWhatOthersPrepared(t *testing.T) {
+	base := t.TempDir()
+	victim := filepath.Join(base, "victim")
+	if err := os.Mkdir(victim, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "redline-lab-20260101-000000")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := OwnDir(link, 0o755); err == nil || !strings.Contains(err.Error(), "symlink") {
+		t.Errorf("a symlink: %v", err)
+	}
+	open := filepath.Join(base, "open")
+	os.Mkdir(open, 0o777)
+	os.Chmod(open, 0o777)
+	if err := OwnDir(open, 0o755); err == nil || !strings.Contains(err.Error(), "writable by group or others") {
+		t.Errorf("a world-writable directory: %v", err)
+	}
+	if os.Geteuid() == 0 {
+		theirs := filepath.Join(base, "theirs")
+		os.Mkdir(theirs, 0o755)
+		os.Chown(theirs, 65534, 65534)
+		if err := OwnDir(theirs, 0o755); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
+			t.Errorf("another user's directory: %v", err)
+		}
+	}
+	fresh := filepath.Join(base, "a", "b")
+	old := syscall.Umask(0)
+	err := OwnDir(fresh, 0o777)
+	syscall.Umask(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := os.Stat(fresh); st.Mode().Perm()&0o022 != 0 {
+		t.Errorf("a new directory is %v, want no group or world write", st.Mode().Perm())
+	}
+	if err := OwnDir(fresh, 0o755); err != nil {
+		t.Errorf("one's own directory, again: %v", err)
+	}
+}
+
+// Write replaces a symlink planted at the target's name; it never writes
+// through it.
+func TestWriteReplacesAPlantedLink(t *testing.T) {
+	base := t.TempDir()
+	victim := filepath.Join(base, "victim")
+	os.WriteFile(victim, []byte("root's"), 0o600)
+	target := filepath.Join(base, "out.hgrm")
+	os.Symlink(victim, target)
+	if err := Write(target, []byte("new"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "root's" {
+		t.Fatalf("the link's target was overwritten: %q", b)
+	}
+	if st, _ := os.Lstat(target); st.Mode()&os.ModeSymlink != 0 {
+		t.Fatal("the link is still there")
 	}
 }

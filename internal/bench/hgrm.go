@@ -1,11 +1,12 @@
 package bench
 
 import (
+	"bytes"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 
+	"redline/internal/atomicfile"
 	"redline/internal/benchdata"
 )
 
@@ -24,13 +25,14 @@ func WriteHgrmFile(prefix string, s *benchdata.Summary) error {
 		return nil
 	}
 	path := HgrmPath(prefix, s.Title)
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("--hdr-out: %w", err)
-	}
-	if _, err := s.Histogram.PercentilesPrint(f, 5, 1e6); err != nil {
-		f.Close()
+	var buf bytes.Buffer
+	if _, err := s.Histogram.PercentilesPrint(&buf, 5, 1e6); err != nil {
 		return fmt.Errorf("--hdr-out: write %s: %w", path, err)
 	}
-	return f.Close()
+	// By rename: a link planted at the predictable name is replaced,
+	// never followed.
+	if err := atomicfile.Write(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--hdr-out: %w", err)
+	}
+	return nil
 }

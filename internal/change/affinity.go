@@ -17,8 +17,8 @@ func validateAffinity(c Change) error {
 	if pid, err := strconv.Atoi(c.Target); err != nil || pid <= 0 {
 		return errors.New("target must be a process id")
 	}
-	if c.Guard != "" && !strings.HasPrefix(c.Guard, "comm=") {
-		return fmt.Errorf("guard %q: an affinity guard is comm=NAME", c.Guard)
+	if !strings.HasPrefix(c.Guard, "comm=redis-server") {
+		return fmt.Errorf("guard %q: an affinity change moves a redis-server only, and says so with guard: comm=redis-server (the process's name when planned)", c.Guard)
 	}
 	_, _, err := ParseAffinity(c.Value)
 	return err

@@ -3,6 +3,7 @@ package change
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -76,6 +77,65 @@ func allowedSysctl(rel string) error {
 		}
 	}
 	return fmt.Errorf("sysctl %s is not one tune writes (net.core, net.ipv4, net.ipv6, net.netfilter, vm, and a few kernel and fs scheduling and limit knobs)", dotted)
+}
+
+// deniedSysctls are refused inside the allowed subtrees, by the rule that
+// tune never weakens the host's protections: memory-protection and
+// sandbox knobs (mmap_min_addr, userfaultfd, BPF JIT hardening), privilege
+// (unprivileged ports and ping), routing of traffic that is not the
+// host's own (forwarding, route_localnet, redirects, source routes), the
+// real-time throttle that keeps a runaway RT task from owning a CPU, and
+// what panics or kills on pressure. A pattern ending in "_" is a prefix;
+// "*" stands for one component (an interface: all, default, eth0).
+var deniedSysctls = []string{
+	"vm.mmap_min_addr", "vm.unprivileged_userfaultfd", "vm.mmap_rnd_bits", "vm.mmap_rnd_compat_bits",
+	"vm.panic_on_oom", "vm.oom_kill_allocating_task", "vm.admin_reserve_kbytes", "vm.user_reserve_kbytes",
+	"vm.drop_caches", "vm.compact_memory",
+	"net.core.bpf_", "net.ipv4.ip_unprivileged_port_start", "net.ipv4.ping_group_range",
+	"net.ipv4.ip_forward", "net.ipv4.conf.*.forwarding", "net.ipv4.conf.*.mc_forwarding", "net.ipv4.conf.*.route_localnet",
+	"net.ipv4.conf.*.accept_redirects", "net.ipv4.conf.*.secure_redirects", "net.ipv4.conf.*.accept_source_route",
+	"net.ipv4.conf.*.proxy_arp", "net.ipv4.conf.*.bootp_relay",
+	"net.ipv6.conf.*.forwarding", "net.ipv6.conf.*.accept_redirects", "net.ipv6.conf.*.accept_source_route",
+	"net.ipv6.conf.*.proxy_ndp", "net.ipv6.conf.*.disable_ipv6",
+	"kernel.sched_rt_runtime_us", "kernel.sched_rt_period_us",
+}
+
+// sysctlFloors are the limits tune may raise or keep, never set below a
+// value a loaded host needs (fs.file-max=64 makes every open fail).
+var sysctlFloors = map[string]uint64{"fs.file-max": 65536, "fs.nr_open": 65536, "fs.aio-max-nr": 65536}
+
+// deniedSysctl reports why the sysctl whose path below /proc/sys is rel
+// is refused with value, or nil. Components are compared as the kernel's
+// path has them, so an interface with a dot (eth0.10) is one component.
+func deniedSysctl(rel, value string) error {
+	dotted := strings.ReplaceAll(rel, "/", ".")
+	for _, pat := range deniedSysctls {
+		if sysctlMatch(pat, rel) {
+			return fmt.Errorf("sysctl %s is refused: tune never weakens the host's protections (memory protection, BPF hardening, privileged ports, forwarding and routing, RT throttling, panics; internal/change deniedSysctls)", dotted)
+		}
+	}
+	if floor, ok := sysctlFloors[dotted]; ok {
+		if n, err := strconv.ParseUint(strings.TrimSpace(value), 10, 64); err != nil || n < floor {
+			return fmt.Errorf("sysctl %s = %q: want a number of at least %d (a lower limit starves the host)", dotted, value, floor)
+		}
+	}
+	return nil
+}
+
+func sysctlMatch(pat, rel string) bool {
+	if strings.HasSuffix(pat, "_") {
+		return strings.HasPrefix(strings.ReplaceAll(rel, "/", "."), pat)
+	}
+	p, n := strings.Split(pat, "."), strings.Split(rel, "/")
+	if len(p) != len(n) {
+		return false
+	}
+	for i := range p {
+		if p[i] != "*" && p[i] != n[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // controlChar returns the first control character in s, other than a tab

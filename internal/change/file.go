@@ -49,7 +49,11 @@ func SysctlPath(name string) (string, error) {
 }
 
 func validateSysctl(c Change) error {
-	if _, err := SysctlPath(c.Target); err != nil {
+	p, err := SysctlPath(c.Target)
+	if err != nil {
+		return err
+	}
+	if err := deniedSysctl(strings.TrimPrefix(p, "/proc/sys/"), c.Value); err != nil {
 		return err
 	}
 	if strings.TrimSpace(c.Value) == "" {

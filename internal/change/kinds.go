@@ -1,5 +1,7 @@
 package change
 
+import "redline/internal/secret"
+
 // semantics is what one Kind means, apart from the machine.
 type semantics struct {
 	// validate checks a change's target and value.
@@ -30,6 +32,7 @@ var kinds = map[Kind]semantics{
 	KindRedisConfig: {
 		validate: validateRedisConfig,
 		same:     sameRedisValue,
+		show:     func(c Change, v string) string { return secret.ConfigValue(c.Target, v) },
 		lostOn:   "Redis restart (unless written to redis.conf with CONFIG REWRITE)",
 	},
 	KindAffinity: {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"redline/internal/redisparam"
 )
 
 // Redis CONFIG SET values, compared the way Redis canonicalises them
@@ -13,7 +15,7 @@ func validateRedisConfig(c Change) error {
 	if c.Target == "" || strings.ContainsAny(c.Target, " \t\r\n*?") {
 		return errors.New("not a Redis config parameter name (one word, no wildcards)")
 	}
-	return nil
+	return redisparam.Check(c.Target)
 }
 
 func sameRedisValue(c Change, a, b string) bool {

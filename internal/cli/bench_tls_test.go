@@ -42,9 +42,13 @@ func writeTestPKI(t *testing.T, dir string) (ca, cert, key string) {
 		t.Fatal(err)
 	}
 	keyDER, _ := x509.MarshalECPrivateKey(srvKey)
+	// Readable by the unprivileged user a root test's redis-server runs
+	// as: a throwaway test key.
+	os.Chmod(dir, 0o755)
+	os.Chmod(filepath.Dir(dir), 0o755)
 	write := func(name, typ string, der []byte) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+		if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return p

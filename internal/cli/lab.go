@@ -4,17 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
+	"io"
+	"maps"
+	"net"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"redline/internal/atomicfile"
 	"redline/internal/lab"
 	"redline/internal/labdata"
 	"redline/internal/redisbuild"
 	"redline/internal/secret"
+	"redline/internal/textsafe"
 	"redline/internal/tune"
 )
 
@@ -31,6 +36,11 @@ type labFlags struct {
 	// sshConfig is an ssh_config file for a target of kind ssh (ssh -F).
 	sshConfig string
 	profile   bool
+	// passFile is the target's password file, given here (anywhere)
+	// rather than by the scenario (below its directory only).
+	passFile string
+	// trust runs the scenario's servers as written, after printing them.
+	trust bool
 }
 
 func newLabCmd(s *streams) *cobra.Command {
@@ -69,6 +79,8 @@ separate CPUs. See docs/lab.md for the scenario format.`,
 	fl.StringVar(&f.progress, "progress", "auto", "progress display: auto, tty, plain, none")
 	fl.BoolVar(&f.noDoctor, "no-doctor", false, "skip the doctor (and so the doctor's fixes)")
 	fl.StringVar(&f.sshConfig, "ssh-config", "", "with a target of kind ssh: this ssh_config `FILE` instead of yours (ssh -F)")
+	fl.BoolVar(&f.trust, "trust-scenario", false, "run the scenario's server binary, env and config lines as written (printed first); without it they are held to the session's rules")
+	fl.StringVar(&f.passFile, "pass-file", "", "the target server's password: the first line of `FILE` (instead of the scenario's password or password_file)")
 	fl.BoolVar(&f.profile, "profile", false, "CPU-profile the server (perf record -g) in one repetition of every variant: top functions and flame graphs in the report (scenario profile: true)")
 	return cmd
 }
@@ -86,7 +98,7 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 			return exitCode(ExitError, "redline lab: "+err.Error())
 		}
 	}
-	if err := labPassword(&sc, file); err != nil {
+	if err := labPassword(&sc, file, f.passFile); err != nil {
 		return exitCode(ExitError, "redline lab: "+err.Error())
 	}
 	if f.repsSet {
@@ -123,8 +135,8 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	if out == "" {
 		out = "redline-lab-" + time.Now().Format("20060102-150405")
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
-		return exitCode(ExitError, fmt.Sprintf("redline lab: create %s: %v", out, err))
+	if err := atomicfile.OwnDir(out, 0o755); err != nil {
+		return exitCode(ExitError, fmt.Sprintf("redline lab: %v", err))
 	}
 	resultPath := filepath.Join(out, "result.json")
 	// Builds first (cached): minutes of compiling, before any server starts.
@@ -143,13 +155,16 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 		}
 		defer hold.Release()
 	}
+	if f.trust {
+		printTrusted(s.err, sc)
+	}
 	p := newLabProgress(s, f.progress)
 	tuner, doctor := labTuning(f.stateDir)
 	fmt.Fprintf(s.err, "redline lab: scenario %s, results in %s\n", sc.Name, resultPath)
 	load := &labLoad{s: s, f: f}
 	res, err := lab.Execute(ctx, lab.Options{Scenario: sc, ScenarioFile: file, CommandLine: s.argv, Version: Version(),
 		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, ServerHost: labServerHost(s, f), Steerer: labSteerer{StateDir: f.stateDir}, Observer: p.event,
-		Workers: load.run})
+		Workers: load.run, TrustScenario: f.trust})
 	load.close()
 	// Stopped during the run, not by a closed stdout while printing below.
 	interrupted := errors.Is(err, context.Canceled) || ctx.Err() != nil
@@ -174,25 +189,72 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	return nil
 }
 
-// labPassword reads the target's password_file (relative to the scenario
-// file); an existing server with no password in the scenario gets
-// $REDISCLI_AUTH, as redis-cli would.
-func labPassword(sc *labdata.Scenario, file string) error {
+// labPassword reads the target's password: --pass-file (the command
+// line's, anywhere), else the scenario's password or its password_file
+// (below the scenario's directory only: secret.ReadFileBeneath). An
+// existing server on a loopback address with none gets $REDISCLI_AUTH, as
+// redis-cli would; a scenario naming another address does not get it (it
+// is someone's file, and the address may be theirs).
+func labPassword(sc *labdata.Scenario, file, passFile string) error {
 	t := &sc.Target
-	pf := t.PasswordFile
-	if pf != "" && !filepath.IsAbs(pf) && file != "" {
-		pf = filepath.Join(filepath.Dir(file), pf)
+	if passFile != "" {
+		pw, err := secret.ReadFile(passFile)
+		if err != nil {
+			return fmt.Errorf("--pass-file: %w", err)
+		}
+		t.Password, t.PasswordFile = pw, ""
+		return nil
 	}
-	env := ""
-	if t.Kind == "address" || (t.Kind == "ssh" && t.Port != 0) {
-		env = secret.FromEnv()
+	if t.Password != "" {
+		return nil
 	}
-	pw, err := secret.Resolve(t.Password, pf, env)
-	if err != nil {
-		return fmt.Errorf("target.password_file: %w", err)
+	if t.PasswordFile != "" {
+		dir := "."
+		if file != "" {
+			dir = filepath.Dir(file)
+		}
+		pw, err := secret.ReadFileBeneath(dir, t.PasswordFile)
+		if err != nil {
+			return fmt.Errorf("target.password_file: %w", err)
+		}
+		t.Password = pw
+		return nil
 	}
-	t.Password = pw
+	if t.Kind == "address" && loopbackAddr(t.Address) {
+		t.Password = secret.FromEnv()
+	}
 	return nil
+}
+
+// printTrusted says what a trusted scenario's servers will run, before
+// anything does.
+func printTrusted(w io.Writer, sc labdata.Scenario) {
+	labels, specs := lab.ServerSpecs(sc)
+	for i, spec := range specs {
+		bin := spec.Binary
+		if bin == "" {
+			bin = "redis-server (from PATH)"
+		}
+		fmt.Fprintf(w, "redline lab: --trust-scenario: %s runs %s\n", labels[i], textsafe.Printable(bin))
+		for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
+			fmt.Fprintf(w, "redline lab: --trust-scenario: %s env %s=%s\n", labels[i], textsafe.Printable(k), textsafe.Printable(spec.Env[k]))
+		}
+		for _, line := range spec.Config {
+			fmt.Fprintf(w, "redline lab: --trust-scenario: %s config %s\n", labels[i], textsafe.Printable(secret.RedactLine(line)))
+		}
+	}
+}
+
+// loopbackAddr reports whether addr (host:port) is on this machine's
+// loopback: the one address a scenario may name that the user's
+// $REDISCLI_AUTH is sent to.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
 // labProgress shows the lab's progress with an ETA: one rewritten line on

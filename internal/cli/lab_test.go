@@ -20,6 +20,9 @@ import (
 // TestMain lets a test run redline itself as a child process (to kill it).
 func TestMain(m *testing.M) {
 	if os.Getenv("REDLINE_TEST_MAIN") == "1" {
+		if os.Getenv("REDLINE_TEST_ANNOUNCE_STOP") == "1" { // stop_test.go
+			testHookStopping = func() { fmt.Fprintln(os.Stderr, stoppingLine) }
+		}
 		os.Exit(Main(os.Args[1:]))
 	}
 	if gw := os.Getenv("REDLINE_TEST_PINGER"); gw != "" {

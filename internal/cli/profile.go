@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"redline/internal/atomicfile"
 	"redline/internal/profile"
 	"redline/internal/redisadmin"
 	"redline/internal/secret"
@@ -180,7 +181,7 @@ func runProfile(ctx context.Context, s *streams, o *profileOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(o.out, 0o755); err != nil {
+	if err := atomicfile.OwnDir(o.out, 0o755); err != nil {
 		return exitCode(ExitError, fmt.Sprintf("redline profile: %v", err))
 	}
 	bo := profile.BreakdownOptions{PID: pid}

@@ -121,7 +121,8 @@ repetitions: 1
 doctor: false
 `), 0o644)
 	out := filepath.Join(dir, "out")
-	stdout, stderr, code := runCLI(t, context.Background(), nil, "lab", scenario, "--out", out, "--progress", "none")
+	// requirepass in a config line is the scenario author's own: trusted.
+	stdout, stderr, code := runCLI(t, context.Background(), nil, "lab", scenario, "--out", out, "--progress", "none", "--trust-scenario")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}

@@ -19,7 +19,8 @@ import (
 // and when its standard output or error goes away: a closed pipe (EPIPE;
 // SIGPIPE no longer kills the process) or a hung-up terminal (EIO).
 // A signal ignored when redline started stays ignored, so "nohup redline
-// lab" goes on after the session closes.
+// lab" goes on after the session closes. A second stop signal ends the
+// process at once (what the journal holds, tune rollback restores).
 var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
 
 // errOutputClosed is the cause of a run stopped by a closed output.
@@ -30,20 +31,32 @@ type stoppedBy struct{ sig syscall.Signal }
 
 func (e stoppedBy) Error() string { return fmt.Sprintf("stopped by %v", e.sig) }
 
+// testHookStopping runs once the first stop signal is taken (tests).
+var testHookStopping func()
+
 // stopOnSignals returns ctx cancelled, with the signal as its cause, by the
 // first stop signal; stop(cause) cancels it otherwise and ends the watch.
 func stopOnSignals(ctx context.Context) (context.Context, func(error)) {
 	ctx, cancel := context.WithCancelCause(ctx)
 	ch := make(chan os.Signal, 1)
+	var watched []os.Signal
 	for _, sig := range stopSignals {
 		if !signal.Ignored(sig) {
 			signal.Notify(ch, sig)
+			watched = append(watched, sig)
 		}
 	}
 	go func() {
 		select {
 		case sig := <-ch:
 			cancel(stoppedBy{sig.(syscall.Signal)})
+			// The run now rolls back and saves; a second signal is
+			// someone insisting (a cleanup stuck on a hung server): it
+			// ends the process, as an uncaught signal does.
+			signal.Reset(watched...)
+			if testHookStopping != nil {
+				testHookStopping()
+			}
 		case <-ctx.Done():
 		}
 	}()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"redline/internal/labdata"
+	"redline/internal/testutil/respscript"
 )
 
 // startStoppableLab starts "redline lab" as a child process (the test
@@ -125,4 +126,54 @@ func TestLabStopsCleanlyWhenOutputCloses(t *testing.T) {
 	cmd, out, state, closeOutput := startStoppableLab(t)
 	closeOutput()
 	checkStoppedCleanly(t, cmd, out, state, 128+int(syscall.SIGPIPE))
+}
+
+// stoppingLine is what a child run prints when it takes the first stop
+// signal (REDLINE_TEST_ANNOUNCE_STOP).
+const stoppingLine = "redline-test: stopping"
+
+// TestSecondSignalEnds (issue 24, item 8): a doctor waiting on a server
+// that never answers ignored SIGTERM for as long as the server stalled.
+// The first signal asks for a clean stop; a second one ends the process.
+func TestSecondSignalEnds(t *testing.T) {
+	srv := respscript.Start(t, respscript.Options{Script: respscript.OnNth("INFO", 1, respscript.Stall())})
+	host, port, _ := strings.Cut(srv.Addr(), ":")
+	cmd := exec.Command(os.Args[0], "doctor", "--host", host, "-p", port)
+	cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1", "REDLINE_TEST_ANNOUNCE_STOP=1")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	exited := make(chan struct{})
+	go func() { cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(r)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	select {
+	case <-srv.Seen("INFO", 1):
+	case <-exited:
+		t.Fatalf("doctor ended before asking INFO: %v", cmd.ProcessState)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	for line := range lines {
+		if line == stoppingLine {
+			break
+		}
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	<-exited
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
+		t.Errorf("after a second SIGTERM: %v, want killed by it", cmd.ProcessState)
+	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"redline/internal/atomicfile"
 	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
@@ -292,5 +293,5 @@ func tuneWritePlanFile(s *streams, path string, p *tune.Plan, previews []tune.Ou
 		_, err = s.out.Write(buf.Bytes())
 		return err
 	}
-	return os.WriteFile(path, buf.Bytes(), 0o644)
+	return atomicfile.Write(path, buf.Bytes(), 0o644)
 }

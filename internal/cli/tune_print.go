@@ -8,6 +8,7 @@ import (
 
 	"redline/internal/change"
 	"redline/internal/host"
+	"redline/internal/textsafe"
 	"redline/internal/tune"
 )
 
@@ -52,12 +53,14 @@ func tunePrintOutcome(w io.Writer, o tune.Outcome) {
 	default:
 		line += ": " + c.Show(o.Old) + " -> " + c.Show(tuneOrStr(o.New, c.Value))
 	}
-	fmt.Fprintln(w, line)
+	// Live values come from a server or the kernel, why and rule from a
+	// plan someone wrote: none may act on the terminal.
+	fmt.Fprintln(w, textsafe.Printable(line))
 	if c.Why != "" || c.Rule != "" {
-		fmt.Fprintf(w, "%-12s why: %s%s\n", "", c.Why, tuneRuleSuffix(c.Rule))
+		fmt.Fprintf(w, "%-12s why: %s%s\n", "", textsafe.Printable(c.Why), textsafe.Printable(tuneRuleSuffix(c.Rule)))
 	}
 	if o.Reason != "" {
-		fmt.Fprintf(w, "%-12s %s\n", "", o.Reason)
+		fmt.Fprintf(w, "%-12s %s\n", "", textsafe.Printable(o.Reason))
 	}
 }
 

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"strconv"
 
 	"redline/internal/change"
 )
@@ -76,6 +77,17 @@ func (f *Fix) Set(kind change.Kind, target, value, old, why string) *Fix {
 	if kind != change.KindRedisConfig {
 		f.NeedsRoot = true
 	}
+	return f
+}
+
+// Affinity adds a CPU affinity change of the redis-server whose pid and
+// name (comm) are given, guarded by that name: apply refuses it if the
+// pid has since been taken by another program, and validation refuses an
+// affinity change without such a guard.
+func (f *Fix) Affinity(pid int, comm, value, old, why string) *Fix {
+	f.Set(change.KindAffinity, strconv.Itoa(pid), value, old, why)
+	f.Changes[len(f.Changes)-1].Guard = "comm=" + comm
+	f.Undo[len(f.Undo)-1].Guard = "comm=" + comm
 	return f
 }
 

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"redline/internal/atomicfile"
 	"regexp"
 	"strings"
 	"syscall"
@@ -97,13 +98,12 @@ func prepareDest(dest string) error {
 	ents, err := os.ReadDir(dest)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
-		return os.MkdirAll(dest, 0o755)
 	case err != nil:
 		return fmt.Errorf("capture directory %s: %w", dest, err)
 	case len(ents) > 0:
 		return fmt.Errorf("capture directory %s is not empty (give a new directory)", dest)
 	}
-	return nil
+	return atomicfile.OwnDir(dest, 0o755)
 }
 
 type capturer struct {

@@ -47,6 +47,10 @@ type Options struct {
 	// local load processes or its client.worker_hosts; nil refuses such
 	// a scenario.
 	Workers func(ctx context.Context, o bench.Options, t bench.Test, data []byte, c labdata.ClientSpec) (*benchdata.Summary, error)
+	// TrustScenario runs the scenario's servers as written (any binary,
+	// environment and config line); otherwise they are held to the
+	// session's rules (trust.go).
+	TrustScenario bool
 }
 
 // Tuner applies a tuned variant's changes, journaled, and undoes them.
@@ -195,10 +199,16 @@ func (l *labRun) run(ctx context.Context) error {
 		return err
 	}
 	l.event(Event{Message: "preparing the target (" + l.s.Target.Kind + ")"})
+	if l.s.Target.Kind == "ssh" && l.s.Target.Port == 0 && l.s.Target.Password == "" {
+		// The load comes from another host: the server the lab starts
+		// there gets a password of its own, never protected-mode off.
+		l.s.Target.Password = secret.NewPassword()
+	}
 	tg, err := newTarget(ctx, l.s.Target)
 	if err != nil {
 		return err
 	}
+	tg.trusted = l.o.TrustScenario
 	l.tg = tg
 	if err := l.serverHost(ctx); err != nil {
 		return err
@@ -286,6 +296,11 @@ func (l *labRun) look() []labdata.Comparison {
 // diagnosis the caller did not provide.
 func (l *labRun) check() error {
 	remote := l.s.Target.Kind == "ssh"
+	if !l.o.TrustScenario {
+		if err := checkUntrusted(l.s); err != nil {
+			return err
+		}
+	}
 	if remote && l.o.ServerHost == nil {
 		return fmt.Errorf("target kind ssh, but this lab cannot reach a server host")
 	}

@@ -16,6 +16,7 @@ import (
 	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"
 	"redline/internal/redisserver"
+	"redline/internal/textsafe"
 	"redline/internal/yamlerr"
 )
 
@@ -142,11 +143,13 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		bad("workloads", "at least one workload is required")
 	}
 	names := map[string]bool{}
+	plainName(s.Name, "name", bad)
 	for i, w := range s.Workloads {
 		p := fmt.Sprintf("workloads.%d", i)
 		if w.Name == "" || names["w:"+w.Name] {
 			bad(p+".name", "missing or duplicate name %q", w.Name)
 		}
+		plainName(w.Name, p+".name", bad)
 		names["w:"+w.Name] = true
 		if wl, err := cmdline.ParseWorkload(w.Bench); err != nil {
 			bad(p+".bench", "%v", err)
@@ -167,6 +170,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		if v.Name == "" || names["v:"+v.Name] {
 			bad(p+".name", "missing or duplicate name %q", v.Name)
 		}
+		plainName(v.Name, p+".name", bad)
 		names["v:"+v.Name] = true
 		if v.Baseline {
 			bases++
@@ -361,5 +365,15 @@ func validateSSH(s *labdata.Scenario, bad func(path, format string, args ...any)
 	}
 	if len(s.Server.Env) > 0 {
 		bad("server.env", "a server host's session sets no environment (allocator: preloads one)")
+	}
+}
+
+// plainName refuses a name with terminal controls or line breaks: names
+// are printed on the terminal, in runs.csv and in the reports, and a
+// scenario may be someone else's (an ESC sequence would retitle the
+// terminal or hide a line).
+func plainName(name, field string, bad func(field, format string, args ...any)) {
+	if textsafe.Unsafe(name) {
+		bad(field, "%q holds a control character or a line break; use plain text", name)
 	}
 }

@@ -19,6 +19,7 @@ import (
 // target is where the server runs and how the load reaches it.
 type target struct {
 	kind    string
+	trusted bool   // the scenario's binary runs whoever owns it
 	logDir  string // where a managed server's log is kept after it stops
 	logs    []string
 	pair    *netns.Pair
@@ -99,6 +100,15 @@ func (t *target) ensure(ctx context.Context, spec labdata.ServerSpec) error {
 	o, err := serverOptions(spec)
 	if err != nil {
 		return err
+	}
+	o.AnyOwner = t.trusted
+	if t.pass != "" {
+		// The target's password is the server's: set by the lab, not by
+		// a config line (which a scenario may not write).
+		o.Config = append(o.Config, "requirepass "+strconv.Quote(t.pass))
+		if t.kind == "managed-cluster" {
+			o.Config = append(o.Config, "masterauth "+strconv.Quote(t.pass))
+		}
 	}
 	if t.kind == "managed-cluster" {
 		return t.ensureCluster(ctx, spec, o)

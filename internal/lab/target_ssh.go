@@ -78,11 +78,6 @@ func (t *target) ensureRemote(ctx context.Context, spec labdata.ServerSpec) erro
 	}
 	start := spec
 	start.Config = []string{"maxclients 10000"}
-	if t.pass == "" {
-		// The load comes from another host, which protected mode refuses
-		// without a password (docs/lab.md: give one on a shared network).
-		start.Config = append(start.Config, "protected-mode no")
-	}
 	start.Config = append(start.Config, spec.Config...)
 	s, err := t.host.Start(ctx, start, t.pass)
 	if err != nil {

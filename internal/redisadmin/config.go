@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"redline/internal/resp"
+	"redline/internal/secret"
 )
 
 // Config holds parameters from CONFIG GET, by lower-case name. Values are
@@ -25,7 +26,10 @@ func parseConfigReply(v resp.Value) (Config, error) {
 	}
 	c := make(Config, len(v.Elems)/2)
 	for n := 0; n < len(v.Elems); n += 2 {
-		c[strings.ToLower(v.Elems[n].Str)] = v.Elems[n+1].Str
+		// A password never leaves here: the facts go into reports, the
+		// terminal and, through the session, to whoever asked.
+		name := strings.ToLower(v.Elems[n].Str)
+		c[name] = secret.ConfigValue(name, v.Elems[n+1].Str)
 	}
 	return c, nil
 }

@@ -13,11 +13,17 @@ package redisadmin
 
 import (
 	"bufio"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"golang.org/x/sys/unix"
+
+	"redline/internal/secret"
 )
 
 // ConfFile is the redis.conf the server was started with, as directives
@@ -41,7 +47,8 @@ func parseConfFile(r io.Reader) map[string]string {
 			continue
 		}
 		name, args, _ := strings.Cut(line, " ")
-		out[strings.ToLower(name)] = strings.TrimSpace(args)
+		name = strings.ToLower(name)
+		out[name] = secret.ConfigValue(name, strings.TrimSpace(args))
 	}
 	return out
 }
@@ -58,18 +65,42 @@ func serverPath(procRoot string, pid int, p string) string {
 }
 
 // openServerFile opens p through the server's view, falling back to this
-// process's view (when /proc/PID/root is not readable without root).
+// process's view (when /proc/PID/root is not readable without root). The
+// path is the server's word (INFO config_file, CONFIG GET logfile), and
+// the server may be anyone's: the file is opened without following a
+// final symlink, without blocking (a FIFO named as the config file hung
+// the doctor and the root session for good), and only a regular file is
+// read.
 func openServerFile(procRoot string, pid int, p string) (*os.File, string, error) {
-	f, err := os.Open(serverPath(procRoot, pid, p))
+	f, err := openRegular(serverPath(procRoot, pid, p))
 	if err == nil {
 		return f, p, nil
 	}
-	if filepath.IsAbs(p) {
-		if f2, err2 := os.Open(p); err2 == nil {
+	if filepath.IsAbs(p) && !errors.Is(err, errNotRegular) {
+		f2, err2 := openRegular(p)
+		if err2 == nil {
 			return f2, p, nil
+		}
+		if errors.Is(err2, errNotRegular) {
+			err = err2
 		}
 	}
 	return nil, p, err
+}
+
+var errNotRegular = errors.New("not a regular file (a server names its own config and log files; redline reads them only if they are files)")
+
+func openRegular(p string) (*os.File, error) {
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: p, Err: err}
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, fmt.Errorf("%s: %w", p, errNotRegular)
+	}
+	return os.NewFile(uintptr(fd), p), nil
 }
 
 // readConfFile reads the server's redis.conf; ok is false when it has none

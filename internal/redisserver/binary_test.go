@@ -12,6 +12,133 @@ import (
 	"redline/internal/testutil"
 )
 
+// swapLayout is the attack of issue 24, item 1: the binary's path goes
+// through a directory symlink the attacker owns, pointing at a trusted
+// redis-server when checked and swapped to the attacker's program before
+// the exec. It returns the path to pass and the swap, and the file the
+// attacker's program would create.
+func swapLayout(t *testing.T, good string) (bin string, swap func(), marker string) {
+	t.Helper()
+	base := t.TempDir()
+	evil := filepath.Join(base, "evil")
+	marker = filepath.Join(base, "pwned")
+	if err := os.Mkdir(evil, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\ntouch " + marker + "\n"
+	if err := os.WriteFile(filepath.Join(evil, "redis-server"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "d")
+	if err := os.Symlink(good, link); err != nil {
+		t.Fatal(err)
+	}
+	swap = func() {
+		tmp := filepath.Join(base, "d.new")
+		if err := os.Symlink(evil, tmp); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return filepath.Join(link, "redis-server"), swap, marker
+}
+
+func withHook(t *testing.T, f func()) {
+	testHookResolved = f
+	t.Cleanup(func() { testHookResolved = nil })
+}
+
+// The descriptor checked is the one executed: a swap of the path after
+// the check runs the checked program, not the new one (here trusted
+// explicitly, as a user's own build is).
+func TestStartExecutesTheCheckedFile(t *testing.T) {
+	testutil.Heavy(t)
+	real, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("no redis-server")
+	}
+	good := t.TempDir()
+	wrapper := "#!/bin/sh\nexec " + real + " \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(good, "redis-server"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin, swap, marker := swapLayout(t, good)
+	withHook(t, swap)
+	s, err := Start(context.Background(), Options{Binary: bin, AnyOwner: true})
+	if _, statErr := os.Stat(marker); statErr == nil {
+		t.Fatal("the program swapped in after the check ran")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Stop()
+}
+
+// As root, a path through a directory someone else owns is refused before
+// anything runs, whatever it points at when checked.
+func TestStartAsRootRefusesAnUntrustedPath(t *testing.T) {
+	testutil.NeedRoot(t)
+	bin, swap, marker := swapLayout(t, "/usr/bin")
+	if err := os.Chown(filepath.Dir(filepath.Dir(bin)), 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	withHook(t, swap)
+	s, err := Start(context.Background(), Options{Binary: bin})
+	if err == nil {
+		s.Stop()
+		t.Fatal("a binary reached through a directory owned by nobody started as root")
+	}
+	if _, statErr := os.Stat(marker); statErr == nil {
+		t.Fatal("the attacker's program ran as root")
+	}
+	if !strings.Contains(err.Error(), "owned by uid 65534") && !strings.Contains(err.Error(), "writable by group or others") {
+		t.Errorf("error %q does not name the untrusted directory", err)
+	}
+}
+
+func TestOpenTrusted(t *testing.T) {
+	testutil.NeedRoot(t)
+	real, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("no redis-server")
+	}
+	if f, err := OpenTrusted(real); err != nil {
+		t.Errorf("OpenTrusted(%s) = %v; root's own links are followed", real, err)
+	} else {
+		f.Close()
+	}
+	mine := filepath.Join(t.TempDir(), "redis-server")
+	os.WriteFile(mine, []byte("#!/bin/sh\n"), 0o755)
+	if f, err := OpenTrusted(mine); err == nil {
+		f.Close()
+		t.Errorf("OpenTrusted(%s) accepted a file under the world-writable /tmp", mine)
+	}
+	if _, err := OpenTrusted("/etc/passwd/x"); err == nil {
+		t.Error("a path through a file was accepted")
+	}
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// Issue 24, item 11: a root redline's redis-server ran as root, on an
+// address others could reach. It now runs as an unprivileged user.
+func TestStartAsRootDropsPrivileges(t *testing.T) {
+	testutil.NeedRoot(t)
+	s, err := Start(context.Background(), Options{Config: []string{"appendonly yes"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	b, _ := os.ReadFile(filepath.Join("/proc", itoa(s.Pid()), "status"))
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == "Uid:" && (f[1] == "0" || f[2] == "0") {
+			t.Fatalf("redis-server runs as root: %s", line)
+		}
+	}
+}
+
 // Without redis-server on PATH, a server starts from redis-tools' binary
 // (what make lab installs) and runs as redis-server.
 func TestStartFromRedisTools(t *testing.T) {
@@ -25,7 +152,7 @@ func TestStartFromRedisTools(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("PATH", path)
-	s, err := Start(context.Background(), Options{})
+	s, err := Start(context.Background(), Options{AnyOwner: true}) // a link below /tmp: the test's own
 	if err != nil {
 		t.Fatal(err)
 	}

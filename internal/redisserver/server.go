@@ -28,13 +28,17 @@ import (
 // from PATH on a free port of 127.0.0.1 in a new temporary directory, with
 // persistence off.
 type Options struct {
-	Binary string   // redis-server binary; default "redis-server" from PATH, else redis-tools' redis-check-rdb
-	Dir    string   // working directory; default a new temporary directory, removed by Stop
-	Bind   string   // default 127.0.0.1
-	Port   int      // 0 picks a free port
-	Unix   bool     // also listen on a unix socket in Dir
-	Config []string // extra redis.conf lines, e.g. "io-threads 2"
-	Env    []string // extra environment, e.g. "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4"
+	Binary string // redis-server binary; default "redis-server" from PATH, else redis-tools' redis-check-rdb
+	// AnyOwner runs Binary whoever owns it, as root too (the local command
+	// line's explicit trust); otherwise a root redline runs only a binary
+	// root owns from / down (OpenTrusted).
+	AnyOwner bool
+	Dir      string   // working directory, written by this process alone; default a new temporary directory, removed by Stop
+	Bind     string   // default 127.0.0.1
+	Port     int      // 0 picks a free port
+	Unix     bool     // also listen on a unix socket in Dir
+	Config   []string // extra redis.conf lines, e.g. "io-threads 2"
+	Env      []string // extra environment, e.g. "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4"
 	// Wrap is a command prefix such as ["numactl", "-N", "0"] or
 	// ["ip", "netns", "exec", "srv"]; the prefix must exec redis-server.
 	Wrap         []string
@@ -68,11 +72,14 @@ func (s *Server) Pid() int { return s.cmd.Process.Pid }
 // Start starts a server and waits until it answers PING. On failure it
 // returns an error that quotes the end of the server's log.
 func Start(ctx context.Context, o Options) (*Server, error) {
-	bin, err := lookServer(o.Binary)
+	bin, err := openBinary(o.Binary, o.AnyOwner)
 	if err != nil {
 		return nil, err
 	}
-	o.Binary = bin
+	defer bin.f.Close() // the child holds its own copy
+	if testHookResolved != nil {
+		testHookResolved()
+	}
 	if o.Bind == "" {
 		o.Bind = "127.0.0.1"
 	}
@@ -81,7 +88,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 	var lastErr error
 	for attempt := 0; attempt < 5; attempt++ {
-		s, err := startOnce(ctx, o)
+		s, err := startOnce(ctx, o, bin)
 		if err == nil {
 			return s, nil
 		}
@@ -94,7 +101,11 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	return nil, lastErr
 }
 
-func startOnce(ctx context.Context, o Options) (*Server, error) {
+// testHookResolved runs once the binary is opened and checked, where a
+// swap of its path would have mattered (tests).
+var testHookResolved func()
+
+func startOnce(ctx context.Context, o Options, bin *binary) (*Server, error) {
 	s := &Server{Host: o.Bind, Port: o.Port, Dir: o.Dir, NetNS: o.NetNS, exited: make(chan struct{})}
 	if s.Dir == "" {
 		d, err := newDir()
@@ -115,16 +126,25 @@ func startOnce(ctx context.Context, o Options) (*Server, error) {
 		s.removeDir()
 		return nil, err
 	}
-	bin, err := runnable(o.Binary, s.Dir)
+	exe, err := bin.execLink(s.Dir)
 	if err != nil {
 		s.removeDir()
 		return nil, err
 	}
-	argv := append(append([]string{}, o.Wrap...), bin, s.ConfPath)
+	drop, err := s.dropPrivileges()
+	if err != nil {
+		s.removeDir()
+		return nil, err
+	}
+	argv := append(append(drop, o.Wrap...), exe, s.ConfPath)
 	if o.NetNS != "" {
 		argv = append([]string{"ip", "netns", "exec", o.NetNS}, argv...)
 	}
-	s.cmd = exec.Command(argv[0], argv[1:]...)
+	if s.cmd, err = command(argv, o.AnyOwner); err != nil {
+		s.removeDir()
+		return nil, err
+	}
+	s.cmd.ExtraFiles = []*os.File{bin.f} // fd 3, where the link points
 	s.cmd.Dir = s.Dir
 	s.cmd.Env = append(os.Environ(), o.Env...)
 	// Its own process group keeps a terminal's Ctrl-C from killing the

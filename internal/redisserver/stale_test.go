@@ -20,6 +20,9 @@ func TestRemoveStaleDirs(t *testing.T) {
 	testutil.Heavy(t)
 	tmp := t.TempDir()
 	t.Setenv("TMPDIR", tmp)
+	// A root run's server runs as an unprivileged user, who must reach it.
+	os.Chmod(tmp, 0o755)
+	os.Chmod(filepath.Dir(tmp), 0o755)
 	killed := exec.Command("sleep", "60")
 	if err := killed.Start(); err != nil {
 		t.Fatal(err)

@@ -22,9 +22,8 @@ func Start(t testing.TB, config ...string) *redisserver.Server {
 func StartWith(t testing.TB, o redisserver.Options) *redisserver.Server {
 	t.Helper()
 	testutil.Heavy(t)
-	if o.Dir == "" {
-		o.Dir = t.TempDir()
-	}
+	// The server makes its own directory (Stop removes it): as root it
+	// runs as an unprivileged user, who cannot reach into t.TempDir.
 	s, err := redisserver.Start(context.Background(), o)
 	if err != nil {
 		t.Fatalf("start redis-server: %v", err)

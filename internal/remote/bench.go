@@ -130,7 +130,34 @@ func checkWorkerSpec(sp *bench.WorkerSpec, local bool) error {
 	if _, _, err := net.SplitHostPort(o.Addr); err != nil {
 		return fmt.Errorf("server address %q: %w", o.Addr, err)
 	}
+	for _, b := range workerBounds(sp) {
+		if b.over {
+			return fmt.Errorf("a remote worker's %s is beyond what a session runs (%s)", b.what, b.limit)
+		}
+	}
 	return o.Validate()
+}
+
+// workerBounds are the limits a session holds a client's worker spec to,
+// so a client cannot make the server host open a million connections,
+// buffer gigabytes or load for a week.
+func workerBounds(sp *bench.WorkerSpec) []struct {
+	over        bool
+	what, limit string
+} {
+	o := &sp.Options
+	return []struct {
+		over        bool
+		what, limit string
+	}{
+		{o.Clients > 50000, "clients (-c)", "50000"},
+		{o.Threads > 1024, "threads", "1024"},
+		{o.Pipeline > 100000, "pipeline (-P)", "100000"},
+		{o.MaxPending > 1<<20, "max pending", "1048576"},
+		{o.Duration+o.Warmup+o.Drain > 24*time.Hour, "duration, warm-up and drain", "24h"},
+		{len(sp.Data) > 64<<20, "data", "64 MiB"},
+		{o.Sizes.Largest() > 64<<20, "value size (-d)", "64 MiB"},
+	}
 }
 
 // benchPrepare starts a worker; the reply waits until it is ready.

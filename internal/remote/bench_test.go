@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"redline/internal/bench"
+	"redline/internal/redisserver"
 	"redline/internal/redistest"
 	"redline/internal/remote"
 	"redline/internal/testutil"
@@ -129,8 +130,9 @@ func TestBenchWorkerStopBeforeReady(t *testing.T) {
 // remote session refuses, and refuses every operation but a worker's.
 func TestWorkerSession(t *testing.T) {
 	testutil.Heavy(t)
-	sock := filepath.Join(t.TempDir(), "r.sock")
-	redistest.Start(t, "unixsocket "+sock, "unixsocketperm 700")
+	// The server's own socket: as root it runs as an unprivileged user,
+	// who cannot create one in t.TempDir.
+	sock := redistest.StartWith(t, redisserver.Options{Unix: true}).Socket
 	state := t.TempDir()
 	report := filepath.Join(state, "remote", "cleanup-x.json")
 	os.MkdirAll(filepath.Dir(report), 0o700)

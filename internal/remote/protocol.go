@@ -205,8 +205,8 @@ type TuneStatusArgs struct {
 type RedisStartArgs struct {
 	Bind string `json:"bind,omitempty"` // an IP address of the session host; default 127.0.0.1
 	Port int    `json:"port,omitempty"`
-	// Config are redis.conf lines; only the directives in
-	// AllowedRedisConfig are accepted.
+	// Config are redis.conf lines; only the performance directives of
+	// redisparam.Check are accepted.
 	Config []string `json:"config,omitempty"`
 	// CPUs pins the server (taskset -c), a CPU list such as "2-3".
 	CPUs string `json:"cpus,omitempty"`

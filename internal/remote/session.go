@@ -110,19 +110,36 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o SessionOptions) *
 	return c
 }
 
-// loop answers requests and returns why it stopped.
+// loop answers requests and returns why it stopped. Each request is
+// handled off the loop, one at a time and in order, while the loop keeps
+// watching the signal, the input and the heartbeat timer (heartbeats that
+// arrive meanwhile reset it): an operation stuck on something a server or
+// a file named (a FIFO, a hung Redis) never keeps the dead man's switch
+// from firing.
 func (s *session) loop(ctx context.Context, in io.Reader) string {
 	lines, readErr := readLines(in)
 	opCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	timer := time.NewTimer(s.timeout)
 	defer timer.Stop()
+	var queue [][]byte
+	var running chan error
 	for {
+		if running == nil && len(queue) > 0 {
+			running = make(chan error, 1)
+			go func(line []byte) { running <- s.handle(opCtx, line) }(queue[0])
+			queue = queue[1:]
+		}
 		select {
 		case <-ctx.Done():
 			return "signal: " + context.Cause(ctx).Error()
 		case <-timer.C:
 			return fmt.Sprintf("no heartbeat for %s", s.timeout)
+		case err := <-running:
+			running = nil
+			if errors.Is(err, errBye) {
+				return "bye"
+			}
 		case line, ok := <-lines:
 			if !ok {
 				if err := <-readErr; err != nil {
@@ -130,13 +147,23 @@ func (s *session) loop(ctx context.Context, in io.Reader) string {
 				}
 				return "input closed (the link or the client went away)"
 			}
-			err := s.handle(opCtx, line)
-			if errors.Is(err, errBye) {
-				return "bye"
-			}
 			timer.Reset(s.timeout)
+			if id, ok := heartbeatID(line); ok && running != nil {
+				// The client beats while it waits for a reply, and takes
+				// the beats' replies as a sign of life.
+				s.reply(response(id, struct{}{}, nil))
+				continue
+			}
+			queue = append(queue, line)
 		}
 	}
+}
+
+// heartbeatID returns the id of a heartbeat request line.
+func heartbeatID(line []byte) (uint64, bool) {
+	var req Request
+	err := json.Unmarshal(line, &req)
+	return req.ID, err == nil && req.Op == OpHeartbeat
 }
 
 // readLines feeds in's lines to a channel, closed at the end of input.

@@ -1,7 +1,12 @@
 package remote
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -36,5 +41,40 @@ func TestCleanupPastStalledReply(t *testing.T) {
 	c := s.cleanup("test")
 	if len(c.Errors) != 1 || !strings.Contains(c.Errors[0], "blocked on the link") {
 		t.Errorf("cleanup errors %q", c.Errors)
+	}
+}
+
+// TestSwitchFiresPastAStuckOperation (issue 24, item 8): an operation
+// blocked on something a server named (a FIFO for a config file) held the
+// loop, so SIGTERM and the heartbeat timeout were never looked at and the
+// cleanup never ran. The loop now hands each request off and keeps
+// watching; the heartbeats that arrive meanwhile are answered.
+func TestSwitchFiresPastAStuckOperation(t *testing.T) {
+	const op = "test.stuck"
+	entered, unblock := make(chan struct{}), make(chan struct{})
+	defer close(unblock)
+	benchOps[op] = func(*session, context.Context, json.RawMessage) (any, error) {
+		close(entered)
+		<-unblock // ignores its context, as a blocking open does
+		return nil, nil
+	}
+	defer delete(benchOps, op)
+	inR, inW := io.Pipe()
+	defer inW.Close()
+	outR, outW := io.Pipe()
+	replies := bufio.NewScanner(outR)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	done := make(chan *Cleanup)
+	go func() { done <- Serve(ctx, inR, outW, SessionOptions{StateDir: t.TempDir()}) }()
+	fmt.Fprintf(inW, `{"id":1,"op":%q}`+"\n", op)
+	<-entered
+	fmt.Fprintf(inW, `{"id":2,"op":"heartbeat"}`+"\n")
+	if !replies.Scan() || !strings.Contains(replies.Text(), `"id":2`) {
+		t.Fatalf("the heartbeat during a stuck operation: %q", replies.Text())
+	}
+	cancel(errors.New("SIGTERM"))
+	c := <-done
+	if !strings.Contains(c.Reason, "SIGTERM") {
+		t.Errorf("cleanup reason %q", c.Reason)
 	}
 }

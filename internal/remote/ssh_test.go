@@ -254,7 +254,7 @@ func testCut(t *testing.T, reason string, cut func(*twoHosts, *remote.Client)) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var srv remote.RedisServer
-	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Bind: h.Pair.ServerIP, Config: []string{"protected-mode no"}}, &srv); err != nil {
+	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Bind: h.Pair.ServerIP, Password: "pw"}, &srv); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan(want), Scoped: true}, nil); err != nil {
@@ -306,12 +306,12 @@ func TestSSHBreakdown(t *testing.T) {
 		t.Fatalf("hello: ssh server ip %q (want %s)", c.Hello.SSHServerIP, h.Pair.ServerIP)
 	}
 	var srv remote.RedisServer
-	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Bind: h.Pair.ServerIP, Config: []string{"protected-mode no"}}, &srv); err != nil {
+	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Bind: h.Pair.ServerIP, Password: "pw"}, &srv); err != nil {
 		t.Fatal(err)
 	}
 	var att remote.RedisAttached
 	addr := net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port))
-	if err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Addr: addr}}, &att); err != nil || att.Pid != srv.Pid {
+	if err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Addr: addr, Password: "pw"}}, &att); err != nil || att.Pid != srv.Pid {
 		t.Fatalf("attach %s: pid %d, %v; want %d", addr, att.Pid, err, srv.Pid)
 	}
 	snap := func() *profile.Snapshot {
@@ -345,7 +345,7 @@ func load(t *testing.T, h *twoHosts, addr string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	c, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: addr, NetNS: h.Pair.Client, Timeout: 5 * time.Second})
+	c, err := redisadmin.Dial(ctx, redisadmin.Options{Addr: addr, Password: "pw", NetNS: h.Pair.Client, Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,6 +84,20 @@ func rfc3339(t time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
 }
 
+// csvCell keeps a text cell (a variant or workload name from someone's
+// scenario) from being read as a formula by a spreadsheet: one that
+// starts with = + - @ or a tab or CR, and is not a number, gets a leading
+// apostrophe, as OWASP's CSV-injection advice says.
+func csvCell(v string) string {
+	if v == "" || !strings.ContainsRune("=+-@\t\r", rune(v[0])) {
+		return v
+	}
+	if _, err := strconv.ParseFloat(v, 64); err == nil {
+		return v
+	}
+	return "'" + v
+}
+
 // WriteCSV writes one row per run, in the order the runs were taken.
 func WriteCSV(w io.Writer, r *Report) error {
 	cw := csv.NewWriter(w)
@@ -97,7 +111,7 @@ func WriteCSV(w io.Writer, r *Report) error {
 	for _, s := range r.Runs {
 		row := make([]string, len(csvColumns))
 		for i, c := range csvColumns {
-			row[i] = c.value(s)
+			row[i] = csvCell(c.value(s))
 		}
 		if err := cw.Write(row); err != nil {
 			return err

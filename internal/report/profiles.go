@@ -2,11 +2,14 @@ package report
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"redline/internal/labdata"
 )
@@ -54,12 +57,7 @@ func newProfileView(r labdata.Run) profileView {
 	p := r.Profile
 	v := profileView{Variant: r.Variant, Workload: r.Workload, Seq: r.Seq, Rep: r.Rep, Error: p.Error,
 		Samples: p.Samples, KernelPct: p.Top.KernelPct, UnknownPct: p.Top.UnknownPct, Caveats: p.Top.Caveats, BaseSeq: p.BaseSeq, Preempted: preemptedText(p)}
-	if p.Flame != "" {
-		v.Flame = path.Join(filepath.ToSlash(p.Dir), p.Flame)
-	}
-	if p.DiffFlame != "" {
-		v.DiffFlame = path.Join(filepath.ToSlash(p.Dir), p.DiffFlame)
-	}
+	v.Flame, v.DiffFlame = resultFile(p.Dir, p.Flame), resultFile(p.Dir, p.DiffFlame)
 	for i := range max(min(profileTop, len(p.Top.User)), min(profileTop, len(p.Top.Kernel))) {
 		row := []string{itoa(i + 1), "", "", "", ""}
 		if i < len(p.Top.User) {
@@ -152,10 +150,10 @@ func profileNote(res *labdata.Result) string {
 // report to embed (it stays self-contained); "" when it is not there or
 // is not a plain SVG.
 func inlineSVG(dir, rel string) string {
-	if dir == "" || rel == "" {
+	if dir == "" || rel == "" || resultFile("", rel) == "" {
 		return ""
 	}
-	b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(rel)))
+	b, err := readBeneath(dir, filepath.FromSlash(rel))
 	if err != nil {
 		return ""
 	}
@@ -169,3 +167,44 @@ func inlineSVG(dir, rel string) string {
 
 // activeSVG finds what would make an embedded SVG run or load anything.
 var activeSVG = regexp.MustCompile(`(?i)<script|<foreignobject|javascript:|\son[a-z]+\s*=|href\s*=`)
+
+// resultFile is the path of a file a result names (a profile's flame
+// graph), relative to the results directory, or "" when the names would
+// lead out of it or to something not an SVG: result.json may be someone
+// else's, and a report must not embed or link a local file it names.
+func resultFile(dir, name string) string {
+	if name == "" {
+		return ""
+	}
+	p := path.Join(filepath.ToSlash(dir), name)
+	if !filepath.IsLocal(filepath.FromSlash(p)) || !strings.HasSuffix(p, ".svg") {
+		return ""
+	}
+	return p
+}
+
+// maxSVG bounds the flame graph a report embeds.
+const maxSVG = 32 << 20
+
+// readBeneath reads the regular file rel below dir, never through a link
+// out of it (openat2 RESOLVE_BENEATH) and never blocking (a FIFO).
+func readBeneath(dir, rel string) ([]byte, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	fd, err := unix.Openat2(int(d.Fd()), rel, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOCTTY,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), rel)
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file", rel)
+	}
+	return io.ReadAll(io.LimitReader(f, maxSVG))
+}

@@ -22,8 +22,16 @@ type Client struct {
 	conn    net.Conn
 	buf     []byte
 	out     []byte
+	scan    ScanState // where the reply in buf was scanned to
 	Timeout time.Duration
+	// MaxReply bounds the bytes one reply may take (DefaultMaxReply when
+	// zero): the server may be anyone's, and control replies are small.
+	MaxReply int
 }
+
+// DefaultMaxReply is the largest reply a Client buffers by default; INFO,
+// CONFIG GET * and CLUSTER SHARDS of a large cluster are far below it.
+const DefaultMaxReply = 64 << 20
 
 // DialOptions says how to reach a server.
 type DialOptions struct {
@@ -110,7 +118,7 @@ func (c *Client) setDeadline(ctx context.Context) error {
 
 func (c *Client) read(cmd string) (Value, error) {
 	for {
-		v, n, err := Parse(c.buf)
+		v, n, err := ParseFrom(c.buf, &c.scan)
 		if err != nil {
 			return Value{}, err
 		}
@@ -134,6 +142,13 @@ func (c *Client) read(cmd string) (Value, error) {
 }
 
 func (c *Client) fill() error {
+	limit := c.MaxReply
+	if limit <= 0 {
+		limit = DefaultMaxReply
+	}
+	if len(c.buf) >= limit {
+		return fmt.Errorf("%w: a reply larger than %d bytes (the server is not one redline reads from)", ErrProtocol, limit)
+	}
 	if cap(c.buf)-len(c.buf) < 4096 {
 		nb := make([]byte, len(c.buf), 2*cap(c.buf)+4096)
 		copy(nb, c.buf)

@@ -68,6 +68,21 @@ func protoErr(format string, args ...any) error {
 // need > 0 when it knows that at least need bytes in total are required
 // (a partly received bulk string), so callers can grow their buffer once.
 func Scan(b []byte) (n int, kind Kind, need int, err error) {
+	var st ScanState
+	return ScanFrom(b, &st)
+}
+
+// ScanState is where a scan of an incomplete reply stopped: the start of
+// the first element not yet complete and how many elements were pending.
+// The zero value starts at the beginning.
+type ScanState struct{ pos, pending int }
+
+// ScanFrom is Scan resuming where st says an earlier call on a prefix of
+// the same bytes stopped, and recording where this one stops when b is
+// still incomplete: a reader that appends what arrives scans every byte
+// once, not the whole buffer after every read. Reset st to its zero value
+// once a reply is consumed.
+func ScanFrom(b []byte, st *ScanState) (n int, kind Kind, need int, err error) {
 	if len(b) == 0 {
 		return 0, 0, 0, nil
 	}
@@ -78,7 +93,11 @@ func Scan(b []byte) (n int, kind Kind, need int, err error) {
 		kind = KindPush
 	}
 	pos, pending := 0, 1
+	if st.pending > 0 {
+		pos, pending = st.pos, st.pending
+	}
 	for pending > 0 {
+		st.pos, st.pending = pos, pending
 		if pos >= len(b) {
 			return 0, 0, 0, nil
 		}
@@ -137,6 +156,7 @@ func Scan(b []byte) (n int, kind Kind, need int, err error) {
 			return 0, 0, 0, protoErr("unknown type byte %q at offset %d", t, pos-len(line)-3)
 		}
 	}
+	*st = ScanState{}
 	return pos, kind, 0, nil
 }
 

@@ -2,6 +2,7 @@ package resp
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 )
 
@@ -43,24 +44,41 @@ func (e *ServerError) Prefix() string {
 	return e.Msg
 }
 
+// MaxDepth bounds the nesting of aggregates Parse builds. Real replies
+// nest a few levels (CLUSTER SHARDS, COMMAND DOCS); a hostile server's
+// megabytes of "*1" would otherwise exhaust the stack.
+const MaxDepth = 64
+
+// ErrTooDeep is a reply nested deeper than MaxDepth.
+var ErrTooDeep = fmt.Errorf("%w: aggregates nested deeper than %d levels", ErrProtocol, MaxDepth)
+
 // Parse parses the first complete reply in b into a Value and returns the
 // number of bytes it used. It returns n == 0 and a nil error when b holds
 // only part of a reply. Attributes (|) are read and dropped.
 func Parse(b []byte) (v Value, n int, err error) {
-	n, _, _, err = Scan(b)
+	var st ScanState
+	return ParseFrom(b, &st)
+}
+
+// ParseFrom is Parse resuming an incomplete reply's scan at st (ScanFrom).
+func ParseFrom(b []byte, st *ScanState) (v Value, n int, err error) {
+	n, _, _, err = ScanFrom(b, st)
 	if err != nil || n == 0 {
 		return Value{}, 0, err
 	}
 	p := parser{b: b[:n]}
-	v = p.value()
+	if v = p.value(0); p.tooDeep {
+		return Value{}, 0, ErrTooDeep
+	}
 	return v, n, nil
 }
 
 // parser builds a Value from bytes that Scan already validated as one
 // complete reply, so it does not re-check framing.
 type parser struct {
-	b   []byte
-	pos int
+	b       []byte
+	pos     int
+	tooDeep bool
 }
 
 func (p *parser) line() (byte, []byte) {
@@ -71,7 +89,11 @@ func (p *parser) line() (byte, []byte) {
 	return t, s
 }
 
-func (p *parser) value() Value {
+func (p *parser) value(depth int) Value {
+	if depth > MaxDepth || p.tooDeep {
+		p.tooDeep = true
+		return Value{}
+	}
 	t, s := p.line()
 	switch t {
 	case '$', '!', '=':
@@ -94,16 +116,16 @@ func (p *parser) value() Value {
 			c *= 2
 		}
 		elems := make([]Value, 0, min(c, 1024))
-		for range c {
-			elems = append(elems, p.value())
+		for i := 0; i < c && !p.tooDeep; i++ {
+			elems = append(elems, p.value(depth+1))
 		}
 		return Value{Type: t, Elems: elems}
 	case '|':
 		c, _ := parseLen(s, MaxAggregateLen)
-		for range 2 * c {
-			p.value()
+		for i := 0; i < 2*c && !p.tooDeep; i++ {
+			p.value(depth + 1)
 		}
-		return p.value()
+		return p.value(depth + 1) // a chain of attributes nests as deep as arrays
 	case '_':
 		return Value{Type: t, Null: true}
 	}

@@ -11,8 +11,15 @@
 package secret
 
 import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 
 	"redline/internal/shellwords"
 )
@@ -156,6 +163,44 @@ func ReadFile(path string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return firstLine(b, path)
+}
+
+// ReadFileBeneath reads a password file a scenario names: rel, relative
+// to dir (the scenario's directory) and resolved below it, symlinks
+// included (openat2 RESOLVE_BENEATH), a regular file. A scenario is
+// someone else's file: its password_file must not make redline (as root)
+// send the first line of /etc/shadow as AUTH to the scenario's server.
+// A password file given on the command line is read with ReadFile.
+func ReadFileBeneath(dir, rel string) (string, error) {
+	if filepath.IsAbs(rel) || !filepath.IsLocal(rel) {
+		return "", fmt.Errorf("%s: a scenario's password_file is a path below the scenario's directory (or give --pass-file FILE on the command line)", rel)
+	}
+	d, err := os.Open(dir)
+	if err != nil {
+		return "", err
+	}
+	defer d.Close()
+	fd, err := unix.Openat2(int(d.Fd()), rel, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_NONBLOCK | unix.O_CLOEXEC | unix.O_NOCTTY,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_MAGICLINKS,
+	})
+	if err != nil {
+		return "", fmt.Errorf("%s: %w (a scenario's password_file must stay below the scenario's directory; or give --pass-file FILE)", rel, err)
+	}
+	f := os.NewFile(uintptr(fd), filepath.Join(dir, rel))
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s: not a regular file", rel)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return "", err
+	}
+	return firstLine(b, f.Name())
+}
+
+func firstLine(b []byte, path string) (string, error) {
 	pw, _, _ := strings.Cut(string(b), "\n")
 	pw = strings.TrimSuffix(pw, "\r")
 	if pw == "" {
@@ -183,3 +228,12 @@ func Resolve(flag, file, env string) (string, error) {
 
 // FromEnv is $REDISCLI_AUTH.
 func FromEnv() string { return os.Getenv(EnvVar) }
+
+// NewPassword returns a random password (128 bits, hex) for a server
+// redline starts where others may reach it, instead of opening it with
+// protected-mode off.
+func NewPassword() string {
+	b := make([]byte, 16)
+	rand.Read(b) // never fails (crypto/rand panics instead)
+	return hex.EncodeToString(b)
+}

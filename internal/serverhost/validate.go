@@ -4,40 +4,26 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/user"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 
 	"redline/internal/cpuset"
+	"redline/internal/redisparam"
 	"redline/internal/redisserver"
 	"redline/internal/remote"
 )
 
-// AllowedRedisConfig are the redis.conf directives a client may set on a
-// server the session starts: performance settings. Directives that name
-// files or code (dir, dbfilename, loadmodule, include, logfile ...) are
-// refused, since the session may run as root.
-var AllowedRedisConfig = map[string]bool{
-	"io-threads": true, "io-threads-do-reads": true, "maxmemory": true, "maxmemory-policy": true,
-	"maxclients": true, "hz": true, "dynamic-hz": true, "tcp-backlog": true, "tcp-keepalive": true,
-	"timeout": true, "save": true, "appendonly": true, "appendfsync": true, "activedefrag": true,
-	"lazyfree-lazy-eviction": true, "lazyfree-lazy-expire": true, "lazyfree-lazy-server-del": true,
-	"lazyfree-lazy-user-del": true, "lazyfree-lazy-user-flush": true, "replica-lazy-flush": true,
-	"latency-monitor-threshold": true, "slowlog-log-slower-than": true, "protected-mode": true,
-	"jemalloc-bg-thread": true, "server-cpulist": true, "bio-cpulist": true, "aof-rewrite-cpulist": true,
-	"bgsave-cpulist": true, "databases": true,
-}
-
-var configValue = regexp.MustCompile(`^[A-Za-z0-9 ._,:"-]*$`)
-
 func validateRedisStart(a *remote.RedisStartArgs) error {
-	if a.Bind != "" && net.ParseIP(a.Bind) == nil {
-		return fmt.Errorf("bind %q: want an IP address", a.Bind)
+	if err := validateBind(a.Bind); err != nil {
+		return err
 	}
-	if a.Port < 0 || a.Port > 65535 {
-		return fmt.Errorf("port %d: want 0-65535", a.Port)
+	if a.Port != 0 && (a.Port < 1024 || a.Port > 65535) {
+		return fmt.Errorf("port %d: want 1024-65535, or 0 for a free one (a session does not take a system service's port)", a.Port)
 	}
 	if a.CPUs != "" {
 		if _, err := cpuset.ParseList(a.CPUs); err != nil {
@@ -57,22 +43,31 @@ func validateRedisStart(a *remote.RedisStartArgs) error {
 		return err
 	}
 	for _, line := range a.Config {
-		if err := validateConfigLine(line); err != nil {
+		if err := redisparam.CheckLine(line); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func validateConfigLine(line string) error {
-	name, value, _ := strings.Cut(strings.TrimSpace(line), " ")
-	if !AllowedRedisConfig[strings.ToLower(name)] {
-		return fmt.Errorf("config %q: %q is not a directive a session sets (allowed: performance settings, see remote.AllowedRedisConfig)", line, name)
+// validateBind accepts the addresses a session's server may listen on: a
+// loopback address, or the server host's address of the SSH connection
+// (what the lab's load reaches), never 0.0.0.0 or another network's.
+func validateBind(bind string) error {
+	if bind == "" {
+		return nil
 	}
-	if !configValue.MatchString(value) {
-		return fmt.Errorf("config %q: the value has characters a session does not accept", line)
+	ip := net.ParseIP(bind)
+	if ip == nil {
+		return fmt.Errorf("bind %q: want an IP address", bind)
 	}
-	return nil
+	if ip.IsLoopback() {
+		return nil
+	}
+	if f := strings.Fields(os.Getenv("SSH_CONNECTION")); len(f) == 4 && net.ParseIP(f[2]).Equal(ip) {
+		return nil
+	}
+	return fmt.Errorf("bind %s: a session's server listens on loopback or on this host's address of the SSH connection only", bind)
 }
 
 func validateRedisTarget(r *remote.RedisTarget) error {
@@ -87,6 +82,9 @@ func validateRedisTarget(r *remote.RedisTarget) error {
 	case "unix":
 		if !strings.HasPrefix(r.Addr, "/") || strings.Contains(r.Addr, "/../") {
 			return fmt.Errorf("redis socket %q: want an absolute path", r.Addr)
+		}
+		if err := invokerCanConnect(r.Addr); err != nil {
+			return err
 		}
 	default:
 		return fmt.Errorf("redis network %q: want tcp or unix", r.Network)
@@ -121,10 +119,9 @@ func checkRedisProcess(pid int) error {
 }
 
 // validateBinary accepts another redis-server to start: an absolute path
-// to an executable named redis-server*. A root session also wants it
-// owned by root and writable by nobody else, directory included, so a
-// user allowed only `sudo redline session` cannot run code of their own
-// as root through it.
+// to an executable named redis-server*, which a root session runs only
+// under redisserver's rule (root owns it and every directory from /, and
+// nobody else can write them); Start checks again the descriptor it runs.
 func validateBinary(p string) error {
 	if p == "" {
 		return nil
@@ -132,35 +129,60 @@ func validateBinary(p string) error {
 	if !filepath.IsAbs(p) || filepath.Clean(p) != p || !strings.HasPrefix(filepath.Base(p), "redis-server") {
 		return fmt.Errorf("binary %q: want an absolute path to a redis-server* executable", p)
 	}
-	st, err := os.Stat(p)
-	if err != nil {
-		return fmt.Errorf("binary %q: %w", p, err)
-	}
-	if !st.Mode().IsRegular() || st.Mode().Perm()&0o111 == 0 {
-		return fmt.Errorf("binary %q: not an executable file", p)
-	}
-	if os.Geteuid() != 0 {
+	return redisserver.CheckBinary(p, false)
+}
+
+// invokerCanConnect refuses a unix socket the user who ran sudo could not
+// connect to: a root session must not be the way a sudo user reaches a
+// server behind a root-only socket (and reads its settings). A TCP
+// address is open to every local user alike. Without SUDO_UID (a root
+// login, or not root) the session's user is the caller.
+func invokerCanConnect(socket string) error {
+	uidStr := os.Getenv("SUDO_UID")
+	if uidStr == "" || os.Geteuid() != 0 {
 		return nil
 	}
-	for _, q := range []string{p, filepath.Dir(p)} {
-		if err := rootOnly(q); err != nil {
-			return fmt.Errorf("binary %q: %w (a root session runs only a binary root owns and nobody else can write)", p, err)
+	u, err := user.LookupId(uidStr)
+	if err != nil {
+		return fmt.Errorf("redis socket %s: the invoking user %s: %w", socket, uidStr, err)
+	}
+	gids, _ := u.GroupIds()
+	uid, _ := strconv.Atoi(uidStr)
+	real, err := filepath.EvalSymlinks(socket)
+	if err != nil {
+		return fmt.Errorf("redis socket %s: %w", socket, err)
+	}
+	for p := filepath.Dir(real); ; p = filepath.Dir(p) {
+		if !permits(p, uid, gids, 0o1) {
+			return fmt.Errorf("redis socket %s: %s cannot reach it (directory %s); the session connects only where you could", socket, u.Username, p)
 		}
+		if p == "/" {
+			break
+		}
+	}
+	if !permits(real, uid, gids, 0o2) {
+		return fmt.Errorf("redis socket %s: %s cannot connect to it (its mode and owner); the session connects only where you could", socket, u.Username)
 	}
 	return nil
 }
 
-func rootOnly(p string) error {
+// permits reports whether uid (with groups gids) has the permission bit
+// want (1 search/execute, 2 write) on p by its mode.
+func permits(p string, uid int, gids []string, want os.FileMode) bool {
 	st, err := os.Stat(p)
 	if err != nil {
-		return err
+		return false
 	}
 	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !ok || sys.Uid != 0 {
-		return fmt.Errorf("%s is not owned by root", p)
+	if !ok {
+		return false
 	}
-	if st.Mode().Perm()&0o022 != 0 {
-		return fmt.Errorf("%s is writable by group or others", p)
+	mode := st.Mode().Perm()
+	switch {
+	case int(sys.Uid) == uid:
+		return mode&(want<<6) != 0
+	case slices.Contains(gids, strconv.Itoa(int(sys.Gid))):
+		return mode&(want<<3) != 0
 	}
-	return nil
+	return mode&want != 0
 }

@@ -123,7 +123,7 @@ func (b *IrqbalanceBan) journal() error {
 		}
 		return nil
 	}
-	if err := os.MkdirAll(b.StateDir, 0o700); err != nil {
+	if err := atomicfile.OwnDir(b.StateDir, 0o700); err != nil {
 		return err
 	}
 	data, _ := json.Marshal(irqbalanceRecord{PID: b.PID, Socket: b.socket(), Added: b.added})
@@ -233,6 +233,9 @@ func irqbalanceSend(socket, cmd string, reply bool) (string, error) {
 	}
 	defer c.Close()
 	uc := c.(*net.UnixConn)
+	if err := peerIsUs(uc); err != nil {
+		return "", fmt.Errorf("irqbalance's socket %q: %w", strings.TrimRight(socket, "\x00"), err)
+	}
 	uc.SetDeadline(time.Now().Add(irqbalanceTimeout))
 	creds := unix.UnixCredentials(&unix.Ucred{Pid: int32(os.Getpid()), Uid: uint32(os.Getuid()), Gid: uint32(os.Getgid())})
 	if _, _, err := uc.WriteMsgUnix([]byte(cmd), creds, nil); err != nil {
@@ -246,6 +249,31 @@ func irqbalanceSend(socket, cmd string, reply bool) (string, error) {
 		return "", fmt.Errorf("irqbalance's socket: %q: %w", cmd, err)
 	}
 	return string(b), nil
+}
+
+// peerIsUs refuses a socket whose other end is not root (or this
+// process's own user): irqbalance's fallback is an abstract address, which
+// any user may bind first and then be told which IRQs steer moves, and
+// answer with a ban list of their choosing.
+func peerIsUs(c *net.UnixConn) error {
+	raw, err := c.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var cred *unix.Ucred
+	var credErr error
+	if err := raw.Control(func(fd uintptr) {
+		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return err
+	}
+	if credErr != nil {
+		return credErr
+	}
+	if cred.Uid != 0 && int(cred.Uid) != os.Geteuid() {
+		return fmt.Errorf("served by uid %d (pid %d), not by root's irqbalance; not used", cred.Uid, cred.Pid)
+	}
+	return nil
 }
 
 func intList(irqs []int) string {

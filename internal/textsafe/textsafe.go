@@ -36,6 +36,13 @@ func Printable(s string) string {
 	return b.String()
 }
 
+// Unsafe reports whether Printable would change s, or s holds a newline
+// or tab: a name (a scenario's, a variant's) that must be refused where
+// it enters, not escaped wherever it is shown.
+func Unsafe(s string) bool {
+	return strings.ContainsAny(s, "\n\t") || Printable(s) != s
+}
+
 func unsafeRune(r rune) bool {
 	return r != '\n' && r != '\t' && (unicode.IsControl(r) || unicode.Is(unicode.Bidi_Control, r))
 }

@@ -55,7 +55,7 @@ func TestAffinityEveryThread(t *testing.T) {
 	}
 	s := affinitySystem()
 	state := t.TempDir()
-	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: strconv.Itoa(srv.Pid()), Value: "1"}}}
+	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: strconv.Itoa(srv.Pid()), Value: "1", Guard: "comm=redis-server"}}}
 	if _, err := Apply(bg, s, p, ApplyOptions{StateDir: state}); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestAffinityPerThreadRestore(t *testing.T) {
 	before := threadAffinities(t, srv.Pid())
 	s := affinitySystem()
 	state := t.TempDir()
-	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: strconv.Itoa(srv.Pid()), Value: "1"}}}
+	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: strconv.Itoa(srv.Pid()), Value: "1", Guard: "comm=redis-server"}}}
 	res, err := Apply(bg, s, p, ApplyOptions{StateDir: state})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestAffinityProcessExitedIsGone(t *testing.T) {
 	srv := redistest.StartWith(t, redisserver.Options{})
 	s := affinitySystem()
 	state := t.TempDir()
-	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: strconv.Itoa(srv.Pid()), Value: "0"}}}
+	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: strconv.Itoa(srv.Pid()), Value: "0", Guard: "comm=redis-server"}}}
 	if _, err := Apply(bg, s, p, ApplyOptions{StateDir: state}); err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestAffinityProcessExitedIsGone(t *testing.T) {
 
 func TestAffinityNeedsLiveHost(t *testing.T) {
 	s, _, _ := rehearsal(t)
-	outs, err := Preview(bg, s, &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: "1", Value: "0"}}})
+	outs, err := Preview(bg, s, &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: "1", Value: "0", Guard: "comm=redis-server"}}})
 	if err != nil || outs[0].Status != StatusRefused || !strings.Contains(outs[0].Reason, "live host") {
 		t.Fatalf("affinity on a rehearsal tree: %+v %v", outs, err)
 	}
@@ -148,7 +148,7 @@ func TestAffinityGuard(t *testing.T) {
 	srv := redistest.Start(t)
 	s := affinitySystem()
 	pid := strconv.Itoa(srv.Pid())
-	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: pid, Value: "0", Guard: "comm=valkey-server"}}}
+	p := &Plan{Version: 1, Changes: []change.Change{{Kind: change.KindAffinity, Target: pid, Value: "0", Guard: "comm=redis-server-6"}}}
 	outs, err := Preview(bg, s, p)
 	if err != nil || outs[0].Status != StatusRefused || !strings.Contains(outs[0].Reason, "stale") {
 		t.Fatalf("guard mismatch: %+v %v", outs, err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+	"redline/internal/atomicfile"
 )
 
 // holdName is the file a long-running user of a state directory (a lab,
@@ -28,8 +29,8 @@ type Hold struct{ f *os.File }
 // that message.
 func HoldStateDir(dir, what string) (*Hold, error) {
 	dir = stateDir(dir)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("state directory: %w (pass --state-dir to use another)", err)
+	if err := atomicfile.OwnDir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("state %w (pass --state-dir to use another)", err)
 	}
 	f, err := os.OpenFile(filepath.Join(dir, holdName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {

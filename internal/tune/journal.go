@@ -13,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"redline/internal/atomicfile"
 	"redline/internal/change"
 )
 
@@ -96,8 +97,8 @@ type journal struct {
 // openJournal locks the state directory and opens its journal for
 // appending, creating both as needed. Only one redline may hold it.
 func openJournal(dir string) (*journal, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("state directory: %w (pass --state-dir to use another)", err)
+	if err := atomicfile.OwnDir(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("state %w (pass --state-dir to use another)", err)
 	}
 	lock, err := os.OpenFile(filepath.Join(dir, lockName), os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 
-	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
 )
@@ -65,7 +64,7 @@ func localityOf(f *doctor.Facts, n *host.NIC, node int, local host.CPUSet) docto
 	if p.CPUsAllowed != nil {
 		old = p.CPUsAllowed.List()
 	}
-	fix.Set(change.KindAffinity, fmt.Sprint(p.PID), local.List(), old, fmt.Sprintf("run redis-server on %s's node %d", n.Name, node))
+	fix.Affinity(p.PID, p.Comm, local.List(), old, fmt.Sprintf("run redis-server on %s's node %d", n.Name, node))
 	fix.Advice = []string{fmt.Sprintf("memory already allocated stays where it is: restart the server under numactl --cpunodebind=%d --membind=%d (or set the container's cpuset.cpus/cpuset.mems) to move it", node, node)}
 	return doctor.Fire("%s is on node %d but the server %s", n.Name, node, joinText(problems)).With(evs...).WithFix(fix)
 }

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 
-	"redline/internal/change"
 	"redline/internal/doctor"
 )
 
@@ -43,7 +42,7 @@ func checkNUMASpread(f *doctor.Facts) doctor.Result {
 		}
 	}
 	target, _ := f.NodeCPUs(node)
-	fix := new(doctor.Fix).Set(change.KindAffinity, fmt.Sprint(p.PID), target.List(), p.CPUsAllowed.List(), fmt.Sprintf("keep the server on node %d", node))
+	fix := new(doctor.Fix).Affinity(p.PID, p.Comm, target.List(), p.CPUsAllowed.List(), fmt.Sprintf("keep the server on node %d", node))
 	fix.Advice = []string{fmt.Sprintf("memory placement needs a restart: numactl --cpunodebind=%d --membind=%d redis-server ...", node, node)}
 	return doctor.Fire("the server may run on CPUs %s, which span nodes %s", cpus.List(), joinInts(nodes)).With(evs...).WithFix(fix)
 }

@@ -34,6 +34,7 @@ type Action struct {
 	kind  actionKind
 	err   string
 	delay time.Duration
+	raw   []byte
 }
 
 type actionKind uint8
@@ -44,6 +45,7 @@ const (
 	actClose
 	actStall
 	actDelay
+	actRaw
 )
 
 // Reply answers normally.
@@ -58,6 +60,10 @@ func Close() Action { return Action{kind: actClose} }
 // Stall stops answering on this connection until Release is called (or the
 // server is closed); the request is then answered normally.
 func Stall() Action { return Action{kind: actStall} }
+
+// Raw answers with b as it is: a hostile or broken server's reply (nested
+// past any sane depth, huge, not RESP at all).
+func Raw(b []byte) Action { return Action{kind: actRaw, raw: b} }
 
 // Delay answers normally after d.
 func Delay(d time.Duration) Action { return Action{kind: actDelay, delay: d} }
@@ -280,6 +286,8 @@ func (s *Server) serve(id int, c net.Conn) {
 			return
 		case actError:
 			w.WriteString("-" + a.err + "\r\n")
+		case actRaw:
+			w.Write(a.raw)
 		case actStall:
 			w.Flush()
 			<-release

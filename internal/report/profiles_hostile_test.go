@@ -1,0 +1,45 @@
+package report
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Issue 24, item 13: a result.json from someone else named a profile
+// directory of "../../.." and the report embedded a local file of the
+// reader's. Only an SVG below the results directory is embedded, not
+// through a link out of it.
+func TestReportEmbedsOnlyItsOwnFiles(t *testing.T) {
+	outside := t.TempDir()
+	svg := "<svg height=\"10\"><text>secret</text></svg>"
+	os.WriteFile(filepath.Join(outside, "x.svg"), []byte(svg), 0o644)
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "profiles"), 0o755)
+	os.WriteFile(filepath.Join(dir, "profiles", "ok.svg"), []byte(svg), 0o644)
+	os.Symlink(filepath.Join(outside, "x.svg"), filepath.Join(dir, "profiles", "link.svg"))
+	rel, _ := filepath.Rel(dir, outside)
+	for _, tc := range []struct{ dir, name string }{
+		{rel, "x.svg"}, {outside, "x.svg"}, {"profiles", "link.svg"}, {"profiles", "../../" + filepath.Base(outside) + "/x.svg"},
+	} {
+		if got := inlineSVG(dir, resultFile(tc.dir, tc.name)); got != "" {
+			t.Errorf("profile dir %q, file %q: embedded %q", tc.dir, tc.name, got)
+		}
+	}
+	if got := inlineSVG(dir, resultFile("profiles", "ok.svg")); got != svg {
+		t.Errorf("the results' own flame graph: %q", got)
+	}
+}
+
+// Issue 24, item 13: a variant named "=HYPERLINK(...)" was a live formula
+// in runs.csv; numbers, negative ones too, stay numbers.
+func TestCSVCellsAreNotFormulas(t *testing.T) {
+	for in, want := range map[string]string{
+		`=HYPERLINK("http://x","y")`: `'=HYPERLINK("http://x","y")`, "+1+cmd": "'+1+cmd", "@SUM(A1)": "'@SUM(A1)",
+		"-1.5": "-1.5", "+3": "+3", "tuned": "tuned", "": "",
+	} {
+		if got := csvCell(in); got != want {
+			t.Errorf("csvCell(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
