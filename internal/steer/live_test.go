@@ -103,6 +103,21 @@ func needRoot(t *testing.T) {
 	}
 }
 
+// liveVeth is the set-up of the live sampler tests: root, tracefs (the
+// test is skipped without it), a multi-queue veth pair and a redis-server
+// in its server end.
+func liveVeth(t *testing.T) (*Tracefs, *mqPair, *redisserver.Server) {
+	t.Helper()
+	needRoot(t)
+	tfs, err := OpenTracefs()
+	if err != nil {
+		t.Skipf("tracefs: %v", err)
+	}
+	t.Cleanup(func() { tfs.Close() })
+	p := newMQPair(t)
+	return tfs, p, redistest.StartWith(t, redisserver.Options{NetNS: p.Server, Bind: p.ServerIP})
+}
+
 // TestLiveSamplerAttributesVethQueuesToRedis sends Redis traffic from
 // the client namespace over a 4-queue veth and waits until the sampler
 // has attributed the server end's queues to the redis-server process,
@@ -186,14 +201,7 @@ func threadsOf(t *testing.T, pid int) []int {
 // attributes the server end's queues to the redis-server process. veth
 // queues have no IRQs, so there is nothing to move.
 func TestLiveRunDryRun(t *testing.T) {
-	needRoot(t)
-	tfs, err := OpenTracefs()
-	if err != nil {
-		t.Skipf("tracefs: %v", err)
-	}
-	t.Cleanup(func() { tfs.Close() })
-	p := newMQPair(t)
-	srv := redistest.StartWith(t, redisserver.Options{NetNS: p.Server, Bind: p.ServerIP})
+	tfs, p, srv := liveVeth(t)
 	s, err := NewSampler(tfs, SamplerOptions{Drain: 10 * time.Millisecond})
 	if err != nil {
 		t.Skipf("sampler: %v", err)
@@ -285,14 +293,7 @@ func startLoad(ctx context.Context, t *testing.T, p *mqPair, srv *redisserver.Se
 // notice, re-target the kernel's thread filter to the new process, and
 // attribute the veth's queues to it.
 func TestLiveRunFollowsRedisRestart(t *testing.T) {
-	needRoot(t)
-	tfs, err := OpenTracefs()
-	if err != nil {
-		t.Skipf("tracefs: %v", err)
-	}
-	t.Cleanup(func() { tfs.Close() })
-	p := newMQPair(t)
-	srv1 := redistest.StartWith(t, redisserver.Options{NetNS: p.Server, Bind: p.ServerIP})
+	tfs, p, srv1 := liveVeth(t)
 	port := srv1.Port
 	newSampler := func(tids []int) (Source, error) {
 		return NewSampler(tfs, SamplerOptions{Drain: 10 * time.Millisecond, Sample: 2, Consumers: tids})
@@ -375,14 +376,7 @@ func TestLiveRunFollowsRedisRestart(t *testing.T) {
 // joined and Configure is called from another goroutine, and the last
 // configuration is the one applied.
 func TestLiveConfigureWhileRunning(t *testing.T) {
-	needRoot(t)
-	tfs, err := OpenTracefs()
-	if err != nil {
-		t.Skipf("tracefs: %v", err)
-	}
-	t.Cleanup(func() { tfs.Close() })
-	p := newMQPair(t)
-	srv := redistest.StartWith(t, redisserver.Options{NetNS: p.Server, Bind: p.ServerIP})
+	tfs, p, srv := liveVeth(t)
 	s, err := NewSampler(tfs, SamplerOptions{Drain: time.Millisecond})
 	if err != nil {
 		t.Skipf("sampler: %v", err)

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"redline/internal/host"
-	"redline/internal/redisserver"
-	"redline/internal/redistest"
 )
 
 // TestLiveMatchRate measures what share of the server end's GRO entries
@@ -23,14 +21,7 @@ func TestLiveMatchRate(t *testing.T) {
 	if os.Getenv("REDLINE_MEASURE_MATCH") != "1" {
 		t.Skip("a measurement: REDLINE_MEASURE_MATCH=1 runs it")
 	}
-	needRoot(t)
-	tfs, err := OpenTracefs()
-	if err != nil {
-		t.Skipf("tracefs: %v", err)
-	}
-	t.Cleanup(func() { tfs.Close() })
-	p := newMQPair(t)
-	srv := redistest.StartWith(t, redisserver.Options{NetNS: p.Server, Bind: p.ServerIP})
+	tfs, p, srv := liveVeth(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var load <-chan error
@@ -94,14 +85,7 @@ func TestLiveMatchRateDaemon(t *testing.T) {
 	if os.Getenv("REDLINE_MEASURE_MATCH") != "1" {
 		t.Skip("a measurement: REDLINE_MEASURE_MATCH=1 runs it")
 	}
-	needRoot(t)
-	tfs, err := OpenTracefs()
-	if err != nil {
-		t.Skipf("tracefs: %v", err)
-	}
-	t.Cleanup(func() { tfs.Close() })
-	p := newMQPair(t)
-	srv := redistest.StartWith(t, redisserver.Options{NetNS: p.Server, Bind: p.ServerIP})
+	tfs, p, srv := liveVeth(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	startLoad(ctx, t, p, srv, 8)
