@@ -30,7 +30,7 @@ func printVerdicts(w io.Writer, res *labdata.Result) {
 	fmt.Fprintf(w, "%-*s %-*s %-10s %s\n", nameWidth, "workload", nameWidth, "variant", "metric", strings.TrimRight(cellHeader, " "))
 	var why, steady []string
 	for _, c := range res.Comparisons {
-		if c.Metric == "rps_spread" && stats.Claims(c.Verdict) {
+		if c.Metric == labdata.MetricSpread.Key && stats.Claims(c.Verdict) {
 			word := "steadier"
 			if c.Verdict == stats.LabWords.Worse {
 				word = "less steady"
@@ -44,13 +44,13 @@ func printVerdicts(w io.Writer, res *labdata.Result) {
 			if c == nil {
 				continue
 			}
-			line := fmt.Sprintf("%-*s %-*s %-10s %s", nameWidth, wl, nameWidth, vr, metricName(c.Metric), cell(c))
+			line := fmt.Sprintf("%-*s %-*s %-10s %s", nameWidth, wl, nameWidth, vr, labdata.MetricName(c.Metric), cell(c))
 			fmt.Fprintln(w, strings.TrimRight(line, " "))
 			wl, vr = "", ""
 		}
 		for _, c := range []*labdata.Comparison{row.rps, row.p99} {
 			if c != nil && c.Reason != "" {
-				why = append(why, fmt.Sprintf("%s %s %s %s: %s", c.Workload, c.Variant, metricName(c.Metric), c.Verdict, c.Reason))
+				why = append(why, fmt.Sprintf("%s %s %s %s: %s", c.Workload, c.Variant, labdata.MetricName(c.Metric), c.Verdict, c.Reason))
 			}
 		}
 	}
@@ -112,9 +112,9 @@ func verdictRows(cs []labdata.Comparison) []verdictRow {
 	}
 	for i := range cs {
 		switch cs[i].Metric {
-		case "rps":
+		case labdata.MetricRPS.Key:
 			find(cs[i].Workload, cs[i].Variant).rps = &cs[i]
-		case "p99_ms":
+		case labdata.MetricP99.Key:
 			find(cs[i].Workload, cs[i].Variant).p99 = &cs[i]
 		}
 	}
@@ -159,27 +159,13 @@ func short(r float64) string {
 	return fmt.Sprintf("%.0f", r)
 }
 
-func metricName(m string) string {
-	if n, ok := connectMetricNames[m]; ok {
-		return n
-	}
-	if m == "rps" {
-		return "throughput"
-	}
-	return "p99"
-}
-
-// connectMetricNames are the connection set-up comparisons of a workload
-// with connect: true, as the lines below the table name them.
-var connectMetricNames = map[string]string{"connect_p99_ms": "connect p99", "setup_s": "set-up time", "connect_success": "connects that succeeded"}
-
 // connectLines gives each workload and variant's set-up comparisons one
 // line: "net-sysctl on storm: connect p99 ×0.00 better [0.00,0.00] helps; ...".
 func connectLines(cs []labdata.Comparison) []string {
 	var out []string
 	idx := map[string]int{}
 	for _, c := range cs {
-		name, ok := connectMetricNames[c.Metric]
+		m, ok := labdata.ConnectMetric(c.Metric)
 		if !ok {
 			continue
 		}
@@ -192,7 +178,7 @@ func connectLines(cs []labdata.Comparison) []string {
 			out[i] += "; "
 		}
 		ci, v := intervalVerdict(&c)
-		out[i] += fmt.Sprintf("%s %s %s %s", name, ratioWord(&c), ci, v)
+		out[i] += fmt.Sprintf("%s %s %s %s", m.Name, ratioWord(&c), ci, v)
 	}
 	return out
 }

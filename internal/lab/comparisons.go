@@ -82,12 +82,12 @@ func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
 			}
 			for i, m := range ms {
 				x, ref := values(w, v.Name, m, d.Paired)
-				add(compare(d, w, v.Name, base, m.name, m.higherBetter, x, ref))
+				add(compare(d, w, v.Name, base, m.Key, m.HigherIsBetter, x, ref))
 				if i == 1 {
 					// Steadiness: the spread between successive runs
 					// (unpaired: each side's own pairs of runs).
 					x, ref := values(w, v.Name, runMetrics[0], false)
-					add(compare(d, w, v.Name, base, "rps_spread", false, stats.PairSpreads(x), stats.PairSpreads(ref)))
+					add(compare(d, w, v.Name, base, labdata.MetricSpread.Key, labdata.MetricSpread.HigherIsBetter, stats.PairSpreads(x), stats.PairSpreads(ref)))
 				}
 			}
 		}
@@ -97,40 +97,39 @@ func comparisons(r *labdata.Result, s labdata.Scenario) []labdata.Comparison {
 
 // metric is one figure of a run that the lab compares.
 type metric struct {
-	name         string
-	higherBetter bool
-	of           func(*benchdata.Summary) float64
+	labdata.Metric
+	of func(*benchdata.Summary) float64
 }
 
 // runMetrics are compared for every workload: throughput and p99.
 var runMetrics = []metric{
-	{"rps", true, func(s *benchdata.Summary) float64 { return s.RPS }},
-	{"p99_ms", false, func(s *benchdata.Summary) float64 { return s.Latency.P99 }},
+	{labdata.MetricRPS, func(s *benchdata.Summary) float64 { return s.RPS }},
+	{labdata.MetricP99, func(s *benchdata.Summary) float64 { return s.Latency.P99 }},
 }
 
 // ConnectMetrics is how many comparisons a workload with connect: true
 // adds per variant: connect p99, set-up time and the share of connects
 // that succeeded.
-const ConnectMetrics = 3
+var ConnectMetrics = len(labdata.ConnectMetricList)
 
 // connectMetrics are the set-up comparisons: connect p99 (ms) and the
 // time until all -c clients were ready (s), lower is better; the share of
 // connects that succeeded, higher is better (a count of failures would
 // form no ratio when the fix takes it to zero).
 var connectMetrics = []metric{
-	{"connect_p99_ms", false, func(s *benchdata.Summary) float64 {
+	{labdata.MetricConnectP99, func(s *benchdata.Summary) float64 {
 		if s.Connections == nil {
 			return 0
 		}
 		return s.Connections.Connect.P99
 	}},
-	{"setup_s", false, func(s *benchdata.Summary) float64 {
+	{labdata.MetricSetup, func(s *benchdata.Summary) float64 {
 		if s.Connections == nil {
 			return 0
 		}
 		return s.Connections.SetupSeconds
 	}},
-	{"connect_success", true, connectSuccess},
+	{labdata.MetricConnectSuccess, connectSuccess},
 }
 
 // connectSuccess is the share of a run's connects that succeeded.
@@ -178,7 +177,7 @@ func connectWorkload(s labdata.Scenario, item string) bool {
 // form.
 func compare(d stats.Design, workload, variant, baseline, metric string, higherBetter bool, vals, base []float64) (labdata.Comparison, bool) {
 	s, ok := stats.Compare(vals, base, higherBetter, d)
-	if d.Paired && metric != "rps_spread" {
+	if d.Paired && metric != labdata.MetricSpread.Key {
 		s, ok = stats.ComparePaired(vals, base, higherBetter, d)
 	}
 	c := labdata.Comparison{Paired: s.Paired, Workload: workload, Variant: variant, Baseline: baseline, Metric: metric, HigherIsBetter: higherBetter,

@@ -3,7 +3,6 @@ package lab
 import (
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"time"
 
 	"redline/internal/labdata"
@@ -111,7 +110,8 @@ func isLook(q *labdata.Sequential, r int) bool {
 // small differences: it is never that narrow, and does not hold the lab).
 func precise(cs []labdata.Comparison, precision float64) bool {
 	for _, c := range cs {
-		if c.Metric == "rps_spread" || slices.ContainsFunc(connectMetrics, func(m metric) bool { return m.name == c.Metric }) {
+		_, connect := labdata.ConnectMetric(c.Metric)
+		if c.Metric == labdata.MetricSpread.Key || connect {
 			continue // set-up figures swing by whole SYN retransmits: they do not hold the lab
 		}
 		if !c.HasCI || c.CIHigh-c.CILow >= precision {
@@ -137,7 +137,7 @@ func reason(c labdata.Comparison, q *labdata.Sequential) string {
 			stop += " (" + q.Budget.String() + ")"
 		}
 	}
-	if !c.HasCI && c.Metric == "rps_spread" {
+	if !c.HasCI && c.Metric == labdata.MetricSpread.Key {
 		// The spread is compared as two groups even in a paired lab.
 		d := statsDesign(q)
 		d.Paired = false
@@ -151,7 +151,7 @@ func reason(c labdata.Comparison, q *labdata.Sequential) string {
 		return fmt.Sprintf("%d and %d runs: a claim at this lab's error rate needs %d a side%s", c.N, c.BaselineN, q.RunsNeeded, stop)
 	}
 	w := c.CIHigh - c.CILow
-	if c.Metric == "rps_spread" {
+	if c.Metric == labdata.MetricSpread.Key {
 		return fmt.Sprintf("the spread's interval [%.2f, %.2f] includes 1 after %d pairs of runs%s", c.CILow, c.CIHigh, min(c.N, c.BaselineN), stop)
 	}
 	if w < q.Precision {

@@ -38,7 +38,7 @@ func (r *Result) NothingClear() string {
 	var widths []float64
 	paired := false
 	for _, c := range r.Comparisons {
-		if c.Metric != "rps" && c.Metric != "p99_ms" {
+		if c.Metric != MetricRPS.Key && c.Metric != MetricP99.Key {
 			continue
 		}
 		if stats.Claims(c.Verdict) {

@@ -12,13 +12,6 @@ import (
 // connects that succeeded), with the same verdict as throughput; the
 // report shows what the lab recorded, as it does for throughput.
 
-// connectMetricTitle names the set-up comparisons, in the lab's order.
-var connectMetricTitle = map[string]string{
-	"connect_p99_ms":  "connect p99 (ms, lower is better)",
-	"setup_s":         "set-up: all clients ready (s, lower is better)",
-	"connect_success": "connects that succeeded (share, higher is better)",
-}
-
 // connectIntro says how to read the section.
 const connectIntro = "Connection set-up, compared like throughput (the lab's verdicts): the time a connect took (SYN to established) at p99, " +
 	"the time until every client was connected and ready, and the share of connects that succeeded. " +
@@ -33,10 +26,11 @@ func connectRows(res *labdata.Result) [][]string {
 	}
 	var rows [][]string
 	for _, c := range res.Comparisons {
-		title, ok := connectMetricTitle[c.Metric]
+		m, ok := labdata.ConnectMetric(c.Metric)
 		if !ok {
 			continue
 		}
+		title := m.Title
 		f := func(v float64) string { return fmt.Sprintf("%.4g", v) }
 		ratio := stats.FormatRatio(c.Ratio, c.HigherIsBetter)
 		if c.HasCI {

@@ -130,11 +130,11 @@ func (r *Report) useLabComparisons(cs []labdata.Comparison) {
 		v := &Versus{N: c.N, RefN: c.BaselineN, Ratio: c.Ratio, HigherIsBetter: c.HigherIsBetter, Change: stats.Change(c.Ratio, c.HigherIsBetter),
 			CILow: c.CILow, CIHigh: c.CIHigh, HasCI: c.HasCI, Level: c.Level, Verdict: c.Verdict, Reason: c.Reason, ComputedBy: "lab"}
 		switch c.Metric {
-		case "rps":
+		case labdata.MetricRPS.Key:
 			g.VsThroughput = v
-		case "p99_ms":
+		case labdata.MetricP99.Key:
 			g.VsP99 = v
-		case "rps_spread":
+		case labdata.MetricSpread.Key:
 			g.VsSpread = v
 		}
 	}

@@ -188,7 +188,7 @@ func cells(texts []string, classes ...string) []htmlCell {
 func summaryTables(r *Report) []htmlTable {
 	var ts []htmlTable
 	for _, m := range metrics {
-		t := htmlTable{Title: m.title + ", median of the runs", Header: append([]string{"workload"}, r.Labels...)}
+		t := htmlTable{Title: m.Title + ", median of the runs", Header: append([]string{"workload"}, r.Labels...)}
 		for _, w := range r.Workloads {
 			row := []htmlCell{{Text: w.Name}}
 			for _, l := range r.Labels {
@@ -221,7 +221,7 @@ func workloadView(r *Report, w *Workload, i int) htmlWorkload {
 		Series:      template.HTML(seriesChart(r, w))}
 	header := []string{r.Dimension, "runs", "median", "min..max", "spread", "ratio [CI]", "verdict"}
 	for _, m := range metrics {
-		t := htmlTable{Title: m.title, Header: header}
+		t := htmlTable{Title: m.Title, Header: header}
 		for _, row := range metricRows(w, m, r.markComputed) {
 			t.Rows = append(t.Rows, cells(row, "", "num", "num", "num", "num", "num", ""))
 		}

@@ -105,7 +105,7 @@ func writeSummaryMD(mw *errWriter, r *Report) {
 	}
 	mw.printf("\n## Summary\n")
 	for _, m := range metrics {
-		mw.printf("\n%s, median of the runs; the change against %s is named only where its interval excludes 1.\n", m.title, md(r.Reference))
+		mw.printf("\n%s, median of the runs; the change against %s is named only where its interval excludes 1.\n", m.Title, md(r.Reference))
 		header := append([]string{"workload"}, mdAll(r.Labels)...)
 		table(mw, "l"+strings.Repeat("r", len(r.Labels)), header, summaryRows(r, m))
 	}
@@ -164,7 +164,7 @@ func writeResultsMD(mw *errWriter, r *Report) {
 		mw.printf("\n### %s\n", md(w.Name))
 		writeCommandsMD(mw, w.Commands)
 		for _, m := range metrics {
-			mw.printf("\n**%s**\n", m.title)
+			mw.printf("\n**%s**\n", m.Title)
 			table(mw, "lrrrrrl", []string{md(r.Dimension), "runs", "median", "min..max", "spread", "ratio [CI]", "verdict"}, mdRows(metricRows(w, m, r.markComputed)))
 		}
 		mw.printf("\n**Latency percentiles** (ms), from the HDR histograms of each group's runs merged into one\n")

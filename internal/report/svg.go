@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"redline/internal/labdata"
 	"redline/internal/stats"
 )
 
@@ -204,8 +205,8 @@ func changeChart(r *Report, w *Workload) string {
 	ticks := factorTicks(lo, hi, plotW)
 	top := 22.0
 	for _, p := range panels {
-		c.text(left, top+14, "start", "axis", changeTitle[p.m.key])
-		if p.m.higherIsBetter {
+		c.text(left, top+14, "start", "axis", changeTitle[p.m.Key])
+		if p.m.HigherIsBetter {
 			c.text(left+plotW, top+14, "end", "axis", "better →")
 		} else {
 			c.text(left+plotW, top+14, "end", "axis", "← better")
@@ -234,9 +235,9 @@ func changeChart(r *Report, w *Workload) string {
 const maxChangeFactor = 10
 
 var changeTitle = map[string]string{
-	"rps":        "Throughput (× the reference's; higher is better)",
-	"p99_ms":     "p99 latency (× the reference's; lower is better)",
-	"rps_spread": "Run-to-run spread of throughput (× the reference's; lower is steadier)",
+	labdata.MetricRPS.Key:    "Throughput (× the reference's; higher is better)",
+	labdata.MetricP99.Key:    "p99 latency (× the reference's; lower is better)",
+	labdata.MetricSpread.Key: "Run-to-run spread of throughput (× the reference's; lower is steadier)",
 }
 
 // changeAxis places a factor on the chart's shared log axis.

@@ -10,26 +10,24 @@ import (
 	"redline/internal/labdata"
 )
 
-// metric is one compared quantity; every format walks this table.
+// metric is one compared quantity (named once, in labdata.Metrics) with
+// how a report reads and prints it; every format walks this table.
 type metric struct {
-	key, title, unit string
-	higherIsBetter   bool
-	spread           func(*Group) Spread
-	versus           func(*Group) *Versus
-	format           func(float64) string
+	labdata.Metric
+	unit   string
+	spread func(*Group) Spread
+	versus func(*Group) *Versus
+	format func(float64) string
 }
 
 var metrics = []metric{
-	{"rps", "Throughput (requests/s, higher is better)", "requests/s", true,
+	{labdata.MetricRPS, "requests/s",
 		func(g *Group) Spread { return g.Throughput }, func(g *Group) *Versus { return g.VsThroughput }, fmtRPS},
-	{"p99_ms", "p99 latency (ms, lower is better; each run's p99)", "ms", false,
+	{labdata.MetricP99, "ms",
 		func(g *Group) Spread { return g.P99 }, func(g *Group) *Versus { return g.VsP99 }, fmtMs},
-	{"rps_spread", "Run-to-run spread of throughput (% difference between successive runs, lower is steadier)", "%", false,
+	{labdata.MetricSpread, "%",
 		func(g *Group) Spread { return g.Steadiness }, func(g *Group) *Versus { return g.VsSpread }, fmtShare},
 }
-
-// metricName is a metric's short name in a chart or a list.
-var metricName = map[string]string{"rps": "throughput", "p99_ms": "p99", "rps_spread": "spread"}
 
 // fmtShare prints a fraction as a percentage: 0.031 is 3.1%.
 func fmtShare(v float64) string { return strconv.FormatFloat(100*v, 'f', 1, 64) + "%" }
