@@ -42,7 +42,7 @@ repetitions: 1
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	if _, errOut, code := runCLI(t, context.Background(), nil, "lab", file, "-o", out, "--progress", "none"); code != 0 {
+	if _, errOut, code := runCLI(t, context.Background(), nil, "lab", file, "-o", out, "--progress", "none", "--trust-scenario"); code != 0 {
 		t.Fatalf("lab: exit %d\n%s", code, errOut)
 	}
 	res, err := labdata.ReadResult(filepath.Join(out, "result.json"))

@@ -1,7 +1,9 @@
 package lab
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 
 	"redline/internal/labdata"
 	"redline/internal/redisparam"
@@ -16,7 +18,11 @@ import (
 // no include, loadmodule, dir, requirepass: the target's password is set
 // by the lab); binary: redisserver.CheckBinary (as root, only what root
 // owns from / down); env: none (LD_PRELOAD runs code in the server; the
-// allocator: field preloads a known library).
+// allocator: field preloads a known library); build: only the
+// distribution's source package with a compiler found on PATH (a source
+// tree's or tarball's Makefile, or a compiler named by path, runs as
+// root). The load's client.env is refused as the server's env is: it
+// runs code in the load tool, as root.
 
 // ServerSpecs lists the server settings a scenario runs: its own and
 // every variant's (merged over it), labelled by where they come from.
@@ -36,10 +42,27 @@ func checkUntrusted(s labdata.Scenario) error {
 	labels, specs := ServerSpecs(s)
 	for i, spec := range specs {
 		if err := checkServerSpec(spec, s.Target.Kind == "ssh"); err != nil {
-			return fmt.Errorf("%s: %w (a scenario is held to the session's rules; if you wrote it, run with --trust-scenario)", labels[i], err)
+			return untrusted(labels[i], err)
+		}
+	}
+	clients := []*labdata.ClientSpec{&s.Client}
+	for _, v := range s.Variants {
+		clients = append(clients, v.Client)
+	}
+	for i, c := range clients {
+		if c != nil && len(c.Env) > 0 {
+			label := "client"
+			if i > 0 {
+				label = fmt.Sprintf("variants.%d.client", i-1)
+			}
+			return untrusted(label, errors.New("env: an environment runs code in the load tool (LD_PRELOAD)"))
 		}
 	}
 	return nil
+}
+
+func untrusted(label string, err error) error {
+	return fmt.Errorf("%s: %w (a scenario is held to the session's rules; if you wrote it, run with --trust-scenario)", label, err)
 }
 
 func checkServerSpec(spec labdata.ServerSpec, remote bool) error {
@@ -50,6 +73,9 @@ func checkServerSpec(spec labdata.ServerSpec, remote bool) error {
 	}
 	if len(spec.Env) > 0 {
 		return fmt.Errorf("env: an environment runs code in the server (LD_PRELOAD); use allocator: to preload a known allocator")
+	}
+	if b := spec.Build; b != nil && (b.Source != "debian" || strings.Contains(b.CC, "/")) {
+		return fmt.Errorf("build: a source tree's or tarball's Makefile, or a compiler named by path, runs as root; only source: debian with a compiler on PATH is built from a scenario")
 	}
 	if spec.Binary != "" && !remote { // the server host checks its own
 		return redisserver.CheckBinary(spec.Binary, false)

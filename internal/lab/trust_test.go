@@ -38,6 +38,20 @@ func TestUntrustedScenarioServersAreChecked(t *testing.T) {
 			t.Errorf("a binary below /tmp, as root: %v", err)
 		}
 	}
+	// What a scenario builds or preloads into the load tool runs as root too.
+	for _, tc := range []struct{ variant, want string }{
+		{`{name: b, client: {env: {LD_PRELOAD: /tmp/evil.so}}}`, "variants.1.client: env"},
+		{`{name: b, server: {build: {source: /tmp/redis-src}}}`, "Makefile"},
+		{`{name: b, server: {build: {source: debian, cc: /tmp/cc}}}`, "compiler named by path"},
+	} {
+		sc, err := ParseScenario([]byte("name: x\nclient: {tool: redis-benchmark}\nworkloads: [{name: a, bench: -t set}]\nvariants:\n  - {name: a, baseline: true}\n  - " + tc.variant + "\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.variant, err)
+		}
+		if err := checkUntrusted(sc); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "--trust-scenario") {
+			t.Errorf("%s: %v", tc.variant, err)
+		}
+	}
 	sc, _ := ParseScenario([]byte("name: x\nserver: {config: [\"io-threads 2\", \"maxmemory 1gb\"]}\nworkloads: [{name: a, bench: -t set}]\nvariants: [{name: a, baseline: true}]\n"))
 	if err := checkUntrusted(sc); err != nil {
 		t.Errorf("performance settings: %v", err)

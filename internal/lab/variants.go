@@ -16,7 +16,7 @@ func mergeServer(base labdata.ServerSpec, v *labdata.ServerSpec) labdata.ServerS
 	if v == nil {
 		return out
 	}
-	if v.Binary != "" {
+	if v.Binary != "" || v.Build != nil { // a build's binary is filled in when it is built
 		out.Binary, out.Build, out.Built = v.Binary, v.Build, v.Built
 	}
 	if v.Allocator != "" {
