@@ -18,7 +18,7 @@ import (
 // bench --workers ssh:HOST[,HOST...] runs one worker on each host: a
 // redline session there (docs/remote.md), reached through the user's own
 // ssh, the same sessions as --ssh and the lab's ssh target, runs its
-// share (remote.BenchWorker) through the ready barrier (bench.RunWorkers),
+// share (serverhost.NewBenchWorker) through the ready barrier (bench.RunWorkers),
 // as local workers do (bench_workers.go). A session whose link dies stops
 // its worker by itself.
 

@@ -9,6 +9,7 @@ import (
 	"redline/internal/bench"
 	"redline/internal/benchdata"
 	"redline/internal/remote"
+	"redline/internal/serverhost"
 )
 
 // bench --workers N and --workers ssh:HOST,... run each test in workers
@@ -103,7 +104,7 @@ func (w *workerPool) run(ctx context.Context, o bench.Options, t bench.Test, dat
 	specs := bench.WorkerSpecs(o, t, data, len(w.hosts), wo.Progress != nil)
 	ws := make([]bench.WorkerSlot, len(specs))
 	for i, spec := range specs {
-		bw, err := remote.NewBenchWorker(w.clients[i], w.hosts[i], spec)
+		bw, err := serverhost.NewBenchWorker(w.clients[i], w.hosts[i], spec)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", bench.WorkerName(i+1, w.hosts[i]), err)
 		}

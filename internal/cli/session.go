@@ -33,7 +33,7 @@ func newSessionCmd(s *streams) *cobra.Command {
 	}
 	cmd.Flags().StringVar(&stateDir, "state-dir", tune.DefaultStateDir, "directory of the journal")
 	// Started by bench --workers N over pipes, never through ssh (the
-	// sudoers line allows no arguments): remote.SessionOptions.Worker.
+	// sudoers line allows no arguments): serverhost.ServeWorker.
 	cmd.Flags().BoolVar(&worker, "worker", false, "a local bench worker of the redline that started it: load only, no state directory")
 	cmd.Flags().MarkHidden("worker")
 	return cmd
@@ -47,7 +47,7 @@ func runSession(ctx context.Context, s *streams, stateDir string, worker bool) e
 	defer stop()
 	var c *remote.Cleanup
 	if worker { // no server-host API: the bench operations only; its stderr is read for errors only
-		c = remote.Serve(ctx, s.in, s.out, remote.SessionOptions{Version: Version(), Worker: true})
+		c = serverhost.ServeWorker(ctx, s.in, s.out, Version())
 	} else {
 		c = serverhost.Serve(ctx, s.in, s.out, serverhost.ServeOptions{Version: Version(), StateDir: stateDir, Log: s.err})
 	}

@@ -106,6 +106,35 @@ func (c *Client) Call(ctx context.Context, op string, args, result any) error {
 
 // await waits for the reply to request id, sent on ch, and decodes it
 // into result (unless nil).
+// Pending is a request sent whose reply is still to be read.
+type Pending struct {
+	c  *Client
+	op string
+	ch chan Response
+	id uint64
+}
+
+// Send sends a request and returns at once: what comes on the link after
+// it (another Send, a Notify) reaches the session after it.
+func (c *Client) Send(op string, args any) (*Pending, error) {
+	ch, id, err := c.send(op, args, true)
+	if err != nil {
+		return nil, err
+	}
+	return &Pending{c: c, op: op, ch: ch, id: id}, nil
+}
+
+// Wait waits for the reply and decodes it into result (nil: dropped).
+func (p *Pending) Wait(ctx context.Context, result any) error {
+	return p.c.await(ctx, p.op, p.ch, p.id, result)
+}
+
+// Notify sends a request whose reply nobody reads.
+func (c *Client) Notify(op string, args any) error {
+	_, _, err := c.send(op, args, false)
+	return err
+}
+
 func (c *Client) await(ctx context.Context, op string, ch chan Response, id uint64, result any) error {
 	var resp Response
 	select {

@@ -14,38 +14,15 @@ import (
 	"time"
 )
 
-// opFunc answers one of the session's own operations.
-type opFunc func(s *session, ctx context.Context, args json.RawMessage) (any, error)
-
-// benchOps are the bench workers' synchronous operations (bench.go).
-var benchOps = map[string]opFunc{
-	OpBenchClock: (*session).benchClock,
-	OpBenchStart: (*session).benchStart,
-	OpBenchStop:  (*session).benchStop,
-}
-
-// asyncOpFunc checks an operation's arguments and starts it; the reply is
-// what wait returns, sent when it returns.
-type asyncOpFunc func(s *session, ctx context.Context, args json.RawMessage) (wait func() (any, error), err error)
-
-// asyncOps are the operations whose reply waits for something that takes
-// as long as a benchmark.
-var asyncOps = map[string]asyncOpFunc{
-	OpBenchPrepare: (*session).benchPrepare,
-	OpBenchResult:  (*session).benchResult,
-}
-
 // do answers one synchronous operation: the session's own (hello,
-// heartbeat, bye, the bench workers'), else the server-host API's.
+// heartbeat), else the handler's (the server-host API's, or a worker
+// session's bench operations).
 func (s *session) do(ctx context.Context, op string, raw json.RawMessage) (any, error) {
 	switch op {
 	case OpHello:
 		return s.hello(raw)
 	case OpHeartbeat:
 		return struct{}{}, nil
-	}
-	if f, ok := benchOps[op]; ok {
-		return f(s, ctx, raw)
 	}
 	if s.host == nil {
 		return nil, fmt.Errorf("unknown operation %q", op)

@@ -51,7 +51,7 @@ const (
 	OpSteerStop    = "steer.stop"
 	OpBye          = "bye"
 	// One share of a bench --workers run, with its ready barrier
-	// (bench.go).
+	// (serverhost/workers.go).
 	OpBenchClock   = "bench.clock"
 	OpBenchPrepare = "bench.prepare"
 	OpBenchStart   = "bench.start"

@@ -32,24 +32,28 @@ type SessionOptions struct {
 	// hold passwords); nil discards.
 	Log io.Writer
 	// Worker makes it a local bench worker of the redline that started it
-	// over pipes (`redline session --worker`, LocalWorker; no Host: it
-	// answers hello, heartbeat, bye and the bench operations only): its
-	// workers may use a unix socket and network namespaces (its client is
-	// a redline of this host with the same rights), and it has no state
-	// directory, so it neither takes nor saves cleanup reports, which are
-	// other sessions' news.
+	// over pipes (`redline session --worker`, LocalWorker; its Host
+	// answers the bench operations only, serverhost.ServeWorker): it has
+	// no state directory, so it neither takes nor saves cleanup reports,
+	// which are other sessions' news.
 	Worker bool
 }
 
-// Handler answers a session's operations other than hello, heartbeat,
-// bye and the bench workers': it validates each request and calls the
-// in-process implementation (internal/serverhost).
+// Handler answers a session's operations other than hello, heartbeat
+// and bye: it validates each request and calls the in-process
+// implementation (internal/serverhost). The session only carries them.
 type Handler interface {
+	// Async starts an operation whose reply waits for as long as a
+	// benchmark (a bench worker's prepare and result): the session sends
+	// what wait returns once it returns, and keeps reading requests
+	// meanwhile. An operation that is not one of these is an error
+	// wrapping ErrUnknownOp (the session then asks Do).
+	Async(ctx context.Context, op string, args json.RawMessage) (wait func() (any, error), err error)
 	// Do answers op; an operation it does not know is an error wrapping
 	// ErrUnknownOp.
 	Do(ctx context.Context, op string, args json.RawMessage) (any, error)
-	// End undoes what the operations left (steers, scoped applies,
-	// servers, in that order) and records it in c.
+	// End undoes what the operations left (bench workers, steers, scoped
+	// applies, servers, in that order) and records it in c.
 	End(ctx context.Context, c *Cleanup)
 }
 
@@ -65,10 +69,9 @@ type session struct {
 	outMu   sync.Mutex
 	timeout time.Duration
 	byeID   uint64 // the bye request, answered after the cleanup
-	// benches are the bench workers running for the client (bench.go);
-	// async counts the replies still to be sent by asyncOps.
-	benches benches
-	async   sync.WaitGroup
+	// async counts the replies still to be sent by the handler's Async
+	// operations.
+	async sync.WaitGroup
 	// ended is set when the loop returns: replies are dropped from then
 	// on, so a reply stuck on a stalled link cannot hold up the cleanup.
 	ended atomic.Bool
@@ -193,16 +196,18 @@ func (s *session) handle(ctx context.Context, line []byte) error {
 	if err := json.Unmarshal(line, &req); err != nil {
 		return s.reply(Response{Error: "bad request: " + err.Error()})
 	}
-	if aop, ok := asyncOps[req.Op]; ok {
-		s.logf("%s", req.Op)
-		return s.handleAsync(ctx, req, aop)
-	}
 	if req.Op != OpHeartbeat {
 		s.logf("%s", req.Op)
 	}
 	if req.Op == OpBye {
 		s.byeID = req.ID // answered by Serve, after the cleanup
 		return errBye
+	}
+	if s.host != nil && req.Op != OpHello && req.Op != OpHeartbeat {
+		wait, err := s.host.Async(ctx, req.Op, req.Args)
+		if !errors.Is(err, ErrUnknownOp) {
+			return s.handleAsync(req, wait, err)
+		}
 	}
 	res, err := s.do(ctx, req.Op, req.Args)
 	return s.reply(response(req.ID, res, err))
@@ -211,8 +216,7 @@ func (s *session) handle(ctx context.Context, line []byte) error {
 // handleAsync answers an operation that waits (a bench worker's start or
 // end) from its own goroutine, so the loop keeps reading heartbeats and
 // notices a lost link meanwhile.
-func (s *session) handleAsync(ctx context.Context, req Request, op asyncOpFunc) error {
-	wait, err := op(s, ctx, req.Args)
+func (s *session) handleAsync(req Request, wait func() (any, error), err error) error {
 	if err != nil {
 		return s.reply(Response{ID: req.ID, Error: err.Error()})
 	}
@@ -287,22 +291,19 @@ func newSessionID() string {
 	return fmt.Sprintf("%s-%d", time.Now().UTC().Format("20060102T150405Z"), os.Getpid())
 }
 
-// cleanup stops the bench workers, then has the handler undo what its
-// operations left. It has its own deadline: the session's context may be
-// gone.
+// cleanup has the handler undo what its operations left (the bench
+// workers first: they load a server, perhaps one of those it stops), then
+// waits for the async replies, which the workers' end lets go. It has its
+// own deadline: the session's context may be gone.
 func (s *session) cleanup(reason string) *Cleanup {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	c := &Cleanup{Session: s.id, Reason: reason, Time: time.Now().UTC()}
-	// Bench workers first: they load a server, perhaps one of those
-	// stopped below.
-	n, errs := s.stopBenches(ctx)
-	c.Benches, c.Errors = n, append(c.Errors, errs...)
-	if err := s.waitAsync(ctx); err != nil {
-		c.Errors = append(c.Errors, err.Error())
-	}
 	if s.host != nil {
 		s.host.End(ctx, c)
+	}
+	if err := s.waitAsync(ctx); err != nil {
+		c.Errors = append(c.Errors, err.Error())
 	}
 	s.logf("ended (%s): %d bench worker(s) stopped, %d steer(s) stopped, %d apply(s) rolled back, %d server(s) stopped, %d error(s)",
 		reason, c.Benches, len(c.Steered), len(c.Restored), len(c.Stopped), len(c.Errors))

@@ -53,19 +53,16 @@ func TestSwitchFiresPastAStuckOperation(t *testing.T) {
 	const op = "test.stuck"
 	entered, unblock := make(chan struct{}), make(chan struct{})
 	defer close(unblock)
-	benchOps[op] = func(*session, context.Context, json.RawMessage) (any, error) {
-		close(entered)
-		<-unblock // ignores its context, as a blocking open does
-		return nil, nil
-	}
-	defer delete(benchOps, op)
+	h := stuckHandler{op: op, entered: entered, unblock: unblock}
 	inR, inW := io.Pipe()
 	defer inW.Close()
 	outR, outW := io.Pipe()
 	replies := bufio.NewScanner(outR)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	done := make(chan *Cleanup)
-	go func() { done <- Serve(ctx, inR, outW, SessionOptions{StateDir: t.TempDir()}) }()
+	go func() {
+		done <- Serve(ctx, inR, outW, SessionOptions{StateDir: t.TempDir(), Host: func(string) Handler { return h }})
+	}()
 	fmt.Fprintf(inW, `{"id":1,"op":%q}`+"\n", op)
 	<-entered
 	fmt.Fprintf(inW, `{"id":2,"op":"heartbeat"}`+"\n")
@@ -78,3 +75,25 @@ func TestSwitchFiresPastAStuckOperation(t *testing.T) {
 		t.Errorf("cleanup reason %q", c.Reason)
 	}
 }
+
+// stuckHandler's operation op blocks until unblock is closed, ignoring
+// its context, as a blocking open does.
+type stuckHandler struct {
+	op               string
+	entered, unblock chan struct{}
+}
+
+func (stuckHandler) Async(context.Context, string, json.RawMessage) (func() (any, error), error) {
+	return nil, ErrUnknownOp
+}
+
+func (h stuckHandler) Do(_ context.Context, op string, _ json.RawMessage) (any, error) {
+	if op != h.op {
+		return nil, ErrUnknownOp
+	}
+	close(h.entered)
+	<-h.unblock
+	return nil, nil
+}
+
+func (stuckHandler) End(context.Context, *Cleanup) {}

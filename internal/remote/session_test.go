@@ -14,6 +14,10 @@ import (
 // stopped server and an error in every cleanup.
 type fakeHost struct{}
 
+func (fakeHost) Async(context.Context, string, json.RawMessage) (func() (any, error), error) {
+	return nil, remote.ErrUnknownOp
+}
+
 func (fakeHost) Do(_ context.Context, op string, args json.RawMessage) (any, error) {
 	if op == "echo" {
 		return args, nil

@@ -106,10 +106,10 @@ type Steerer interface {
 // Workers runs bench workers on the host (bench --workers, the lab's
 // worker hosts): a worker's prepare with its ready barrier, clock, start,
 // result and stop are bench.Worker's methods. Remote implements it
-// through the session's bench.* operations, whose bodies are still in
-// internal/remote (bench.go); local workers are still children of
-// internal/cli (bench_workers.go) until issue 23 item 2 makes them
-// sessions too.
+// through the session's bench.* operations (NewBenchWorker), which the
+// session answers with the in-process workers (workers.go); local
+// workers are the same operations on a `redline session --worker`
+// child (remote.LocalWorker, ServeWorker).
 type Workers interface {
 	BenchWorker(spec bench.WorkerSpec) (bench.Worker, error)
 }

@@ -221,7 +221,7 @@ func (r *Remote) SteerStop(ctx context.Context, id string) (labdata.SteerSession
 
 // BenchWorker is a bench worker there (Workers).
 func (r *Remote) BenchWorker(spec bench.WorkerSpec) (bench.Worker, error) {
-	return remote.NewBenchWorker(r.c, r.ssh, spec)
+	return NewBenchWorker(r.c, r.ssh, spec)
 }
 
 // Close says bye: the session stops its steers, rolls back its scoped

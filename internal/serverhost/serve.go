@@ -49,18 +49,49 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o ServeOptions) *re
 				}
 			}
 			return &handler{l: NewLocal(LocalOptions{StateDir: o.StateDir, System: o.System, RedisBinary: o.RedisBinary,
-				Holder: "a lab's redline session " + id, Log: logf})}
+				Holder: "a lab's redline session " + id, Log: logf}),
+				w: &benchWorkers{version: o.Version}}
 		}})
 }
 
-// handler is a session's remote.Handler: validate, call the Local.
-type handler struct{ l *Local }
+// ServeWorker runs `redline session --worker`: a local bench worker of
+// the redline that started it over pipes (remote.LocalWorker). It answers
+// the bench operations only, its workers may use a unix socket and
+// network namespaces, and it has no state directory.
+func ServeWorker(ctx context.Context, in io.Reader, out io.Writer, version string) *remote.Cleanup {
+	return remote.Serve(ctx, in, out, remote.SessionOptions{Version: version, Worker: true,
+		Host: func(string) remote.Handler { return &handler{w: &benchWorkers{version: version, local: true}} }})
+}
 
-// End undoes the Local's ledger.
-func (h *handler) End(ctx context.Context, c *remote.Cleanup) { h.l.End(ctx, c) }
+// handler is a session's remote.Handler: validate, call the Local and the
+// bench workers. A worker session's has no Local.
+type handler struct {
+	l *Local
+	w *benchWorkers
+}
+
+// End stops the bench workers (they load a server, perhaps one of those
+// the Local stops), then undoes the Local's ledger.
+func (h *handler) End(ctx context.Context, c *remote.Cleanup) {
+	h.w.end(ctx, c)
+	if h.l != nil {
+		h.l.End(ctx, c)
+	}
+}
+
+// Async starts a bench worker's prepare or result.
+func (h *handler) Async(ctx context.Context, op string, raw json.RawMessage) (func() (any, error), error) {
+	return h.w.async(ctx, op, raw)
+}
 
 // Do answers one operation.
 func (h *handler) Do(ctx context.Context, op string, raw json.RawMessage) (any, error) {
+	if res, err := h.w.do(op, raw); !errors.Is(err, remote.ErrUnknownOp) {
+		return res, err
+	}
+	if h.l == nil {
+		return nil, remote.ErrUnknownOp
+	}
 	switch op {
 	case remote.OpSnapshot:
 		var a remote.SnapshotArgs

@@ -1,4 +1,4 @@
-package remote
+package serverhost
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 
 	"redline/internal/bench"
 	"redline/internal/benchdata"
+	"redline/internal/remote"
 )
 
-// BenchWorker is one share of a bench --workers run, run by a session (a
-// bench.Worker for bench.RunWorkers): on a worker host, or on this one
-// (LocalWorker).
-type BenchWorker struct {
-	c    *Client
+// sessionWorker is one share of a bench --workers run, run by a session
+// (a bench.Worker for bench.RunWorkers): on a worker host (Remote), or on
+// this one (a remote.LocalWorker session).
+type sessionWorker struct {
+	c    *remote.Client
 	host string // "" for a local worker session
 	spec bench.WorkerSpec
 	id   string // its name in the session, chosen here
@@ -33,25 +34,25 @@ var benchIDs atomic.Uint64
 // NewBenchWorker makes a worker of spec on c's session; host names it in
 // messages ("" for a local worker session). The session is this redline
 // (hello checked the version), so it runs the load generator.
-func NewBenchWorker(c *Client, host string, spec bench.WorkerSpec) (*BenchWorker, error) {
-	return &BenchWorker{c: c, host: host, spec: spec, id: fmt.Sprintf("w%d", benchIDs.Add(1))}, nil
+func NewBenchWorker(c *remote.Client, host string, spec bench.WorkerSpec) (bench.Worker, error) {
+	return &sessionWorker{c: c, host: host, spec: spec, id: fmt.Sprintf("w%d", benchIDs.Add(1))}, nil
 }
 
 // Ready implements bench.Worker: the session starts the load generator
 // and answers once its clients are connected. The request is sent under
 // the lock Stop takes, so a Stop comes after it on the link and stops
 // it, ready or not.
-func (w *BenchWorker) Ready(ctx context.Context) error {
+func (w *sessionWorker) Ready(ctx context.Context) error {
 	w.mu.Lock()
 	if w.stopped {
 		w.mu.Unlock()
 		return errors.New("stopped before it was prepared")
 	}
-	ch, reqID, err := w.c.send(OpBenchPrepare, BenchPrepareArgs{ID: w.id, Spec: w.spec}, true)
+	p, err := w.c.Send(remote.OpBenchPrepare, BenchPrepareArgs{ID: w.id, Spec: w.spec})
 	w.sent = err == nil
 	w.mu.Unlock()
 	if err == nil {
-		err = w.c.await(ctx, OpBenchPrepare, ch, reqID, nil)
+		err = p.Wait(ctx, nil)
 	}
 	if err != nil {
 		return w.linkErr(err)
@@ -63,19 +64,19 @@ func (w *BenchWorker) Ready(ctx context.Context) error {
 }
 
 // Clock implements bench.Worker.
-func (w *BenchWorker) Clock(ctx context.Context) (time.Time, error) {
+func (w *sessionWorker) Clock(ctx context.Context) (time.Time, error) {
 	var c BenchClock
-	err := w.call(ctx, OpBenchClock, struct{}{}, &c)
+	err := w.call(ctx, remote.OpBenchClock, struct{}{}, &c)
 	return c.Time, err
 }
 
 // Start implements bench.Worker.
-func (w *BenchWorker) Start(ctx context.Context, d time.Duration) error {
-	return w.call(ctx, OpBenchStart, BenchStartArgs{ID: w.id, Delay: d}, nil)
+func (w *sessionWorker) Start(ctx context.Context, d time.Duration) error {
+	return w.call(ctx, remote.OpBenchStart, BenchStartArgs{ID: w.id, Delay: d}, nil)
 }
 
 // Result implements bench.Worker.
-func (w *BenchWorker) Result(ctx context.Context) (*benchdata.Summary, []bench.WorkerTick, error) {
+func (w *sessionWorker) Result(ctx context.Context) (*benchdata.Summary, []bench.WorkerTick, error) {
 	w.mu.Lock()
 	ready := w.ready
 	w.mu.Unlock()
@@ -83,7 +84,7 @@ func (w *BenchWorker) Result(ctx context.Context) (*benchdata.Summary, []bench.W
 		return nil, nil, errors.New("never ready (stopped)")
 	}
 	var r BenchResult
-	if err := w.call(ctx, OpBenchResult, BenchRef{ID: w.id}, &r); err != nil {
+	if err := w.call(ctx, remote.OpBenchResult, BenchRef{ID: w.id}, &r); err != nil {
 		return nil, nil, err
 	}
 	if r.Error != "" {
@@ -94,17 +95,17 @@ func (w *BenchWorker) Result(ctx context.Context) (*benchdata.Summary, []bench.W
 
 // Stop implements bench.Worker: it asks the session to stop the worker,
 // ready or still connecting, without waiting.
-func (w *BenchWorker) Stop() {
+func (w *sessionWorker) Stop() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.stopped = true
 	if w.sent {
-		w.c.send(OpBenchStop, BenchRef{ID: w.id}, false)
+		w.c.Notify(remote.OpBenchStop, BenchRef{ID: w.id})
 	}
 }
 
 // call runs one operation; when the link has died it says so.
-func (w *BenchWorker) call(ctx context.Context, op string, args, result any) error {
+func (w *sessionWorker) call(ctx context.Context, op string, args, result any) error {
 	if err := w.c.Call(ctx, op, args, result); err != nil {
 		return w.linkErr(err)
 	}
@@ -113,7 +114,7 @@ func (w *BenchWorker) call(ctx context.Context, op string, args, result any) err
 
 // linkErr adds to a call's error, when the link has died, what the
 // worker's host does about it.
-func (w *BenchWorker) linkErr(err error) error {
+func (w *sessionWorker) linkErr(err error) error {
 	select {
 	case <-w.c.Done():
 	default:

@@ -1,4 +1,4 @@
-package remote_test
+package serverhost_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
 	"redline/internal/remote"
+	"redline/internal/serverhost"
 	"redline/internal/testutil"
 	"redline/internal/testutil/respscript"
 )
@@ -43,7 +44,7 @@ func TestSessionBenchWorkers(t *testing.T) {
 		if err := c.Handshake(ctx, "test", 0, 0); err != nil {
 			t.Fatal(err)
 		}
-		w, err := remote.NewBenchWorker(c, "h"+strconv.Itoa(i+1), spec)
+		w, err := serverhost.NewBenchWorker(c, "h"+strconv.Itoa(i+1), spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +72,7 @@ func TestSessionBenchLinkLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	spec := benchSpecs(t, addr, 0, time.Hour)[0]
-	w, err := remote.NewBenchWorker(c, "h1", spec)
+	w, err := serverhost.NewBenchWorker(c, "h1", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestBenchWorkerStopBeforeReady(t *testing.T) {
 	}
 	spec := benchSpecs(t, srv.Addr(), 100, 0)[0]
 	spec.Options.DB, spec.Options.Timeout = 1, time.Hour
-	w, err := remote.NewBenchWorker(c, "h1", spec)
+	w, err := serverhost.NewBenchWorker(c, "h1", spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestBenchWorkerStopBeforeReady(t *testing.T) {
 	}
 }
 
-// TestWorkerSession: a local worker session (SessionOptions.Worker) takes
+// TestWorkerSession: a local worker session (ServeWorker) takes
 // no other session's cleanup report, runs a unix-socket share, which a
 // remote session refuses, and refuses every operation but a worker's.
 func TestWorkerSession(t *testing.T) {
@@ -145,7 +146,7 @@ func TestWorkerSession(t *testing.T) {
 	outR, outW := io.Pipe()
 	done := make(chan *remote.Cleanup, 1)
 	go func() {
-		done <- remote.Serve(context.Background(), inR, outW, remote.SessionOptions{Version: "test", StateDir: state, Worker: true})
+		done <- serverhost.ServeWorker(context.Background(), inR, outW, "test")
 		outW.Close()
 	}()
 	c := remote.NewClient(outR, inW, nil)
@@ -159,7 +160,7 @@ func TestWorkerSession(t *testing.T) {
 	if err := c.Call(ctx, remote.OpSnapshot, remote.SnapshotArgs{}, nil); err == nil || !strings.Contains(err.Error(), "unknown operation") {
 		t.Errorf("snapshot in a worker session: %v", err)
 	}
-	w, err := remote.NewBenchWorker(c, "", spec)
+	w, err := serverhost.NewBenchWorker(c, "", spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package remote
+package serverhost
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"redline/internal/bench"
 	"redline/internal/benchdata"
+	"redline/internal/remote"
 )
 
 // A session runs one share of a `bench --workers ssh:HOST,...` run as a
@@ -23,7 +24,8 @@ import (
 // session ends for any reason: a lost link stops the worker within the
 // heartbeat timeout. The same operations run the local workers of
 // `bench --workers N`: sessions of this binary started over pipes
-// (LocalWorker).
+// (remote.LocalWorker, ServeWorker). This file is the session host's
+// side; sessionWorker (workers_client.go) is the client's.
 
 // BenchPrepareArgs is one worker's share. The password travels here,
 // never on a command line. ID, chosen by the client, names the worker
@@ -63,7 +65,7 @@ type BenchResult struct {
 	Error   string             `json:"error,omitempty"`
 }
 
-// benchRun is one worker running in the session.
+// benchRun is one worker running on this host.
 type benchRun struct {
 	cancel context.CancelFunc
 	ready  chan struct{}
@@ -74,15 +76,24 @@ type benchRun struct {
 	err    error
 }
 
-// benches are the session's workers, by ID.
-type benches struct {
+// benchWorkers are a session's bench workers, by ID: the in-process
+// implementation of the bench.* operations.
+type benchWorkers struct {
+	// version stamps each Summary's client info.
+	version string
+	// local: the session is a local worker of the redline that started it
+	// (ServeWorker): its workers may use a unix socket and network
+	// namespaces (its client is a redline of this host with the same
+	// rights).
+	local bool
+
 	mu   sync.Mutex
 	runs map[string]*benchRun
 	next int
 }
 
 // add registers r under id, or under a new ID when id is empty.
-func (b *benches) add(id string, r *benchRun) (string, error) {
+func (b *benchWorkers) add(id string, r *benchRun) (string, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.runs == nil {
@@ -102,7 +113,7 @@ func (b *benches) add(id string, r *benchRun) (string, error) {
 	return id, nil
 }
 
-func (b *benches) get(id string) (*benchRun, error) {
+func (b *benchWorkers) get(id string) (*benchRun, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	r := b.runs[id]
@@ -110,6 +121,12 @@ func (b *benches) get(id string) (*benchRun, error) {
 		return nil, fmt.Errorf("no bench %q in this session", id)
 	}
 	return r, nil
+}
+
+func (b *benchWorkers) forget(id string) {
+	b.mu.Lock()
+	delete(b.runs, id)
+	b.mu.Unlock()
 }
 
 // checkWorkerSpec refuses what a remote client must not make a session
@@ -160,18 +177,64 @@ func workerBounds(sp *bench.WorkerSpec) []struct {
 	}
 }
 
-// benchPrepare starts a worker; the reply waits until it is ready.
-func (s *session) benchPrepare(ctx context.Context, raw json.RawMessage) (func() (any, error), error) {
-	var a BenchPrepareArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return nil, err
+// async starts bench.prepare or bench.result; remote.ErrUnknownOp for
+// any other operation.
+func (b *benchWorkers) async(ctx context.Context, op string, raw json.RawMessage) (func() (any, error), error) {
+	switch op {
+	case remote.OpBenchPrepare:
+		var a BenchPrepareArgs
+		if err := remote.DecodeArgs(raw, &a); err != nil {
+			return nil, err
+		}
+		if err := checkWorkerSpec(&a.Spec, b.local); err != nil {
+			return nil, err
+		}
+		return b.prepare(ctx, a)
+	case remote.OpBenchResult:
+		var a BenchRef
+		if err := remote.DecodeArgs(raw, &a); err != nil {
+			return nil, err
+		}
+		return b.result(a.ID)
 	}
-	if err := checkWorkerSpec(&a.Spec, s.o.Worker); err != nil {
-		return nil, err
+	return nil, remote.ErrUnknownOp
+}
+
+// do answers bench.clock, bench.start and bench.stop; remote.ErrUnknownOp
+// for any other operation.
+func (b *benchWorkers) do(op string, raw json.RawMessage) (any, error) {
+	switch op {
+	case remote.OpBenchClock:
+		if err := remote.DecodeArgs(raw, &struct{}{}); err != nil {
+			return nil, err
+		}
+		return BenchClock{Time: time.Now()}, nil
+	case remote.OpBenchStart:
+		var a BenchStartArgs
+		if err := remote.DecodeArgs(raw, &a); err != nil {
+			return nil, err
+		}
+		return struct{}{}, b.start(a)
+	case remote.OpBenchStop:
+		var a BenchRef
+		if err := remote.DecodeArgs(raw, &a); err != nil {
+			return nil, err
+		}
+		r, err := b.get(a.ID)
+		if err != nil {
+			return nil, err
+		}
+		r.cancel()
+		return struct{}{}, nil
 	}
+	return nil, remote.ErrUnknownOp
+}
+
+// prepare starts a worker; wait returns once it is ready.
+func (b *benchWorkers) prepare(ctx context.Context, a BenchPrepareArgs) (func() (any, error), error) {
 	rctx, cancel := context.WithCancel(ctx)
 	r := &benchRun{cancel: cancel, ready: make(chan struct{}), start: make(chan time.Duration, 1), done: make(chan struct{})}
-	id, err := s.benches.add(a.ID, r)
+	id, err := b.add(a.ID, r)
 	if err != nil {
 		cancel()
 		return nil, err
@@ -185,7 +248,7 @@ func (s *session) benchPrepare(ctx context.Context, raw json.RawMessage) (func()
 		defer cancel()
 		r.sum, r.ticks, r.err = bench.RunWorker(rctx, a.Spec, ready)
 		if r.sum != nil {
-			r.sum.Client = benchdata.LocalClientInfo(s.o.Version)
+			r.sum.Client = benchdata.LocalClientInfo(b.version)
 		}
 	}()
 	return func() (any, error) {
@@ -198,53 +261,37 @@ func (s *session) benchPrepare(ctx context.Context, raw json.RawMessage) (func()
 		case <-r.ready: // ready, then ended at once: the client gets its ID and result
 			return BenchRef{ID: id}, nil
 		default: // never ready: nobody will ask for it by ID
-			s.benches.mu.Lock()
-			delete(s.benches.runs, id)
-			s.benches.mu.Unlock()
+			b.forget(id)
 			return nil, r.err
 		}
 	}, nil
 }
 
-func (s *session) benchClock(context.Context, json.RawMessage) (any, error) {
-	return BenchClock{Time: time.Now()}, nil
-}
-
-func (s *session) benchStart(_ context.Context, raw json.RawMessage) (any, error) {
-	var a BenchStartArgs
-	if err := decodeArgs(raw, &a); err != nil {
-		return nil, err
-	}
-	r, err := s.benches.get(a.ID)
+func (b *benchWorkers) start(a BenchStartArgs) error {
+	r, err := b.get(a.ID)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if a.Delay > MaxBenchStartDelay {
-		return nil, fmt.Errorf("bench %s: a start %s away is more than %s: a coordinator sets the start a few round trips ahead", a.ID, a.Delay, MaxBenchStartDelay)
+		return fmt.Errorf("bench %s: a start %s away is more than %s: a coordinator sets the start a few round trips ahead", a.ID, a.Delay, MaxBenchStartDelay)
 	}
 	select {
 	case r.start <- max(a.Delay, 0):
-		return struct{}{}, nil
+		return nil
 	default:
-		return nil, fmt.Errorf("bench %s was started already", a.ID)
+		return fmt.Errorf("bench %s was started already", a.ID)
 	}
 }
 
-// benchResult waits for a worker's end and forgets it.
-func (s *session) benchResult(_ context.Context, raw json.RawMessage) (func() (any, error), error) {
-	var a BenchRef
-	if err := decodeArgs(raw, &a); err != nil {
-		return nil, err
-	}
-	r, err := s.benches.get(a.ID)
+// result waits for a worker's end and forgets it.
+func (b *benchWorkers) result(id string) (func() (any, error), error) {
+	r, err := b.get(id)
 	if err != nil {
 		return nil, err
 	}
 	return func() (any, error) {
 		<-r.done
-		s.benches.mu.Lock()
-		delete(s.benches.runs, a.ID)
-		s.benches.mu.Unlock()
+		b.forget(id)
 		res := BenchResult{Summary: r.sum, Ticks: r.ticks}
 		if r.err != nil {
 			res.Error = r.err.Error()
@@ -253,35 +300,21 @@ func (s *session) benchResult(_ context.Context, raw json.RawMessage) (func() (a
 	}, nil
 }
 
-func (s *session) benchStop(_ context.Context, raw json.RawMessage) (any, error) {
-	var a BenchRef
-	if err := decodeArgs(raw, &a); err != nil {
-		return nil, err
-	}
-	r, err := s.benches.get(a.ID)
-	if err != nil {
-		return nil, err
-	}
-	r.cancel()
-	return struct{}{}, nil
-}
-
-// stopBenches stops every worker still running (the session's context is
-// gone by now) and waits for each to end, up to ctx.
-func (s *session) stopBenches(ctx context.Context) (stopped int, errs []string) {
-	s.benches.mu.Lock()
-	runs := s.benches.runs
-	s.benches.runs = nil
-	s.benches.mu.Unlock()
+// end stops every worker still running (the session's context is gone by
+// now) and waits for each to end, up to ctx; c counts them.
+func (b *benchWorkers) end(ctx context.Context, c *remote.Cleanup) {
+	b.mu.Lock()
+	runs := b.runs
+	b.runs = nil
+	b.mu.Unlock()
 	for _, id := range sortedKeys(runs) {
 		r := runs[id]
 		r.cancel()
 		select {
 		case <-r.done:
-			stopped++
+			c.Benches++
 		case <-ctx.Done():
-			errs = append(errs, fmt.Sprintf("bench %s did not stop: %v", id, ctx.Err()))
+			c.Errors = append(c.Errors, fmt.Sprintf("bench %s did not stop: %v", id, ctx.Err()))
 		}
 	}
-	return stopped, errs
 }
