@@ -184,12 +184,26 @@ func TestSteerKilledRestoredOnHost(t *testing.T) {
 			// A long period: the check comes before it could move anything again.
 			var errb2 syncBuffer
 			next := startRedline(t, &errb2, steerArgs("1h")...)
-			waitFor(t, "the next steer to roll back", func() bool { return strings.Contains(errb2.String(), "rolled back") })
+			exited := make(chan struct{})
+			go func() { next.Wait(); close(exited) }()
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("the next steer's stderr:\n%s", errb2.String())
+				}
+			})
+			waitFor(t, "the next steer to roll back", func() bool {
+				select {
+				case <-exited:
+					t.Fatalf("the next steer ended before it rolled back anything")
+				default:
+				}
+				return strings.Contains(errb2.String(), "rolled back")
+			})
 			if got := readAffinity(t, q.IRQ); got != orig {
 				t.Fatalf("after kill -9 and a new steer: irq %d at %s, want %s\n%s", q.IRQ, got, orig, errb2.String())
 			}
 			next.Process.Signal(syscall.SIGTERM)
-			next.Wait()
+			<-exited
 		case "tune rollback":
 			_, stderr, code := runCLI(t, context.Background(), nil, "tune", "rollback", "--state-dir", state)
 			if got := readAffinity(t, q.IRQ); code != 0 || got != orig {
