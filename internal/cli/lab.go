@@ -9,6 +9,7 @@ import (
 	"net"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,6 +42,9 @@ type labFlags struct {
 	passFile string
 	// trust runs the scenario's servers as written, after printing them.
 	trust bool
+	// allowHostWide lets the variants make host-wide changes while
+	// other redis-servers run on this host.
+	allowHostWide bool
 }
 
 func newLabCmd(s *streams) *cobra.Command {
@@ -82,6 +86,7 @@ separate CPUs. See docs/lab.md for the scenario format.`,
 	fl.BoolVar(&f.trust, "trust-scenario", false, "run the scenario's server binary, env and config lines as written (printed first); without it they are held to the session's rules")
 	fl.StringVar(&f.passFile, "pass-file", "", "the target server's password: the first line of `FILE` (instead of the scenario's password or password_file)")
 	fl.BoolVar(&f.profile, "profile", false, "CPU-profile the server (perf record -g) in one repetition of every variant: top functions and flame graphs in the report (scenario profile: true)")
+	fl.BoolVar(&f.allowHostWide, "allow-host-wide", false, "make the variants' host-wide changes (sysctls outside the server's network namespace, THP, IRQ affinities, CPU frequency) even while other redis-servers run on this host (scenario host_wide: allow)")
 	return cmd
 }
 
@@ -164,7 +169,7 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	load := &labLoad{s: s, f: f}
 	res, err := lab.Execute(ctx, lab.Options{Scenario: sc, ScenarioFile: file, CommandLine: s.argv, Version: Version(),
 		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, ServerHost: labServerHost(s, f), Steerer: labSteerer{StateDir: f.stateDir}, Observer: p.event,
-		Workers: load.run, TrustScenario: f.trust})
+		Workers: load.run, TrustScenario: f.trust, AllowHostWide: f.allowHostWide})
 	load.close()
 	// Stopped during the run, not by a closed stdout while printing below.
 	interrupted := errors.Is(err, context.Canceled) || ctx.Err() != nil
@@ -172,11 +177,11 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	reports, rerr := writeLabReports(out, res)
 	printVerdicts(s.out, res)
 	printRemoteCleanup(s.err, res)
-	if res.HostCheck != "" {
-		fmt.Fprintln(s.out, res.HostCheck)
-	}
 	for _, r := range reports {
 		fmt.Fprintf(s.out, "report: %s\n", r)
+	}
+	if res.HostCheck != "" { // the last word: the host as found, or not
+		fmt.Fprintln(s.out, res.HostCheck)
 	}
 	switch {
 	case interrupted:
@@ -293,10 +298,14 @@ func (p *labProgress) event(e lab.Event) {
 		msg = fmt.Sprintf("[%d/%d] %s %s rep %d: %.0f rps, p99 %.3f ms; ETA %s",
 			e.Run, e.Runs, e.Variant, e.Workload, e.Rep, e.Summary.RPS, e.Summary.Latency.P99, e.ETA.Round(time.Second))
 	}
-	if p.tty {
+	if p.tty && !strings.Contains(msg, "\n") { // a block stays on screen
 		fmt.Fprintf(p.s.err, "\r\033[K%s", msg)
 		p.line = true
 		return
+	}
+	if p.line {
+		fmt.Fprint(p.s.err, "\r\033[K")
+		p.line = false
 	}
 	fmt.Fprintln(p.s.err, msg)
 }

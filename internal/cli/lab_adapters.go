@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"slices"
+
+	"redline/internal/change"
 
 	"redline/internal/doctor"
 	"redline/internal/host"
@@ -42,18 +45,16 @@ type hostTuner struct {
 	session  string // the last Apply's journal session
 }
 
-// Apply plans spec and applies it.
+// Apply plans spec and applies it, without the host-wide changes when
+// env.HostWideOff says the lab refused them.
 func (t *hostTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.Env) ([]labdata.PlanStep, error) {
 	h := t.host(env)
-	plan, err := labPlan(spec, env, func(pid int) (*host.Snapshot, error) {
-		a := remote.SnapshotArgs{}
-		if pid > 0 {
-			a.PIDs = []int{pid}
-		}
-		return h.Snapshot(ctx, a)
-	})
+	plan, err := t.plan(ctx, h, spec, env)
 	if err != nil {
 		return nil, err
+	}
+	if env.HostWideOff {
+		plan.Changes = slices.DeleteFunc(plan.Changes, func(c change.Change) bool { return lab.HostWide(c, env.ServerNetNS) })
 	}
 	res, err := h.TuneApply(ctx, plan, labRedis(env), t.scope)
 	var steps []labdata.PlanStep
@@ -61,6 +62,27 @@ func (t *hostTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.En
 		steps, t.session = stepsOf(res.Outcomes), res.Session
 	}
 	return steps, err
+}
+
+// Preview plans spec on the server host without applying it
+// (lab.Previewer): the lab lists the host-wide changes before the first.
+func (t *hostTuner) Preview(ctx context.Context, spec labdata.TuneSpec, env lab.Env) ([]change.Change, error) {
+	plan, err := t.plan(ctx, t.host(env), spec, env)
+	if err != nil {
+		return nil, err
+	}
+	return plan.Changes, nil
+}
+
+// plan is labPlan over a snapshot of h.
+func (t *hostTuner) plan(ctx context.Context, h serverhost.Host, spec labdata.TuneSpec, env lab.Env) (*tune.Plan, error) {
+	return labPlan(spec, env, func(pid int) (*host.Snapshot, error) {
+		a := remote.SnapshotArgs{}
+		if pid > 0 {
+			a.PIDs = []int{pid}
+		}
+		return h.Snapshot(ctx, a)
+	})
 }
 
 // labRedis is the lab's server, with its password.

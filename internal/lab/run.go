@@ -41,6 +41,10 @@ type Options struct {
 	// Steerer runs redline steer for variants with steer: {...}; nil
 	// refuses them.
 	Steerer Steerer
+	// AllowHostWide lets the variants make host-wide changes while other
+	// redis-servers run on the host (--allow-host-wide; the scenario's
+	// host_wide: allow does the same).
+	AllowHostWide bool
 	// Observer, if set, is told about progress.
 	Observer func(Event)
 	// Workers runs one measurement from the scenario's client.workers
@@ -88,6 +92,10 @@ type Env struct {
 	// Nodes are a cluster target's nodes (host:port), set for a tuned
 	// variant: its Redis settings go to every one. Empty for one server.
 	Nodes []string
+	// HostWideOff tells the Tuner to leave out the host-wide changes
+	// (HostWide): other redis-servers run on the host and nobody allowed
+	// them.
+	HostWideOff bool
 }
 
 // Event reports progress.
@@ -135,6 +143,9 @@ type labRun struct {
 	steer     *steering
 	safeFixes Fixes
 	smp       *sampling // the per-run samples of the server host (probe.go)
+	// hostWideOff: the variants run without their host-wide changes
+	// (hostwide.go).
+	hostWideOff bool
 }
 
 // Execute runs the scenario. It always rolls back what it applied, stops what
@@ -242,6 +253,9 @@ func (l *labRun) run(ctx context.Context) error {
 	l.res.Planned = planned(q, l.s, l.items)
 	l.runs = l.res.Planned.Total
 	l.event(Event{Message: describePlan(q, len(l.s.Variants)*len(l.items))})
+	if err := l.guardHostWide(ctx, q.MaxRuns); err != nil {
+		return err
+	}
 	return l.rounds(ctx, q)
 }
 
@@ -557,7 +571,8 @@ func (l *labRun) diagnose(ctx context.Context) error {
 
 func (l *labRun) envNow(ctx context.Context) Env {
 	return Env{RedisAddr: l.tg.addr, RedisUser: l.s.Target.User, RedisPassword: l.s.Target.Password,
-		ServerPID: l.tg.pid(ctx), ServerNetNS: l.tg.serverNS(), ClientNetNS: l.tg.clientNS(), SafeFixes: l.safeFixes}
+		ServerPID: l.tg.pid(ctx), ServerNetNS: l.tg.serverNS(), ClientNetNS: l.tg.clientNS(), SafeFixes: l.safeFixes,
+		HostWideOff: l.hostWideOff}
 }
 
 func (l *labRun) clientCPUs(override *labdata.ClientSpec) []int {

@@ -90,6 +90,9 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 	if s.Target.Kind != "managed-cluster" && (s.Target.Primaries != 0 || s.Target.Replicas != 0) {
 		bad("target.primaries", "only for kind: managed-cluster")
 	}
+	if s.HostWide != "" && s.HostWide != "allow" {
+		bad("host_wide", "%q: the one value is allow", s.HostWide)
+	}
 	if s.Target.Cluster && s.Target.Kind != "address" {
 		bad("target.cluster", "only for kind: address (a managed-cluster is one already)")
 	}

@@ -49,6 +49,9 @@ type Result struct {
 	// that ran on this host before the lab started its own.
 	HostCheck    string   `json:"host_check,omitempty"`
 	OtherServers []string `json:"other_servers,omitempty"`
+	// HostWide lists, before the first change, the host-wide changes the
+	// variants make and how often, and whether the lab made them.
+	HostWide []string `json:"host_wide,omitempty"`
 
 	// Findings are the doctor's findings before any change.
 	Findings []Finding `json:"findings,omitempty"`

@@ -58,6 +58,11 @@ type Scenario struct {
 	RetryNoisy bool `json:"retry_noisy,omitempty" yaml:"retry_noisy,omitempty"`
 	// Doctor runs the doctor before the baseline and records its findings.
 	Doctor *bool `json:"doctor,omitempty" yaml:"doctor,omitempty"`
+	// HostWide "allow" lets the variants make host-wide changes (sysctls
+	// outside the server's network namespace, THP, IRQ affinities, CPU
+	// frequency) while other redis-servers run on the host; without it the
+	// lab leaves them out there.
+	HostWide string `json:"host_wide,omitempty" yaml:"host_wide,omitempty"`
 	// Profile records a CPU profile of the server (perf record -g) during
 	// one repetition of every variant and test, the middle one of
 	// min_runs, for the report's top functions and flame graphs.

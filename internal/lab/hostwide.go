@@ -1,0 +1,104 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+
+	"redline/internal/change"
+	"redline/internal/labdata"
+)
+
+// Previewer is implemented by a Tuner that can plan a variant's changes
+// without applying them; the lab lists the host-wide ones before its
+// first change.
+type Previewer interface {
+	Preview(ctx context.Context, spec labdata.TuneSpec, env Env) ([]change.Change, error)
+}
+
+// HostWide reports whether c reaches beyond the lab's server: a sysctl
+// outside the server's network namespace (serverNetNS, "" for the host's),
+// THP, an IRQ's affinity, a CPU's frequency, a service, a NIC of the host.
+// A Redis setting and the server's own CPU affinity stay with the server.
+// The Tuner leaves these out when Env.HostWideOff says so.
+func HostWide(c change.Change, serverNetNS string) bool {
+	inNS := serverNetNS != ""
+	switch c.Kind {
+	case change.KindSysctl:
+		return !inNS || !strings.HasPrefix(c.Target, "net.")
+	case change.KindFile:
+		return !inNS || !strings.HasPrefix(c.Target, "/sys/class/net/")
+	case change.KindChannels:
+		return !inNS
+	case change.KindService:
+		return true
+	}
+	return false
+}
+
+// guardHostWide plans every tuned variant before the first change and
+// says, in one block, which host-wide changes they make and how often
+// the lab flips each (applied and rolled back once a round per variant).
+// With other redis-servers on this host, and neither host_wide: allow
+// nor --allow-host-wide, the variants run without them (Env.HostWideOff).
+func (l *labRun) guardHostWide(ctx context.Context, rounds int) error {
+	p, ok := l.o.Tuner.(Previewer)
+	if !ok {
+		return nil
+	}
+	env := l.envNow(ctx)
+	byChange := map[string][]string{} // "sysctl vm.x = 1" -> variants
+	for _, v := range l.s.Variants {
+		if v.Tune == nil {
+			continue
+		}
+		cs, err := p.Preview(ctx, *v.Tune, env)
+		if err != nil {
+			return fmt.Errorf("variant %s: plan: %w", v.Name, err)
+		}
+		for _, c := range cs {
+			if HostWide(c, env.ServerNetNS) {
+				byChange[c.String()] = append(byChange[c.String()], v.Name)
+			}
+		}
+	}
+	if len(byChange) == 0 {
+		return nil
+	}
+	l.res.HostWide = hostWideBlock(byChange, rounds)
+	l.res.HostWide = append(l.res.HostWide, l.hostWideDecision())
+	l.event(Event{Message: strings.Join(l.res.HostWide, "\n")})
+	return nil
+}
+
+// hostWideBlock is the list of host-wide changes, sorted, with their flips.
+func hostWideBlock(byChange map[string][]string, rounds int) []string {
+	out := []string{fmt.Sprintf("host-wide changes of the variants (each applied and rolled back once a round, up to %d round(s)):", rounds)}
+	keys := make([]string, 0, len(byChange))
+	for k := range byChange {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		vs := byChange[k]
+		out = append(out, fmt.Sprintf("  %s (%s): up to %d flips (%d rounds x %d variant(s))", k, strings.Join(vs, ", "), rounds*len(vs), rounds, len(vs)))
+	}
+	return out
+}
+
+// hostWideDecision decides whether the host-wide changes are made, and
+// says so in one line.
+func (l *labRun) hostWideDecision() string {
+	n := len(l.res.OtherServers)
+	switch {
+	case l.s.Target.Kind == "ssh":
+		return "host-wide changes allowed: they are made on the ssh target's host, whose other servers this lab does not see"
+	case n == 0:
+		return "host-wide changes allowed: no other redis-server runs on this host"
+	case l.o.AllowHostWide || l.s.HostWide == "allow":
+		return fmt.Sprintf("host-wide changes ALLOWED by host_wide: allow or --allow-host-wide although %d other redis-server(s) run on this host (%s): they see every flip", n, strings.Join(l.res.OtherServers, ", "))
+	}
+	l.hostWideOff = true
+	return fmt.Sprintf("host-wide changes refused: %d other redis-server(s) run on this host (%s); the variants run without them (allow with host_wide: allow or --allow-host-wide)", n, strings.Join(l.res.OtherServers, ", "))
+}

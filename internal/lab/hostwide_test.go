@@ -1,0 +1,77 @@
+package lab
+
+import (
+	"strings"
+	"testing"
+
+	"redline/internal/change"
+	"redline/internal/labdata"
+)
+
+func TestHostWide(t *testing.T) {
+	for _, c := range []struct {
+		kind   change.Kind
+		target string
+		netns  string
+		want   bool
+	}{
+		{change.KindSysctl, "vm.overcommit_memory", "", true},
+		{change.KindSysctl, "vm.overcommit_memory", "rl-1-srv", true},
+		{change.KindSysctl, "net.core.somaxconn", "", true},
+		{change.KindSysctl, "net.core.somaxconn", "rl-1-srv", false},
+		{change.KindFile, "/sys/kernel/mm/transparent_hugepage/enabled", "rl-1-srv", true},
+		{change.KindFile, "/proc/irq/24/smp_affinity_list", "", true},
+		{change.KindFile, "/sys/class/net/veth0/queues/rx-0/rps_cpus", "rl-1-srv", false},
+		{change.KindFile, "/sys/class/net/eth0/queues/rx-0/rps_cpus", "", true},
+		{change.KindService, "irqbalance", "rl-1-srv", true},
+		{change.KindChannels, "eth0", "", true},
+		{change.KindRedisConfig, "hz", "", false},
+		{change.KindAffinity, "1234", "", false},
+	} {
+		if got := HostWide(change.Change{Kind: c.kind, Target: c.target}, c.netns); got != c.want {
+			t.Errorf("%s %s in %q: host-wide %v, want %v", c.kind, c.target, c.netns, got, c.want)
+		}
+	}
+}
+
+func TestHostWideDecision(t *testing.T) {
+	for _, c := range []struct {
+		others   []string
+		allowOpt bool
+		field    string
+		kind     string
+		want     string
+		off      bool
+	}{
+		{nil, false, "", "managed", "allowed: no other", false},
+		{[]string{"pid 7"}, false, "", "managed", "refused: 1 other redis-server(s) run on this host (pid 7)", true},
+		{[]string{"pid 7"}, true, "", "managed", "ALLOWED", false},
+		{[]string{"pid 7"}, false, "allow", "managed", "ALLOWED", false},
+		{[]string{"pid 7"}, false, "", "ssh", "ssh target's host", false},
+	} {
+		l := &labRun{o: Options{AllowHostWide: c.allowOpt}, s: labdata.Scenario{HostWide: c.field, Target: labdata.TargetSpec{Kind: c.kind}},
+			res: &labdata.Result{OtherServers: c.others}}
+		if got := l.hostWideDecision(); !strings.Contains(got, c.want) || l.hostWideOff != c.off {
+			t.Errorf("%+v: %q, off %v", c, got, l.hostWideOff)
+		}
+	}
+}
+
+func TestHostWideBlock(t *testing.T) {
+	got := hostWideBlock(map[string][]string{"sysctl vm.overcommit_memory = 1": {"tuned", "all"}}, 16)
+	if len(got) != 2 || !strings.Contains(got[1], "sysctl vm.overcommit_memory = 1 (tuned, all): up to 32 flips (16 rounds x 2 variant(s))") {
+		t.Errorf("%q", got)
+	}
+}
+
+func TestScenarioHostWide(t *testing.T) {
+	s := DefaultScenario()
+	s.HostWide = "yes"
+	if err := Validate(&s); err == nil || !strings.Contains(err.Error(), "host_wide") {
+		t.Errorf("host_wide: yes: %v", err)
+	}
+	s.HostWide = "allow"
+	if err := Validate(&s); err != nil {
+		t.Error(err)
+	}
+}
