@@ -65,9 +65,12 @@ of one repetition of every variant, compared with the baseline's.
 With target kind ssh the server host is another machine: the lab runs the load from here and
 does everything server-side there through a redline session over your ssh (docs/remote.md).
 
-Without a scenario file it runs the default scenario: a redis-server it starts on loopback,
-the doctor, a baseline, the doctor's safe fixes, and the server and the load generator on
-separate CPUs. See docs/lab.md for the scenario format.`,
+Without a scenario file it runs the default scenario: a redis-server it starts in a network
+namespace of its own (on loopback where none can be made), the doctor, a baseline, the doctor's
+safe fixes, and the server and the load generator on separate CPUs. Before the first change it
+lists the host-wide changes the variants make; while other redis-servers run on this host it
+leaves them out unless --allow-host-wide (or host_wide: allow) says otherwise, and it ends with
+"host restored" or what differs. See docs/lab.md for the scenario format.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.repsSet = cmd.Flags().Changed("repetitions")
@@ -169,7 +172,7 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	load := &labLoad{s: s, f: f}
 	res, err := lab.Execute(ctx, lab.Options{Scenario: sc, ScenarioFile: file, CommandLine: s.argv, Version: Version(),
 		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, ServerHost: labServerHost(s, f), Steerer: labSteerer{StateDir: f.stateDir}, Observer: p.event,
-		Workers: load.run, TrustScenario: f.trust, AllowHostWide: f.allowHostWide})
+		Workers: load.run, TrustScenario: f.trust, AllowHostWide: f.allowHostWide, NetnsFallback: file == ""})
 	load.close()
 	// Stopped during the run, not by a closed stdout while printing below.
 	interrupted := errors.Is(err, context.Canceled) || ctx.Err() != nil

@@ -13,8 +13,10 @@ import (
 // end after it.
 const DefaultLabBudget = 150 * time.Second
 
-// DefaultScenario is what "redline lab" runs without a file: a managed
-// redis-server on loopback, the doctor, a baseline, the doctor's safe fixes
+// DefaultScenario is what "redline lab" runs without a file: a
+// redis-server in a network namespace of its own (target kind netns, so
+// the tuned variant's net.* sysctls stay there; the command falls back to
+// loopback where one cannot be made, Options.NetnsFallback), the doctor, a baseline, the doctor's safe fixes
 // with the safe tune profiles, and, with two or more CPUs, the server and
 // the load generator on separate CPUs; interleaved rounds of 1-second SET
 // and GET runs, 8 to 16 of them, until every interval is within 3% or
@@ -23,8 +25,8 @@ func DefaultScenario() labdata.Scenario {
 	yes := true
 	s := labdata.Scenario{
 		Name:        "default",
-		Description: "redis-server started by redline on loopback: the baseline as found, the doctor's safe fixes, and (with two CPUs or more) client and server pinned apart",
-		Target:      labdata.TargetSpec{Kind: "managed"},
+		Description: "redis-server started by redline in a network namespace of its own: the baseline as found, the doctor's safe fixes, and (with two CPUs or more) client and server pinned apart",
+		Target:      labdata.TargetSpec{Kind: "netns"},
 		Workloads: []labdata.WorkloadSpec{
 			{Name: "set-get", Bench: "-t set,get -c 50 -r 100000 --duration 1s"},
 		},

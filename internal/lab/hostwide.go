@@ -66,7 +66,7 @@ func (l *labRun) guardHostWide(ctx context.Context, rounds int) error {
 	if len(byChange) == 0 {
 		return nil
 	}
-	l.res.HostWide = hostWideBlock(byChange, rounds)
+	l.res.HostWide = append(l.res.HostWide, hostWideBlock(byChange, rounds)...)
 	l.res.HostWide = append(l.res.HostWide, l.hostWideDecision())
 	l.event(Event{Message: strings.Join(l.res.HostWide, "\n")})
 	return nil
@@ -101,4 +101,19 @@ func (l *labRun) hostWideDecision() string {
 	}
 	l.hostWideOff = true
 	return fmt.Sprintf("host-wide changes refused: %d other redis-server(s) run on this host (%s); the variants run without them (allow with host_wide: allow or --allow-host-wide)", n, strings.Join(l.res.OtherServers, ", "))
+}
+
+// newTarget prepares the scenario's target. The default scenario's server
+// gets a network namespace, so its net.* sysctls stay there; where one
+// cannot be made it runs on this host's network, said in one line.
+func (l *labRun) newTarget(ctx context.Context) (*target, error) {
+	tg, err := newTarget(ctx, l.s.Target)
+	if err == nil || l.s.Target.Kind != "netns" || !l.o.NetnsFallback {
+		return tg, err
+	}
+	note := fmt.Sprintf("no network namespace for the server (%v): it runs on this host's network, where its net.* sysctls are host-wide", err)
+	l.res.HostWide = append(l.res.HostWide, note)
+	l.event(Event{Message: note})
+	l.s.Target.Kind = "managed"
+	return newTarget(ctx, l.s.Target)
 }

@@ -1,11 +1,14 @@
 package lab
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"redline/internal/change"
 	"redline/internal/labdata"
+	"redline/internal/netns"
 )
 
 func TestHostWide(t *testing.T) {
@@ -73,5 +76,21 @@ func TestScenarioHostWide(t *testing.T) {
 	s.HostWide = "allow"
 	if err := Validate(&s); err != nil {
 		t.Error(err)
+	}
+}
+
+func TestDefaultTargetFallsBack(t *testing.T) {
+	newPair = func(context.Context, ...netns.PairOptions) (*netns.Pair, error) {
+		return nil, errors.New("ip netns add: operation not permitted")
+	}
+	t.Cleanup(func() { newPair = netns.NewPair })
+	l := &labRun{o: Options{NetnsFallback: true}, s: DefaultScenario(), res: &labdata.Result{}}
+	tg, err := l.newTarget(context.Background())
+	if err != nil || tg.kind != "managed" || len(l.res.HostWide) != 1 || !strings.Contains(l.res.HostWide[0], "operation not permitted") {
+		t.Fatalf("target %+v, %v, notes %q", tg, err, l.res.HostWide)
+	}
+	l = &labRun{s: DefaultScenario(), res: &labdata.Result{}} // a scenario file's netns target does not fall back
+	if _, err := l.newTarget(context.Background()); err == nil {
+		t.Fatal("a netns target without NetnsFallback fell back")
 	}
 }

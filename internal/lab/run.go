@@ -45,6 +45,10 @@ type Options struct {
 	// redis-servers run on the host (--allow-host-wide; the scenario's
 	// host_wide: allow does the same).
 	AllowHostWide bool
+	// NetnsFallback runs a netns target that cannot be made (no root, no
+	// ip, no namespaces) as a managed one, with a one-line note: the
+	// default scenario's.
+	NetnsFallback bool
 	// Observer, if set, is told about progress.
 	Observer func(Event)
 	// Workers runs one measurement from the scenario's client.workers
@@ -215,7 +219,7 @@ func (l *labRun) run(ctx context.Context) error {
 		// there gets a password of its own, never protected-mode off.
 		l.s.Target.Password = secret.NewPassword()
 	}
-	tg, err := newTarget(ctx, l.s.Target)
+	tg, err := l.newTarget(ctx)
 	if err != nil {
 		return err
 	}

@@ -48,6 +48,9 @@ type target struct {
 	remoteID string     // the server the lab started there
 }
 
+// newPair makes a netns target's namespaces; a test replaces it to fail.
+var newPair = netns.NewPair
+
 // newTarget prepares the topology; the server starts with ensure.
 func newTarget(ctx context.Context, t labdata.TargetSpec) (*target, error) {
 	tg := &target{kind: t.Kind, addr: t.Address, user: t.User, pass: t.Password, port: t.Port,
@@ -55,7 +58,7 @@ func newTarget(ctx context.Context, t labdata.TargetSpec) (*target, error) {
 		existing: t.Kind == "address" || (t.Kind == "ssh" && t.Port != 0)}
 	if t.Kind == "netns" {
 		netns.RemoveStale()
-		p, err := netns.NewPair(ctx, netns.PairOptions{Queues: t.Queues})
+		p, err := newPair(ctx, netns.PairOptions{Queues: t.Queues})
 		if err != nil {
 			return nil, err
 		}
