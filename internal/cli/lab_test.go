@@ -158,7 +158,9 @@ func TestLabBadScenario(t *testing.T) {
 
 // TestLabKilledThenRollback kills a lab run while its tuned variant is
 // applied and checks that the partial results are readable and that
-// "redline tune rollback" restores the host.
+// "redline tune rollback" restores the host. Its change is host-wide and
+// other packages' tests run redis-servers beside it, so the scenario
+// allows host-wide changes (host_wide: allow), as a user must.
 func TestLabKilledThenRollback(t *testing.T) {
 	testutil.HostWrites(t)
 	const sysctl = "net.ipv4.tcp_keepalive_probes"
@@ -180,6 +182,7 @@ variants:
   - {name: tuned, tune: {plan: `+plan+`}}
 repetitions: 10
 doctor: false
+host_wide: allow
 `), 0o644)
 	out, state := filepath.Join(dir, "out"), filepath.Join(dir, "state")
 	cmd := exec.Command(os.Args[0], "lab", scenario, "--out", out, "--state-dir", state, "--progress", "plain")
