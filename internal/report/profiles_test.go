@@ -34,6 +34,7 @@ func TestProfileReportMarkdownGolden(t *testing.T) {
 }
 
 func TestProfileReportSections(t *testing.T) {
+	needOpenat2(t)
 	md := string(render(t, profileReport(t), Markdown))
 	for _, want := range []string{
 		"## Where the server's time went",
@@ -94,6 +95,7 @@ func TestProfileReportWithoutProfiles(t *testing.T) {
 }
 
 func TestInlineSVGRefusesActiveContent(t *testing.T) {
+	needOpenat2(t)
 	dir := t.TempDir()
 	for name, body := range map[string]string{
 		"script.svg": `<svg><script>alert(1)</script></svg>`,
