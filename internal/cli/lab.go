@@ -21,7 +21,6 @@ import (
 	"redline/internal/redisbuild"
 	"redline/internal/secret"
 	"redline/internal/textsafe"
-	"redline/internal/tune"
 )
 
 func init() { register(newLabCmd) }
@@ -154,24 +153,19 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 		}
 		return exitCode(ExitFailure, "redline lab: "+err.Error())
 	}
-	if tunes(sc) && sc.Target.Kind != "ssh" { // an ssh target's journal is on the server host
-		// Two labs tuning one host with one journal would interleave
-		// their sessions: the second waits for the first, by refusing.
-		hold, err := tune.HoldStateDir(f.stateDir, "redline lab")
-		if err != nil {
-			return exitCode(ExitError, "redline lab: "+err.Error())
-		}
-		defer hold.Release()
+	lh, err := openLabHost(s, f, sc)
+	if err != nil {
+		return exitCode(ExitError, "redline lab: "+err.Error())
 	}
+	defer lh.close()
 	if f.trust {
 		printTrusted(s.err, sc)
 	}
 	p := newLabProgress(s, f.progress)
-	tuner, doctor := labTuning(f.stateDir)
 	fmt.Fprintf(s.err, "redline lab: scenario %s, results in %s\n", sc.Name, resultPath)
 	load := &labLoad{s: s, f: f}
 	res, err := lab.Execute(ctx, lab.Options{Scenario: sc, ScenarioFile: file, CommandLine: s.argv, Version: Version(),
-		ResultPath: resultPath, Tuner: tuner, Doctor: doctor, ServerHost: labServerHost(s, f), Steerer: labSteerer{StateDir: f.stateDir}, Observer: p.event,
+		ResultPath: resultPath, Tuner: lh.tuner, Doctor: lh.doctor, ServerHost: lh.serverHost, Steerer: lh.steerer, Observer: p.event,
 		Workers: load.run, TrustScenario: f.trust, AllowHostWide: f.allowHostWide, NetnsFallback: file == ""})
 	load.close()
 	// Stopped during the run, not by a closed stdout while printing below.
@@ -319,15 +313,4 @@ func (p *labProgress) done() {
 	if p.line {
 		fmt.Fprint(p.s.err, "\r\033[K")
 	}
-}
-
-// tunes says whether any variant applies tune changes or steers IRQs (and
-// so uses the journal in the state directory).
-func tunes(sc labdata.Scenario) bool {
-	for _, v := range sc.Variants {
-		if v.Tune != nil || (v.Steer != nil && !v.Steer.DryRun) { // steer's moves go through the same journal
-			return true
-		}
-	}
-	return false
 }

@@ -17,19 +17,61 @@ import (
 	"redline/internal/tune"
 )
 
-// labTuning returns the lab's tuner and doctor on this machine: the
-// server-host API's Local, seen from the server's network namespace.
-// Against a netns target the plan is made inside that namespace, whose
-// net.* sysctls are its own, and tune is told the namespace: it writes
-// net.* sysctls and dials Redis there and journals the namespace, so a
-// later "redline tune rollback" from the host acts in it, or reports it
-// gone. The applies are journaled in stateDir, so "redline tune rollback"
-// restores the host even if the lab is killed.
-func labTuning(stateDir string) (lab.Tuner, lab.Diagnoser) {
-	local := func(env lab.Env) serverhost.Host {
-		return serverhost.NewLocal(serverhost.LocalOptions{StateDir: stateDir, NetNS: env.ServerNetNS})
+// labHost is the host the lab's target runs on, as the lab acts on it:
+// this machine's tuner, doctor and steerer, or the way to open a session
+// on a target's server host (which brings its own three).
+type labHost struct {
+	tuner      lab.Tuner
+	doctor     lab.Diagnoser
+	steerer    lab.Steerer
+	serverHost lab.DialServerHost
+	close      func()
+}
+
+// openLabHost opens the host the lab's target runs on: the one place
+// redline lab tells this machine from a server host over ssh. A target of
+// kind ssh is a redline session there (labServerHost), which holds its
+// journal directory from its first change on. Any other target runs
+// here, on one serverhost.Local for the lab's life, seen from the
+// server's network namespace (against a netns target the plan is made,
+// and tune writes net.* sysctls and dials Redis, inside it, journaling
+// it, so a later redline tune rollback from the host acts in it, or
+// reports it gone); when a variant changes the host, that Local holds
+// the journal directory from now on, so a second lab tuning this host
+// refuses before it starts anything instead of interleaving its journal
+// sessions with this one's. The applies are journaled in the state
+// directory, so redline tune rollback restores the host even if the lab
+// is killed.
+func openLabHost(s *streams, f *labFlags, sc labdata.Scenario) (*labHost, error) {
+	if sc.Target.Kind == "ssh" {
+		return &labHost{serverHost: labServerHost(s, f), close: func() {}}, nil
 	}
-	return &localTuner{hostTuner{host: local, scope: serverhost.Kept}, stateDir}, hostDoctor{host: local}
+	local := serverhost.NewLocal(serverhost.LocalOptions{StateDir: f.stateDir, Holder: "redline lab"})
+	if tunes(sc) {
+		if err := local.Hold(); err != nil {
+			return nil, err
+		}
+	}
+	in := func(env lab.Env) serverhost.Host { return local.InNetNS(env.ServerNetNS, env.ClientNetNS) }
+	return &labHost{
+		tuner:   &localTuner{hostTuner{host: in, scope: serverhost.Kept}, f.stateDir},
+		doctor:  hostDoctor{host: in},
+		steerer: hostSteerer{host: in, adopt: true},
+		// The lab has rolled back and stopped what it did; this releases
+		// the hold.
+		close: func() { local.Close(context.Background()) },
+	}, nil
+}
+
+// tunes says whether any variant applies tune changes or steers IRQs (and
+// so uses the journal in the state directory).
+func tunes(sc labdata.Scenario) bool {
+	for _, v := range sc.Variants {
+		if v.Tune != nil || (v.Steer != nil && !v.Steer.DryRun) { // steer's moves go through the same journal
+			return true
+		}
+	}
+	return false
 }
 
 // hostTuner is the lab.Tuner of a server host (this machine, or a

@@ -208,37 +208,12 @@ func remoteCleanupOf(c *remote.Cleanup) *labdata.RemoteCleanup {
 
 // Steerer steers the server host's NIC queue IRQs for a lab's steer
 // variant, through the session: the moves are journaled there, and the
-// session restores them by itself if the link dies.
-func (h *sshServerHost) Steerer() lab.Steerer { return sshSteerer{h: h} }
-
-type sshSteerer struct{ h *sshServerHost }
-
-// Start starts steer there for the lab's server (env.ServerPID is its pid
-// on the server host).
-func (st sshSteerer) Start(ctx context.Context, spec labdata.SteerSpec, env lab.Env) (lab.SteerSession, error) {
-	id, err := st.h.h.SteerStart(ctx, spec, env.ServerPID)
-	if err != nil {
-		return nil, err
-	}
-	return sshSteerSession{h: st.h, id: id}, nil
-}
-
-type sshSteerSession struct {
-	h  *sshServerHost
-	id string
-}
-
-// Stop stops steer there, which restores the IRQs it moved; after a lost
-// link the session has done so by itself (remote_cleanup says).
-func (ss sshSteerSession) Stop(ctx context.Context) (labdata.SteerSession, error) {
-	if ss.h.lost() {
-		return labdata.SteerSession{Finished: time.Now(), Notes: []string{"the link to the server host was lost: its session stopped steer and restored the IRQs by itself (see what the server host restored)"}}, nil
-	}
-	rec, err := ss.h.h.SteerStop(ctx, ss.id)
-	if err != nil && rec.RestoreError != "" && !ss.h.lost() {
-		return rec, fmt.Errorf("steer on %s: %s (run redline tune rollback --ssh %s)", ss.h.t.Host, rec.RestoreError, ss.h.t.Host)
-	}
-	return rec, err
+// session restores them by itself if the link dies. env.ServerPID is the
+// lab's server's pid there, a server the session started or attached.
+func (h *sshServerHost) Steerer() lab.Steerer {
+	return hostSteerer{host: h.open, lost: h.lost, restoreFailed: func(msg string) error {
+		return fmt.Errorf("steer on %s: %s (run redline tune rollback --ssh %s)", h.t.Host, msg, h.t.Host)
+	}}
 }
 
 // Tuner applies the lab's variants on the server host, scoped to the

@@ -3,69 +3,66 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
+	"time"
 
 	"redline/internal/lab"
 	"redline/internal/labdata"
 	"redline/internal/serverhost"
-	"redline/internal/steer"
-	"redline/internal/tune"
 )
 
-// labSteerer is the lab.Steerer built on internal/steer: a steer variant's
-// session samples the live host and moves its queue IRQs through tune's
-// journal in stateDir (so redline tune rollback restores them even if
-// the lab is killed).
-type labSteerer struct {
-	StateDir string
+// hostSteerer is the lab.Steerer of a server host (this machine, or a
+// session's): a steer variant's steer runs there for the lab's server,
+// its moves journaled in the host's state directory, so redline tune
+// rollback (with --ssh for a session's) restores them even if the lab is
+// killed, and a session restores them by itself if its link dies.
+type hostSteerer struct {
+	host func(lab.Env) serverhost.Host
+	// adopt has the host attach the lab's server first (its pid from its
+	// own INFO, checked to be a redis-server of the host): a server the
+	// lab started or found itself, not one the host started.
+	adopt bool
+	// lost says whether a remote host's link died (nil: it cannot).
+	lost func() bool
+	// restoreFailed, when set, says what a failed restore left and how to
+	// restore it by hand (nil: the lab's own advice is enough).
+	restoreFailed func(msg string) error
 }
 
-// Start starts steering for the lab's server.
-func (l labSteerer) Start(ctx context.Context, spec labdata.SteerSpec, env lab.Env) (lab.SteerSession, error) {
-	if !localRedis(env.ServerPID) {
-		return nil, fmt.Errorf("the redis-server (pid %d by its INFO) does not run on this host: steer acts on the host it runs on (run the lab on the server's host)", env.ServerPID)
+// Start starts steer on the host for the lab's server.
+func (st hostSteerer) Start(ctx context.Context, spec labdata.SteerSpec, env lab.Env) (lab.SteerSession, error) {
+	h := st.host(env)
+	pid := env.ServerPID
+	if st.adopt {
+		a, err := h.RedisAttach(ctx, *labRedis(env))
+		if err != nil {
+			return nil, fmt.Errorf("the lab's server at %s: %w: steer acts on the host the server runs on (run the lab there)", env.RedisAddr, err)
+		}
+		pid = a.Pid
 	}
-	dir := l.StateDir
-	if dir == "" {
-		dir = tune.DefaultStateDir
-	}
-	s, err := steer.StartSession(ctx, serverhost.SteerOptions(spec, []int{env.ServerPID}, nonEmpty(env.ServerNetNS, env.ClientNetNS), dir))
+	id, err := h.SteerStart(ctx, spec, pid)
 	if err != nil {
 		return nil, err
 	}
-	return labSteerSession{s}, nil
+	return hostSteerSession{st: st, h: h, id: id}, nil
 }
 
-type labSteerSession struct{ s *steer.Session }
-
-// Stop stops steering, restores the IRQs and records the session.
-func (l labSteerSession) Stop(ctx context.Context) (labdata.SteerSession, error) {
-	rec, err := l.s.Stop(ctx)
-	out := serverhost.SteerData(rec)
-	if err != nil {
-		out.RestoreError = err.Error()
-	}
-	return out, err
+type hostSteerSession struct {
+	st hostSteerer
+	h  serverhost.Host
+	id string
 }
 
-// localRedis says whether pid is a redis-server on this host (an address
-// target's INFO names a pid of its own host).
-func localRedis(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/comm")
-	return err == nil && strings.HasPrefix(string(b), "redis-server")
-}
+func (ss hostSteerSession) lost() bool { return ss.st.lost != nil && ss.st.lost() }
 
-func nonEmpty(ss ...string) []string {
-	var out []string
-	for _, s := range ss {
-		if s != "" {
-			out = append(out, s)
-		}
+// Stop stops steer on the host, which restores the IRQs it moved; after a
+// lost link the session has done so by itself (remote_cleanup says).
+func (ss hostSteerSession) Stop(ctx context.Context) (labdata.SteerSession, error) {
+	if ss.lost() {
+		return labdata.SteerSession{Finished: time.Now(), Notes: []string{"the link to the server host was lost: its session stopped steer and restored the IRQs by itself (see what the server host restored)"}}, nil
 	}
-	return out
+	rec, err := ss.h.SteerStop(ctx, ss.id)
+	if err != nil && rec.RestoreError != "" && ss.st.restoreFailed != nil && !ss.lost() {
+		return rec, ss.st.restoreFailed(rec.RestoreError)
+	}
+	return rec, err
 }

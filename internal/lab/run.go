@@ -330,7 +330,7 @@ func (l *labRun) check() error {
 		if v.Tune != nil && l.o.Tuner == nil && !remote {
 			return fmt.Errorf("variant %s tunes, but no tuner is available", v.Name)
 		}
-		if v.Steer != nil && l.o.Steerer == nil {
+		if v.Steer != nil && l.o.Steerer == nil && !remote {
 			return fmt.Errorf("variant %s steers, but steer is not available here", v.Name)
 		}
 		if v.Tune != nil && v.Tune.Doctor && doctorOff {

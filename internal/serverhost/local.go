@@ -33,9 +33,14 @@ type LocalOptions struct {
 	// Proc and Sys are where /proc and /sys are when not below Root.
 	Proc, Sys string
 	// NetNS is the server's network namespace ("" for this process's):
-	// the snapshot and the doctor read the host from inside it, and tune
-	// writes its net.* sysctls and dials Redis there, journaling it.
+	// the snapshot and the doctor read the host from inside it, tune
+	// writes its net.* sysctls and dials Redis there, journaling it, and
+	// RedisAttach dials the server there.
 	NetNS string
+	// ClientNetNS is the load's network namespace on this machine ("" for
+	// none of its own): steer counts the packets of its devices too, as
+	// it does NetNS's.
+	ClientNetNS string
 	// Record keeps every file a Snapshot reads (Recorded), for inspect's
 	// --capture.
 	Record bool
@@ -46,8 +51,8 @@ type LocalOptions struct {
 	// RedisBinary is the redis-server RedisStart runs when the request
 	// names none; from PATH when empty.
 	RedisBinary string
-	// Holder names who holds the state directory from the first scoped
-	// apply or steer on (a second lab refuses meanwhile).
+	// Holder names who holds the state directory from Hold, or the first
+	// scoped apply or steer, on (a second lab refuses meanwhile).
 	Holder string
 	// Log, when set, is told what the host starts and stops.
 	Log func(format string, args ...any)
@@ -58,16 +63,20 @@ type LocalOptions struct {
 // which Close undoes.
 type Local struct {
 	o LocalOptions
+	*ledger
+}
 
+// ledger is what a Local started and holds, shared by its InNetNS views.
+type ledger struct {
 	mu       sync.Mutex
 	scoped   []string          // tune sessions to roll back at the end, oldest first
 	password map[string]string // Redis password per scoped tune session
 	servers  map[string]*managed
 	nextSrv  int
 	attached []int // existing servers' pids, sampled, never stopped
-	// hold keeps the state directory from the first scoped apply (a
-	// lab's) to the end, so a second lab on this host refuses instead of
-	// interleaving its changes with this one's in the journal.
+	// hold keeps the state directory from Hold or the first scoped apply
+	// or steer (a lab's) to the end, so a second lab on this host refuses
+	// instead of interleaving its changes with this one's in the journal.
 	hold      *tune.Hold
 	steers    map[string]*steering
 	nextSteer int
@@ -92,7 +101,17 @@ func NewLocal(o LocalOptions) *Local {
 	if o.Root == "" {
 		o.Root = "/"
 	}
-	return &Local{o: o, password: map[string]string{}, servers: map[string]*managed{}, steers: map[string]*steering{}}
+	return &Local{o: o, ledger: &ledger{password: map[string]string{}, servers: map[string]*managed{}, steers: map[string]*steering{}}}
+}
+
+// InNetNS is this host, with its one ledger and its hold, seen from the
+// network namespace server (LocalOptions.NetNS), its load coming from
+// client (LocalOptions.ClientNetNS): a lab's namespaces, known only once
+// its target runs.
+func (l *Local) InNetNS(server, client string) *Local {
+	o := l.o
+	o.NetNS, o.ClientNetNS = server, client
+	return &Local{o: o, ledger: l.ledger}
 }
 
 func (l *Local) logf(format string, args ...any) {
@@ -210,7 +229,7 @@ func (l *Local) TuneVerify(ctx context.Context, p *tune.Plan, redis *remote.Redi
 func (l *Local) TuneApply(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget, scope Scope) (*tune.ApplyResult, error) {
 	scoped := scope == Scoped
 	if scoped {
-		if err := l.holdStateDir(); err != nil {
+		if err := l.Hold(); err != nil {
 			return nil, err
 		}
 	}
@@ -226,8 +245,11 @@ func (l *Local) TuneApply(ctx context.Context, p *tune.Plan, redis *remote.Redis
 	return res, err
 }
 
-// holdStateDir takes the state directory for the rest of the Host's life.
-func (l *Local) holdStateDir() error {
+// Hold takes the state directory for the rest of the Host's life (until
+// Close), for Holder: a second lab tuning this host then refuses. A scoped
+// apply or a steer takes it by itself; a lab that tunes this machine takes
+// it before it starts anything.
+func (l *Local) Hold() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.hold != nil {
@@ -339,14 +361,20 @@ func (l *Local) RedisStop(ctx context.Context, id string) (string, error) {
 // RedisAttach finds an existing server's pid through its own INFO and
 // checks that the pid is a redis-server process here, before sampling it.
 func (l *Local) RedisAttach(ctx context.Context, r remote.RedisTarget) (remote.RedisAttached, error) {
-	c, err := redisadmin.Dial(ctx, redisadmin.Options{Network: r.Network, Addr: r.Addr, Username: r.User, Password: r.Password, Timeout: redisadmin.DefaultTimeout})
+	var info *redisadmin.Info
+	err := netns.Do(l.o.NetNS, func() error {
+		c, err := redisadmin.Dial(ctx, redisadmin.Options{Network: r.Network, Addr: r.Addr, Username: r.User, Password: r.Password, Timeout: redisadmin.DefaultTimeout})
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		if info, err = c.Info(ctx, "server"); err != nil {
+			return fmt.Errorf("Redis at %s: %w", r.Addr, err)
+		}
+		return nil
+	})
 	if err != nil {
 		return remote.RedisAttached{}, err
-	}
-	defer c.Close()
-	info, err := c.Info(ctx, "server")
-	if err != nil {
-		return remote.RedisAttached{}, fmt.Errorf("Redis at %s: %w", r.Addr, err)
 	}
 	pid, ok := info.ProcessID()
 	if !ok {
@@ -477,7 +505,7 @@ func (l *Local) SteerStart(ctx context.Context, spec labdata.SteerSpec, pid int)
 		return "", fmt.Errorf("steer: %s already runs here: stop it first", running[0])
 	}
 	if !spec.DryRun {
-		if err := l.holdStateDir(); err != nil {
+		if err := l.Hold(); err != nil {
 			return "", err
 		}
 	}
@@ -511,22 +539,27 @@ func (l *Local) SteerStop(ctx context.Context, id string) (labdata.SteerSession,
 	return out, err
 }
 
-// steerOptions are SteerOptions for one of this Host's servers, writing
-// through the Host's System (a rehearsal tree's, in tests), never the
-// live host behind its back.
+// steerOptions are the session options of a steer variant (spec) for one
+// of this Host's servers, counting the packets of the server's and the
+// load's namespaces too, its moves journaled in the state directory and
+// written through the Host's System (a rehearsal tree's, in tests), never
+// the live host behind its back. IRQs are the host's, whichever namespace
+// the server is in: the moves journal none.
 func (l *Local) steerOptions(spec labdata.SteerSpec, pid int) steer.SessionOptions {
-	o := SteerOptions(spec, []int{pid}, nil, l.o.StateDir)
-	o.System = func() *tune.System { return l.System(nil) }
-	return o
-}
-
-// SteerOptions are a steer variant's session options: spec for the
-// servers pids, counting the packets of the namespaces netns too, its
-// moves journaled in stateDir.
-func SteerOptions(spec labdata.SteerSpec, pids []int, netns []string, stateDir string) steer.SessionOptions {
+	var namespaces []string
+	for _, ns := range []string{l.o.NetNS, l.o.ClientNetNS} {
+		if ns != "" {
+			namespaces = append(namespaces, ns)
+		}
+	}
 	return steer.SessionOptions{
-		Period: spec.Period, Sample: spec.Sample, Domain: spec.Domain, PIDs: pids, DryRun: spec.DryRun, StateDir: stateDir, NetNS: netns,
+		Period: spec.Period, Sample: spec.Sample, Domain: spec.Domain, PIDs: []int{pid}, DryRun: spec.DryRun, StateDir: l.o.StateDir, NetNS: namespaces,
 		Engine: steer.Options{Periods: spec.Periods, Majority: float64(spec.Majority), MinPackets: spec.MinPackets},
+		System: func() *tune.System {
+			sys := l.System(nil)
+			sys.NetNS = ""
+			return sys
+		},
 	}
 }
 

@@ -1,6 +1,9 @@
 package serverhost
 
 import (
+	"context"
+	"slices"
+	"strings"
 	"testing"
 
 	"redline/internal/labdata"
@@ -23,4 +26,42 @@ func TestSteerWritesThroughTheHostsSystem(t *testing.T) {
 	if sys.Live || sys.Root != root {
 		t.Fatalf("steer's system: live %v, root %q; want the rehearsal tree %s", sys.Live, sys.Root, root)
 	}
+}
+
+// TestInNetNSIsTheSameHost: a Local seen from a lab's namespaces keeps the
+// one ledger and hold (a second Local on the state directory refuses
+// until Close), its steer counts the packets of the server's and the
+// load's namespaces, and its IRQ moves journal no namespace (IRQs are
+// the host's).
+func TestInNetNSIsTheSameHost(t *testing.T) {
+	root := testutil.WriteTree(t, map[string]string{"proc/sys/net/core/somaxconn": "4096\n"})
+	state := t.TempDir()
+	l := NewLocal(LocalOptions{StateDir: state, Holder: "a test lab", System: func() *tune.System { return tune.RehearsalSystem(root) }})
+	if err := l.Hold(); err != nil {
+		t.Fatal(err)
+	}
+	v := l.InNetNS("srv-ns", "cli-ns")
+	if err := v.Hold(); err != nil {
+		t.Fatalf("the view does not share the hold: %v", err)
+	}
+	if err := NewLocal(LocalOptions{StateDir: state}).Hold(); err == nil || !strings.Contains(err.Error(), "in use by a test lab") {
+		t.Fatalf("a second Local took the held state directory: %v", err)
+	}
+	o := v.steerOptions(labdata.SteerSpec{}, 42)
+	if !slices.Equal(o.NetNS, []string{"srv-ns", "cli-ns"}) {
+		t.Errorf("steer counts the namespaces %q, want the server's and the load's", o.NetNS)
+	}
+	sys := o.System()
+	sys.Close()
+	if sys.NetNS != "" {
+		t.Errorf("steer's moves are journaled in namespace %q", sys.NetNS)
+	}
+	if _, err := v.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	h := NewLocal(LocalOptions{StateDir: state})
+	if err := h.Hold(); err != nil {
+		t.Fatalf("after Close: %v", err)
+	}
+	h.Close(context.Background())
 }
