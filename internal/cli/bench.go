@@ -111,16 +111,10 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 		fmt.Fprintf(s.err, "WARNING: Could not fetch server CONFIG: %s\n", info.ConfigErr)
 	}
 	r := &benchRun{s: s, f: f, o: o, info: info, argv: s.argv}
-	switch {
-	case len(f.WorkerHosts) > 0:
-		r.workers, err = sshWorkers(ctx, s, f.WorkerHosts, sshw)
-	case f.Workers > 1:
-		r.workers, err = localWorkers(ctx, f.Workers)
-	}
-	if err != nil {
-		return exitCode(ExitError, "redline bench: "+err.Error())
-	}
-	if r.workers != nil {
+	if f.Workers > 1 || len(f.WorkerHosts) > 0 {
+		if r.workers, err = workerSessions(ctx, s, f.WorkerHosts, f.Workers, sshw); err != nil {
+			return exitCode(ExitError, "redline bench: "+err.Error())
+		}
 		defer r.workers.close()
 	}
 	r.progress = newProgressPrinter(s, f)

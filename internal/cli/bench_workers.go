@@ -67,6 +67,17 @@ func openWorkers(hosts []string, open func(i int) (*remote.Client, error)) (*wor
 	return w, nil
 }
 
+// workerSessions opens the sessions of a run's workers: one on each of
+// hosts through ssh (f: their settings), or, with no hosts, n of this
+// binary on this host over pipes. It is the one place bench and the lab
+// choose between the two; the pool then speaks one protocol to either.
+func workerSessions(ctx context.Context, s *streams, hosts []string, n int, f *sshWorkerFlags) (*workerPool, error) {
+	if len(hosts) > 0 {
+		return sshWorkers(ctx, s, hosts, f)
+	}
+	return localWorkers(ctx, n)
+}
+
 // localWorkers starts n worker sessions of this binary on this host.
 func localWorkers(ctx context.Context, n int) (*workerPool, error) {
 	hb := localWorkerHeartbeat

@@ -25,10 +25,8 @@ func (l *labLoad) run(ctx context.Context, o bench.Options, t bench.Test, data [
 	// The lab's per-second series comes from the workers' merged ticks.
 	wo := bench.WorkersOptions{ReadyTimeout: bench.WorkerReadyTimeout(o), ResultTimeout: bench.WorkerResultTimeout(o), Progress: o.Progress,
 		Warn: func(msg string) { fmt.Fprintln(l.s.err, "redline lab: warning: "+msg) }}
-	if len(c.WorkerHosts) > 0 {
-		if err := checkSSHWorkers(c.WorkerHosts, &sshWorkerFlags{}, o, true); err != nil {
-			return nil, err
-		}
+	if err := checkSSHWorkers(c.WorkerHosts, &sshWorkerFlags{}, o, true); err != nil {
+		return nil, err
 	}
 	w, err := l.sessions(ctx, c)
 	if err != nil {
@@ -45,14 +43,8 @@ func (l *labLoad) sessions(ctx context.Context, c labdata.ClientSpec) (*workerPo
 		return l.pool, nil
 	}
 	var err error
-	if len(c.WorkerHosts) > 0 {
-		if l.pool, err = sshWorkers(ctx, l.s, c.WorkerHosts, &sshWorkerFlags{config: l.f.sshConfig, stateDir: l.f.stateDir}); err != nil {
-			return nil, fmt.Errorf("client.worker_hosts: %w", err)
-		}
-		return l.pool, nil
-	}
-	if l.pool, err = localWorkers(ctx, c.Workers); err != nil {
-		return nil, fmt.Errorf("client.workers: %w", err)
+	if l.pool, err = workerSessions(ctx, l.s, c.WorkerHosts, c.Workers, &sshWorkerFlags{config: l.f.sshConfig, stateDir: l.f.stateDir}); err != nil {
+		return nil, fmt.Errorf("the scenario's client workers: %w", err)
 	}
 	return l.pool, nil
 }
