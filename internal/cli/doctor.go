@@ -155,11 +155,11 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	if err := validateIRQPatterns(o.irqPatterns); err != nil {
 		return usageError("redline doctor: --irq-pattern: %v", err)
 	}
-	rep, err := doctorReport(ctx, s, o)
+	rep, where, err := doctorReport(ctx, s, o)
 	if err != nil {
 		return failed("doctor", ExitError, err)
 	}
-	if err := writeDoctorOutput(s.out, rep, o, min); err != nil {
+	if err := writeDoctorOutput(s.out, rep, o, min, where.Name()); err != nil {
 		return exitCode(ExitError, "redline doctor: write the report: "+err.Error())
 	}
 	if rep.HasErrors() {
@@ -186,10 +186,11 @@ func parseFailOn(v string) (doctor.Severity, bool, error) {
 // doctorReport runs the rules on the host (this machine, or --ssh's).
 // With the server at the default address (nobody named it, nor asked for
 // a cluster) unreachable, the doctor checks the host alone and says why.
-func doctorReport(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Report, error) {
+// The Info says which host it was.
+func doctorReport(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Report, serverhost.Info, error) {
 	h, err := o.remote.openHost(ctx, s, "doctor", serverhost.LocalOptions{Root: o.root})
 	if err != nil {
-		return nil, err
+		return nil, serverhost.Info{}, err
 	}
 	defer closeHost(s, "doctor", h)
 	a := remote.DoctorArgs{Pid: o.pid, Iface: o.iface, Clients: o.clients, Sample: o.sample, Only: o.only, Skip: o.skip, IRQPatterns: o.irqPatterns,
@@ -204,7 +205,7 @@ func doctorReport(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Re
 	if rep != nil && rep.Target.RedisError != "" {
 		fmt.Fprintf(s.err, "redline doctor: %s; checking the host only\n", rep.Target.RedisError)
 	}
-	return rep, err
+	return rep, h.Info(), err
 }
 
 func writeDoctorReport(w io.Writer, rep *doctor.Report, o *doctorOptions, min doctor.Severity) error {

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"io"
-	"os"
 	"time"
 
 	"redline/internal/atomicfile"
@@ -21,11 +20,11 @@ func checkDoctorFormat(o *doctorOptions) error {
 	return nil
 }
 
-// writeDoctorOutput writes the report to standard output, or to -o FILE
-// atomically.
-func writeDoctorOutput(w io.Writer, rep *doctor.Report, o *doctorOptions, min doctor.Severity) error {
+// writeDoctorOutput writes the report of the host named host to standard
+// output, or to -o FILE atomically.
+func writeDoctorOutput(w io.Writer, rep *doctor.Report, o *doctorOptions, min doctor.Severity, host string) error {
 	var b bytes.Buffer
-	if err := writeDoctorFormat(&b, rep, o, min); err != nil {
+	if err := writeDoctorFormat(&b, rep, o, min, host); err != nil {
 		return err
 	}
 	if o.output == "" || o.output == "-" {
@@ -35,13 +34,9 @@ func writeDoctorOutput(w io.Writer, rep *doctor.Report, o *doctorOptions, min do
 	return atomicfile.Write(o.output, b.Bytes(), 0o644)
 }
 
-func writeDoctorFormat(w io.Writer, rep *doctor.Report, o *doctorOptions, min doctor.Severity) error {
+func writeDoctorFormat(w io.Writer, rep *doctor.Report, o *doctorOptions, min doctor.Severity, host string) error {
 	if o.format != "prom" {
 		return writeDoctorReport(w, rep, o, min)
-	}
-	host := o.remote.target
-	if host == "" {
-		host, _ = os.Hostname()
 	}
 	return doctor.WritePrometheus(w, rep, doctor.PromOptions{Host: host, Now: time.Now()})
 }

@@ -65,6 +65,11 @@ func TestInspectSSH(t *testing.T) {
 	if code == ExitError || !strings.Contains(out, `"findings"`) || strings.Contains(errs, "copying") {
 		t.Fatalf("doctor --ssh: exit %d (the cached binary, no second push): %.300s %s", code, out, errs)
 	}
+	// The textfile's host label is the host as the user named it.
+	out, errs, code = runCLI(t, ctx, nil, "doctor", "--ssh", "fakehost", "--no-redis", "--format", "prom")
+	if code == ExitError || !strings.Contains(out, `host="fakehost"`) {
+		t.Fatalf("doctor --ssh --format prom: exit %d, no host=\"fakehost\" label: %.300s %s", code, out, errs)
+	}
 	_, errs, code = runCLI(t, ctx, nil, "inspect", "--ssh", "fakehost", "--no-processes", "--root", "/tmp")
 	if code != ExitError || !strings.Contains(errs, "--root") {
 		t.Fatalf("--ssh with --root: exit %d, %s", code, errs)

@@ -9,6 +9,7 @@
 package serverhost
 
 import (
+	"cmp"
 	"context"
 	"io/fs"
 	"time"
@@ -131,6 +132,10 @@ type Info struct {
 	// themselves.
 	Cleanups []remote.Cleanup
 }
+
+// Name is the host as the user knows it: the ssh destination they gave,
+// or this machine's name.
+func (i Info) Name() string { return cmp.Or(i.SSH, i.Hostname) }
 
 // Where is how messages name the host: "" for this machine, else "on
 // NAME".
