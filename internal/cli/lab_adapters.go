@@ -54,7 +54,7 @@ func openLabHost(s *streams, f *labFlags, sc labdata.Scenario) (*labHost, error)
 	}
 	in := func(env lab.Env) serverhost.Host { return local.InNetNS(env.ServerNetNS, env.ClientNetNS) }
 	return &labHost{
-		tuner:   &localTuner{hostTuner{host: in, scope: serverhost.Kept}, f.stateDir},
+		tuner:   &localTuner{hostTuner{host: in, scope: serverhost.Kept}, local},
 		doctor:  hostDoctor{host: in},
 		steerer: hostSteerer{host: in, adopt: true},
 		// The lab has rolled back and stopped what it did; this releases
@@ -189,7 +189,7 @@ func (t *hostTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanSt
 // target's namespace its starting sysctls (lab.NetStarter).
 type localTuner struct {
 	hostTuner
-	StateDir string
+	local *serverhost.Local
 }
 
 func stepsOf(outs []tune.Outcome) []labdata.PlanStep { return serverhost.StepsOf(outs) }
@@ -253,6 +253,6 @@ func findingOf(f doctor.Finding, addr string) labdata.Finding {
 // StartNetNS gives a netns target's namespace its starting sysctls
 // through tune (lab.NetStarter), journaled in the lab's state directory.
 func (t *localTuner) StartNetNS(ctx context.Context, ns string, sysctls map[string]string) ([]labdata.PlanStep, func(context.Context) error, error) {
-	outs, undo, err := tune.StartNetNS(ctx, ns, sysctls, t.StateDir)
+	outs, undo, err := t.local.StartNetNS(ctx, ns, sysctls)
 	return stepsOf(outs), undo, err
 }

@@ -263,6 +263,14 @@ func (l *Local) Hold() error {
 	return nil
 }
 
+// StartNetNS gives a network namespace this host made for a lab (its
+// netns target) its starting net.* sysctls, journaled in the state
+// directory with the namespace (tune.StartNetNS); undo rolls them back
+// before the namespace goes.
+func (l *Local) StartNetNS(ctx context.Context, ns string, sysctls map[string]string) ([]tune.Outcome, func(context.Context) error, error) {
+	return tune.StartNetNS(ctx, ns, sysctls, l.o.StateDir)
+}
+
 // TuneKeep makes a scoped apply permanent.
 func (l *Local) TuneKeep(_ context.Context, id string) error {
 	if id == "" {
