@@ -57,9 +57,9 @@ func openLabHost(s *streams, f *labFlags, sc labdata.Scenario) (*labHost, error)
 		tuner:   &localTuner{hostTuner{host: in, scope: serverhost.Kept}, local},
 		doctor:  hostDoctor{host: in},
 		steerer: hostSteerer{host: in, adopt: true},
-		// The lab has rolled back and stopped what it did; this releases
-		// the hold.
-		close: func() { local.Close(context.Background()) },
+		// The lab has rolled back and stopped what it did by then: this
+		// releases the hold (and says what it still had to undo).
+		close: func() { closeHost(s, "lab", local) },
 	}, nil
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"encoding/csv"
 	"fmt"
@@ -243,5 +244,44 @@ variants:
 	}
 	if _, err := os.Stat(filepath.Join(out, "result.json")); err == nil {
 		t.Error("the refused lab wrote results: it started")
+	}
+}
+
+// TestOpenLabHostHolds: the lab's host is where its state directory is
+// held: a local target's Local holds it from the open when a variant
+// changes the host (a second refuses), and releases it when closed; a
+// dry-run steer, or a target of kind ssh (whose session holds the server
+// host's), holds nothing here.
+func TestOpenLabHostHolds(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	var errb bytes.Buffer
+	s := &streams{out: &errb, err: &errb}
+	f := &labFlags{stateDir: state}
+	tuned := labdata.Scenario{Target: labdata.TargetSpec{Kind: "managed"}, Variants: []labdata.VariantSpec{{Name: "t", Tune: &labdata.TuneSpec{}}}}
+	first, err := openLabHost(s, f, tuned)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := openLabHost(s, f, tuned); err == nil || !strings.Contains(err.Error(), "in use by redline lab (pid") {
+		t.Fatalf("a second lab tuning with the held state directory: %v", err)
+	}
+	dry := labdata.Scenario{Target: labdata.TargetSpec{Kind: "managed"}, Variants: []labdata.VariantSpec{{Name: "s", Steer: &labdata.SteerSpec{DryRun: true}}}}
+	remote := tuned
+	remote.Target = labdata.TargetSpec{Kind: "ssh", Host: "redis-a"}
+	for _, sc := range []labdata.Scenario{dry, remote} {
+		h, err := openLabHost(s, f, sc)
+		if err != nil {
+			t.Fatalf("%s target, variant %s: %v", sc.Target.Kind, sc.Variants[0].Name, err)
+		}
+		h.close()
+	}
+	first.close()
+	again, err := openLabHost(s, f, tuned)
+	if err != nil {
+		t.Fatalf("after the first lab closed its host: %v", err)
+	}
+	again.close()
+	if errb.Len() > 0 {
+		t.Errorf("closing said: %s", errb.String())
 	}
 }
