@@ -46,8 +46,11 @@ func (r *remoteOptions) openHost(ctx context.Context, s *streams, name string, l
 		}
 	}
 	h, err := serverhost.Open(ctx, o)
-	if errors.Is(err, serverhost.ErrLocalOnly) {
+	switch {
+	case errors.Is(err, serverhost.ErrLocalOnly):
 		return nil, usageError("redline %s: %v", name, err)
+	case errors.Is(err, serverhost.ErrNoStateDir):
+		return nil, usageError("redline %s: --state-dir %s: no such directory (nothing was applied with it)", name, local.StateDir)
 	}
 	if err != nil {
 		return nil, exitCode(ExitError, fmt.Sprintf("redline %s: %v", name, err))
@@ -64,16 +67,6 @@ func printCleanups(w io.Writer, name, host string, cls []remote.Cleanup) {
 		fmt.Fprintf(w, "redline %s: on %s an earlier session ended (%s) and restored %d apply(s), stopped %d redis-server(s)%s\n",
 			name, host, cl.Reason, len(cl.Restored), len(cl.Stopped), cleanupErrors(cl))
 	}
-}
-
-// journalMissing says, for a command that reads this machine's journal,
-// whether its directory is absent (missingStateDir); a server host's
-// session answers for its own.
-func (r *remoteOptions) journalMissing(cmd *cobra.Command, o *tuneOptions) (bool, error) {
-	if r.target != "" {
-		return false, nil
-	}
-	return o.missingStateDir(cmd)
 }
 
 func cleanupErrors(c remote.Cleanup) string {

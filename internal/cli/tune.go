@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"errors"
-	"io/fs"
 	"os"
 	"strings"
 
@@ -24,6 +22,9 @@ type tuneOptions struct {
 	passFile string
 	password string // from --pass-file or REDISCLI_AUTH, read as the command starts
 	remote   remoteOptions
+	// stateDirNamed: --state-dir was given to a command that reads the
+	// journal (readsJournal).
+	stateDirNamed bool
 }
 
 func init() { register(newTuneCmd) }
@@ -59,17 +60,12 @@ func (o *tuneOptions) stateFlags(cmd *cobra.Command) {
 	o.passFlag(cmd)
 }
 
-// missingStateDir says whether the journal directory is absent: an error
-// when --state-dir named it (a typo must not create a directory), true
-// and no error when the default one was never made (nothing was applied).
-func (o *tuneOptions) missingStateDir(cmd *cobra.Command) (bool, error) {
-	if _, err := os.Stat(o.stateDir); !errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if cmd.Flags().Changed("state-dir") {
-		return true, usageError("redline tune %s: --state-dir %s: no such directory (nothing was applied with it)", cmd.Name(), o.stateDir)
-	}
-	return true, nil
+// readsJournal marks a command that reads the journal (rollback, status,
+// verify without a plan): a --state-dir it names must exist on this
+// machine (serverhost.LocalOptions.StateDirMustExist), so that a typo is
+// not "nothing applied" and no directory is made.
+func (o *tuneOptions) readsJournal(cmd *cobra.Command) {
+	o.stateDirNamed = cmd.Flags().Changed("state-dir")
 }
 
 // passFlag defines --pass-file (once per command) and reads the password
@@ -100,7 +96,7 @@ func (o *tuneOptions) hostFlags(cmd *cobra.Command) {
 // local is this machine as the command describes it (a rehearsal tree
 // with --root), its journal in --state-dir.
 func (o *tuneOptions) local() serverhost.LocalOptions {
-	return serverhost.LocalOptions{Root: o.root, StateDir: o.stateDir}
+	return serverhost.LocalOptions{Root: o.root, StateDir: o.stateDir, StateDirMustExist: o.stateDirNamed}
 }
 
 // redisFor is the server a plan's redis-config changes go to, with

@@ -32,15 +32,7 @@ Exit status: 0 when nothing is left to restore, 1 when some values could not be
 restored (they stay journaled: run rollback again), 2 when it could not run.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if missing, err := o.remote.journalMissing(cmd, &o.tuneOptions); missing && err != nil {
-				return err
-			} else if missing {
-				if o.json { // a fleet engine reads every host's answer as JSON
-					return tuneWriteJSON(s.out, &tune.RollbackResult{Outcomes: []tune.Outcome{}})
-				}
-				fmt.Fprintln(s.out, "nothing to roll back")
-				return nil
-			}
+			o.readsJournal(cmd)
 			return runTuneRollback(cmd.Context(), s, o)
 		},
 	}

@@ -18,9 +18,7 @@ gone (a reboot, a process exit or a Redis restart already undid it), intended
 not wait for a running apply.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if missing, err := o.remote.journalMissing(cmd, o); missing && err != nil {
-				return err
-			}
+			o.readsJournal(cmd)
 			return runTuneStatus(cmd.Context(), s, o)
 		},
 	}

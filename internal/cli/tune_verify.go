@@ -20,9 +20,7 @@ all are, 1 when not (the differences are printed), 2 when it could not check.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 { // verifying the journal: a mistyped --state-dir is not "nothing applied"
-				if missing, err := o.remote.journalMissing(cmd, o); missing && err != nil {
-					return err
-				}
+				o.readsJournal(cmd)
 			}
 			return runTuneVerify(cmd.Context(), s, o, args)
 		},

@@ -46,6 +46,11 @@ type LocalOptions struct {
 	Record bool
 	// StateDir holds the tune journal; tune.DefaultStateDir when empty.
 	StateDir string
+	// StateDirMustExist is set when the user named StateDir for reading
+	// its journal (tune rollback, status, verify): Open then refuses one
+	// that does not exist (ErrNoStateDir), a mistyped directory rather
+	// than "nothing applied". Either way, reading never makes one.
+	StateDirMustExist bool
 	// System makes the machine tune works on; from Root when nil.
 	System func() *tune.System
 	// RedisBinary is the redis-server RedisStart runs when the request
@@ -280,8 +285,12 @@ func (l *Local) TuneKeep(_ context.Context, id string) error {
 	return nil
 }
 
-// TuneRollback rolls back journaled changes.
+// TuneRollback rolls back journaled changes; a state directory that does
+// not exist has none (and is not made).
 func (l *Local) TuneRollback(ctx context.Context, a remote.TuneRollbackArgs) (*tune.RollbackResult, error) {
+	if _, err := os.Stat(l.o.StateDir); errors.Is(err, fs.ErrNotExist) {
+		return &tune.RollbackResult{Outcomes: []tune.Outcome{}}, nil
+	}
 	res, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: l.o.StateDir, Session: a.Session, Last: a.Last, DryRun: a.DryRun, RedisPassword: a.RedisPassword})
 	if res != nil && !a.DryRun && err == nil {
 		l.forgetScoped(a.Session, a.Last)

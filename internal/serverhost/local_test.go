@@ -2,11 +2,15 @@ package serverhost
 
 import (
 	"context"
+	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"redline/internal/labdata"
+	"redline/internal/remote"
 	"redline/internal/testutil"
 	"redline/internal/tune"
 )
@@ -64,4 +68,31 @@ func TestInNetNSIsTheSameHost(t *testing.T) {
 		t.Fatalf("after Close: %v", err)
 	}
 	h.Close(context.Background())
+}
+
+// TestMissingStateDir: a state directory that does not exist has nothing
+// to roll back, and reading it makes none; Open refuses it when the user
+// named it (StateDirMustExist: a mistyped directory), and only on this
+// machine.
+func TestMissingStateDir(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "never")
+	h, err := Open(ctx, OpenOptions{Local: LocalOptions{StateDir: dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.TuneRollback(ctx, remote.TuneRollbackArgs{})
+	if err != nil || res == nil || res.Outcomes == nil || len(res.Outcomes) != 0 {
+		t.Errorf("rollback of a missing state directory: %+v, %v; want an empty result", res, err)
+	}
+	if rep, err := h.TuneStatus(ctx, ""); err != nil || len(rep.Sessions) != 0 {
+		t.Errorf("status of a missing state directory: %+v, %v", rep, err)
+	}
+	h.Close(ctx)
+	if _, err := os.Stat(dir); err == nil {
+		t.Errorf("reading the journal made %s", dir)
+	}
+	if _, err := Open(ctx, OpenOptions{Local: LocalOptions{StateDir: dir, StateDirMustExist: true}}); !errors.Is(err, ErrNoStateDir) {
+		t.Errorf("Open of a named missing state directory: %v, want ErrNoStateDir", err)
+	}
 }
