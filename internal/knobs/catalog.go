@@ -8,7 +8,8 @@ package knobs
 
 // catalog is every knob autotune knows, in the order it screens them:
 // Redis run-time settings first (cheap, exact to undo), then host knobs,
-// then the ones that restart the server.
+// tune profiles and steer, then the start-up settings (costlier: another
+// server is started for them).
 var catalog = []Knob{
 	// Redis run-time settings (CONFIG SET).
 	{Name: "redis.hz", Kind: KindRedisConfig, Target: "hz", Values: []string{"10", "50", "100"}, Numeric: true, Safety: Safe,
@@ -56,23 +57,6 @@ var catalog = []Knob{
 	{Name: "redis.active-expire-effort", Kind: KindRedisConfig, Target: "active-expire-effort", Values: []string{"1", "4"}, Numeric: true, Safety: Review,
 		Why:    "more effort reclaims expired keys sooner at more CPU per cycle: memory for speed",
 		Source: "redis.conf (active-expire-effort)"},
-
-	// Redis settings read only at start-up (managed servers).
-	{Name: "redis.io-threads", Kind: KindRedisRestart, Target: "io-threads", Values: []string{"1", "2", "4"}, Numeric: true, Restart: true, Safety: Safe,
-		Why:    "I/O threads take socket reads and writes off the main thread when cores are spare",
-		Source: "doctor rule io-threads-unset; write-up 001"},
-	{Name: "redis.io-threads-do-reads", Kind: KindRedisRestart, Target: "io-threads-do-reads", Values: []string{"yes", "no"}, Restart: true, Safety: Safe,
-		Why:    "I/O threads also parse requests, not only write replies",
-		Source: "write-up 001; redis.conf (io-threads-do-reads)"},
-	{Name: "redis.tcp-backlog", Kind: KindRedisRestart, Target: "tcp-backlog", Values: []string{"511", "4096"}, Restart: true, Safety: Safe,
-		Why:    "the listen backlog Redis asks for; capped by somaxconn",
-		Source: "doctor rule tcp-backlog-low; write-up 001"},
-	{Name: "server.allocator", Kind: KindAllocator, Target: "allocator", Values: []string{"jemalloc", "mimalloc", "tcmalloc"}, Restart: true, Safety: Safe,
-		Why:    "the allocator's speed and fragmentation differ by workload",
-		Source: "write-ups 001 and 003 (jemalloc); redisserver allocators"},
-	{Name: "server.cpus", Kind: KindServerCPUs, Target: "cpus", Values: []string{"numa-nic", "unpinned"}, Restart: true, Safety: Safe,
-		Why:    "a server on the NIC's NUMA node avoids cross-node memory and interrupts",
-		Source: "write-ups 000 and 001 (numactl); doctor rule redis-numa-spread"},
 
 	// Host sysctls.
 	{Name: "sysctl.net.core.somaxconn", Kind: KindSysctl, Target: "net.core.somaxconn", Values: []string{"4096", "65535"}, Safety: Safe,
@@ -130,6 +114,35 @@ var catalog = []Knob{
 	{Name: "steer", Kind: KindSteer, Target: "steer", Values: []string{"on"}, Safety: Review,
 		Why:    "moves queue IRQs to the CPU of the thread that consumes them (journaled moves of host IRQs)",
 		Source: "redline steer; write-up 003"},
+
+	// The other tune profiles, each one knob (on, or off as found).
+	{Name: "profile.net-sysctl", Kind: KindProfile, Target: "net-sysctl", Values: []string{"on"}, Safety: Review,
+		Why:    "the listen and SYN backlogs, the NIC backlog and budget and the local port range raised together, as tune plans them (host-wide network)",
+		Source: "tune profile net-sysctl; write-ups 002 and 003"},
+	{Name: "profile.memory", Kind: KindProfile, Target: "memory", Values: []string{"on"}, Safety: Review,
+		Why:    "overcommit, THP madvise and no NUMA balancing together, as tune plans them (host-wide memory policy)",
+		Source: "tune profile memory; write-up 001"},
+	{Name: "profile.redis-config", Kind: KindProfile, Target: "redis-config", Values: []string{"on"}, Safety: Safe,
+		Why:    "tune's run-time Redis settings together (lazy freeing, latency monitor): the server's own settings only",
+		Source: "tune profile redis-config"},
+
+	// Start-up settings of the managed server: each trial starts a server
+	// with them, so they come after every run-time knob.
+	{Name: "redis.io-threads", Kind: KindRedisRestart, Target: "io-threads", Values: []string{"1", "2", "4"}, Numeric: true, Restart: true, Safety: Safe,
+		Why:    "I/O threads take socket reads and writes off the main thread when cores are spare",
+		Source: "doctor rule io-threads-unset; write-up 001"},
+	{Name: "redis.io-threads-do-reads", Kind: KindRedisRestart, Target: "io-threads-do-reads", Values: []string{"yes", "no"}, Restart: true, Safety: Safe,
+		Why:    "I/O threads also parse requests, not only write replies",
+		Source: "write-up 001; redis.conf (io-threads-do-reads)"},
+	{Name: "redis.tcp-backlog", Kind: KindRedisRestart, Target: "tcp-backlog", Values: []string{"511", "4096"}, Restart: true, Safety: Safe,
+		Why:    "the listen backlog Redis asks for; capped by somaxconn",
+		Source: "doctor rule tcp-backlog-low; write-up 001"},
+	{Name: "server.allocator", Kind: KindAllocator, Target: "allocator", Values: []string{"jemalloc", "mimalloc", "tcmalloc"}, Restart: true, Safety: Safe,
+		Why:    "the allocator's speed and fragmentation differ by workload",
+		Source: "write-ups 001 and 003 (jemalloc); redisserver allocators"},
+	{Name: "server.cpus", Kind: KindServerCPUs, Target: "cpus", Values: []string{"numa-nic", "unpinned"}, Restart: true, Safety: Safe,
+		Why:    "a server on the NIC's NUMA node avoids cross-node memory and interrupts",
+		Source: "write-ups 000 and 001 (numactl); doctor rule redis-numa-spread"},
 
 	// Boot parameters: need a reboot, never tried.
 	{Name: "boot.isolcpus", Kind: KindBoot, Target: "isolcpus", Values: []string{"server CPUs"}, Safety: Never,

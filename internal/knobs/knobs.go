@@ -24,6 +24,7 @@ const (
 	KindSysFile      Kind = "sys-file"      // one file under /sys, as a change.KindFile
 	KindIRQProfile   Kind = "irq-placement" // a tune profile that places queue IRQs
 	KindRPSXPS       Kind = "rps-xps"       // the rps-xps tune profile
+	KindProfile      Kind = "tune-profile"  // another tune profile (net-sysctl, memory, redis-config)
 	KindRedisConfig  Kind = "redis-config"  // a CONFIG SET, as a change.KindRedisConfig
 	KindRedisRestart Kind = "redis-restart" // a setting read only at start-up (managed servers)
 	KindAllocator    Kind = "allocator"     // the malloc the managed server runs with
@@ -68,7 +69,7 @@ const (
 
 var methods = map[Kind]Method{
 	KindSysctl: ByChange, KindSysFile: ByChange, KindRedisConfig: ByChange,
-	KindIRQProfile: ByProfile, KindRPSXPS: ByProfile,
+	KindIRQProfile: ByProfile, KindRPSXPS: ByProfile, KindProfile: ByProfile,
 	KindRedisRestart: ByServerSpec, KindAllocator: ByServerSpec, KindServerCPUs: ByServerSpec,
 	KindSteer: BySteer, KindBoot: NotApplied,
 }
@@ -115,6 +116,53 @@ func (k Knob) Change(value string) (c change.Change, ok bool) {
 	return change.Change{Kind: ck, Target: k.Target, Value: value, Why: k.Why, Rule: "autotune:" + k.Name}, true
 }
 
+// On is the value of a profile or steer knob that turns it on; the
+// baseline (the target as found) is off.
+const On = "on"
+
+// Start is what a restart knob changes in the managed server's start-up
+// spec: one redis.conf line, the allocator, or the CPU set (CPUs is
+// symbolic: "numa-nic" or "unpinned"; the host side resolves it).
+type Start struct {
+	ConfigLine string
+	Allocator  string
+	CPUs       string
+}
+
+// Start is the start-up change that sets k to value, for knobs applied by
+// a server restart; ok is false for the others.
+func (k Knob) Start(value string) (s Start, ok bool) {
+	switch k.Kind {
+	case KindRedisRestart:
+		return Start{ConfigLine: k.Target + " " + value}, true
+	case KindAllocator:
+		return Start{Allocator: value}, true
+	case KindServerCPUs:
+		return Start{CPUs: value}, true
+	}
+	return Start{}, false
+}
+
+// Profile is the tune profile k turns on, for profile knobs.
+func (k Knob) Profile() (name string, ok bool) {
+	if k.Method() != ByProfile {
+		return "", false
+	}
+	return k.Target, true
+}
+
+// ForChange returns the knob that makes c (a doctor fix's change): a
+// knob applied as one change of the same kind and target. The value is
+// c's; ok is false when no knob makes such a change.
+func ForChange(c change.Change) (Knob, bool) {
+	for _, k := range catalog {
+		if ck, ok := changeKinds[k.Kind]; ok && ck == c.Kind && k.Target == c.Target {
+			return k, true
+		}
+	}
+	return Knob{}, false
+}
+
 // Validate checks k: a known kind and safety class, values, a source and a
 // reason, and for knobs applied as changes every value against the change
 // allow-lists (change.Change.Validate).
@@ -147,6 +195,11 @@ func (k Knob) validateValue(v string) error {
 	}
 	if c, ok := k.Change(v); ok {
 		return c.Validate()
+	}
+	if k.Method() == ByProfile || k.Method() == BySteer {
+		if v != On {
+			return fmt.Errorf("value %q: a profile or steer is tried %q (the baseline is off)", v, On)
+		}
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"redline/internal/change"
+	"redline/internal/redisparam"
 	"redline/internal/redisserver"
 	"redline/internal/testutil"
 	"redline/internal/tune"
@@ -92,4 +94,45 @@ func TestDocTable(t *testing.T) {
 		return
 	}
 	t.Errorf("%s: the knob table differs from the catalog; run go test ./internal/knobs -update", path)
+}
+
+// TestRestartKnobsStartLines: every start-up line a restart knob writes
+// is one the managed server may be started with (redisparam.CheckLine,
+// which the session holds redis.start to), and every restart knob makes a
+// start-up change.
+func TestRestartKnobsStartLines(t *testing.T) {
+	for _, k := range Catalog() {
+		if k.Method() != ByServerSpec {
+			if _, ok := k.Start("x"); ok {
+				t.Errorf("knob %s is applied by %s but makes a start-up change", k.Name, k.Method())
+			}
+			continue
+		}
+		if !k.Restart {
+			t.Errorf("knob %s changes the start-up spec but does not say it restarts", k.Name)
+		}
+		for _, v := range k.Values {
+			s, ok := k.Start(v)
+			if !ok {
+				t.Errorf("knob %s makes no start-up change", k.Name)
+			}
+			if s.ConfigLine != "" {
+				if err := redisparam.CheckLine(s.ConfigLine); err != nil {
+					t.Errorf("knob %s=%s: %v", k.Name, v, err)
+				}
+			}
+		}
+	}
+}
+
+// TestForChange: a doctor fix maps onto the knob that makes the same
+// change, and a change no knob makes maps onto none.
+func TestForChange(t *testing.T) {
+	k, ok := ForChange(change.Change{Kind: change.KindRedisConfig, Target: "slowlog-log-slower-than", Value: "10000"})
+	if !ok || k.Name != "redis.slowlog-log-slower-than" {
+		t.Errorf("slowlog fix: %s, %v", k.Name, ok)
+	}
+	if k, ok := ForChange(change.Change{Kind: change.KindSysctl, Target: "net.core.rmem_max", Value: "1"}); ok {
+		t.Errorf("rmem_max maps onto %s", k.Name)
+	}
 }
