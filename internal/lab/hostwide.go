@@ -90,17 +90,29 @@ func hostWideBlock(byChange map[string][]string, rounds int) []string {
 // hostWideDecision decides whether the host-wide changes are made, and
 // says so in one line.
 func (l *labRun) hostWideDecision() string {
-	n := len(l.res.OtherServers)
-	switch {
-	case l.s.Target.Kind == "ssh":
+	if l.s.Target.Kind == "ssh" {
 		return "host-wide changes allowed: they are made on the ssh target's host, whose other servers this lab does not see"
-	case n == 0:
-		return "host-wide changes allowed: no other redis-server runs on this host"
-	case l.o.AllowHostWide || l.s.HostWide == "allow":
-		return fmt.Sprintf("host-wide changes ALLOWED by host_wide: allow or --allow-host-wide although %d other redis-server(s) run on this host (%s): they see every flip", n, strings.Join(l.res.OtherServers, ", "))
 	}
-	l.hostWideOff = true
-	return fmt.Sprintf("host-wide changes refused: %d other redis-server(s) run on this host (%s); the variants run without them (allow with host_wide: allow or --allow-host-wide)", n, strings.Join(l.res.OtherServers, ", "))
+	off, line := GuardHostWide(l.res.OtherServers, l.o.AllowHostWide || l.s.HostWide == "allow", "the variants run without them", "host_wide: allow or --allow-host-wide")
+	l.hostWideOff = off
+	return line
+}
+
+// GuardHostWide is the production-host guard of a run on this host: with
+// other redis-servers running (others, OtherServers taken before the run
+// started its own) host-wide changes (HostWide) are left out unless the
+// user allowed them (how says how: a flag, a scenario key). off says to
+// leave them out; line says the decision in one line, without saying
+// what a refusal leaves out. The lab and autotune both decide here.
+func GuardHostWide(others []string, allowed bool, without, how string) (off bool, line string) {
+	n := len(others)
+	switch {
+	case n == 0:
+		return false, "host-wide changes allowed: no other redis-server runs on this host"
+	case allowed:
+		return false, fmt.Sprintf("host-wide changes ALLOWED by %s although %d other redis-server(s) run on this host (%s): they see every flip", how, n, strings.Join(others, ", "))
+	}
+	return true, fmt.Sprintf("host-wide changes refused: %d other redis-server(s) run on this host (%s); %s (allow with %s)", n, strings.Join(others, ", "), without, how)
 }
 
 // newTarget prepares the scenario's target. The default scenario's server

@@ -79,9 +79,10 @@ func restoredLine(diff []string) string {
 		len(diff), strings.Join(diff, "; "))
 }
 
-// otherServers lists the redis-servers already running under root, as
-// "pid N" each, before the lab starts its own.
-func otherServers(root string) []string {
+// OtherServers lists the redis-servers already running under root, as
+// "pid N" each: taken before a run (the lab, autotune) starts its own,
+// they are what GuardHostWide protects.
+func OtherServers(root string) []string {
 	var out []string
 	entries, _ := os.ReadDir(filepath.Join(root, "proc"))
 	for _, e := range entries {
@@ -102,7 +103,7 @@ func otherServers(root string) []string {
 // host-wide changes (those outside the server's network namespace) reach
 // them too.
 func (l *labRun) takeStock() inventory {
-	l.res.OtherServers = otherServers("/")
+	l.res.OtherServers = OtherServers("/")
 	if n := len(l.res.OtherServers); n > 0 {
 		l.event(Event{Message: fmt.Sprintf("this host runs %d other redis-server(s) (%s): host-wide changes (vm.* sysctls, THP, IRQ affinities, CPU governors, and net.* sysctls outside a network namespace) reach them too",
 			n, strings.Join(l.res.OtherServers, ", "))})

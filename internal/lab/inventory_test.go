@@ -29,7 +29,7 @@ func TestInventoryDifferences(t *testing.T) {
 	if len(d) != 1 || d[0] != "/proc/sys/vm/overcommit_memory: 0 -> 1" || !strings.Contains(restoredLine(d), "NOT as found") {
 		t.Fatalf("changed host: %v, %s", d, restoredLine(d))
 	}
-	if got := otherServers(root); len(got) != 1 || got[0] != "pid 10" {
+	if got := OtherServers(root); len(got) != 1 || got[0] != "pid 10" {
 		t.Fatalf("other servers %v", got)
 	}
 }
