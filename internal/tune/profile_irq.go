@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 
@@ -82,6 +83,24 @@ func orDefault(s, def string) string {
 		return def
 	}
 	return s
+}
+
+// NICCPUs is where numa-bind would put Redis, for a server started
+// there instead of moved (autotune's server.cpus knob): the CPUs local to
+// the NIC Redis traffic uses (in.NIC, or the only physical NIC that is
+// up), the NUMA node they are on (-1 when the machine has one node and
+// the NIC does not say) and the planner's notes.
+func NICCPUs(in PlanInput) (cpus host.CPUSet, node int, notes []string, err error) {
+	if in.Host == nil {
+		return cpus, -1, nil, errors.New("the NIC's CPUs need a host snapshot")
+	}
+	pc := &planContext{in: in, want: map[string]bool{}, plan: &Plan{}}
+	nic, err := pc.pickNIC()
+	if err != nil {
+		return cpus, -1, nil, err
+	}
+	cpus, node, err = pc.nicCPUs(nic)
+	return cpus, node, pc.plan.Notes, err
 }
 
 // buildNUMABind pins every Redis thread to the NIC's node: off the IRQ

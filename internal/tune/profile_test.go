@@ -2,12 +2,14 @@ package tune
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
 	"redline/internal/change"
 	"redline/internal/host"
+	"redline/internal/placement"
 )
 
 func iptr(i int) *int { return &i }
@@ -429,4 +431,33 @@ func TestNetSysctlReservedPortsInKernelForm(t *testing.T) {
 		}
 	}
 	t.Fatalf("no reserved-ports change in %v", p.Changes)
+}
+
+// TestNICCPUs: the CPUs numa-bind would give Redis, on a two-node host
+// (the NIC's node) and a one-node one (every CPU, with the note that says
+// so).
+func TestNICCPUs(t *testing.T) {
+	for _, c := range []struct {
+		fixture string
+		node    int
+	}{{"x86-2socket-mlx5", -2}, {"local-virtio-2cpu", -1}} {
+		fsys, err := host.NewFS(filepath.Join(fixtureRoot, c.fixture))
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap, err := host.Read(fsys, host.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		cpus, node, notes, err := NICCPUs(PlanInput{Host: snap})
+		if err != nil {
+			t.Fatalf("%s: %v", c.fixture, err)
+		}
+		switch {
+		case c.node == -1 && (node != -1 || !cpus.Equal(placement.OnlineCPUs(snap)) || len(notes) == 0):
+			t.Errorf("%s: one node: got node %d CPUs %s notes %v, want every CPU and a note", c.fixture, node, cpus.List(), notes)
+		case c.node == -2 && (node < 0 || !cpus.Equal(snap.NodeCPUs(node).Intersect(placement.OnlineCPUs(snap)))):
+			t.Errorf("%s: got node %d CPUs %s, want the NIC's node's", c.fixture, node, cpus.List())
+		}
+	}
 }
