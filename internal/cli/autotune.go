@@ -30,6 +30,9 @@ type autotuneTarget struct {
 	Objective    string   `json:"objective"`
 	Knobs        []string `json:"knobs,omitempty"`
 	Allow        []string `json:"allow,omitempty"`
+	// AllowHostWide overrides the production-host guard: host-wide
+	// knobs are tried beside other redis-servers too.
+	AllowHostWide bool `json:"allow_host_wide,omitempty"`
 }
 
 type autotuneOptions struct {
@@ -75,6 +78,7 @@ Exit status: 0 when the session ran to its end (confirmed or nothing to keep),
 	f.StringVar(&o.target.Objective, "objective", "throughput", "throughput, or p99 (with --rate in the workload: p99 at a fixed offered rate)")
 	f.StringArrayVar(&o.target.Knobs, "knob", nil, "search only this catalog knob (repeatable; default every allowed one this target can apply)")
 	f.StringArrayVar(&o.target.Allow, "allow", nil, "also try this review-class knob (repeatable)")
+	f.BoolVar(&o.target.AllowHostWide, "allow-host-wide", false, "try host-wide knobs (sysctls, /sys files, IRQ and RPS profiles, steer) although other redis-servers run on this host")
 	f.StringVar(&o.dir, "dir", "", "the session's directory: journal, tune state, plan, report (default ./autotune-TIME)")
 	f.StringVar(&o.resume, "resume", "", "continue the session journaled in this directory")
 	f.DurationVar(&o.budget, "budget", 15*time.Minute, "stop starting comparisons that could end after this")
@@ -118,6 +122,21 @@ func (o *autotuneOptions) finish(cmd *cobra.Command) error {
 	return nil
 }
 
+// writesHost says whether trying k writes the host outside the server:
+// a sysctl, a file under /sys, a profile other than the server's own
+// settings and threads, steer.
+func writesHost(k knobs.Knob) bool {
+	switch k.Method() {
+	case knobs.ByChange:
+		return k.Kind != knobs.KindRedisConfig
+	case knobs.ByProfile:
+		return k.Target != "redis-config" && k.Target != "numa-bind"
+	case knobs.BySteer:
+		return true
+	}
+	return false
+}
+
 // autotuneCandidates splits the catalog into the candidates this target
 // can try and the knobs it leaves untested, with why.
 func autotuneCandidates(t autotuneTarget) (cands []autotune.Candidate, untested []string) {
@@ -131,9 +150,7 @@ func autotuneCandidates(t autotuneTarget) (cands []autotune.Candidate, untested 
 			why = "never tried: " + k.Why
 		case !k.Allowed(t.Allow):
 			why = "review class (durability, memory, security or host-wide): --allow " + k.Name
-		case k.Method() != knobs.ByChange:
-			why = fmt.Sprintf("applied by %s (restart, profile or steer): not in this first path yet", k.Method())
-		case k.Kind != knobs.KindRedisConfig && os.Geteuid() != 0:
+		case writesHost(k) && os.Geteuid() != 0:
 			why = "writes the host: needs root"
 		}
 		if why != "" {
@@ -160,20 +177,26 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	if err := os.MkdirAll(o.dir, 0o700); err != nil {
 		return exitCode(ExitError, "redline autotune: "+err.Error())
 	}
-	tg, err := startLocalTarget(ctx, o.target.ServerConfig, wl, o.engine.LowerIsBetter, o.stateDir)
+	tg, err := startLocalTarget(ctx, o.target.ServerConfig, wl, o.engine.LowerIsBetter, o.stateDir, o.target.AllowHostWide)
 	if err != nil {
 		return exitCode(ExitError, "redline autotune: start redis-server: "+err.Error())
 	}
 	defer tg.close()
+	var doctorLines []string
 	if !o.engine.Resume {
+		cands, untested, doctorLines = tg.doctorFirst(ctx, cands, untested)
 		o.engine.Candidates = nil
 		for _, c := range cands {
-			left, cur, ok := tg.untried(ctx, c)
-			if !ok {
-				untested = append(untested, fmt.Sprintf("%s: already %q on the target", c.Knob, cur))
-				continue
+			left, why, ok := tg.untried(ctx, c)
+			if why != "" {
+				untested = append(untested, c.Knob+": "+why)
 			}
-			o.engine.Candidates = append(o.engine.Candidates, left)
+			if ok {
+				o.engine.Candidates = append(o.engine.Candidates, left)
+			}
+		}
+		if len(o.engine.Candidates) == 0 {
+			return usageError("redline autotune: no knob left to try:\n  %s", strings.Join(untested, "\n  "))
 		}
 		o.engine.Target, _ = json.Marshal(o.target)
 	}
@@ -187,6 +210,10 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	}
 	autotunePrintPlan(s.out, o, plan, per)
 	fmt.Fprintf(s.out, "target: a managed redis-server at %s; after a crash: redline tune rollback --state-dir %s\n", tg.addr, o.stateDir)
+	fmt.Fprintf(s.out, "host-wide: %s\n", tg.guardLine)
+	for _, l := range doctorLines {
+		fmt.Fprintf(s.out, "doctor: %s\n", l)
+	}
 	o.engine.Progress = func(t autotune.Trial) { autotunePrintTrial(s.out, t) }
 	res, runErr := autotune.Run(ctx, tg, o.engine)
 	if res == nil {
@@ -226,11 +253,12 @@ func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untest
 // writeAutotunePlan writes the confirmed plan for redline tune apply,
 // each change's measured effect in its note.
 func writeAutotunePlan(path string, res *autotune.Result, addr string) error {
-	changes, err := changesOf(res.Final)
+	changes, notes, err := splitPlan(res.Final)
 	if err != nil {
 		return err
 	}
 	p := tune.FromChanges(changes, "autotune")
+	p.Notes = append(p.Notes, notes...)
 	p.Redis = &tune.PlanRedis{Addr: addr}
 	comments := map[int]string{}
 	for i, s := range res.Final {

@@ -41,14 +41,14 @@ func TestAutotuneCandidatesFollowSafetyAndMethod(t *testing.T) {
 	for _, c := range cands {
 		names[c.Knob] = true
 		k, _ := knobs.Lookup(c.Knob)
-		if k.Method() != knobs.ByChange || k.Safety == knobs.Never {
+		if k.Method() == knobs.NotApplied || k.Safety == knobs.Never || !k.Allowed([]string{"redis.appendfsync"}) {
 			t.Errorf("candidate %s: method %s, class %s", k.Name, k.Method(), k.Safety)
 		}
 	}
-	if !names["redis.appendfsync"] || names["redis.save"] || !names["redis.hz"] {
-		t.Errorf("candidates %v: want the allowed review knob, no other, and the safe ones", names)
+	if !names["redis.appendfsync"] || names["redis.save"] || !names["redis.hz"] || !names["redis.io-threads"] || !names["profile.redis-config"] {
+		t.Errorf("candidates %v: want the allowed review knob, no other, and the safe ones (start-up and profile knobs too)", names)
 	}
-	if !strings.Contains(strings.Join(untested, "\n"), "redis.io-threads: applied by server-spec") {
+	if !strings.Contains(strings.Join(untested, "\n"), "steer: review class") {
 		t.Errorf("untested:\n%s", strings.Join(untested, "\n"))
 	}
 }

@@ -1,0 +1,460 @@
+package cli
+
+// The trial side of redline autotune's host seam (autotune_host.go): how
+// one config of the catalog's knobs reaches the managed server and the
+// host. A config is split by how each knob is applied (knobs.Method):
+// changes and tune profiles go into one plan (tune.Compose, the one plan
+// composer) applied scoped through the host's journal and rolled back
+// after the measurement; steer runs during the measurement through the
+// host's Steerer; start-up settings (a redis.conf line, the allocator,
+// the CPU set) pick the server the trial runs on.
+//
+// Servers with different start-up specs run side by side, each on its
+// own port, kept in a small pool (trialServers): a paired round
+// alternates the incumbent's server and the candidate's without a
+// restart between them, so a start-up knob costs one server start per
+// comparison, not one per round, and the two runs of a round stay as
+// close in time as those of a run-time knob. (The lab restarts one
+// server when a variant's spec differs; a round of autotune compares two
+// specs at once, so it keeps both.) Every measurement starts from an
+// empty keyspace (FLUSHALL, as before), so a newly started server needs
+// no data: redline's workloads write what they read or read missing keys
+// alike on every server.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"redline/internal/autotune"
+	"redline/internal/change"
+	"redline/internal/host"
+	"redline/internal/knobs"
+	"redline/internal/lab"
+	"redline/internal/labdata"
+	"redline/internal/redisadmin"
+	"redline/internal/redisserver"
+	"redline/internal/remote"
+	"redline/internal/tune"
+)
+
+// maxTrialServers bounds the servers kept running side by side: the
+// baseline's (never stopped: the noise and the confirmation run on it),
+// the incumbent's and a candidate's.
+const maxTrialServers = 3
+
+// trialSteer is how steer runs in a trial: decisions every 250 ms, a move
+// after two agreeing periods, so it acts within a measurement of seconds.
+var trialSteer = labdata.SteerSpec{Period: 250 * time.Millisecond, Periods: 2}
+
+// trialServer is one managed server of the pool.
+type trialServer struct {
+	id    string
+	key   string // its start-up spec, as JSON
+	addr  string
+	pid   int
+	redis *remote.RedisTarget
+	admin *redisadmin.Conn
+	used  int // the measurement that last used it
+}
+
+// trialParts is a config split by how its settings are applied.
+type trialParts struct {
+	start    remote.RedisStartArgs
+	changes  []change.Change
+	profiles []string
+	steer    bool
+}
+
+// partsOf splits c; the start-up spec is the baseline's with c's start-up
+// settings on top.
+func (t *localTarget) partsOf(c autotune.Config) (trialParts, error) {
+	p := trialParts{start: t.start}
+	p.start.Config = slices.Clone(t.start.Config)
+	for _, s := range c {
+		k, ok := knobs.Lookup(s.Knob)
+		if !ok {
+			return p, fmt.Errorf("no knob %s in the catalog", s.Knob)
+		}
+		if ch, ok := k.Change(s.Value); ok {
+			p.changes = append(p.changes, ch)
+			continue
+		}
+		if name, ok := k.Profile(); ok {
+			p.profiles = append(p.profiles, name)
+			continue
+		}
+		if k.Method() == knobs.BySteer {
+			p.steer = true
+			continue
+		}
+		st, ok := k.Start(s.Value)
+		if !ok || !t.managed {
+			return p, fmt.Errorf("knob %s is applied by %s, which this target cannot do", k.Name, k.Method())
+		}
+		if err := t.startWith(&p.start, st); err != nil {
+			return p, fmt.Errorf("%s=%s: %w", k.Name, s.Value, err)
+		}
+	}
+	return p, nil
+}
+
+// startWith sets one start-up setting in a.
+func (t *localTarget) startWith(a *remote.RedisStartArgs, st knobs.Start) error {
+	switch {
+	case st.ConfigLine != "":
+		a.Config = append(a.Config, st.ConfigLine) // the last line of a directive wins
+	case st.Allocator != "":
+		a.Allocator = st.Allocator
+	case st.CPUs != "":
+		cpus, ok := t.cpus[st.CPUs]
+		if !ok {
+			return fmt.Errorf("CPU set %q was not resolved on this host", st.CPUs)
+		}
+		a.CPUs, a.NUMANode = cpus.list, cpus.node
+	}
+	return nil
+}
+
+// resolvedCPUs is a server.cpus value on this host.
+type resolvedCPUs struct {
+	list string // taskset -c; "" unpinned
+	node *int   // numactl binding, when the NIC's node is known
+	note string // what it reduces to, for people
+}
+
+// resolveCPUs resolves the server.cpus values: numa-nic is where
+// numa-bind would put Redis (tune.NICCPUs: the NIC's NUMA node's CPUs,
+// placement.LocalCPUs); unpinned is no pinning. A value that reduces to
+// the baseline's (every online CPU, unpinned) is said to.
+func (t *localTarget) resolveCPUs(ctx context.Context) error {
+	t.cpus = map[string]resolvedCPUs{"unpinned": {note: "unpinned"}}
+	snap, err := t.host.Snapshot(ctx, remote.SnapshotArgs{NoProcesses: true})
+	if err != nil {
+		return err
+	}
+	cpus, node, notes, err := tune.NICCPUs(tune.PlanInput{Host: snap})
+	if err != nil {
+		t.cpusErr = err
+		return nil
+	}
+	r := resolvedCPUs{list: cpus.List(), note: "the NIC's CPUs " + cpus.List()}
+	if node >= 0 {
+		r.node, r.note = &node, fmt.Sprintf("NUMA node %d (CPUs %s)", node, cpus.List())
+	}
+	if online := snap.CPU.Online; node < 0 && online != nil && cpus.Equal(*online) {
+		r = resolvedCPUs{note: "every online CPU (" + cpus.List() + "): " + strings.Join(notes, "; ")}
+	}
+	t.cpus["numa-nic"] = r
+	return nil
+}
+
+// server returns the pool's server started with a, starting it (and
+// stopping the least recently used one but the baseline's beyond
+// maxTrialServers).
+func (t *localTarget) server(ctx context.Context, a remote.RedisStartArgs) (*trialServer, error) {
+	b, _ := json.Marshal(a)
+	key := string(b)
+	t.clock++
+	if s, ok := t.servers[key]; ok {
+		s.used = t.clock
+		return s, nil
+	}
+	if len(t.servers) >= maxTrialServers {
+		t.stopOldest(ctx)
+	}
+	info, err := t.host.RedisStart(ctx, a)
+	if err != nil {
+		return nil, fmt.Errorf("start redis-server (%s): %w", key, err)
+	}
+	s := &trialServer{id: info.ID, key: key, pid: info.Pid, used: t.clock, addr: net.JoinHostPort(info.Host, strconv.Itoa(info.Port))}
+	s.redis = &remote.RedisTarget{Addr: s.addr}
+	if s.admin, err = redisadmin.Dial(ctx, redisadmin.Options{Addr: s.addr}); err != nil {
+		t.host.RedisStop(ctx, s.id)
+		return nil, err
+	}
+	t.servers[key] = s
+	return s, nil
+}
+
+func (t *localTarget) stopOldest(ctx context.Context) {
+	var old *trialServer
+	for _, s := range t.servers {
+		if s.addr != t.addr && (old == nil || s.used < old.used) {
+			old = s
+		}
+	}
+	old.admin.Close()
+	delete(t.servers, old.key)
+	t.host.RedisStop(ctx, old.id)
+}
+
+// plan composes the trial's changes and profiles over a snapshot of srv's
+// host (profiles planned once per server and set: the host is as found
+// before every trial), without the host-wide changes the guard refused.
+func (t *localTarget) plan(ctx context.Context, srv *trialServer, p trialParts) (*tune.Plan, error) {
+	key := srv.key + "|" + strings.Join(p.profiles, ",")
+	prof, ok := t.profilePlans[key]
+	if !ok && len(p.profiles) > 0 {
+		var err error
+		prof, err = tune.Compose(tune.Sources{
+			Profiles: p.profiles,
+			Input:    tune.PlanInput{PID: srv.pid, Redis: &tune.PlanRedis{Addr: srv.addr}},
+			Snapshot: func() (*host.Snapshot, error) { return t.host.Snapshot(ctx, remote.SnapshotArgs{PIDs: []int{srv.pid}}) },
+		})
+		if err != nil {
+			return nil, err
+		}
+		t.profilePlans[key] = prof
+	}
+	src := tune.Sources{Plans: []*tune.Plan{tune.FromChanges(p.changes, "autotune")}}
+	if prof != nil {
+		src.Plans = append(src.Plans, prof)
+	}
+	plan, err := tune.Compose(src)
+	if err != nil {
+		return nil, err
+	}
+	plan.Changes = t.guarded(plan.Changes)
+	plan.Redis = &tune.PlanRedis{Addr: srv.addr}
+	return plan, plan.Validate()
+}
+
+// guarded leaves out the host-wide changes when the guard refused them.
+func (t *localTarget) guarded(cs []change.Change) []change.Change {
+	if !t.hostWideOff {
+		return cs
+	}
+	return slices.DeleteFunc(slices.Clone(cs), func(c change.Change) bool { return lab.HostWide(c, t.serverNetNS) })
+}
+
+// Trial runs c once on its server: its plan applied scoped, steer
+// started, the keyspace emptied, one measurement, then steer stopped and
+// the plan rolled back (with contexts of their own: an interrupted
+// session still restores).
+func (t *localTarget) Trial(ctx context.Context, c autotune.Config) (v float64, err error) {
+	p, err := t.partsOf(c)
+	if err != nil {
+		return 0, err
+	}
+	srv, err := t.server(ctx, p.start)
+	if err != nil {
+		return 0, err
+	}
+	plan, err := t.plan(ctx, srv, p)
+	if err != nil {
+		return 0, err
+	}
+	if len(plan.Changes) > 0 {
+		session, err := t.apply(ctx, plan, srv.redis)
+		if session != "" {
+			defer func() {
+				if rerr := t.rollback(session); rerr != nil && err == nil {
+					err = rerr
+				}
+			}()
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+	if p.steer {
+		id, err := t.host.SteerStart(ctx, trialSteer, srv.pid)
+		if err != nil {
+			return 0, err
+		}
+		defer func() {
+			if serr := t.steerStop(id); serr != nil && err == nil {
+				err = serr
+			}
+		}()
+	}
+	if _, err := srv.admin.Do(ctx, "FLUSHALL"); err != nil {
+		return 0, fmt.Errorf("FLUSHALL: %w", err)
+	}
+	if t.beforeMeasure != nil {
+		t.beforeMeasure(srv)
+	}
+	return t.measure(ctx, srv.addr)
+}
+
+func (t *localTarget) steerStop(id string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
+	defer cancel()
+	_, err := t.host.SteerStop(ctx, id)
+	return err
+}
+
+// untried checks a candidate against the target before the session: it
+// drops the values the baseline already has (a comparison of the target
+// with itself) and the ones this target cannot try, and says why; ok is
+// false when no value is left.
+func (t *localTarget) untried(ctx context.Context, c autotune.Candidate) (autotune.Candidate, string, bool) {
+	k, _ := knobs.Lookup(c.Knob)
+	var left, why []string
+	for _, v := range c.Values {
+		if reason := t.cannot(ctx, k, v); reason != "" {
+			why = append(why, reason)
+			continue
+		}
+		left = append(left, v)
+	}
+	c.Values = left
+	return c, strings.Join(slices.Compact(why), "; "), len(left) > 0
+}
+
+// cannot says why k=v is not compared on this target ("" when it is).
+func (t *localTarget) cannot(ctx context.Context, k knobs.Knob, v string) string {
+	switch k.Method() {
+	case knobs.ByChange:
+		return t.cannotChange(ctx, k, v)
+	case knobs.ByServerSpec:
+		return t.cannotStart(ctx, k, v)
+	case knobs.ByProfile:
+		return t.cannotProfile(ctx, k)
+	case knobs.BySteer:
+		return t.cannotSteer(ctx)
+	}
+	return "never applied"
+}
+
+// cannotChange: a value the server already has, or a host-wide change the
+// guard refused.
+func (t *localTarget) cannotChange(ctx context.Context, k knobs.Knob, v string) string {
+	ch, _ := k.Change(v)
+	if len(t.guarded([]change.Change{ch})) == 0 {
+		return "host-wide: " + t.guardLine
+	}
+	if k.Kind != knobs.KindRedisConfig {
+		return ""
+	}
+	if cur, ok := t.configNow(ctx, k.Target); ok && ch.Same(v, cur) {
+		return fmt.Sprintf("already %q on the target", cur)
+	}
+	return ""
+}
+
+func (t *localTarget) configNow(ctx context.Context, name string) (string, bool) {
+	cfg, err := t.admin.ConfigGet(ctx, name)
+	cur, found := cfg[name]
+	return cur, err == nil && found
+}
+
+// cannotStart: restart knobs need a managed server; a value the baseline
+// server already runs with, an allocator not installed, a CPU set that
+// reduces to the baseline's.
+func (t *localTarget) cannotStart(ctx context.Context, k knobs.Knob, v string) string {
+	if !t.managed {
+		return "needs a server restart: autotune restarts only a server it started (an attached server keeps its settings)"
+	}
+	st, _ := k.Start(v)
+	switch {
+	case st.ConfigLine != "":
+		if cur, ok := t.configNow(ctx, k.Target); ok && cur == v {
+			return fmt.Sprintf("already %q on the target", cur)
+		}
+	case st.Allocator != "":
+		lib, err := redisserver.AllocatorLib(v)
+		if err != nil {
+			return err.Error()
+		}
+		if redisserver.CheckMapped(t.base().pid, lib) == nil {
+			return fmt.Sprintf("the server already runs with %s (%s is mapped)", v, lib)
+		}
+	case st.CPUs != "":
+		if t.cpusErr != nil && v != "unpinned" {
+			return "the NIC's CPUs: " + t.cpusErr.Error()
+		}
+		if r := t.cpus[v]; r.list == "" && t.start.CPUs == "" {
+			return "reduces to the baseline's CPUs on this host: " + r.note
+		}
+	}
+	return ""
+}
+
+// cannotProfile: a profile that plans no change here (or only host-wide
+// changes the guard refused) would compare the target with itself.
+func (t *localTarget) cannotProfile(ctx context.Context, k knobs.Knob) string {
+	name, _ := k.Profile()
+	base := t.base()
+	plan, err := t.plan(ctx, base, trialParts{profiles: []string{name}})
+	if err != nil {
+		return "tune cannot plan it here: " + err.Error()
+	}
+	if len(plan.Changes) > 0 {
+		return ""
+	}
+	all := t.profilePlans[base.key+"|"+name]
+	if all != nil && len(all.Changes) > 0 {
+		return "its changes are host-wide: " + t.guardLine
+	}
+	why := "tune plans no change on this host"
+	if all != nil && len(all.Notes) > 0 {
+		why += " (" + strings.Join(all.Notes, "; ") + ")"
+	}
+	return why
+}
+
+// cannotSteer: steer moves host IRQs (host-wide), and needs the kernel's
+// tracepoints; it is started and stopped once to know.
+func (t *localTarget) cannotSteer(ctx context.Context) string {
+	if t.hostWideOff {
+		return "moves host IRQs (host-wide): " + t.guardLine
+	}
+	id, err := t.host.SteerStart(ctx, trialSteer, t.base().pid)
+	if err != nil {
+		return "steer cannot run here: " + err.Error()
+	}
+	if err := t.steerStop(id); err != nil {
+		return "steer did not stop cleanly: " + err.Error()
+	}
+	return ""
+}
+
+// base is the baseline's server, started first and kept.
+func (t *localTarget) base() *trialServer {
+	b, _ := json.Marshal(t.start)
+	return t.servers[string(b)]
+}
+
+// guard decides the host-wide changes with the lab's production-host
+// guard, over the redis-servers that ran before this session started its
+// own.
+func (t *localTarget) guard(others []string, allow bool) {
+	t.hostWideOff, t.guardLine = lab.GuardHostWide(others, allow, "the knobs that make them are not tried", "--allow-host-wide")
+}
+
+// splitPlan is a config's changes for a tune plan, and notes for what a
+// plan cannot hold: start-up settings, profiles, steer.
+func splitPlan(c autotune.Config) ([]change.Change, []string, error) {
+	var out []change.Change
+	var notes []string
+	for _, s := range c {
+		k, ok := knobs.Lookup(s.Knob)
+		if !ok {
+			return nil, nil, fmt.Errorf("no knob %s in the catalog", s.Knob)
+		}
+		if ch, ok := k.Change(s.Value); ok {
+			out = append(out, ch)
+			continue
+		}
+		switch st, _ := k.Start(s.Value); {
+		case st.ConfigLine != "":
+			notes = append(notes, fmt.Sprintf("%s: at the server's next start: %q in redis.conf (tune does not restart servers)", k.Name, st.ConfigLine))
+		case st.Allocator != "":
+			notes = append(notes, fmt.Sprintf("%s: at the server's next start: LD_PRELOAD the %s library", k.Name, st.Allocator))
+		case st.CPUs != "":
+			notes = append(notes, fmt.Sprintf("%s: at the server's next start: CPU set %s (taskset or numactl)", k.Name, s.Value))
+		case k.Method() == knobs.ByProfile:
+			notes = append(notes, fmt.Sprintf("%s: plan the profile on the server's host: redline tune plan --profile %s", k.Name, k.Target))
+		case k.Method() == knobs.BySteer:
+			notes = append(notes, fmt.Sprintf("%s: run redline steer beside the server", k.Name))
+		}
+	}
+	return out, notes, nil
+}
