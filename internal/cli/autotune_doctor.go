@@ -39,7 +39,7 @@ func (t *localTarget) doctorFirst(ctx context.Context, cands []autotune.Candidat
 			}
 			c, rest, ok := takeCandidate(k.Name, cands, first)
 			if !ok {
-				untested = append(untested, fmt.Sprintf("doctor rule %s (%s): fix %s: knob %s is not a candidate (its own line says why)", f.ID, f.Message, ch, k.Name))
+				untested = append(untested, fmt.Sprintf("doctor rule %s (%s): fix %s: knob %s is not among this session's candidates", f.ID, f.Message, ch, k.Name))
 				continue
 			}
 			cands = rest

@@ -370,7 +370,11 @@ func (t *localTarget) cannotStart(ctx context.Context, k knobs.Knob, v string) s
 		if t.cpusErr != nil && v != "unpinned" {
 			return "the NIC's CPUs: " + t.cpusErr.Error()
 		}
-		if r := t.cpus[v]; r.list == "" && t.start.CPUs == "" {
+		switch r := t.cpus[v]; {
+		case r.list != "" || t.start.CPUs != "":
+		case v == "unpinned":
+			return "already unpinned on the target"
+		default:
 			return "reduces to the baseline's CPUs on this host: " + r.note
 		}
 	}

@@ -2,13 +2,18 @@ package cli
 
 import (
 	"context"
+	"maps"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"redline/internal/autotune"
 	"redline/internal/bench/cmdline"
+	"redline/internal/knobs"
 	"redline/internal/redisserver"
+	"redline/internal/redistest"
+	"redline/internal/steer"
 	"redline/internal/testutil"
 	"redline/internal/tune"
 )
@@ -133,4 +138,153 @@ func TestAutotuneUntriedOnThisHost(t *testing.T) {
 	if _, why, ok := tg.untried(ctx, autotune.Candidate{Knob: "redis.io-threads", Values: []string{"2"}}); ok || !strings.Contains(why, "restarts only a server it started") {
 		t.Errorf("an attached server's start-up knob: %q, %v", why, ok)
 	}
+}
+
+// TestAutotuneGuardBesideAnotherServer: with another redis-server on this
+// host, the production-host guard (lab.GuardHostWide) leaves host-wide
+// knobs (a sysctl, a host profile, steer) untested, with its line, and
+// keeps the server's own knobs.
+func TestAutotuneGuardBesideAnotherServer(t *testing.T) {
+	testutil.Heavy(t)
+	redistest.Start(t)
+	tg, _ := startTrialTarget(t, nil, false)
+	ctx := context.Background()
+	if !tg.hostWideOff || !strings.Contains(tg.guardLine, "--allow-host-wide") {
+		t.Fatalf("guard: off %v, %q", tg.hostWideOff, tg.guardLine)
+	}
+	for _, knob := range []string{"sysctl.net.core.somaxconn", "profile.net-sysctl", "steer"} {
+		k, _ := knobs.Lookup(knob)
+		if _, why, ok := tg.untried(ctx, autotune.Candidate{Knob: knob, Values: k.Values}); ok || !strings.Contains(why, "host-wide") {
+			t.Errorf("%s beside another server: %q, %v", knob, why, ok)
+		}
+	}
+	if _, why, ok := tg.untried(ctx, autotune.Candidate{Knob: "profile.redis-config", Values: []string{"on"}}); !ok {
+		t.Errorf("the server's own profile was refused: %q", why)
+	}
+}
+
+// TestAutotuneDoctorFirst: a managed server started with its slow log
+// off (doctor rule slowlog-off fires): the doctor's fix puts its knob
+// first in the screening order, the fix's value first, and says so.
+func TestAutotuneDoctorFirst(t *testing.T) {
+	testutil.Heavy(t)
+	tg, _ := startTrialTarget(t, []string{"slowlog-log-slower-than -1"}, false)
+	cands, untested := autotuneCandidates(autotuneTarget{Knobs: []string{"redis.hz", "redis.slowlog-log-slower-than"}})
+	cands, _, lines := tg.doctorFirst(context.Background(), cands, untested)
+	if len(cands) != 2 || cands[0].Knob != "redis.slowlog-log-slower-than" || cands[0].Values[0] != "10000" {
+		t.Fatalf("candidates %+v", cands)
+	}
+	if !strings.Contains(strings.Join(lines, "\n"), "redis.slowlog-log-slower-than = 10000 screened first (from doctor rule slowlog-off") {
+		t.Errorf("lines %q", lines)
+	}
+}
+
+// irqAffinities reads every IRQ's affinity list.
+func irqAffinities(t *testing.T) map[string]string {
+	t.Helper()
+	paths, _ := filepath.Glob("/proc/irq/*/smp_affinity_list")
+	out := map[string]string{}
+	for _, p := range paths {
+		if b, err := os.ReadFile(p); err == nil {
+			out[p] = strings.TrimSpace(string(b))
+		}
+	}
+	return out
+}
+
+// TestAutotuneTrialSteer: steer runs during the trial's measurement (a
+// second start is refused while it runs) and is stopped after it, every
+// IRQ affinity as before. Writes the host: REDLINE_TEST_HOST_WRITES=1.
+func TestAutotuneTrialSteer(t *testing.T) {
+	testutil.HostWrites(t)
+	tfs, err := steer.OpenTracefs()
+	if err != nil {
+		t.Skipf("tracefs: %v", err)
+	}
+	tfs.Close()
+	tg, state := startTrialTarget(t, nil, true)
+	before := irqAffinities(t)
+	ctx := context.Background()
+	var running error
+	tg.beforeMeasure = func(s *trialServer) {
+		_, running = tg.host.SteerStart(ctx, trialSteer, s.pid)
+	}
+	if _, err := tg.Trial(ctx, autotune.Config{{Knob: "steer", Value: "on"}}); err != nil {
+		t.Fatal(err)
+	}
+	if running == nil || !strings.Contains(running.Error(), "already runs") {
+		t.Errorf("a second steer during the trial: %v; want it refused (one runs)", running)
+	}
+	if after := irqAffinities(t); !maps.Equal(before, after) {
+		t.Errorf("IRQ affinities differ after the trial")
+	}
+	noPending(t, state)
+}
+
+// TestAutotuneTrialHostProfile: a host-wide profile (net-sysctl) is
+// applied for the trial and its sysctls are as found after it. Writes the
+// host: REDLINE_TEST_HOST_WRITES=1.
+func TestAutotuneTrialHostProfile(t *testing.T) {
+	testutil.HostWrites(t)
+	tg, state := startTrialTarget(t, nil, true)
+	ctx := context.Background()
+	if _, why, ok := tg.untried(ctx, autotune.Candidate{Knob: "profile.net-sysctl", Values: []string{"on"}}); !ok {
+		t.Skipf("net-sysctl on this host: %s", why)
+	}
+	plan := tg.profilePlans[tg.base().key+"|net-sysctl"]
+	read := func() map[string]string {
+		out := map[string]string{}
+		for _, c := range plan.Changes {
+			b, _ := os.ReadFile("/proc/sys/" + strings.ReplaceAll(c.Target, ".", "/"))
+			out[c.Target] = strings.Join(strings.Fields(string(b)), " ")
+		}
+		return out
+	}
+	before := read()
+	var during map[string]string
+	tg.beforeMeasure = func(*trialServer) { during = read() }
+	if _, err := tg.Trial(ctx, autotune.Config{{Knob: "profile.net-sysctl", Value: "on"}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range plan.Changes {
+		if during[c.Target] != c.Value {
+			t.Errorf("%s = %q during the trial, want %q", c.Target, during[c.Target], c.Value)
+		}
+	}
+	if after := read(); !maps.Equal(before, after) {
+		t.Errorf("sysctls after the trial %v, before %v", after, before)
+	}
+	noPending(t, state)
+}
+
+// TestAutotuneSessionStartupKnobs runs a short session end to end on a
+// managed server started with its slow log off: the doctor puts the fix's
+// knob first, the start-up knob's values are compared on servers started
+// beside the baseline's, and afterwards nothing is journaled. A short workload and few rounds:
+// this checks the trials, not what they measure (about a minute here).
+func TestAutotuneSessionStartupKnobs(t *testing.T) {
+	testutil.Heavy(t)
+	dir := filepath.Join(t.TempDir(), "at")
+	stdout, stderr, code := runCLI(t, context.Background(), nil, "autotune", "--dir", dir, "--seed", "1",
+		"--server-config", "slowlog-log-slower-than -1",
+		"--knob", "redis.slowlog-log-slower-than", "--knob", "redis.io-threads",
+		"--workload", "-t set -c 4 -P 4 --duration 200ms --warmup 20ms", "--max-rounds", "10")
+	if code != ExitOK && code != ExitFailure {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{
+		"doctor: redis.slowlog-log-slower-than = 10000 screened first (from doctor rule slowlog-off",
+		"screen redis.slowlog-log-slower-than = 10000",
+		"screen redis.io-threads = 2",
+		`redis.io-threads: already "1" on the target`,
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	res := readAutotuneResult(t, dir)
+	if res.Trials[0].Setting.Knob != "redis.slowlog-log-slower-than" {
+		t.Errorf("first trial %s", res.Trials[0].Setting)
+	}
+	noPending(t, filepath.Join(dir, "tune"))
 }
