@@ -288,3 +288,20 @@ func TestAutotuneSessionStartupKnobs(t *testing.T) {
 	}
 	noPending(t, filepath.Join(dir, "tune"))
 }
+
+// TestSplitPlan: a confirmed config's changes go into the plan; what tune
+// cannot apply (a start-up setting, a profile, steer) into its notes.
+func TestSplitPlan(t *testing.T) {
+	changes, notes, err := splitPlan(autotune.Config{
+		{Knob: "redis.hz", Value: "50"}, {Knob: "redis.io-threads", Value: "2"}, {Knob: "server.allocator", Value: "mimalloc"},
+		{Knob: "irq.numa-bind", Value: "on"}, {Knob: "steer", Value: "on"},
+	})
+	if err != nil || len(changes) != 1 || changes[0].Target != "hz" || len(notes) != 4 {
+		t.Fatalf("changes %v, notes %q, %v", changes, notes, err)
+	}
+	for i, want := range []string{`"io-threads 2" in redis.conf`, "LD_PRELOAD the mimalloc library", "--profile numa-bind", "redline steer"} {
+		if !strings.Contains(notes[i], want) {
+			t.Errorf("note %q lacks %q", notes[i], want)
+		}
+	}
+}
