@@ -6,7 +6,7 @@ package cli
 // 23); the load is generated here. The host is opened locally
 // (serverhost.NewLocal); a server host over --ssh is serverhost.Open with
 // a Dial, not wired yet. Nothing else in autotune knows how the host is
-// reached.
+// reached; how one trial's knobs reach it is autotune_trial.go.
 
 import (
 	"context"
