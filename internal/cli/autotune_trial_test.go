@@ -10,6 +10,7 @@ import (
 
 	"redline/internal/autotune"
 	"redline/internal/bench/cmdline"
+	"redline/internal/change"
 	"redline/internal/knobs"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
@@ -221,72 +222,56 @@ func TestAutotuneTrialSteer(t *testing.T) {
 	noPending(t, state)
 }
 
-// TestAutotuneTrialHostProfile: a host-wide profile (net-sysctl) is
-// applied for the trial and its sysctls are as found after it. Writes the
-// host: REDLINE_TEST_HOST_WRITES=1.
+// TestAutotuneTrialHostProfile: host-wide profiles (net-sysctl, the
+// queue IRQs' placement, RPS/XPS) are applied for their trial and every
+// value they change is as found after it. Writes the host:
+// REDLINE_TEST_HOST_WRITES=1.
 func TestAutotuneTrialHostProfile(t *testing.T) {
 	testutil.HostWrites(t)
 	tg, state := startTrialTarget(t, nil, true)
 	ctx := context.Background()
-	if _, why, ok := tg.untried(ctx, autotune.Candidate{Knob: "profile.net-sysctl", Values: []string{"on"}}); !ok {
-		t.Skipf("net-sysctl on this host: %s", why)
-	}
-	plan := tg.profilePlans[tg.base().key+"|net-sysctl"]
-	read := func() map[string]string {
-		out := map[string]string{}
+	for _, knob := range []string{"profile.net-sysctl", "irq.irq-local", "net.rps-xps"} {
+		k, _ := knobs.Lookup(knob)
+		if _, why, ok := tg.untried(ctx, autotune.Candidate{Knob: knob, Values: k.Values}); !ok {
+			t.Logf("%s on this host: %s", knob, why)
+			continue
+		}
+		plan := tg.profilePlans[tg.base().key+"|"+k.Target]
+		before := liveValues(plan.Changes)
+		var during map[string]string
+		tg.beforeMeasure = func(*trialServer) { during = liveValues(plan.Changes) }
+		if _, err := tg.Trial(ctx, autotune.Config{{Knob: knob, Value: "on"}}); err != nil {
+			t.Fatalf("%s: %v", knob, err)
+		}
 		for _, c := range plan.Changes {
-			b, _ := os.ReadFile("/proc/sys/" + strings.ReplaceAll(c.Target, ".", "/"))
-			out[c.Target] = strings.Join(strings.Fields(string(b)), " ")
+			if _, ok := during[c.Target]; ok && !c.Same(c.Value, during[c.Target]) {
+				t.Errorf("%s: %s = %q during the trial, want %q", knob, c.Target, during[c.Target], c.Value)
+			}
 		}
-		return out
-	}
-	before := read()
-	var during map[string]string
-	tg.beforeMeasure = func(*trialServer) { during = read() }
-	if _, err := tg.Trial(ctx, autotune.Config{{Knob: "profile.net-sysctl", Value: "on"}}); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range plan.Changes {
-		if during[c.Target] != c.Value {
-			t.Errorf("%s = %q during the trial, want %q", c.Target, during[c.Target], c.Value)
+		if after := liveValues(plan.Changes); !maps.Equal(before, after) {
+			t.Errorf("%s: after the trial %v, before %v", knob, after, before)
 		}
-	}
-	if after := read(); !maps.Equal(before, after) {
-		t.Errorf("sysctls after the trial %v, before %v", after, before)
 	}
 	noPending(t, state)
 }
 
-// TestAutotuneSessionStartupKnobs runs a short session end to end on a
-// managed server started with its slow log off: the doctor puts the fix's
-// knob first, the start-up knob's values are compared on servers started
-// beside the baseline's, and afterwards nothing is journaled. A short workload and few rounds:
-// this checks the trials, not what they measure (about a minute here).
-func TestAutotuneSessionStartupKnobs(t *testing.T) {
-	testutil.Heavy(t)
-	dir := filepath.Join(t.TempDir(), "at")
-	stdout, stderr, code := runCLI(t, context.Background(), nil, "autotune", "--dir", dir, "--seed", "1",
-		"--server-config", "slowlog-log-slower-than -1",
-		"--knob", "redis.slowlog-log-slower-than", "--knob", "redis.io-threads",
-		"--workload", "-t set -c 4 -P 4 --duration 200ms --warmup 20ms", "--max-rounds", "10")
-	if code != ExitOK && code != ExitFailure {
-		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
-	}
-	for _, want := range []string{
-		"doctor: redis.slowlog-log-slower-than = 10000 screened first (from doctor rule slowlog-off",
-		"screen redis.slowlog-log-slower-than = 10000",
-		"screen redis.io-threads = 2",
-		`redis.io-threads: already "1" on the target`,
-	} {
-		if !strings.Contains(stdout, want) {
-			t.Errorf("output lacks %q:\n%s", want, stdout)
+// liveValues reads the sysctls and files cs change, as this host has
+// them now.
+func liveValues(cs []change.Change) map[string]string {
+	out := map[string]string{}
+	for _, c := range cs {
+		path := c.Target
+		switch c.Kind {
+		case change.KindSysctl:
+			path = "/proc/sys/" + strings.ReplaceAll(c.Target, ".", "/")
+		case change.KindFile:
+		default:
+			continue
 		}
+		b, _ := os.ReadFile(path)
+		out[c.Target] = strings.Join(strings.Fields(string(b)), " ")
 	}
-	res := readAutotuneResult(t, dir)
-	if res.Trials[0].Setting.Knob != "redis.slowlog-log-slower-than" {
-		t.Errorf("first trial %s", res.Trials[0].Setting)
-	}
-	noPending(t, filepath.Join(dir, "tune"))
+	return out
 }
 
 // TestSplitPlan: a confirmed config's changes go into the plan; what tune
