@@ -33,6 +33,9 @@ type autotuneTarget struct {
 	// AllowHostWide overrides the production-host guard: host-wide
 	// knobs are tried beside other redis-servers too.
 	AllowHostWide bool `json:"allow_host_wide,omitempty"`
+	// Doctor says which knobs the doctor's findings put first (journaled:
+	// a resumed session says it too).
+	Doctor []string `json:"doctor,omitempty"`
 }
 
 type autotuneOptions struct {
@@ -182,9 +185,8 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 		return exitCode(ExitError, "redline autotune: start redis-server: "+err.Error())
 	}
 	defer tg.close()
-	var doctorLines []string
 	if !o.engine.Resume {
-		cands, untested, doctorLines = tg.doctorFirst(ctx, cands, untested)
+		cands, untested, o.target.Doctor = tg.doctorFirst(ctx, cands, untested)
 		o.engine.Candidates = nil
 		for _, c := range cands {
 			left, why, ok := tg.untried(ctx, c)
@@ -211,7 +213,7 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	autotunePrintPlan(s.out, o, plan, per)
 	fmt.Fprintf(s.out, "target: a managed redis-server at %s; after a crash: redline tune rollback --state-dir %s\n", tg.addr, o.stateDir)
 	fmt.Fprintf(s.out, "host-wide: %s\n", tg.guardLine)
-	for _, l := range doctorLines {
+	for _, l := range o.target.Doctor {
 		fmt.Fprintf(s.out, "doctor: %s\n", l)
 	}
 	o.engine.Progress = func(t autotune.Trial) { autotunePrintTrial(s.out, t) }

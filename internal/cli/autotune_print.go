@@ -104,6 +104,13 @@ func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string)
 		o.engine.Seed, 100*p.Design.Level(), 100*p.Design.Alpha, p.Design.Comparisons, p.Design.Looks, p.Looks, 100*p.Confirm.Level(), p.ConfirmRounds)
 	fmt.Fprintf(&b, "## Noise\n\n%d rounds of the baseline against itself: median %.6g, paired spread %.2f%%, A/A %s (%s); smallest gain detectable with 95%% power by the last look: %.2f%%.\n\n",
 		n.Rounds, n.Baseline, 100*n.Sigma, ratioText(n.AA), stats.LabWords.Verdict(n.AA.Outcome), 100*n.Detectable)
+	if len(o.target.Doctor) > 0 {
+		b.WriteString("## Doctor\n\n")
+		for _, l := range o.target.Doctor {
+			fmt.Fprintf(&b, "- %s\n", mdCell(l))
+		}
+		b.WriteString("\n")
+	}
 	b.WriteString("## Trajectory\n\n| # | phase | setting | against | rounds | ratio | interval | decision | why |\n|--:|---|---|---|--:|--:|---|---|---|\n")
 	for _, t := range res.Trials {
 		iv := ""

@@ -320,5 +320,8 @@ func TestAutotuneSessionStartupKnobs(t *testing.T) {
 	if res.Trials[0].Setting.Knob != "redis.slowlog-log-slower-than" {
 		t.Errorf("first trial %s", res.Trials[0].Setting)
 	}
+	if report, _ := os.ReadFile(filepath.Join(dir, "report.md")); !strings.Contains(string(report), "## Doctor\n\n- redis.slowlog-log-slower-than = 10000 screened first (from doctor rule slowlog-off") {
+		t.Errorf("report.md has no doctor section:\n%s", report)
+	}
 	noPending(t, filepath.Join(dir, "tune"))
 }
