@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/spf13/cobra"
+
+	"redline/internal/tune"
 )
 
 // runnable lists every command that runs something, as "tune apply".
@@ -100,5 +102,28 @@ func TestScenarioYAMLErrorsInUserTerms(t *testing.T) {
 				t.Errorf("%q: %q speaks Go/YAML (%s)", doc, errOut, bad)
 			}
 		}
+	}
+}
+
+// TestTuneRollbackRefusesAHeldStateDir: while a long-running redline (an
+// autotune here) holds the state directory, tune rollback of it refuses
+// in one line, exit 2, naming the holder, and writes nothing; --dry-run
+// still shows; once the holder is gone, rollback runs.
+func TestTuneRollbackRefusesAHeldStateDir(t *testing.T) {
+	state := filepath.Join(t.TempDir(), "state")
+	hold, err := tune.HoldStateDir(state, "redline autotune")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCLI(t, context.Background(), nil, "tune", "rollback", "--state-dir", state)
+	if code != ExitError || !strings.Contains(errOut, "in use by redline autotune (pid") || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {
+		t.Errorf("rollback of a held directory: exit %d, %q; want 2 naming the autotune in one line", code, errOut)
+	}
+	if _, errOut, code := runCLI(t, context.Background(), nil, "tune", "rollback", "--state-dir", state, "--dry-run"); code != ExitOK {
+		t.Errorf("--dry-run of a held directory: exit %d, %q", code, errOut)
+	}
+	hold.Release()
+	if _, errOut, code := runCLI(t, context.Background(), nil, "tune", "rollback", "--state-dir", state); code != ExitOK {
+		t.Errorf("rollback once released: exit %d, %q", code, errOut)
 	}
 }

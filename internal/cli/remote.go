@@ -20,6 +20,11 @@ type remoteOptions struct {
 	target string
 	noPush bool
 	sudo   bool
+	// config and heartbeat are a long command's (linkFlags): an
+	// ssh_config of its own, and how long the session there waits
+	// without a word from here before it undoes everything by itself.
+	config    string
+	heartbeat time.Duration
 }
 
 func (r *remoteOptions) flags(cmd *cobra.Command) {
@@ -27,6 +32,26 @@ func (r *remoteOptions) flags(cmd *cobra.Command) {
 	f.StringVar(&r.target, "ssh", "", "run on this server host through ssh: `[USER@]HOST` or a Host of your ssh config (docs/remote.md)")
 	f.BoolVar(&r.noPush, "no-push", false, "with --ssh: refuse, rather than copy this redline there, when the host's redline is missing or another version")
 	f.BoolVar(&r.sudo, "ssh-sudo", false, "with --ssh: run the session as root with sudo -n (the sudoers line is in docs/remote.md)")
+}
+
+// linkFlags adds, for a command that keeps its session for long
+// (autotune), --ssh-config and --ssh-heartbeat, as the lab's target has.
+func (r *remoteOptions) linkFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&r.config, "ssh-config", "", "with --ssh: this ssh_config `FILE` instead of yours (ssh -F)")
+	f.DurationVar(&r.heartbeat, "ssh-heartbeat", remote.DefaultHeartbeatTimeout, "with --ssh: the session there undoes what it applied and stops its servers when nothing came from here for this long")
+}
+
+// checkLink refuses the ssh flags without --ssh, and a heartbeat out of
+// the session's bounds.
+func (r *remoteOptions) checkLink(name string) error {
+	if r.target == "" && (r.noPush || r.sudo || r.config != "") {
+		return usageError("redline %s: --no-push, --ssh-sudo and --ssh-config are for --ssh HOST", name)
+	}
+	if h := r.heartbeat; h != 0 && (h < remote.MinHeartbeatTimeout || h > remote.MaxHeartbeatTimeout) {
+		return usageError("redline %s: --ssh-heartbeat %s is not in %s..%s", name, h, remote.MinHeartbeatTimeout, remote.MaxHeartbeatTimeout)
+	}
+	return nil
 }
 
 // openHost opens the host command name (for messages) acts on: this
@@ -38,8 +63,11 @@ func (r *remoteOptions) openHost(ctx context.Context, s *streams, name string, l
 	o := serverhost.OpenOptions{Local: local}
 	if r.target != "" {
 		o.Dial = remote.DialOptions{
-			SSH: remote.SSH{Target: r.target}, Version: Version(), NoPush: r.noPush, Sudo: r.sudo,
+			SSH: remote.SSH{Target: r.target, Config: r.config}, Version: Version(), NoPush: r.noPush, Sudo: r.sudo,
 			Notify: func(msg string) { fmt.Fprintf(s.err, "redline %s: %s\n", name, msg) },
+		}
+		if r.heartbeat != 0 {
+			o.Dial.HeartbeatTimeout, o.Dial.DeadAfter = r.heartbeat, remote.DeadAfter(r.heartbeat)
 		}
 		if local.StateDir != tune.DefaultStateDir {
 			o.Dial.StateDir = local.StateDir

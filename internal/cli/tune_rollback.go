@@ -26,7 +26,9 @@ func newTuneRollbackCmd(s *streams) *cobra.Command {
 reading each back. A value someone changed since redline set it is left alone
 and reported (drift); one a reboot, process exit or Redis restart already undid
 is reported as gone. It works after redline was killed and after a reboot. The
-machine (live or a rehearsal --root) comes from the journal.
+machine (live or a rehearsal --root) comes from the journal. While a running
+lab, steer or autotune holds the state directory it refuses: that redline
+rolls back its own changes when it ends.
 
 Exit status: 0 when nothing is left to restore, 1 when some values could not be
 restored (they stay journaled: run rollback again), 2 when it could not run.`,
@@ -51,7 +53,7 @@ func runTuneRollback(ctx context.Context, s *streams, o *tuneRollbackOptions) er
 		return err
 	}
 	defer closeHost(s, "tune rollback", h)
-	res, err := h.TuneRollback(ctx, remote.TuneRollbackArgs{Session: o.session, Last: o.last, DryRun: o.dryRun, RedisPassword: o.password})
+	res, err := h.TuneRollback(ctx, remote.TuneRollbackArgs{Session: o.session, Last: o.last, DryRun: o.dryRun, RedisPassword: o.password, Exclusive: true})
 	if res == nil {
 		return exitCode(ExitError, "redline tune rollback: "+err.Error())
 	}

@@ -192,6 +192,10 @@ type TuneRollbackArgs struct {
 	Last          bool   `json:"last,omitempty"`
 	DryRun        bool   `json:"dry_run,omitempty"`
 	RedisPassword string `json:"redis_password,omitempty"`
+	// Exclusive takes the state directory for the rollback's length: it
+	// refuses while a long-running redline (a lab, steer, autotune) holds
+	// it and will roll back its own changes (redline tune rollback).
+	Exclusive bool `json:"exclusive,omitempty"`
 }
 
 // TuneStatusArgs asks where the journaled changes stand.

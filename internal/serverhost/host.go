@@ -119,6 +119,9 @@ type Workers interface {
 type Info struct {
 	// Hostname is the name the host gives itself.
 	Hostname string
+	// UID is the user the host's operations run as (0: root, which
+	// writes to /proc and /sys need).
+	UID int
 	// SSH is the ssh destination of a remote host; "" for this machine.
 	SSH string
 	// Session names the remote session (its cleanup reports carry it).

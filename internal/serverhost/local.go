@@ -128,7 +128,7 @@ func (l *Local) logf(format string, args ...any) {
 // Info names this machine.
 func (l *Local) Info() Info {
 	hn, _ := os.Hostname()
-	return Info{Hostname: hn}
+	return Info{Hostname: hn, UID: os.Geteuid()}
 }
 
 // FS is the host's file system as its reads see it (record: keep what is
@@ -276,6 +276,13 @@ func (l *Local) StartNetNS(ctx context.Context, ns string, sysctls map[string]st
 	return tune.StartNetNS(ctx, ns, sysctls, l.o.StateDir)
 }
 
+// holds says whether this Host holds the state directory already.
+func (l *Local) holds() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.hold != nil
+}
+
 // TuneKeep makes a scoped apply permanent.
 func (l *Local) TuneKeep(_ context.Context, id string) error {
 	if id == "" {
@@ -286,10 +293,19 @@ func (l *Local) TuneKeep(_ context.Context, id string) error {
 }
 
 // TuneRollback rolls back journaled changes; a state directory that does
-// not exist has none (and is not made).
+// not exist has none (and is not made). An exclusive one (a user's)
+// refuses while another redline holds the state directory: rolling back
+// under a running autotune or lab would undo its trial mid-measurement.
 func (l *Local) TuneRollback(ctx context.Context, a remote.TuneRollbackArgs) (*tune.RollbackResult, error) {
 	if _, err := os.Stat(l.o.StateDir); errors.Is(err, fs.ErrNotExist) {
 		return &tune.RollbackResult{Outcomes: []tune.Outcome{}}, nil
+	}
+	if a.Exclusive && !a.DryRun && !l.holds() {
+		h, err := tune.HoldStateDir(l.o.StateDir, "redline tune rollback")
+		if err != nil {
+			return nil, err
+		}
+		defer h.Release()
 	}
 	res, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: l.o.StateDir, Session: a.Session, Last: a.Last, DryRun: a.DryRun, RedisPassword: a.RedisPassword})
 	if res != nil && !a.DryRun && err == nil {
@@ -326,7 +342,7 @@ func (l *Local) RedisStart(ctx context.Context, a remote.RedisStartArgs) (remote
 	if err != nil {
 		return remote.RedisServer{}, err
 	}
-	o.Bind, o.Port = a.Bind, a.Port
+	o.Bind, o.Port, o.NetNS = a.Bind, a.Port, l.o.NetNS
 	if a.Password != "" {
 		o.Config = append(o.Config, "requirepass "+strconv.Quote(a.Password))
 	}

@@ -39,7 +39,7 @@ func (r *Remote) Client() *remote.Client { return r.c }
 // Info is what the session said in hello.
 func (r *Remote) Info() Info {
 	h := r.c.Hello
-	return Info{Hostname: h.Hostname, SSH: r.ssh, Session: h.Session, SSHServerIP: h.SSHServerIP, HeartbeatTimeout: h.HeartbeatTimeout, Cleanups: h.Cleanups}
+	return Info{Hostname: h.Hostname, UID: h.UID, SSH: r.ssh, Session: h.Session, SSHServerIP: h.SSHServerIP, HeartbeatTimeout: h.HeartbeatTimeout, Cleanups: h.Cleanups}
 }
 
 // Lost says whether the link to the session has ended.
