@@ -36,10 +36,30 @@ type autotuneTarget struct {
 	// Doctor says which knobs the doctor's findings put first (journaled:
 	// a resumed session says it too).
 	Doctor []string `json:"doctor,omitempty"`
+	// The server host: this machine, or a session over ssh (its
+	// options, never a password); its journal directory there.
+	SSH       string        `json:"ssh,omitempty"`
+	SSHConfig string        `json:"ssh_config,omitempty"`
+	SSHSudo   bool          `json:"ssh_sudo,omitempty"`
+	NoPush    bool          `json:"no_push,omitempty"`
+	Heartbeat time.Duration `json:"ssh_heartbeat,omitempty"`
+	StateDir  string        `json:"state_dir,omitempty"`
+	// An attached server (someone's: never restarted, flushed or
+	// stopped), by address or socket; its password comes from PassFile
+	// or $REDISCLI_AUTH again on --resume.
+	Addr     string `json:"addr,omitempty"`
+	Socket   string `json:"socket,omitempty"`
+	User     string `json:"user,omitempty"`
+	PassFile string `json:"pass_file,omitempty"`
+	// NetNS starts the managed server in a network namespace of its own,
+	// the load coming from another (the lab's target kind netns).
+	NetNS bool `json:"netns,omitempty"`
 }
 
 type autotuneOptions struct {
 	target   autotuneTarget
+	remote   remoteOptions
+	password string // the attached server's: never journaled or printed
 	dir      string
 	resume   string
 	stateDir string
@@ -82,6 +102,14 @@ Exit status: 0 when the session ran to its end (confirmed or nothing to keep),
 	f.StringArrayVar(&o.target.Knobs, "knob", nil, "search only this catalog knob (repeatable; default every allowed one this target can apply)")
 	f.StringArrayVar(&o.target.Allow, "allow", nil, "also try this review-class knob (repeatable)")
 	f.BoolVar(&o.target.AllowHostWide, "allow-host-wide", false, "try host-wide knobs (sysctls, /sys files, IRQ and RPS profiles, steer) although other redis-servers run on this host")
+	o.remote.flags(cmd)
+	o.remote.linkFlags(cmd)
+	f.StringVar(&o.target.StateDir, "state-dir", "", "the tune journal of the trials (default DIR/tune here; with --ssh the server host's default)")
+	f.StringVar(&o.target.Addr, "addr", "", "tune this existing server, `HOST:PORT` (CONFIG SET and host knobs only; never restarted, flushed or stopped)")
+	f.StringVar(&o.target.Socket, "socket", "", "tune this existing server by its unix socket `PATH` on this host")
+	f.StringVar(&o.target.User, "user", "", "with --addr or --socket: the Redis ACL user")
+	f.StringVar(&o.target.PassFile, "pass-file", "", "with --addr or --socket: the Redis password from the first line of `FILE` (default: $REDISCLI_AUTH)")
+	f.BoolVar(&o.target.NetNS, "netns", false, "start the managed server in a network namespace of its own, the load coming from another (root)")
 	f.StringVar(&o.dir, "dir", "", "the session's directory: journal, tune state, plan, report (default ./autotune-TIME)")
 	f.StringVar(&o.resume, "resume", "", "continue the session journaled in this directory")
 	f.DurationVar(&o.budget, "budget", 15*time.Minute, "stop starting comparisons that could end after this")
@@ -100,11 +128,15 @@ func (o *autotuneOptions) finish(cmd *cobra.Command) error {
 		if err != nil {
 			return usageError("redline autotune --resume: %v", err)
 		}
+		o.target = autotuneTarget{} // the journal's, not this command line's
 		if err := json.Unmarshal(eo.Target, &o.target); err != nil {
 			return usageError("redline autotune --resume %s: the journal's target: %v", o.resume, err)
 		}
 		o.engine, o.dir = eo, o.resume
 		o.engine.Resume = true
+	}
+	if err := o.finishTarget(); err != nil {
+		return err
 	}
 	if o.target.Objective != "throughput" && o.target.Objective != "p99" {
 		return usageError("redline autotune: --objective %q: throughput or p99", o.target.Objective)
@@ -120,7 +152,10 @@ func (o *autotuneOptions) finish(cmd *cobra.Command) error {
 	if o.engine.Seed == 0 && !o.engine.Resume {
 		o.engine.Seed = uint64(time.Now().UnixNano())
 	}
-	o.stateDir = filepath.Join(o.dir, "tune")
+	o.stateDir = o.target.StateDir
+	if o.stateDir == "" && o.target.SSH == "" {
+		o.stateDir = filepath.Join(o.dir, "tune")
+	}
 	o.engine.Dir, o.engine.LowerIsBetter = o.dir, o.target.Objective == "p99"
 	return nil
 }
@@ -153,8 +188,6 @@ func autotuneCandidates(t autotuneTarget) (cands []autotune.Candidate, untested 
 			why = "never tried: " + k.Why
 		case !k.Allowed(t.Allow):
 			why = "review class (durability, memory, security or host-wide): --allow " + k.Name
-		case writesHost(k) && os.Geteuid() != 0:
-			why = "writes the host: needs root"
 		}
 		if why != "" {
 			untested = append(untested, k.Name+": "+why)
@@ -180,11 +213,12 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	if err := os.MkdirAll(o.dir, 0o700); err != nil {
 		return exitCode(ExitError, "redline autotune: "+err.Error())
 	}
-	tg, err := startLocalTarget(ctx, o.target.ServerConfig, wl, o.engine.LowerIsBetter, o.stateDir, o.target.AllowHostWide)
+	tg, err := openAutotuneTarget(ctx, s, o, wl)
 	if err != nil {
-		return exitCode(ExitError, "redline autotune: start redis-server: "+err.Error())
+		return err
 	}
 	defer tg.close()
+	cands, untested = tg.candidates(cands, untested)
 	if !o.engine.Resume {
 		cands, untested, o.target.Doctor = tg.doctorFirst(ctx, cands, untested)
 		o.engine.Candidates = nil
@@ -211,7 +245,7 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 		o.engine.MaxMeasurements = int(o.budget / per)
 	}
 	autotunePrintPlan(s.out, o, plan, per)
-	fmt.Fprintf(s.out, "target: a managed redis-server at %s; after a crash: redline tune rollback --state-dir %s\n", tg.addr, o.stateDir)
+	fmt.Fprintf(s.out, "target: %s; after a crash: %s\n", tg.where, o.rollbackHint())
 	fmt.Fprintf(s.out, "host-wide: %s\n", tg.guardLine)
 	for _, l := range o.target.Doctor {
 		fmt.Fprintf(s.out, "doctor: %s\n", l)

@@ -1,24 +1,31 @@
 package cli
 
-// THE SEAM. This file is redline autotune's host side: a managed
-// redis-server started, and every trial's changes applied scoped and
-// rolled back, through the one server-host API (serverhost.Host, issue
-// 23); the load is generated here. The host is opened locally
-// (serverhost.NewLocal); a server host over --ssh is serverhost.Open with
-// a Dial, not wired yet. Nothing else in autotune knows how the host is
-// reached; how one trial's knobs reach it is autotune_trial.go.
+// THE SEAM. This file is redline autotune's host side: the target's
+// server started (or attached), and every trial's changes applied scoped
+// and rolled back, through the one server-host API (serverhost.Host,
+// issue 23); the load is generated here. The host is opened once, by
+// openHost (serverhost.Open): this machine, or a session over --ssh whose
+// dead man's switch undoes a trial by itself when the link dies. Nothing
+// else in autotune knows how the host is reached; how one trial's knobs
+// reach it is autotune_trial.go.
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"time"
 
 	"redline/internal/bench"
 	"redline/internal/bench/cmdline"
 	"redline/internal/lab"
+	"redline/internal/netns"
 	"redline/internal/redisadmin"
 	"redline/internal/remote"
+	"redline/internal/secret"
 	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
@@ -27,8 +34,9 @@ import (
 // session was interrupted, and the host's close.
 const rollbackTimeout = 30 * time.Second
 
-// localTarget is a redis-server started on the host, measured with one
-// workload; every trial runs on a server started with its start-up
+// localTarget is the session's redis-server on its server host (this
+// machine, a session's over ssh, or a network namespace here), measured
+// with one workload; every trial runs on a server started with its start-up
 // settings (the baseline's first: autotune_trial.go keeps a pool), its
 // changes applied scoped through the host's tune journal and rolled back
 // by their session after the measurement.
@@ -56,34 +64,129 @@ type localTarget struct {
 	hostWideOff bool
 	guardLine   string
 	serverNetNS string
+	// clientNetNS is where the load and the admin connections come from
+	// (a --netns target's client namespace).
+	clientNetNS string
+	// noHost says why host knobs cannot be tried ("" when they can).
+	noHost string
+	pair   *netns.Pair
+	where  string // what the target is, for the terminal
 	// beforeMeasure, when set (tests), sees the trial's server with
 	// everything applied, just before the measurement.
 	beforeMeasure func(*trialServer)
 }
 
-// startLocalTarget opens this machine as the server host (its journal in
-// stateDir, held from the first trial), takes the redis-servers already
-// running (for the production-host guard: allowHostWide overrides it),
-// starts the server with its extra redis.conf lines and aims the
-// workload at it.
-func startLocalTarget(ctx context.Context, config []string, wl cmdline.Workload, p99 bool, stateDir string, allowHostWide bool) (*localTarget, error) {
-	h := serverhost.NewLocal(serverhost.LocalOptions{StateDir: stateDir, Holder: "redline autotune"})
-	t := &localTarget{host: h, test: wl.Tests[0], p99: p99, managed: true, start: remote.RedisStartArgs{Config: config},
-		servers: map[string]*trialServer{}, profilePlans: map[string]*tune.Plan{}}
-	t.guard(lab.OtherServers("/"), allowHostWide)
-	srv, err := t.server(ctx, t.start)
+// openAutotuneTarget opens the server host (its journal in o.stateDir,
+// held from the first trial): this machine, a session over --ssh, or
+// this machine seen from a network namespace pair (--netns); it takes the
+// redis-servers already running there (the production-host guard), starts
+// the managed server with its extra redis.conf lines or attaches the
+// existing one, and aims the workload at it.
+func openAutotuneTarget(ctx context.Context, s *streams, o *autotuneOptions, wl cmdline.Workload) (*localTarget, error) {
+	tg := o.target
+	t := &localTarget{test: wl.Tests[0], p99: o.engine.LowerIsBetter, managed: !tg.attached(),
+		start: remote.RedisStartArgs{Config: tg.ServerConfig}, servers: map[string]*trialServer{}, profilePlans: map[string]*tune.Plan{}}
+	local := serverhost.LocalOptions{StateDir: o.stateDir, Holder: "redline autotune"}
+	if tg.NetNS {
+		netns.RemoveStale()
+		p, err := netns.NewPair(ctx)
+		if err != nil {
+			return nil, failed("autotune", ExitError, fmt.Errorf("--netns: %w", err))
+		}
+		t.pair, t.serverNetNS, t.clientNetNS = p, p.Server, p.Client
+		local.NetNS, local.ClientNetNS = p.Server, p.Client
+	}
+	h, err := o.remote.openHost(ctx, s, "autotune", local)
 	if err != nil {
 		t.close()
 		return nil, err
 	}
-	t.addr, t.redis, t.admin = srv.addr, srv.redis, srv.admin
-	if err := t.resolveCPUs(ctx); err != nil {
+	t.host = h
+	if err := t.open(ctx, o); err != nil {
 		t.close()
-		return nil, err
+		return nil, failed("autotune", ExitError, err)
+	}
+	if t.noHost == "" && h.Info().UID != 0 {
+		t.noHost = "writes the host: needs root" + onHost(h.Info())
 	}
 	t.opts = wl.Options
-	t.opts.Network, t.opts.Progress = "tcp", nil
+	t.opts.Network, t.opts.NetNS, t.opts.Progress = cmp.Or(t.redis.Network, "tcp"), t.clientNetNS, nil
+	t.opts.User, t.opts.Password = t.redis.User, t.redis.Password
 	return t, nil
+}
+
+// open starts the managed server (the pool's baseline: on the address
+// the load reaches, the ssh connection's or the namespace's) or attaches
+// the existing one, after the guard has taken the other servers there.
+func (t *localTarget) open(ctx context.Context, o *autotuneOptions) error {
+	tg, info := o.target, t.host.Info()
+	others := lab.OtherServers("/")
+	if info.SSH != "" {
+		// As the lab's ssh target: the server host's other servers are
+		// not seen from here.
+		others = nil
+	}
+	if !t.managed {
+		return t.attach(ctx, o, others)
+	}
+	t.guard(others, tg.AllowHostWide)
+	if info.SSH != "" {
+		t.guardLine = "host-wide changes allowed: they are made on the ssh target's host, whose other servers autotune does not see"
+	}
+	switch {
+	case t.pair != nil:
+		t.start.Bind = t.pair.ServerIP
+	case info.SSH != "":
+		if t.start.Bind = info.SSHServerIP; t.start.Bind == "" {
+			return fmt.Errorf("the session on %s cannot tell the address the load reaches (no $SSH_CONNECTION)", info.SSH)
+		}
+		// The load comes from another host: the server gets a password
+		// of its own, never protected-mode off (as the lab's ssh target).
+		t.start.Password = secret.NewPassword()
+	}
+	srv, err := t.server(ctx, t.start)
+	if err != nil {
+		return err
+	}
+	t.addr, t.redis, t.admin = srv.addr, srv.redis, srv.admin
+	t.where = "a managed redis-server at " + t.addr + onHost(info)
+	if t.pair != nil {
+		t.where += " in network namespace " + t.pair.Server
+	}
+	return t.resolveCPUs(ctx)
+}
+
+// attach takes the existing server as the pool's one server (the
+// baseline's, never started or stopped): its CONFIG is tuned, and its
+// host when it is a process of the server host.
+func (t *localTarget) attach(ctx context.Context, o *autotuneOptions, others []string) error {
+	tg, info := o.target, t.host.Info()
+	r := &remote.RedisTarget{Addr: cmp.Or(tg.Addr, tg.Socket), User: tg.User, Password: o.password}
+	if tg.Socket != "" {
+		r.Network = "unix"
+	}
+	t.addr, t.redis = r.Addr, r
+	t.where = "the existing redis-server at " + t.addr + onHost(info)
+	a, err := t.host.RedisAttach(ctx, *r)
+	if err != nil {
+		// Reachable from here perhaps, but not a process of the server
+		// host: its CONFIG can be tuned, not its host.
+		t.noHost = fmt.Sprintf("the server is not a process of the server host (%v)", err)
+	}
+	// The attached server is not one of the others the guard protects.
+	others = slices.DeleteFunc(others, func(o string) bool { return a.Pid > 0 && o == "pid "+strconv.Itoa(a.Pid) })
+	t.guard(others, tg.AllowHostWide)
+	if info.SSH != "" {
+		t.guardLine = "host-wide changes allowed: they are made on the ssh target's host, whose other servers autotune does not see"
+	}
+	admin, err := redisadmin.Dial(ctx, redisadmin.Options{Network: r.Network, Addr: r.Addr, Username: r.User, Password: r.Password, NetNS: t.clientNetNS})
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(t.start)
+	srv := &trialServer{key: string(b), addr: t.addr, pid: a.Pid, redis: r, admin: admin}
+	t.servers[srv.key], t.admin = srv, admin
+	return nil
 }
 
 // close stops the servers and rolls back whatever a trial left applied.
@@ -91,9 +194,14 @@ func (t *localTarget) close() {
 	for _, s := range t.servers {
 		s.admin.Close()
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
-	defer cancel()
-	t.host.Close(ctx)
+	if t.host != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
+		defer cancel()
+		t.host.Close(ctx)
+	}
+	if t.pair != nil {
+		t.pair.Remove()
+	}
 }
 
 // measure runs the workload once, and once more when a run measured
@@ -131,9 +239,9 @@ func (t *localTarget) apply(ctx context.Context, plan *tune.Plan, redis *remote.
 
 // rollback restores one trial's session, with a context of its own: an
 // interrupted session still rolls back.
-func (t *localTarget) rollback(session string) error {
+func (t *localTarget) rollback(session string, redis *remote.RedisTarget) error {
 	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
 	defer cancel()
-	_, err := t.host.TuneRollback(ctx, remote.TuneRollbackArgs{Session: session})
+	_, err := t.host.TuneRollback(ctx, remote.TuneRollbackArgs{Session: session, RedisPassword: redis.Password})
 	return err
 }

@@ -173,8 +173,8 @@ func (t *localTarget) server(ctx context.Context, a remote.RedisStartArgs) (*tri
 		return nil, fmt.Errorf("start redis-server (%s): %w", key, err)
 	}
 	s := &trialServer{id: info.ID, key: key, pid: info.Pid, used: t.clock, addr: net.JoinHostPort(info.Host, strconv.Itoa(info.Port))}
-	s.redis = &remote.RedisTarget{Addr: s.addr}
-	if s.admin, err = redisadmin.Dial(ctx, redisadmin.Options{Addr: s.addr}); err != nil {
+	s.redis = &remote.RedisTarget{Addr: s.addr, Password: a.Password}
+	if s.admin, err = redisadmin.Dial(ctx, redisadmin.Options{Addr: s.addr, Password: a.Password, NetNS: t.clientNetNS}); err != nil {
 		t.host.RedisStop(ctx, s.id)
 		return nil, err
 	}
@@ -221,7 +221,7 @@ func (t *localTarget) plan(ctx context.Context, srv *trialServer, p trialParts) 
 		return nil, err
 	}
 	plan.Changes = t.guarded(plan.Changes)
-	plan.Redis = &tune.PlanRedis{Addr: srv.addr}
+	plan.Redis = &tune.PlanRedis{Network: srv.redis.Network, Addr: srv.addr, User: srv.redis.User}
 	return plan, plan.Validate()
 }
 
@@ -251,31 +251,36 @@ func (t *localTarget) Trial(ctx context.Context, c autotune.Config) (v float64, 
 		return 0, err
 	}
 	if len(plan.Changes) > 0 {
-		session, err := t.apply(ctx, plan, srv.redis)
+		// aerr, not err: the deferred rollback's error must reach the
+		// named result (a shadowed err dropped it, and a session went on
+		// after a trial it could not undo).
+		session, aerr := t.apply(ctx, plan, srv.redis)
 		if session != "" {
 			defer func() {
-				if rerr := t.rollback(session); rerr != nil && err == nil {
+				if rerr := t.rollback(session, srv.redis); rerr != nil && err == nil {
 					err = rerr
 				}
 			}()
 		}
-		if err != nil {
-			return 0, err
+		if aerr != nil {
+			return 0, aerr
 		}
 	}
 	if p.steer {
-		id, err := t.host.SteerStart(ctx, trialSteer, srv.pid)
-		if err != nil {
-			return 0, err
+		id, serr := t.host.SteerStart(ctx, trialSteer, srv.pid)
+		if serr != nil {
+			return 0, serr
 		}
-		defer func() {
+		defer func() { // err: the named result, as the rollback's above
 			if serr := t.steerStop(id); serr != nil && err == nil {
 				err = serr
 			}
 		}()
 	}
-	if _, err := srv.admin.Do(ctx, "FLUSHALL"); err != nil {
-		return 0, fmt.Errorf("FLUSHALL: %w", err)
+	if t.managed { // an attached server holds someone's data: never flushed
+		if _, err := srv.admin.Do(ctx, "FLUSHALL"); err != nil {
+			return 0, fmt.Errorf("FLUSHALL: %w", err)
+		}
 	}
 	if t.beforeMeasure != nil {
 		t.beforeMeasure(srv)
@@ -331,12 +336,26 @@ func (t *localTarget) cannotChange(ctx context.Context, k knobs.Knob, v string) 
 		return "host-wide: " + t.guardLine
 	}
 	if k.Kind != knobs.KindRedisConfig {
+		if cur, ok := t.hostNow(ctx, ch); ok && ch.Same(v, cur) {
+			return fmt.Sprintf("already %q on the server host", cur)
+		}
 		return ""
 	}
 	if cur, ok := t.configNow(ctx, k.Target); ok && ch.Same(v, cur) {
 		return fmt.Sprintf("already %q on the target", cur)
 	}
 	return ""
+}
+
+// hostNow reads the value a host change would replace, where it would
+// write it (the server host, its namespace), through the host's tune
+// preview.
+func (t *localTarget) hostNow(ctx context.Context, ch change.Change) (string, bool) {
+	outs, _, err := t.host.TunePreview(ctx, tune.FromChanges([]change.Change{ch}, "autotune"), nil)
+	if err != nil || len(outs) != 1 || outs[0].Old == "" {
+		return "", false
+	}
+	return outs[0].Old, true
 }
 
 func (t *localTarget) configNow(ctx context.Context, name string) (string, bool) {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -30,7 +31,8 @@ func startTrialTarget(t *testing.T, config []string, allowHostWide bool) (*local
 		t.Fatal(err)
 	}
 	state := filepath.Join(t.TempDir(), "tune")
-	tg, err := startLocalTarget(context.Background(), config, wl, false, state, allowHostWide)
+	o := &autotuneOptions{target: autotuneTarget{ServerConfig: config, AllowHostWide: allowHostWide}, stateDir: state}
+	tg, err := openAutotuneTarget(context.Background(), &streams{out: io.Discard, err: io.Discard}, o, wl)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"redline/internal/autotune"
+	"redline/internal/knobs"
+	"redline/internal/secret"
+	"redline/internal/serverhost"
+)
+
+// finishTarget checks the target's flags and moves the server host's
+// between the command line and the journal (autotuneTarget): --resume
+// reopens the host the session had, with the password read again.
+func (o *autotuneOptions) finishTarget() error {
+	t := &o.target
+	if o.engine.Resume {
+		o.remote = remoteOptions{target: t.SSH, config: t.SSHConfig, sudo: t.SSHSudo, noPush: t.NoPush, heartbeat: t.Heartbeat}
+	} else {
+		t.SSH, t.SSHConfig, t.SSHSudo, t.NoPush, t.Heartbeat = o.remote.target, o.remote.config, o.remote.sudo, o.remote.noPush, o.remote.heartbeat
+		if t.SSH == "" {
+			t.Heartbeat = 0
+		}
+	}
+	if err := o.remote.checkLink("autotune"); err != nil {
+		return err
+	}
+	attached := t.attached()
+	bad := func(format string, args ...any) error {
+		return usageError("redline autotune: "+format, args...)
+	}
+	switch {
+	case t.Addr != "" && t.Socket != "":
+		return bad("--addr or --socket, not both")
+	case attached && len(t.ServerConfig) > 0:
+		return bad("--server-config is the managed server's: an attached one (--addr, --socket) keeps its own")
+	case !attached && (t.User != "" || t.PassFile != ""):
+		return bad("--user and --pass-file are an attached server's (--addr or --socket)")
+	case t.Socket != "" && t.SSH != "":
+		return bad("--socket is a path on this host; with --ssh give --addr HOST:PORT")
+	case t.NetNS && (attached || t.SSH != ""):
+		return bad("--netns starts a managed server here: not with --addr, --socket or --ssh")
+	case t.NetNS && os.Geteuid() != 0:
+		return bad("--netns makes network namespaces: needs root")
+	case t.SSHSudo && t.StateDir != "":
+		return bad("--state-dir with --ssh-sudo: the sudoers line of docs/remote.md allows no arguments, so the session there uses its default journal directory")
+	}
+	if attached {
+		pw, err := secret.Resolve("", t.PassFile, secret.FromEnv())
+		if err != nil {
+			return bad("--pass-file: %v", err)
+		}
+		o.password = pw
+	}
+	return nil
+}
+
+// rollbackHint is the command that restores the trials' changes after a
+// crash.
+func (o *autotuneOptions) rollbackHint() string {
+	cmd := "redline tune rollback"
+	if o.target.SSH != "" {
+		cmd += " --ssh " + o.target.SSH
+	}
+	if o.stateDir != "" {
+		cmd += " --state-dir " + o.stateDir
+	}
+	return cmd
+}
+
+// attached says whether the target is an existing server.
+func (t autotuneTarget) attached() bool { return t.Addr != "" || t.Socket != "" }
+
+// candidates leaves out the host knobs when the target's host cannot
+// take them (no root there, a server that is not its process).
+func (t *localTarget) candidates(cands []autotune.Candidate, untested []string) ([]autotune.Candidate, []string) {
+	if t.noHost == "" {
+		return cands, untested
+	}
+	var out []autotune.Candidate
+	for _, c := range cands {
+		if k, _ := knobs.Lookup(c.Knob); writesHost(k) {
+			untested = append(untested, fmt.Sprintf("%s: %s", c.Knob, t.noHost))
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, untested
+}
+
+// onHost is " on NAME" for a server host over ssh, "" for this machine.
+func onHost(i serverhost.Info) string {
+	if w := i.Where(); w != "" {
+		return " " + w
+	}
+	return ""
+}
