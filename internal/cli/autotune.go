@@ -74,14 +74,16 @@ func newAutotuneCmd(s *streams) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "autotune",
 		Short: "Search the knob catalog with paired, error-controlled measurements; keep only what is proven and confirmed",
-		Long: `autotune starts a redis-server (with --server-config lines), measures the
+		Long: `autotune starts a redis-server (with --server-config lines) here, on a server
+host over --ssh, or in a network namespace (--netns), or attaches an existing one
+(--addr or --socket: CONFIG SET and host knobs only, never flushed), measures the
 baseline and its noise, then screens the catalog's knobs against the current best
 in paired rounds of randomly ordered runs, keeps a knob only when its interval
 clears at the session's error budget (5% for all keep decisions together),
 refines numeric knobs, and confirms the final plan against the baseline on fresh
 rounds. Every trial is applied through tune's journal and rolled back after its
 measurement: after a crash, "redline tune rollback --state-dir DIR/tune" restores
-the host. Ctrl-C rolls back and keeps a partial report; --resume DIR continues.
+the host; over --ssh the session there undoes a trial by itself when the link dies. Ctrl-C rolls back and keeps a partial report; --resume DIR continues.
 It writes DIR/plan.yaml (for redline tune apply; only a confirmed plan), DIR/report.md
 and DIR/result.json. The procedure: docs/autotune.md.
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"redline/internal/autotune"
 	"redline/internal/redistest"
 	"redline/internal/testutil"
 	"redline/internal/tune"
@@ -166,5 +168,34 @@ func TestAutotuneNetns(t *testing.T) {
 	}
 	if ns, _ := exec.Command("ip", "netns", "list").Output(); strings.Contains(string(ns), fmt.Sprintf("rl-%d-", os.Getpid())) {
 		t.Errorf("the session's namespaces are left: %s", ns)
+	}
+}
+
+// TestAutotuneTargetJournalsTheLink: the ssh destination and its options
+// go into the journaled target, and a resumed session takes them back
+// from it (not from its command line); the password never does.
+func TestAutotuneTargetJournalsTheLink(t *testing.T) {
+	t.Setenv("REDISCLI_AUTH", "not-journaled")
+	o := &autotuneOptions{remote: remoteOptions{target: "admin@redis-a", config: "/etc/ssh/alt", noPush: true, heartbeat: 5 * time.Second},
+		target: autotuneTarget{Addr: "10.0.0.5:6379", StateDir: "/var/lib/at"}}
+	if err := o.finishTarget(); err != nil {
+		t.Fatal(err)
+	}
+	if o.password != "not-journaled" {
+		t.Errorf("password %q, want $REDISCLI_AUTH's", o.password)
+	}
+	b, _ := json.Marshal(o.target)
+	if strings.Contains(string(b), "not-journaled") || !strings.Contains(string(b), `"ssh":"admin@redis-a"`) || !strings.Contains(string(b), `"ssh_heartbeat":5000000000`) {
+		t.Errorf("journaled target %s", b)
+	}
+	r := &autotuneOptions{remote: remoteOptions{target: "another"}, engine: autotune.Options{Resume: true}}
+	if err := json.Unmarshal(b, &r.target); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.finishTarget(); err != nil {
+		t.Fatal(err)
+	}
+	if r.remote != o.remote || r.password != "not-journaled" {
+		t.Errorf("resumed link %+v (password %q), want %+v", r.remote, r.password, o.remote)
 	}
 }
