@@ -117,21 +117,24 @@ func openAutotuneTarget(ctx context.Context, s *streams, o *autotuneOptions, wl 
 
 // open starts the managed server (the pool's baseline: on the address
 // the load reaches, the ssh connection's or the namespace's) or attaches
-// the existing one, after the guard has taken the other servers there.
+// the existing one, the guard having taken the other servers there first.
 func (t *localTarget) open(ctx context.Context, o *autotuneOptions) error {
 	tg, info := o.target, t.host.Info()
 	others := lab.OtherServers("/")
-	if info.SSH != "" {
-		// As the lab's ssh target: the server host's other servers are
-		// not seen from here.
-		others = nil
-	}
 	if !t.managed {
-		return t.attach(ctx, o, others)
+		pid, err := t.attach(ctx, o)
+		if err != nil {
+			return err
+		}
+		// The attached server is not one of the others the guard protects.
+		others = slices.DeleteFunc(others, func(o string) bool { return pid > 0 && o == "pid "+strconv.Itoa(pid) })
 	}
 	t.guard(others, tg.AllowHostWide)
-	if info.SSH != "" {
-		t.guardLine = "host-wide changes allowed: they are made on the ssh target's host, whose other servers autotune does not see"
+	if info.SSH != "" { // as the lab's ssh target
+		t.hostWideOff, t.guardLine = false, "host-wide changes allowed: they are made on the ssh target's host, whose other servers autotune does not see"
+	}
+	if !t.managed {
+		return nil
 	}
 	switch {
 	case t.pair != nil:
@@ -158,35 +161,29 @@ func (t *localTarget) open(ctx context.Context, o *autotuneOptions) error {
 
 // attach takes the existing server as the pool's one server (the
 // baseline's, never started or stopped): its CONFIG is tuned, and its
-// host when it is a process of the server host.
-func (t *localTarget) attach(ctx context.Context, o *autotuneOptions, others []string) error {
-	tg, info := o.target, t.host.Info()
+// host when it is a process of the server host (pid, 0 when not).
+func (t *localTarget) attach(ctx context.Context, o *autotuneOptions) (pid int, err error) {
+	tg := o.target
 	r := &remote.RedisTarget{Addr: cmp.Or(tg.Addr, tg.Socket), User: tg.User, Password: o.password}
 	if tg.Socket != "" {
 		r.Network = "unix"
 	}
 	t.addr, t.redis = r.Addr, r
-	t.where = "the existing redis-server at " + t.addr + onHost(info)
-	a, err := t.host.RedisAttach(ctx, *r)
-	if err != nil {
+	t.where = "the existing redis-server at " + t.addr + onHost(t.host.Info())
+	a, aerr := t.host.RedisAttach(ctx, *r)
+	if aerr != nil {
 		// Reachable from here perhaps, but not a process of the server
 		// host: its CONFIG can be tuned, not its host.
-		t.noHost = fmt.Sprintf("the server is not a process of the server host (%v)", err)
-	}
-	// The attached server is not one of the others the guard protects.
-	others = slices.DeleteFunc(others, func(o string) bool { return a.Pid > 0 && o == "pid "+strconv.Itoa(a.Pid) })
-	t.guard(others, tg.AllowHostWide)
-	if info.SSH != "" {
-		t.guardLine = "host-wide changes allowed: they are made on the ssh target's host, whose other servers autotune does not see"
+		t.noHost = fmt.Sprintf("the server is not a process of the server host (%v)", aerr)
 	}
 	admin, err := redisadmin.Dial(ctx, redisadmin.Options{Network: r.Network, Addr: r.Addr, Username: r.User, Password: r.Password, NetNS: t.clientNetNS})
 	if err != nil {
-		return err
+		return 0, err
 	}
 	b, _ := json.Marshal(t.start)
 	srv := &trialServer{key: string(b), addr: t.addr, pid: a.Pid, redis: r, admin: admin}
 	t.servers[srv.key], t.admin = srv, admin
-	return nil
+	return a.Pid, nil
 }
 
 // close stops the servers and rolls back whatever a trial left applied.
