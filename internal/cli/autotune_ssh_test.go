@@ -48,8 +48,8 @@ func TestAutotuneSSHEndToEnd(t *testing.T) {
 	cmd.Stdout, cmd.Stderr = &out, &out
 	err := cmd.Run()
 	var ee *exec.ExitError
-	if err != nil && (!errors.As(err, &ee) || ee.ExitCode() != ExitFailure) {
-		t.Fatalf("autotune: %v\n%s", err, out.String())
+	if err != nil && (!errors.As(err, &ee) || ee.ExitCode() != ExitFailure) || strings.Contains(out.String(), "stopped:") {
+		t.Fatalf("autotune: %v (want a session run to its end)\n%s", err, out.String())
 	}
 	t.Logf("autotune over ssh:\n%s", out.String())
 	for _, want := range []string{"target: a managed redis-server at " + l.h.Pair.ServerIP + ":", "sysctl.net.core.somaxconn = 65535", "redis.activerehashing = no", "confirm"} {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"redline/internal/autotune"
+	"redline/internal/redisserver"
 	"redline/internal/redistest"
 	"redline/internal/testutil"
 	"redline/internal/tune"
@@ -70,8 +71,8 @@ wait:
 	if !refused {
 		t.Error("the autotune never held its state directory while it ran")
 	}
-	if a.code != ExitOK && a.code != ExitFailure {
-		t.Fatalf("autotune: exit %d: %s%s", a.code, a.out, a.err)
+	if a.code != ExitOK && a.code != ExitFailure || strings.Contains(a.out, "stopped:") {
+		t.Fatalf("autotune: exit %d (want a session run to its end): %s%s", a.code, a.out, a.err)
 	}
 	if !strings.Contains(a.out, "target: the existing redis-server at "+srv.Addr()) ||
 		!strings.Contains(a.out, "redis.io-threads: needs a server restart") || !strings.Contains(a.out, "redis.hz = 50") {
@@ -145,8 +146,8 @@ func TestAutotuneNetns(t *testing.T) {
 	defer cancel()
 	out, errs, code := runCLI(t, ctx, nil, "autotune", "--netns", "--dir", dir, "--seed", "1",
 		"--knob", "sysctl.net.core.somaxconn", "--knob", "redis.activerehashing", "--workload", "-t set -c 4 --duration 300ms", "--max-rounds", "8")
-	if code != ExitOK && code != ExitFailure {
-		t.Fatalf("autotune: exit %d: %s%s", code, out, errs)
+	if code != ExitOK && code != ExitFailure || strings.Contains(out, "stopped:") {
+		t.Fatalf("autotune: exit %d (want a session run to its end): %s%s", code, out, errs)
 	}
 	if !strings.Contains(out, "in network namespace rl-") || !strings.Contains(out, "sysctl.net.core.somaxconn = 65535") {
 		t.Errorf("answer:\n%s", out)
@@ -197,5 +198,31 @@ func TestAutotuneTargetJournalsTheLink(t *testing.T) {
 	}
 	if r.remote != o.remote || r.password != "not-journaled" {
 		t.Errorf("resumed link %+v (password %q), want %+v", r.remote, r.password, o.remote)
+	}
+}
+
+// TestAutotuneAttachedSocket: an existing server by its unix socket: the
+// load, the admin connection, the trials' CONFIG SET and their rollback
+// all go through the socket, and the server's settings are as found.
+func TestAutotuneAttachedSocket(t *testing.T) {
+	srv := redistest.StartWith(t, redisserver.Options{Unix: true})
+	dir := filepath.Join(t.TempDir(), "at")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, errs, code := runCLI(t, ctx, nil, "autotune", "--socket", srv.Socket, "--dir", dir, "--seed", "1",
+		"--knob", "redis.activerehashing", "--workload", "-t set -c 4 --duration 200ms", "--max-rounds", "8")
+	if code != ExitOK && code != ExitFailure || !strings.Contains(out, "redis.activerehashing = no") || strings.Contains(out, "stopped:") {
+		t.Fatalf("autotune: exit %d (want a session run to its end): %s%s", code, out, errs)
+	}
+	if !strings.Contains(out, "target: the existing redis-server at "+srv.Socket) {
+		t.Errorf("answer:\n%s", out)
+	}
+	c := redistest.Client(t, srv)
+	if v := redistest.Do(t, c, "CONFIG", "GET", "activerehashing"); len(v.Elems) != 2 || v.Elems[1].Str != "yes" {
+		t.Errorf("activerehashing after the session: %+v, want yes as found", v)
+	}
+	st, err := tune.Journaled(ctx, tune.StatusOptions{StateDir: filepath.Join(dir, "tune")})
+	if err != nil || st.Pending() != 0 {
+		t.Errorf("the journal after the session: %v, %v", st, err)
 	}
 }
