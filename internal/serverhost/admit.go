@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -73,7 +74,7 @@ func targetKey(network, addr string) (string, error) {
 
 // admit checks r as a server the client may name from now on (see
 // above) and adds it; added says it was not there before.
-func (a *admitted) admit(r remote.RedisTarget) (added bool, err error) {
+func (a *admitted) admit(ctx context.Context, r remote.RedisTarget) (added bool, err error) {
 	key, err := targetKey(r.Network, r.Addr)
 	if err != nil {
 		return false, err
@@ -84,7 +85,7 @@ func (a *admitted) admit(r remote.RedisTarget) (added bool, err error) {
 			return false, err
 		}
 		unix.Close(fd)
-	} else if _, err := onThisHost(context.Background(), addr); err != nil {
+	} else if _, err := onThisHost(ctx, addr); err != nil {
 		return false, err
 	}
 	a.mu.Lock()
@@ -202,6 +203,8 @@ func onThisHost(ctx context.Context, hostport string) ([]net.IP, error) {
 	if ip := net.ParseIP(host); ip != nil {
 		ips = []net.IP{ip}
 	} else {
+		ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
 		addrs, err := net.DefaultResolver.LookupIPAddr(ctx, host)
 		if err != nil {
 			return nil, fmt.Errorf("redis addr %s: %w", hostport, err)

@@ -206,7 +206,7 @@ func (h *handler) Do(ctx context.Context, op string, raw json.RawMessage) (any, 
 		if err := validateRedisTarget(&a.Redis); err != nil {
 			return nil, err
 		}
-		added, err := h.a.admit(a.Redis)
+		added, err := h.a.admit(ctx, a.Redis)
 		if err != nil || a.AdmitOnly {
 			return remote.RedisAttached{}, err
 		}

@@ -175,7 +175,7 @@ func TestGuardConnectsToTheSocketChecked(t *testing.T) {
 	os.Symlink(shared, link)
 	sock := filepath.Join(link, "redis.sock")
 	a := &admitted{inv: nobody, keys: map[string]bool{}, started: map[string]string{}}
-	if _, err := a.admit(remote.RedisTarget{Network: "unix", Addr: sock}); err != nil {
+	if _, err := a.admit(context.Background(), remote.RedisTarget{Network: "unix", Addr: sock}); err != nil {
 		t.Fatal(err)
 	}
 	testHookSocketChecked = func() {
