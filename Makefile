@@ -10,8 +10,9 @@ GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 LAB_PKGS = redis-tools iproute2
 # Only the tests need these (docs/README: not for a production host): numactl and the
 # allocators (server variants), chromium (report screenshots), ssh (--ssh tests), perf
-# (profile), qemu-user-static and file (arm64 tests, the static-binary check).
-TEST_PKGS = $(LAB_PKGS) numactl libtcmalloc-minimal4 libmimalloc2.0 chromium openssh-server openssh-client linux-perf qemu-user-static file
+# (profile), qemu-user-static and file (arm64 tests, the static-binary check), cmark-gfm
+# (renders the Markdown reports made from hostile values, as a viewer would).
+TEST_PKGS = $(LAB_PKGS) numactl libtcmalloc-minimal4 libmimalloc2.0 chromium openssh-server openssh-client linux-perf qemu-user-static file cmark-gfm
 APT_INSTALL = apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 BIN = bin/redline
 # make install puts the binary, the man pages and shell completions under

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"redline/internal/autotune"
-	"redline/internal/report"
 	"redline/internal/stats"
 	"redline/internal/textsafe"
 )
@@ -96,9 +95,13 @@ func autotunePrintAnswer(w io.Writer, o *autotuneOptions, res *autotune.Result, 
 func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string) string {
 	var b strings.Builder
 	p, n := res.Plan, res.Noise
-	fmt.Fprintf(&b, "# redline autotune\n\nObjective: %s of `%s` on a managed redis-server", objectiveText(o), o.target.Workload)
+	fmt.Fprintf(&b, "# redline autotune\n\nObjective: %s of %s on a managed redis-server", mdCell(objectiveText(o)), mdCode(o.target.Workload))
 	if len(o.target.ServerConfig) > 0 {
-		fmt.Fprintf(&b, " started with `%s`", strings.Join(o.target.ServerConfig, "`, `"))
+		var lines []string
+		for _, l := range o.target.ServerConfig {
+			lines = append(lines, mdCode(l))
+		}
+		fmt.Fprintf(&b, " started with %s", strings.Join(lines, ", "))
 	}
 	fmt.Fprintf(&b, ".\n\nSeed %d. Every keep decision at %.4f%% two-sided: alpha %.0f%% over the session, split over %d comparisons and %d looks (rounds %v). Confirmation at %.0f%% on %d fresh rounds.\n\n",
 		o.engine.Seed, 100*p.Design.Level(), 100*p.Design.Alpha, p.Design.Comparisons, p.Design.Looks, p.Looks, 100*p.Confirm.Level(), p.ConfirmRounds)
@@ -126,9 +129,9 @@ func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string)
 	case c == nil:
 		b.WriteString("Nothing kept; nothing to confirm.\n")
 	case c.Confirmed:
-		fmt.Fprintf(&b, "Confirmed: `%s` %s against the baseline on %d fresh rounds.\n", c.Config, ratioText(c.Result), c.Result.N)
+		fmt.Fprintf(&b, "Confirmed: %s %s against the baseline on %d fresh rounds.\n", mdCode(c.Config.String()), ratioText(c.Result), c.Result.N)
 	default:
-		fmt.Fprintf(&b, "Not confirmed: `%s` %s against the baseline on %d fresh rounds. No plan is offered.\n", c.Config, ratioText(c.Result), c.Result.N)
+		fmt.Fprintf(&b, "Not confirmed: %s %s against the baseline on %d fresh rounds. No plan is offered.\n", mdCode(c.Config.String()), ratioText(c.Result), c.Result.N)
 	}
 	if len(res.Untested) > 0 || len(untested) > 0 {
 		b.WriteString("\n## Not tried\n\n")
@@ -143,5 +146,7 @@ func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string)
 	return b.String()
 }
 
-// mdCell keeps a value on one table line, its controls escaped.
-func mdCell(s string) string { return textsafe.Printable(report.Cell(s)) }
+// mdCell and mdCode are the one escaping of Markdown text and of code
+// spans (textsafe): a knob's value, a reason, a workload line shows as
+// text on one table line, its controls escaped.
+var mdCell, mdCode = textsafe.MarkdownText, textsafe.MarkdownCode

@@ -40,7 +40,7 @@ func TestDoctorLiveBadServer(t *testing.T) {
 	testutil.HostState(t)
 	s := redistest.StartWith(t, redisserver.Options{
 		Config: []string{"tcp-backlog 65535", "latency-monitor-threshold 0", "maxclients 10000"},
-		Wrap:   []string{"prlimit", "--nofile=256:256", "--"},
+		Wrap:   [][]string{{"prlimit", "--nofile=256:256", "--"}},
 	})
 	code, out, errOut := doctorCLI(t, "doctor", "--host", s.Host, "--port", strconv.Itoa(s.Port), "--json")
 	if code != ExitFailure {

@@ -3,6 +3,8 @@ package doctor
 import (
 	"io"
 	"strings"
+
+	"redline/internal/textsafe"
 )
 
 // WriteMarkdown writes the report as Markdown: a summary, then one section
@@ -11,12 +13,12 @@ import (
 func WriteMarkdown(w io.Writer, r *Report, o RenderOptions) error {
 	mw := &errWriter{w: w}
 	mw.printf("# redline doctor\n\n")
-	mw.printf("Target: %s.\n\n", r.Target.describe())
-	mw.printf("Summary: %s.\n", r.Summarize().line())
+	mw.printf("Target: %s.\n\n", md(r.Target.describe()))
+	mw.printf("Summary: %s.\n", md(r.Summarize().line()))
 	if len(r.Nodes) > 0 {
 		mw.printf("\n## Nodes\n\n")
 		for _, n := range r.Nodes {
-			mw.printf("- %s\n", mdEscape(n.describe()))
+			mw.printf("- %s\n", md(n.describe()))
 		}
 	}
 	h := "##"
@@ -27,7 +29,7 @@ func WriteMarkdown(w io.Writer, r *Report, o RenderOptions) error {
 		var body strings.Builder
 		writeMarkdownBody(&errWriter{w: &body}, g.rep, o, h)
 		if g.title != "" && (body.Len() > 0 || g.unread) {
-			mw.printf("\n## %s\n", mdEscape(strings.ToUpper(g.title[:1])+g.title[1:]))
+			mw.printf("\n## %s\n", md(strings.ToUpper(g.title[:1])+g.title[1:]))
 		}
 		mw.printf("%s", body.String())
 	}
@@ -51,7 +53,7 @@ func writeMarkdownBody(mw *errWriter, r *Report, o RenderOptions, h string) {
 		if es := r.readErrors(refused); len(es) > 0 {
 			mw.printf("\n%s %s\n\n", h, readErrorsTitle[refused])
 			for _, e := range es {
-				mw.printf("- %s\n", readErrorText(e))
+				mw.printf("- %s\n", md(readErrorText(e)))
 			}
 		}
 	}
@@ -64,43 +66,53 @@ func writeMarkdownBody(mw *errWriter, r *Report, o RenderOptions, h string) {
 }
 
 func writeMarkdownFinding(mw *errWriter, f Finding, addr, h string) {
-	mw.printf("\n%s `%s`: %s\n\n%s\n\n*Why:* %s (%s)\n", h, f.ID, mdEscape(f.Title), mdEscape(f.Message), mdEscape(f.Why), mdEscape(f.Source))
+	mw.printf("\n%s %s: %s\n\n%s\n\n*Why:* %s (%s)\n", h, code(f.ID), md(f.Title), md(f.Message), md(f.Why), md(f.Source))
 	if len(f.Evidence) > 0 {
 		mw.printf("\n| source | value | note |\n|---|---|---|\n")
 		for _, e := range f.Evidence {
-			mw.printf("| `%s` | `%s` | %s |\n", e.Source, e.shown(), mdEscape(e.Note))
+			mw.printf("| %s | %s | %s |\n", code(e.Source), code(e.shown()), md(e.Note))
 		}
 	}
 	for _, n := range f.Notes {
-		mw.printf("\n> Note: %s\n", mdEscape(n))
+		mw.printf("\n> Note: %s\n", md(n))
 	}
 	if f.Fix == nil {
 		return
 	}
 	fx := f.Fix
 	if fx.Caution != "" {
-		mw.printf("\n**Caution:** %s\n", mdEscape(fx.Caution))
+		mw.printf("\n**Caution:** %s\n", md(fx.Caution))
 	}
 	if len(fx.Changes) > 0 {
-		mw.printf("\nFix%s:\n\n```sh\n", fx.needs())
+		var lines []string
 		for _, c := range fx.Changes {
-			mw.printf("%s\n", Command(c, addr))
+			lines = append(lines, Command(c, addr))
 		}
-		mw.printf("```\n")
+		mw.printf("\nFix%s:\n", md(fx.needs()))
+		writeShellBlock(mw, lines)
 	}
 	for _, a := range fx.Advice {
-		mw.printf("\n- %s\n", mdEscape(a))
+		mw.printf("\n- %s\n", md(a))
 	}
 	if len(fx.Undo) > 0 {
-		mw.printf("\nUndo:\n\n```sh\n")
+		var lines []string
 		for _, c := range fx.Undo {
-			mw.printf("%s\n", UndoCommand(c, addr))
+			lines = append(lines, UndoCommand(c, addr))
 		}
-		mw.printf("```\n")
+		mw.printf("\nUndo:\n")
+		writeShellBlock(mw, lines)
 	}
 	if len(fx.Persist) > 0 {
-		mw.printf("\nPersist:\n\n```sh\n%s\n```\n", strings.Join(fx.Persist, "\n"))
+		mw.printf("\nPersist:\n")
+		writeShellBlock(mw, fx.Persist)
 	}
+}
+
+// writeShellBlock writes lines as a sh code block whose fence no line can
+// close (a value with backticks in a command).
+func writeShellBlock(mw *errWriter, lines []string) {
+	fence := textsafe.MarkdownFence(lines...)
+	mw.printf("\n%ssh\n%s\n%s\n", fence, strings.Join(lines, "\n"), fence)
 }
 
 func writeMarkdownTable(mw *errWriter, h, title string, fs []Finding, text func(Finding) string) {
@@ -109,11 +121,12 @@ func writeMarkdownTable(mw *errWriter, h, title string, fs []Finding, text func(
 	}
 	mw.printf("\n%s %s (%d)\n\n| rule | |\n|---|---|\n", h, title, len(fs))
 	for _, f := range fs {
-		mw.printf("| `%s` | %s |\n", f.ID, mdEscape(text(f)))
+		mw.printf("| %s | %s |\n", code(f.ID), md(text(f)))
 	}
 }
 
-// mdEscape keeps table cells and text from breaking the Markdown.
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "*", `\*`, "_", `\_`).Replace(s)
-}
+// md and code are the one escaping of Markdown text and of code spans
+// (textsafe): what a host, a server or a fixture tree said (a CONFIG
+// value, a path, an error) shows as text, adding no HTML, link, code span
+// or table column.
+var md, code = textsafe.MarkdownText, textsafe.MarkdownCode

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"redline/internal/host/kernel"
+	"redline/internal/secret"
 )
 
 // Processes are found by scanning /proc/PID/comm:
@@ -128,7 +129,10 @@ func readProcess(r *reader, pid int) (p Process, finish func(*Process) error, er
 		return p, nil, fmt.Errorf("process %d (%s): %w", pid, comm, err)
 	}
 	if data, ok := r.file(fmt.Sprintf("/proc/%d/cmdline", pid)); ok {
-		p.Cmdline = splitCmdlineNUL(data)
+		// A server started as redis-server --requirepass PW shows it
+		// until it rewrites its title; a snapshot is stored, printed
+		// and handed to a session's client.
+		p.Cmdline = secret.Redact(splitCmdlineNUL(data))
 	}
 	readProcMemory(r, &p)
 	if data, ok := r.file(fmt.Sprintf("/proc/%d/limits", pid)); ok {

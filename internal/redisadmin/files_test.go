@@ -48,7 +48,8 @@ func TestServerFilesOnlyRegular(t *testing.T) {
 // its passwords; the facts (a doctor report, a session's reply) hold
 // only that one is set.
 func TestFactsNeverHoldPasswords(t *testing.T) {
-	srv := respscript.Start(t, respscript.Options{Config: map[string]string{"requirepass": "hunter2", "masterauth": "hunter3", "hz": "10"}})
+	srv := respscript.Start(t, respscript.Options{Config: map[string]string{"requirepass": "hunter2", "masterauth": "hunter3", "hz": "10",
+		"masteruser": "hunter4", "tls-key-file-pass": "hunter5", "tls-client-key-file-pass": "hunter6"}})
 	c, err := Dial(context.Background(), Options{Addr: srv.Addr()})
 	if err != nil {
 		t.Fatal(err)
@@ -58,11 +59,12 @@ func TestFactsNeverHoldPasswords(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg["requirepass"] != secret.Marker || cfg["masterauth"] != secret.Marker || cfg["hz"] != "10" {
+	if cfg["requirepass"] != secret.Marker || cfg["masterauth"] != secret.Marker || cfg["hz"] != "10" || strings.Contains(fmt.Sprint(cfg), "hunter") {
 		t.Errorf("CONFIG GET *: %v", cfg)
 	}
 	conf := filepath.Join(t.TempDir(), "redis.conf")
-	os.WriteFile(conf, []byte("requirepass hunter2\nmasterauth hunter3\nhz 10\n"), 0o644)
+	os.WriteFile(conf, []byte("requirepass hunter2\nmasterauth hunter3\nhz 10\nmasteruser hunter4\ntls-key-file-pass hunter5\n"+
+		"user alice on >hunter7 ~* +@all\nsentinel auth-pass mymaster hunter8\n"), 0o644)
 	cf, err := readConfFile(t.TempDir(), 4242, conf)
 	if err != nil {
 		t.Fatal(err)

@@ -34,7 +34,7 @@ func dial(t *testing.T, s *redisserver.Server) *redisadmin.Conn {
 func TestCollectLive(t *testing.T) {
 	s := redistest.StartWith(t, redisserver.Options{
 		Config: []string{"maxclients 10000", "tcp-backlog 511", "latency-monitor-threshold 0"},
-		Wrap:   []string{"prlimit", "--nofile=256:256", "--"},
+		Wrap:   [][]string{{"prlimit", "--nofile=256:256", "--"}},
 	})
 	c := dial(t, s)
 	f, err := redisadmin.Collect(context.Background(), c, redisadmin.CollectOptions{})

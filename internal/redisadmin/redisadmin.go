@@ -16,6 +16,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -57,6 +58,23 @@ type Conn struct {
 	RoundTrips int
 }
 
+// A Guard makes every admin connection dialled with a context carrying it
+// (WithGuard), and decides whether to: a root session's allows only the
+// servers it started or the client attached, and reaches a unix socket
+// only as its invoking user could. Its refusals wrap ErrRefused.
+type Guard func(ctx context.Context, network, addr string) (net.Conn, error)
+
+// ErrRefused marks a connection a Guard would not make.
+var ErrRefused = errors.New("refused")
+
+type guardKey struct{}
+
+// WithGuard returns ctx whose admin connections g makes: Dial, and so
+// doctor, tune and the cluster readers below it, dial through g alone.
+func WithGuard(ctx context.Context, g Guard) context.Context {
+	return context.WithValue(ctx, guardKey{}, g)
+}
+
 // Dial connects and authenticates. Errors name the address and say what to
 // check.
 func Dial(ctx context.Context, o Options) (*Conn, error) {
@@ -69,9 +87,19 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	if o.Addr == "" {
 		return nil, errors.New("redisadmin: no server address (give host:port or a unix socket path)")
 	}
+	dial := netns.Dialer(o.NetNS)
+	if g, ok := ctx.Value(guardKey{}).(Guard); ok && g != nil {
+		if o.NetNS != "" {
+			return nil, fmt.Errorf("Redis at %s: a guarded connection does not enter network namespaces: %w", o.Addr, ErrRefused)
+		}
+		dial = g
+	}
 	c, err := resp.Dial(ctx, resp.DialOptions{
-		Network: o.Network, Addr: o.Addr, TLS: o.TLS, Timeout: o.Timeout, Dial: netns.Dialer(o.NetNS),
+		Network: o.Network, Addr: o.Addr, TLS: o.TLS, Timeout: o.Timeout, Dial: dial,
 	})
+	if errors.Is(err, ErrRefused) {
+		return nil, fmt.Errorf("Redis at %s: %w", o.Addr, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connect to Redis at %s: %w (is redis-server running and reachable?)", o.Addr, err)
 	}

@@ -260,20 +260,82 @@ func (b *binary) execLink(dir string) (string, error) {
 }
 
 // command makes the command of argv, whose first program (a wrapper:
-// ip, numactl, taskset; or the binary's link) a root redline runs only
-// under the same rule as the binary. The wrappers execute the link, so
-// the binary they reach is the checked descriptor.
-func command(argv []string, anyOwner bool) (*exec.Cmd, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	if cmd.Err != nil || anyOwner || os.Geteuid() != 0 {
-		return cmd, nil
+// ip, setpriv, numactl, taskset; or the binary's link) is an absolute
+// path lookProgram resolved (or the link to the checked descriptor). No
+// program of the chain is looked up on PATH: each wrapper execs the next
+// by the absolute path it was given.
+func command(argv []string) (*exec.Cmd, error) {
+	if !filepath.IsAbs(argv[0]) {
+		return nil, fmt.Errorf("%s: not resolved to an absolute path", argv[0])
 	}
-	f, err := OpenTrusted(cmd.Path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", argv[0], err)
+	return exec.Command(argv[0], argv[1:]...), nil
+}
+
+// trustedDirs are where a root redline finds the programs it runs around
+// a server (ip, setpriv, numactl, taskset, prlimit), in this order, as
+// sudo's secure_path does: never root's PATH, which a user may have
+// reached (sudo -E, a root shell that kept a user's PATH) and which an
+// exec through setpriv or ip netns exec would search again.
+var trustedDirs = []string{"/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin"}
+
+// lookProgram resolves a wrapper program. As root: the first
+// trustedDirs/name that OpenTrusted accepts (root owns it and every
+// directory from /, nobody else can write them, a symlink on the way was
+// written by root) and that is an executable file; a name already given
+// as an absolute path must pass the same rule. The path returned is safe
+// to exec by name: nobody but root can change what it resolves to.
+// Not root, the program runs as the caller: PATH, as a shell would.
+func lookProgram(name string) (string, error) {
+	if os.Geteuid() != 0 {
+		return exec.LookPath(name)
 	}
-	f.Close()
-	return cmd, nil
+	cands := []string{name}
+	if !filepath.IsAbs(name) {
+		if strings.Contains(name, "/") {
+			return "", fmt.Errorf("%s: want a program name or an absolute path", name)
+		}
+		cands = cands[:0]
+		for _, d := range trustedDirs {
+			cands = append(cands, filepath.Join(d, name))
+		}
+	}
+	var refused []string
+	for _, p := range cands {
+		f, err := OpenTrusted(p)
+		if err != nil {
+			if !errors.Is(err, os.ErrNotExist) {
+				refused = append(refused, err.Error())
+			}
+			continue
+		}
+		var st unix.Stat_t
+		err = unix.Fstat(int(f.Fd()), &st)
+		f.Close()
+		if err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Mode&0o111 != 0 {
+			return p, nil
+		}
+	}
+	if len(refused) > 0 {
+		return "", fmt.Errorf("%s: %s", name, strings.Join(refused, "; "))
+	}
+	return "", fmt.Errorf("%s: not found in %s (as root, redline runs it only from root's system directories, not from PATH)", name, strings.Join(trustedDirs, ", "))
+}
+
+// wrapArgv is the command prefix of wrappers, each program resolved by
+// lookProgram.
+func wrapArgv(wrap [][]string) ([]string, error) {
+	var argv []string
+	for _, w := range wrap {
+		if len(w) == 0 {
+			continue
+		}
+		p, err := lookProgram(w[0])
+		if err != nil {
+			return nil, fmt.Errorf("redis-server wrapper: %w", err)
+		}
+		argv = append(append(argv, p), w[1:]...)
+	}
+	return argv, nil
 }
 
 // serverUsers are the unprivileged users a root redline runs its
@@ -304,9 +366,9 @@ func (s *Server) dropPrivileges() ([]string, error) {
 	if err := os.Chown(s.Dir, uid, gid); err != nil {
 		return nil, fmt.Errorf("redis-server: hand its directory to %s: %w", u.Username, err)
 	}
-	setpriv, err := exec.LookPath("setpriv")
+	setpriv, err := lookProgram("setpriv")
 	if err != nil {
-		setpriv = "/usr/bin/setpriv" // util-linux's, on a PATH a caller narrowed
+		return nil, fmt.Errorf("redis-server: drop to %s: %w", u.Username, err)
 	}
 	return []string{setpriv, "--reuid=" + u.Uid, "--regid=" + u.Gid, "--clear-groups", "--pdeathsig=SIGKILL", "--"}, nil
 }

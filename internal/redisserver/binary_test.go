@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"redline/internal/netns"
 	"redline/internal/testutil"
 )
 
@@ -167,5 +168,113 @@ func TestLookServerMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	if _, err := lookServer(""); err == nil || !strings.Contains(err.Error(), "redis-tools") {
 		t.Fatalf("%v; want an error naming redis-tools", err)
+	}
+}
+
+// fakeWrappers puts programs named like the server's wrappers first on
+// PATH, in a directory anyone may write (a user's own, on root's PATH):
+// each records that it ran in a world-writable marker directory and
+// fails. It returns the marker directory.
+func fakeWrappers(t *testing.T, names ...string) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(filepath.Dir(dir), 0o755) // the test's own temporary root: the server's user reaches the fakes
+	for _, n := range names {
+		script := "#!/bin/sh\ntouch " + filepath.Join(dir, n+".ran") + "\nexit 1\n"
+		if err := os.WriteFile(filepath.Join(dir, n), []byte(script), 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", dir+":"+os.Getenv("PATH"))
+	return dir
+}
+
+func wrapperRan(t *testing.T, dir string) {
+	t.Helper()
+	ran, _ := filepath.Glob(filepath.Join(dir, "*.ran"))
+	if len(ran) > 0 {
+		t.Errorf("a wrapper from the PATH's user-writable directory ran: %v", ran)
+	}
+}
+
+// Issue 24, item 1 (the wrappers): a root redline started redis-server
+// through numactl and taskset found on PATH (setpriv and numactl exec
+// the next program by name), so a user-writable directory on root's
+// PATH ran a user's program around the server. The wrappers now come
+// from root's system directories only, each by its absolute path.
+func TestWrappersNotFromPATH(t *testing.T) {
+	testutil.NeedRoot(t)
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("no redis-server")
+	}
+	for _, w := range []string{"taskset", "numactl", "setpriv"} {
+		if _, err := lookProgram(w); err != nil {
+			t.Skipf("no %s in root's system directories: %v", w, err)
+		}
+	}
+	dir := fakeWrappers(t, "taskset", "numactl")
+	node := 0
+	o, err := SpecOptions(Spec{CPUs: "0", NUMANode: &node})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := Start(context.Background(), o)
+	wrapperRan(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Stop()
+	b, _ := os.ReadFile(filepath.Join("/proc", itoa(s.Pid()), "status"))
+	if !strings.Contains(string(b), "Cpus_allowed_list:\t0\n") {
+		t.Errorf("the server is not pinned to CPU 0 by the real taskset:\n%s", b)
+	}
+}
+
+// The same through ip netns exec: only its first program was checked,
+// and the setpriv found on PATH, on its command line, ran as root.
+func TestWrappersNotFromPATHInNetNS(t *testing.T) {
+	testutil.NeedRoot(t)
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("no redis-server")
+	}
+	ctx := context.Background()
+	pair, err := netns.NewPair(ctx)
+	if err != nil {
+		t.Skipf("no network namespace: %v", err)
+	}
+	defer pair.Remove()
+	dir := fakeWrappers(t, "setpriv", "taskset")
+	o, err := SpecOptions(Spec{CPUs: "0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.NetNS, o.Bind = pair.Server, pair.ServerIP
+	s, err := Start(ctx, o)
+	wrapperRan(t, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Stop()
+}
+
+// lookProgram as root: a name only from the trusted directories, an
+// absolute path only under the root rule.
+func TestLookProgram(t *testing.T) {
+	testutil.NeedRoot(t)
+	dir := fakeWrappers(t, "taskset")
+	if p, err := lookProgram("taskset"); err == nil && filepath.Dir(p) == dir {
+		t.Errorf("lookProgram(taskset) = %s, the PATH's", p)
+	}
+	if _, err := lookProgram(filepath.Join(dir, "taskset")); err == nil {
+		t.Error("a program in a world-writable directory was accepted by its path")
+	}
+	if _, err := lookProgram("no-such-program-redline"); err == nil || !strings.Contains(err.Error(), "not found in /usr/local/sbin") {
+		t.Errorf("a missing program: %v", err)
+	}
+	if _, err := lookProgram("bin/taskset"); err == nil {
+		t.Error("a relative path was accepted")
 	}
 }

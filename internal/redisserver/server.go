@@ -39,9 +39,13 @@ type Options struct {
 	Unix     bool     // also listen on a unix socket in Dir
 	Config   []string // extra redis.conf lines, e.g. "io-threads 2"
 	Env      []string // extra environment, e.g. "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4"
-	// Wrap is a command prefix such as ["numactl", "-N", "0"] or
-	// ["ip", "netns", "exec", "srv"]; the prefix must exec redis-server.
-	Wrap         []string
+	// Wrap are wrapper commands, outermost first, each a program and its
+	// arguments, such as {"numactl", "-N", "0"} or {"prlimit",
+	// "--nofile=256:256", "--"}; each must exec what follows it. As root,
+	// a program is found only in root's system directories (lookProgram),
+	// never on PATH, and every program of the chain is given by its
+	// absolute path.
+	Wrap         [][]string
 	StartTimeout time.Duration // default 10s
 	// NetNS runs the server inside this network namespace (ip netns exec)
 	// and makes Client connect from inside it. Bind must then be an
@@ -136,11 +140,20 @@ func startOnce(ctx context.Context, o Options, bin *binary) (*Server, error) {
 		s.removeDir()
 		return nil, err
 	}
-	argv := append(append(drop, o.Wrap...), exe, s.ConfPath)
+	var wrap [][]string
 	if o.NetNS != "" {
-		argv = append([]string{"ip", "netns", "exec", o.NetNS}, argv...)
+		wrap = append(wrap, []string{"ip", "netns", "exec", o.NetNS})
 	}
-	if s.cmd, err = command(argv, o.AnyOwner); err != nil {
+	if len(drop) > 0 {
+		wrap = append(wrap, drop)
+	}
+	argv, err := wrapArgv(append(wrap, o.Wrap...))
+	if err != nil {
+		s.removeDir()
+		return nil, err
+	}
+	argv = append(argv, exe, s.ConfPath)
+	if s.cmd, err = command(argv); err != nil {
 		s.removeDir()
 		return nil, err
 	}

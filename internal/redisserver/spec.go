@@ -44,10 +44,10 @@ func SpecOptions(spec Spec) (Options, error) {
 	}
 	if spec.NUMANode != nil {
 		n := strconv.Itoa(*spec.NUMANode)
-		o.Wrap = append(o.Wrap, "numactl", "--cpunodebind="+n, "--membind="+n)
+		o.Wrap = append(o.Wrap, []string{"numactl", "--cpunodebind=" + n, "--membind=" + n})
 	}
 	if spec.CPUs != "" {
-		o.Wrap = append(o.Wrap, "taskset", "-c", spec.CPUs)
+		o.Wrap = append(o.Wrap, []string{"taskset", "-c", spec.CPUs})
 	}
 	return o, nil
 }

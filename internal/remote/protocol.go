@@ -230,8 +230,16 @@ type RedisStartArgs struct {
 
 // RedisAttachArgs names an existing server on the session host whose
 // process the session then samples (it is never stopped or restarted).
+// Attaching is also what lets the later operations reach it: a session
+// connects only to the servers it started or attached (a TCP server on
+// an address of its host; under sudo, a unix socket the invoking user
+// could connect to).
 type RedisAttachArgs struct {
 	Redis RedisTarget `json:"redis"`
+	// AdmitOnly only checks the server and admits it for the later
+	// operations (a doctor's, a plan's): no connection now, no process to
+	// sample (a server in a container is fine).
+	AdmitOnly bool `json:"admit_only,omitempty"`
 }
 
 // RedisNodesArgs asks for the nodes of the Redis Cluster a server

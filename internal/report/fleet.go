@@ -201,7 +201,7 @@ func writeFleetMarkdown(w io.Writer, f *Fleet) error {
 	b.WriteString("| host | findings fired | doctor errors | plan in place | drift |\n|---|---|---|---|---|\n")
 	for _, r := range f.Hosts {
 		findings, errs, plan, drift := r.cells()
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", mdCell(r.Host), mdCell(findings), errs, plan, mdCell(drift))
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", md(r.Host), md(findings), md(errs), md(plan), md(drift))
 	}
 	drifted := 0
 	for _, r := range f.Hosts {
@@ -213,8 +213,6 @@ func writeFleetMarkdown(w io.Writer, f *Fleet) error {
 	_, err := io.WriteString(w, textsafe.Printable(b.String()))
 	return err
 }
-
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 
 func writeFleetCSV(w io.Writer, f *Fleet) error {
 	c := csv.NewWriter(w)

@@ -3,8 +3,9 @@ package report
 import (
 	"fmt"
 	"io"
-	"redline/internal/textsafe"
 	"strings"
+
+	"redline/internal/textsafe"
 )
 
 // errWriter keeps the first write error so rendering code can write
@@ -56,34 +57,33 @@ func writeNotesMD(mw *errWriter, notes []string) {
 	}
 	mw.printf("\n> **Read this first.**\n")
 	for _, n := range notes {
-		mw.printf(">\n> - %s\n", md(n))
+		mw.printf(">\n> - %s\n", mdNote(n))
 	}
 }
 
-// Cell makes text safe inside a Markdown table cell, for the other
-// writers of Markdown reports (redline autotune's); print it through
-// textsafe.Printable as this package's writer does.
-func Cell(s string) string { return md(s) }
+// md and code are the one escaping of Markdown text and of code spans
+// (textsafe): a value from a result (a host's, a server's, a scenario's:
+// names, CONFIG values, reasons, paths) shows as text, adding no HTML,
+// link, code span or table column.
+var md, code = textsafe.MarkdownText, textsafe.MarkdownCode
 
-// md makes text safe inside Markdown paragraphs and table cells.
-func md(s string) string {
-	s = strings.ReplaceAll(s, "\n", " ")
-	return strings.ReplaceAll(s, "|", `\|`)
-}
-
-// code wraps s in a code span that survives backticks and table pipes.
-func code(s string) string {
-	if s == "" {
-		return ""
+// mdNote is a note as the HTML shows it (codeSpans): text whose
+// `backticked` parts are code, each part escaped as such; with unbalanced
+// backticks, all text.
+func mdNote(s string) string {
+	parts := strings.Split(s, "`")
+	if len(parts)%2 == 0 {
+		return md(s)
 	}
-	fence := "`"
-	for strings.Contains(s, fence) {
-		fence += "`"
+	var b strings.Builder
+	for i, p := range parts {
+		if i%2 == 1 {
+			b.WriteString(code(p))
+		} else {
+			b.WriteString(md(p))
+		}
 	}
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		return fence + " " + md(s) + " " + fence
-	}
-	return fence + md(s) + fence
+	return b.String()
 }
 
 // table writes a Markdown table; align holds one of 'l' or 'r' per column.

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -57,7 +58,7 @@ func writeFindingsMD(mw *errWriter, fs []labdata.Finding) {
 	}
 	order, by := findingsBySeverity(fs)
 	for _, sev := range order {
-		mw.printf("\n### %s (%d)\n\n", strings.ToUpper(sev[:1])+sev[1:], len(by[sev]))
+		mw.printf("\n### %s (%d)\n\n", md(strings.ToUpper(sev[:1])+sev[1:]), len(by[sev]))
 		for _, f := range by[sev] {
 			writeFindingMD(mw, f)
 		}
@@ -106,9 +107,12 @@ func writeVariantBodyMD(mw *errWriter, v labdata.VariantInfo) {
 		for i, st := range v.Plan {
 			row := planRow(i, st)
 			for j := range row {
-				row[j] = md(row[j])
+				if j == 2 || j == 3 {
+					row[j] = code(row[j]) // the target and its values, as typed
+				} else {
+					row[j] = md(row[j])
+				}
 			}
-			row[2], row[3] = code(planTarget(v.Plan[i].Change)), code(row[3])
 			rows = append(rows, row)
 		}
 		table(mw, "rlllllll", planHeader, rows)
@@ -141,7 +145,7 @@ func writeInputMD(mw *errWriter, in InputInfo, merged bool) {
 	if in.Label != "" {
 		name += " = " + in.Label
 	}
-	mw.printf("\n**%s** (%s, %s): %s, %s.\n\n", md(name), in.Kind, in.Schema, runsWord(in.Runs), completeness(in))
+	mw.printf("\n**%s** (%s, %s): %s, %s.\n\n", md(name), md(in.Kind), md(in.Schema), runsWord(in.Runs), completeness(in))
 	rows := present([][2]string{
 		{"command", code(shellJoin(in.CommandLine))}, {"redline", md(in.Redline)},
 		{"started", fmtTimeOpt(in.Started)}, {"finished", finished(in)},
@@ -273,7 +277,7 @@ func writeProfilesMD(mw *errWriter, res *labdata.Result) {
 		}
 		mw.printf("\n**%s**, %s.", md(v.Variant), md(v.headline()))
 		if v.Flame != "" {
-			mw.printf(" Flame graph: [%s](%s).", md(v.Flame), v.Flame)
+			mw.printf(" Flame graph: %s.", mdLink(v.Flame))
 		}
 		if v.Preempted != "" {
 			mw.printf(" %s", md(v.Preempted))
@@ -285,7 +289,7 @@ func writeProfilesMD(mw *errWriter, res *labdata.Result) {
 		if len(v.Moves) > 0 {
 			mw.printf("\nMoved most against the baseline's run #%d:", v.BaseSeq)
 			if v.DiffFlame != "" {
-				mw.printf(" differential flame graph [%s](%s).", md(v.DiffFlame), v.DiffFlame)
+				mw.printf(" differential flame graph %s.", mdLink(v.DiffFlame))
 			}
 			mw.printf("\n")
 			table(mw, "llrrr", profileMoveHeader, codeCols(v.Moves, 0))
@@ -307,4 +311,16 @@ func codeCols(rows [][]string, cols ...int) [][]string {
 		}
 	}
 	return out
+}
+
+// mdLink links a file beside result.json (rel, a local path that
+// resultFile accepted): its name as text, its path percent-encoded
+// segment by segment after "./", so no character of the name ends the
+// link or makes it another scheme's ("javascript:x.svg").
+func mdLink(rel string) string {
+	segs := strings.Split(rel, "/")
+	for i, s := range segs {
+		segs[i] = url.PathEscape(s)
+	}
+	return "[" + md(rel) + "](./" + strings.Join(segs, "/") + ")"
 }

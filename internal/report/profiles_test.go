@@ -43,7 +43,7 @@ func TestProfileReportSections(t *testing.T) {
 		"**baseline**, run #4 (repetition 2): 1,238 samples",
 		"The main thread left its CPU 18,715 times while it could still run (to redline 100%, cli.test <1%",
 		"The main thread left its CPU 159 times while it could still run (to redline 45%, gofmt 10%",
-		"Moved most against the baseline's run #4: differential flame graph [profiles/split-cpus-set/diff.svg](profiles/split-cpus-set/diff.svg)",
+		"Moved most against the baseline's run #4: differential flame graph [profiles/split-cpus-set/diff.svg](./profiles/split-cpus-set/diff.svg)",
 		"| `pvm_irq_enable` | kernel | 36.5 | 23.1 | -13.4 |",
 		"NIC queue IRQs: the load reaches the server over loopback, which raises no NIC interrupt",
 	} {

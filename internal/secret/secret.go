@@ -6,8 +6,11 @@
 // Redact is the one place that decides what a secret looks like: -a and
 // --password/--pass values (also -aPW, --pass=PW and a short-flag cluster
 // ending in a, -qa PW), the password in a redis:// or rediss:// URI, and
-// whatever follows an AUTH word (AUTH [user] password) or a requirepass or
-// masterauth directive.
+// whatever follows an AUTH word (AUTH [user] password) or a credential
+// directive (requirepass, masterauth, masteruser, the TLS key
+// passphrases). ConfigValue is the same list for a server's own settings
+// (CONFIG GET, redis.conf), which also hides the passwords of ACL user
+// lines and Sentinel's auth-pass.
 package secret
 
 import (
@@ -31,14 +34,26 @@ const Marker = "REDACTED"
 // password from; redline's commands read it too.
 const EnvVar = "REDISCLI_AUTH"
 
-// valueFlags are the long flags whose value is a password.
-var valueFlags = map[string]bool{"--password": true, "--pass": true, "--requirepass": true, "--masterauth": true}
+// configSecrets are the redis.conf settings whose values are credentials
+// (masteruser names the account masterauth logs in as; the TLS
+// passphrases unlock the server's private keys); on a command line
+// (redis-server --requirepass PW, "requirepass PW") the word after them
+// is hidden. AUTH hides everything after it (AUTH [user] password,
+// HELLO ... AUTH).
+var configSecrets = map[string]bool{
+	"requirepass": true, "masterauth": true, "masteruser": true,
+	"tls-key-file-pass": true, "tls-client-key-file-pass": true,
+}
 
-// configSecrets are the redis.conf settings whose values are passwords; on
-// a command line (redis-server --requirepass PW, "requirepass PW") the word
-// after them is hidden. AUTH hides everything after it (AUTH [user]
-// password, HELLO ... AUTH).
-var configSecrets = map[string]bool{"requirepass": true, "masterauth": true}
+// valueFlags are the long flags whose value is a password: redline's own
+// and redis-server's for each of configSecrets.
+var valueFlags = func() map[string]bool {
+	m := map[string]bool{"--password": true, "--pass": true}
+	for name := range configSecrets {
+		m["--"+name] = true
+	}
+	return m
+}()
 
 // clusterBools are the boolean short flags that may precede -a in one
 // cluster (-qa PW): bench's and doctor's.
@@ -88,11 +103,33 @@ func isBoolCluster(a string) bool {
 	return strings.Trim(a[1:len(a)-1], clusterBools) == ""
 }
 
-// ConfigValue is a server setting's value as redline may store it: Marker
-// for a password setting that is set (CONFIG GET requirepass), else value.
+// ConfigValue is a server setting's value as redline may store, print
+// or hand a session's client: Marker for a credential setting that is set
+// (CONFIG GET requirepass, masterauth ...), an ACL user line
+// ("user alice on >PW ~* +@all", in redis.conf) with its passwords and
+// password hashes hidden, Sentinel's auth-pass and sentinel-pass with
+// theirs; else value.
 func ConfigValue(name, value string) string {
-	if value != "" && configSecrets[strings.ToLower(name)] {
+	name = strings.ToLower(name)
+	switch {
+	case value == "":
+		return value
+	case configSecrets[name]:
 		return Marker
+	case name == "user":
+		f := strings.Fields(value)
+		for i, w := range f {
+			if i > 0 && strings.ContainsAny(w[:1], "><#!") {
+				f[i] = w[:1] + Marker
+			}
+		}
+		return strings.Join(f, " ")
+	case name == "sentinel":
+		f := strings.Fields(value)
+		if len(f) > 1 && (strings.EqualFold(f[0], "auth-pass") || strings.EqualFold(f[0], "sentinel-pass")) {
+			f[len(f)-1] = Marker
+		}
+		return strings.Join(f, " ")
 	}
 	return value
 }

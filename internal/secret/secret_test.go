@@ -24,6 +24,7 @@ func TestRedact(t *testing.T) {
 		{"redis-server --requirepass PW --port 1", "redis-server --requirepass REDACTED --port 1"},
 		{"redline bench -h h -t set,get -c 32", "redline bench -h h -t set,get -c 32"},
 		{"redline lab --pass-file /etc/pw", "redline lab --pass-file /etc/pw"},
+		{"redis-server --masteruser PW --tls-key-file-pass PW", "redis-server --masteruser REDACTED --tls-key-file-pass REDACTED"},
 	}
 	for _, c := range cases {
 		got := strings.Join(Redact(strings.Fields(c.in)), " ")
@@ -71,5 +72,27 @@ func TestResolve(t *testing.T) {
 	}
 	if _, err := Resolve("", filepath.Join(dir, "missing"), ""); err == nil {
 		t.Error("a missing password file was accepted")
+	}
+}
+
+// Issue 24, item 4: a session never hands back a credential setting's
+// value, whichever of the server's settings holds it.
+func TestConfigValue(t *testing.T) {
+	for _, c := range []struct{ name, value, want string }{
+		{"requirepass", "PW", Marker},
+		{"MasterAuth", "PW", Marker},
+		{"masteruser", "PW", Marker},
+		{"tls-key-file-pass", "PW", Marker},
+		{"tls-client-key-file-pass", "PW", Marker},
+		{"requirepass", "", ""},
+		{"user", "alice on >PW #PW ~* &* +@all", "alice on >REDACTED #REDACTED ~* &* +@all"},
+		{"user", "default on nopass <PW !PW ~* +@all", "default on nopass <REDACTED !REDACTED ~* +@all"},
+		{"sentinel", "auth-pass mymaster PW", "auth-pass mymaster " + Marker},
+		{"sentinel", "monitor mymaster 127.0.0.1 6379 2", "monitor mymaster 127.0.0.1 6379 2"},
+		{"hz", "10", "10"},
+	} {
+		if got := ConfigValue(c.name, c.value); got != c.want || (c.value == "PW" && strings.Contains(got, "PW")) {
+			t.Errorf("ConfigValue(%s, %s) = %q, want %q", c.name, c.value, got, c.want)
+		}
 	}
 }

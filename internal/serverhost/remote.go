@@ -7,9 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
+	"strconv"
+	"sync"
 	"time"
 
 	"redline/internal/bench"
+	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
 	"redline/internal/labdata"
@@ -27,11 +31,72 @@ const CallTimeout = 10 * time.Minute
 type Remote struct {
 	c   *remote.Client
 	ssh string
+
+	mu sync.Mutex
+	// admitted are the servers the session has let this client's
+	// operations reach (started, attached, admitted), by network and
+	// address as sent.
+	admitted map[string]bool
 }
 
 // NewRemote is the Host of session c, reached through ssh destination
 // target (for messages).
-func NewRemote(c *remote.Client, target string) *Remote { return &Remote{c: c, ssh: target} }
+func NewRemote(c *remote.Client, target string) *Remote {
+	return &Remote{c: c, ssh: target, admitted: map[string]bool{}}
+}
+
+// admit asks the session, once per server, to let the later operations
+// reach the servers ts: a session connects only to the servers it started
+// or was asked to attach (redis.attach; admit only: no connection yet, and
+// no password sent), and refuses there what its user could not reach.
+func (r *Remote) admit(ctx context.Context, ts ...remote.RedisTarget) error {
+	for _, t := range ts {
+		key := t.Network + " " + t.Addr
+		r.mu.Lock()
+		done := r.admitted[key]
+		r.mu.Unlock()
+		if done {
+			continue
+		}
+		a := remote.RedisAttachArgs{Redis: remote.RedisTarget{Network: t.Network, Addr: t.Addr}, AdmitOnly: true}
+		if err := r.call(ctx, 0, remote.OpRedisAttach, a, nil); err != nil {
+			return err
+		}
+		r.remember(t.Network, t.Addr)
+	}
+	return nil
+}
+
+func (r *Remote) remember(network, addr string) {
+	r.mu.Lock()
+	r.admitted[network+" "+addr] = true
+	r.mu.Unlock()
+}
+
+// planTargets are the servers applying p reaches: redis (else the plan's
+// own server) for its node-less Redis settings, and each node a setting
+// names (over TCP); none for a plan without Redis settings.
+func planTargets(p *tune.Plan, redis *remote.RedisTarget) []remote.RedisTarget {
+	var out []remote.RedisTarget
+	server := false
+	for _, c := range p.Changes {
+		switch {
+		case c.Kind != change.KindRedisConfig:
+		case c.Node != "":
+			out = append(out, remote.RedisTarget{Network: "tcp", Addr: c.Node})
+		default:
+			server = true
+		}
+	}
+	switch {
+	case !server:
+	case redis != nil:
+		out = append(out, *redis)
+	case p.Redis != nil && p.Redis.Addr != "":
+		out = append(out, remote.RedisTarget{Network: p.Redis.Network, Addr: p.Redis.Addr})
+	}
+	return out
+}
 
 // Client is the session's client (the bench workers' operations use it).
 func (r *Remote) Client() *remote.Client { return r.c }
@@ -79,11 +144,35 @@ func (r *Remote) Doctor(ctx context.Context, a remote.DoctorArgs) (*doctor.Repor
 	if a.Intrinsic != 0 {
 		return nil, errors.New("--ssh checks the live server host; --intrinsic-latency is for this machine")
 	}
+	if a.Redis != nil {
+		// The server asked for; with a fallback to the host alone, the
+		// session's refusal to reach it is the reason the report gives.
+		if err := r.admit(ctx, *a.Redis); err != nil && !a.HostOnlyFallback {
+			return nil, err
+		}
+		if a.Cluster == nil || *a.Cluster {
+			r.admitNodes(ctx, *a.Redis)
+		}
+	}
 	var raw json.RawMessage
 	if err := r.call(ctx, a.Sample, remote.OpDoctor, a, &raw); err != nil {
 		return nil, err
 	}
 	return doctor.ReadReport(bytes.NewReader(raw))
+}
+
+// admitNodes admits the nodes of the cluster seed belongs to that are on
+// the session's host, for the doctor to read; a node elsewhere is not
+// the session's to reach (the report says it could not be read), nor is
+// a seed that is down or no cluster node an error here.
+func (r *Remote) admitNodes(ctx context.Context, seed remote.RedisTarget) {
+	nodes, err := r.RedisNodes(ctx, seed)
+	if err != nil {
+		return
+	}
+	for _, n := range nodes {
+		_ = r.admit(ctx, remote.RedisTarget{Network: "tcp", Addr: n})
+	}
 }
 
 func planWire(p *tune.Plan, redis *remote.RedisTarget, scoped bool) (remote.TuneApplyArgs, error) {
@@ -95,6 +184,9 @@ func planWire(p *tune.Plan, redis *remote.RedisTarget, scoped bool) (remote.Tune
 func (r *Remote) TunePreview(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget) ([]tune.Outcome, []string, error) {
 	args, err := planWire(p, redis, false)
 	if err != nil {
+		return nil, nil, err
+	}
+	if err := r.admit(ctx, planTargets(p, redis)...); err != nil {
 		return nil, nil, err
 	}
 	var out TunePreviewResult
@@ -110,6 +202,9 @@ func (r *Remote) TuneVerify(ctx context.Context, p *tune.Plan, redis *remote.Red
 	if err != nil {
 		return nil, err
 	}
+	if err := r.admit(ctx, planTargets(p, redis)...); err != nil {
+		return nil, err
+	}
 	var out TuneVerifyResult
 	if err := r.call(ctx, 0, remote.OpTuneVerify, args, &out); err != nil {
 		return nil, err
@@ -123,6 +218,9 @@ func (r *Remote) TuneVerify(ctx context.Context, p *tune.Plan, redis *remote.Red
 func (r *Remote) TuneApply(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget, scope Scope) (*tune.ApplyResult, error) {
 	args, err := planWire(p, redis, true)
 	if err != nil {
+		return nil, err
+	}
+	if err := r.admit(ctx, planTargets(p, redis)...); err != nil {
 		return nil, err
 	}
 	var out TuneApplyResult
@@ -164,6 +262,9 @@ func (r *Remote) TuneStatus(ctx context.Context, redisPassword string) (*tune.St
 func (r *Remote) RedisStart(ctx context.Context, a remote.RedisStartArgs) (remote.RedisServer, error) {
 	var srv remote.RedisServer
 	err := r.call(ctx, 0, remote.OpRedisStart, a, &srv)
+	if err == nil {
+		r.remember("", net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port)))
+	}
 	return srv, err
 }
 
@@ -178,11 +279,17 @@ func (r *Remote) RedisStop(ctx context.Context, id string) (string, error) {
 func (r *Remote) RedisAttach(ctx context.Context, t remote.RedisTarget) (remote.RedisAttached, error) {
 	var a remote.RedisAttached
 	err := r.call(ctx, 0, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: t}, &a)
+	if err == nil {
+		r.remember(t.Network, t.Addr)
+	}
 	return a, err
 }
 
 // RedisNodes lists a cluster's nodes as the host there reaches them.
 func (r *Remote) RedisNodes(ctx context.Context, t remote.RedisTarget) ([]string, error) {
+	if err := r.admit(ctx, t); err != nil {
+		return nil, err
+	}
 	var nodes []string
 	err := r.call(ctx, 0, remote.OpRedisNodes, remote.RedisNodesArgs{Redis: t}, &nodes)
 	return nodes, err

@@ -11,6 +11,7 @@ import (
 
 	"redline/internal/doctor"
 	"redline/internal/host"
+	"redline/internal/redisadmin"
 	"redline/internal/remote"
 	"redline/internal/tune"
 )
@@ -50,7 +51,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o ServeOptions) *re
 			}
 			return &handler{l: NewLocal(LocalOptions{StateDir: o.StateDir, System: o.System, RedisBinary: o.RedisBinary,
 				Holder: "a lab's redline session " + id, Log: logf}),
-				w: &benchWorkers{version: o.Version}}
+				w: &benchWorkers{version: o.Version}, a: newAdmitted()}
 		}})
 }
 
@@ -68,6 +69,15 @@ func ServeWorker(ctx context.Context, in io.Reader, out io.Writer, version strin
 type handler struct {
 	l *Local
 	w *benchWorkers
+	// a are the servers the session may connect to (admit.go); every
+	// operation that reads or writes a Redis runs under its guard.
+	a *admitted
+}
+
+// guarded is ctx whose Redis connections go only to the servers the
+// session started or attached.
+func (h *handler) guarded(ctx context.Context) context.Context {
+	return redisadmin.WithGuard(ctx, h.a.guard)
 }
 
 // End stops the bench workers (they load a server, perhaps one of those
@@ -116,14 +126,14 @@ func (h *handler) Do(ctx context.Context, op string, raw json.RawMessage) (any, 
 		if err != nil {
 			return nil, err
 		}
-		outs, warns, err := h.l.TunePreview(ctx, p, a.Redis)
+		outs, warns, err := h.l.TunePreview(h.guarded(ctx), p, a.Redis)
 		return TunePreviewResult{Outcomes: outs, Warnings: warns}, err
 	case remote.OpTuneVerify:
 		a, p, err := planArgs(raw)
 		if err != nil {
 			return nil, err
 		}
-		outs, err := h.l.TuneVerify(ctx, p, a.Redis)
+		outs, err := h.l.TuneVerify(h.guarded(ctx), p, a.Redis)
 		return TuneVerifyResult{Outcomes: outs}, err
 	case remote.OpTuneApply:
 		a, p, err := planArgs(raw)
@@ -134,7 +144,7 @@ func (h *handler) Do(ctx context.Context, op string, raw json.RawMessage) (any, 
 		if a.Scoped {
 			scope = Scoped
 		}
-		res, err := h.l.TuneApply(ctx, p, a.Redis, scope)
+		res, err := h.l.TuneApply(h.guarded(ctx), p, a.Redis, scope)
 		if res == nil {
 			return nil, err
 		}
@@ -175,13 +185,18 @@ func (h *handler) Do(ctx context.Context, op string, raw json.RawMessage) (any, 
 		if err := validateRedisStart(&a); err != nil {
 			return nil, err
 		}
-		return h.l.RedisStart(ctx, a)
+		srv, err := h.l.RedisStart(ctx, a)
+		if err == nil {
+			h.a.start(srv)
+		}
+		return srv, err
 	case remote.OpRedisStop:
 		var a remote.RedisStopArgs
 		if err := remote.DecodeArgs(raw, &a); err != nil {
 			return nil, err
 		}
 		tail, err := h.l.RedisStop(ctx, a.ID)
+		h.a.stop(a.ID)
 		return remote.RedisStopResult{LogTail: tail}, err
 	case remote.OpRedisAttach:
 		var a remote.RedisAttachArgs
@@ -191,7 +206,15 @@ func (h *handler) Do(ctx context.Context, op string, raw json.RawMessage) (any, 
 		if err := validateRedisTarget(&a.Redis); err != nil {
 			return nil, err
 		}
-		return h.l.RedisAttach(ctx, a.Redis)
+		added, err := h.a.admit(ctx, a.Redis)
+		if err != nil || a.AdmitOnly {
+			return remote.RedisAttached{}, err
+		}
+		res, err := h.l.RedisAttach(h.guarded(ctx), a.Redis)
+		if err != nil && added {
+			h.a.forget(a.Redis)
+		}
+		return res, err
 	case remote.OpRedisNodes:
 		var a remote.RedisNodesArgs
 		if err := remote.DecodeArgs(raw, &a); err != nil {
@@ -200,7 +223,7 @@ func (h *handler) Do(ctx context.Context, op string, raw json.RawMessage) (any, 
 		if err := validateRedisTarget(&a.Redis); err != nil {
 			return nil, err
 		}
-		return h.l.RedisNodes(ctx, a.Redis)
+		return h.l.RedisNodes(h.guarded(ctx), a.Redis)
 	case remote.OpSample:
 		if err := remote.DecodeArgs(raw, &struct{}{}); err != nil {
 			return nil, err
@@ -254,7 +277,7 @@ func (h *handler) doctor(ctx context.Context, raw json.RawMessage) (any, error) 
 	if err := checkIRQPatterns(a.IRQPatterns); err != nil {
 		return nil, err
 	}
-	rep, err := h.l.Doctor(ctx, a)
+	rep, err := h.l.Doctor(h.guarded(ctx), a)
 	if err != nil {
 		return nil, err
 	}

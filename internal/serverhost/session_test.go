@@ -8,14 +8,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"redline/internal/labdata"
+	"redline/internal/redistest"
 	"redline/internal/remote"
 	"redline/internal/serverhost"
 	"redline/internal/testutil"
+	"redline/internal/testutil/respscript"
 	"redline/internal/tune"
 )
 
@@ -332,5 +335,185 @@ func TestSessionRedisStopStopsSteer(t *testing.T) {
 	in.Close()
 	if cl := <-done; len(cl.Steered) != 0 || len(cl.Stopped) != 0 {
 		t.Fatalf("cleanup %+v: the steer and the server were already stopped", cl)
+	}
+}
+
+// redisConfigPlan is a plan whose own server (redis.addr) gets hz 11.
+func redisConfigPlan(network, addr string) json.RawMessage {
+	return json.RawMessage(`{"version":1,"redis":{"network":"` + network + `","addr":"` + addr + `"},` +
+		`"changes":[{"kind":"redis-config","target":"hz","value":"11"}]}`)
+}
+
+// requests is how many commands a fake server was sent.
+func requests(s *respscript.Server) int64 {
+	var n int64
+	for _, c := range []string{"HELLO", "AUTH", "INFO", "CONFIG", "PING", "CLUSTER", "LATENCY", "CLIENT", "COMMAND"} {
+		n += s.Count(c)
+	}
+	return n
+}
+
+// Issue 24, item 4: a session connected to any Redis its client named.
+// Now it connects only to the servers it started or was asked to attach:
+// a doctor's server, a plan's own redis.addr and a node are refused
+// until attached, and the session sends them nothing.
+func TestSessionRefusesServersItDidNotStart(t *testing.T) {
+	srv := respscript.Start(t, respscript.Options{Config: map[string]string{"hz": "10", "save": "", "appendonly": "no"}})
+	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
+	defer func() { in.Close(); <-done }()
+	ctx := context.Background()
+	target := &remote.RedisTarget{Addr: srv.Addr()}
+	var raw json.RawMessage
+	err := c.Call(ctx, remote.OpDoctor, remote.DoctorArgs{Redis: target, Only: []string{"expire-cycle-hz"}}, &raw)
+	if err == nil || !strings.Contains(err.Error(), "not a server this session started") {
+		t.Errorf("doctor of a server the session did not start: %v", err)
+	}
+	var prev serverhost.TunePreviewResult
+	if err := c.Call(ctx, remote.OpTunePreview, remote.TuneApplyArgs{Plan: redisConfigPlan("tcp", srv.Addr())}, &prev); err == nil {
+		t.Errorf("a plan's own redis.addr was reached: %+v", prev.Outcomes)
+	}
+	nodePlan := json.RawMessage(`{"version":1,"changes":[{"kind":"redis-config","target":"hz","value":"11","node":"` + srv.Addr() + `"}]}`)
+	if err := c.Call(ctx, remote.OpTunePreview, remote.TuneApplyArgs{Plan: nodePlan}, &prev); err == nil {
+		t.Errorf("a plan's node was reached: %+v", prev.Outcomes)
+	}
+	if err := c.Call(ctx, remote.OpRedisNodes, remote.RedisNodesArgs{Redis: *target}, nil); err == nil {
+		t.Error("redis.nodes of a server the session did not start")
+	}
+	if n := requests(srv); n != 0 {
+		t.Fatalf("the session sent the server %d commands before it was attached", n)
+	}
+	for _, bad := range []remote.RedisTarget{{Addr: "192.0.2.1:6379"}, {Addr: "192.0.2.1.nip.invalid:6379"}, {Addr: "0.0.0.0:6379"}} {
+		if err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: bad, AdmitOnly: true}, nil); err == nil {
+			t.Errorf("attached %s, not an address of this host", bad.Addr)
+		}
+	}
+	if err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: *target, AdmitOnly: true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Call(ctx, remote.OpTunePreview, remote.TuneApplyArgs{Plan: redisConfigPlan("tcp", srv.Addr())}, &prev); err != nil {
+		t.Fatalf("preview once attached: %v", err)
+	}
+	if err := c.Call(ctx, remote.OpDoctor, remote.DoctorArgs{Redis: target, Only: []string{"expire-cycle-hz"}}, &raw); err != nil ||
+		!strings.Contains(string(raw), `"redis_version":"7.2.0"`) {
+		t.Fatalf("doctor once attached: %v %.300s", err, raw)
+	}
+}
+
+// Issue 24, item 4: through `sudo redline session`, a user read the
+// settings of a server behind a root-only (0700) directory's socket, by
+// naming it as a plan's own server (the session checked only the
+// request's target). Every connection is now checked as the invoking
+// user ($SUDO_UID) would be by the kernel.
+func TestSessionSocketOnlyWhereTheInvokerCould(t *testing.T) {
+	testutil.NeedRoot(t)
+	base := t.TempDir()
+	os.Chmod(base, 0o755)
+	os.Chmod(filepath.Dir(base), 0o755) // the test's own temporary root
+	private, shared := filepath.Join(base, "private"), filepath.Join(base, "shared")
+	os.Mkdir(private, 0o700)
+	os.Mkdir(shared, 0o755)
+	cfg := map[string]string{"hz": "10", "save": "", "appendonly": "no"}
+	rootOnly := respscript.Start(t, respscript.Options{Socket: filepath.Join(private, "redis.sock"), Config: cfg})
+	open := respscript.Start(t, respscript.Options{Socket: filepath.Join(shared, "redis.sock"), Config: cfg})
+	rootSock, openSock := filepath.Join(private, "redis.sock"), filepath.Join(shared, "redis.sock")
+	os.Chmod(rootSock, 0o777)
+	os.Chmod(openSock, 0o777)
+	link := filepath.Join(shared, "link.sock") // anyone's link to the root-only socket
+	os.Symlink(rootSock, link)
+	t.Setenv("SUDO_UID", "65534")
+	t.Setenv("SUDO_GID", "65534")
+	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
+	defer func() { in.Close(); <-done }()
+	ctx := context.Background()
+
+	var prev serverhost.TunePreviewResult
+	err := c.Call(ctx, remote.OpTunePreview, remote.TuneApplyArgs{Plan: redisConfigPlan("unix", rootSock)}, &prev)
+	if err == nil {
+		t.Errorf("a plan's own server behind root's 0700 directory was read: %+v", prev.Outcomes)
+	}
+	for _, p := range []string{rootSock, link} {
+		err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Network: "unix", Addr: p}, AdmitOnly: true}, nil)
+		if err == nil || !strings.Contains(err.Error(), "cannot search directory") {
+			t.Errorf("attach %s: %v", p, err)
+		}
+		var raw json.RawMessage
+		if err := c.Call(ctx, remote.OpDoctor, remote.DoctorArgs{Redis: &remote.RedisTarget{Network: "unix", Addr: p}}, &raw); err == nil {
+			t.Errorf("doctor of %s: a report", p)
+		}
+	}
+	if n := requests(rootOnly); n != 0 {
+		t.Fatalf("the session sent the root-only server %d commands", n)
+	}
+	if err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Network: "unix", Addr: openSock}, AdmitOnly: true}, nil); err != nil {
+		t.Fatalf("attach a socket anyone may connect to: %v", err)
+	}
+	if err := c.Call(ctx, remote.OpTunePreview, remote.TuneApplyArgs{Plan: redisConfigPlan("unix", openSock)}, &prev); err != nil || requests(open) == 0 {
+		t.Fatalf("preview on the attached socket: %v", err)
+	}
+	os.Chmod(openSock, 0o700) // root's alone from now on: refused at the next connection
+	if err := c.Call(ctx, remote.OpTunePreview, remote.TuneApplyArgs{Plan: redisConfigPlan("unix", openSock)}, &prev); err == nil {
+		t.Error("a socket made root's after it was attached was still reached")
+	}
+}
+
+// The client attaches what a command names before the operations that
+// reach it (admit only): a doctor's server, a plan's own server and
+// nodes, a cluster's nodes on the session's host. A server that is not
+// on the session's host is refused; with the host-only fallback (nobody
+// named the server) the report says why.
+func TestRemoteAttachesWhatItNames(t *testing.T) {
+	srv := respscript.Start(t, respscript.Options{Config: map[string]string{"hz": "10", "save": "", "appendonly": "no"}})
+	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
+	defer func() { in.Close(); <-done }()
+	ctx := context.Background()
+	h := serverhost.NewRemote(c, "pipe")
+	rep, err := h.Doctor(ctx, remote.DoctorArgs{Redis: &remote.RedisTarget{Addr: srv.Addr()}, Only: []string{"expire-cycle-hz"}})
+	if err != nil || rep.Target.Version != "7.2.0" {
+		t.Fatalf("doctor: %v %+v", err, rep)
+	}
+	p, err := tune.ParsePlan(redisConfigPlan("tcp", srv.Addr()), ".json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outs, _, err := h.TunePreview(ctx, p, nil); err != nil || len(outs) != 1 || outs[0].Old != "10" {
+		t.Fatalf("preview of the plan's own server: %v %+v", err, outs)
+	}
+	byName := &remote.RedisTarget{Addr: "localhost:" + strconv.Itoa(srv.Port())}
+	if rep, err := h.Doctor(ctx, remote.DoctorArgs{Redis: byName, Only: []string{"expire-cycle-hz"}}); err != nil || rep.Target.Version != "7.2.0" {
+		t.Fatalf("doctor of localhost: %v %+v", err, rep)
+	}
+	if _, err := h.Doctor(ctx, remote.DoctorArgs{Redis: &remote.RedisTarget{Addr: "192.0.2.1:6379"}, Only: []string{"expire-cycle-hz"}}); err == nil ||
+		!strings.Contains(err.Error(), "not an address of this host") {
+		t.Errorf("doctor of a server on another host: %v", err)
+	}
+	rep, err = h.Doctor(ctx, remote.DoctorArgs{Redis: &remote.RedisTarget{Addr: "192.0.2.1:6379"}, HostOnlyFallback: true, Only: []string{"expire-cycle-hz"}})
+	if err != nil || !strings.Contains(rep.Target.RedisError, "not a server this session started") {
+		t.Errorf("the host-only fallback: %v %+v", err, rep)
+	}
+}
+
+// A cluster's doctor through a session reads every node on the session's
+// host: the client attaches the nodes the seed lists.
+func TestRemoteDoctorAttachesClusterNodes(t *testing.T) {
+	testutil.Heavy(t)
+	if _, err := exec.LookPath("redis-server"); err != nil {
+		t.Skip("redis-server not installed")
+	}
+	cl := redistest.StartCluster(t, 3, 0)
+	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
+	defer func() { in.Close(); <-done }()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := serverhost.NewRemote(c, "pipe").Doctor(ctx, remote.DoctorArgs{Redis: &remote.RedisTarget{Addr: cl.Seed()}, Only: []string{"cluster-coverage"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Nodes) != 3 {
+		t.Fatalf("nodes %+v, want 3", rep.Nodes)
+	}
+	for _, n := range rep.Nodes {
+		if n.Error != "" {
+			t.Errorf("node %s: %s", n.Addr, n.Error)
+		}
 	}
 }

@@ -4,13 +4,10 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"os/user"
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 
 	"redline/internal/cpuset"
 	"redline/internal/redisparam"
@@ -80,11 +77,10 @@ func validateRedisTarget(r *remote.RedisTarget) error {
 			return fmt.Errorf("redis addr %q: %w", r.Addr, err)
 		}
 	case "unix":
+		// Whether the invoking user could connect to it is checked when
+		// it is attached and at every connection (admit.go).
 		if !strings.HasPrefix(r.Addr, "/") || strings.Contains(r.Addr, "/../") {
 			return fmt.Errorf("redis socket %q: want an absolute path", r.Addr)
-		}
-		if err := invokerCanConnect(r.Addr); err != nil {
-			return err
 		}
 	default:
 		return fmt.Errorf("redis network %q: want tcp or unix", r.Network)
@@ -130,59 +126,4 @@ func validateBinary(p string) error {
 		return fmt.Errorf("binary %q: want an absolute path to a redis-server* executable", p)
 	}
 	return redisserver.CheckBinary(p, false)
-}
-
-// invokerCanConnect refuses a unix socket the user who ran sudo could not
-// connect to: a root session must not be the way a sudo user reaches a
-// server behind a root-only socket (and reads its settings). A TCP
-// address is open to every local user alike. Without SUDO_UID (a root
-// login, or not root) the session's user is the caller.
-func invokerCanConnect(socket string) error {
-	uidStr := os.Getenv("SUDO_UID")
-	if uidStr == "" || os.Geteuid() != 0 {
-		return nil
-	}
-	u, err := user.LookupId(uidStr)
-	if err != nil {
-		return fmt.Errorf("redis socket %s: the invoking user %s: %w", socket, uidStr, err)
-	}
-	gids, _ := u.GroupIds()
-	uid, _ := strconv.Atoi(uidStr)
-	real, err := filepath.EvalSymlinks(socket)
-	if err != nil {
-		return fmt.Errorf("redis socket %s: %w", socket, err)
-	}
-	for p := filepath.Dir(real); ; p = filepath.Dir(p) {
-		if !permits(p, uid, gids, 0o1) {
-			return fmt.Errorf("redis socket %s: %s cannot reach it (directory %s); the session connects only where you could", socket, u.Username, p)
-		}
-		if p == "/" {
-			break
-		}
-	}
-	if !permits(real, uid, gids, 0o2) {
-		return fmt.Errorf("redis socket %s: %s cannot connect to it (its mode and owner); the session connects only where you could", socket, u.Username)
-	}
-	return nil
-}
-
-// permits reports whether uid (with groups gids) has the permission bit
-// want (1 search/execute, 2 write) on p by its mode.
-func permits(p string, uid int, gids []string, want os.FileMode) bool {
-	st, err := os.Stat(p)
-	if err != nil {
-		return false
-	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if !ok {
-		return false
-	}
-	mode := st.Mode().Perm()
-	switch {
-	case int(sys.Uid) == uid:
-		return mode&(want<<6) != 0
-	case slices.Contains(gids, strconv.Itoa(int(sys.Gid))):
-		return mode&(want<<3) != 0
-	}
-	return mode&want != 0
 }

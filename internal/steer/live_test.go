@@ -132,7 +132,7 @@ func TestLiveSamplerAttributesVethQueuesToRedis(t *testing.T) {
 	p := newMQPair(t)
 	const redisCPU = 1
 	srv := redistest.StartWith(t, redisserver.Options{
-		NetNS: p.Server, Bind: p.ServerIP, Wrap: []string{"taskset", "-c", strconv.Itoa(redisCPU)},
+		NetNS: p.Server, Bind: p.ServerIP, Wrap: [][]string{{"taskset", "-c", strconv.Itoa(redisCPU)}},
 	})
 	s, err := NewSampler(tfs, SamplerOptions{Drain: 10 * time.Millisecond, Sample: 2, Consumers: threadsOf(t, srv.Pid())})
 	if err != nil {

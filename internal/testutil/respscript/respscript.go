@@ -92,6 +92,9 @@ type Options struct {
 	// MaxClients, when > 0, refuses connections beyond it as Redis does
 	// at maxclients: the error reply, then close.
 	MaxClients int
+	// Socket, when set, is a unix socket path to listen on instead of
+	// 127.0.0.1.
+	Socket string
 }
 
 // Server is a running scripted server on loopback.
@@ -116,10 +119,15 @@ type waiter struct {
 	ch  chan struct{}
 }
 
-// Start starts a server on 127.0.0.1 and stops it when the test ends.
+// Start starts a server on 127.0.0.1 (or o.Socket) and stops it when the
+// test ends.
 func Start(t testing.TB, o Options) *Server {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	network, addr := "tcp", "127.0.0.1:0"
+	if o.Socket != "" {
+		network, addr = "unix", o.Socket
+	}
+	ln, err := net.Listen(network, addr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +147,7 @@ func Start(t testing.TB, o Options) *Server {
 // Addr is the server's host:port.
 func (s *Server) Addr() string { return s.ln.Addr().String() }
 
-// Port is the server's port.
+// Port is the server's port (on TCP).
 func (s *Server) Port() int { return s.ln.Addr().(*net.TCPAddr).Port }
 
 // Seen returns a channel closed once the server has received n requests of
