@@ -2,6 +2,7 @@ package redisbuild
 
 import (
 	"context"
+	"debug/elf"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,10 @@ import (
 var (
 	gccSpec = labdata.BuildSpec{Source: DebianSource}
 	pgoSpec = labdata.BuildSpec{Source: DebianSource, CC: "clang", Opt: "-O3", LTO: "thin",
+		PGO: &labdata.PGOSpec{Workload: "-t ping,set,get -P 16 -d 1000 -c 50", Duration: "10s"}}
+	// gcc's PGO at gcc's default level, so its binary compares with
+	// gccSpec's: the profile is the only difference.
+	gccPGOSpec = labdata.BuildSpec{Source: DebianSource,
 		PGO: &labdata.PGOSpec{Workload: "-t ping,set,get -P 16 -d 1000 -c 50", Duration: "10s"}}
 )
 
@@ -88,4 +93,95 @@ func TestBuildPGORoundTrip(t *testing.T) {
 	if !strings.Contains(string(log), "-fprofile-use=") || !strings.Contains(string(log), filepath.Base(tr.Profile)) || !strings.Contains(string(log), "-flto=thin") {
 		t.Errorf("the optimised build's log (%s) does not compile with the profile and thin LTO", optimised)
 	}
+}
+
+// TestBuildPGOGCC builds with gcc's PGO: the training run left .gcda
+// files, the optimised build compiled every object with -fprofile-use and
+// -Wmissing-profile without one warning that a function's or a file's
+// profile was missing or did not match, and the profile laid the code
+// out: gcc puts the functions the training never ran in .text.unlikely,
+// which the linker places before the rest, so in the binary the commands
+// the ping/set/get training never sent (DEBUG, SORT, BITCOUNT) come
+// before those it ran, where without a profile they follow the objects'
+// link order (server.o, t_string.o before sort.o, bitops.o, debug.o).
+func TestBuildPGOGCC(t *testing.T) {
+	needBuildTools(t, "gcc")
+	p := build(t, gccPGOSpec)
+	tr := p.Training
+	if tr == nil || tr.Functions == 0 || tr.MissingWarnings != 0 {
+		t.Fatalf("training: %+v", tr)
+	}
+	gcda, _ := filepath.Glob(filepath.Join(tr.Profile, "*.gcda"))
+	if len(gcda) != tr.Functions {
+		t.Errorf("%d .gcda files kept in %s, the provenance says %d", len(gcda), tr.Profile, tr.Functions)
+	}
+	log, err := os.ReadFile(stepLog(t, p, "optimised-build"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"-fprofile-use=", "-Wmissing-profile", "-c server.c"} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("the optimised build's log has no %q", want)
+		}
+	}
+	if strings.Contains(string(log), "coverage mismatch") || strings.Contains(string(log), "profile count data file not found") {
+		t.Errorf("the optimised build's log reports a profile that does not match")
+	}
+	untrained := []string{"debugCommand", "sortCommand", "bitcountCommand"}
+	trained := []string{"processCommand", "pingCommand", "setCommand", "getCommand"}
+	if !before(t, p.Binary, untrained, trained) {
+		t.Errorf("%s: the untrained commands do not come before the trained ones: the profile did not lay out the code", p.Binary)
+	}
+	if plain := build(t, gccSpec).Binary; before(t, plain, untrained, trained) {
+		t.Errorf("%s (no profile) lays the commands out as the PGO build does: the check shows nothing", plain)
+	}
+}
+
+func stepLog(t *testing.T, p labdata.BuildProvenance, name string) string {
+	t.Helper()
+	for _, s := range p.Steps {
+		if s.Name == name {
+			return s.Log
+		}
+	}
+	t.Fatalf("no step %s in %+v", name, p.Steps)
+	return ""
+}
+
+// before says whether every function of first is at a lower address in
+// bin than every function of then.
+func before(t *testing.T, bin string, first, then []string) bool {
+	t.Helper()
+	f, err := elf.Open(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	syms, err := f.Symbols()
+	if err != nil {
+		t.Fatalf("%s: %v", bin, err)
+	}
+	addr := map[string]uint64{}
+	for _, s := range syms {
+		if elf.ST_TYPE(s.Info) == elf.STT_FUNC {
+			addr[s.Name] = s.Value
+		}
+	}
+	var lastFirst, firstThen uint64 = 0, ^uint64(0)
+	for _, n := range first {
+		lastFirst = max(lastFirst, lookup(t, bin, addr, n))
+	}
+	for _, n := range then {
+		firstThen = min(firstThen, lookup(t, bin, addr, n))
+	}
+	return lastFirst < firstThen
+}
+
+func lookup(t *testing.T, bin string, addr map[string]uint64, name string) uint64 {
+	t.Helper()
+	a, ok := addr[name]
+	if !ok {
+		t.Fatalf("%s has no function %s", bin, name)
+	}
+	return a
 }

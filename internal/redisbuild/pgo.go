@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"strings"
 
 	"redline/internal/labdata"
+	"redline/internal/redisserver"
 )
 
 // pgo is profile-guided optimisation as one step: an instrumented build,
@@ -63,11 +65,49 @@ func (p *plan) train(ctx context.Context, o Options, src, prof string) error {
 	if p.tc.Family == "clang" {
 		env = append(env, "LLVM_PROFILE_FILE="+filepath.Join(prof, "redis-%p-%m.profraw"))
 	}
-	err := o.Train(ctx, Training{Binary: bin, Env: env, Workload: p.workload, Duration: p.training})
+	back, err := lendProfileDir(prof)
+	if err != nil {
+		return err
+	}
+	err = o.Train(ctx, Training{Binary: bin, Env: env, Workload: p.workload, Duration: p.training})
+	if berr := back(); err == nil {
+		err = berr
+	}
 	if err != nil {
 		return fmt.Errorf("pgo training (%s): %w", p.workload, err)
 	}
 	return nil
+}
+
+// lendProfileDir hands the profile directory to the user a root redline
+// runs its servers as (redisserver.ServerUser), since the instrumented
+// server writes its profile there as it exits; the returned function
+// gives the directory and what was written in it back to root before the
+// compiler reads it. Not root: the server is this user, nothing to lend.
+func lendProfileDir(dir string) (func() error, error) {
+	if os.Geteuid() != 0 {
+		return func() error { return nil }, nil
+	}
+	u, err := redisserver.ServerUser()
+	if err != nil {
+		return nil, err
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	if err := os.Chown(dir, uid, gid); err != nil {
+		return nil, fmt.Errorf("pgo: hand %s to %s for the training run: %w", dir, u.Username, err)
+	}
+	return func() error {
+		return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type()&fs.ModeSymlink != 0 { // not the server's to plant
+				return os.Remove(p)
+			}
+			return os.Lchown(p, 0, 0)
+		})
+	}, nil
 }
 
 // mergeProfile returns the profile the optimised build uses and how many

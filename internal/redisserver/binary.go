@@ -343,6 +343,18 @@ func wrapArgv(wrap [][]string) ([]string, error) {
 // nobody. A server reachable over the network must not run as root.
 var serverUsers = []string{"redis", "nobody"}
 
+// ServerUser is the unprivileged user a root redline runs its
+// redis-servers as (serverUsers): whatever such a server must write (its
+// directory, a PGO build's profile directory) is handed to this user.
+func ServerUser() (*user.User, error) {
+	for _, name := range serverUsers {
+		if u, err := user.Lookup(name); err == nil {
+			return u, nil
+		}
+	}
+	return nil, fmt.Errorf("redis-server: no unprivileged user to run it as (%s); redline does not run a server as root", strings.Join(serverUsers, ", "))
+}
+
 // dropPrivileges returns the command prefix that runs the server as an
 // unprivileged user when redline is root (setpriv, keeping the parent
 // death signal that a change of uid would clear), after handing the
@@ -351,15 +363,9 @@ func (s *Server) dropPrivileges() ([]string, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
-	var u *user.User
-	for _, name := range serverUsers {
-		if found, err := user.Lookup(name); err == nil {
-			u = found
-			break
-		}
-	}
-	if u == nil {
-		return nil, fmt.Errorf("redis-server: no unprivileged user to run it as (%s); redline does not run a server as root", strings.Join(serverUsers, ", "))
+	u, err := ServerUser()
+	if err != nil {
+		return nil, err
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
