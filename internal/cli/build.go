@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 
 	"redline/internal/labdata"
 	"redline/internal/redisbuild"
+	"redline/internal/remote"
+	"redline/internal/serverhost"
 )
 
 func init() { register(newBuildCmd) }
@@ -24,6 +27,41 @@ type buildOptions struct {
 	cache       string
 	jobs        int
 	json        bool
+	remote      remoteOptions
+}
+
+// run builds on the host the options name: this machine, or the --ssh
+// server host (its compilers, its cache).
+func (o *buildOptions) run(ctx context.Context, s *streams) error {
+	spec := o.buildSpec()
+	if err := redisbuild.Validate(spec); err != nil {
+		return usageError("redline %v", err)
+	}
+	if err := o.remote.checkLink("build"); err != nil {
+		return err
+	}
+	if o.remote.target != "" && o.cache != "" {
+		return usageError("redline build: --cache is this machine's; with --ssh the server host builds in its own cache (docs/build.md)")
+	}
+	h, err := o.remote.openHost(ctx, s, "build", serverhost.LocalOptions{BuildCache: o.cache, BuildProgress: s.err})
+	if err != nil {
+		return err
+	}
+	defer closeHost(s, "build", h)
+	if where := h.Info().Where(); where != "" {
+		fmt.Fprintf(s.err, "redline build: building %s (the compiler and the cache are there)\n", where)
+	}
+	prov, err := h.Build(ctx, remote.BuildArgs{Spec: spec, Jobs: o.jobs})
+	if errors.As(err, new(redisbuild.SpecError)) {
+		return usageError("redline %v", err)
+	}
+	if err != nil {
+		return exitCode(ExitFailure, "redline "+err.Error())
+	}
+	if !o.json {
+		printWhere(s.out, h.Info())
+	}
+	return printBuild(s.out, prov, o.json)
 }
 
 func newBuildCmd(s *streams) *cobra.Command {
@@ -45,11 +83,14 @@ allocator, PGO training workload, the time of each step.
 (a redline bench line) against it for --pgo-duration, the profile merged (llvm-profdata
 for clang, the .gcda files for gcc), the optimised build. Flags are checked as compiler
 flags (no blanks, quotes or shell characters; no -wrapper, -fplugin, -B, -o) and nothing
-runs through a shell. docs/build.md has the details.`,
+runs through a shell. With --ssh the server host builds, in its own cache, through
+its redline session, which takes a compiler by name only and a source that is debian or
+root-owned. docs/build.md has the details.`,
 		Example: `  redline build --source debian                                   # Debian's source, gcc -O2, jemalloc
   redline build --source debian --cc clang -O -O3 --lto thin --pgo
   redline build --source redis-7.2.4.tar.gz --allocator mimalloc --march native
-  redline build --source ~/src/redis --cc gcc --cflag=-fno-plt --json`,
+  redline build --source ~/src/redis --cc gcc --cflag=-fno-plt --json
+  redline build --ssh admin@redis-a --source debian -O -O3 --lto full   # built on the server host`,
 		Args: func(_ *cobra.Command, args []string) error {
 			if len(args) > 0 {
 				return usageError("redline build: unexpected argument %q (see redline build --help)", args[0])
@@ -57,22 +98,10 @@ runs through a shell. docs/build.md has the details.`,
 			return nil
 		},
 		DisableAutoGenTag: true,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			spec := o.buildSpec()
-			if err := redisbuild.Validate(spec); err != nil {
-				return usageError("redline %v", err)
-			}
-			prov, err := redisbuild.Build(cmd.Context(), spec, redisbuild.Options{
-				Cache: o.cache, Jobs: o.jobs, Progress: s.err})
-			if errors.As(err, new(redisbuild.SpecError)) {
-				return usageError("redline %v", err)
-			}
-			if err != nil {
-				return exitCode(ExitFailure, "redline "+err.Error())
-			}
-			return printBuild(s.out, prov, o.json)
-		},
+		RunE:              func(cmd *cobra.Command, _ []string) error { return o.run(cmd.Context(), s) },
 	}
+	o.remote.flags(cmd)
+	o.remote.linkFlags(cmd) // a build takes minutes: --ssh-config and --ssh-heartbeat, as autotune's
 	f := cmd.Flags()
 	f.StringVar(&o.spec.Source, "source", "", `a Redis source tree, a release tarball, or "debian" (required)`)
 	f.StringVar(&o.spec.CC, "cc", "", "the compiler: gcc, clang, or a path (default gcc)")

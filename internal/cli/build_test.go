@@ -23,6 +23,16 @@ func TestBuildBadFlag(t *testing.T) {
 	}
 }
 
+// TestBuildSSHCache: --cache names this machine's cache; with --ssh the
+// server host builds in its own, so the two together are a usage error,
+// said before any ssh.
+func TestBuildSSHCache(t *testing.T) {
+	_, errOut, code := runCLI(t, context.Background(), nil, "build", "--source", "debian", "--ssh", "nosuchhost.invalid", "--cache", t.TempDir())
+	if code != ExitError || !strings.Contains(errOut, "--cache is this machine's") {
+		t.Errorf("exit %d: %q", code, errOut)
+	}
+}
+
 // TestBuildGCCThinLTO: a setting this compiler lacks is a usage error too,
 // found before anything is fetched or built.
 func TestBuildGCCThinLTO(t *testing.T) {

@@ -147,7 +147,9 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	}
 	resultPath := filepath.Join(out, "result.json")
 	// Builds first (cached): minutes of compiling, before any server starts.
-	if err := lab.BuildServers(ctx, &sc, redisbuild.Options{Progress: s.err}); err != nil {
+	build, endBuild := labBuilder(s, f, sc.Target)
+	err := lab.BuildServers(ctx, &sc, build, f.trust)
+	if endBuild(); err != nil {
 		if errors.As(err, new(redisbuild.SpecError)) {
 			return usageError("redline lab: %v", err)
 		}

@@ -3,32 +3,55 @@ package lab
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"redline/internal/labdata"
 	"redline/internal/redisbuild"
 )
+
+// Builder builds one spec on the host the server runs on (redline build
+// here, the server host's build for an ssh target; internal/cli chooses),
+// training a PGO build with workload unless the spec names another.
+type Builder func(ctx context.Context, spec labdata.BuildSpec, workload string) (labdata.BuildProvenance, error)
 
 // BuildServers builds the server of the scenario and of every variant
 // that has server: {build: ...} (redline build, cached), and points their
 // Binary at the result, with its provenance in Built. A PGO build trains
 // with the scenario's first workload unless its spec names another. It
 // runs before Execute: a build takes minutes, the lab's rounds do not
-// wait for it.
-func BuildServers(ctx context.Context, s *labdata.Scenario, o redisbuild.Options) error {
-	if o.Workload == "" && len(s.Workloads) > 0 {
-		o.Workload = s.Workloads[0].Bench
+// wait for it. Unless trusted (--trust-scenario), the scenario is held to
+// the session's rules first, as Execute holds it: a source tree's
+// Makefile must not run before the scenario is refused.
+func BuildServers(ctx context.Context, s *labdata.Scenario, build Builder, trusted bool) error {
+	if !trusted && hasBuild(s) {
+		if err := checkUntrusted(*s); err != nil {
+			return redisbuild.SpecError{Err: err}
+		}
+	}
+	var workload string
+	if len(s.Workloads) > 0 {
+		workload = s.Workloads[0].Bench
 	}
 	for _, sp := range serverSpecs(s) {
 		if sp.spec.Build == nil || sp.spec.Built != nil {
 			continue
 		}
-		prov, err := redisbuild.Build(ctx, *sp.spec.Build, o)
+		prov, err := build(ctx, *sp.spec.Build, workload)
 		if err != nil {
 			return fmt.Errorf("%s: %w", sp.path, err)
 		}
 		sp.spec.Binary, sp.spec.Built = prov.Binary, &prov
 	}
 	return nil
+}
+
+func hasBuild(s *labdata.Scenario) bool {
+	for _, sp := range serverSpecs(s) {
+		if sp.spec.Build != nil && sp.spec.Built == nil {
+			return true
+		}
+	}
+	return false
 }
 
 type serverAt struct {
@@ -57,8 +80,10 @@ func validateBuilds(s *labdata.Scenario, bad func(path, format string, args ...a
 			continue
 		}
 		switch {
-		case s.Target.Kind != "managed" && s.Target.Kind != "netns" && s.Target.Kind != "managed-cluster":
-			bad(sp.path+".build", "needs a managed or netns target (building on a server host over ssh is not supported yet)")
+		case !slices.Contains([]string{"managed", "netns", "managed-cluster", "ssh"}, s.Target.Kind):
+			bad(sp.path+".build", "needs a target whose server redline starts (managed, netns, managed-cluster, or ssh: built on the server host)")
+		case s.Target.Kind == "ssh" && s.Target.Port != 0:
+			bad(sp.path+".build", "the target is an existing server (port %d); a build needs a server the lab starts", s.Target.Port)
 		case sp.spec.Binary != "":
 			bad(sp.path+".build", "give binary or build, not both")
 		}

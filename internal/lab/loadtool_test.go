@@ -18,7 +18,7 @@ func TestScenarioToolAndBuildChecks(t *testing.T) {
 		{head + "variants: [{name: b}, {name: o3, server: {build: {source: debian, opt: -O3}}}]\n", ""},
 		{head + "variants: [{name: b}, {name: o3, server: {binary: /x, build: {source: debian}}}]\n", "binary or build, not both"},
 		{head + "variants: [{name: b}, {name: o3, server: {build: {source: debian, cflags: [\"-O2 ;id\"]}}}]\n", "not a compiler flag"},
-		{"name: x\ntarget: {kind: address, address: \"10.0.0.1:6379\"}\nworkloads: [{name: w, bench: -t set}]\nvariants: [{name: b}, {name: o3, server: {build: {source: debian}}}]\n", "needs a managed or netns target"},
+		{"name: x\ntarget: {kind: address, address: \"10.0.0.1:6379\"}\nworkloads: [{name: w, bench: -t set}]\nvariants: [{name: b}, {name: o3, server: {build: {source: debian}}}]\n", "needs a target whose server redline starts"},
 	}
 	for _, c := range cases {
 		_, err := ParseScenario([]byte(c.yaml))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"
 )
 
@@ -85,11 +86,25 @@ func Validate(s labdata.BuildSpec) error {
 }
 
 func validatePGO(p *labdata.PGOSpec) error {
-	if p == nil || p.Duration == "" {
+	if p == nil {
 		return nil
 	}
-	if d, err := time.ParseDuration(p.Duration); err != nil || d <= 0 {
-		return fmt.Errorf("build: pgo.duration %q is not a positive duration (20s)", p.Duration)
+	if p.Duration != "" {
+		if d, err := time.ParseDuration(p.Duration); err != nil || d <= 0 {
+			return fmt.Errorf("build: pgo.duration %q is not a positive duration (20s)", p.Duration)
+		}
+	}
+	return CheckWorkload(p.Workload)
+}
+
+// CheckWorkload checks a PGO training workload ("" is the default) before
+// minutes of an instrumented build: it is a redline bench line.
+func CheckWorkload(line string) error {
+	if line == "" {
+		return nil
+	}
+	if _, err := cmdline.ParseWorkload(line); err != nil {
+		return fmt.Errorf("build: pgo.workload: %w", err)
 	}
 	return nil
 }

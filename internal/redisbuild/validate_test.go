@@ -38,6 +38,7 @@ func TestValidate(t *testing.T) {
 		{"bad cc", func(s *labdata.BuildSpec) { s.CC = "gcc;id" }, "not a compiler"},
 		{"bad allocator", func(s *labdata.BuildSpec) { s.Allocator = "hoard" }, "one of jemalloc"},
 		{"bad duration", func(s *labdata.BuildSpec) { s.PGO = &labdata.PGOSpec{Duration: "-1s"} }, "not a positive duration"},
+		{"bad workload", func(s *labdata.BuildSpec) { s.PGO = &labdata.PGOSpec{Workload: "-t set --no-such-flag"} }, "pgo.workload"},
 	}
 	for _, c := range cases {
 		s := ok

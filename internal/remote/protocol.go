@@ -49,6 +49,7 @@ const (
 	OpSample       = "sample"
 	OpSteerStart   = "steer.start"
 	OpSteerStop    = "steer.stop"
+	OpBuild        = "build"
 	OpBye          = "bye"
 	// One share of a bench --workers run, with its ready barrier
 	// (serverhost/workers.go).
@@ -226,6 +227,32 @@ type RedisStartArgs struct {
 	// redis-server*, which a root session runs only if root owns it and
 	// nobody else can write it (see validateBinary).
 	Binary string `json:"binary,omitempty"`
+}
+
+// BuildArgs builds a redis-server on the session host (redline build
+// --ssh, a lab's server.build on an ssh target), in the session host's
+// own build cache: the client names neither the cache nor a program.
+type BuildArgs struct {
+	// Spec is checked as a local build's is, and more: a compiler by name
+	// only, found in a root-owned directory; a source that is debian or
+	// a tarball or tree root owns (redisbuild.CheckSession).
+	Spec labdata.BuildSpec `json:"spec"`
+	// Jobs is make's -j (0: the session host's CPUs).
+	Jobs int `json:"jobs,omitempty"`
+	// Workload trains a PGO build whose spec names none (a lab's first
+	// workload).
+	Workload string `json:"workload,omitempty"`
+}
+
+// BuildResult is a build's answer: the provenance (its paths are the
+// session host's), or why there is none. Refused is a spec the session
+// does not build (its rules, or a compiler this host lacks): the user's
+// to fix, like a bad flag; Error is a build that failed (its log and tree
+// kept there).
+type BuildResult struct {
+	Provenance *labdata.BuildProvenance `json:"provenance,omitempty"`
+	Refused    string                   `json:"refused,omitempty"`
+	Error      string                   `json:"error,omitempty"`
 }
 
 // RedisAttachArgs names an existing server on the session host whose

@@ -38,6 +38,7 @@ type Host interface {
 	// this Host started or attached.
 	Sample(ctx context.Context) (fs.FS, error)
 	Steerer
+	Builder
 	// Close ends the host: it stops the steers, rolls back the scoped
 	// applies and stops the servers this Host started, in that order, and
 	// says what it did.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -61,6 +62,10 @@ type LocalOptions struct {
 	Holder string
 	// Log, when set, is told what the host starts and stops.
 	Log func(format string, args ...any)
+	// BuildCache is where Build builds (redisbuild.DefaultCache when
+	// empty; a session always uses that); BuildProgress gets its steps.
+	BuildCache    string
+	BuildProgress io.Writer
 }
 
 // Local is the Host this process runs on. It keeps the ledger of what its

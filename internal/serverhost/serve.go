@@ -243,6 +243,8 @@ func (h *handler) Do(ctx context.Context, op string, raw json.RawMessage) (any, 
 		}
 		id, err := h.l.SteerStart(ctx, a.Spec, a.Pid)
 		return remote.SteerStarted{ID: id}, err
+	case remote.OpBuild:
+		return h.build(ctx, raw)
 	case remote.OpSteerStop:
 		var a remote.SteerStopArgs
 		if err := remote.DecodeArgs(raw, &a); err != nil {
