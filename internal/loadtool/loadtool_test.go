@@ -61,6 +61,36 @@ func TestParseMemtier(t *testing.T) {
 	}
 }
 
+// TestParseMemtierColumns: the columns are read by their header's names.
+// The layouts (not their figures) are memtier's: an extra percentile
+// column from --print-percentiles (as in redis/memtier_benchmark#184),
+// percentiles chosen in another order, and the one "Latency" column of
+// memtier before percentiles (as in redis/memtier_benchmark#68).
+func TestParseMemtierColumns(t *testing.T) {
+	table := func(header, totals string) string {
+		return "ALL STATS\n=====\n" + header + "\n-----\nSets 1.00 --- --- " + totals + "\nTotals 2.00 1.00 1.00 " + totals + "\n"
+	}
+	for _, c := range []struct {
+		name, header, totals string
+		want                 Row
+	}{
+		{"extra percentile", "Type Ops/sec Hits/sec Misses/sec Avg. Latency p50 Latency p99 Latency p99.9 Latency p99.990 Latency KB/sec",
+			"3.2 2.8 8.5 12.9 95.7 6537.40", Row{Test: "Totals", RPS: 2, Avg: 3.2, P50: 2.8, P99: 8.5, P999: 12.9}},
+		{"percentiles reordered", "Type Ops/sec Hits/sec Misses/sec Avg. Latency p99.9 Latency p95 Latency p50 Latency KB/sec",
+			"3.2 12.9 8.5 2.8 6537.40", Row{Test: "Totals", RPS: 2, Avg: 3.2, P50: 2.8, P95: 8.5, P999: 12.9}},
+		{"average only", "Type Ops/sec Hits/sec Misses/sec Latency KB/sec",
+			"0.231 22561.95", Row{Test: "Totals", RPS: 2, Avg: 0.231}},
+	} {
+		rows, err := ParseMemtier(strings.NewReader(table(c.header, c.totals)))
+		if err != nil || len(rows) != 2 || rows[1] != c.want {
+			t.Errorf("%s: %+v %v, want %+v", c.name, rows, err, c.want)
+		}
+	}
+	if _, err := ParseMemtier(strings.NewReader(table("Type Ops/sec Latency KB/sec", "1.0"))); err == nil {
+		t.Error("a row shorter than its header: no error")
+	}
+}
+
 func TestBenchmarkArgv(t *testing.T) {
 	r := Request{Args: strings.Fields("-t ping,set,get -P 16 -d 1000 -c 50 -h 10.0.0.5 -p 7000 -q --csv -n 20000"), Test: "PING_INLINE"}
 	got, err := benchmarkArgv(r, "127.0.0.1", "6400")

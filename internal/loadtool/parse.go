@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -57,22 +58,30 @@ func ParseBenchmarkCSV(r io.Reader) ([]Row, error) {
 //	Type         Ops/sec     Hits/sec   Misses/sec    Avg. Latency     p50 Latency     p99 Latency   p99.9 Latency       KB/sec
 //	Sets        12144.10          ---          ---         0.08072         0.03900         1.13500         3.21500       887.90
 //
-// One row per type (Sets, Gets, Waits, Totals); "---" is absent.
+// One row per type (Sets, Gets, Waits, Totals); "---" is absent. The
+// columns are read by their header's names, not their places:
+// --print-percentiles chooses the percentile columns (memtier issue #184
+// shows an extra "p99.990 Latency"), and memtier before 1.3 printed one
+// "Latency" column, the average, and no percentiles. A percentile the
+// table does not have is left zero (absent).
 func ParseMemtier(r io.Reader) ([]Row, error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<16), 1<<20)
 	var rows []Row
+	var cols map[string]int
 	in := false
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		switch {
 		case line == "ALL STATS" || strings.HasPrefix(line, "AGGREGATED AVERAGE RESULTS"):
-			in, rows = true, nil
-		case in && strings.HasPrefix(line, "Type "), in && strings.HasPrefix(line, "---"), in && strings.HasPrefix(line, "==="):
+			in, rows, cols = true, nil, nil
+		case in && strings.HasPrefix(line, "Type "):
+			cols = memtierColumns(line)
+		case in && strings.HasPrefix(line, "---"), in && strings.HasPrefix(line, "==="):
 		case in && line == "":
 			in = len(rows) == 0
 		case in:
-			row, err := memtierRow(strings.Fields(line))
+			row, err := memtierRow(cols, strings.Fields(line))
 			if err != nil {
 				return nil, err
 			}
@@ -85,20 +94,62 @@ func ParseMemtier(r io.Reader) ([]Row, error) {
 	return rows, sc.Err()
 }
 
-func memtierRow(f []string) (Row, error) {
-	if len(f) < 8 {
-		return Row{}, fmt.Errorf("memtier_benchmark: %q: want Type Ops/sec Hits/sec Misses/sec Avg p50 p99 p99.9 [KB/sec]", strings.Join(f, " "))
-	}
-	for i := 1; i < 8; i++ {
-		if f[i] == "---" {
-			f[i] = "0"
+// memtierColumns maps a header's column names to their fields: "Avg.
+// Latency" and "p99.9 Latency" are one column each.
+func memtierColumns(header string) map[string]int {
+	cols := map[string]int{}
+	f := strings.Fields(header)
+	for i := 0; i < len(f); i++ {
+		name := f[i]
+		if i+1 < len(f) && f[i+1] == "Latency" && (name == "Avg." || percentileLabel.MatchString(name)) {
+			name += " Latency"
+			i++
 		}
+		cols[name] = len(cols)
 	}
-	v, err := floats(f[1:8])
-	if err != nil {
-		return Row{}, fmt.Errorf("memtier_benchmark %s row: %w", f[0], err)
+	return cols
+}
+
+var percentileLabel = regexp.MustCompile(`^p[0-9.]+$`)
+
+// memtierFigures are the columns a Row takes, by header name.
+var memtierFigures = []struct {
+	col string
+	set func(*Row, float64)
+}{
+	{"Ops/sec", func(r *Row, v float64) { r.RPS = v }},
+	{"Avg. Latency", func(r *Row, v float64) { r.Avg = v }},
+	{"Latency", func(r *Row, v float64) { r.Avg = v }}, // before percentiles: the average
+	{"p50 Latency", func(r *Row, v float64) { r.P50 = v }},
+	{"p50.00 Latency", func(r *Row, v float64) { r.P50 = v }},
+	{"p95 Latency", func(r *Row, v float64) { r.P95 = v }},
+	{"p95.00 Latency", func(r *Row, v float64) { r.P95 = v }},
+	{"p99 Latency", func(r *Row, v float64) { r.P99 = v }},
+	{"p99.00 Latency", func(r *Row, v float64) { r.P99 = v }},
+	{"p99.9 Latency", func(r *Row, v float64) { r.P999 = v }},
+	{"p99.90 Latency", func(r *Row, v float64) { r.P999 = v }},
+}
+
+func memtierRow(cols map[string]int, f []string) (Row, error) {
+	if cols == nil {
+		return Row{}, fmt.Errorf("memtier_benchmark: a row before its table's Type header: %q", strings.Join(f, " "))
 	}
-	return Row{Test: f[0], RPS: v[0], Avg: v[3], P50: v[4], P99: v[5], P999: v[6]}, nil
+	if _, ok := cols["Ops/sec"]; !ok || len(f) != len(cols) {
+		return Row{}, fmt.Errorf("memtier_benchmark: %q: %d fields for %d columns, or no Ops/sec column", strings.Join(f, " "), len(f), len(cols))
+	}
+	row := Row{Test: f[0]}
+	for _, fig := range memtierFigures {
+		i, ok := cols[fig.col]
+		if !ok || f[i] == "---" {
+			continue
+		}
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return Row{}, fmt.Errorf("memtier_benchmark %s row, %s: %q is not a number", f[0], fig.col, f[i])
+		}
+		fig.set(&row, v)
+	}
+	return row, nil
 }
 
 func floats(s []string) ([]float64, error) {
