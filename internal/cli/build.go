@@ -115,7 +115,7 @@ root-owned. docs/build.md has the details.`,
 	f.BoolVar(&o.pgo, "pgo", false, "profile-guided: instrumented build, training run, optimised build")
 	f.StringVar(&o.pgoWorkload, "pgo-workload", "", "the training load, a redline bench line (default \""+redisbuild.DefaultWorkload+"\")")
 	f.StringVar(&o.pgoDuration, "pgo-duration", "", "the training run's length (default "+redisbuild.DefaultTraining.String()+")")
-	f.BoolVar(&o.bolt, "bolt", false, "with --pgo: also llvm-bolt the result where llvm-bolt is installed")
+	f.BoolVar(&o.bolt, "bolt", false, "with --pgo: then llvm-bolt the result, with a profile from BOLT's own instrumented training run (needs llvm-bolt: apt-get install -y bolt-16)")
 	f.StringVar(&o.cache, "cache", "", "the build cache (default "+redisbuild.DefaultCache()+")")
 	f.IntVarP(&o.jobs, "jobs", "j", 0, "make -j (default: the number of CPUs)")
 	f.BoolVar(&o.json, "json", false, "print the provenance as JSON")

@@ -80,6 +80,10 @@ type BuildTraining struct {
 	// warnings (-Wmissing-profile, -Wprofile-instr-missing).
 	MissingWarnings int  `json:"missing_warnings"`
 	BOLT            bool `json:"bolt,omitempty"`
+	// BOLTProfile is llvm-bolt's profile from its instrumented copy's
+	// training run; BOLTFunctions how many functions it has counts for.
+	BOLTProfile   string `json:"bolt_profile,omitempty"`
+	BOLTFunctions int    `json:"bolt_functions,omitempty"`
 }
 
 // BuildStep is one step of a build and its time.
@@ -131,6 +135,9 @@ func (p BuildProvenance) Lines() []string {
 	if t := p.Training; t != nil {
 		lines = append(lines, fmt.Sprintf("pgo: trained %s on %q; profile %s (%d functions/objects, %d missing-profile warnings)",
 			t.Duration, t.Workload, t.Profile, t.Functions, t.MissingWarnings))
+		if t.BOLT {
+			lines = append(lines, fmt.Sprintf("bolt: trained the same way; profile %s (%d functions with counts)", t.BOLTProfile, t.BOLTFunctions))
+		}
 	}
 	var steps []string
 	for _, st := range p.Steps {

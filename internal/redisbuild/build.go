@@ -82,6 +82,7 @@ type plan struct {
 	src      source
 	vars     makeVars
 	allocLib string // a linked-in allocator's library
+	boltTool Bolt   // with pgo.bolt
 	workload string
 	training time.Duration
 	key      string
@@ -164,6 +165,11 @@ func newPlan(ctx context.Context, spec labdata.BuildSpec, o Options, r *runner) 
 				return nil, err
 			}
 		}
+		if spec.PGO.BOLT {
+			if p.boltTool, err = FindBolt(ctx); err != nil {
+				return nil, err
+			}
+		}
 	}
 	fetch := func() error { p.src, err = resolveSource(ctx, spec.Source, r); return err }
 	if spec.Source == DebianSource {
@@ -237,7 +243,7 @@ func (p *plan) makeVars() (makeVars, error) {
 	}
 	// LTO generates code at the link: it needs the CPU and level there too.
 	v.cflags = concat(cpu, lto, s.CFlags)
-	v.ldflags = concat(cpu, lto, s.LDFlags)
+	v.ldflags = concat(cpu, lto, s.LDFlags, boltLinkFlags(s))
 	if len(lto) > 0 {
 		v.ldflags = append(v.ldflags, v.opt)
 	}
@@ -269,6 +275,9 @@ func (p *plan) cacheKey() string {
 	parts = append(parts, p.vars.args(p.tc, 0, nil)...)
 	if p.spec.PGO != nil {
 		parts = append(parts, "pgo", p.workload, p.training.String(), strconv.FormatBool(p.spec.PGO.BOLT))
+		if p.spec.PGO.BOLT {
+			parts = append(parts, p.boltTool.Path, p.boltTool.Version)
+		}
 	}
 	for _, s := range parts {
 		fmt.Fprintf(h, "%s\x00", s)
@@ -310,8 +319,9 @@ func (p *plan) build(ctx context.Context, o Options, r *runner, dir string) (lab
 	for i := range prov.Steps { // the logs and the profile move with the directory
 		prov.Steps[i].Log = strings.Replace(prov.Steps[i].Log, tmp, dir, 1)
 	}
-	if prov.Training != nil {
-		prov.Training.Profile = strings.Replace(prov.Training.Profile, tmp, dir, 1)
+	if t := prov.Training; t != nil {
+		t.Profile = strings.Replace(t.Profile, tmp, dir, 1)
+		t.BOLTProfile = strings.Replace(t.BOLTProfile, tmp, dir, 1)
 	}
 	if err := writeProvenance(tmp, prov); err != nil {
 		return labdata.BuildProvenance{}, err

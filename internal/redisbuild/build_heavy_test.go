@@ -24,6 +24,9 @@ var (
 	// gccSpec's: the profile is the only difference.
 	gccPGOSpec = labdata.BuildSpec{Source: DebianSource,
 		PGO: &labdata.PGOSpec{Workload: "-t ping,set,get -P 16 -d 1000 -c 50", Duration: "10s"}}
+	// BOLT after gcc's PGO, trained the same way.
+	boltSpec = labdata.BuildSpec{Source: DebianSource,
+		PGO: &labdata.PGOSpec{Workload: "-t ping,set,get -P 16 -d 1000 -c 50", Duration: "10s", BOLT: true}}
 )
 
 // needBuildTools: root (the cache is under /var/cache and apt-get source
@@ -184,4 +187,42 @@ func lookup(t *testing.T, bin string, addr map[string]uint64, name string) uint6
 		t.Fatalf("%s has no function %s", bin, name)
 	}
 	return a
+}
+
+// TestBuildBOLT builds gcc's PGO then BOLT (bolt-16 installs llvm-bolt-16):
+// the binary linked with its relocations, instrumented by llvm-bolt,
+// trained, and rewritten with that profile. The result carries BOLT's
+// note, its profile covers functions, the layout steps ran, and the
+// server it makes answers.
+func TestBuildBOLT(t *testing.T) {
+	needBuildTools(t, "gcc")
+	if _, err := FindBolt(context.Background()); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	p := build(t, boltSpec)
+	tr := p.Training
+	if tr == nil || !tr.BOLT || tr.BOLTFunctions == 0 || tr.Functions == 0 {
+		t.Fatalf("training: %+v", tr)
+	}
+	if _, err := os.Stat(tr.BOLTProfile); err != nil {
+		t.Errorf("BOLT's profile is not kept with the binary: %v", err)
+	}
+	for _, step := range []string{"bolt-instrument", "bolt-train", "bolt-optimise"} {
+		stepLog(t, p, step)
+	}
+	f, err := elf.Open(p.Binary)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if f.Section(".note.bolt_info") == nil {
+		t.Errorf("%s has no .note.bolt_info: not rewritten by llvm-bolt", p.Binary)
+	}
+	out, err := exec.Command(p.Binary, "--version").Output()
+	if err != nil || !strings.Contains(string(out), "Redis server v=") {
+		t.Fatalf("%s --version: %v %s", p.Binary, err, out)
+	}
 }

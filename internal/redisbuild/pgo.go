@@ -3,7 +3,6 @@ package redisbuild
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -50,21 +49,24 @@ func (p *plan) pgo(ctx context.Context, o Options, r *runner, logs, src, tmp str
 	t.Profile = use
 	t.MissingWarnings = countMissingProfile(filepath.Join(logs, "optimised-build.log"))
 	if p.spec.PGO.BOLT {
-		if _, err := exec.LookPath("llvm-bolt"); err != nil {
-			r.steps = append(r.steps, labdata.BuildStep{Name: "bolt (skipped: llvm-bolt is not installed; Debian 12 does not package it)"})
-		} else {
-			return nil, errors.New("pgo.bolt: llvm-bolt is installed but redline build does not drive it yet")
+		if err := p.bolt(ctx, o, r, logs, src, tmp, prof, t); err != nil {
+			return nil, err
 		}
 	}
 	return t, nil
 }
 
 func (p *plan) train(ctx context.Context, o Options, src, prof string) error {
-	bin := filepath.Join(src, "src", "redis-server")
 	var env []string
 	if p.tc.Family == "clang" {
 		env = append(env, "LLVM_PROFILE_FILE="+filepath.Join(prof, "redis-%p-%m.profraw"))
 	}
+	return p.trainBinary(ctx, o, filepath.Join(src, "src", "redis-server"), env, prof)
+}
+
+// trainBinary runs the training workload against an instrumented bin,
+// which writes its profile into prof as it exits.
+func (p *plan) trainBinary(ctx context.Context, o Options, bin string, env []string, prof string) error {
 	back, err := lendProfileDir(prof)
 	if err != nil {
 		return err
