@@ -20,9 +20,9 @@ import (
 // no branch records (LBR) and often no hardware events at all. BOLT needs
 // the binary's relocations, so a BOLT build links with -Wl,--emit-relocs.
 
-// boltFlags are BOLT's usual optimisations (its README's): blocks laid out
+// boltOptimise are BOLT's usual optimisations (its README's): blocks laid out
 // by ext-TSP, functions by HFSort, cold parts split off, stats in the log.
-var boltFlags = []string{"-reorder-blocks=ext-tsp", "-reorder-functions=hfsort", "-split-functions",
+var boltOptimise = []string{"-reorder-blocks=ext-tsp", "-reorder-functions=hfsort", "-split-functions",
 	"-split-all-cold", "-split-eh", "-dyno-stats"}
 
 // Bolt is an llvm-bolt found on this machine.
@@ -106,7 +106,7 @@ func (p *plan) bolt(ctx context.Context, o Options, r *runner, logs, src, tmp, p
 	out := filepath.Join(dir, "redis-server.bolt")
 	if err == nil {
 		err = r.step(logs, "bolt-optimise", func() error {
-			return r.run(ctx, "", p.boltTool.Path, append([]string{bin, "-o", out, "-data=" + prof}, boltFlags...)...)
+			return r.run(ctx, "", p.boltTool.Path, append([]string{bin, "-o", out, "-data=" + prof}, boltOptimise...)...)
 		})
 	}
 	if err != nil {
@@ -141,11 +141,17 @@ func boltProfiled(log string) int {
 	return 0
 }
 
-// boltLinkFlags are the link flags a BOLT build adds: BOLT rewrites a
-// binary only with its relocations.
-func boltLinkFlags(s labdata.BuildSpec) []string {
+// boltFlags are the compile and link flags a BOLT build adds: BOLT
+// rewrites a binary only with its relocations (--emit-relocs), and it is
+// incompatible with gcc's hot/cold partitioning, on by default since gcc 8
+// (its README): with it a BOLTed redis-server crashed in SET here. Both
+// go to the link too, where gcc's LTO generates the code.
+func boltFlags(tc Toolchain, s labdata.BuildSpec) (cflags, ldflags []string) {
 	if s.PGO == nil || !s.PGO.BOLT {
-		return nil
+		return nil, nil
 	}
-	return []string{"-Wl,--emit-relocs"}
+	if tc.Family == "gcc" {
+		cflags = []string{"-fno-reorder-blocks-and-partition"}
+	}
+	return cflags, append(append([]string{}, cflags...), "-Wl,--emit-relocs")
 }

@@ -242,8 +242,9 @@ func (p *plan) makeVars() (makeVars, error) {
 		return v, err
 	}
 	// LTO generates code at the link: it needs the CPU and level there too.
-	v.cflags = concat(cpu, lto, s.CFlags)
-	v.ldflags = concat(cpu, lto, s.LDFlags, boltLinkFlags(s))
+	boltC, boltLD := boltFlags(p.tc, s)
+	v.cflags = concat(cpu, lto, s.CFlags, boltC)
+	v.ldflags = concat(cpu, lto, s.LDFlags, boltLD)
 	if len(lto) > 0 {
 		v.ldflags = append(v.ldflags, v.opt)
 	}
