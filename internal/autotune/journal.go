@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"redline/internal/labdata"
 )
 
 // JournalFile is the session's journal in its directory: one JSON object
@@ -26,9 +28,11 @@ type event struct {
 	Event string `json:"event"` // "start", "measure", "trial"
 	// start
 	Options *Options `json:"options,omitempty"`
-	// measure
-	Config string  `json:"config,omitempty"`
-	Value  float64 `json:"value,omitempty"`
+	// measure: the value as measured (not inverted), its p99 and breakdown
+	Config    string             `json:"config,omitempty"`
+	Value     float64            `json:"value,omitempty"`
+	P99       float64            `json:"p99,omitempty"`
+	Breakdown *labdata.Breakdown `json:"breakdown,omitempty"`
 	// trial: a decision
 	Trial *Trial `json:"trial,omitempty"`
 }
@@ -130,22 +134,22 @@ func (j *journal) start(o Options) error {
 	return j.append(event{Event: "start", Options: &o})
 }
 
-// replayed returns the value the journal recorded for the next
+// replayed returns the measurement the journal recorded for the next
 // measurement, which must be of config.
-func (j *journal) replayed(config string) (float64, bool, error) {
+func (j *journal) replayed(config string) (Measurement, bool, error) {
 	if j.next >= len(j.past) {
-		return 0, false, nil
+		return Measurement{}, false, nil
 	}
 	e := j.past[j.next]
 	if e.Event != "measure" || e.Config != config {
-		return 0, false, fmt.Errorf("autotune: the journal's event %d is %s %s where the session measures %s: it does not belong to this session", j.next+1, e.Event, e.Config, config)
+		return Measurement{}, false, fmt.Errorf("autotune: the journal's event %d is %s %s where the session measures %s: it does not belong to this session", j.next+1, e.Event, e.Config, config)
 	}
 	j.next++
-	return e.Value, true, nil
+	return Measurement{Value: e.Value, P99: e.P99, Breakdown: e.Breakdown}, true, nil
 }
 
-func (j *journal) measured(config string, v float64) error {
-	return j.append(event{Event: "measure", Config: config, Value: v})
+func (j *journal) measured(config string, m Measurement) error {
+	return j.append(event{Event: "measure", Config: config, Value: m.Value, P99: m.P99, Breakdown: m.Breakdown})
 }
 
 // decided records a decision, or checks it against the journal's.

@@ -57,6 +57,14 @@ type Options struct {
 	MinGain float64 `json:"min_gain"`
 	// LowerIsBetter says the objective is a latency (p99), not a rate.
 	LowerIsBetter bool `json:"lower_is_better,omitempty"`
+	// P99Max, when set, bounds the p99 of a throughput objective (in the
+	// unit of Measurement.P99): a setting is kept, and a plan confirmed,
+	// only when its gain is proven AND the median of its runs' p99 is
+	// shown at or below the bound, at the same level as the gain (the
+	// upper end of the order-statistic bound of the median, one-sided).
+	// The chance that a session keeps a setting whose median p99 is
+	// above the bound is then at most Alpha as well (docs/autotune.md).
+	P99Max float64 `json:"p99_max,omitempty"`
 	// Seed draws the order of the two runs of every round.
 	Seed uint64 `json:"seed"`
 	// Target is the caller's description of the target, workload and
@@ -134,6 +142,9 @@ func (o Options) Plan() (Plan, error) {
 	o = o.withDefaults()
 	if len(o.Candidates) == 0 {
 		return Plan{}, errors.New("autotune: no candidates to try")
+	}
+	if o.P99Max < 0 || o.P99Max > 0 && o.LowerIsBetter {
+		return Plan{}, fmt.Errorf("autotune: a p99 bound (%g) is for a throughput objective", o.P99Max)
 	}
 	if o.Alpha >= 1 || o.ConfirmAlpha >= 1 {
 		return Plan{}, fmt.Errorf("autotune: alpha %g and confirmation alpha %g must be below 1", o.Alpha, o.ConfirmAlpha)

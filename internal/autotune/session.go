@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strconv"
 
+	"redline/internal/labdata"
 	"redline/internal/stats"
 )
 
@@ -55,6 +56,33 @@ type Trial struct {
 	Decision  Decision         `json:"decision"`
 	Reason    string           `json:"reason"`
 	Incumbent Config           `json:"incumbent"` // after the decision
+	// Looks is the comparison at every look it reached: the trajectory.
+	Looks []Look `json:"looks,omitempty"`
+	// P99 is the candidate's p99 at the last look (a bounded session).
+	P99 *P99Bound `json:"p99,omitempty"`
+}
+
+// Look is a comparison's estimate and interval at one look.
+type Look struct {
+	Rounds int     `json:"rounds"`
+	Ratio  float64 `json:"ratio"`
+	CILow  float64 `json:"ci_low,omitempty"`
+	CIHigh float64 `json:"ci_high,omitempty"`
+	HasCI  bool    `json:"has_ci,omitempty"`
+	// P99High is the upper bound of the candidate's median p99 (a
+	// bounded session; 0 when too few runs give none).
+	P99High float64 `json:"p99_high,omitempty"`
+}
+
+// P99Bound is a config's runs' p99 against the bound: their median, the
+// one-sided upper bound of the median at the decision's level, and
+// whether that bound lies at or below Max.
+type P99Bound struct {
+	Max    float64 `json:"max"`
+	Median float64 `json:"median"`
+	High   float64 `json:"high,omitempty"`
+	HasCI  bool    `json:"has_ci,omitempty"`
+	Within bool    `json:"within"`
 }
 
 // Noise is what the baseline against itself showed.
@@ -68,6 +96,9 @@ type Noise struct {
 	Detectable float64          `json:"detectable"`
 	AA         stats.Comparison `json:"aa"` // the baseline against itself
 	Baseline   float64          `json:"baseline"`
+	// BaselineP99 is the median of the baseline's runs' p99 (a bounded
+	// session).
+	BaselineP99 float64 `json:"baseline_p99,omitempty"`
 }
 
 // Confirmation is the final plan against the baseline on fresh rounds.
@@ -75,6 +106,15 @@ type Confirmation struct {
 	Config    Config           `json:"config"`
 	Result    stats.Comparison `json:"result"`
 	Confirmed bool             `json:"confirmed"`
+	// P99 is the final plan's p99 against the bound, at the
+	// confirmation's level (a bounded session: confirmed needs it within).
+	P99 *P99Bound `json:"p99,omitempty"`
+	// Reason says why a plan was not confirmed.
+	Reason string `json:"reason,omitempty"`
+	// Baseline and Plan are where the server's time went during one
+	// confirmation run of each (nil when the host could not sample).
+	Baseline *labdata.Breakdown `json:"baseline_breakdown,omitempty"`
+	Plan     *labdata.Breakdown `json:"plan_breakdown,omitempty"`
 }
 
 // Untested is a candidate value the session did not compare, and why.
@@ -145,55 +185,73 @@ func (s *session) run(ctx context.Context) error {
 	return s.confirm(ctx, inc)
 }
 
-// measure runs one trial of c, from the journal when it holds it.
-func (s *session) measure(ctx context.Context, c Config) (float64, error) {
+// measure runs one trial of c, from the journal when it holds it; the
+// Value it returns is the objective's goodness (1/p99 for a latency).
+func (s *session) measure(ctx context.Context, c Config, o TrialOptions) (Measurement, error) {
 	key := c.String()
-	if v, ok, err := s.j.replayed(key); ok || err != nil {
-		s.res.Measurements++
-		return v, err
-	}
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	v, err := s.t.Trial(ctx, c)
+	m, ok, err := s.j.replayed(key)
 	if err != nil {
-		return 0, fmt.Errorf("trial of %s: %w", key, err)
+		return m, err
 	}
-	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("trial of %s: measured %v, not a positive number", key, v)
+	if !ok {
+		if m, err = s.trial(ctx, c, o); err != nil {
+			return m, err
+		}
+		if err := s.j.measured(key, m); err != nil {
+			return m, err
+		}
 	}
 	s.res.Measurements++
 	if s.o.LowerIsBetter {
-		v = 1 / v
+		m.Value = 1 / m.Value
 	}
-	return v, s.j.measured(key, v)
+	return m, nil
+}
+
+func (s *session) trial(ctx context.Context, c Config, o TrialOptions) (Measurement, error) {
+	if err := ctx.Err(); err != nil {
+		return Measurement{}, err
+	}
+	m, err := s.t.Trial(ctx, c, o)
+	if err != nil {
+		return m, fmt.Errorf("trial of %s: %w", c, err)
+	}
+	if !(m.Value > 0) || math.IsInf(m.Value, 0) {
+		return m, fmt.Errorf("trial of %s: measured %v, not a positive number", c, m.Value)
+	}
+	if s.o.P99Max > 0 && (!(m.P99 > 0) || math.IsInf(m.P99, 0)) {
+		return m, fmt.Errorf("trial of %s: p99 %v, not a positive number (the p99 bound needs it)", c, m.P99)
+	}
+	return m, nil
 }
 
 // round measures a and b once each, in an order drawn at random, and
-// returns their values.
-func (s *session) round(ctx context.Context, a, b Config) (va, vb float64, err error) {
+// returns their measurements; sample asks for a breakdown of each.
+func (s *session) round(ctx context.Context, a, b Config, sample bool) (ma, mb Measurement, err error) {
+	o := TrialOptions{Breakdown: sample}
 	if s.rng.IntN(2) == 0 {
-		if va, err = s.measure(ctx, a); err == nil {
-			vb, err = s.measure(ctx, b)
+		if ma, err = s.measure(ctx, a, o); err == nil {
+			mb, err = s.measure(ctx, b, o)
 		}
-		return va, vb, err
+		return ma, mb, err
 	}
-	if vb, err = s.measure(ctx, b); err == nil {
-		va, err = s.measure(ctx, a)
+	if mb, err = s.measure(ctx, b, o); err == nil {
+		ma, err = s.measure(ctx, a, o)
 	}
-	return va, vb, err
+	return ma, mb, err
 }
 
 // noise measures the baseline against itself and states what a
 // comparison can detect.
 func (s *session) noise(ctx context.Context) error {
-	var x, ref, logs []float64
+	var x, ref, logs, p99s []float64
 	for range s.p.NoiseRounds {
-		a, b, err := s.round(ctx, Config{}, Config{})
+		ma, mb, err := s.round(ctx, Config{}, Config{}, false)
 		if err != nil {
 			return err
 		}
-		x, ref, logs = append(x, a), append(ref, b), append(logs, math.Log(a/b))
+		a, b := ma.Value, mb.Value
+		x, ref, logs, p99s = append(x, a), append(ref, b), append(logs, math.Log(a/b)), append(p99s, ma.P99, mb.P99)
 	}
 	med := stats.Median(logs)
 	dev := make([]float64, len(logs))
@@ -205,6 +263,9 @@ func (s *session) noise(ctx context.Context) error {
 	n.Detectable = Detectable(n.Sigma, s.p.Looks[len(s.p.Looks)-1], s.p.Design.Level(), 0.95)
 	n.AA, _ = stats.ComparePaired(x, ref, true, s.p.Design)
 	n.Baseline = stats.Median(append(x, ref...))
+	if s.o.P99Max > 0 {
+		n.BaselineP99 = stats.Median(p99s)
+	}
 	return nil
 }
 
@@ -306,24 +367,26 @@ func midpoints(grid []string, cur string) []string {
 
 // race compares inc with set against inc in paired rounds and decides at
 // the planned looks: kept when the interval at the session's level lies
-// above 1 (a claim, within the session's error budget); dropped when it
-// lies below 1, when even the upper end of the futility interval is
-// below the detectable gain, or at the last look.
+// above 1 (a claim, within the session's error budget) and, in a bounded
+// session, the candidate's p99 is shown within the bound at the same
+// level; dropped when it lies below 1, when even the upper end of the
+// futility interval is below the detectable gain, when its p99 is shown
+// above the bound, or at the last look.
 func (s *session) race(ctx context.Context, phase Phase, inc Config, set Setting) (Config, error) {
 	cand := inc.With(set)
 	tr := Trial{N: len(s.res.Trials) + 1, Phase: phase, Setting: set, Against: inc, Config: cand, Incumbent: inc, Decision: Dropped}
-	var x, ref []float64
+	var x, ref, p99s []float64
 	last := s.p.Looks[len(s.p.Looks)-1]
 	for r := 1; r <= last; r++ {
-		a, b, err := s.round(ctx, cand, inc)
+		a, b, err := s.round(ctx, cand, inc, false)
 		if err != nil {
 			return inc, err
 		}
-		x, ref = append(x, a), append(ref, b)
+		x, ref, p99s = append(x, a.Value), append(ref, b.Value), append(p99s, a.P99)
 		if !slices.Contains(s.p.Looks, r) {
 			continue
 		}
-		if done := s.decide(&tr, x, ref, r == last); done {
+		if done := s.decide(&tr, x, ref, p99s, r == last); done {
 			break
 		}
 	}
@@ -341,26 +404,57 @@ func (s *session) race(ctx context.Context, phase Phase, inc Config, set Setting
 	return tr.Incumbent, nil
 }
 
+// bound is p99s against the session's bound, one-sided at level: the
+// chance that a config whose median p99 lies above the bound is called
+// within is at most level (MedianCI's two-sided interval at twice it).
+func (s *session) bound(p99s []float64, level float64) *P99Bound {
+	if s.o.P99Max <= 0 {
+		return nil
+	}
+	b := &P99Bound{Max: s.o.P99Max, Median: stats.Median(p99s)}
+	_, b.High, b.HasCI = stats.MedianCI(p99s, 2*level)
+	b.Within = b.HasCI && b.High <= b.Max
+	return b
+}
+
 // decide applies the racing rule at a look; it reports whether the
 // comparison is decided.
-func (s *session) decide(tr *Trial, x, ref []float64, last bool) bool {
+func (s *session) decide(tr *Trial, x, ref, p99s []float64, last bool) bool {
 	c, _ := stats.ComparePaired(x, ref, true, s.p.Design)
 	tr.Result = c
-	switch c.Outcome {
-	case stats.Better:
-		tr.Decision, tr.Reason = Kept, "its interval lies above 1 at the session's level"
-		return true
-	case stats.Worse:
+	tr.P99 = s.bound(p99s, s.p.Design.Level())
+	look := Look{Rounds: len(x), Ratio: c.Ratio, CILow: c.CILow, CIHigh: c.CIHigh, HasCI: c.HasCI}
+	if tr.P99 != nil && tr.P99.HasCI {
+		look.P99High = tr.P99.High
+	}
+	tr.Looks = append(tr.Looks, look)
+	if c.Outcome == stats.Worse {
 		tr.Reason = "it hurts: its interval lies below 1"
 		return true
 	}
+	if tr.P99 != nil {
+		if lo, _, ok := stats.MedianCI(p99s, futilityLevel); ok && lo > s.o.P99Max {
+			tr.Reason = fmt.Sprintf("its p99 breaks the bound: the lower end of its median's %.0f%% interval is %.4g, above %.4g", 100*(1-futilityLevel), lo, s.o.P99Max)
+			return true
+		}
+	}
+	if c.Outcome == stats.Better && (tr.P99 == nil || tr.P99.Within) {
+		tr.Decision, tr.Reason = Kept, "its interval lies above 1 at the session's level"
+		if tr.P99 != nil {
+			tr.Reason += fmt.Sprintf(", and its median p99 is at most %.4g at that level (bound %.4g)", tr.P99.High, s.o.P99Max)
+		}
+		return true
+	}
 	f, _ := stats.ComparePaired(x, ref, true, stats.Design{Alpha: futilityLevel, Comparisons: 1, Looks: 1, Paired: true})
-	if goal := min(s.res.Noise.Detectable, s.o.MinGain); f.HasCI && f.CIHigh < 1+goal {
+	if goal := min(s.res.Noise.Detectable, s.o.MinGain); c.Outcome != stats.Better && f.HasCI && f.CIHigh < 1+goal {
 		tr.Reason = fmt.Sprintf("it cannot reach the gain sought (%.1f%%): the upper end of its %.0f%% interval is x%.3f", 100*goal, 100*(1-futilityLevel), f.CIHigh)
 		return true
 	}
 	if last {
 		tr.Reason = fmt.Sprintf("not proven in %d rounds", len(x))
+		if c.Outcome == stats.Better {
+			tr.Reason = fmt.Sprintf("its gain is proven but its p99 is not shown within the bound %.4g in %d rounds", s.o.P99Max, len(x))
+		}
 		return true
 	}
 	return false
@@ -383,20 +477,34 @@ func (s *session) confirmRounds() int {
 }
 
 // confirm measures the final config against the baseline on fresh
-// rounds, with an error budget of its own.
+// rounds, with an error budget of its own; the first round also breaks
+// down where the server's time went for each.
 func (s *session) confirm(ctx context.Context, final Config) error {
 	if len(final) == 0 {
 		return nil
 	}
-	var x, ref []float64
-	for range s.confirmRounds() {
-		a, b, err := s.round(ctx, final, Config{})
+	cf := &Confirmation{Config: final}
+	var x, ref, p99s []float64
+	for i := range s.confirmRounds() {
+		a, b, err := s.round(ctx, final, Config{}, i == 0)
 		if err != nil {
 			return err
 		}
-		x, ref = append(x, a), append(ref, b)
+		if i == 0 {
+			cf.Plan, cf.Baseline = a.Breakdown, b.Breakdown
+		}
+		x, ref, p99s = append(x, a.Value), append(ref, b.Value), append(p99s, a.P99)
 	}
-	c, _ := stats.ComparePaired(x, ref, true, s.p.Confirm)
-	s.res.Confirmation = &Confirmation{Config: final, Result: c, Confirmed: c.Outcome == stats.Better}
+	cf.Result, _ = stats.ComparePaired(x, ref, true, s.p.Confirm)
+	cf.P99 = s.bound(p99s, s.p.Confirm.Level())
+	switch {
+	case cf.Result.Outcome != stats.Better:
+		cf.Reason = "its interval against the baseline does not lie above 1"
+	case cf.P99 != nil && !cf.P99.Within:
+		cf.Reason = fmt.Sprintf("its median p99 is not shown at or below the bound %.4g (upper bound %.4g)", cf.P99.Max, cf.P99.High)
+	default:
+		cf.Confirmed = true
+	}
+	s.res.Confirmation = cf
 	return nil
 }

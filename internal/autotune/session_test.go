@@ -22,12 +22,12 @@ type crashing struct {
 	n int
 }
 
-func (c *crashing) Trial(ctx context.Context, cfg Config) (float64, error) {
+func (c *crashing) Trial(ctx context.Context, cfg Config, o TrialOptions) (Measurement, error) {
 	if c.n == 0 {
-		return 0, errCrash
+		return Measurement{}, errCrash
 	}
 	c.n--
-	return c.h.Trial(ctx, cfg)
+	return c.h.Trial(ctx, cfg, o)
 }
 
 func quietHost(seed uint64) *simHost {
@@ -76,9 +76,9 @@ type counting struct {
 	n int
 }
 
-func (c *counting) Trial(ctx context.Context, cfg Config) (float64, error) {
+func (c *counting) Trial(ctx context.Context, cfg Config, o TrialOptions) (Measurement, error) {
 	c.n++
-	return c.h.Trial(ctx, cfg)
+	return c.h.Trial(ctx, cfg, o)
 }
 
 func TestJournalRefusesOtherSessions(t *testing.T) {
@@ -113,11 +113,11 @@ func TestJournalRefusesOtherSessions(t *testing.T) {
 func TestCancelledSessionStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	n := 0
-	tr := TrialerFunc(func(ctx context.Context, c Config) (float64, error) {
+	tr := TrialerFunc(func(ctx context.Context, c Config, _ TrialOptions) (Measurement, error) {
 		if n++; n == 30 {
 			cancel()
 		}
-		return 1, nil
+		return Measurement{Value: 1}, nil
 	})
 	res, err := Run(ctx, tr, Options{Candidates: onOff("a", "b")})
 	if !errors.Is(err, context.Canceled) || res == nil || res.Stopped == "" || res.Measurements != 30 {

@@ -28,8 +28,10 @@ type autotuneTarget struct {
 	ServerConfig []string `json:"server_config,omitempty"`
 	Workload     string   `json:"workload"`
 	Objective    string   `json:"objective"`
-	Knobs        []string `json:"knobs,omitempty"`
-	Allow        []string `json:"allow,omitempty"`
+	// P99Max bounds the p99 of a throughput objective (--p99-max).
+	P99Max time.Duration `json:"p99_max,omitempty"`
+	Knobs  []string      `json:"knobs,omitempty"`
+	Allow  []string      `json:"allow,omitempty"`
 	// AllowHostWide overrides the production-host guard: host-wide
 	// knobs are tried beside other redis-servers too.
 	AllowHostWide bool `json:"allow_host_wide,omitempty"`
@@ -64,6 +66,7 @@ type autotuneOptions struct {
 	resume   string
 	stateDir string
 	budget   time.Duration
+	apply    bool
 	engine   autotune.Options
 }
 
@@ -101,6 +104,8 @@ Exit status: 0 when the session ran to its end (confirmed or nothing to keep),
 	f.StringArrayVar(&o.target.ServerConfig, "server-config", nil, `a redis.conf line the managed server starts with (repeatable): "hz 500"`)
 	f.StringVar(&o.target.Workload, "workload", defaultAutotuneWorkload, "the redis-benchmark style line of one measurement (one test)")
 	f.StringVar(&o.target.Objective, "objective", "throughput", "throughput, or p99 (with --rate in the workload: p99 at a fixed offered rate)")
+	f.DurationVar(&o.target.P99Max, "p99-max", 0, "with --objective throughput: keep only settings whose p99 is shown at or below this (2ms)")
+	f.BoolVar(&o.apply, "apply", false, "leave the confirmed plan applied (journaled: redline tune rollback undoes it); needs a server that outlives the session")
 	f.StringArrayVar(&o.target.Knobs, "knob", nil, "search only this catalog knob (repeatable; default every allowed one this target can apply)")
 	f.StringArrayVar(&o.target.Allow, "allow", nil, "also try this review-class knob (repeatable)")
 	f.BoolVar(&o.target.AllowHostWide, "allow-host-wide", false, "try host-wide knobs (sysctls, /sys files, IRQ and RPS profiles, steer) although other redis-servers run on this host")
@@ -143,6 +148,16 @@ func (o *autotuneOptions) finish(cmd *cobra.Command) error {
 	if o.target.Objective != "throughput" && o.target.Objective != "p99" {
 		return usageError("redline autotune: --objective %q: throughput or p99", o.target.Objective)
 	}
+	switch {
+	case o.target.P99Max < 0:
+		return usageError("redline autotune: --p99-max %s: a bound must be positive", o.target.P99Max)
+	case o.target.P99Max > 0 && o.target.Objective != "throughput":
+		return usageError("redline autotune: --p99-max bounds a throughput objective; with --objective p99 the p99 is the objective")
+	case o.apply:
+		if why := autotuneApplyRefusal(o.target); why != "" {
+			return usageError("redline autotune: %s", why)
+		}
+	}
 	for _, name := range append(slices.Clone(o.target.Knobs), o.target.Allow...) {
 		if _, ok := knobs.Lookup(name); !ok {
 			return usageError("redline autotune: no knob %q in the catalog (docs/autotune.md lists them)", name)
@@ -159,6 +174,7 @@ func (o *autotuneOptions) finish(cmd *cobra.Command) error {
 		o.stateDir = filepath.Join(o.dir, "tune")
 	}
 	o.engine.Dir, o.engine.LowerIsBetter = o.dir, o.target.Objective == "p99"
+	o.engine.P99Max = float64(o.target.P99Max) / float64(time.Millisecond) // the trials' p99 are in ms
 	return nil
 }
 
@@ -258,6 +274,11 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 		return exitCode(ExitError, "redline autotune: "+runErr.Error())
 	}
 	err = autotuneFinish(s, o, res, untested, tg.addr, runErr)
+	if o.apply && runErr == nil && ctx.Err() == nil {
+		if aerr := autotuneApply(ctx, s.out, tg, res, o.stateDir); aerr != nil && err == nil {
+			err = exitCode(ExitFailure, "redline autotune: "+aerr.Error())
+		}
+	}
 	if ctx.Err() != nil {
 		return exitCode(ExitSignaled, "redline autotune: stopped; the host is rolled back, the partial report is in "+o.dir+" (--resume "+o.dir+" continues)")
 	}

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"time"
 
+	"redline/internal/autotune"
 	"redline/internal/bench"
 	"redline/internal/bench/cmdline"
 	"redline/internal/lab"
@@ -203,8 +204,8 @@ func (t *localTarget) close() {
 
 // measure runs the workload once, and once more when a run measured
 // nothing or had failed requests (a host so busy that no reply came in
-// the run's time): the second answer stands.
-func (t *localTarget) measure(ctx context.Context, addr string) (float64, error) {
+// the run's time): the second answer stands. P99 is in milliseconds.
+func (t *localTarget) measure(ctx context.Context, addr string) (autotune.Measurement, error) {
 	var err error
 	opts := t.opts
 	opts.Addr = addr
@@ -212,18 +213,18 @@ func (t *localTarget) measure(ctx context.Context, addr string) (float64, error)
 		sum, rerr := bench.Run(ctx, opts, t.test, nil)
 		switch {
 		case rerr != nil:
-			return 0, rerr
+			return autotune.Measurement{}, rerr
 		case sum.Errors > 0:
 			err = fmt.Errorf("%d requests failed in the measurement", sum.Errors)
-		case sum.RPS <= 0 || t.p99 && sum.Latency.P99 <= 0:
+		case sum.RPS <= 0 || sum.Latency.P99 <= 0:
 			err = errors.New("the measurement completed no request")
 		case t.p99:
-			return sum.Latency.P99, nil
+			return autotune.Measurement{Value: sum.Latency.P99, P99: sum.Latency.P99}, nil
 		default:
-			return sum.RPS, nil
+			return autotune.Measurement{Value: sum.RPS, P99: sum.Latency.P99}, nil
 		}
 	}
-	return 0, err
+	return autotune.Measurement{}, err
 }
 
 func (t *localTarget) apply(ctx context.Context, plan *tune.Plan, redis *remote.RedisTarget) (string, error) {

@@ -27,6 +27,9 @@ func TestAutotuneUsageErrors(t *testing.T) {
 		{[]string{"--workload", "-t set -n 1000"}, "for a --duration"},
 		{[]string{"--knob", "boot.isolcpus"}, "no knob left to try"},
 		{[]string{"--resume", "/nonexistent/autotune"}, "--resume"},
+		{[]string{"--objective", "p99", "--p99-max", "2ms"}, "bounds a throughput objective"},
+		{[]string{"--p99-max", "-2ms"}, "must be positive"},
+		{[]string{"--apply"}, "needs a server that outlives the session"},
 	} {
 		_, stderr, code := runCLI(t, context.Background(), nil, append([]string{"autotune", "--dir", t.TempDir()}, c.args...)...)
 		if code != ExitError || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 2 {

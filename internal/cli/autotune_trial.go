@@ -237,18 +237,18 @@ func (t *localTarget) guarded(cs []change.Change) []change.Change {
 // started, the keyspace emptied, one measurement, then steer stopped and
 // the plan rolled back (with contexts of their own: an interrupted
 // session still restores).
-func (t *localTarget) Trial(ctx context.Context, c autotune.Config) (v float64, err error) {
+func (t *localTarget) Trial(ctx context.Context, c autotune.Config, o autotune.TrialOptions) (m autotune.Measurement, err error) {
 	p, err := t.partsOf(c)
 	if err != nil {
-		return 0, err
+		return m, err
 	}
 	srv, err := t.server(ctx, p.start)
 	if err != nil {
-		return 0, err
+		return m, err
 	}
 	plan, err := t.plan(ctx, srv, p)
 	if err != nil {
-		return 0, err
+		return m, err
 	}
 	if len(plan.Changes) > 0 {
 		// aerr, not err: the deferred rollback's error must reach the
@@ -263,13 +263,13 @@ func (t *localTarget) Trial(ctx context.Context, c autotune.Config) (v float64, 
 			}()
 		}
 		if aerr != nil {
-			return 0, aerr
+			return m, aerr
 		}
 	}
 	if p.steer {
 		id, serr := t.host.SteerStart(ctx, trialSteer, srv.pid)
 		if serr != nil {
-			return 0, serr
+			return m, serr
 		}
 		defer func() { // err: the named result, as the rollback's above
 			if serr := t.steerStop(id); serr != nil && err == nil {
@@ -279,11 +279,14 @@ func (t *localTarget) Trial(ctx context.Context, c autotune.Config) (v float64, 
 	}
 	if t.managed { // an attached server holds someone's data: never flushed
 		if _, err := srv.admin.Do(ctx, "FLUSHALL"); err != nil {
-			return 0, fmt.Errorf("FLUSHALL: %w", err)
+			return m, fmt.Errorf("FLUSHALL: %w", err)
 		}
 	}
 	if t.beforeMeasure != nil {
 		t.beforeMeasure(srv)
+	}
+	if o.Breakdown {
+		return t.measureSampled(ctx, srv)
 	}
 	return t.measure(ctx, srv.addr)
 }

@@ -74,8 +74,8 @@ func TestAutotuneTrialStartupKnobs(t *testing.T) {
 
 	trial := func(c autotune.Config) {
 		t.Helper()
-		if v, err := tg.Trial(ctx, c); err != nil || v <= 0 {
-			t.Fatalf("trial %s: %v, %v", c, v, err)
+		if m, err := tg.Trial(ctx, c, autotune.TrialOptions{}); err != nil || m.Value <= 0 {
+			t.Fatalf("trial %s: %v, %v", c, m.Value, err)
 		}
 	}
 	trial(autotune.Config{{Knob: "redis.io-threads", Value: "2"}})
@@ -111,7 +111,7 @@ func TestAutotuneTrialProfile(t *testing.T) {
 	ctx := context.Background()
 	var during string
 	tg.beforeMeasure = func(s *trialServer) { during = configOf(t, s, "lazyfree-lazy-user-del") }
-	if _, err := tg.Trial(ctx, autotune.Config{{Knob: "profile.redis-config", Value: "on"}}); err != nil {
+	if _, err := tg.Trial(ctx, autotune.Config{{Knob: "profile.redis-config", Value: "on"}}, autotune.TrialOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if after := configOf(t, tg.base(), "lazyfree-lazy-user-del"); during != "yes" || after != "no" {
@@ -212,7 +212,7 @@ func TestAutotuneTrialSteer(t *testing.T) {
 	tg.beforeMeasure = func(s *trialServer) {
 		_, running = tg.host.SteerStart(ctx, trialSteer, s.pid)
 	}
-	if _, err := tg.Trial(ctx, autotune.Config{{Knob: "steer", Value: "on"}}); err != nil {
+	if _, err := tg.Trial(ctx, autotune.Config{{Knob: "steer", Value: "on"}}, autotune.TrialOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if running == nil || !strings.Contains(running.Error(), "already runs") {
@@ -242,7 +242,7 @@ func TestAutotuneTrialHostProfile(t *testing.T) {
 		before := liveValues(plan.Changes)
 		var during map[string]string
 		tg.beforeMeasure = func(*trialServer) { during = liveValues(plan.Changes) }
-		if _, err := tg.Trial(ctx, autotune.Config{{Knob: knob, Value: "on"}}); err != nil {
+		if _, err := tg.Trial(ctx, autotune.Config{{Knob: knob, Value: "on"}}, autotune.TrialOptions{}); err != nil {
 			t.Fatalf("%s: %v", knob, err)
 		}
 		for _, c := range plan.Changes {
