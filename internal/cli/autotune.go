@@ -290,7 +290,7 @@ func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untest
 	var errs []error
 	b, _ := json.MarshalIndent(res, "", "  ")
 	errs = append(errs, atomicfile.Write(filepath.Join(o.dir, "result.json"), append(b, '\n'), 0o644))
-	errs = append(errs, atomicfile.Write(filepath.Join(o.dir, "report.md"), []byte(autotuneReport(o, res, untested)), 0o644))
+	errs = append(errs, writeAutotuneReports(o.dir, autotuneReport(o, res, untested)))
 	planPath := ""
 	if c := res.Confirmation; c != nil && c.Confirmed {
 		planPath = filepath.Join(o.dir, "plan.yaml")

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"strings"
 	"testing"
 
 	"redline/internal/autotune"
+	"redline/internal/report"
 	"redline/internal/testutil/mdcheck"
 )
 
@@ -19,5 +21,9 @@ func TestAutotuneReportMarkdownHostile(t *testing.T) {
 		Confirmation: &autotune.Confirmation{Config: autotune.Config{s}, Confirmed: true},
 		Untested:     []autotune.Untested{{Setting: s, Reason: bad}},
 	}
-	mdcheck.Check(t, autotuneReport(o, res, []string{bad}))
+	var b strings.Builder
+	if err := report.WriteAutotuneMarkdown(&b, autotuneReport(o, res, []string{bad})); err != nil {
+		t.Fatal(err)
+	}
+	mdcheck.Check(t, b.String())
 }

@@ -1,12 +1,18 @@
 package cli
 
 import (
+	"bytes"
+	"cmp"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"redline/internal/atomicfile"
 	"redline/internal/autotune"
+	"redline/internal/report"
 	"redline/internal/stats"
 	"redline/internal/textsafe"
 )
@@ -85,71 +91,113 @@ func autotunePrintAnswer(w io.Writer, o *autotuneOptions, res *autotune.Result, 
 	default:
 		fmt.Fprintf(w, "not confirmed: %s against the baseline on %d fresh rounds: no plan is offered\n", ratioText(c.Result), c.Result.N)
 	}
-	fmt.Fprintf(w, "%d measurements. report: %s/report.md", res.Measurements, o.dir)
+	fmt.Fprintf(w, "%d measurements. report: %s/report.md, %s/report.html", res.Measurements, o.dir, o.dir)
 	if planPath != "" {
 		fmt.Fprintf(w, "; plan: %s (redline tune apply %s --yes)", planPath, planPath)
 	}
 	fmt.Fprintln(w)
 }
 
-// autotuneReport is the session as Markdown: the procedure's figures,
-// the trajectory (every comparison against its incumbent), the
-// confirmation and what was not tried.
-func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string) string {
-	var b strings.Builder
+// autotuneReport is the session as its report shows it (report renders
+// it as Markdown and HTML): the procedure's figures, the noise, what was
+// kept, rejected and not tried, the trajectory (every comparison against
+// its incumbent at each look), the confirmation and the server-time
+// breakdown of the baseline against the final plan.
+func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string) *report.Autotune {
 	p, n := res.Plan, res.Noise
-	fmt.Fprintf(&b, "# redline autotune\n\nObjective: %s of %s on a managed redis-server", mdCell(objectiveText(o)), mdCode(o.target.Workload))
+	a := &report.Autotune{Objective: objectiveText(o), Workload: o.target.Workload, Target: "a managed redis-server",
+		Goal: min(n.Detectable, cmp.Or(o.engine.MinGain, autotune.DefaultMinGain)), Measurements: res.Measurements}
 	if len(o.target.ServerConfig) > 0 {
-		var lines []string
-		for _, l := range o.target.ServerConfig {
-			lines = append(lines, mdCode(l))
-		}
-		fmt.Fprintf(&b, " started with %s", strings.Join(lines, ", "))
+		a.Target += " started with " + strings.Join(o.target.ServerConfig, "; ")
 	}
-	fmt.Fprintf(&b, ".\n\nSeed %d. Every keep decision at %.4f%% two-sided: alpha %.0f%% over the session, split over %d comparisons and %d looks (rounds %v). Confirmation at %.0f%% on %d fresh rounds.\n\n",
+	a.Procedure = fmt.Sprintf("Seed %d. Every keep decision at %.4f%% two-sided: alpha %.0f%% over the session, split over %d comparisons and %d looks (rounds %v). Confirmation at %.0f%% on fresh rounds (at least %d).",
 		o.engine.Seed, 100*p.Design.Level(), 100*p.Design.Alpha, p.Design.Comparisons, p.Design.Looks, p.Looks, 100*p.Confirm.Level(), p.ConfirmRounds)
-	fmt.Fprintf(&b, "## Noise\n\n%d rounds of the baseline against itself: median %.6g, paired spread %.2f%%, A/A %s (%s); smallest gain detectable with 95%% power by the last look: %.2f%%.\n\n",
-		n.Rounds, n.Baseline, 100*n.Sigma, ratioText(n.AA), stats.LabWords.Verdict(n.AA.Outcome), 100*n.Detectable)
-	if len(o.target.Doctor) > 0 {
-		b.WriteString("## Doctor\n\n")
-		for _, l := range o.target.Doctor {
-			fmt.Fprintf(&b, "- %s\n", mdCell(l))
+	if n.Rounds > 0 {
+		a.Noise = report.AutotuneNoise{Rounds: n.Rounds, Sigma: n.Sigma, Detectable: n.Detectable,
+			AA: ratioText(n.AA) + " (" + stats.LabWords.Verdict(n.AA.Outcome) + ")"}
+		if n.BaselineP99 > 0 {
+			a.Noise.AA += fmt.Sprintf("; the baseline's median p99 %.3f ms", n.BaselineP99)
 		}
-		b.WriteString("\n")
 	}
-	b.WriteString("## Trajectory\n\n| # | phase | setting | against | rounds | ratio | interval | decision | why |\n|--:|---|---|---|--:|--:|---|---|---|\n")
+	a.Doctor = o.target.Doctor
 	for _, t := range res.Trials {
-		iv := ""
-		if t.Result.HasCI {
-			iv = fmt.Sprintf("[%.3f, %.3f]", t.Result.CILow, t.Result.CIHigh)
-		}
-		fmt.Fprintf(&b, "| %d | %s | %s = %s | %s | %d | x%.3f | %s | %s | %s |\n", t.N, t.Phase, mdCell(t.Setting.Knob), mdCell(t.Setting.Value), mdCell(t.Against.String()), t.Rounds, t.Result.Ratio, iv, t.Decision, mdCell(t.Reason))
+		a.Trials = append(a.Trials, autotuneReportTrial(res, t))
 	}
-	b.WriteString("\n## Result\n\n")
-	switch c := res.Confirmation; {
-	case res.Stopped != "":
-		fmt.Fprintf(&b, "Stopped: %s. This report is partial; nothing is confirmed.\n", mdCell(res.Stopped))
-	case c == nil:
-		b.WriteString("Nothing kept; nothing to confirm.\n")
-	case c.Confirmed:
-		fmt.Fprintf(&b, "Confirmed: %s %s against the baseline on %d fresh rounds.\n", mdCode(c.Config.String()), ratioText(c.Result), c.Result.N)
-	default:
-		fmt.Fprintf(&b, "Not confirmed: %s %s against the baseline on %d fresh rounds. No plan is offered.\n", mdCode(c.Config.String()), ratioText(c.Result), c.Result.N)
+	for _, u := range res.Untested {
+		a.Untested = append(a.Untested, u.Setting.Knob+" = "+u.Setting.Value+": "+u.Reason)
 	}
-	if len(res.Untested) > 0 || len(untested) > 0 {
-		b.WriteString("\n## Not tried\n\n")
-		for _, u := range res.Untested {
-			fmt.Fprintf(&b, "- %s = %s: %s\n", mdCell(u.Setting.Knob), mdCell(u.Setting.Value), mdCell(u.Reason))
-		}
-		for _, u := range untested {
-			fmt.Fprintf(&b, "- %s\n", mdCell(u))
-		}
+	a.Untested = append(a.Untested, untested...)
+	a.Result, a.Confirmed = confirmationText(res), res.Confirmation != nil && res.Confirmation.Confirmed
+	if c := res.Confirmation; c != nil {
+		a.Baseline, a.Plan = c.Baseline, c.Plan
 	}
-	fmt.Fprintf(&b, "\n%d measurements.\n", res.Measurements)
-	return b.String()
+	a.BreakdownNote = "the server host's counters could not be read"
+	if res.Confirmation == nil {
+		a.BreakdownNote = "there was no confirmation (nothing kept, or the session stopped)"
+	}
+	return a
 }
 
-// mdCell and mdCode are the one escaping of Markdown text and of code
-// spans (textsafe): a knob's value, a reason, a workload line shows as
-// text on one table line, its controls escaped.
-var mdCell, mdCode = textsafe.MarkdownText, textsafe.MarkdownCode
+func autotuneReportTrial(res *autotune.Result, t autotune.Trial) report.AutotuneTrial {
+	rt := report.AutotuneTrial{N: t.N, Phase: string(t.Phase), Setting: t.Setting.Knob + " = " + t.Setting.Value, Against: t.Against.String(),
+		Reason: t.Reason, Decision: string(t.Decision), Rounds: t.Rounds}
+	if v, ok := res.Final.Value(t.Setting.Knob); ok && v == t.Setting.Value && t.Decision == autotune.Kept {
+		rt.InFinal = keptTrial(res, t.Setting).N == t.N
+	}
+	for _, l := range t.Looks {
+		rt.Looks = append(rt.Looks, report.AutotuneLook{Rounds: l.Rounds, Ratio: l.Ratio, CILow: l.CILow, CIHigh: l.CIHigh, HasCI: l.HasCI})
+	}
+	if len(rt.Looks) == 0 { // a journal of an older session: the deciding look only
+		rt.Looks = []report.AutotuneLook{{Rounds: t.Rounds, Ratio: t.Result.Ratio, CILow: t.Result.CILow, CIHigh: t.Result.CIHigh, HasCI: t.Result.HasCI}}
+	}
+	if b := t.P99; b != nil {
+		rt.P99 = p99BoundText(b)
+	}
+	return rt
+}
+
+// p99BoundText is "median 1.20 ms, at most 1.45 ms (bound 2 ms): within".
+func p99BoundText(b *autotune.P99Bound) string {
+	s := fmt.Sprintf("median %.3f ms", b.Median)
+	if b.HasCI {
+		s += fmt.Sprintf(", at most %.3f ms", b.High)
+	}
+	if b.Within {
+		return s + fmt.Sprintf(" (bound %.3g ms): within", b.Max)
+	}
+	return s + fmt.Sprintf(" (bound %.3g ms): not shown within", b.Max)
+}
+
+// confirmationText is the session's answer in one sentence.
+func confirmationText(res *autotune.Result) string {
+	c := res.Confirmation
+	switch {
+	case res.Stopped != "":
+		return "Stopped: " + res.Stopped + ". This report is partial; nothing is confirmed."
+	case c == nil:
+		return "Nothing kept; nothing to confirm."
+	case c.Confirmed:
+		return fmt.Sprintf("Confirmed: %s %s against the baseline on %d fresh rounds.%s", c.Config, ratioText(c.Result), c.Result.N, confirmP99(c))
+	}
+	return fmt.Sprintf("Not confirmed: %s %s against the baseline on %d fresh rounds: %s. No plan is offered.%s", c.Config, ratioText(c.Result), c.Result.N, c.Reason, confirmP99(c))
+}
+
+func confirmP99(c *autotune.Confirmation) string {
+	if c.P99 == nil {
+		return ""
+	}
+	return " p99 of the plan: " + p99BoundText(c.P99) + "."
+}
+
+// writeAutotuneReports writes report.md and report.html in dir.
+func writeAutotuneReports(dir string, a *report.Autotune) error {
+	var md, page bytes.Buffer
+	if err := report.WriteAutotuneMarkdown(&md, a); err != nil {
+		return err
+	}
+	if err := report.WriteAutotuneHTML(&page, a); err != nil {
+		return err
+	}
+	return errors.Join(atomicfile.Write(filepath.Join(dir, "report.md"), md.Bytes(), 0o644),
+		atomicfile.Write(filepath.Join(dir, "report.html"), page.Bytes(), 0o644))
+}
