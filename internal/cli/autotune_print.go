@@ -23,7 +23,7 @@ func objectiveText(o *autotuneOptions) string {
 	case o.target.Objective == "p99":
 		return "p99 latency (ratios are gains: x1.10 is a p99 1.10 times lower)"
 	case o.target.P99Max > 0:
-		return fmt.Sprintf("throughput subject to p99 <= %s (ratios are of requests/s; a setting is kept only when its median p99 is shown within the bound)", o.target.P99Max)
+		return fmt.Sprintf("throughput subject to p99 ≤ %s (ratios are of requests/s; a setting is kept only when its median p99 is shown within the bound)", o.target.P99Max)
 	}
 	return "throughput (ratios are of requests/s)"
 }
