@@ -87,8 +87,10 @@ refines numeric knobs, and confirms the final plan against the baseline on fresh
 rounds. Every trial is applied through tune's journal and rolled back after its
 measurement: after a crash, "redline tune rollback --state-dir DIR/tune" restores
 the host; over --ssh the session there undoes a trial by itself when the link dies. Ctrl-C rolls back and keeps a partial report; --resume DIR continues.
-It writes DIR/plan.yaml (for redline tune apply; only a confirmed plan), DIR/report.md
-and DIR/result.json. The procedure: docs/autotune.md.
+With --p99-max a setting is kept only when its p99 is shown within the bound too.
+It writes DIR/plan.yaml (for redline tune apply; only a confirmed plan), DIR/report.md,
+DIR/report.html and DIR/result.json; --apply leaves a confirmed plan applied to an
+attached server (journaled). The procedure: docs/autotune.md.
 
 Exit status: 0 when the session ran to its end (confirmed or nothing to keep),
 1 when the plan was not confirmed or a trial failed, 2 on bad input.`,
