@@ -30,8 +30,10 @@ type Options struct {
 	ConfirmAlpha float64 `json:"confirm_alpha"`
 	// MinRounds and MaxRounds bound the paired rounds of one comparison
 	// (defaults: the fewest with which a claim is possible at the
-	// session's level, at least 8; and 100: a noisy host needs them, a
-	// quiet one decides at the first looks).
+	// session's level, at least 8; and DefaultMaxRounds, or with
+	// MaxMeasurements a quarter of its rounds, so that the noise, two
+	// comparisons to their last look and the confirmation fit: a noisy
+	// host needs the rounds, a quiet one decides at the first looks).
 	MinRounds int `json:"min_rounds"`
 	MaxRounds int `json:"max_rounds"`
 	// NoiseRounds of the baseline against itself come first (default:
@@ -65,6 +67,11 @@ type Options struct {
 	// The chance that a session keeps a setting whose median p99 is
 	// above the bound is then at most Alpha as well (docs/autotune.md).
 	P99Max float64 `json:"p99_max,omitempty"`
+	// LastLookShare is the share of a comparison's error budget its last
+	// look takes (the earlier looks split the rest evenly); default
+	// DefaultLastLookShare. 0 < share < 1; a comparison with one look
+	// takes it all.
+	LastLookShare float64 `json:"last_look_share,omitempty"`
 	// Seed draws the order of the two runs of every round.
 	Seed uint64 `json:"seed"`
 	// Target is the caller's description of the target, workload and
@@ -80,9 +87,10 @@ type Options struct {
 
 // Defaults.
 const (
-	DefaultMaxRounds     = 150
+	DefaultMaxRounds     = 500
 	DefaultMaxCandidates = 25
 	DefaultMinGain       = 0.03
+	DefaultLastLookShare = 0.5
 	minMinRounds         = 8
 	// futilityLevel is the two-sided level of the interval the racing
 	// rule drops a candidate by: when even its upper end lies below the
@@ -95,9 +103,13 @@ const (
 // measurement: the design every keep decision is made at, the looks of a
 // comparison, and the worst-case count of measurements.
 type Plan struct {
-	Design      stats.Design `json:"design"`
-	Looks       []int        `json:"looks"`
-	NoiseRounds int          `json:"noise_rounds"`
+	// Design is the session's budget over its comparisons and looks;
+	// LookDesigns[k] the design a keep decision at look k is made at (its
+	// Level is the look's share of the comparison's share of Alpha).
+	Design      stats.Design   `json:"design"`
+	LookDesigns []stats.Design `json:"look_designs"`
+	Looks       []int          `json:"looks"`
+	NoiseRounds int            `json:"noise_rounds"`
 	// ConfirmRounds is the confirmation's rounds, at least (Options).
 	ConfirmRounds int `json:"confirm_rounds"`
 	// MaxConfirmRounds is the most it may take.
@@ -121,12 +133,18 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxRounds <= 0 {
 		o.MaxRounds = DefaultMaxRounds
+		if o.MaxMeasurements > 0 {
+			o.MaxRounds = min(o.MaxRounds, max(o.MaxMeasurements/8, minMinRounds))
+		}
 	}
 	if o.MinGain <= 0 {
 		o.MinGain = DefaultMinGain
 	}
 	if o.MaxCandidates <= 0 {
 		o.MaxCandidates = DefaultMaxCandidates
+	}
+	if o.LastLookShare <= 0 || o.LastLookShare >= 1 {
+		o.LastLookShare = DefaultLastLookShare
 	}
 	return o
 }
@@ -161,14 +179,15 @@ func (o Options) Plan() (Plan, error) {
 	}
 	p.Comparisons = min(p.Comparisons+p.Screening, o.MaxCandidates)
 	minRounds := max(o.MinRounds, minMinRounds)
-	for range 3 { // the looks decide the level, the level the fewest rounds
+	for range 4 { // the looks decide the level, the level the fewest rounds
 		maxRounds := max(o.MaxRounds, minRounds)
 		p.Looks = stats.LookSchedule(minRounds, maxRounds)
 		p.Design = stats.Design{Alpha: o.Alpha, Comparisons: p.Comparisons, Looks: len(p.Looks), Paired: true}
-		minRounds = max(minRounds, p.Design.RunsNeeded())
+		p.LookDesigns = lookDesigns(o.Alpha, p.Comparisons, len(p.Looks), o.LastLookShare)
+		minRounds = max(minRounds, p.LookDesigns[0].RunsNeeded())
 	}
-	if p.Looks[0] < p.Design.RunsNeeded() {
-		return Plan{}, fmt.Errorf("autotune: %d rounds per comparison can never keep anything at the session's level; raise the maximum to at least %d", o.MaxRounds, p.Design.RunsNeeded())
+	if need := p.LookDesigns[0].RunsNeeded(); p.Looks[0] < need {
+		return Plan{}, fmt.Errorf("autotune: %d rounds per comparison can never keep anything at the session's level; raise the maximum to at least %d", o.MaxRounds, need)
 	}
 	p.Confirm = stats.Design{Alpha: o.ConfirmAlpha, Comparisons: 1, Looks: 1, Paired: true}
 	p.NoiseRounds = o.NoiseRounds
@@ -186,6 +205,28 @@ func (o Options) Plan() (Plan, error) {
 	last := p.Looks[len(p.Looks)-1]
 	p.MaxMeasurements = 2 * (p.NoiseRounds + p.Comparisons*last + p.MaxConfirmRounds)
 	return p, nil
+}
+
+// lookDesigns splits a comparison's share of alpha over its looks: the
+// last look takes lastShare, the earlier ones the rest evenly. Any split
+// summing to the comparison's share keeps Bonferroni's bound; weighting
+// the last look buys power where a noisy host needs it (a real effect
+// near the detectable gain is proven, if at all, in the last rounds)
+// for a little more evidence at the early looks, where a quiet host
+// decides large effects anyway.
+func lookDesigns(alpha float64, comparisons, looks int, lastShare float64) []stats.Design {
+	out := make([]stats.Design, looks)
+	for k := range out {
+		w := (1 - lastShare) / float64(looks-1)
+		switch {
+		case looks == 1:
+			w = 1
+		case k == looks-1:
+			w = lastShare
+		}
+		out[k] = stats.Design{Alpha: alpha * w, Comparisons: comparisons, Looks: 1, Paired: true}
+	}
+	return out
 }
 
 // Detectable is the smallest gain (0.05 for 5%) a comparison of n paired

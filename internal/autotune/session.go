@@ -260,8 +260,8 @@ func (s *session) noise(ctx context.Context) error {
 	}
 	n := &s.res.Noise
 	n.Rounds, n.Sigma = len(logs), 1.4826*stats.Median(dev)
-	n.Detectable = Detectable(n.Sigma, s.p.Looks[len(s.p.Looks)-1], s.p.Design.Level(), 0.95)
-	n.AA, _ = stats.ComparePaired(x, ref, true, s.p.Design)
+	n.Detectable = Detectable(n.Sigma, s.p.Looks[len(s.p.Looks)-1], s.p.LookDesigns[len(s.p.Looks)-1].Level(), 0.95)
+	n.AA, _ = stats.ComparePaired(x, ref, true, s.p.LookDesigns[0])
 	n.Baseline = stats.Median(append(x, ref...))
 	if s.o.P99Max > 0 {
 		n.BaselineP99 = stats.Median(p99s)
@@ -383,10 +383,11 @@ func (s *session) race(ctx context.Context, phase Phase, inc Config, set Setting
 			return inc, err
 		}
 		x, ref, p99s = append(x, a.Value), append(ref, b.Value), append(p99s, a.P99)
-		if !slices.Contains(s.p.Looks, r) {
+		k := slices.Index(s.p.Looks, r)
+		if k < 0 {
 			continue
 		}
-		if done := s.decide(&tr, x, ref, p99s, r == last); done {
+		if done := s.decide(&tr, x, ref, p99s, s.p.LookDesigns[k], r == last); done {
 			break
 		}
 	}
@@ -419,10 +420,10 @@ func (s *session) bound(p99s []float64, level float64) *P99Bound {
 
 // decide applies the racing rule at a look; it reports whether the
 // comparison is decided.
-func (s *session) decide(tr *Trial, x, ref, p99s []float64, last bool) bool {
-	c, _ := stats.ComparePaired(x, ref, true, s.p.Design)
+func (s *session) decide(tr *Trial, x, ref, p99s []float64, d stats.Design, last bool) bool {
+	c, _ := stats.ComparePaired(x, ref, true, d)
 	tr.Result = c
-	tr.P99 = s.bound(p99s, s.p.Design.Level())
+	tr.P99 = s.bound(p99s, d.Level())
 	look := Look{Rounds: len(x), Ratio: c.Ratio, CILow: c.CILow, CIHigh: c.CIHigh, HasCI: c.HasCI}
 	if tr.P99 != nil && tr.P99.HasCI {
 		look.P99High = tr.P99.High

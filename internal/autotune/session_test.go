@@ -3,6 +3,7 @@ package autotune
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -133,8 +134,21 @@ func TestPlan(t *testing.T) {
 	if p.Comparisons != 6 || p.Screening != 4 || p.Design.Comparisons != 6 || !p.Design.Paired {
 		t.Errorf("plan %+v: want 4 screened values and 6 comparisons", p)
 	}
-	if p.Looks[0] < p.Design.RunsNeeded() || p.Looks[len(p.Looks)-1] != DefaultMaxRounds {
-		t.Errorf("looks %v: the first must allow a claim (%d), the last be the maximum", p.Looks, p.Design.RunsNeeded())
+	if p.Looks[0] < p.LookDesigns[0].RunsNeeded() || p.Looks[len(p.Looks)-1] != DefaultMaxRounds {
+		t.Errorf("looks %v: the first must allow a claim (%d), the last be the maximum", p.Looks, p.LookDesigns[0].RunsNeeded())
+	}
+	// The looks' levels sum to the comparison's share of alpha, the last
+	// taking half of it.
+	sum := 0.0
+	for _, d := range p.LookDesigns {
+		sum += d.Level()
+	}
+	if last := p.LookDesigns[len(p.LookDesigns)-1].Level(); math.Abs(sum-0.05/6) > 1e-12 || math.Abs(last-0.05/12) > 1e-12 || len(p.LookDesigns) != len(p.Looks) {
+		t.Errorf("look levels sum to %g (want %g), the last %g (want %g)", sum, 0.05/6, last, 0.05/12)
+	}
+	// With a budget the default rounds are a quarter of its rounds.
+	if b, _ := (Options{Candidates: onOff("a"), MaxMeasurements: 400}).Plan(); b.Looks[len(b.Looks)-1] != 50 {
+		t.Errorf("a budget of 400 measurements: looks %v, want the last at 50 rounds", b.Looks)
 	}
 	want := 2 * (p.NoiseRounds + 6*DefaultMaxRounds + DefaultMaxRounds) // confirmation: at most the last look
 	if p.MaxConfirmRounds != DefaultMaxRounds || p.ConfirmRounds != 2*p.Looks[0] {

@@ -123,7 +123,7 @@ Exit status: 0 when the session ran to its end (confirmed or nothing to keep),
 	f.StringVar(&o.resume, "resume", "", "continue the session journaled in this directory")
 	f.DurationVar(&o.budget, "budget", 15*time.Minute, "stop starting comparisons that could end after this")
 	f.IntVar(&o.engine.MinRounds, "min-rounds", 0, "fewest paired rounds per comparison (default: the fewest a claim needs)")
-	f.IntVar(&o.engine.MaxRounds, "max-rounds", 0, fmt.Sprintf("most paired rounds per comparison (default %d)", autotune.DefaultMaxRounds))
+	f.IntVar(&o.engine.MaxRounds, "max-rounds", 0, fmt.Sprintf("most paired rounds per comparison (default %d, or fewer: a quarter of the --budget's rounds)", autotune.DefaultMaxRounds))
 	f.IntVar(&o.engine.MaxCandidates, "max-candidates", 0, fmt.Sprintf("most comparisons in the session (default %d)", autotune.DefaultMaxCandidates))
 	f.Float64Var(&o.engine.Alpha, "alpha", 0, "family-wise error rate of the session's keep decisions (default 0.05)")
 	f.Uint64Var(&o.engine.Seed, "seed", 0, "seed of the runs' order (default: from the clock)")
@@ -257,12 +257,12 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 		o.engine.Target, _ = json.Marshal(o.target)
 	}
 	per := wl.Options.Duration + wl.Options.Warmup + 300*time.Millisecond // apply, FLUSHALL, rollback
-	plan, err := o.engine.Plan()
+	if !o.engine.Resume {                                                 // a resumed session keeps its own budget
+		o.engine.MaxMeasurements = int(o.budget / per)
+	}
+	plan, err := o.engine.Plan() // the budget decides the default --max-rounds
 	if err != nil {
 		return usageError("redline autotune: %v", err)
-	}
-	if !o.engine.Resume { // a resumed session keeps its own budget
-		o.engine.MaxMeasurements = int(o.budget / per)
 	}
 	autotunePrintPlan(s.out, o, plan, per)
 	fmt.Fprintf(s.out, "target: %s; after a crash: %s\n", tg.where, o.rollbackHint())

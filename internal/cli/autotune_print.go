@@ -30,11 +30,26 @@ func objectiveText(o *autotuneOptions) string {
 
 func autotunePrintPlan(w io.Writer, o *autotuneOptions, p autotune.Plan, per time.Duration) {
 	fmt.Fprintf(w, "autotune: %s of `%s`\n", objectiveText(o), o.target.Workload)
-	fmt.Fprintf(w, "plan: %d candidate values, at most %d comparisons; each keep decision at %.4f%% two-sided (alpha %.0f%% over the session: Bonferroni over %d comparisons x %d looks at rounds %v)\n",
-		p.Screening, p.Comparisons, 100*p.Design.Level(), 100*p.Design.Alpha, p.Design.Comparisons, p.Design.Looks, p.Looks)
+	fmt.Fprintf(w, "plan: %d candidate values, at most %d comparisons; %s\n", p.Screening, p.Comparisons, levelsText(p))
 	worst := time.Duration(p.MaxMeasurements) * per
 	fmt.Fprintf(w, "estimate: at most %d measurements of about %s (%s); budget %s (%d measurements)\n",
 		p.MaxMeasurements, per.Round(100*time.Millisecond), worst.Round(time.Second), o.budget, o.engine.MaxMeasurements)
+}
+
+// levelsText states the keep decisions' levels: "keep decisions at
+// 0.0250% two-sided (first looks) and 0.2000% (the last): alpha 5% over
+// the session, Bonferroni over 11 comparisons x 7 looks at rounds [...],
+// half of each comparison's share at its last look".
+func levelsText(p autotune.Plan) string {
+	if len(p.LookDesigns) == 0 {
+		return "no plan recorded"
+	}
+	first, last := p.LookDesigns[0].Level(), p.LookDesigns[len(p.LookDesigns)-1].Level()
+	lv := fmt.Sprintf("each keep decision at %.4f%% two-sided", 100*first)
+	if len(p.LookDesigns) > 1 {
+		lv = fmt.Sprintf("keep decisions at %.4f%% two-sided (each look before the last) and %.4f%% (the last)", 100*first, 100*last)
+	}
+	return fmt.Sprintf("%s: alpha %.0f%% over the session, Bonferroni over %d comparisons x %d looks at rounds %v", lv, 100*p.Design.Alpha, p.Design.Comparisons, p.Design.Looks, p.Looks)
 }
 
 func autotunePrintTrial(w io.Writer, t autotune.Trial) {
@@ -110,8 +125,8 @@ func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string)
 	if len(o.target.ServerConfig) > 0 {
 		a.Target += " started with " + strings.Join(o.target.ServerConfig, "; ")
 	}
-	a.Procedure = fmt.Sprintf("Seed %d. Every keep decision at %.4f%% two-sided: alpha %.0f%% over the session, split over %d comparisons and %d looks (rounds %v). Confirmation at %.0f%% on fresh rounds (at least %d).",
-		o.engine.Seed, 100*p.Design.Level(), 100*p.Design.Alpha, p.Design.Comparisons, p.Design.Looks, p.Looks, 100*p.Confirm.Level(), p.ConfirmRounds)
+	a.Procedure = fmt.Sprintf("Seed %d. %s. Confirmation at %.0f%% on fresh rounds (at least %d).",
+		o.engine.Seed, levelsText(p), 100*p.Confirm.Level(), p.ConfirmRounds)
 	if n.Rounds > 0 {
 		a.Noise = report.AutotuneNoise{Rounds: n.Rounds, Sigma: n.Sigma, Detectable: n.Detectable,
 			AA: ratioText(n.AA) + " (" + stats.LabWords.Verdict(n.AA.Outcome) + ")"}
