@@ -12,6 +12,7 @@ import (
 	"redline/internal/remote"
 	"redline/internal/serverhost"
 	"redline/internal/stats"
+	"redline/internal/tune"
 )
 
 // TestAutotuneApplyLeavesThePlanJournaled: --apply applies a confirmed
@@ -63,11 +64,14 @@ func TestAutotuneApplyLeavesThePlanJournaled(t *testing.T) {
 func attachedTestTarget(t *testing.T, addr, state string) *localTarget {
 	t.Helper()
 	h := serverhost.NewLocal(serverhost.LocalOptions{StateDir: state, Holder: "redline autotune test"})
-	tg := &localTarget{host: h, addr: addr, redis: &remote.RedisTarget{Addr: addr}}
+	tg := &localTarget{host: h, servers: map[string]*trialServer{}, profilePlans: map[string]*tune.Plan{}}
+	srv := &trialServer{key: mustJSON(tg.start), addr: addr, redis: &remote.RedisTarget{Addr: addr}}
 	var err error
-	if tg.admin, err = redisadmin.Dial(context.Background(), redisadmin.Options{Addr: addr}); err != nil {
+	if srv.admin, err = redisadmin.Dial(context.Background(), redisadmin.Options{Addr: addr}); err != nil {
 		t.Fatal(err)
 	}
+	tg.servers[srv.key] = srv
+	tg.addr, tg.redis, tg.admin = addr, srv.redis, srv.admin
 	t.Cleanup(tg.close)
 	return tg
 }

@@ -61,7 +61,7 @@ func TestAutotuneTrialBreaksDownServerTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, err := startLocalTarget(context.Background(), nil, wl, false, filepath.Join(t.TempDir(), "tune"))
+	tg, err := startLocalTarget(context.Background(), nil, wl, false, filepath.Join(t.TempDir(), "tune"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestAutotuneTrialBreaksDownServerTime(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Value <= 0 || m.P99 <= 0 || m.Breakdown == nil || m.Breakdown.Server == nil || m.Breakdown.Server.PID != tg.pid || len(m.Breakdown.CPUs) == 0 {
+	if m.Value <= 0 || m.P99 <= 0 || m.Breakdown == nil || m.Breakdown.Server == nil || m.Breakdown.Server.PID != tg.base().pid || len(m.Breakdown.CPUs) == 0 {
 		t.Fatalf("measurement %+v; want a rate, a p99 and the server's breakdown", m)
 	}
 	if m, _ := tg.Trial(context.Background(), autotune.Config{}, autotune.TrialOptions{}); m.Breakdown != nil {
