@@ -91,13 +91,12 @@ func autotuneDoc(a *Autotune) []atSection {
 		secs = append(secs, atSection{ID: "doctor", Title: "Doctor", List: a.Doctor})
 	}
 	secs = append(secs, []atSection{
-		{ID: "result", Title: "Result", Paragraphs: []string{a.Result}, Tables: a.decisionTables()},
+		{ID: "result", Title: "Result", Paragraphs: []string{a.Result, fmt.Sprintf("%d measurements.", a.Measurements)}, Tables: a.decisionTables()},
 		{ID: "trajectory", Title: "Trajectory", Chart: true,
 			Paragraphs: []string{"Every comparison against the incumbent at each look it reached: the ratio (candidate ÷ incumbent, of the objective's goodness) and its interval at the session's level; the last look decided."},
 			Tables:     []htmlTable{a.trajectoryTable()}},
 		a.serverTimeSection(),
 	}...)
-	secs[len(secs)-1].Paragraphs = append(secs[len(secs)-1].Paragraphs, fmt.Sprintf("%d measurements.", a.Measurements))
 	for i := range secs {
 		printable(&secs[i])
 	}
