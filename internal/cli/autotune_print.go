@@ -125,8 +125,9 @@ func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string)
 	if len(o.target.ServerConfig) > 0 {
 		a.Target += " started with " + strings.Join(o.target.ServerConfig, "; ")
 	}
-	a.Procedure = fmt.Sprintf("Seed %d. %s. Confirmation at %.0f%% on fresh rounds (at least %d).",
-		o.engine.Seed, levelsText(p), 100*p.Confirm.Level(), p.ConfirmRounds)
+	lv := levelsText(p)
+	a.Procedure = fmt.Sprintf("Seed %d. %s%s. Confirmation at %.0f%% on fresh rounds (at least %d).",
+		o.engine.Seed, strings.ToUpper(lv[:1]), lv[1:], 100*p.Confirm.Level(), p.ConfirmRounds)
 	if n.Rounds > 0 {
 		a.Noise = report.AutotuneNoise{Rounds: n.Rounds, Sigma: n.Sigma, Detectable: n.Detectable,
 			AA: ratioText(n.AA) + " (" + stats.LabWords.Verdict(n.AA.Outcome) + ")"}

@@ -318,7 +318,7 @@ func trajectoryChart(a *Autotune) string {
 		}
 	}
 	all = append(all, changeRow{v: &Versus{Ratio: 1 + a.Goal, CILow: 1 + a.Goal, CIHigh: 1 + a.Goal, HasCI: true}})
-	left, right, head, foot, step := labelWidth(names), 20.0, 34.0, 24.0, 6.0
+	left, right, head, foot, step := trajectoryLabelWidth(names), 20.0, 34.0, 24.0, 6.0
 	plotW := chartWidth - left - right
 	h := head + foot
 	for _, t := range a.Trials {
@@ -361,4 +361,14 @@ func trajectoryChart(a *Autotune) string {
 		y += rowH
 	}
 	return c.String()
+}
+
+// trajectoryLabelWidth is labelWidth with room for a knob = value label
+// (up to half the chart).
+func trajectoryLabelWidth(labels []string) float64 {
+	n := 0
+	for _, l := range labels {
+		n = max(n, len([]rune(l)))
+	}
+	return math.Min(math.Max(float64(n)*6.6+12, 80), chartWidth/2)
 }
