@@ -17,15 +17,11 @@ import (
 // plan would stay: half a plan applied to nothing. --apply needs a server
 // that outlives the session; for a managed one the answer is plan.yaml.
 func autotuneApplyRefusal(t autotuneTarget) string {
-	if t.outlivesSession() {
+	if t.attached() {
 		return ""
 	}
 	return "--apply needs a server that outlives the session (an existing one: --addr or --socket); the managed server stops when the session ends: apply DIR/plan.yaml to yours with redline tune apply"
 }
-
-// outlivesSession says whether the target's server is someone's (attached),
-// not one the session starts and stops.
-func (t autotuneTarget) outlivesSession() bool { return false }
 
 // autotuneApply leaves the confirmed plan applied, through the host's
 // tune journal in a normal (kept, not scoped) apply, so that tune status

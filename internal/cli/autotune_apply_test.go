@@ -2,17 +2,16 @@ package cli
 
 import (
 	"context"
+	"io"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"redline/internal/autotune"
+	"redline/internal/bench/cmdline"
 	"redline/internal/redisadmin"
 	"redline/internal/redistest"
-	"redline/internal/remote"
-	"redline/internal/serverhost"
 	"redline/internal/stats"
-	"redline/internal/tune"
 )
 
 // TestAutotuneApplyLeavesThePlanJournaled: --apply applies a confirmed
@@ -59,19 +58,19 @@ func TestAutotuneApplyLeavesThePlanJournaled(t *testing.T) {
 	}
 }
 
-// attachedTestTarget is the autotune target on an existing server (the
-// session attaches it: it never stops it).
+// attachedTestTarget is the autotune target on an existing server, as
+// --addr opens it (attached: never started, flushed or stopped).
 func attachedTestTarget(t *testing.T, addr, state string) *localTarget {
 	t.Helper()
-	h := serverhost.NewLocal(serverhost.LocalOptions{StateDir: state, Holder: "redline autotune test"})
-	tg := &localTarget{host: h, servers: map[string]*trialServer{}, profilePlans: map[string]*tune.Plan{}}
-	srv := &trialServer{key: mustJSON(tg.start), addr: addr, redis: &remote.RedisTarget{Addr: addr}}
-	var err error
-	if srv.admin, err = redisadmin.Dial(context.Background(), redisadmin.Options{Addr: addr}); err != nil {
+	wl, err := cmdline.ParseWorkload(trialWorkload)
+	if err != nil {
 		t.Fatal(err)
 	}
-	tg.servers[srv.key] = srv
-	tg.addr, tg.redis, tg.admin = addr, srv.redis, srv.admin
+	o := &autotuneOptions{target: autotuneTarget{Addr: addr}, stateDir: state}
+	tg, err := openAutotuneTarget(context.Background(), &streams{out: io.Discard, err: io.Discard}, o, wl)
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(tg.close)
 	return tg
 }
@@ -88,4 +87,28 @@ func configValue(t *testing.T, addr, name string) string {
 		t.Fatal(err)
 	}
 	return m[name]
+}
+
+// TestAutotuneApplyOnTheCommandLine: --apply is taken with an attached
+// server (--addr); a session that keeps nothing applies nothing and says
+// so in one line, and leaves nothing journaled.
+func TestAutotuneApplyOnTheCommandLine(t *testing.T) {
+	srv := redistest.Start(t)
+	dir := filepath.Join(t.TempDir(), "at")
+	stdout, stderr, code := runCLI(t, context.Background(), nil, "autotune", "--addr", srv.Addr(), "--apply", "--dir", dir, "--seed", "2",
+		"--knob", "redis.slowlog-max-len", "--max-rounds", "8", "--workload", trialWorkload)
+	if code != ExitOK && code != ExitFailure {
+		t.Fatalf("exit %d: %s\n%s", code, stderr, stdout)
+	}
+	res := readAutotuneResult(t, dir)
+	want := "--apply: nothing applied: nothing was kept"
+	if res.Confirmation != nil {
+		want = "" // a neutral knob kept by chance (at most 5%): then applied or refused
+	}
+	if !strings.Contains(stdout, want) {
+		t.Errorf("stdout does not say %q:\n%s", want, stdout)
+	}
+	if status, _, _ := runCLI(t, context.Background(), nil, "tune", "status", "--state-dir", filepath.Join(dir, "tune")); res.Confirmation == nil && !strings.Contains(status, "nothing applied") {
+		t.Errorf("tune status after a session that kept nothing:\n%s", status)
+	}
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"redline/internal/autotune"
-	"redline/internal/bench/cmdline"
 	"redline/internal/testutil"
 )
 
@@ -57,15 +56,7 @@ func TestAutotuneObjectivesEndToEnd(t *testing.T) {
 // lab's per-run breakdown, through the host's Sample).
 func TestAutotuneTrialBreaksDownServerTime(t *testing.T) {
 	testutil.Heavy(t)
-	wl, err := cmdline.ParseWorkload("-t set -c 4 --duration 200ms")
-	if err != nil {
-		t.Fatal(err)
-	}
-	tg, err := startLocalTarget(context.Background(), nil, wl, false, filepath.Join(t.TempDir(), "tune"), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer tg.close()
+	tg, _ := startTrialTarget(t, nil, false)
 	m, err := tg.Trial(context.Background(), autotune.Config{{Knob: "redis.hz", Value: "50"}}, autotune.TrialOptions{Breakdown: true})
 	if err != nil {
 		t.Fatal(err)
