@@ -277,7 +277,7 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	}
 	err = autotuneFinish(s, o, res, untested, tg.addr, runErr)
 	if o.apply && runErr == nil && ctx.Err() == nil {
-		if aerr := autotuneApply(ctx, s.out, tg, res, o.stateDir); aerr != nil && err == nil {
+		if aerr := autotuneApply(ctx, s.out, tg, res, o.rollbackHint()); aerr != nil && err == nil {
 			err = exitCode(ExitFailure, "redline autotune: "+aerr.Error())
 		}
 	}

@@ -26,8 +26,9 @@ func autotuneApplyRefusal(t autotuneTarget) string {
 // autotuneApply leaves the confirmed plan applied, through the host's
 // tune journal in a normal (kept, not scoped) apply, so that tune status
 // shows it and tune rollback --state-dir undoes it; a plan that was not
-// confirmed is refused in one line. It says what it did on w.
-func autotuneApply(ctx context.Context, w io.Writer, tg *localTarget, res *autotune.Result, stateDir string) error {
+// confirmed is refused in one line. It says what it did on w, and undo
+// (the tune rollback command line).
+func autotuneApply(ctx context.Context, w io.Writer, tg *localTarget, res *autotune.Result, undo string) error {
 	c := res.Confirmation
 	switch {
 	case res.Stopped != "":
@@ -59,7 +60,7 @@ func autotuneApply(ctx context.Context, w io.Writer, tg *localTarget, res *autot
 	if p.steer {
 		fmt.Fprintln(w, "--apply: steer is not left running: run redline steer beside the server")
 	}
-	fmt.Fprintf(w, "applied: %s to %s (journal session %s); undo: redline tune rollback --state-dir %s\n", c.Config, srv.addr, ar.Session, stateDir)
+	fmt.Fprintf(w, "applied: %s to %s (journal session %s); undo: %s\n", c.Config, srv.addr, ar.Session, undo)
 	return nil
 }
 

@@ -28,7 +28,8 @@ func TestAutotuneApplyLeavesThePlanJournaled(t *testing.T) {
 
 	var out strings.Builder
 	res.Confirmation.Confirmed = false
-	if err := autotuneApply(context.Background(), &out, tg, res, state); err != nil || strings.Count(out.String(), "\n") != 1 || !strings.Contains(out.String(), "refused: the plan was not confirmed") {
+	undo := "redline tune rollback --state-dir " + state
+	if err := autotuneApply(context.Background(), &out, tg, res, undo); err != nil || strings.Count(out.String(), "\n") != 1 || !strings.Contains(out.String(), "refused: the plan was not confirmed") {
 		t.Fatalf("apply of a plan not confirmed: %v, said %q", err, out.String())
 	}
 	if hz := configValue(t, srv.Addr(), "hz"); hz != "10" {
@@ -36,7 +37,7 @@ func TestAutotuneApplyLeavesThePlanJournaled(t *testing.T) {
 	}
 	out.Reset()
 	res.Confirmation.Confirmed = true
-	if err := autotuneApply(context.Background(), &out, tg, res, state); err != nil {
+	if err := autotuneApply(context.Background(), &out, tg, res, undo); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "undo: redline tune rollback --state-dir "+state) {
