@@ -33,6 +33,7 @@ type event struct {
 	Value     float64            `json:"value,omitempty"`
 	P99       float64            `json:"p99,omitempty"`
 	Breakdown *labdata.Breakdown `json:"breakdown,omitempty"`
+	Commands  []CommandTime      `json:"commands,omitempty"`
 	// trial: a decision
 	Trial *Trial `json:"trial,omitempty"`
 }
@@ -145,11 +146,11 @@ func (j *journal) replayed(config string) (Measurement, bool, error) {
 		return Measurement{}, false, fmt.Errorf("autotune: the journal's event %d is %s %s where the session measures %s: it does not belong to this session", j.next+1, e.Event, e.Config, config)
 	}
 	j.next++
-	return Measurement{Value: e.Value, P99: e.P99, Breakdown: e.Breakdown}, true, nil
+	return Measurement{Value: e.Value, P99: e.P99, Breakdown: e.Breakdown, Commands: e.Commands}, true, nil
 }
 
 func (j *journal) measured(config string, m Measurement) error {
-	return j.append(event{Event: "measure", Config: config, Value: m.Value, P99: m.P99, Breakdown: m.Breakdown})
+	return j.append(event{Event: "measure", Config: config, Value: m.Value, P99: m.P99, Breakdown: m.Breakdown, Commands: m.Commands})
 }
 
 // decided records a decision, or checks it against the journal's.

@@ -115,6 +115,10 @@ type Confirmation struct {
 	// confirmation run of each (nil when the host could not sample).
 	Baseline *labdata.Breakdown `json:"baseline_breakdown,omitempty"`
 	Plan     *labdata.Breakdown `json:"plan_breakdown,omitempty"`
+	// BaselineCommands and PlanCommands are the same runs' time by
+	// command (INFO commandstats).
+	BaselineCommands []CommandTime `json:"baseline_commands,omitempty"`
+	PlanCommands     []CommandTime `json:"plan_commands,omitempty"`
 }
 
 // Untested is a candidate value the session did not compare, and why.
@@ -493,6 +497,7 @@ func (s *session) confirm(ctx context.Context, final Config) error {
 		}
 		if i == 0 {
 			cf.Plan, cf.Baseline = a.Breakdown, b.Breakdown
+			cf.PlanCommands, cf.BaselineCommands = a.Commands, b.Commands
 		}
 		x, ref, p99s = append(x, a.Value), append(ref, b.Value), append(p99s, a.P99)
 	}

@@ -35,6 +35,17 @@ type Measurement struct {
 	// Breakdown is set when TrialOptions asked for it and the host could
 	// sample the server (nil otherwise: the report says so).
 	Breakdown *labdata.Breakdown `json:"breakdown,omitempty"`
+	// Commands is the server's time by command during the run (INFO
+	// commandstats after less before), busiest first; with Breakdown.
+	Commands []CommandTime `json:"commands,omitempty"`
+}
+
+// CommandTime is one command's calls and the server's time in it over a
+// run.
+type CommandTime struct {
+	Command string `json:"command"`
+	Calls   int64  `json:"calls"`
+	Usec    int64  `json:"usec"`
 }
 
 // TrialerFunc adapts a function to Trialer.

@@ -146,6 +146,7 @@ func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string)
 	a.Result, a.Confirmed = confirmationText(res), res.Confirmation != nil && res.Confirmation.Confirmed
 	if c := res.Confirmation; c != nil {
 		a.Baseline, a.Plan = c.Baseline, c.Plan
+		a.BaselineCommands, a.PlanCommands = reportCommands(c.BaselineCommands), reportCommands(c.PlanCommands)
 	}
 	a.BreakdownNote = "the server host's counters could not be read"
 	if res.Confirmation == nil {
@@ -216,4 +217,12 @@ func writeAutotuneReports(dir string, a *report.Autotune) error {
 	}
 	return errors.Join(atomicfile.Write(filepath.Join(dir, "report.md"), md.Bytes(), 0o644),
 		atomicfile.Write(filepath.Join(dir, "report.html"), page.Bytes(), 0o644))
+}
+
+func reportCommands(cs []autotune.CommandTime) []report.AutotuneCommand {
+	out := make([]report.AutotuneCommand, len(cs))
+	for i, c := range cs {
+		out[i] = report.AutotuneCommand{Command: c.Command, Calls: c.Calls, Usec: c.Usec}
+	}
+	return out
 }

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -36,7 +37,10 @@ type Autotune struct {
 	// confirmation run of each (nil: not sampled, BreakdownNote says why).
 	Baseline, Plan *labdata.Breakdown
 	BreakdownNote  string
-	Measurements   int
+	// BaselineCommands and PlanCommands are the same runs' server time by
+	// command (INFO commandstats).
+	BaselineCommands, PlanCommands []AutotuneCommand
+	Measurements                   int
 }
 
 // AutotuneNoise is the baseline against itself.
@@ -57,6 +61,12 @@ type AutotuneTrial struct {
 	Rounds                          int
 	Looks                           []AutotuneLook
 	P99                             string // the p99 bound's state, when bounded
+}
+
+// AutotuneCommand is one command's calls and server time over a run.
+type AutotuneCommand struct {
+	Command     string
+	Calls, Usec int64
 }
 
 // AutotuneLook is a comparison's estimate and interval at one look.
@@ -209,17 +219,61 @@ func (a *Autotune) serverTimeSection() atSection {
 			sts = append(sts, averageBreakdowns(b.name, "", []*labdata.Breakdown{b.bd}))
 		}
 	}
-	if len(sts) == 0 {
+	if len(sts) == 0 && len(a.BaselineCommands)+len(a.PlanCommands) == 0 {
 		s.Paragraphs = []string{"Not sampled: " + a.BreakdownNote + "."}
 		return s
 	}
-	s.Paragraphs = []string{"One confirmation run of each, from /proc before and after the run (the lab's per-run breakdown): the server's threads in % of one CPU; its main thread running, waiting for a CPU and asleep; each CPU's time by state and its network work a second."}
-	t := htmlTable{Header: serverTimeHeader}
-	for _, row := range serverTimeRows(sts, "") {
-		t.Rows = append(t.Rows, cells(row, "", "num"))
+	if len(sts) > 0 {
+		s.Paragraphs = []string{"One confirmation run of each, from /proc before and after the run (the lab's per-run breakdown): the server's threads in % of one CPU; its main thread running, waiting for a CPU and asleep; each CPU's time by state and its network work a second."}
+		t := htmlTable{Header: serverTimeHeader}
+		for _, row := range serverTimeRows(sts, "") {
+			t.Rows = append(t.Rows, cells(row, "", "num"))
+		}
+		s.Tables = []htmlTable{t}
 	}
-	s.Tables = []htmlTable{t}
+	if t, ok := a.commandTable(); ok {
+		s.Tables = append(s.Tables, t)
+	}
 	return s
+}
+
+// commandTable is the server's time by command in the same two runs (INFO
+// commandstats after less before): calls and microseconds a call.
+func (a *Autotune) commandTable() (htmlTable, bool) {
+	t := htmlTable{Title: "Server time by command (INFO commandstats, the same runs)",
+		Header: []string{"command", "baseline calls", "baseline µs/call", "plan calls", "plan µs/call"}}
+	plan := map[string]AutotuneCommand{}
+	for _, c := range a.PlanCommands {
+		plan[c.Command] = c
+	}
+	seen := map[string]bool{}
+	row := func(name string, b, p AutotuneCommand) {
+		seen[name] = true
+		t.Rows = append(t.Rows, cells([]string{name, callsText(b), perCall(b), callsText(p), perCall(p)}, "code", "num", "num", "num", "num"))
+	}
+	for _, b := range a.BaselineCommands {
+		row(b.Command, b, plan[b.Command])
+	}
+	for _, p := range a.PlanCommands {
+		if !seen[p.Command] {
+			row(p.Command, AutotuneCommand{}, p)
+		}
+	}
+	return t, len(t.Rows) > 0
+}
+
+func callsText(c AutotuneCommand) string {
+	if c.Calls == 0 {
+		return "-"
+	}
+	return strconv.FormatInt(c.Calls, 10)
+}
+
+func perCall(c AutotuneCommand) string {
+	if c.Calls == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.2f", float64(c.Usec)/float64(c.Calls))
 }
 
 // WriteAutotuneMarkdown writes the session's report as Markdown.

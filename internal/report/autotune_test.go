@@ -33,6 +33,8 @@ func hostileAutotune() *Autotune {
 		Untested: []string{"server.allocator: applied by server-spec <b>"},
 		Result:   "Confirmed: redis.slowlog-log-slower-than=10000 x1.4 [1.2, 1.6].", Confirmed: true,
 		Baseline: bd(60), Plan: bd(80),
+		BaselineCommands: []AutotuneCommand{{Command: "set", Calls: 1000, Usec: 3000}, {Command: "<b>|x", Calls: 2, Usec: 1}},
+		PlanCommands:     []AutotuneCommand{{Command: "set", Calls: 1500, Usec: 1500}},
 	}
 }
 
@@ -53,7 +55,7 @@ func TestAutotuneHTML(t *testing.T) {
 		}
 	}
 	text := p.text.String()
-	for _, want := range []string{`redis.hz = <script>alert(1)</script>`, "a & b </td><img src=x>", "server.allocator: applied by server-spec <b>", "(from doctor rule <b>x</b>)", "baseline", "final plan", "80% of a CPU"} {
+	for _, want := range []string{`redis.hz = <script>alert(1)</script>`, "a & b </td><img src=x>", "server.allocator: applied by server-spec <b>", "(from doctor rule <b>x</b>)", "<b>|x", "baseline", "final plan", "80% of a CPU"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the page's text does not hold %q", want)
 		}
@@ -76,7 +78,7 @@ func TestAutotuneMarkdown(t *testing.T) {
 	}
 	s := b.String()
 	mdcheck.Check(t, s)
-	for _, want := range []string{"## Trajectory", `| 1 | screen | redis.hz = \<script>alert(1)\</script> | baseline | 10 | ×0.980 | \[0.900, 1.100] |`, `a \& b \</td>\<img src=x> \| c d`, "## Where the server's time went", "| final plan | 1 | 100% of a CPU |", "120 measurements."} {
+	for _, want := range []string{"## Trajectory", `| 1 | screen | redis.hz = \<script>alert(1)\</script> | baseline | 10 | ×0.980 | \[0.900, 1.100] |`, `a \& b \</td>\<img src=x> \| c d`, "## Where the server's time went", "| final plan | 1 | 100% of a CPU |", "| set | 1000 | 3.00 | 1500 | 1.00 |", "120 measurements."} {
 		if !strings.Contains(s, want) {
 			t.Errorf("Markdown has no %q:\n%s", want, s)
 		}
