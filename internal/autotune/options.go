@@ -48,8 +48,9 @@ type Options struct {
 	// MaxCandidates is the most comparisons a session makes (screening
 	// and refinement; each may keep). Default 25.
 	MaxCandidates int `json:"max_candidates"`
-	// MaxMeasurements, when set, stops the search before a comparison
-	// that could take it past this many measurements with confirmation.
+	// MaxMeasurements, when set, bounds the session's measurements, the
+	// confirmation's kept in reserve: a comparison starts when its first
+	// look fits and ends (not proven) at a look when its next does not.
 	MaxMeasurements int `json:"max_measurements"`
 	// MinGain is the gain below which a change is not worth keeping
 	// (default 0.03): racing drops a candidate once the upper end of its

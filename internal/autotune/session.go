@@ -278,11 +278,44 @@ func (s *session) budgetLeft() (bool, string) {
 	if len(s.res.Trials) >= s.p.Comparisons {
 		return false, fmt.Sprintf("budget: %d comparisons made", len(s.res.Trials))
 	}
-	last := s.p.Looks[len(s.p.Looks)-1]
-	if m := s.o.MaxMeasurements; m > 0 && s.res.Measurements+2*last+2*max(s.confirmRounds(), last) > m {
-		return false, fmt.Sprintf("budget: %d of %d measurements used", s.res.Measurements, m)
+	if !s.fits(0, s.p.Looks[0]) {
+		return false, fmt.Sprintf("budget: %d of %d measurements used", s.res.Measurements, s.o.MaxMeasurements)
 	}
 	return true, ""
+}
+
+// share is the measurements a comparison starting now may take beyond
+// its first look: the budget left after the confirmation's reserve,
+// split evenly over the comparisons the plan still allows, so that the
+// first candidates' long comparisons do not leave the last untested
+// (no bound without a budget).
+func (s *session) share() int {
+	m := s.o.MaxMeasurements
+	if m <= 0 {
+		return math.MaxInt
+	}
+	left := max(1, s.p.Comparisons-len(s.res.Trials))
+	return (m - s.res.Measurements - 2*s.confirmRounds()) / left
+}
+
+// fits says whether a comparison at round r may go on to round next
+// within the measurement budget, the confirmation's rounds kept in
+// reserve (as long as they would be if the comparison kept its setting
+// at next). A comparison is started when its first look fits, and ended
+// at a look when the next one does not: ending early claims nothing (the
+// setting is dropped as not proven), so the error control is unchanged,
+// and a budget spent on one long comparison no longer leaves every later
+// candidate untested.
+func (s *session) fits(r, next int) bool {
+	m := s.o.MaxMeasurements
+	if m <= 0 {
+		return true
+	}
+	confirm := s.confirmRounds()
+	if s.o.ConfirmRounds <= 0 {
+		confirm = max(confirm, min(2*next, s.p.MaxConfirmRounds))
+	}
+	return s.res.Measurements+2*(next-r)+2*confirm <= m
 }
 
 // screen compares every candidate value against the incumbent, in the
@@ -381,6 +414,7 @@ func (s *session) race(ctx context.Context, phase Phase, inc Config, set Setting
 	tr := Trial{N: len(s.res.Trials) + 1, Phase: phase, Setting: set, Against: inc, Config: cand, Incumbent: inc, Decision: Dropped}
 	var x, ref, p99s []float64
 	last := s.p.Looks[len(s.p.Looks)-1]
+	share := s.share()
 	for r := 1; r <= last; r++ {
 		a, b, err := s.round(ctx, cand, inc, false)
 		if err != nil {
@@ -392,6 +426,10 @@ func (s *session) race(ctx context.Context, phase Phase, inc Config, set Setting
 			continue
 		}
 		if done := s.decide(&tr, x, ref, p99s, s.p.LookDesigns[k], r == last); done {
+			break
+		}
+		if !s.fits(r, s.p.Looks[k+1]) || 2*s.p.Looks[k+1] > share {
+			tr.Reason = fmt.Sprintf("not proven in %d rounds: the budget ends the comparison before its next look (round %d)", r, s.p.Looks[k+1])
 			break
 		}
 	}

@@ -198,3 +198,30 @@ func TestLowerIsBetterKeepsTheLowerLatency(t *testing.T) {
 		t.Errorf("final %s, confirmation %+v", res.Final, res.Confirmation)
 	}
 }
+
+// TestBudgetEndsAComparisonNotTheSearch: on a busy host, where a neutral
+// knob's comparison would run to its last look, a budget that could not
+// hold one comparison to its last look beside the confirmation ends the
+// long comparisons at a look (dropped, not proven), each within its
+// share, instead of leaving every later candidate untested; the session
+// stays within its budget. (Whether the planted 30% is proven in its
+// share is the budget's power, not checked here: 2 of these 4 seeds do.)
+func TestBudgetEndsAComparisonNotTheSearch(t *testing.T) {
+	const budget = 500
+	for seed := uint64(1); seed <= 4; seed++ {
+		h := &simHost{rng: rand.New(rand.NewPCG(seed, 1)), noise: testutil.NoiseModels()[2], effect: flags(map[string]float64{"d": 1.3})}
+		res, err := Run(context.Background(), h, Options{Candidates: onOff("a", "b", "c", "d"), MaxRounds: 150, MaxMeasurements: budget, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Measurements > budget {
+			t.Errorf("seed %d: %d measurements, budget %d", seed, res.Measurements, budget)
+		}
+		if len(res.Trials) != 4 {
+			t.Errorf("seed %d: %d of 4 candidates compared in the budget, untested %+v", seed, len(res.Trials), res.Untested)
+		}
+		for _, tr := range res.Trials {
+			t.Logf("seed %d: %s %s after %d rounds: %s", seed, tr.Setting, tr.Decision, tr.Rounds, tr.Reason)
+		}
+	}
+}
