@@ -114,6 +114,7 @@ func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string)
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(autotuneBuildsMarkdown(o.target.Builds))
 	b.WriteString("## Trajectory\n\n| # | phase | setting | against | rounds | ratio | interval | decision | why |\n|--:|---|---|---|--:|--:|---|---|---|\n")
 	for _, t := range res.Trials {
 		iv := ""
