@@ -1,0 +1,205 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"redline/internal/autotune"
+	"redline/internal/labdata"
+	"redline/internal/testutil"
+)
+
+// The Debian source builds internal/redisbuild's heavy tests and the lab's
+// build tests make (gcc -O2, and -O3): the build cache holds them, so
+// these tests build nothing.
+const (
+	buildO2 = "o2=--source debian"
+	buildO3 = "o3=--source debian -O -O3"
+)
+
+// TestAutotuneBuildRefusals: a hostile or malformed --build is refused in
+// one line, exit 2, before anything is built, started or measured (the
+// session's directory is not even made): a flag with a shell in it, a
+// source tree or a compiler named by path without --trust-build, a SPEC
+// that is not redline build's flags, a name given twice. A journal is a
+// file too: a resumed session's tree spec needs --trust-build as well.
+func TestAutotuneBuildRefusals(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--build", "x=--source debian --cflag=-O2;id"}, "not a compiler flag"},
+		{[]string{"--build", "x=--source /tmp/redis-src"}, "--trust-build"},
+		{[]string{"--build", "x=--source debian --cc /tmp/cc"}, "--trust-build"},
+		{[]string{"--build", "x=--source debian --cflag=-fplugin=/tmp/p.so"}, "loads code into the compiler"},
+		{[]string{"--build", "x=--source debian --nope"}, "unknown flag"},
+		{[]string{"--build", "--source debian"}, "NAME=SPEC"},
+		{[]string{"--build", "x=--source debian stray"}, `unexpected "stray"`},
+		{[]string{"--build", "x=", "--trust-build"}, "source is required"},
+		{[]string{"--build", buildO2, "--build", "o2=--source debian -O -O3"}, "given twice"},
+	} {
+		dir := filepath.Join(t.TempDir(), "at")
+		_, stderr, code := runCLI(t, context.Background(), nil, append([]string{"autotune", "--dir", dir, "--knob", "server.build"}, c.args...)...)
+		if code != ExitError || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("autotune %q: exit %d, stderr %q; want exit 2 and %q in one line", c.args, code, stderr, c.want)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("autotune %q: the session's directory was made before the refusal", c.args)
+		}
+	}
+
+	dir := t.TempDir()
+	target, _ := json.Marshal(autotuneTarget{Workload: defaultAutotuneWorkload, Objective: "throughput",
+		Builds: []autotuneBuild{{Name: "tree", Spec: labdata.BuildSpec{Source: "/tmp/redis-src"}}}})
+	start, _ := json.Marshal(map[string]any{"event": "start", "options": autotune.Options{Seed: 1, Target: target,
+		Candidates: []autotune.Candidate{{Knob: "server.build", Values: []string{"tree"}}}}})
+	if err := os.WriteFile(filepath.Join(dir, autotune.JournalFile), append(start, '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := runCLI(t, context.Background(), nil, "autotune", "--resume", dir)
+	if code != ExitError || !strings.Contains(stderr, "--build tree") || !strings.Contains(stderr, "--trust-build") {
+		t.Errorf("resume of a journal with a tree spec: exit %d, %q", code, stderr)
+	}
+	_, stderr, code = runCLI(t, context.Background(), nil, "autotune", "--resume", dir, "--build", buildO2)
+	if code != ExitError || !strings.Contains(stderr, "--build with --resume") {
+		t.Errorf("--build with --resume: exit %d, %q", code, stderr)
+	}
+}
+
+// TestAutotuneBuildCandidates: server.build's values are the session's
+// build names; without --build it is untested, saying why.
+func TestAutotuneBuildCandidates(t *testing.T) {
+	cands, untested := autotuneCandidates(autotuneTarget{Knobs: []string{"server.build"}})
+	if len(cands) != 0 || len(untested) != 1 || !strings.Contains(untested[0], "no --build NAME=SPEC given") {
+		t.Errorf("no --build: %v, %q", cands, untested)
+	}
+	b2, _ := parseAutotuneBuild(buildO2)
+	b3, err := parseAutotuneBuild(buildO3)
+	if err != nil || b3.Spec.Source != "debian" || b3.Spec.Opt != "-O3" {
+		t.Fatalf("%s: %+v, %v", buildO3, b3, err)
+	}
+	cands, _ = autotuneCandidates(autotuneTarget{Knobs: []string{"server.build"}, Builds: []autotuneBuild{b2, b3}})
+	if len(cands) != 1 || strings.Join(cands[0].Values, ",") != "o2,o3" {
+		t.Errorf("candidates %+v", cands)
+	}
+	pgo, err := parseAutotuneBuild(`pgo=--source debian --cc clang -O -O3 --lto thin --pgo --pgo-workload "-t set -c 8"`)
+	if err != nil || pgo.Spec.PGO == nil || pgo.Spec.PGO.Workload != "-t set -c 8" || pgo.Spec.LTO != "thin" {
+		t.Errorf("a quoted PGO workload: %+v, %v", pgo.Spec, err)
+	}
+}
+
+// TestAutotuneTrialServerBuild: a server.build trial runs on a server
+// started beside the baseline's from the built binary (its process runs
+// the cache's redis-server), the baseline's server keeps the distribution's
+// binary, and closing the target stops the built one.
+func TestAutotuneTrialServerBuild(t *testing.T) {
+	testutil.NeedRoot(t) // the build cache is /var/cache/redline/build
+	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "gcc")
+	tg, state := startTrialTarget(t, nil, false)
+	b3, _ := parseAutotuneBuild(buildO3)
+	o := &autotuneOptions{target: autotuneTarget{Workload: trialWorkload, Builds: []autotuneBuild{b3}}}
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute) // a cold cache compiles Redis
+	defer cancel()
+	if err := tg.buildServers(ctx, &streams{out: &out, err: &out}, o); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	prov := o.target.Builds[0].Built
+	if prov == nil || prov.Binary == "" || !strings.Contains(out.String(), "build o3: ") {
+		t.Fatalf("o3 not built: %+v\n%s", prov, out.String())
+	}
+	var seen *trialServer
+	tg.beforeMeasure = func(s *trialServer) { seen = s }
+	if v, err := tg.Trial(ctx, autotune.Config{{Knob: "server.build", Value: "o3"}}); err != nil || v <= 0 {
+		t.Fatalf("trial: %v, %v", v, err)
+	}
+	exe, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(seen.pid), "exe"))
+	if seen == tg.base() || err != nil || exe != prov.Binary {
+		t.Errorf("the o3 trial ran on pid %d, %s (%v); want %s beside the baseline's", seen.pid, exe, err, prov.Binary)
+	}
+	if exe, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(tg.base().pid), "exe")); exe == prov.Binary {
+		t.Errorf("the baseline's server runs the built binary")
+	}
+	if why := tg.cannotBuild("o3"); why != "" {
+		t.Errorf("o3 untested: %s", why)
+	}
+	if why := tg.cannotBuild("nope"); !strings.Contains(why, "no build") {
+		t.Errorf("an unknown build: %q", why)
+	}
+	pid := seen.pid
+	tg.close()
+	if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
+		t.Errorf("the built server (pid %d) still runs after the target closed", pid)
+	}
+	noPending(t, state)
+}
+
+// TestAutotuneServerBuildSession: a session whose one knob is
+// server.build (Debian's source at -O2 and at -O3, from the cache) runs
+// to its decisions, restores, and records each binary's provenance in
+// result.json, report.md and the journal; --resume finds the same
+// binaries, and a journaled build whose cache key no longer matches is
+// refused before any measurement.
+func TestAutotuneServerBuildSession(t *testing.T) {
+	testutil.NeedRoot(t)
+	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "gcc")
+	dir := filepath.Join(t.TempDir(), "at")
+	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // a cold cache compiles Redis twice
+	defer cancel()
+	out, stderr, code := runCLI(t, ctx, nil, "autotune", "--dir", dir, "--seed", "1", "--knob", "server.build",
+		"--build", buildO2, "--build", buildO3, "--workload", "-t set -c 4 -P 4 --duration 300ms --warmup 50ms", "--max-rounds", "8")
+	if code != ExitOK && code != ExitFailure || strings.Contains(out, "stopped:") {
+		t.Fatalf("autotune: exit %d (want a session run to its end): %s%s", code, out, stderr)
+	}
+	for _, want := range []string{"build o2: ", "build o3: ", "builds: 2 took", "server.build = o3"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the answer lacks %q:\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "result.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Trials []autotune.Trial `json:"trials"`
+		Builds []autotuneBuild  `json:"builds"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Builds) != 2 || len(res.Trials) == 0 {
+		t.Fatalf("result.json: %d builds, %d trials", len(res.Builds), len(res.Trials))
+	}
+	for _, x := range res.Builds {
+		if p := x.Built; p == nil || p.CompilerVersion == "" || p.SourceSHA256 == "" || !strings.HasPrefix(p.Binary, "/var/cache/redline/build/") {
+			t.Errorf("build %s: provenance %+v", x.Name, p)
+		}
+	}
+	report, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(report), "## Builds") || !strings.Contains(string(report), "OPTIMIZATION=-O3") {
+		t.Errorf("report.md has no builds' provenance:\n%s", report)
+	}
+	noPending(t, filepath.Join(dir, "tune"))
+
+	out, stderr, code = runCLI(t, ctx, nil, "autotune", "--resume", dir)
+	if code != ExitOK && code != ExitFailure || !strings.Contains(out, "build o3: cached: "+res.Builds[1].Built.Binary) {
+		t.Errorf("--resume: exit %d, the same binaries not found:\n%s%s", code, out, stderr)
+	}
+	journal := filepath.Join(dir, autotune.JournalFile)
+	j, _ := os.ReadFile(journal)
+	key := res.Builds[1].Built.Key
+	if err := os.WriteFile(journal, bytes.Replace(j, []byte(key), []byte(strings.Repeat("0", len(key))), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code = runCLI(t, ctx, nil, "autotune", "--resume", dir)
+	if code != ExitError || !strings.Contains(stderr, "makes another binary than the session measured") || strings.Contains(out, "noise:") {
+		t.Errorf("--resume with another binary: exit %d: %s%s", code, out, stderr)
+	}
+}
