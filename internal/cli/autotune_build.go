@@ -72,6 +72,9 @@ func (o *autotuneOptions) finishBuilds() error {
 		}
 		o.target.Builds = append(o.target.Builds, b)
 	}
+	if len(o.target.Builds) > 0 && len(o.target.Knobs) > 0 && !slices.Contains(o.target.Knobs, "server.build") {
+		return usageError("redline autotune: --build gives server.build its values, but --knob leaves server.build out")
+	}
 	for _, b := range o.target.Builds {
 		if !buildNameShape.MatchString(b.Name) {
 			return usageError("redline autotune: build name %q: letters, digits, _ . - (at most 32)", b.Name)
@@ -215,7 +218,7 @@ func buildNotes(final autotune.Config, builds []autotuneBuild) []string {
 			continue
 		}
 		p := builds[i].Built
-		notes = append(notes, fmt.Sprintf("server.build = %s: start the server host's %s (%s); %s", s.Value, p.Binary, builds[i].Spec, strings.Join(p.Lines()[1:], "; ")))
+		notes = append(notes, fmt.Sprintf("server.build = %s: start %s on the server host (%s); %s", s.Value, p.Binary, builds[i].Spec, strings.Join(p.Lines()[1:], "; ")))
 	}
 	return notes
 }

@@ -13,7 +13,9 @@ import (
 
 	"redline/internal/autotune"
 	"redline/internal/labdata"
+	"redline/internal/stats"
 	"redline/internal/testutil"
+	"redline/internal/tune"
 )
 
 // The Debian source builds internal/redisbuild's heavy tests and the lab's
@@ -44,9 +46,10 @@ func TestAutotuneBuildRefusals(t *testing.T) {
 		{[]string{"--build", "x=--source debian stray"}, `unexpected "stray"`},
 		{[]string{"--build", "x=", "--trust-build"}, "source is required"},
 		{[]string{"--build", buildO2, "--build", "o2=--source debian -O -O3"}, "given twice"},
+		{[]string{"--build", buildO2, "--knob", "redis.hz"}, "leaves server.build out"},
 	} {
 		dir := filepath.Join(t.TempDir(), "at")
-		_, stderr, code := runCLI(t, context.Background(), nil, append([]string{"autotune", "--dir", dir, "--knob", "server.build"}, c.args...)...)
+		_, stderr, code := runCLI(t, context.Background(), nil, append([]string{"autotune", "--dir", dir}, c.args...)...)
 		if code != ExitError || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("autotune %q: exit %d, stderr %q; want exit 2 and %q in one line", c.args, code, stderr, c.want)
 		}
@@ -201,5 +204,50 @@ func TestAutotuneServerBuildSession(t *testing.T) {
 	out, stderr, code = runCLI(t, ctx, nil, "autotune", "--resume", dir)
 	if code != ExitError || !strings.Contains(stderr, "makes another binary than the session measured") || strings.Contains(out, "noise:") {
 		t.Errorf("--resume with another binary: exit %d: %s%s", code, out, stderr)
+	}
+}
+
+// TestAutotuneBuildPlanNotes: a confirmed plan that keeps a build says in
+// plan.yaml's notes which binary to start and what it is, and result.json
+// and report.md carry the build's provenance.
+func TestAutotuneBuildPlanNotes(t *testing.T) {
+	set := autotune.Setting{Knob: "server.build", Value: "o3"}
+	final := autotune.Config{set}
+	kept := stats.Comparison{N: 12, Ratio: 1.1, CILow: 1.05, CIHigh: 1.2, HasCI: true, Level: 0.01, Outcome: stats.Better, Paired: true}
+	res := &autotune.Result{
+		Trials:       []autotune.Trial{{N: 1, Phase: autotune.PhaseScreen, Setting: set, Config: final, Rounds: 12, Result: kept, Decision: autotune.Kept, Incumbent: final}},
+		Final:        final,
+		Confirmation: &autotune.Confirmation{Config: final, Confirmed: true, Result: stats.Comparison{N: 24, Ratio: 1.08, CILow: 1.03, CIHigh: 1.13, HasCI: true, Level: 0.05, Outcome: stats.Better}},
+		Measurements: 60,
+	}
+	b3, _ := parseAutotuneBuild(buildO3)
+	b3.Built = &labdata.BuildProvenance{Binary: "/var/cache/redline/build/96d321a840198af1/redis-server", Key: "96d321a840198af1", SourceKind: "debian",
+		Source: "redis_7.0.15.dsc", SourceSHA256: "6416560d9f6e692a", Compiler: "/usr/bin/gcc", CompilerVersion: "gcc (Debian 12.2.0-14) 12.2.0",
+		Make: []string{"CC=/usr/bin/gcc", "OPTIMIZATION=-O3"}, Allocator: "jemalloc"}
+	o := &autotuneOptions{dir: t.TempDir(), target: autotuneTarget{Workload: defaultAutotuneWorkload, Objective: "throughput", Builds: []autotuneBuild{b3}}}
+	var out strings.Builder
+	if err := autotuneFinish(&streams{out: &out, err: &out}, o, res, nil, "127.0.0.1:6379", nil); err != nil {
+		t.Fatal(err)
+	}
+	plan, _ := os.ReadFile(filepath.Join(o.dir, "plan.yaml"))
+	for _, want := range []string{"the binary built as o3", "start /var/cache/redline/build/96d321a840198af1/redis-server on the server host", "gcc -O3 from debian", "gcc (Debian 12.2.0-14) 12.2.0", "sha256 6416560d9f6e"} {
+		if !strings.Contains(string(plan), want) {
+			t.Errorf("plan.yaml lacks %q:\n%s", want, plan)
+		}
+	}
+	if _, err := tune.ParsePlan(plan, ".yaml"); err != nil {
+		t.Errorf("plan.yaml does not parse: %v", err)
+	}
+	report, _ := os.ReadFile(filepath.Join(o.dir, "report.md"))
+	if !strings.Contains(string(report), "## Builds") || !strings.Contains(string(report), "OPTIMIZATION=-O3") {
+		t.Errorf("report.md:\n%s", report)
+	}
+	var got struct {
+		Final  autotune.Config `json:"final"`
+		Builds []autotuneBuild `json:"builds"`
+	}
+	b, _ := os.ReadFile(filepath.Join(o.dir, "result.json"))
+	if err := json.Unmarshal(b, &got); err != nil || len(got.Builds) != 1 || got.Builds[0].Built.CompilerVersion == "" || len(got.Final) != 1 {
+		t.Errorf("result.json: %+v, %v", got, err)
 	}
 }
