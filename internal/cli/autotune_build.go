@@ -131,7 +131,7 @@ func (t *localTarget) buildServers(ctx context.Context, s *streams, o *autotuneO
 	if len(builds) == 0 || !t.managed {
 		return nil
 	}
-	fmt.Fprintf(s.out, "building %d redis-server binaries%s before the first measurement (a cached spec at once, a build from source in minutes)\n", len(builds), onHost(t.host.Info()))
+	fmt.Fprintf(s.out, "building %d --build spec(s)%s before the first measurement (a cached spec at once, a build from source in minutes)\n", len(builds), onHost(t.host.Info()))
 	start := time.Now()
 	t.built = map[string]labdata.BuildProvenance{}
 	for i := range builds {

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -249,5 +251,33 @@ func TestAutotuneBuildPlanNotes(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(o.dir, "result.json"))
 	if err := json.Unmarshal(b, &got); err != nil || len(got.Builds) != 1 || got.Builds[0].Built.CompilerVersion == "" || len(got.Final) != 1 {
 		t.Errorf("result.json: %+v, %v", got, err)
+	}
+}
+
+// TestAutotuneSSHBuild: over ssh, the server host's session builds the
+// spec (in its cache: the same Debian -O2 build, so a cache hit) and the
+// server.build trial starts that binary there, beside the baseline's;
+// the server host is left as found.
+func TestAutotuneSSHBuild(t *testing.T) {
+	l := newSSHLab(t)
+	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "gcc")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // a cold cache compiles Redis
+	defer cancel()
+	cmd := l.autotune(t, ctx, "--knob", "server.build", "--build", buildO2, "--workload", "-t set -c 2 --duration 300ms", "--max-rounds", "8")
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && (!errors.As(err, &ee) || ee.ExitCode() != ExitFailure) || strings.Contains(out.String(), "stopped:") {
+		t.Fatalf("autotune: %v (want a session run to its end)\n%s", err, out.String())
+	}
+	for _, want := range []string{"building 1 --build spec(s) on ", "build o2: cached: /var/cache/redline/build/", "server.build = o2"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("no %q in the answer:\n%s", want, out.String())
+		}
+	}
+	l.checkRestored(t)
+	if l.serverRedis(t) {
+		t.Error("a redis-server still runs on the server host")
 	}
 }
