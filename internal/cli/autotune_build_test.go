@@ -138,6 +138,15 @@ func TestAutotuneTrialServerBuild(t *testing.T) {
 	if why := tg.cannotBuild("nope"); !strings.Contains(why, "no build") {
 		t.Errorf("an unknown build: %q", why)
 	}
+	tg.managed = false // as an attached server: never restarted, so nothing is built or compared
+	if _, why, ok := tg.untried(ctx, autotune.Candidate{Knob: "server.build", Values: []string{"o3"}}); ok || !strings.Contains(why, "restarts only a server it started") {
+		t.Errorf("server.build on an attached server: %q, %v", why, ok)
+	}
+	tg.built = nil
+	if err := tg.buildServers(ctx, &streams{out: &out, err: &out}, o); err != nil || tg.built != nil {
+		t.Errorf("an attached server's builds: %v, %v", tg.built, err)
+	}
+	tg.managed = true
 	pid := seen.pid
 	tg.close()
 	if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
