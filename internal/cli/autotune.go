@@ -56,6 +56,9 @@ type autotuneTarget struct {
 	// NetNS starts the managed server in a network namespace of its own,
 	// the load coming from another (the lab's target kind netns).
 	NetNS bool `json:"netns,omitempty"`
+	// Builds are server.build's values (--build NAME=SPEC) and, once
+	// built, their provenance: --resume builds the same (autotune_build.go).
+	Builds []autotuneBuild `json:"builds,omitempty"`
 }
 
 type autotuneOptions struct {
@@ -68,6 +71,7 @@ type autotuneOptions struct {
 	budget   time.Duration
 	apply    bool
 	engine   autotune.Options
+	build    autotuneBuildFlags
 }
 
 const defaultAutotuneWorkload = "-t set -c 50 -P 16 -d 64 --duration 2s --warmup 500ms"
@@ -118,6 +122,7 @@ Exit status: 0 when the session ran to its end (confirmed or nothing to keep),
 	f.StringVar(&o.target.Socket, "socket", "", "tune this existing server by its unix socket `PATH` on this host")
 	f.StringVar(&o.target.User, "user", "", "with --addr or --socket: the Redis ACL user")
 	f.StringVar(&o.target.PassFile, "pass-file", "", "with --addr or --socket: the Redis password from the first line of `FILE` (default: $REDISCLI_AUTH)")
+	o.build.define(cmd)
 	f.BoolVar(&o.target.NetNS, "netns", false, "start the managed server in a network namespace of its own, the load coming from another (root)")
 	f.StringVar(&o.dir, "dir", "", "the session's directory: journal, tune state, plan, report (default ./autotune-TIME)")
 	f.StringVar(&o.resume, "resume", "", "continue the session journaled in this directory")
@@ -145,6 +150,9 @@ func (o *autotuneOptions) finish(cmd *cobra.Command) error {
 		o.engine.Resume = true
 	}
 	if err := o.finishTarget(); err != nil {
+		return err
+	}
+	if err := o.finishBuilds(); err != nil {
 		return err
 	}
 	if o.target.Objective != "throughput" && o.target.Objective != "p99" {
@@ -208,12 +216,18 @@ func autotuneCandidates(t autotuneTarget) (cands []autotune.Candidate, untested 
 			why = "never tried: " + k.Why
 		case !k.Allowed(t.Allow):
 			why = "review class (durability, memory, security or host-wide): --allow " + k.Name
+		case k.SessionValues() && len(t.Builds) == 0:
+			why = "no --build NAME=SPEC given"
 		}
 		if why != "" {
 			untested = append(untested, k.Name+": "+why)
 			continue
 		}
-		cands = append(cands, autotune.Candidate{Knob: k.Name, Values: k.Values, Numeric: k.Numeric})
+		values := k.Values
+		if k.SessionValues() {
+			values = t.buildNames()
+		}
+		cands = append(cands, autotune.Candidate{Knob: k.Name, Values: values, Numeric: k.Numeric})
 	}
 	return cands, untested
 }
@@ -238,6 +252,9 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 		return err
 	}
 	defer tg.close()
+	if err := tg.buildServers(ctx, s, o); err != nil {
+		return err
+	}
 	cands, untested = tg.candidates(cands, untested)
 	if !o.engine.Resume {
 		cands, untested, o.target.Doctor = tg.doctorFirst(ctx, cands, untested)
@@ -265,6 +282,7 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 		return usageError("redline autotune: %v", err)
 	}
 	autotunePrintPlan(s.out, o, plan, per)
+	tg.printBuildTime(s.out)
 	fmt.Fprintf(s.out, "target: %s; after a crash: %s\n", tg.where, o.rollbackHint())
 	fmt.Fprintf(s.out, "host-wide: %s\n", tg.guardLine)
 	for _, l := range o.target.Doctor {
@@ -290,13 +308,12 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 // autotuneFinish writes the files and prints the answer.
 func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untested []string, addr string, runErr error) error {
 	var errs []error
-	b, _ := json.MarshalIndent(res, "", "  ")
-	errs = append(errs, atomicfile.Write(filepath.Join(o.dir, "result.json"), append(b, '\n'), 0o644))
+	errs = append(errs, atomicfile.Write(filepath.Join(o.dir, "result.json"), autotuneResultJSON(res, o.target.Builds), 0o644))
 	errs = append(errs, writeAutotuneReports(o.dir, autotuneReport(o, res, untested)))
 	planPath := ""
 	if c := res.Confirmation; c != nil && c.Confirmed {
 		planPath = filepath.Join(o.dir, "plan.yaml")
-		errs = append(errs, writeAutotunePlan(planPath, res, addr))
+		errs = append(errs, writeAutotunePlan(planPath, res, addr, o.target.Builds))
 	}
 	autotunePrintAnswer(s.out, o, res, untested, planPath)
 	if err := errors.Join(errs...); err != nil {
@@ -313,13 +330,14 @@ func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untest
 
 // writeAutotunePlan writes the confirmed plan for redline tune apply,
 // each change's measured effect in its note.
-func writeAutotunePlan(path string, res *autotune.Result, addr string) error {
+func writeAutotunePlan(path string, res *autotune.Result, addr string, builds []autotuneBuild) error {
 	changes, notes, err := splitPlan(res.Final)
 	if err != nil {
 		return err
 	}
 	p := tune.FromChanges(changes, "autotune")
 	p.Notes = append(p.Notes, notes...)
+	p.Notes = append(p.Notes, buildNotes(res.Final, builds)...)
 	p.Redis = &tune.PlanRedis{Addr: addr}
 	comments := map[int]string{}
 	for i, s := range res.Final {

@@ -23,6 +23,7 @@ import (
 	"redline/internal/bench"
 	"redline/internal/bench/cmdline"
 	"redline/internal/lab"
+	"redline/internal/labdata"
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
 	"redline/internal/remote"
@@ -72,6 +73,10 @@ type localTarget struct {
 	noHost string
 	pair   *netns.Pair
 	where  string // what the target is, for the terminal
+	// built are the session's --build binaries by name (autotune_build.go),
+	// buildTime what building them took.
+	built     map[string]labdata.BuildProvenance
+	buildTime time.Duration
 	// beforeMeasure, when set (tests), sees the trial's server with
 	// everything applied, just before the measurement.
 	beforeMeasure func(*trialServer)
@@ -87,7 +92,7 @@ func openAutotuneTarget(ctx context.Context, s *streams, o *autotuneOptions, wl 
 	tg := o.target
 	t := &localTarget{test: wl.Tests[0], p99: o.engine.LowerIsBetter, managed: !tg.attached(),
 		start: remote.RedisStartArgs{Config: tg.ServerConfig}, servers: map[string]*trialServer{}, profilePlans: map[string]*tune.Plan{}}
-	local := serverhost.LocalOptions{StateDir: o.stateDir, Holder: "redline autotune"}
+	local := serverhost.LocalOptions{StateDir: o.stateDir, Holder: "redline autotune", BuildProgress: s.err}
 	if tg.NetNS {
 		netns.RemoveStale()
 		p, err := netns.NewPair(ctx)

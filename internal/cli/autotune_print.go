@@ -136,6 +136,7 @@ func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string)
 		}
 	}
 	a.Doctor = o.target.Doctor
+	a.Builds = autotuneBuildLines(o.target.Builds)
 	for _, t := range res.Trials {
 		a.Trials = append(a.Trials, autotuneReportTrial(res, t))
 	}

@@ -117,6 +117,8 @@ func (t *localTarget) startWith(a *remote.RedisStartArgs, st knobs.Start) error 
 			return fmt.Errorf("CPU set %q was not resolved on this host", st.CPUs)
 		}
 		a.CPUs, a.NUMANode = cpus.list, cpus.node
+	case st.Build != "":
+		return t.startBuild(a, st.Build)
 	}
 	return nil
 }
@@ -388,6 +390,8 @@ func (t *localTarget) cannotStart(ctx context.Context, k knobs.Knob, v string) s
 		if redisserver.CheckMapped(t.base().pid, lib) == nil {
 			return fmt.Sprintf("the server already runs with %s (%s is mapped)", v, lib)
 		}
+	case st.Build != "":
+		return t.cannotBuild(v)
 	case st.CPUs != "":
 		if t.cpusErr != nil && v != "unpinned" {
 			return "the NIC's CPUs: " + t.cpusErr.Error()
@@ -476,6 +480,8 @@ func splitPlan(c autotune.Config) ([]change.Change, []string, error) {
 			notes = append(notes, fmt.Sprintf("%s: at the server's next start: LD_PRELOAD the %s library", k.Name, st.Allocator))
 		case st.CPUs != "":
 			notes = append(notes, fmt.Sprintf("%s: at the server's next start: CPU set %s (taskset or numactl)", k.Name, s.Value))
+		case st.Build != "":
+			notes = append(notes, fmt.Sprintf("%s: at the server's next start: the binary built as %s (below)", k.Name, s.Value))
 		case k.Method() == knobs.ByProfile:
 			notes = append(notes, fmt.Sprintf("%s: plan the profile on the server's host: redline tune plan --profile %s", k.Name, k.Target))
 		case k.Method() == knobs.BySteer:

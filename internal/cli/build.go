@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"redline/internal/labdata"
 	"redline/internal/redisbuild"
@@ -103,6 +104,16 @@ root-owned. docs/build.md has the details.`,
 	o.remote.flags(cmd)
 	o.remote.linkFlags(cmd) // a build takes minutes: --ssh-config and --ssh-heartbeat, as autotune's
 	f := cmd.Flags()
+	o.specFlags(f)
+	f.StringVar(&o.cache, "cache", "", "the build cache (default "+redisbuild.DefaultCache()+")")
+	f.IntVarP(&o.jobs, "jobs", "j", 0, "make -j (default: the number of CPUs)")
+	f.BoolVar(&o.json, "json", false, "print the provenance as JSON")
+	return cmd
+}
+
+// specFlags are the flags that make a build spec: build's own, and the
+// SPEC of autotune's --build NAME=SPEC (one parser of a spec in words).
+func (o *buildOptions) specFlags(f *pflag.FlagSet) {
 	f.StringVar(&o.spec.Source, "source", "", `a Redis source tree, a release tarball, or "debian" (required)`)
 	f.StringVar(&o.spec.CC, "cc", "", "the compiler: gcc, clang, or a path (default gcc)")
 	f.StringVarP(&o.spec.Opt, "opt", "O", "", "optimisation level, Redis's OPTIMIZATION (default -O2)")
@@ -116,10 +127,6 @@ root-owned. docs/build.md has the details.`,
 	f.StringVar(&o.pgoWorkload, "pgo-workload", "", "the training load, a redline bench line (default \""+redisbuild.DefaultWorkload+"\")")
 	f.StringVar(&o.pgoDuration, "pgo-duration", "", "the training run's length (default "+redisbuild.DefaultTraining.String()+")")
 	f.BoolVar(&o.bolt, "bolt", false, "with --pgo: then llvm-bolt the result, with a profile from BOLT's own instrumented training run (needs llvm-bolt: apt-get install -y bolt-16)")
-	f.StringVar(&o.cache, "cache", "", "the build cache (default "+redisbuild.DefaultCache()+")")
-	f.IntVarP(&o.jobs, "jobs", "j", 0, "make -j (default: the number of CPUs)")
-	f.BoolVar(&o.json, "json", false, "print the provenance as JSON")
-	return cmd
 }
 
 func (o *buildOptions) buildSpec() labdata.BuildSpec {

@@ -143,6 +143,9 @@ var catalog = []Knob{
 	{Name: "server.cpus", Kind: KindServerCPUs, Target: "cpus", Values: []string{"numa-nic", "unpinned"}, Restart: true, Safety: Safe,
 		Why:    "a server on the NIC's NUMA node avoids cross-node memory and interrupts",
 		Source: "write-ups 000 and 001 (numactl); doctor rule redis-numa-spread"},
+	{Name: "server.build", Kind: KindServerBuild, Target: "binary", Restart: true, Safety: Safe,
+		Why:    "another compiler, -O3, LTO, PGO or an allocator linked in change the server's own code; each value is a redis-server the session built (autotune --build NAME=SPEC)",
+		Source: "write-up 003 (BiSheng clang, LTO, PGO, mimalloc linked in); redline build"},
 
 	// Boot parameters: need a reboot, never tried.
 	{Name: "boot.isolcpus", Kind: KindBoot, Target: "isolcpus", Values: []string{"server CPUs"}, Safety: Never,

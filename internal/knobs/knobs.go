@@ -29,6 +29,7 @@ const (
 	KindRedisRestart Kind = "redis-restart" // a setting read only at start-up (managed servers)
 	KindAllocator    Kind = "allocator"     // the malloc the managed server runs with
 	KindServerCPUs   Kind = "server-cpus"   // the managed server's CPU set or NUMA node
+	KindServerBuild  Kind = "server-build"  // the managed server's binary, one the session built (redline build)
 	KindSteer        Kind = "steer"         // redline steer on or off
 	KindBoot         Kind = "boot"          // a kernel command-line setting: listed, never tried
 )
@@ -70,7 +71,7 @@ const (
 var methods = map[Kind]Method{
 	KindSysctl: ByChange, KindSysFile: ByChange, KindRedisConfig: ByChange,
 	KindIRQProfile: ByProfile, KindRPSXPS: ByProfile, KindProfile: ByProfile,
-	KindRedisRestart: ByServerSpec, KindAllocator: ByServerSpec, KindServerCPUs: ByServerSpec,
+	KindRedisRestart: ByServerSpec, KindAllocator: ByServerSpec, KindServerCPUs: ByServerSpec, KindServerBuild: ByServerSpec,
 	KindSteer: BySteer, KindBoot: NotApplied,
 }
 
@@ -89,7 +90,8 @@ type Knob struct {
 	// path, the Redis parameter, the tune profile, "allocator", "cpus".
 	Target string
 	// Values are the values tried, in order; for a numeric knob they are
-	// the screening grid and refinement searches between them.
+	// the screening grid and refinement searches between them. A knob
+	// whose values the session names (SessionValues) has none here.
 	Values []string
 	// Numeric knobs are refined around their best screened value.
 	Numeric bool
@@ -121,12 +123,15 @@ func (k Knob) Change(value string) (c change.Change, ok bool) {
 const On = "on"
 
 // Start is what a restart knob changes in the managed server's start-up
-// spec: one redis.conf line, the allocator, or the CPU set (CPUs is
-// symbolic: "numa-nic" or "unpinned"; the host side resolves it).
+// spec: one redis.conf line, the allocator, the CPU set (CPUs is
+// symbolic: "numa-nic" or "unpinned"; the host side resolves it), or the
+// binary (Build is the name the session gave a build spec; the host side
+// builds it and runs the result).
 type Start struct {
 	ConfigLine string
 	Allocator  string
 	CPUs       string
+	Build      string
 }
 
 // Start is the start-up change that sets k to value, for knobs applied by
@@ -139,9 +144,15 @@ func (k Knob) Start(value string) (s Start, ok bool) {
 		return Start{Allocator: value}, true
 	case KindServerCPUs:
 		return Start{CPUs: value}, true
+	case KindServerBuild:
+		return Start{Build: value}, true
 	}
 	return Start{}, false
 }
+
+// SessionValues says k's values are named by the session, not the
+// catalog: server.build's are the names of autotune's --build NAME=SPEC.
+func (k Knob) SessionValues() bool { return k.Kind == KindServerBuild }
 
 // Profile is the tune profile k turns on, for profile knobs.
 func (k Knob) Profile() (name string, ok bool) {
@@ -176,7 +187,7 @@ func (k Knob) Validate() error {
 	if k.Name == "" || k.Why == "" || k.Source == "" {
 		return fmt.Errorf("knob %q: a knob needs a name, a why and a source", k.Name)
 	}
-	if len(k.Values) == 0 {
+	if len(k.Values) == 0 && !k.SessionValues() {
 		return fmt.Errorf("knob %s: no values to try", k.Name)
 	}
 	for _, v := range k.Values {

@@ -136,3 +136,24 @@ func TestForChange(t *testing.T) {
 		t.Errorf("rmem_max maps onto %s", k.Name)
 	}
 }
+
+// TestServerBuildKnob: server.build's values are the session's build
+// names, each a start-up change of the binary; it is the one knob without
+// catalog values.
+func TestServerBuildKnob(t *testing.T) {
+	k, ok := Lookup("server.build")
+	if !ok || !k.SessionValues() || k.Method() != ByServerSpec || !k.Restart {
+		t.Fatalf("server.build: %+v", k)
+	}
+	if s, ok := k.Start("o3"); !ok || s.Build != "o3" || s.ConfigLine != "" {
+		t.Errorf("server.build=o3: %+v, %v", s, ok)
+	}
+	for _, other := range Catalog() {
+		if other.SessionValues() != (other.Name == "server.build") {
+			t.Errorf("knob %s: session values %v", other.Name, other.SessionValues())
+		}
+	}
+	if !strings.Contains(Markdown(), "--build NAME=SPEC") {
+		t.Error("the table does not say where server.build's values come from")
+	}
+}

@@ -24,6 +24,9 @@ func Markdown() string {
 				vals[i] = `""`
 			}
 		}
+		if k.SessionValues() {
+			vals = []string{"the session's: each `--build NAME=SPEC`'s NAME"}
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s (%s) |\n",
 			k.Name, k.Kind, strings.Join(vals, ", "), k.Method(), restart, k.Safety, k.Why, k.Source)
 	}

@@ -3,9 +3,9 @@ package lab
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"redline/internal/labdata"
+	"redline/internal/redisbuild"
 	"redline/internal/redisparam"
 	"redline/internal/redisserver"
 )
@@ -74,8 +74,10 @@ func checkServerSpec(spec labdata.ServerSpec, remote bool) error {
 	if len(spec.Env) > 0 {
 		return fmt.Errorf("env: an environment runs code in the server (LD_PRELOAD); use allocator: to preload a known allocator")
 	}
-	if b := spec.Build; b != nil && (b.Source != "debian" || strings.Contains(b.CC, "/")) {
-		return fmt.Errorf("build: a source tree's or tarball's Makefile, or a compiler named by path, runs as root; only source: debian with a compiler on PATH is built from a scenario")
+	if b := spec.Build; b != nil {
+		if err := redisbuild.CheckUntrusted(*b); err != nil {
+			return err
+		}
 	}
 	if spec.Binary != "" && !remote { // the server host checks its own
 		return redisserver.CheckBinary(spec.Binary, false)

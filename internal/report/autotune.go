@@ -25,6 +25,9 @@ type Autotune struct {
 	Noise                                  AutotuneNoise
 	// Doctor is what the doctor found and which knobs it put first.
 	Doctor []string
+	// Builds are the server.build values: each name, its spec and the
+	// built binary's provenance, one line each.
+	Builds []string
 	// Goal is the gain racing sought (0.03 for 3%): the chart marks it.
 	Goal   float64
 	Trials []AutotuneTrial
@@ -99,6 +102,9 @@ func autotuneDoc(a *Autotune) []atSection {
 	}
 	if len(a.Doctor) > 0 {
 		secs = append(secs, atSection{ID: "doctor", Title: "Doctor", List: a.Doctor})
+	}
+	if len(a.Builds) > 0 {
+		secs = append(secs, atSection{ID: "builds", Title: "Builds", Paragraphs: []string{"The values of server.build: each a redis-server built by redline build on the server host, its server started beside the baseline's."}, List: a.Builds})
 	}
 	secs = append(secs, []atSection{
 		{ID: "result", Title: "Result", Paragraphs: []string{a.Result, fmt.Sprintf("%d measurements.", a.Measurements)}, Tables: a.decisionTables()},
