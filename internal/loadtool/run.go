@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"redline/internal/benchdata"
+	"redline/internal/trusted"
 )
 
 // Tool is a load program redline can run.
@@ -73,7 +74,7 @@ func Run(ctx context.Context, r Request) (*Result, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown load tool %q (redis-benchmark, memtier_benchmark)", r.Tool)
 	}
-	path, err := exec.LookPath(t.Name)
+	path, err := trusted.Program(t.Name)
 	if err != nil {
 		return nil, fmt.Errorf("%s not found: %w (redis-benchmark: apt-get install -y redis-tools; memtier_benchmark is not packaged in Debian 12)", t.Name, err)
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"redline/internal/trusted"
 )
 
 // Pair is two network namespaces joined by a veth pair: a server host and
@@ -129,7 +131,11 @@ func RemoveStale() []string {
 func ip(ctx context.Context, args ...string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "ip", args...).CombinedOutput()
+	p, err := trusted.Program("ip")
+	if err != nil {
+		return err
+	}
+	out, err := exec.CommandContext(ctx, p, args...).CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("ip %s: %v: %s (is iproute2 installed, and are we root?)", strings.Join(args, " "), err, strings.TrimSpace(string(out)))
 	}

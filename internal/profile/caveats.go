@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"redline/internal/trusted"
 )
 
 // dsoAliases are binaries that are another under a second name: Redis is
@@ -87,7 +89,11 @@ func debPackage(ctx context.Context, path string) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "dpkg-query", "-S", path).Output()
+	dpkg, err := trusted.Program("dpkg-query")
+	if err != nil {
+		return ""
+	}
+	out, err := exec.CommandContext(ctx, dpkg, "-S", path).Output()
 	if err != nil {
 		return ""
 	}

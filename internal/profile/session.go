@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"redline/internal/trusted"
 )
 
 // AttachTimeout bounds the wait for perf to attach in Start.
@@ -71,7 +73,7 @@ func prepare(o RecordOptions) (*PerfData, error) {
 	if o.PID <= 0 {
 		return nil, fmt.Errorf("profile: a PID is needed (pid %d)", o.PID)
 	}
-	perf, err := exec.LookPath(o.Perf)
+	perf, err := trusted.Program(o.Perf)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrPerfMissing, err)
 	}

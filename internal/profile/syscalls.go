@@ -5,11 +5,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"redline/internal/trusted"
 )
 
 // DefaultSyscalls are the system calls counted by default: Redis's event
@@ -48,7 +49,7 @@ func CountSyscalls(ctx context.Context, o SyscallOptions) (*SyscallCounts, error
 	if len(o.Syscalls) == 0 {
 		o.Syscalls = DefaultSyscalls
 	}
-	perf, err := exec.LookPath(o.Perf)
+	perf, err := trusted.Program(o.Perf)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrPerfMissing, err)
 	}

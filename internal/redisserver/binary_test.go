@@ -176,29 +176,10 @@ func TestLookServerMissing(t *testing.T) {
 // each records that it ran in a world-writable marker directory and
 // fails. It returns the marker directory.
 func fakeWrappers(t *testing.T, names ...string) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o777); err != nil {
-		t.Fatal(err)
-	}
-	os.Chmod(filepath.Dir(dir), 0o755) // the test's own temporary root: the server's user reaches the fakes
-	for _, n := range names {
-		script := "#!/bin/sh\ntouch " + filepath.Join(dir, n+".ran") + "\nexit 1\n"
-		if err := os.WriteFile(filepath.Join(dir, n), []byte(script), 0o777); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Setenv("PATH", dir+":"+os.Getenv("PATH"))
-	return dir
+	return testutil.FakesOnPath(t, names...)
 }
 
-func wrapperRan(t *testing.T, dir string) {
-	t.Helper()
-	ran, _ := filepath.Glob(filepath.Join(dir, "*.ran"))
-	if len(ran) > 0 {
-		t.Errorf("a wrapper from the PATH's user-writable directory ran: %v", ran)
-	}
-}
+func wrapperRan(t *testing.T, dir string) { testutil.FakeRan(t, dir) }
 
 // Issue 24, item 1 (the wrappers): a root redline started redis-server
 // through numactl and taskset found on PATH (setpriv and numactl exec

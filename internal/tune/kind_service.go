@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"redline/internal/change"
+	"redline/internal/trusted"
 )
 
 // Services (irqbalance): stopped or started through systemd where the host
@@ -109,7 +110,11 @@ func (Systemd) Set(ctx context.Context, unit, state string) error {
 func systemctl(ctx context.Context, args ...string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, systemctlTimeout)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, "systemctl", args...).CombinedOutput()
+	p, err := trusted.Program("systemctl")
+	if err != nil {
+		return "", err
+	}
+	out, err := exec.CommandContext(ctx, p, args...).CombinedOutput()
 	return string(out), err
 }
 
