@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"redline/internal/labdata"
+	"redline/internal/trusted"
 )
 
 // runner executes a build's commands (never through a shell), each
@@ -26,21 +27,36 @@ type runner struct {
 // buildEnv is the environment of make and the compiler: the caller's,
 // without the variables that would change the build behind the spec's
 // back (the Makefiles read CFLAGS, CPPFLAGS and LDFLAGS from it).
+//
+// As root its PATH is root's system directories (trusted.Dirs): make's
+// recipes and the compiler driver look up cc, ar, as, ld and sh by name,
+// and a user's directory on root's PATH would have them run as root.
 func buildEnv() []string {
 	var env []string
+	root := os.Geteuid() == 0
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
+		if k == "PATH" && root {
+			continue
+		}
 		switch k {
 		case "CFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CC", "LD_PRELOAD":
 			continue
 		}
 		env = append(env, kv)
 	}
+	if root {
+		env = append(env, "PATH="+strings.Join(trusted.Dirs, ":"))
+	}
 	return append(env, "LC_ALL=C")
 }
 
 func (r *runner) run(ctx context.Context, dir, name string, args ...string) error {
-	cmd := exec.CommandContext(ctx, name, args...)
+	p, err := trusted.Program(name)
+	if err != nil {
+		return fmt.Errorf("build: %w", err)
+	}
+	cmd := exec.CommandContext(ctx, p, args...)
 	cmd.Dir, cmd.Env = dir, buildEnv()
 	w := r.log
 	if w == nil {

@@ -6,6 +6,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"redline/internal/trusted"
 )
 
 // Toolchain is the compiler a build uses, as found on this machine.
@@ -21,7 +23,7 @@ func FindToolchain(ctx context.Context, cc string) (Toolchain, error) {
 	if cc == "" {
 		cc = "gcc"
 	}
-	p, err := exec.LookPath(cc)
+	p, err := trusted.Program(cc)
 	if err != nil {
 		return Toolchain{}, SpecError{fmt.Errorf("build: compiler %s not found (install it: apt-get install -y gcc, or clang lld llvm): %w", cc, err)}
 	}
@@ -56,7 +58,7 @@ func family(versionOutput string) string {
 // Tool finds an LLVM tool that goes with a clang: name, or name-MAJOR.
 func (t Toolchain) Tool(name string) (string, error) {
 	for _, n := range []string{name + "-" + t.Major, name} {
-		if p, err := exec.LookPath(n); err == nil {
+		if p, err := trusted.Program(n); err == nil {
 			return p, nil
 		}
 	}
@@ -73,7 +75,7 @@ func (t Toolchain) ltoFlags(lto string) ([]string, error) {
 	case t.Family == "gcc":
 		return []string{"-flto=auto"}, nil
 	}
-	if _, err := exec.LookPath("ld.lld"); err != nil {
+	if _, err := trusted.Program("ld.lld"); err != nil {
 		return nil, fmt.Errorf("build: clang LTO links with lld: ld.lld not found (apt-get install -y lld)")
 	}
 	return []string{"-flto=" + lto, "-fuse-ld=lld"}, nil

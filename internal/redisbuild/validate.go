@@ -28,7 +28,10 @@ var (
 var refusedFlags = []struct{ prefix, why string }{
 	{"-wrapper", "runs another program"},
 	{"-fplugin", "loads code into the compiler"},
-	{"-Xclang", "passes raw options to the compiler's front end"},
+	{"-fpass-plugin", "loads code into the compiler"},
+	{"-X", "passes raw options to a tool the compiler runs (-Xlinker -plugin= loads code into the linker)"},
+	{"-Wa,", "passes raw options to the assembler"},
+	{"-Wp,", "passes raw options to the preprocessor"},
 	{"-B", "changes where the compiler finds its programs"},
 	{"-specs", "replaces the compiler's driver specs"},
 	{"--specs", "replaces the compiler's driver specs"},
@@ -135,6 +138,33 @@ func checkFlag(fl string) error {
 	for _, r := range refusedFlags {
 		if strings.HasPrefix(fl, r.prefix) {
 			return fmt.Errorf("build: flag %s refused: it %s", fl, r.why)
+		}
+	}
+	if strings.Contains(fl, "/") {
+		return fmt.Errorf("build: flag %s refused: it names a path (a flag may read or write files only inside the build tree: -include/etc/shadow shows a line of it, -MF/etc/x writes it)", fl)
+	}
+	if rest, ok := strings.CutPrefix(fl, "-Wl,"); ok {
+		return checkLinkerFlag(fl, rest)
+	}
+	return nil
+}
+
+// linkerOptions are the linker options a -Wl, flag may pass, each part
+// of its comma list one of them: link-time performance and hardening
+// switches, none of which loads code (-plugin), names a program
+// (--dynamic-linker) or reads or writes a file (-o, -Map, -T, @file).
+var linkerOptions = []string{
+	"-O0", "-O1", "-O2", "--as-needed", "--no-as-needed", "--gc-sections", "--no-gc-sections",
+	"--icf=all", "--icf=safe", "--icf=none", "-z", "now", "lazy", "relro", "norelro", "noexecstack",
+	"--hash-style=gnu", "--hash-style=sysv", "--hash-style=both", "--sort-common", "--emit-relocs",
+	"-q", "--relax", "--no-relax", "--build-id", "--strip-all", "-s", "--strip-debug", "-S",
+	"-znow", "-zrelro", "-zlazy", "-znorelro", "-znoexecstack",
+}
+
+func checkLinkerFlag(fl, list string) error {
+	for _, part := range strings.Split(list, ",") {
+		if !contains(linkerOptions, part) {
+			return fmt.Errorf("build: flag %s refused: linker option %q is not one of %s", fl, part, strings.Join(linkerOptions, " "))
 		}
 	}
 	return nil

@@ -32,6 +32,26 @@ func TestValidate(t *testing.T) {
 		{"pgo by hand", func(s *labdata.BuildSpec) { s.CFlags = []string{"-fprofile-use=x"} }, "is the pgo setting"},
 		{"mllvm alone", func(s *labdata.BuildSpec) { s.CFlags = []string{"-mllvm"} }, "needs its argument"},
 		{"mllvm shell", func(s *labdata.BuildSpec) { s.CFlags = []string{"-mllvm", "`id`"} }, "not a compiler flag"},
+		// Held out (issue 24, the build): gcc -Wl,-plugin=FILE and
+		// -Xlinker -plugin=FILE load FILE into the linker, which runs its
+		// constructor as the user building (root in a session or a root
+		// lab); -include/etc/shadow prints the file's first line in the
+		// compiler's error; -MF writes where it names.
+		{"linker plugin", func(s *labdata.BuildSpec) { s.LDFlags = []string{"-Wl,-plugin=/tmp/p.so"} }, "names a path"},
+		{"linker plugin by name", func(s *labdata.BuildSpec) { s.LDFlags = []string{"-Wl,-plugin=p.so"} }, "linker option"},
+		{"linker output", func(s *labdata.BuildSpec) { s.LDFlags = []string{"-Wl,-o,x"} }, "linker option"},
+		{"linker map", func(s *labdata.BuildSpec) { s.LDFlags = []string{"-Wl,-Map=x"} }, "linker option"},
+		{"Xlinker plugin", func(s *labdata.BuildSpec) { s.LDFlags = []string{"-Xlinker", "-plugin=p.so"} }, "raw options to a tool"},
+		{"Xassembler", func(s *labdata.BuildSpec) { s.CFlags = []string{"-Xassembler", "-o"} }, "raw options to a tool"},
+		{"assembler passthrough", func(s *labdata.BuildSpec) { s.CFlags = []string{"-Wa,-o,x"} }, "assembler"},
+		{"preprocessor passthrough", func(s *labdata.BuildSpec) { s.CFlags = []string{"-Wp,-MF,x"} }, "preprocessor"},
+		{"clang pass plugin", func(s *labdata.BuildSpec) { s.CFlags = []string{"-fpass-plugin=p.so"} }, "loads code"},
+		{"include a root file", func(s *labdata.BuildSpec) { s.CFlags = []string{"-include/etc/shadow"} }, "names a path"},
+		{"dependency file", func(s *labdata.BuildSpec) { s.CFlags = []string{"-MD", "-MF/etc/cron.d/x"} }, "names a path"},
+		{"dump to a file", func(s *labdata.BuildSpec) { s.CFlags = []string{"-fdump-tree-all=/etc/x"} }, "names a path"},
+		{"linker hardening", func(s *labdata.BuildSpec) {
+			s.LDFlags = []string{"-Wl,-O1", "-Wl,--as-needed", "-Wl,-z,now", "-Wl,--icf=all"}
+		}, ""},
 		{"bad opt", func(s *labdata.BuildSpec) { s.Opt = "-O9" }, "not an optimisation level"},
 		{"bad march", func(s *labdata.BuildSpec) { s.March = "native -fplugin=x" }, "not a CPU name"},
 		{"bad lto", func(s *labdata.BuildSpec) { s.LTO = "yes" }, "full or thin"},
