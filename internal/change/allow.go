@@ -98,11 +98,36 @@ var deniedSysctls = []string{
 	"net.ipv6.conf.*.forwarding", "net.ipv6.conf.*.accept_redirects", "net.ipv6.conf.*.accept_source_route",
 	"net.ipv6.conf.*.proxy_ndp", "net.ipv6.conf.*.disable_ipv6",
 	"kernel.sched_rt_runtime_us", "kernel.sched_rt_period_us",
+	// Held out (issue 24 item 12): a host address that accepts its own
+	// source (accept_local), IPsec policy off (disable_policy,
+	// disable_xfrm), router advertisements taken (accept_ra), binding
+	// addresses the host does not have (ip_nonlocal_bind), sockets of
+	// the default VRF serving every VRF (l3mdev_accept), conntrack
+	// helpers assigned to every flow, the mmap layout of old, the
+	// hugetlb shared-memory group, smurf echo replies.
+	"net.ipv4.conf.*.accept_local", "net.ipv4.conf.*.disable_policy", "net.ipv4.conf.*.disable_xfrm",
+	"net.ipv6.conf.*.disable_policy", "net.ipv6.conf.*.accept_ra",
+	"net.ipv4.ip_nonlocal_bind", "net.ipv6.ip_nonlocal_bind",
+	"net.ipv4.tcp_l3mdev_accept", "net.ipv4.udp_l3mdev_accept", "net.ipv4.raw_l3mdev_accept",
+	"net.netfilter.nf_conntrack_helper", "vm.legacy_va_layout", "vm.hugetlb_shm_group",
+	"net.ipv4.icmp_echo_ignore_broadcasts",
 }
 
-// sysctlFloors are the limits tune may raise or keep, never set below a
-// value a loaded host needs (fs.file-max=64 makes every open fail).
-var sysctlFloors = map[string]uint64{"fs.file-max": 65536, "fs.nr_open": 65536, "fs.aio-max-nr": 65536}
+// sysctlFloors are the sysctls tune may raise or keep, never set below a
+// floor (patterns as deniedSysctls'; the first number of the value is
+// compared): limits a loaded host needs (fs.file-max=64 makes every open
+// fail), and protections whose lower values weaken them: an ephemeral
+// port range starting below 1024 hands privileged ports to any user's
+// bind(port 0) (as ip_unprivileged_port_start would), syncookies off,
+// reverse-path filtering off.
+var sysctlFloors = []struct {
+	pattern string
+	floor   uint64
+}{
+	{"fs.file-max", 65536}, {"fs.nr_open", 65536}, {"fs.aio-max-nr", 65536},
+	{"net.ipv4.ip_local_port_range", 1024}, {"net.ipv4.tcp_syncookies", 1},
+	{"net.ipv4.conf.*.rp_filter", 1},
+}
 
 // deniedSysctl reports why the sysctl whose path below /proc/sys is rel
 // is refused with value, or nil. Components are compared as the kernel's
@@ -114,9 +139,14 @@ func deniedSysctl(rel, value string) error {
 			return fmt.Errorf("sysctl %s is refused: tune never weakens the host's protections (memory protection, BPF hardening, privileged ports, forwarding and routing, RT throttling, panics; internal/change deniedSysctls)", dotted)
 		}
 	}
-	if floor, ok := sysctlFloors[dotted]; ok {
-		if n, err := strconv.ParseUint(strings.TrimSpace(value), 10, 64); err != nil || n < floor {
-			return fmt.Errorf("sysctl %s = %q: want a number of at least %d (a lower limit starves the host)", dotted, value, floor)
+	for _, f := range sysctlFloors {
+		if !sysctlMatch(f.pattern, rel) {
+			continue
+		}
+		first, _, _ := strings.Cut(strings.TrimSpace(value), "\t")
+		first, _, _ = strings.Cut(strings.TrimSpace(first), " ")
+		if n, err := strconv.ParseUint(first, 10, 64); err != nil || n < f.floor {
+			return fmt.Errorf("sysctl %s = %q: want a number of at least %d (a lower value starves the host or weakens its protections)", dotted, value, f.floor)
 		}
 	}
 	return nil

@@ -152,6 +152,22 @@ func TestValidateAllowList(t *testing.T) {
 		{Kind: KindSysctl, Target: "net.core", Value: "1"},
 		{Kind: KindSysctl, Target: "vm", Value: "1"},
 		{Kind: KindSysctl, Target: "kernel.numa_balancing_scan_delay_ms.x", Value: "1"},
+		// Held out (issue 24 item 12): protections inside the allowed
+		// subtrees, and values that weaken them.
+		{Kind: KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: "1 65535"},
+		{Kind: KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: "80\t65535"},
+		{Kind: KindSysctl, Target: "net.ipv4.tcp_syncookies", Value: "0"},
+		{Kind: KindSysctl, Target: "net/ipv4/conf/eth0.10/rp_filter", Value: "0"},
+		{Kind: KindSysctl, Target: "net.ipv4.conf.all.accept_local", Value: "1"},
+		{Kind: KindSysctl, Target: "net.ipv4.conf.all.disable_policy", Value: "1"},
+		{Kind: KindSysctl, Target: "net.ipv4.conf.default.disable_xfrm", Value: "1"},
+		{Kind: KindSysctl, Target: "net.ipv6.conf.all.accept_ra", Value: "2"},
+		{Kind: KindSysctl, Target: "net.ipv4.ip_nonlocal_bind", Value: "1"},
+		{Kind: KindSysctl, Target: "net.ipv4.tcp_l3mdev_accept", Value: "1"},
+		{Kind: KindSysctl, Target: "net.netfilter.nf_conntrack_helper", Value: "1"},
+		{Kind: KindSysctl, Target: "vm.legacy_va_layout", Value: "1"},
+		{Kind: KindSysctl, Target: "vm.hugetlb_shm_group", Value: "1000"},
+		{Kind: KindSysctl, Target: "net.ipv4.icmp_echo_ignore_broadcasts", Value: "0"},
 	}
 	for _, c := range refused {
 		if err := c.Validate(); err == nil {
@@ -171,6 +187,9 @@ func TestValidateAllowList(t *testing.T) {
 		{Kind: KindSysctl, Target: "kernel.numa_balancing", Value: "0"},
 		{Kind: KindSysctl, Target: "kernel.sched_migration_cost_ns", Value: "500000"},
 		{Kind: KindSysctl, Target: "vm.dirty_bytes", Value: "1"},
+		{Kind: KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: "10000 65535"},
+		{Kind: KindSysctl, Target: "net.ipv4.tcp_syncookies", Value: "1"},
+		{Kind: KindSysctl, Target: "net/ipv4/conf/eth0.10/rp_filter", Value: "2"},
 	}
 	for _, c := range allowed {
 		if err := c.Validate(); err != nil {
