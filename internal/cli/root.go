@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"redline/internal/secret"
+	"redline/internal/textsafe"
 )
 
 // Exit codes, in one place. Commands return errors; Main turns them into codes.
@@ -122,7 +123,7 @@ func run(ctx context.Context, args []string, s *streams) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(s.err, ee.msg)
+			fmt.Fprintln(s.err, textsafe.Printable(ee.msg))
 		}
 		if ee.code == ExitSignaled {
 			return stoppedCode(ctx)
@@ -130,10 +131,12 @@ func run(ctx context.Context, args []string, s *streams) int {
 		return ee.code
 	}
 	if !s.started { // cobra refused the command line: unknown command, wrong arguments
-		fmt.Fprintf(s.err, "redline: %s (see redline --help)\n", oneLine(err.Error()))
+		fmt.Fprintf(s.err, "redline: %s (see redline --help)\n", textsafe.Printable(oneLine(err.Error())))
 		return ExitError
 	}
-	fmt.Fprintln(s.err, "redline:", err)
+	// An error may carry a server's or a file's text (an error reply,
+	// a value): its controls are escaped, as every renderer does.
+	fmt.Fprintln(s.err, "redline:", textsafe.Printable(err.Error()))
 	if ctx.Err() != nil {
 		return stoppedCode(ctx)
 	}
