@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
 )
 
@@ -55,7 +56,20 @@ func writeSync(f *os.File, data []byte, perm os.FileMode) error {
 // made by another user first, or a symlink planted there, is refused
 // before anything is written through it. A directory this call creates
 // loses the group and world write bits the umask left on it.
+//
+// The directories above it are held to the same rule (owned by root or
+// the caller, writable by nobody else unless sticky like /tmp, a link on
+// the way owned by root or the caller, its target's directories too):
+// whoever can write a parent can rename the checked directory away and
+// put a link to /etc in its place between this check and the writes.
 func OwnDir(dir string, perm os.FileMode) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("directory %s: %w", dir, err)
+	}
+	if err := safeChain(filepath.Dir(abs), 0); err != nil {
+		return fmt.Errorf("directory %s: %w; give a directory only you and root can change, from / down", dir, err)
+	}
 	created := false
 	if _, err := os.Lstat(dir); os.IsNotExist(err) {
 		if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
@@ -81,6 +95,59 @@ func OwnDir(dir string, perm os.FileMode) error {
 	}
 	if st.Mode().Perm()&0o022 != 0 {
 		return fmt.Errorf("directory %s: writable by group or others, who could plant links in it; give a directory only you can write (chmod go-w)", dir)
+	}
+	return nil
+}
+
+// safeChain checks every existing directory of the absolute path p, from
+// /, and what each link on the way points to (OwnDir's rule for the
+// directories above).
+func safeChain(p string, depth int) error {
+	if depth > 40 {
+		return fmt.Errorf("%s: too many links", p)
+	}
+	cur := "/"
+	for _, c := range strings.Split(p, "/") {
+		if c == "" || c == "." {
+			continue
+		}
+		next := filepath.Join(cur, c)
+		st, err := os.Lstat(next)
+		if os.IsNotExist(err) {
+			return nil // created below by the caller, as its own
+		}
+		if err != nil {
+			return err
+		}
+		if err := trustedOwner(next, st); err != nil {
+			return err
+		}
+		if st.Mode()&os.ModeSymlink != 0 {
+			target, err := os.Readlink(next)
+			if err != nil {
+				return err
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(cur, target)
+			}
+			if err := safeChain(target, depth+1); err != nil {
+				return err
+			}
+			if next, err = filepath.EvalSymlinks(next); err != nil {
+				return err
+			}
+		} else if st.Mode().Perm()&0o022 != 0 && st.Mode()&os.ModeSticky == 0 {
+			return fmt.Errorf("%s is writable by group or others (and not sticky)", next)
+		}
+		cur = next
+	}
+	return nil
+}
+
+func trustedOwner(p string, st os.FileInfo) error {
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if ok && sys.Uid != 0 && int(sys.Uid) != os.Geteuid() {
+		return fmt.Errorf("%s is owned by uid %d, neither root nor you (%d)", p, sys.Uid, os.Geteuid())
 	}
 	return nil
 }

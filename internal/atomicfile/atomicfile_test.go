@@ -98,3 +98,52 @@ func TestWriteReplacesAPlantedLink(t *testing.T) {
 		t.Fatal("the link is still there")
 	}
 }
+
+// Issue 24 item 6 held out: OwnDir checked only the last component, so
+// a root redline writing its results under another user's directory
+// (/home/alice/runs/x, --dir there, a results tree in a user's tmp
+// directory) accepted a directory that user can rename away and replace
+// with a link to /etc between the check and the writes. Every directory
+// above it must be root's or the caller's and writable by nobody else,
+// unless sticky (/tmp), and so must the links on the way.
+func TestOwnDirRefusesAnotherUsersParent(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to give a directory to another user")
+	}
+	base := t.TempDir()
+	os.Chmod(base, 0o755)
+	theirs := filepath.Join(base, "alice")
+	os.Mkdir(theirs, 0o755)
+	os.Chown(theirs, 65534, 65534)
+	if err := OwnDir(filepath.Join(theirs, "redline-lab-x"), 0o755); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
+		t.Errorf("a directory inside another user's: %v", err)
+	}
+	if err := OwnDir(filepath.Join(theirs, "a", "b"), 0o755); err == nil {
+		t.Error("a directory two levels inside another user's was accepted")
+	}
+	link := filepath.Join(base, "link")
+	os.Symlink(theirs, link)
+	if err := OwnDir(filepath.Join(link, "x"), 0o755); err == nil {
+		t.Error("a directory through a link into another user's directory was accepted")
+	}
+	theirLink := filepath.Join(base, "theirlink")
+	mine := filepath.Join(base, "mine")
+	os.Mkdir(mine, 0o755)
+	os.Symlink(mine, theirLink)
+	os.Lchown(theirLink, 65534, 65534)
+	if err := OwnDir(filepath.Join(theirLink, "x"), 0o755); err == nil {
+		t.Error("a directory through another user's link was accepted")
+	}
+	open := filepath.Join(base, "open")
+	os.Mkdir(open, 0o777)
+	os.Chmod(open, 0o777)
+	if err := OwnDir(filepath.Join(open, "x"), 0o755); err == nil {
+		t.Error("a directory inside a world-writable, not sticky, directory was accepted")
+	}
+	sticky := filepath.Join(base, "tmp")
+	os.Mkdir(sticky, 0o777)
+	os.Chmod(sticky, 0o777|os.ModeSticky)
+	if err := OwnDir(filepath.Join(sticky, "x"), 0o755); err != nil {
+		t.Errorf("a directory of one's own in a sticky one like /tmp: %v", err)
+	}
+}

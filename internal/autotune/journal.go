@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"redline/internal/atomicfile"
 	"redline/internal/labdata"
 )
 
@@ -50,7 +51,10 @@ func openJournal(dir string, o Options, resume bool) (*journal, error) {
 	if dir == "" {
 		return &journal{}, nil
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	// The directory is the caller's own, not a link, writable by nobody
+	// else (a root session in a shared directory writes its journal,
+	// state and reports here), and the journal is no link either.
+	if err := atomicfile.OwnDir(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("autotune: %w", err)
 	}
 	path := filepath.Join(dir, JournalFile)
@@ -63,7 +67,7 @@ func openJournal(dir string, o Options, resume bool) (*journal, error) {
 	case !resume && len(past) > 0:
 		return nil, fmt.Errorf("autotune: %s already holds a session; resume it (--resume %s) or use another directory", dir, dir)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("autotune: %w", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -244,7 +243,7 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	if len(cands) == 0 {
 		return usageError("redline autotune: no knob left to try:\n  %s", strings.Join(untested, "\n  "))
 	}
-	if err := os.MkdirAll(o.dir, 0o700); err != nil {
+	if err := atomicfile.OwnDir(o.dir, 0o700); err != nil {
 		return exitCode(ExitError, "redline autotune: "+err.Error())
 	}
 	tg, err := openAutotuneTarget(ctx, s, o, wl)
