@@ -14,6 +14,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"redline/internal/trusted"
 )
 
 // SSH is how to reach the server host: the system's OpenSSH client with
@@ -47,7 +49,7 @@ func (s *SSH) command(ctx context.Context, remote string) *exec.Cmd {
 		argv = append(argv, "-o", o)
 	}
 	argv = append(argv, "-T", "--", s.Target, remote)
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd := trustedCommand(ctx, argv, len(s.Wrap))
 	// Its own process group keeps a terminal's Ctrl-C from killing ssh
 	// (and so the session, which would then clean up by itself) before
 	// the lab has rolled back in order; if redline dies, ssh's input
@@ -101,7 +103,28 @@ func (s *SSH) Stop() {
 	argv = append(argv, "-o", "ControlPath="+filepath.Join(s.controlDir(), "%C"), "-O", "exit", "--", s.Target)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_ = exec.CommandContext(ctx, argv[0], argv[1:]...).Run()
+	_ = trustedCommand(ctx, argv, len(s.Wrap)).Run()
+}
+
+// trustedCommand runs argv with its programs (the wrapper's first, and
+// ssh at argv[sshAt], which a wrapper such as ip netns exec would look up
+// by name) resolved by trusted.Program: as root, from root's system
+// directories only, never from a PATH a user may have reached.
+func trustedCommand(ctx context.Context, argv []string, sshAt int) *exec.Cmd {
+	argv = append([]string{}, argv...)
+	var err error
+	for _, i := range []int{0, sshAt} {
+		var p string
+		if p, err = trusted.Program(argv[i]); err != nil {
+			break
+		}
+		argv[i] = p
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if err != nil {
+		cmd.Err = err
+	}
+	return cmd
 }
 
 // DialOptions say how to open a session.
