@@ -2,6 +2,8 @@ package redisbuild
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -34,4 +36,33 @@ func TestBuildToolsNotFromPATH(t *testing.T) {
 		t.Error("a compiler in a world-writable directory was accepted by its path")
 	}
 	testutil.FakeRan(t, dir)
+}
+
+// Held out as well: make includes every makefile $MAKEFILES names, and
+// gcc finds cc1, as and ld through $GCC_EXEC_PREFIX and $COMPILER_PATH
+// and writes where $DEPENDENCIES_OUTPUT says, so a root build with a
+// user's environment (sudo -E, a root shell that kept it) ran the user's
+// makefile as root. The build's environment drops them.
+func TestBuildEnvDropsToolVariables(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	evil := filepath.Join(dir, "evil.mk")
+	os.WriteFile(evil, []byte("$(shell touch "+marker+")\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "Makefile"), []byte("all:\n\t@true\n"), 0o644)
+	t.Setenv("MAKEFILES", evil)
+	for _, v := range []string{"GCC_EXEC_PREFIX", "COMPILER_PATH", "DEPENDENCIES_OUTPUT", "LD_LIBRARY_PATH", "LD_AUDIT", "CPATH", "LIBRARY_PATH"} {
+		t.Setenv(v, dir)
+	}
+	r := &runner{}
+	if err := r.run(context.Background(), dir, "make"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("make read the makefile $MAKEFILES named")
+	}
+	for _, kv := range buildEnv() {
+		if strings.HasSuffix(kv, "="+dir) {
+			t.Errorf("the build's environment keeps %s", kv)
+		}
+	}
 }

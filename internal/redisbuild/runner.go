@@ -43,12 +43,30 @@ func buildEnv() []string {
 		case "CFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CC", "LD_PRELOAD":
 			continue
 		}
+		if toolVariables[k] {
+			continue
+		}
 		env = append(env, kv)
 	}
 	if root {
 		env = append(env, "PATH="+strings.Join(trusted.Dirs, ":"))
 	}
 	return append(env, "LC_ALL=C")
+}
+
+// toolVariables are the environment variables by which make, the
+// compiler driver, the linker and the dynamic loader take programs,
+// makefiles, libraries, headers or output files from elsewhere than the
+// spec says: make includes every makefile in $MAKEFILES, gcc runs cc1,
+// as and ld from $GCC_EXEC_PREFIX and $COMPILER_PATH and writes
+// $DEPENDENCIES_OUTPUT. A root build with a user's environment would run
+// the user's code; none of them is part of a build's cache key either.
+var toolVariables = map[string]bool{
+	"MAKEFILES": true, "GNUMAKEFLAGS": true, "GCC_EXEC_PREFIX": true, "COMPILER_PATH": true,
+	"LIBRARY_PATH": true, "CPATH": true, "C_INCLUDE_PATH": true, "CPLUS_INCLUDE_PATH": true,
+	"OBJC_INCLUDE_PATH": true, "DEPENDENCIES_OUTPUT": true, "SUNPRO_DEPENDENCIES": true,
+	"GCC_COMPARE_DEBUG": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "LD_RUN_PATH": true,
+	"CCC_OVERRIDE_OPTIONS": true, "CCC_ADD_ARGS": true,
 }
 
 func (r *runner) run(ctx context.Context, dir, name string, args ...string) error {
