@@ -174,6 +174,9 @@ func workerBounds(sp *bench.WorkerSpec) []struct {
 		{o.Duration+o.Warmup+o.Drain > 24*time.Hour, "duration, warm-up and drain", "24h"},
 		{len(sp.Data) > 64<<20, "data", "64 MiB"},
 		{o.Sizes.Largest() > 64<<20, "value size (-d)", "64 MiB"},
+		// Each tick keeps an interval histogram until the result: a
+		// nanosecond interval filled the server host's memory in seconds.
+		{sp.Ticks && o.ProgressInterval < 100*time.Millisecond, "progress interval with ticks", "100ms or more"},
 	}
 }
 
