@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"redline/internal/labdata"
+	"redline/internal/trusted"
 )
 
 // BOLT, after PGO: llvm-bolt rewrites the optimised binary's layout from a
@@ -35,7 +36,7 @@ type Bolt struct {
 // PATH (Debian names its packages' tools so: bolt-16 installs
 // llvm-bolt-16).
 func FindBolt(ctx context.Context) (Bolt, error) {
-	p, err := exec.LookPath("llvm-bolt")
+	p, err := trusted.Program("llvm-bolt")
 	if err != nil {
 		p = newestVersioned("llvm-bolt")
 	}
@@ -58,15 +59,20 @@ func FindBolt(ctx context.Context) (Bolt, error) {
 	return Bolt{Path: p, Version: v}, nil
 }
 
-// newestVersioned is the name-N on PATH with the highest N.
+// newestVersioned is the name-N on PATH (as root, in root's system
+// directories, trusted.Dirs) with the highest N.
 func newestVersioned(name string) string {
 	best, bestN := "", -1
-	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+	dirs := filepath.SplitList(os.Getenv("PATH"))
+	if os.Geteuid() == 0 {
+		dirs = trusted.Dirs
+	}
+	for _, dir := range dirs {
 		m, _ := filepath.Glob(filepath.Join(dir, name+"-[0-9]*"))
 		for _, p := range m {
 			n, err := strconv.Atoi(strings.TrimPrefix(filepath.Base(p), name+"-"))
 			if err == nil && n > bestN {
-				if _, err := exec.LookPath(p); err == nil {
+				if _, err := trusted.Program(p); err == nil {
 					best, bestN = p, n
 				}
 			}

@@ -20,12 +20,15 @@ import (
 // PATH is those directories.
 func TestBuildToolsNotFromPATH(t *testing.T) {
 	testutil.NeedRoot(t)
-	dir := testutil.FakesOnPath(t, "make", "gcc", "cc", "llvm-profdata")
+	dir := testutil.FakesOnPath(t, "make", "gcc", "cc", "llvm-profdata", "llvm-bolt", "llvm-bolt-99")
 	ctx := context.Background()
 	r := &runner{}
 	r.run(ctx, t.TempDir(), "make", "--version")
 	FindToolchain(ctx, "gcc")
 	Toolchain{Family: "clang"}.Tool("llvm-profdata")
+	if b, err := FindBolt(ctx); err == nil && strings.HasPrefix(b.Path, dir) {
+		t.Errorf("llvm-bolt from the PATH's user-writable directory: %s", b.Path)
+	}
 	testutil.FakeRan(t, dir)
 	for _, kv := range buildEnv() {
 		if v, ok := strings.CutPrefix(kv, "PATH="); ok && v != strings.Join(trusted.Dirs, ":") {
