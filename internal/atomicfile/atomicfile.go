@@ -99,6 +99,18 @@ func OwnDir(dir string, perm os.FileMode) error {
 	return nil
 }
 
+// Unchangeable reports why another user could change what the path p
+// leads to (a directory or link on the way that is neither root's nor
+// the caller's, or that others may write and is not sticky), or nil:
+// OwnDir's rule for the directories above, applied to p itself too.
+func Unchangeable(p string) error {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return err
+	}
+	return safeChain(abs, 0)
+}
+
 // safeChain checks every existing directory of the absolute path p, from
 // /, and what each link on the way points to (OwnDir's rule for the
 // directories above).

@@ -24,6 +24,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"redline/internal/atomicfile"
 	"redline/internal/shellwords"
 )
 
@@ -213,9 +214,9 @@ func ReadFileBeneath(dir, rel string) (string, error) {
 	if filepath.IsAbs(rel) || !filepath.IsLocal(rel) {
 		return "", fmt.Errorf("%s: a scenario's password_file is a path below the scenario's directory (or give --pass-file FILE on the command line)", rel)
 	}
-	d, err := os.Open(dir)
+	d, err := openScenarioDir(dir)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("%s: %w (or give --pass-file FILE)", rel, err)
 	}
 	defer d.Close()
 	fd, err := unix.Openat2(int(d.Fd()), rel, &unix.OpenHow{
@@ -235,6 +236,29 @@ func ReadFileBeneath(dir, rel string) (string, error) {
 		return "", err
 	}
 	return firstLine(b, f.Name())
+}
+
+// openScenarioDir opens a scenario's directory. When another user could
+// change the path to it (the scenario's owner, whose directory it is),
+// it is resolved without following any link: that user could otherwise
+// swap it for a link to /etc between reading the scenario and this open.
+// A real directory of theirs holds only what they could put there.
+func openScenarioDir(dir string) (*os.File, error) {
+	if atomicfile.Unchangeable(dir) == nil {
+		return os.Open(dir)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	fd, err := unix.Openat2(unix.AT_FDCWD, abs, &unix.OpenHow{
+		Flags:   unix.O_RDONLY | unix.O_DIRECTORY | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("the scenario's directory %s: %w (another user can change the path to it, so redline follows no link on it)", dir, err)
+	}
+	return os.NewFile(uintptr(fd), abs), nil
 }
 
 func firstLine(b []byte, path string) (string, error) {
