@@ -59,6 +59,12 @@ type autotuneTarget struct {
 	// Builds are server.build's values (--build NAME=SPEC) and, once
 	// built, their provenance: --resume builds the same (autotune_build.go).
 	Builds []autotuneBuild `json:"builds,omitempty"`
+	// Cluster is a Redis Cluster (autotune_cluster.go): with Addr an
+	// existing one, else one started here of Primaries primaries with
+	// Replicas replicas each.
+	Cluster   bool `json:"cluster,omitempty"`
+	Primaries int  `json:"primaries,omitempty"`
+	Replicas  int  `json:"replicas,omitempty"`
 }
 
 type autotuneOptions struct {
@@ -83,7 +89,9 @@ func newAutotuneCmd(s *streams) *cobra.Command {
 		Short: "Search the knob catalog with paired, error-controlled measurements; keep only what is proven and confirmed",
 		Long: `autotune starts a redis-server (with --server-config lines) here, on a server
 host over --ssh, or in a network namespace (--netns), or attaches an existing one
-(--addr or --socket: CONFIG SET and host knobs only, never flushed), measures the
+(--addr or --socket: CONFIG SET and host knobs only, never flushed), or a Redis
+Cluster (--cluster: an existing one through --addr, or one started here; every
+trial on every node, the load in bench's cluster mode), measures the
 baseline and its noise, then screens the catalog's knobs against the current best
 in paired rounds of randomly ordered runs, keeps a knob only when its interval
 clears at the session's error budget (5% for all keep decisions together),
@@ -124,6 +132,7 @@ Exit status: 0 when the session ran to its end (confirmed or nothing to keep),
 	f.StringVar(&o.target.PassFile, "pass-file", "", "with --addr or --socket: the Redis password from the first line of `FILE` (default: $REDISCLI_AUTH)")
 	o.build.define(cmd)
 	f.BoolVar(&o.target.NetNS, "netns", false, "start the managed server in a network namespace of its own, the load coming from another (root)")
+	o.clusterFlags(cmd)
 	f.StringVar(&o.dir, "dir", "", "the session's directory: journal, tune state, plan, report (default ./autotune-TIME)")
 	f.StringVar(&o.resume, "resume", "", "continue the session journaled in this directory")
 	f.DurationVar(&o.budget, "budget", 15*time.Minute, "stop starting comparisons that could end after this")
@@ -293,7 +302,7 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	if res == nil {
 		return exitCode(ExitError, "redline autotune: "+runErr.Error())
 	}
-	err = autotuneFinish(s, o, res, untested, tg.addr, runErr)
+	err = autotuneFinish(s, o, res, untested, tg.addr, tg.clusterNodes(), runErr)
 	if o.apply && runErr == nil && ctx.Err() == nil {
 		if aerr := autotuneApply(ctx, s.out, tg, res, o.rollbackHint()); aerr != nil && err == nil {
 			err = exitCode(ExitFailure, "redline autotune: "+aerr.Error())
@@ -306,14 +315,14 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 }
 
 // autotuneFinish writes the files and prints the answer.
-func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untested []string, addr string, runErr error) error {
+func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untested []string, addr string, nodes []string, runErr error) error {
 	var errs []error
 	errs = append(errs, atomicfile.Write(filepath.Join(o.dir, "result.json"), autotuneResultJSON(res, o.target.Builds), 0o644))
 	errs = append(errs, writeAutotuneReports(o.dir, autotuneReport(o, res, untested)))
 	planPath := ""
 	if c := res.Confirmation; c != nil && c.Confirmed {
 		planPath = filepath.Join(o.dir, "plan.yaml")
-		errs = append(errs, writeAutotunePlan(planPath, res, addr, o.target.Builds))
+		errs = append(errs, writeAutotunePlan(planPath, res, addr, nodes, o.target.Builds))
 	}
 	autotunePrintAnswer(s.out, o, res, untested, planPath)
 	if err := errors.Join(errs...); err != nil {
@@ -329,8 +338,9 @@ func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untest
 }
 
 // writeAutotunePlan writes the confirmed plan for redline tune apply,
-// each change's measured effect in its note.
-func writeAutotunePlan(path string, res *autotune.Result, addr string, builds []autotuneBuild) error {
+// each change's measured effect in its note; a cluster's Redis settings
+// name each of its nodes.
+func writeAutotunePlan(path string, res *autotune.Result, addr string, nodes []string, builds []autotuneBuild) error {
 	changes, notes, err := splitPlan(res.Final)
 	if err != nil {
 		return err
@@ -339,6 +349,7 @@ func writeAutotunePlan(path string, res *autotune.Result, addr string, builds []
 	p.Notes = append(p.Notes, notes...)
 	p.Notes = append(p.Notes, buildNotes(res.Final, builds)...)
 	p.Redis = &tune.PlanRedis{Addr: addr}
+	p.ForNodes(nodes)
 	comments := map[int]string{}
 	for i, s := range res.Final {
 		if t := keptTrial(res, s); t != nil {

@@ -223,6 +223,7 @@ func (t *localTarget) plan(ctx context.Context, srv *trialServer, p trialParts) 
 		return nil, err
 	}
 	plan.Changes = t.guarded(plan.Changes)
+	plan.ForNodes(t.clusterNodes()) // a cluster: every node, or none
 	plan.Redis = &tune.PlanRedis{Network: srv.redis.Network, Addr: srv.addr, User: srv.redis.User}
 	return plan, plan.Validate()
 }
@@ -279,9 +280,14 @@ func (t *localTarget) Trial(ctx context.Context, c autotune.Config, o autotune.T
 			}
 		}()
 	}
-	if t.managed { // an attached server holds someone's data: never flushed
+	switch { // an attached server holds someone's data: never flushed
+	case t.managed:
 		if _, err := srv.admin.Do(ctx, "FLUSHALL"); err != nil {
 			return m, fmt.Errorf("FLUSHALL: %w", err)
+		}
+	case t.cluster != nil:
+		if err := t.cluster.flush(ctx); err != nil {
+			return m, err
 		}
 	}
 	if t.beforeMeasure != nil {
@@ -320,6 +326,9 @@ func (t *localTarget) untried(ctx context.Context, c autotune.Candidate) (autotu
 
 // cannot says why k=v is not compared on this target ("" when it is).
 func (t *localTarget) cannot(ctx context.Context, k knobs.Knob, v string) string {
+	if why := t.cannotOnCluster(k); why != "" {
+		return why
+	}
 	switch k.Method() {
 	case knobs.ByChange:
 		return t.cannotChange(ctx, k, v)
@@ -364,6 +373,9 @@ func (t *localTarget) hostNow(ctx context.Context, ch change.Change) (string, bo
 }
 
 func (t *localTarget) configNow(ctx context.Context, name string) (string, bool) {
+	if t.cluster != nil {
+		return t.cluster.configNow(ctx, name)
+	}
 	cfg, err := t.admin.ConfigGet(ctx, name)
 	cur, found := cfg[name]
 	return cur, err == nil && found

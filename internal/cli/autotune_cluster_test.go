@@ -1,0 +1,229 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"redline/internal/autotune"
+	"redline/internal/bench/cmdline"
+	"redline/internal/redisadmin"
+	"redline/internal/redisserver"
+	"redline/internal/redistest"
+)
+
+// clusterConfig reads one setting of every node, in c.Nodes() order.
+func clusterConfig(t *testing.T, c *redisserver.Cluster, name string) []string {
+	t.Helper()
+	var out []string
+	for _, s := range c.Nodes() {
+		v := redistest.Do(t, redistest.Client(t, s), "CONFIG", "GET", name)
+		if len(v.Elems) != 2 {
+			t.Fatalf("CONFIG GET %s on %s: %+v", name, s.Addr(), v)
+		}
+		out = append(out, v.Elems[1].Str)
+	}
+	return out
+}
+
+// allAre reports whether every value is want.
+func allAre(vals []string, want string) bool {
+	return !slices.ContainsFunc(vals, func(v string) bool { return v != want })
+}
+
+// TestAutotuneClusterTrial: on an existing cluster (3 primaries with a
+// replica each), a trial's CONFIG SET and a profile's Redis settings are
+// on every node, primaries and replicas, during the measurement and back
+// as found on every node after it; the restart knobs and steer are not
+// tried, with why.
+func TestAutotuneClusterTrial(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 1)
+	wl, err := cmdline.ParseWorkload(trialWorkload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "tune")
+	o := &autotuneOptions{target: autotuneTarget{Cluster: true, Addr: c.Seed()}, stateDir: state}
+	ctx := context.Background()
+	tg, err := openAutotuneTarget(ctx, &streams{out: io.Discard, err: io.Discard}, o, wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tg.close)
+	if !strings.Contains(tg.where, "existing Redis Cluster at "+c.Seed()+" (6 nodes") || len(tg.clusterNodes()) != 6 {
+		t.Errorf("target %q, nodes %v", tg.where, tg.clusterNodes())
+	}
+	for knob, want := range map[string]string{"redis.io-threads": "needs a server restart", "steer": "a cluster's nodes are several processes", "irq.numa-bind": "several processes"} {
+		if _, why, ok := tg.untried(ctx, autotune.Candidate{Knob: knob, Values: []string{"2", "on"}}); ok || !strings.Contains(why, want) {
+			t.Errorf("%s: tried %v, why %q; want untried, %q", knob, ok, why, want)
+		}
+	}
+	for _, tc := range []struct {
+		cfg         autotune.Config
+		name        string
+		during, was string
+	}{
+		{autotune.Config{{Knob: "redis.hz", Value: "50"}}, "hz", "50", "10"},
+		{autotune.Config{{Knob: "profile.redis-config", Value: "on"}}, "lazyfree-lazy-user-del", "yes", "no"},
+	} {
+		var during []string
+		tg.beforeMeasure = func(*trialServer) { during = clusterConfig(t, c, tc.name) }
+		if m, err := tg.Trial(ctx, tc.cfg, autotune.TrialOptions{}); err != nil || m.Value <= 0 {
+			t.Fatalf("trial %s: %v, %v", tc.cfg, m, err)
+		}
+		after := clusterConfig(t, c, tc.name)
+		if !allAre(during, tc.during) || !allAre(after, tc.was) {
+			t.Errorf("%s: %v on the nodes during the trial, %v after; want %s on every node, then %s", tc.name, during, after, tc.during, tc.was)
+		}
+		noPending(t, state)
+	}
+}
+
+// someonesKey puts a key on the cluster's primary that serves its slot
+// (redisserver.StartCluster gives primary i slots i*16384/n up).
+func someonesKey(t *testing.T, c *redisserver.Cluster) *redisserver.Server {
+	t.Helper()
+	v := redistest.Do(t, redistest.Client(t, c.Primaries[0]), "CLUSTER", "KEYSLOT", "someones-key")
+	slot, err := strconv.Atoi(v.Str)
+	if err != nil {
+		t.Fatalf("CLUSTER KEYSLOT: %+v", v)
+	}
+	n := len(c.Primaries)
+	p := c.Primaries[slot*n/redisadmin.ClusterSlots]
+	redistest.Do(t, redistest.Client(t, p), "SET", "someones-key", "1")
+	return p
+}
+
+// TestAutotuneClusterAttached: redline autotune --cluster --addr of one
+// node of an existing 3-primary cluster runs to its end, its load in
+// bench's cluster mode, tries hz on every node, lists the restart knob as
+// untested with why, never flushes the cluster's data and leaves every
+// node as found, the journal empty.
+func TestAutotuneClusterAttached(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 0)
+	owner := someonesKey(t, c)
+	dir := filepath.Join(t.TempDir(), "at")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, errs, code := runCLI(t, ctx, nil, "autotune", "--cluster", "--addr", c.Primaries[1].Addr(), "--dir", dir, "--seed", "1",
+		"--knob", "redis.hz", "--knob", "redis.io-threads", "--workload", "-t set -c 4 -P 4 --duration 300ms", "--max-rounds", "8")
+	if code != ExitOK && code != ExitFailure || strings.Contains(out, "stopped:") {
+		t.Fatalf("autotune: exit %d (want a session run to its end): %s%s", code, out, errs)
+	}
+	t.Logf("autotune of a cluster:\n%s", out)
+	for _, want := range []string{"target: the existing Redis Cluster at " + c.Primaries[1].Addr() + " (3 nodes", "redis.io-threads: needs a server restart", "redis.hz = 50"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the answer", want)
+		}
+	}
+	res := readAutotuneResult(t, dir)
+	if !slices.ContainsFunc(res.Trials, func(tr autotune.Trial) bool { return tr.Setting.Knob == "redis.hz" }) {
+		t.Errorf("no trial of redis.hz: %+v", res.Trials)
+	}
+	if hz := clusterConfig(t, c, "hz"); !allAre(hz, "10") {
+		t.Errorf("hz on the nodes after the session: %v, want 10 as found", hz)
+	}
+	if v := redistest.Do(t, redistest.Client(t, owner), "EXISTS", "someones-key"); v.Str != "1" {
+		t.Error("the cluster's data was flushed")
+	}
+	noPending(t, filepath.Join(dir, "tune"))
+}
+
+// TestAutotuneClusterManaged: redline autotune --cluster without --addr
+// starts a 3-primary cluster here (the lab's managed-cluster), runs to its
+// end on it and stops every node at the end.
+func TestAutotuneClusterManaged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "at")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, errs, code := runCLI(t, ctx, nil, "autotune", "--cluster", "--server-config", "hz 20", "--dir", dir, "--seed", "1",
+		"--knob", "redis.activerehashing", "--knob", "redis.tcp-backlog", "--workload", "-t set -c 4 -P 4 --duration 300ms", "--max-rounds", "8")
+	if code != ExitOK && code != ExitFailure || strings.Contains(out, "stopped:") {
+		t.Fatalf("autotune: exit %d (want a session run to its end): %s%s", code, out, errs)
+	}
+	t.Logf("autotune of a managed cluster:\n%s", out)
+	m := regexp.MustCompile(`a managed Redis Cluster here, 3 primaries with 0 replicas each \(3 nodes, seed (\S+)\)`).FindStringSubmatch(out)
+	if m == nil || !strings.Contains(out, "redis.tcp-backlog: needs a restart of every node") || !strings.Contains(out, "redis.activerehashing = no") {
+		t.Fatalf("answer:\n%s", out)
+	}
+	if conn, err := net.DialTimeout("tcp", m[1], time.Second); err == nil {
+		conn.Close()
+		t.Errorf("the cluster's seed %s still answers after the session", m[1])
+	}
+	noPending(t, filepath.Join(dir, "tune"))
+}
+
+// TestAutotuneClusterKill9: kill -9 of redline autotune while a trial's
+// hz is applied to the cluster's nodes; redline tune rollback --state-dir
+// DIR/tune then restores every node.
+func TestAutotuneClusterKill9(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 0)
+	dir := filepath.Join(t.TempDir(), "at")
+	cmd := exec.Command(os.Args[0], "autotune", "--cluster", "--addr", c.Seed(), "--dir", dir, "--seed", "1",
+		"--knob", "redis.hz", "--workload", "-t set -c 4 -P 4 --duration 2s", "--max-rounds", "8")
+	cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	deadline := time.Now().Add(2 * time.Minute)
+	var during []string
+	for {
+		if during = clusterConfig(t, c, "hz"); !allAre(during, "10") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no trial applied hz within 2 minutes:\n%s", output.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+		t.Fatalf("autotune was not killed: %v\n%s", cmd.ProcessState, output.String())
+	}
+	t.Logf("hz on the nodes when killed: %v", during)
+	ctx := context.Background()
+	out, errs, code := runCLI(t, ctx, nil, "tune", "rollback", "--state-dir", filepath.Join(dir, "tune"))
+	if code != ExitOK || !strings.Contains(out, "restored") {
+		t.Fatalf("tune rollback: exit %d\n%s%s", code, out, errs)
+	}
+	if hz := clusterConfig(t, c, "hz"); !allAre(hz, "10") {
+		t.Errorf("hz on the nodes after tune rollback: %v, want 10 on every node", hz)
+	}
+	noPending(t, filepath.Join(dir, "tune"))
+}
+
+// TestAutotuneClusterUsageErrors: cluster flags that cannot go together
+// are one line and exit 2, before anything starts.
+func TestAutotuneClusterUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--primaries", "3"}, "size a cluster autotune starts (--cluster without --addr)"},
+		{[]string{"--cluster", "--socket", "/tmp/x.sock"}, "--cluster needs a TCP seed"},
+		{[]string{"--cluster", "--ssh", "h"}, "--cluster with --ssh is not supported yet"},
+		{[]string{"--cluster", "--addr", "127.0.0.1:1", "--replicas", "1"}, "an existing one (--addr) has its own"},
+		{[]string{"--cluster", "--primaries", "-1"}, "not negative"},
+		{[]string{"--cluster", "--server-config", "port 7000"}, `config "port 7000"`},
+	} {
+		_, stderr, code := runCLI(t, context.Background(), nil, append([]string{"autotune", "--dir", t.TempDir()}, c.args...)...)
+		if code != ExitError || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("autotune %v: exit %d, stderr %q; want exit 2 and %q in one line", c.args, code, stderr, c.want)
+		}
+	}
+}
