@@ -171,7 +171,7 @@ func TestAutotuneClusterKill9(t *testing.T) {
 	c := redistest.StartCluster(t, 3, 0)
 	dir := filepath.Join(t.TempDir(), "at")
 	cmd := exec.Command(os.Args[0], "autotune", "--cluster", "--addr", c.Seed(), "--dir", dir, "--seed", "1",
-		"--knob", "redis.hz", "--workload", "-t set -c 4 -P 4 --duration 2s", "--max-rounds", "8")
+		"--knob", "redis.hz", "--workload", "-t set -c 4 -P 4 --duration 500ms", "--max-rounds", "8")
 	cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
 	var output bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &output, &output
