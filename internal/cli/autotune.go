@@ -16,6 +16,7 @@ import (
 	"redline/internal/atomicfile"
 	"redline/internal/autotune"
 	"redline/internal/bench/cmdline"
+	"redline/internal/change"
 	"redline/internal/knobs"
 	"redline/internal/tune"
 )
@@ -350,9 +351,12 @@ func writeAutotunePlan(path string, res *autotune.Result, addr string, nodes []s
 	p.Notes = append(p.Notes, buildNotes(res.Final, builds)...)
 	p.Redis = &tune.PlanRedis{Addr: addr}
 	p.ForNodes(nodes)
+	// Each change's note is the trial that kept its knob: found by the
+	// knob, not by position (profiles and start-up settings make no
+	// change here; a cluster's setting is one change per node).
 	comments := map[int]string{}
-	for i, s := range res.Final {
-		if t := keptTrial(res, s); t != nil {
+	for i, ch := range p.Changes {
+		if t := keptTrialOf(res, ch); t != nil {
 			comments[i] = fmt.Sprintf("measured: x%.3f [%.3f, %.3f] against %s (trial %d)", t.Result.Ratio, t.Result.CILow, t.Result.CIHigh, t.Against, t.N)
 		}
 	}
@@ -363,6 +367,17 @@ func writeAutotunePlan(path string, res *autotune.Result, addr string, nodes []s
 		return err
 	}
 	return atomicfile.Write(path, []byte(buf.String()), 0o644)
+}
+
+// keptTrialOf is the trial that kept the final setting making ch.
+func keptTrialOf(res *autotune.Result, ch change.Change) *autotune.Trial {
+	k, ok := knobs.ForChange(ch)
+	for _, s := range res.Final {
+		if ok && s.Knob == k.Name {
+			return keptTrial(res, s)
+		}
+	}
+	return nil
 }
 
 // keptTrial is the trial that kept s.

@@ -21,6 +21,8 @@ import (
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
+	"redline/internal/stats"
+	"redline/internal/tune"
 )
 
 // clusterConfig reads one setting of every node, in c.Nodes() order.
@@ -138,6 +140,11 @@ func TestAutotuneClusterAttached(t *testing.T) {
 		t.Error("the cluster's data was flushed")
 	}
 	noPending(t, filepath.Join(dir, "tune"))
+	// --resume reopens the same cluster from the journal.
+	out, errs, rcode := runCLI(t, ctx, nil, "autotune", "--resume", dir)
+	if rcode != code || !strings.Contains(out, "target: the existing Redis Cluster at "+c.Primaries[1].Addr()) {
+		t.Errorf("--resume: exit %d (the session's was %d): %s%s", rcode, code, out, errs)
+	}
 }
 
 // TestAutotuneClusterManaged: redline autotune --cluster without --addr
@@ -225,5 +232,42 @@ func TestAutotuneClusterUsageErrors(t *testing.T) {
 		if code != ExitError || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 			t.Errorf("autotune %v: exit %d, stderr %q; want exit 2 and %q in one line", c.args, code, stderr, c.want)
 		}
+	}
+}
+
+// TestAutotuneClusterPlanFile: a confirmed plan of a cluster session
+// lists its Redis setting once per node, each with the measured effect of
+// the trial that kept that knob (found by knob, not by position: a
+// profile before it in the final config makes no change here).
+func TestAutotuneClusterPlanFile(t *testing.T) {
+	prof := autotune.Setting{Knob: "profile.redis-config", Value: "on"}
+	hz := autotune.Setting{Knob: "redis.hz", Value: "50"}
+	final := autotune.Config{prof, hz}
+	kept := func(n int, s autotune.Setting, ratio float64) autotune.Trial {
+		return autotune.Trial{N: n, Phase: autotune.PhaseScreen, Setting: s, Rounds: 9, Decision: autotune.Kept,
+			Result: stats.Comparison{N: 9, Ratio: ratio, CILow: ratio - 0.1, CIHigh: ratio + 0.1, HasCI: true, Paired: true}}
+	}
+	res := &autotune.Result{
+		Trials:       []autotune.Trial{kept(1, prof, 1.2), kept(2, hz, 1.7)},
+		Final:        final,
+		Confirmation: &autotune.Confirmation{Config: final, Confirmed: true, Result: stats.Comparison{N: 18, Ratio: 1.8, CILow: 1.5, CIHigh: 2, HasCI: true, Level: 0.05}},
+	}
+	nodes := []string{"127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"}
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := writeAutotunePlan(path, res, nodes[0], nodes); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	p, err := tune.ParsePlan(b, ".yaml")
+	if err != nil || len(p.Changes) != 3 {
+		t.Fatalf("plan %+v, %v\n%s", p, err, b)
+	}
+	for i, ch := range p.Changes {
+		if ch.Target != "hz" || ch.Node != nodes[i] {
+			t.Errorf("change %d: %+v, want hz on %s", i, ch, nodes[i])
+		}
+	}
+	if strings.Count(string(b), "measured: x1.700") != 3 || strings.Contains(string(b), "measured: x1.200") {
+		t.Errorf("plan.yaml's measured effects:\n%s", b)
 	}
 }
