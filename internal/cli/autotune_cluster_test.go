@@ -21,16 +21,22 @@ import (
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
+	"redline/internal/resp"
 	"redline/internal/stats"
 	"redline/internal/tune"
 )
 
-// clusterConfig reads one setting of every node, in c.Nodes() order.
-func clusterConfig(t *testing.T, c *redisserver.Cluster, name string) []string {
+// clusterConfig reads one setting of every node, in c.Nodes() order
+// (with AUTH first when a password is given).
+func clusterConfig(t *testing.T, c *redisserver.Cluster, name string, password ...string) []string {
 	t.Helper()
 	var out []string
 	for _, s := range c.Nodes() {
-		v := redistest.Do(t, redistest.Client(t, s), "CONFIG", "GET", name)
+		cl := redistest.Client(t, s)
+		for _, pw := range password {
+			redistest.Do(t, cl, "AUTH", pw)
+		}
+		v := redistest.Do(t, cl, "CONFIG", "GET", name)
 		if len(v.Elems) != 2 {
 			t.Fatalf("CONFIG GET %s on %s: %+v", name, s.Addr(), v)
 		}
@@ -94,27 +100,38 @@ func TestAutotuneClusterTrial(t *testing.T) {
 
 // someonesKey puts a key on the cluster's primary that serves its slot
 // (redisserver.StartCluster gives primary i slots i*16384/n up).
-func someonesKey(t *testing.T, c *redisserver.Cluster) *redisserver.Server {
+func someonesKey(t *testing.T, c *redisserver.Cluster, password string) *redisserver.Server {
 	t.Helper()
-	v := redistest.Do(t, redistest.Client(t, c.Primaries[0]), "CLUSTER", "KEYSLOT", "someones-key")
+	client := func(s *redisserver.Server) *resp.Client {
+		cl := redistest.Client(t, s)
+		redistest.Do(t, cl, "AUTH", password)
+		return cl
+	}
+	v := redistest.Do(t, client(c.Primaries[0]), "CLUSTER", "KEYSLOT", "someones-key")
 	slot, err := strconv.Atoi(v.Str)
 	if err != nil {
 		t.Fatalf("CLUSTER KEYSLOT: %+v", v)
 	}
 	n := len(c.Primaries)
 	p := c.Primaries[slot*n/redisadmin.ClusterSlots]
-	redistest.Do(t, redistest.Client(t, p), "SET", "someones-key", "1")
+	redistest.Do(t, client(p), "SET", "someones-key", "1")
 	return p
 }
 
 // TestAutotuneClusterAttached: redline autotune --cluster --addr of one
-// node of an existing 3-primary cluster runs to its end, its load in
-// bench's cluster mode, tries hz on every node, lists the restart knob as
-// untested with why, never flushes the cluster's data and leaves every
-// node as found, the journal empty.
+// node of an existing 3-primary cluster with a password runs to its end,
+// its load in bench's cluster mode, tries hz on every node, lists the
+// restart knob as untested with why, never flushes the cluster's data and
+// leaves every node as found, the journal empty; the password is never
+// printed or written.
 func TestAutotuneClusterAttached(t *testing.T) {
+	const password = "s3cret-cluster-pw"
 	c := redistest.StartCluster(t, 3, 0)
-	owner := someonesKey(t, c)
+	for _, s := range c.Nodes() {
+		redistest.Do(t, redistest.Client(t, s), "CONFIG", "SET", "requirepass", password)
+	}
+	t.Setenv("REDISCLI_AUTH", password)
+	owner := someonesKey(t, c, password)
 	dir := filepath.Join(t.TempDir(), "at")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -124,6 +141,7 @@ func TestAutotuneClusterAttached(t *testing.T) {
 		t.Fatalf("autotune: exit %d (want a session run to its end): %s%s", code, out, errs)
 	}
 	t.Logf("autotune of a cluster:\n%s", out)
+	first := out + errs
 	for _, want := range []string{"target: the existing Redis Cluster at " + c.Primaries[1].Addr() + " (3 nodes", "redis.io-threads: needs a server restart", "redis.hz = 50"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in the answer", want)
@@ -133,10 +151,12 @@ func TestAutotuneClusterAttached(t *testing.T) {
 	if !slices.ContainsFunc(res.Trials, func(tr autotune.Trial) bool { return tr.Setting.Knob == "redis.hz" }) {
 		t.Errorf("no trial of redis.hz: %+v", res.Trials)
 	}
-	if hz := clusterConfig(t, c, "hz"); !allAre(hz, "10") {
+	if hz := clusterConfig(t, c, "hz", password); !allAre(hz, "10") {
 		t.Errorf("hz on the nodes after the session: %v, want 10 as found", hz)
 	}
-	if v := redistest.Do(t, redistest.Client(t, owner), "EXISTS", "someones-key"); v.Str != "1" {
+	cl := redistest.Client(t, owner)
+	redistest.Do(t, cl, "AUTH", password)
+	if v := redistest.Do(t, cl, "EXISTS", "someones-key"); v.Str != "1" {
 		t.Error("the cluster's data was flushed")
 	}
 	noPending(t, filepath.Join(dir, "tune"))
@@ -145,6 +165,17 @@ func TestAutotuneClusterAttached(t *testing.T) {
 	if rcode != code || !strings.Contains(out, "target: the existing Redis Cluster at "+c.Primaries[1].Addr()) {
 		t.Errorf("--resume: exit %d (the session's was %d): %s%s", rcode, code, out, errs)
 	}
+	for _, text := range []string{first, out, errs} {
+		if strings.Contains(text, password) {
+			t.Errorf("the password was printed: %s", text)
+		}
+	}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if b, _ := os.ReadFile(path); err == nil && !d.IsDir() && strings.Contains(string(b), password) {
+			t.Errorf("the password is in %s", path)
+		}
+		return nil
+	})
 }
 
 // TestAutotuneClusterManaged: redline autotune --cluster without --addr
