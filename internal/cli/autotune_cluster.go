@@ -39,6 +39,9 @@ type clusterTarget struct {
 	// each with an admin connection (CONFIG GET of the value found).
 	nodes  []string
 	admins map[string]*redisadmin.Conn
+	// primaries and replicas size a managed cluster (and the clusters
+	// its start-up trials run on).
+	primaries, replicas int
 }
 
 func (o *autotuneOptions) clusterFlags(cmd *cobra.Command) {
@@ -89,42 +92,92 @@ func (o *autotuneOptions) finishCluster() error {
 func (t *localTarget) openCluster(ctx context.Context, o *autotuneOptions) error {
 	tg := o.target
 	others := lab.OtherServers("/") // before a managed cluster starts
-	c := &clusterTarget{admins: map[string]*redisadmin.Conn{}}
+	c := &clusterTarget{admins: map[string]*redisadmin.Conn{}, primaries: tg.Primaries, replicas: tg.Replicas}
 	t.cluster = c
 	seed := &remote.RedisTarget{Addr: tg.Addr, User: tg.User, Password: o.password}
 	if tg.Addr == "" {
-		spec, err := redisserver.SpecOptions(redisserver.Spec{Config: tg.ServerConfig})
+		started, err := c.start(ctx, t.start)
 		if err != nil {
-			return err
-		}
-		if c.started, err = redisserver.StartCluster(ctx, redisserver.ClusterOptions{Primaries: tg.Primaries, Replicas: tg.Replicas, Server: spec}); err != nil {
 			return fmt.Errorf("--cluster: %w", err)
 		}
-		seed.Addr = c.started.Seed()
+		c.started, seed.Addr = started, started.Seed()
 	}
 	if _, err := t.attachServer(ctx, seed); err != nil {
 		return err
 	}
-	var pids []string
-	var err error
-	if c.nodes, err = t.host.RedisNodes(ctx, *seed); err != nil {
-		return fmt.Errorf("--cluster: the nodes of %s: %w", seed.Addr, err)
-	}
-	if len(c.nodes) == 0 {
-		return fmt.Errorf("--cluster: %s is %w", seed.Addr, redisadmin.ErrNotCluster)
-	}
-	for _, n := range c.nodes {
-		pid, err := c.attach(ctx, t, n, seed)
-		if err != nil {
-			return err
-		}
-		pids = append(pids, pid)
+	t.base().cluster = c
+	pids, err := c.listNodes(ctx, t, seed)
+	if err != nil {
+		return err
 	}
 	// The cluster's nodes are not among the others the guard protects.
 	others = slices.DeleteFunc(others, func(o string) bool { return slices.Contains(pids, o) })
 	t.guard(others, tg.AllowHostWide)
 	t.where = c.describe(tg, seed.Addr)
+	if c.started != nil {
+		return t.resolveCPUs(ctx) // server.cpus of the nodes
+	}
 	return nil
+}
+
+// start starts a cluster of c's size with the start-up spec a on every
+// node (the config lines, the allocator preloaded and checked on each,
+// the CPU set), as redisserver.StartCluster does for the lab.
+func (c *clusterTarget) start(ctx context.Context, a remote.RedisStartArgs) (*redisserver.Cluster, error) {
+	spec := redisserver.Spec{Config: a.Config, Allocator: a.Allocator, CPUs: a.CPUs, NUMANode: a.NUMANode}
+	so, err := redisserver.SpecOptions(spec)
+	if err != nil {
+		return nil, err
+	}
+	started, err := redisserver.StartCluster(ctx, redisserver.ClusterOptions{Primaries: c.primaries, Replicas: c.replicas, Server: so})
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range started.Nodes() {
+		if err := redisserver.CheckAllocator(n.Pid(), spec); err != nil {
+			started.Stop()
+			return nil, fmt.Errorf("node %s: %w", n.Addr(), err)
+		}
+	}
+	return started, nil
+}
+
+// listNodes lists the cluster's nodes through the host (RedisNodes) and
+// attaches each; pids are theirs, as the guard names servers.
+func (c *clusterTarget) listNodes(ctx context.Context, t *localTarget, seed *remote.RedisTarget) (pids []string, err error) {
+	if c.nodes, err = t.host.RedisNodes(ctx, *seed); err != nil {
+		return nil, fmt.Errorf("--cluster: the nodes of %s: %w", seed.Addr, err)
+	}
+	if len(c.nodes) == 0 {
+		return nil, fmt.Errorf("--cluster: %s is %w", seed.Addr, redisadmin.ErrNotCluster)
+	}
+	for _, n := range c.nodes {
+		pid, err := c.attach(ctx, t, n, seed)
+		if err != nil {
+			return nil, err
+		}
+		pids = append(pids, pid)
+	}
+	return pids, nil
+}
+
+// trialCluster starts the pool's server for start-up spec a on a managed
+// cluster: a cluster of its own, beside the baseline's (as a single
+// server's start-up trial runs beside the baseline's).
+func (t *localTarget) trialCluster(ctx context.Context, a remote.RedisStartArgs, key string) (*trialServer, error) {
+	base := t.cluster
+	c := &clusterTarget{admins: map[string]*redisadmin.Conn{}, primaries: base.primaries, replicas: base.replicas}
+	started, err := c.start(ctx, a)
+	if err != nil {
+		return nil, fmt.Errorf("start a cluster (%s): %w", key, err)
+	}
+	c.started = started
+	seed := &remote.RedisTarget{Addr: started.Seed()}
+	if _, err := c.listNodes(ctx, t, seed); err != nil {
+		c.close()
+		return nil, err
+	}
+	return &trialServer{key: key, addr: seed.Addr, pid: started.Primaries[0].Pid(), redis: seed, admin: c.admins[seed.Addr], cluster: c}, nil
 }
 
 // attach dials node n and checks it is a process of the server host; a
@@ -164,13 +217,16 @@ func (c *clusterTarget) close() {
 	}
 }
 
-// clusterNodes are the nodes a trial's Redis settings go to: nil for a
-// single server.
-func (t *localTarget) clusterNodes() []string {
-	if t.cluster == nil {
+// clusterNodes are the baseline cluster's nodes: nil for a single
+// server.
+func (t *localTarget) clusterNodes() []string { return t.cluster.nodeList() }
+
+// nodeList is c's nodes, nil for no cluster.
+func (c *clusterTarget) nodeList() []string {
+	if c == nil {
 		return nil
 	}
-	return t.cluster.nodes
+	return c.nodes
 }
 
 // configNow is the value every node has, ok false when one cannot be
@@ -189,7 +245,8 @@ func (c *clusterTarget) configNow(ctx context.Context, name string) (string, boo
 }
 
 // cannotOnCluster says why k is not tried on a cluster ("" when it is, or
-// the target is one server): start-up settings need every node restarted;
+// the target is one server): start-up settings on an existing cluster
+// (autotune starts a cluster of its own for them on a managed one);
 // steer and numa-bind follow one server's threads, and a cluster's nodes
 // are several processes.
 func (t *localTarget) cannotOnCluster(k knobs.Knob) string {
@@ -199,8 +256,6 @@ func (t *localTarget) cannotOnCluster(k knobs.Knob) string {
 	switch name, _ := k.Profile(); {
 	case k.Method() == knobs.ByServerSpec && t.cluster.started == nil:
 		return "needs a server restart: autotune restarts only servers it started (an existing cluster keeps its nodes' settings)"
-	case k.Method() == knobs.ByServerSpec:
-		return "needs a restart of every node: autotune does not restart a cluster's nodes yet"
 	case k.Method() == knobs.BySteer, name == "numa-bind":
 		return "follows one server's threads: a cluster's nodes are several processes (not tried on a cluster yet)"
 	}
@@ -224,4 +279,10 @@ func (c *clusterTarget) flush(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// restarts says whether start-up knobs can be tried: on a server or a
+// cluster autotune started.
+func (t *localTarget) restarts() bool {
+	return t.managed || t.cluster != nil && t.cluster.started != nil
 }

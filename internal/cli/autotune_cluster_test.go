@@ -179,8 +179,9 @@ func TestAutotuneClusterAttached(t *testing.T) {
 }
 
 // TestAutotuneClusterManaged: redline autotune --cluster without --addr
-// starts a 3-primary cluster here (the lab's managed-cluster), runs to its
-// end on it and stops every node at the end.
+// starts a 3-primary cluster here (the lab's managed-cluster), tries a
+// run-time knob and a start-up knob (on a cluster of its own), runs to its
+// end and stops every node at the end.
 func TestAutotuneClusterManaged(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "at")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
@@ -192,7 +193,7 @@ func TestAutotuneClusterManaged(t *testing.T) {
 	}
 	t.Logf("autotune of a managed cluster:\n%s", out)
 	m := regexp.MustCompile(`a managed Redis Cluster here, 3 primaries with 0 replicas each \(3 nodes, seed (\S+)\)`).FindStringSubmatch(out)
-	if m == nil || !strings.Contains(out, "redis.tcp-backlog: needs a restart of every node") || !strings.Contains(out, "redis.activerehashing = no") {
+	if m == nil || !strings.Contains(out, "redis.tcp-backlog = 4096") || !strings.Contains(out, "redis.activerehashing = no") {
 		t.Fatalf("answer:\n%s", out)
 	}
 	if conn, err := net.DialTimeout("tcp", m[1], time.Second); err == nil {
@@ -302,4 +303,72 @@ func TestAutotuneClusterPlanFile(t *testing.T) {
 	if strings.Count(string(b), "measured: x1.700") != 3 || strings.Contains(string(b), "measured: x1.200") {
 		t.Errorf("plan.yaml's measured effects:\n%s", b)
 	}
+}
+
+// nodeConfig reads one setting of every node of a trial's cluster.
+func nodeConfig(t *testing.T, s *trialServer, name string) []string {
+	t.Helper()
+	var out []string
+	for _, n := range s.cluster.nodes {
+		cfg, err := s.cluster.admins[n].ConfigGet(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, cfg[name])
+	}
+	return out
+}
+
+// TestAutotuneClusterStartupTrial: on a managed cluster, a start-up
+// knob's trial runs on a cluster of its own started beside the baseline's
+// with the changed spec on every node; the baseline's cluster keeps its
+// settings and nodes, a run-time knob on the start-up trial's cluster goes
+// to that cluster's nodes, and the pool never holds more than
+// maxTrialServers clusters.
+func TestAutotuneClusterStartupTrial(t *testing.T) {
+	wl, err := cmdline.ParseWorkload(trialWorkload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "tune")
+	o := &autotuneOptions{target: autotuneTarget{Cluster: true, Primaries: 3, ServerConfig: []string{"hz 20"}}, stateDir: state}
+	ctx := context.Background()
+	tg, err := openAutotuneTarget(ctx, &streams{out: io.Discard, err: io.Discard}, o, wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tg.close)
+	base := tg.base()
+	baseNodes := slices.Clone(base.cluster.nodes)
+	var seen *trialServer
+	var hz []string
+	tg.beforeMeasure = func(s *trialServer) { seen, hz = s, nodeConfig(t, s, "hz") }
+	trial := func(c autotune.Config) {
+		t.Helper()
+		if m, err := tg.Trial(ctx, c, autotune.TrialOptions{}); err != nil || m.Value <= 0 {
+			t.Fatalf("trial %s: %v, %v", c, m, err)
+		}
+	}
+	trial(autotune.Config{{Knob: "redis.io-threads", Value: "2"}, {Knob: "redis.hz", Value: "50"}})
+	if seen == base || seen.cluster == nil || !allAre(nodeConfig(t, seen, "io-threads"), "2") || !allAre(hz, "50") || len(seen.cluster.nodes) != 3 {
+		t.Errorf("io-threads trial ran on %s: io-threads %v, hz during %v", seen.addr, nodeConfig(t, seen, "io-threads"), hz)
+	}
+	if after := nodeConfig(t, seen, "hz"); !allAre(after, "20") {
+		t.Errorf("hz on the trial's cluster after it: %v, want 20", after)
+	}
+	first := seen.addr
+	trial(autotune.Config{{Knob: "redis.tcp-backlog", Value: "4096"}})
+	trial(autotune.Config{{Knob: "redis.io-threads-do-reads", Value: "yes"}})
+	if conn, err := net.DialTimeout("tcp", first, time.Second); err == nil { // the least recently used, stopped
+		conn.Close()
+		t.Errorf("the io-threads trial's cluster (seed %s) still runs beside %d others", first, len(tg.servers))
+	}
+	trial(autotune.Config{})
+	if seen != base || !slices.Equal(seen.cluster.nodes, baseNodes) || !allAre(nodeConfig(t, seen, "io-threads"), "1") || !allAre(hz, "20") {
+		t.Errorf("the baseline's trial ran on %s (nodes %v, want %v)", seen.addr, seen.cluster.nodes, baseNodes)
+	}
+	if len(tg.servers) > maxTrialServers {
+		t.Errorf("%d clusters running side by side", len(tg.servers))
+	}
+	noPending(t, state)
 }

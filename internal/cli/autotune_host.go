@@ -207,12 +207,20 @@ func (t *localTarget) attachServer(ctx context.Context, r *remote.RedisTarget) (
 // close stops the servers and rolls back whatever a trial left applied.
 func (t *localTarget) close() {
 	for _, s := range t.servers {
-		s.admin.Close()
+		if s.cluster == nil || s.cluster == t.cluster {
+			s.admin.Close()
+		}
 	}
 	if t.host != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
 		defer cancel()
 		t.host.Close(ctx)
+	}
+	// A cluster's nodes after the host's close, whose rollback needs them.
+	for _, s := range t.servers {
+		if s.cluster != nil && s.cluster != t.cluster {
+			s.cluster.close()
+		}
 	}
 	if t.cluster != nil {
 		t.cluster.close()
