@@ -286,3 +286,41 @@ func (c *clusterTarget) flush(ctx context.Context) error {
 func (t *localTarget) restarts() bool {
 	return t.managed || t.cluster != nil && t.cluster.started != nil
 }
+
+// commandStats is srv's INFO commandstats; a cluster's summed over its
+// nodes (the load's commands spread over them).
+func commandStats(ctx context.Context, srv *trialServer) ([]redisadmin.CommandStat, error) {
+	conns := []*redisadmin.Conn{srv.admin}
+	if c := srv.cluster; c != nil {
+		conns = conns[:0]
+		for _, n := range c.nodes {
+			conns = append(conns, c.admins[n])
+		}
+	}
+	var order []string
+	sum := map[string]redisadmin.CommandStat{}
+	for _, a := range conns {
+		info, err := a.Info(ctx, "commandstats")
+		if err != nil {
+			return nil, err
+		}
+		for _, cs := range info.Commandstats() {
+			s, seen := sum[cs.Command]
+			if !seen {
+				order = append(order, cs.Command)
+			}
+			s.Command, s.Calls, s.Usec = cs.Command, s.Calls+cs.Calls, s.Usec+cs.Usec
+			s.RejectedCalls, s.FailedCalls = s.RejectedCalls+cs.RejectedCalls, s.FailedCalls+cs.FailedCalls
+			sum[cs.Command] = s
+		}
+	}
+	out := make([]redisadmin.CommandStat, 0, len(order))
+	for _, name := range order {
+		s := sum[name]
+		if s.Calls > 0 {
+			s.UsecPerCall = float64(s.Usec) / float64(s.Calls)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}

@@ -96,6 +96,30 @@ func TestAutotuneClusterTrial(t *testing.T) {
 		}
 		noPending(t, state)
 	}
+	// The server's time by command (the confirmation's sampled runs) is
+	// the cluster's: summed over its nodes, not the seed's share.
+	seedSets := func() int64 {
+		info, err := tg.base().admin.Info(ctx, "commandstats")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cs := range info.Commandstats() {
+			if cs.Command == "set" {
+				return cs.Calls
+			}
+		}
+		return 0
+	}
+	before := seedSets()
+	m, err := tg.Trial(ctx, autotune.Config{}, autotune.TrialOptions{Breakdown: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedShare := seedSets() - before
+	i := slices.IndexFunc(m.Commands, func(c autotune.CommandTime) bool { return c.Command == "set" })
+	if i < 0 || m.Commands[i].Calls <= seedShare {
+		t.Errorf("commands of a sampled trial: %+v; the seed alone made %d SETs in it", m.Commands, seedShare)
+	}
 }
 
 // someonesKey puts a key on the cluster's primary that serves its slot
