@@ -396,3 +396,41 @@ func TestAutotuneClusterStartupTrial(t *testing.T) {
 	}
 	noPending(t, state)
 }
+
+// TestAutotuneClusterApply: --apply on an existing cluster leaves the
+// confirmed plan's Redis setting on every node, journaled, and tune
+// rollback undoes it on every node; a managed cluster (stopped with the
+// session) is refused before anything is measured.
+func TestAutotuneClusterApply(t *testing.T) {
+	if autotuneApplyRefusal(autotuneTarget{Cluster: true, Primaries: 3}) == "" || autotuneApplyRefusal(autotuneTarget{Cluster: true, Addr: "127.0.0.1:7000"}) != "" {
+		t.Error("--apply: want a managed cluster refused, an existing one accepted")
+	}
+	c := redistest.StartCluster(t, 3, 0)
+	wl, err := cmdline.ParseWorkload(trialWorkload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "tune")
+	o := &autotuneOptions{target: autotuneTarget{Cluster: true, Addr: c.Seed()}, stateDir: state}
+	ctx := context.Background()
+	tg, err := openAutotuneTarget(ctx, &streams{out: io.Discard, err: io.Discard}, o, wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := autotune.Config{{Knob: "redis.hz", Value: "50"}}
+	res := &autotune.Result{Final: final, Confirmation: &autotune.Confirmation{Config: final, Confirmed: true, Result: stats.Comparison{Outcome: stats.Better}}}
+	var out strings.Builder
+	if err := autotuneApply(ctx, &out, tg, res, "redline tune rollback --state-dir "+state); err != nil {
+		t.Fatal(err)
+	}
+	tg.close()
+	if hz := clusterConfig(t, c, "hz"); !allAre(hz, "50") {
+		t.Fatalf("hz on the nodes after --apply and the session's end: %v, want 50 on every node (%s)", hz, out.String())
+	}
+	if out, errs, code := runCLI(t, ctx, nil, "tune", "rollback", "--state-dir", state); code != ExitOK || !strings.Contains(out, "restored 3") {
+		t.Fatalf("tune rollback: exit %d\n%s%s", code, out, errs)
+	}
+	if hz := clusterConfig(t, c, "hz"); !allAre(hz, "10") {
+		t.Errorf("hz after tune rollback: %v, want 10 on every node", hz)
+	}
+}
