@@ -311,7 +311,7 @@ func TestAutotuneClusterPlanFile(t *testing.T) {
 	}
 	nodes := []string{"127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"}
 	path := filepath.Join(t.TempDir(), "plan.yaml")
-	if err := writeAutotunePlan(path, res, nodes[0], nodes); err != nil {
+	if err := writeAutotunePlan(path, res, nodes[0], nodes, nil); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(path)
