@@ -121,10 +121,11 @@ func (t *localTarget) openCluster(ctx context.Context, o *autotuneOptions) error
 }
 
 // start starts a cluster of c's size with the start-up spec a on every
-// node (the config lines, the allocator preloaded and checked on each,
-// the CPU set), as redisserver.StartCluster does for the lab.
+// node (the binary of a --build, the config lines, the allocator
+// preloaded and checked on each, the CPU set), as redisserver.StartCluster
+// does for the lab.
 func (c *clusterTarget) start(ctx context.Context, a remote.RedisStartArgs) (*redisserver.Cluster, error) {
-	spec := redisserver.Spec{Config: a.Config, Allocator: a.Allocator, CPUs: a.CPUs, NUMANode: a.NUMANode}
+	spec := redisserver.Spec{Binary: a.Binary, Config: a.Config, Allocator: a.Allocator, CPUs: a.CPUs, NUMANode: a.NUMANode}
 	so, err := redisserver.SpecOptions(spec)
 	if err != nil {
 		return nil, err
