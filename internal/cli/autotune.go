@@ -15,6 +15,7 @@ import (
 	"redline/internal/atomicfile"
 	"redline/internal/autotune"
 	"redline/internal/bench/cmdline"
+	"redline/internal/change"
 	"redline/internal/knobs"
 	"redline/internal/tune"
 )
@@ -58,6 +59,12 @@ type autotuneTarget struct {
 	// Builds are server.build's values (--build NAME=SPEC) and, once
 	// built, their provenance: --resume builds the same (autotune_build.go).
 	Builds []autotuneBuild `json:"builds,omitempty"`
+	// Cluster is a Redis Cluster (autotune_cluster.go): with Addr an
+	// existing one, else one started here of Primaries primaries with
+	// Replicas replicas each.
+	Cluster   bool `json:"cluster,omitempty"`
+	Primaries int  `json:"primaries,omitempty"`
+	Replicas  int  `json:"replicas,omitempty"`
 }
 
 type autotuneOptions struct {
@@ -82,7 +89,9 @@ func newAutotuneCmd(s *streams) *cobra.Command {
 		Short: "Search the knob catalog with paired, error-controlled measurements; keep only what is proven and confirmed",
 		Long: `autotune starts a redis-server (with --server-config lines) here, on a server
 host over --ssh, or in a network namespace (--netns), or attaches an existing one
-(--addr or --socket: CONFIG SET and host knobs only, never flushed), measures the
+(--addr or --socket: CONFIG SET and host knobs only, never flushed), or a Redis
+Cluster (--cluster: an existing one through --addr, or one started here; every
+trial on every node, the load in bench's cluster mode), measures the
 baseline and its noise, then screens the catalog's knobs against the current best
 in paired rounds of randomly ordered runs, keeps a knob only when its interval
 clears at the session's error budget (5% for all keep decisions together),
@@ -123,6 +132,7 @@ Exit status: 0 when the session ran to its end (confirmed or nothing to keep),
 	f.StringVar(&o.target.PassFile, "pass-file", "", "with --addr or --socket: the Redis password from the first line of `FILE` (default: $REDISCLI_AUTH)")
 	o.build.define(cmd)
 	f.BoolVar(&o.target.NetNS, "netns", false, "start the managed server in a network namespace of its own, the load coming from another (root)")
+	o.clusterFlags(cmd)
 	f.StringVar(&o.dir, "dir", "", "the session's directory: journal, tune state, plan, report (default ./autotune-TIME)")
 	f.StringVar(&o.resume, "resume", "", "continue the session journaled in this directory")
 	f.DurationVar(&o.budget, "budget", 15*time.Minute, "stop starting comparisons that could end after this")
@@ -292,7 +302,7 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	if res == nil {
 		return exitCode(ExitError, "redline autotune: "+runErr.Error())
 	}
-	err = autotuneFinish(s, o, res, untested, tg.addr, runErr)
+	err = autotuneFinish(s, o, res, untested, tg.addr, tg.clusterNodes(), runErr)
 	if o.apply && runErr == nil && ctx.Err() == nil {
 		if aerr := autotuneApply(ctx, s.out, tg, res, o.rollbackHint()); aerr != nil && err == nil {
 			err = exitCode(ExitFailure, "redline autotune: "+aerr.Error())
@@ -305,14 +315,14 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 }
 
 // autotuneFinish writes the files and prints the answer.
-func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untested []string, addr string, runErr error) error {
+func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untested []string, addr string, nodes []string, runErr error) error {
 	var errs []error
 	errs = append(errs, atomicfile.Write(filepath.Join(o.dir, "result.json"), autotuneResultJSON(res, o.target.Builds), 0o644))
 	errs = append(errs, writeAutotuneReports(o.dir, autotuneReport(o, res, untested)))
 	planPath := ""
 	if c := res.Confirmation; c != nil && c.Confirmed {
 		planPath = filepath.Join(o.dir, "plan.yaml")
-		errs = append(errs, writeAutotunePlan(planPath, res, addr, o.target.Builds))
+		errs = append(errs, writeAutotunePlan(planPath, res, addr, nodes, o.target.Builds))
 	}
 	autotunePrintAnswer(s.out, o, res, untested, planPath)
 	if err := errors.Join(errs...); err != nil {
@@ -328,8 +338,9 @@ func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untest
 }
 
 // writeAutotunePlan writes the confirmed plan for redline tune apply,
-// each change's measured effect in its note.
-func writeAutotunePlan(path string, res *autotune.Result, addr string, builds []autotuneBuild) error {
+// each change's measured effect in its note; a cluster's Redis settings
+// name each of its nodes.
+func writeAutotunePlan(path string, res *autotune.Result, addr string, nodes []string, builds []autotuneBuild) error {
 	changes, notes, err := splitPlan(res.Final)
 	if err != nil {
 		return err
@@ -338,9 +349,13 @@ func writeAutotunePlan(path string, res *autotune.Result, addr string, builds []
 	p.Notes = append(p.Notes, notes...)
 	p.Notes = append(p.Notes, buildNotes(res.Final, builds)...)
 	p.Redis = &tune.PlanRedis{Addr: addr}
+	p.ForNodes(nodes)
+	// Each change's note is the trial that kept its knob: found by the
+	// knob, not by position (profiles and start-up settings make no
+	// change here; a cluster's setting is one change per node).
 	comments := map[int]string{}
-	for i, s := range res.Final {
-		if t := keptTrial(res, s); t != nil {
+	for i, ch := range p.Changes {
+		if t := keptTrialOf(res, ch); t != nil {
 			comments[i] = fmt.Sprintf("measured: x%.3f [%.3f, %.3f] against %s (trial %d)", t.Result.Ratio, t.Result.CILow, t.Result.CIHigh, t.Against, t.N)
 		}
 	}
@@ -351,6 +366,17 @@ func writeAutotunePlan(path string, res *autotune.Result, addr string, builds []
 		return err
 	}
 	return atomicfile.Write(path, []byte(buf.String()), 0o644)
+}
+
+// keptTrialOf is the trial that kept the final setting making ch.
+func keptTrialOf(res *autotune.Result, ch change.Change) *autotune.Trial {
+	k, ok := knobs.ForChange(ch)
+	for _, s := range res.Final {
+		if ok && s.Knob == k.Name {
+			return keptTrial(res, s)
+		}
+	}
+	return nil
 }
 
 // keptTrial is the trial that kept s.

@@ -19,7 +19,7 @@ import (
 // so.
 func (t *localTarget) measureSampled(ctx context.Context, srv *trialServer) (autotune.Measurement, error) {
 	before, serr := t.snapshot(ctx, srv.pid)
-	cmdsBefore, cerr := srv.admin.Info(ctx, "commandstats")
+	cmdsBefore, cerr := commandStats(ctx, srv)
 	m, err := t.measure(ctx, srv.addr)
 	if err != nil {
 		return m, err
@@ -27,8 +27,8 @@ func (t *localTarget) measureSampled(ctx context.Context, srv *trialServer) (aut
 	if after, aerr := t.snapshot(ctx, srv.pid); serr == nil && aerr == nil {
 		m.Breakdown = profile.Compare(before, after, srv.pid)
 	}
-	if cmdsAfter, aerr := srv.admin.Info(ctx, "commandstats"); cerr == nil && aerr == nil {
-		m.Commands = commandTimes(cmdsBefore.Commandstats(), cmdsAfter.Commandstats())
+	if cmdsAfter, aerr := commandStats(ctx, srv); cerr == nil && aerr == nil {
+		m.Commands = commandTimes(cmdsBefore, cmdsAfter)
 	}
 	return m, nil
 }

@@ -128,7 +128,7 @@ func (t autotuneTarget) buildNames() []string {
 // is built for it (server.build is untested, cannotStart says why).
 func (t *localTarget) buildServers(ctx context.Context, s *streams, o *autotuneOptions) error {
 	builds := o.target.Builds
-	if len(builds) == 0 || !t.managed {
+	if len(builds) == 0 || !t.restarts() { // a managed server or cluster
 		return nil
 	}
 	fmt.Fprintf(s.out, "building %d --build spec(s)%s before the first measurement (a cached spec at once, a build from source in minutes)\n", len(builds), onHost(t.host.Info()))

@@ -237,7 +237,7 @@ func TestAutotuneBuildPlanNotes(t *testing.T) {
 		Make: []string{"CC=/usr/bin/gcc", "OPTIMIZATION=-O3"}, Allocator: "jemalloc"}
 	o := &autotuneOptions{dir: t.TempDir(), target: autotuneTarget{Workload: defaultAutotuneWorkload, Objective: "throughput", Builds: []autotuneBuild{b3}}}
 	var out strings.Builder
-	if err := autotuneFinish(&streams{out: &out, err: &out}, o, res, nil, "127.0.0.1:6379", nil); err != nil {
+	if err := autotuneFinish(&streams{out: &out, err: &out}, o, res, nil, "127.0.0.1:6379", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	plan, _ := os.ReadFile(filepath.Join(o.dir, "plan.yaml"))

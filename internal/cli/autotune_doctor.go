@@ -24,31 +24,41 @@ func (t *localTarget) doctorFirst(ctx context.Context, cands []autotune.Candidat
 	}
 	var first []autotune.Candidate
 	for _, f := range rep.Fired(doctor.Info) {
+		rule := doctorRule(f)
 		switch {
 		case f.Fix == nil:
 			continue
 		case len(f.Fix.Changes) == 0 && len(f.Fix.Advice) > 0:
-			untested = append(untested, fmt.Sprintf("doctor rule %s (%s): advice, no change to try: %s", f.ID, f.Message, f.Fix.Advice[0]))
+			untested = append(untested, fmt.Sprintf("%s (%s): advice, no change to try: %s", rule, f.Message, f.Fix.Advice[0]))
 			continue
 		}
 		for _, ch := range f.Fix.Changes {
 			k, ok := knobs.ForChange(ch)
 			if !ok {
-				untested = append(untested, fmt.Sprintf("doctor rule %s (%s): fix %s: no knob in the catalog makes it", f.ID, f.Message, ch))
+				untested = append(untested, fmt.Sprintf("%s (%s): fix %s: no knob in the catalog makes it", rule, f.Message, ch))
 				continue
 			}
 			c, rest, ok := takeCandidate(k.Name, cands, first)
 			if !ok {
-				untested = append(untested, fmt.Sprintf("doctor rule %s (%s): fix %s: knob %s is not among this session's candidates", f.ID, f.Message, ch, k.Name))
+				untested = append(untested, fmt.Sprintf("%s (%s): fix %s: knob %s is not among this session's candidates", rule, f.Message, ch, k.Name))
 				continue
 			}
 			cands = rest
 			c.Values = append([]string{ch.Value}, slices.DeleteFunc(c.Values, func(v string) bool { return v == ch.Value })...)
 			first = upsert(first, c)
-			lines = append(lines, fmt.Sprintf("%s = %s screened first (from doctor rule %s: %s)", k.Name, ch.Value, f.ID, f.Message))
+			lines = append(lines, fmt.Sprintf("%s = %s screened first (from %s: %s)", k.Name, ch.Value, rule, f.Message))
 		}
 	}
 	return append(first, cands...), untested, lines
+}
+
+// doctorRule names f's rule, and on a cluster the node it judged (a
+// trial's Redis settings go to every node).
+func doctorRule(f doctor.Finding) string {
+	if f.Node != "" {
+		return "doctor rule " + f.ID + " on node " + f.Node
+	}
+	return "doctor rule " + f.ID
 }
 
 // takeCandidate finds knob among the doctor's candidates so far, or

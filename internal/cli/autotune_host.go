@@ -69,6 +69,8 @@ type localTarget struct {
 	// clientNetNS is where the load and the admin connections come from
 	// (a --netns target's client namespace).
 	clientNetNS string
+	// cluster is a --cluster target's nodes (autotune_cluster.go).
+	cluster *clusterTarget
 	// noHost says why host knobs cannot be tried ("" when they can).
 	noHost string
 	pair   *netns.Pair
@@ -90,7 +92,7 @@ type localTarget struct {
 // existing one, and aims the workload at it.
 func openAutotuneTarget(ctx context.Context, s *streams, o *autotuneOptions, wl cmdline.Workload) (*localTarget, error) {
 	tg := o.target
-	t := &localTarget{test: wl.Tests[0], p99: o.engine.LowerIsBetter, managed: !tg.attached(),
+	t := &localTarget{test: wl.Tests[0], p99: o.engine.LowerIsBetter, managed: !tg.attached() && !tg.Cluster,
 		start: remote.RedisStartArgs{Config: tg.ServerConfig}, servers: map[string]*trialServer{}, profilePlans: map[string]*tune.Plan{}}
 	local := serverhost.LocalOptions{StateDir: o.stateDir, Holder: "redline autotune", BuildProgress: s.err}
 	if tg.NetNS {
@@ -118,6 +120,7 @@ func openAutotuneTarget(ctx context.Context, s *streams, o *autotuneOptions, wl 
 	t.opts = wl.Options
 	t.opts.Network, t.opts.NetNS, t.opts.Progress = cmp.Or(t.redis.Network, "tcp"), t.clientNetNS, nil
 	t.opts.User, t.opts.Password = t.redis.User, t.redis.Password
+	t.opts.Cluster = tg.Cluster
 	return t, nil
 }
 
@@ -126,6 +129,9 @@ func openAutotuneTarget(ctx context.Context, s *streams, o *autotuneOptions, wl 
 // the existing one, the guard having taken the other servers there first.
 func (t *localTarget) open(ctx context.Context, o *autotuneOptions) error {
 	tg, info := o.target, t.host.Info()
+	if tg.Cluster {
+		return t.openCluster(ctx, o)
+	}
 	others := lab.OtherServers("/")
 	if !t.managed {
 		pid, err := t.attach(ctx, o)
@@ -165,15 +171,21 @@ func (t *localTarget) open(ctx context.Context, o *autotuneOptions) error {
 	return t.resolveCPUs(ctx)
 }
 
-// attach takes the existing server as the pool's one server (the
-// baseline's, never started or stopped): its CONFIG is tuned, and its
-// host when it is a process of the server host (pid, 0 when not).
+// attach takes the existing server as the pool's one server.
 func (t *localTarget) attach(ctx context.Context, o *autotuneOptions) (pid int, err error) {
 	tg := o.target
 	r := &remote.RedisTarget{Addr: cmp.Or(tg.Addr, tg.Socket), User: tg.User, Password: o.password}
 	if tg.Socket != "" {
 		r.Network = "unix"
 	}
+	return t.attachServer(ctx, r)
+}
+
+// attachServer takes the server at r as the pool's one server (the
+// baseline's, never started or stopped; a cluster's seed): its CONFIG is
+// tuned, and its host when it is a process of the server host (pid, 0
+// when not).
+func (t *localTarget) attachServer(ctx context.Context, r *remote.RedisTarget) (pid int, err error) {
 	t.addr, t.redis = r.Addr, r
 	t.where = "the existing redis-server at " + t.addr + onHost(t.host.Info())
 	a, aerr := t.host.RedisAttach(ctx, *r)
@@ -195,12 +207,23 @@ func (t *localTarget) attach(ctx context.Context, o *autotuneOptions) (pid int, 
 // close stops the servers and rolls back whatever a trial left applied.
 func (t *localTarget) close() {
 	for _, s := range t.servers {
-		s.admin.Close()
+		if s.cluster == nil || s.cluster == t.cluster {
+			s.admin.Close()
+		}
 	}
 	if t.host != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
 		defer cancel()
 		t.host.Close(ctx)
+	}
+	// A cluster's nodes after the host's close, whose rollback needs them.
+	for _, s := range t.servers {
+		if s.cluster != nil && s.cluster != t.cluster {
+			s.cluster.close()
+		}
+	}
+	if t.cluster != nil {
+		t.cluster.close()
 	}
 	if t.pair != nil {
 		t.pair.Remove()

@@ -46,6 +46,9 @@ func (o *autotuneOptions) finishTarget() error {
 	case t.SSHSudo && t.StateDir != "":
 		return bad("--state-dir with --ssh-sudo: the sudoers line of docs/remote.md allows no arguments, so the session there uses its default journal directory")
 	}
+	if err := o.finishCluster(); err != nil {
+		return err
+	}
 	if attached {
 		pw, err := secret.Resolve("", t.PassFile, secret.FromEnv())
 		if err != nil {

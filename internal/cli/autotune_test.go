@@ -125,7 +125,7 @@ func TestAutotuneFilesOfAConfirmedSession(t *testing.T) {
 	}
 	o := &autotuneOptions{dir: t.TempDir(), target: autotuneTarget{Workload: defaultAutotuneWorkload, Objective: "throughput"}}
 	var out strings.Builder
-	if err := autotuneFinish(&streams{out: &out, err: &out}, o, res, nil, "127.0.0.1:6379", nil); err != nil {
+	if err := autotuneFinish(&streams{out: &out, err: &out}, o, res, nil, "127.0.0.1:6379", nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(o.dir, "plan.yaml"))
@@ -148,7 +148,7 @@ func TestAutotuneFilesOfAConfirmedSession(t *testing.T) {
 	}
 	res.Confirmation.Confirmed = false
 	o.dir = t.TempDir()
-	if err := autotuneFinish(&streams{out: &out, err: &out}, o, res, nil, "127.0.0.1:6379", nil); err == nil {
+	if err := autotuneFinish(&streams{out: &out, err: &out}, o, res, nil, "127.0.0.1:6379", nil, nil); err == nil {
 		t.Error("a session that was not confirmed exits 0")
 	}
 	if _, err := os.Stat(filepath.Join(o.dir, "plan.yaml")); err == nil {

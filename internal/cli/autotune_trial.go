@@ -61,6 +61,9 @@ type trialServer struct {
 	redis *remote.RedisTarget
 	admin *redisadmin.Conn
 	used  int // the measurement that last used it
+	// cluster is its cluster's nodes on a --cluster target (addr its
+	// seed, pid its first primary's); nil for a single server.
+	cluster *clusterTarget
 }
 
 // trialParts is a config split by how its settings are applied.
@@ -94,7 +97,7 @@ func (t *localTarget) partsOf(c autotune.Config) (trialParts, error) {
 			continue
 		}
 		st, ok := k.Start(s.Value)
-		if !ok || !t.managed {
+		if !ok || !t.restarts() {
 			return p, fmt.Errorf("knob %s is applied by %s, which this target cannot do", k.Name, k.Method())
 		}
 		if err := t.startWith(&p.start, st); err != nil {
@@ -170,6 +173,14 @@ func (t *localTarget) server(ctx context.Context, a remote.RedisStartArgs) (*tri
 	if len(t.servers) >= maxTrialServers {
 		t.stopOldest(ctx)
 	}
+	if t.cluster != nil {
+		s, err := t.trialCluster(ctx, a, key)
+		if err != nil {
+			return nil, err
+		}
+		s.used, t.servers[key] = t.clock, s
+		return s, nil
+	}
 	info, err := t.host.RedisStart(ctx, a)
 	if err != nil {
 		return nil, fmt.Errorf("start redis-server (%s): %w", key, err)
@@ -191,8 +202,12 @@ func (t *localTarget) stopOldest(ctx context.Context) {
 			old = s
 		}
 	}
-	old.admin.Close()
 	delete(t.servers, old.key)
+	if old.cluster != nil {
+		old.cluster.close()
+		return
+	}
+	old.admin.Close()
 	t.host.RedisStop(ctx, old.id)
 }
 
@@ -223,6 +238,7 @@ func (t *localTarget) plan(ctx context.Context, srv *trialServer, p trialParts) 
 		return nil, err
 	}
 	plan.Changes = t.guarded(plan.Changes)
+	plan.ForNodes(srv.cluster.nodeList()) // a cluster: every node, or none
 	plan.Redis = &tune.PlanRedis{Network: srv.redis.Network, Addr: srv.addr, User: srv.redis.User}
 	return plan, plan.Validate()
 }
@@ -279,9 +295,14 @@ func (t *localTarget) Trial(ctx context.Context, c autotune.Config, o autotune.T
 			}
 		}()
 	}
-	if t.managed { // an attached server holds someone's data: never flushed
+	switch { // an attached server holds someone's data: never flushed
+	case t.managed:
 		if _, err := srv.admin.Do(ctx, "FLUSHALL"); err != nil {
 			return m, fmt.Errorf("FLUSHALL: %w", err)
+		}
+	case srv.cluster != nil:
+		if err := srv.cluster.flush(ctx); err != nil {
+			return m, err
 		}
 	}
 	if t.beforeMeasure != nil {
@@ -320,6 +341,9 @@ func (t *localTarget) untried(ctx context.Context, c autotune.Candidate) (autotu
 
 // cannot says why k=v is not compared on this target ("" when it is).
 func (t *localTarget) cannot(ctx context.Context, k knobs.Knob, v string) string {
+	if why := t.cannotOnCluster(k); why != "" {
+		return why
+	}
 	switch k.Method() {
 	case knobs.ByChange:
 		return t.cannotChange(ctx, k, v)
@@ -364,6 +388,9 @@ func (t *localTarget) hostNow(ctx context.Context, ch change.Change) (string, bo
 }
 
 func (t *localTarget) configNow(ctx context.Context, name string) (string, bool) {
+	if t.cluster != nil {
+		return t.cluster.configNow(ctx, name)
+	}
 	cfg, err := t.admin.ConfigGet(ctx, name)
 	cur, found := cfg[name]
 	return cur, err == nil && found
@@ -373,7 +400,7 @@ func (t *localTarget) configNow(ctx context.Context, name string) (string, bool)
 // server already runs with, an allocator not installed, a CPU set that
 // reduces to the baseline's.
 func (t *localTarget) cannotStart(ctx context.Context, k knobs.Knob, v string) string {
-	if !t.managed {
+	if !t.restarts() {
 		return "needs a server restart: autotune restarts only a server it started (an attached server keeps its settings)"
 	}
 	st, _ := k.Start(v)

@@ -1,0 +1,436 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"redline/internal/autotune"
+	"redline/internal/bench/cmdline"
+	"redline/internal/redisadmin"
+	"redline/internal/redisserver"
+	"redline/internal/redistest"
+	"redline/internal/resp"
+	"redline/internal/stats"
+	"redline/internal/tune"
+)
+
+// clusterConfig reads one setting of every node, in c.Nodes() order
+// (with AUTH first when a password is given).
+func clusterConfig(t *testing.T, c *redisserver.Cluster, name string, password ...string) []string {
+	t.Helper()
+	var out []string
+	for _, s := range c.Nodes() {
+		cl := redistest.Client(t, s)
+		for _, pw := range password {
+			redistest.Do(t, cl, "AUTH", pw)
+		}
+		v := redistest.Do(t, cl, "CONFIG", "GET", name)
+		if len(v.Elems) != 2 {
+			t.Fatalf("CONFIG GET %s on %s: %+v", name, s.Addr(), v)
+		}
+		out = append(out, v.Elems[1].Str)
+	}
+	return out
+}
+
+// allAre reports whether every value is want.
+func allAre(vals []string, want string) bool {
+	return !slices.ContainsFunc(vals, func(v string) bool { return v != want })
+}
+
+// TestAutotuneClusterTrial: on an existing cluster (3 primaries with a
+// replica each), a trial's CONFIG SET and a profile's Redis settings are
+// on every node, primaries and replicas, during the measurement and back
+// as found on every node after it; the restart knobs and steer are not
+// tried, with why.
+func TestAutotuneClusterTrial(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 1)
+	wl, err := cmdline.ParseWorkload(trialWorkload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "tune")
+	o := &autotuneOptions{target: autotuneTarget{Cluster: true, Addr: c.Seed()}, stateDir: state}
+	ctx := context.Background()
+	tg, err := openAutotuneTarget(ctx, &streams{out: io.Discard, err: io.Discard}, o, wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tg.close)
+	if !strings.Contains(tg.where, "existing Redis Cluster at "+c.Seed()+" (6 nodes") || len(tg.clusterNodes()) != 6 {
+		t.Errorf("target %q, nodes %v", tg.where, tg.clusterNodes())
+	}
+	for knob, want := range map[string]string{"redis.io-threads": "needs a server restart", "steer": "a cluster's nodes are several processes", "irq.numa-bind": "several processes"} {
+		if _, why, ok := tg.untried(ctx, autotune.Candidate{Knob: knob, Values: []string{"2", "on"}}); ok || !strings.Contains(why, want) {
+			t.Errorf("%s: tried %v, why %q; want untried, %q", knob, ok, why, want)
+		}
+	}
+	for _, tc := range []struct {
+		cfg         autotune.Config
+		name        string
+		during, was string
+	}{
+		{autotune.Config{{Knob: "redis.hz", Value: "50"}}, "hz", "50", "10"},
+		{autotune.Config{{Knob: "profile.redis-config", Value: "on"}}, "lazyfree-lazy-user-del", "yes", "no"},
+	} {
+		var during []string
+		tg.beforeMeasure = func(*trialServer) { during = clusterConfig(t, c, tc.name) }
+		if m, err := tg.Trial(ctx, tc.cfg, autotune.TrialOptions{}); err != nil || m.Value <= 0 {
+			t.Fatalf("trial %s: %v, %v", tc.cfg, m, err)
+		}
+		after := clusterConfig(t, c, tc.name)
+		if !allAre(during, tc.during) || !allAre(after, tc.was) {
+			t.Errorf("%s: %v on the nodes during the trial, %v after; want %s on every node, then %s", tc.name, during, after, tc.during, tc.was)
+		}
+		noPending(t, state)
+	}
+	// The server's time by command (the confirmation's sampled runs) is
+	// the cluster's: summed over its nodes, not the seed's share.
+	seedSets := func() int64 {
+		info, err := tg.base().admin.Info(ctx, "commandstats")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cs := range info.Commandstats() {
+			if cs.Command == "set" {
+				return cs.Calls
+			}
+		}
+		return 0
+	}
+	before := seedSets()
+	m, err := tg.Trial(ctx, autotune.Config{}, autotune.TrialOptions{Breakdown: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seedShare := seedSets() - before
+	i := slices.IndexFunc(m.Commands, func(c autotune.CommandTime) bool { return c.Command == "set" })
+	if i < 0 || m.Commands[i].Calls <= seedShare {
+		t.Errorf("commands of a sampled trial: %+v; the seed alone made %d SETs in it", m.Commands, seedShare)
+	}
+}
+
+// someonesKey puts a key on the cluster's primary that serves its slot
+// (redisserver.StartCluster gives primary i slots i*16384/n up).
+func someonesKey(t *testing.T, c *redisserver.Cluster, password string) *redisserver.Server {
+	t.Helper()
+	client := func(s *redisserver.Server) *resp.Client {
+		cl := redistest.Client(t, s)
+		redistest.Do(t, cl, "AUTH", password)
+		return cl
+	}
+	v := redistest.Do(t, client(c.Primaries[0]), "CLUSTER", "KEYSLOT", "someones-key")
+	slot, err := strconv.Atoi(v.Str)
+	if err != nil {
+		t.Fatalf("CLUSTER KEYSLOT: %+v", v)
+	}
+	n := len(c.Primaries)
+	p := c.Primaries[slot*n/redisadmin.ClusterSlots]
+	redistest.Do(t, client(p), "SET", "someones-key", "1")
+	return p
+}
+
+// TestAutotuneClusterAttached: redline autotune --cluster --addr of one
+// node of an existing 3-primary cluster with a password runs to its end,
+// its load in bench's cluster mode, tries hz on every node, lists the
+// restart knob as untested with why, never flushes the cluster's data and
+// leaves every node as found, the journal empty; the password is never
+// printed or written.
+func TestAutotuneClusterAttached(t *testing.T) {
+	const password = "s3cret-cluster-pw"
+	c := redistest.StartCluster(t, 3, 0)
+	for _, s := range c.Nodes() {
+		redistest.Do(t, redistest.Client(t, s), "CONFIG", "SET", "requirepass", password)
+	}
+	t.Setenv("REDISCLI_AUTH", password)
+	owner := someonesKey(t, c, password)
+	dir := filepath.Join(t.TempDir(), "at")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, errs, code := runCLI(t, ctx, nil, "autotune", "--cluster", "--addr", c.Primaries[1].Addr(), "--dir", dir, "--seed", "1",
+		"--knob", "redis.hz", "--knob", "redis.io-threads", "--workload", "-t set -c 4 -P 4 --duration 300ms", "--max-rounds", "8")
+	if code != ExitOK && code != ExitFailure || strings.Contains(out, "stopped:") {
+		t.Fatalf("autotune: exit %d (want a session run to its end): %s%s", code, out, errs)
+	}
+	t.Logf("autotune of a cluster:\n%s", out)
+	first := out + errs
+	for _, want := range []string{"target: the existing Redis Cluster at " + c.Primaries[1].Addr() + " (3 nodes", "redis.io-threads: needs a server restart", "redis.hz = 50"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in the answer", want)
+		}
+	}
+	res := readAutotuneResult(t, dir)
+	if !slices.ContainsFunc(res.Trials, func(tr autotune.Trial) bool { return tr.Setting.Knob == "redis.hz" }) {
+		t.Errorf("no trial of redis.hz: %+v", res.Trials)
+	}
+	if hz := clusterConfig(t, c, "hz", password); !allAre(hz, "10") {
+		t.Errorf("hz on the nodes after the session: %v, want 10 as found", hz)
+	}
+	cl := redistest.Client(t, owner)
+	redistest.Do(t, cl, "AUTH", password)
+	if v := redistest.Do(t, cl, "EXISTS", "someones-key"); v.Str != "1" {
+		t.Error("the cluster's data was flushed")
+	}
+	noPending(t, filepath.Join(dir, "tune"))
+	// --resume reopens the same cluster from the journal.
+	out, errs, rcode := runCLI(t, ctx, nil, "autotune", "--resume", dir)
+	if rcode != code || !strings.Contains(out, "target: the existing Redis Cluster at "+c.Primaries[1].Addr()) {
+		t.Errorf("--resume: exit %d (the session's was %d): %s%s", rcode, code, out, errs)
+	}
+	for _, text := range []string{first, out, errs} {
+		if strings.Contains(text, password) {
+			t.Errorf("the password was printed: %s", text)
+		}
+	}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if b, _ := os.ReadFile(path); err == nil && !d.IsDir() && strings.Contains(string(b), password) {
+			t.Errorf("the password is in %s", path)
+		}
+		return nil
+	})
+}
+
+// TestAutotuneClusterManaged: redline autotune --cluster without --addr
+// starts a 3-primary cluster here (the lab's managed-cluster), tries a
+// run-time knob and a start-up knob (on a cluster of its own), runs to its
+// end and stops every node at the end.
+func TestAutotuneClusterManaged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "at")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	out, errs, code := runCLI(t, ctx, nil, "autotune", "--cluster", "--server-config", "hz 20", "--dir", dir, "--seed", "1",
+		"--knob", "redis.activerehashing", "--knob", "redis.tcp-backlog", "--workload", "-t set -c 4 -P 4 --duration 300ms", "--max-rounds", "8")
+	if code != ExitOK && code != ExitFailure || strings.Contains(out, "stopped:") {
+		t.Fatalf("autotune: exit %d (want a session run to its end): %s%s", code, out, errs)
+	}
+	t.Logf("autotune of a managed cluster:\n%s", out)
+	m := regexp.MustCompile(`a managed Redis Cluster here, 3 primaries with 0 replicas each \(3 nodes, seed (\S+)\)`).FindStringSubmatch(out)
+	if m == nil || !strings.Contains(out, "redis.tcp-backlog = 4096") || !strings.Contains(out, "redis.activerehashing = no") {
+		t.Fatalf("answer:\n%s", out)
+	}
+	if conn, err := net.DialTimeout("tcp", m[1], time.Second); err == nil {
+		conn.Close()
+		t.Errorf("the cluster's seed %s still answers after the session", m[1])
+	}
+	noPending(t, filepath.Join(dir, "tune"))
+}
+
+// TestAutotuneClusterKill9: kill -9 of redline autotune while a trial's
+// hz is applied on every node of the cluster (its measurement running);
+// redline tune rollback --state-dir DIR/tune then restores every node.
+func TestAutotuneClusterKill9(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 0)
+	dir := filepath.Join(t.TempDir(), "at")
+	cmd := exec.Command(os.Args[0], "autotune", "--cluster", "--addr", c.Seed(), "--dir", dir, "--seed", "1",
+		"--knob", "redis.hz", "--workload", "-t set -c 4 -P 4 --duration 500ms", "--max-rounds", "8")
+	cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
+	var output bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &output, &output
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	deadline := time.Now().Add(2 * time.Minute)
+	var during []string
+	for {
+		// The trial applied on every node: killed in its measurement.
+		if during = clusterConfig(t, c, "hz"); !slices.Contains(during, "10") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no trial had hz applied on every node within 2 minutes:\n%s", output.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() {
+		t.Fatalf("autotune was not killed: %v\n%s", cmd.ProcessState, output.String())
+	}
+	t.Logf("hz on the nodes when killed: %v", during)
+	ctx := context.Background()
+	out, errs, code := runCLI(t, ctx, nil, "tune", "rollback", "--state-dir", filepath.Join(dir, "tune"))
+	if code != ExitOK || !strings.Contains(out, "restored 3") {
+		t.Fatalf("tune rollback: exit %d\n%s%s", code, out, errs)
+	}
+	if hz := clusterConfig(t, c, "hz"); !allAre(hz, "10") {
+		t.Errorf("hz on the nodes after tune rollback: %v, want 10 on every node", hz)
+	}
+	noPending(t, filepath.Join(dir, "tune"))
+}
+
+// TestAutotuneClusterUsageErrors: cluster flags that cannot go together
+// are one line and exit 2, before anything starts.
+func TestAutotuneClusterUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--primaries", "3"}, "size a cluster autotune starts (--cluster without --addr)"},
+		{[]string{"--cluster", "--socket", "/tmp/x.sock"}, "--cluster needs a TCP seed"},
+		{[]string{"--cluster", "--ssh", "h"}, "--cluster with --ssh is not supported yet"},
+		{[]string{"--cluster", "--addr", "127.0.0.1:1", "--replicas", "1"}, "an existing one (--addr) has its own"},
+		{[]string{"--cluster", "--primaries", "-1"}, "not negative"},
+		{[]string{"--cluster", "--server-config", "port 7000"}, `config "port 7000"`},
+	} {
+		_, stderr, code := runCLI(t, context.Background(), nil, append([]string{"autotune", "--dir", t.TempDir()}, c.args...)...)
+		if code != ExitError || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+			t.Errorf("autotune %v: exit %d, stderr %q; want exit 2 and %q in one line", c.args, code, stderr, c.want)
+		}
+	}
+}
+
+// TestAutotuneClusterPlanFile: a confirmed plan of a cluster session
+// lists its Redis setting once per node, each with the measured effect of
+// the trial that kept that knob (found by knob, not by position: a
+// profile before it in the final config makes no change here).
+func TestAutotuneClusterPlanFile(t *testing.T) {
+	prof := autotune.Setting{Knob: "profile.redis-config", Value: "on"}
+	hz := autotune.Setting{Knob: "redis.hz", Value: "50"}
+	final := autotune.Config{prof, hz}
+	kept := func(n int, s autotune.Setting, ratio float64) autotune.Trial {
+		return autotune.Trial{N: n, Phase: autotune.PhaseScreen, Setting: s, Rounds: 9, Decision: autotune.Kept,
+			Result: stats.Comparison{N: 9, Ratio: ratio, CILow: ratio - 0.1, CIHigh: ratio + 0.1, HasCI: true, Paired: true}}
+	}
+	res := &autotune.Result{
+		Trials:       []autotune.Trial{kept(1, prof, 1.2), kept(2, hz, 1.7)},
+		Final:        final,
+		Confirmation: &autotune.Confirmation{Config: final, Confirmed: true, Result: stats.Comparison{N: 18, Ratio: 1.8, CILow: 1.5, CIHigh: 2, HasCI: true, Level: 0.05}},
+	}
+	nodes := []string{"127.0.0.1:7001", "127.0.0.1:7002", "127.0.0.1:7003"}
+	path := filepath.Join(t.TempDir(), "plan.yaml")
+	if err := writeAutotunePlan(path, res, nodes[0], nodes, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	p, err := tune.ParsePlan(b, ".yaml")
+	if err != nil || len(p.Changes) != 3 {
+		t.Fatalf("plan %+v, %v\n%s", p, err, b)
+	}
+	for i, ch := range p.Changes {
+		if ch.Target != "hz" || ch.Node != nodes[i] {
+			t.Errorf("change %d: %+v, want hz on %s", i, ch, nodes[i])
+		}
+	}
+	if strings.Count(string(b), "measured: x1.700") != 3 || strings.Contains(string(b), "measured: x1.200") {
+		t.Errorf("plan.yaml's measured effects:\n%s", b)
+	}
+}
+
+// nodeConfig reads one setting of every node of a trial's cluster.
+func nodeConfig(t *testing.T, s *trialServer, name string) []string {
+	t.Helper()
+	var out []string
+	for _, n := range s.cluster.nodes {
+		cfg, err := s.cluster.admins[n].ConfigGet(context.Background(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, cfg[name])
+	}
+	return out
+}
+
+// TestAutotuneClusterStartupTrial: on a managed cluster, a start-up
+// knob's trial runs on a cluster of its own started beside the baseline's
+// with the changed spec on every node; the baseline's cluster keeps its
+// settings and nodes, a run-time knob on the start-up trial's cluster goes
+// to that cluster's nodes, and the pool never holds more than
+// maxTrialServers clusters.
+func TestAutotuneClusterStartupTrial(t *testing.T) {
+	wl, err := cmdline.ParseWorkload(trialWorkload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "tune")
+	o := &autotuneOptions{target: autotuneTarget{Cluster: true, Primaries: 3, ServerConfig: []string{"hz 20"}}, stateDir: state}
+	ctx := context.Background()
+	tg, err := openAutotuneTarget(ctx, &streams{out: io.Discard, err: io.Discard}, o, wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(tg.close)
+	base := tg.base()
+	baseNodes := slices.Clone(base.cluster.nodes)
+	var seen *trialServer
+	var hz []string
+	tg.beforeMeasure = func(s *trialServer) { seen, hz = s, nodeConfig(t, s, "hz") }
+	trial := func(c autotune.Config) {
+		t.Helper()
+		if m, err := tg.Trial(ctx, c, autotune.TrialOptions{}); err != nil || m.Value <= 0 {
+			t.Fatalf("trial %s: %v, %v", c, m, err)
+		}
+	}
+	trial(autotune.Config{{Knob: "redis.io-threads", Value: "2"}, {Knob: "redis.hz", Value: "50"}})
+	if seen == base || seen.cluster == nil || !allAre(nodeConfig(t, seen, "io-threads"), "2") || !allAre(hz, "50") || len(seen.cluster.nodes) != 3 {
+		t.Errorf("io-threads trial ran on %s: io-threads %v, hz during %v", seen.addr, nodeConfig(t, seen, "io-threads"), hz)
+	}
+	if after := nodeConfig(t, seen, "hz"); !allAre(after, "20") {
+		t.Errorf("hz on the trial's cluster after it: %v, want 20", after)
+	}
+	first := seen.addr
+	trial(autotune.Config{{Knob: "redis.tcp-backlog", Value: "4096"}})
+	trial(autotune.Config{{Knob: "redis.io-threads-do-reads", Value: "yes"}})
+	if conn, err := net.DialTimeout("tcp", first, time.Second); err == nil { // the least recently used, stopped
+		conn.Close()
+		t.Errorf("the io-threads trial's cluster (seed %s) still runs beside %d others", first, len(tg.servers))
+	}
+	trial(autotune.Config{})
+	if seen != base || !slices.Equal(seen.cluster.nodes, baseNodes) || !allAre(nodeConfig(t, seen, "io-threads"), "1") || !allAre(hz, "20") {
+		t.Errorf("the baseline's trial ran on %s (nodes %v, want %v)", seen.addr, seen.cluster.nodes, baseNodes)
+	}
+	if len(tg.servers) > maxTrialServers {
+		t.Errorf("%d clusters running side by side", len(tg.servers))
+	}
+	noPending(t, state)
+}
+
+// TestAutotuneClusterApply: --apply on an existing cluster leaves the
+// confirmed plan's Redis setting on every node, journaled, and tune
+// rollback undoes it on every node; a managed cluster (stopped with the
+// session) is refused before anything is measured.
+func TestAutotuneClusterApply(t *testing.T) {
+	if autotuneApplyRefusal(autotuneTarget{Cluster: true, Primaries: 3}) == "" || autotuneApplyRefusal(autotuneTarget{Cluster: true, Addr: "127.0.0.1:7000"}) != "" {
+		t.Error("--apply: want a managed cluster refused, an existing one accepted")
+	}
+	c := redistest.StartCluster(t, 3, 0)
+	wl, err := cmdline.ParseWorkload(trialWorkload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(t.TempDir(), "tune")
+	o := &autotuneOptions{target: autotuneTarget{Cluster: true, Addr: c.Seed()}, stateDir: state}
+	ctx := context.Background()
+	tg, err := openAutotuneTarget(ctx, &streams{out: io.Discard, err: io.Discard}, o, wl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	final := autotune.Config{{Knob: "redis.hz", Value: "50"}}
+	res := &autotune.Result{Final: final, Confirmation: &autotune.Confirmation{Config: final, Confirmed: true, Result: stats.Comparison{Outcome: stats.Better}}}
+	var out strings.Builder
+	if err := autotuneApply(ctx, &out, tg, res, "redline tune rollback --state-dir "+state); err != nil {
+		t.Fatal(err)
+	}
+	tg.close()
+	if hz := clusterConfig(t, c, "hz"); !allAre(hz, "50") {
+		t.Fatalf("hz on the nodes after --apply and the session's end: %v, want 50 on every node (%s)", hz, out.String())
+	}
+	if out, errs, code := runCLI(t, ctx, nil, "tune", "rollback", "--state-dir", state); code != ExitOK || !strings.Contains(out, "restored 3") {
+		t.Fatalf("tune rollback: exit %d\n%s%s", code, out, errs)
+	}
+	if hz := clusterConfig(t, c, "hz"); !allAre(hz, "10") {
+		t.Errorf("hz after tune rollback: %v, want 10 on every node", hz)
+	}
+}
