@@ -78,11 +78,13 @@ lab: setup build
 # Every test, against real redis-servers on loopback. Tests that write the
 # host run only with REDLINE_TEST_HOST_WRITES=1 (set by .ci/run). The timeout
 # is a guard against a hung test, not a speed bound: internal/cli alone took
-# 10.5 minutes under -race on a loaded 2-CPU machine.
+# 10.5 minutes under -race on a loaded 2-CPU machine. autotune's simulations
+# (pure arithmetic, one goroutine) skip under -race and run in the second line.
 test: test-deps
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) test -count=1 -timeout 10m ./internal/autotune
 
 # The quick loop while editing: parsers, goldens, planners; no real servers,
 # namespaces or kill tests (testutil.Heavy).

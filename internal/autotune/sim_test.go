@@ -80,7 +80,15 @@ func simSession(t testing.TB, seed uint64, m testutil.NoiseModel, cands []Candid
 // sessions is short, or heavy with REDLINE_SIM_HEAVY=1 (times
 // REDLINE_SIM_SCALE when set: 0.25 runs a quarter of the sessions on a
 // shared machine).
+//
+// Under the race detector the simulations are skipped: they are arithmetic
+// on one goroutine, nothing the detector can find, and it makes them ten
+// times slower (ten minutes of CI); make test runs this package again
+// without -race.
 func sessions(t testing.TB, short, heavy int) int {
+	if testutil.Race {
+		t.Skip("a simulation: run without -race (make test does)")
+	}
 	if testing.Short() || !heavyOn() {
 		return short
 	}
