@@ -1,6 +1,7 @@
 package autotune
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,34 @@ type Candidate struct {
 	// Numeric knobs are refined around their kept value: the midpoints
 	// between it and its neighbours in Values are tried too.
 	Numeric bool `json:"numeric,omitempty"`
+	// Requires, when set, is the knob without which this one does
+	// nothing: its values are compared only while the incumbent (or the
+	// target as found) has that knob at another value than Idle, and are
+	// listed untested otherwise, spending nothing.
+	Requires *Requirement `json:"requires,omitempty"`
+}
+
+// Requirement: Knob at any value but Idle. Baseline is Knob's value on
+// the target as found (what the incumbent has when it does not set it).
+type Requirement struct {
+	Knob     string `json:"knob"`
+	Idle     string `json:"idle"`
+	Baseline string `json:"baseline"`
+}
+
+// unmet says why the requirement is not met by inc ("" when it is).
+func (r *Requirement) unmet(inc Config) string {
+	if r == nil {
+		return ""
+	}
+	v, ok := inc.Value(r.Knob)
+	if !ok {
+		v = r.Baseline
+	}
+	if v == "" || v == r.Idle {
+		return fmt.Sprintf("does nothing while %s is %s (the incumbent's)", r.Knob, cmp.Or(v, r.Idle))
+	}
+	return ""
 }
 
 // Options control a session. The zero value of each field is its default.

@@ -329,6 +329,10 @@ func (s *session) screen(ctx context.Context, inc Config) (Config, error) {
 			if cur, ok := inc.Value(c.Knob); ok && cur == v {
 				continue
 			}
+			if why := c.Requires.unmet(inc); why != "" {
+				s.res.Untested = append(s.res.Untested, Untested{set, why})
+				continue
+			}
 			var err error
 			if inc, err = s.try(ctx, PhaseScreen, inc, set); err != nil {
 				return inc, err

@@ -225,3 +225,31 @@ func TestBudgetEndsAComparisonNotTheSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestRequirementLeavesAnIdleDependentUntested: a knob that does nothing
+// while another is idle (io-threads-do-reads with io-threads 1) is not
+// compared, and spends nothing, until the incumbent has the other knob
+// working; then it is.
+func TestRequirementLeavesAnIdleDependentUntested(t *testing.T) {
+	dep := Candidate{Knob: "reads", Values: []string{"on"}, Requires: &Requirement{Knob: "threads", Idle: "off", Baseline: "off"}}
+	for _, tc := range []struct {
+		name     string
+		threads  float64
+		compared bool
+	}{{"threads do nothing: not kept, reads untested", 1, false}, {"threads kept: reads compared", 1.3, true}} {
+		h := quietHost(5)
+		h.effect = flags(map[string]float64{"threads": tc.threads})
+		res, err := Run(context.Background(), h, Options{Candidates: []Candidate{{Knob: "threads", Values: []string{"on"}}, dep}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		compared := false
+		for _, tr := range res.Trials {
+			compared = compared || tr.Setting.Knob == "reads"
+		}
+		untested := len(res.Untested) == 1 && res.Untested[0].Setting.Knob == "reads" && strings.Contains(res.Untested[0].Reason, "threads is off")
+		if compared != tc.compared || untested == tc.compared {
+			t.Errorf("%s: compared %v, untested %+v", tc.name, compared, res.Untested)
+		}
+	}
+}

@@ -274,7 +274,7 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 				untested = append(untested, c.Knob+": "+why)
 			}
 			if ok {
-				o.engine.Candidates = append(o.engine.Candidates, left)
+				o.engine.Candidates = append(o.engine.Candidates, tg.requirement(ctx, left))
 			}
 		}
 		if len(o.engine.Candidates) == 0 {

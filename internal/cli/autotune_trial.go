@@ -339,6 +339,22 @@ func (t *localTarget) untried(ctx context.Context, c autotune.Candidate) (autotu
 	return c, strings.Join(slices.Compact(why), "; "), len(left) > 0
 }
 
+// requirement gives c the knob it depends on (knobs.Requirement), with
+// that knob's value on the target as found: the session compares c only
+// while the incumbent has the other knob working.
+func (t *localTarget) requirement(ctx context.Context, c autotune.Candidate) autotune.Candidate {
+	k, _ := knobs.Lookup(c.Knob)
+	if k.Requires == nil {
+		return c
+	}
+	r := &autotune.Requirement{Knob: k.Requires.Knob, Idle: k.Requires.Idle}
+	if dep, ok := knobs.Lookup(r.Knob); ok && (dep.Kind == knobs.KindRedisConfig || dep.Kind == knobs.KindRedisRestart) {
+		r.Baseline, _ = t.configNow(ctx, dep.Target)
+	}
+	c.Requires = r
+	return c
+}
+
 // cannot says why k=v is not compared on this target ("" when it is).
 func (t *localTarget) cannot(ctx context.Context, k knobs.Knob, v string) string {
 	if why := t.cannotOnCluster(k); why != "" {

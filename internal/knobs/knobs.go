@@ -103,6 +103,16 @@ type Knob struct {
 	// Source names where the knob comes from: a doctor rule, a tune
 	// profile, a write-up, the Redis documentation.
 	Source string
+	// Requires, when set, names the knob this one depends on: it does
+	// nothing while that knob is at its idle value.
+	Requires *Requirement
+}
+
+// Requirement is a knob that makes another matter: Knob at any value but
+// Idle (io-threads-do-reads does nothing while io-threads is 1).
+type Requirement struct {
+	Knob string
+	Idle string
 }
 
 // Method is how k is applied.

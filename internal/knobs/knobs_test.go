@@ -157,3 +157,21 @@ func TestServerBuildKnob(t *testing.T) {
 		t.Error("the table does not say where server.build's values come from")
 	}
 }
+
+// TestRequirementsNameCatalogKnobs: a knob's requirement names a catalog
+// knob whose values include its idle one's alternative.
+func TestRequirementsNameCatalogKnobs(t *testing.T) {
+	for _, k := range Catalog() {
+		if k.Requires == nil {
+			continue
+		}
+		dep, ok := Lookup(k.Requires.Knob)
+		if !ok || dep.Name == k.Name {
+			t.Errorf("%s requires %q: not another catalog knob", k.Name, k.Requires.Knob)
+			continue
+		}
+		if !slices.ContainsFunc(dep.Values, func(v string) bool { return v != k.Requires.Idle }) {
+			t.Errorf("%s requires %s other than %s, which it never takes", k.Name, dep.Name, k.Requires.Idle)
+		}
+	}
+}
