@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -85,6 +86,11 @@ func TestAutotuneKeepsPlantedFixes(t *testing.T) {
 	for _, neutral := range []string{"redis.activerehashing", "redis.lazyfree-lazy-user-del"} {
 		if _, ok := res.Final.Value(neutral); ok {
 			t.Errorf("a neutral knob was kept: final %s", res.Final)
+		}
+		// The budget ends comparisons, not the search: a neutral knob
+		// must have been compared, or "not kept" shows nothing.
+		if !slices.ContainsFunc(res.Trials, func(tr autotune.Trial) bool { return tr.Setting.Knob == neutral }) {
+			t.Errorf("the neutral %s was never compared: untested %+v", neutral, res.Untested)
 		}
 	}
 	if res.Confirmation == nil || !res.Confirmation.Confirmed {
