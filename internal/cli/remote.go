@@ -20,8 +20,8 @@ type remoteOptions struct {
 	target string
 	noPush bool
 	sudo   bool
-	// config and heartbeat are a long command's (linkFlags): an
-	// ssh_config of its own, and how long the session there waits
+	// config is an ssh_config of the command's own (ssh -F); heartbeat,
+	// a long command's (linkFlags), is how long the session there waits
 	// without a word from here before it undoes everything by itself.
 	config    string
 	heartbeat time.Duration
@@ -32,13 +32,13 @@ func (r *remoteOptions) flags(cmd *cobra.Command) {
 	f.StringVar(&r.target, "ssh", "", "run on this server host through ssh: `[USER@]HOST` or a Host of your ssh config (docs/remote.md)")
 	f.BoolVar(&r.noPush, "no-push", false, "with --ssh: refuse, rather than copy this redline there, when the host's redline is missing or another version")
 	f.BoolVar(&r.sudo, "ssh-sudo", false, "with --ssh: run the session as root with sudo -n (the sudoers line is in docs/remote.md)")
+	f.StringVar(&r.config, "ssh-config", "", "with --ssh: this ssh_config `FILE` instead of yours (ssh -F)")
 }
 
 // linkFlags adds, for a command that keeps its session for long
-// (autotune), --ssh-config and --ssh-heartbeat, as the lab's target has.
+// (autotune, build), --ssh-heartbeat, as the lab's target has.
 func (r *remoteOptions) linkFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&r.config, "ssh-config", "", "with --ssh: this ssh_config `FILE` instead of yours (ssh -F)")
 	f.DurationVar(&r.heartbeat, "ssh-heartbeat", remote.DefaultHeartbeatTimeout, "with --ssh: the session there undoes what it applied and stops its servers when nothing came from here for this long")
 }
 

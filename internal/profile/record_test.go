@@ -13,6 +13,7 @@ import (
 	"redline/internal/bench"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
+	"redline/internal/testutil"
 )
 
 // hotPath are the frames that say a profile saw Redis serving requests:
@@ -122,7 +123,7 @@ func TestCheckParanoid(t *testing.T) {
 // the subcommand in $1.
 func fakePerf(t *testing.T, body string) string {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "perf")
+	path := filepath.Join(testutil.TrustedTempDir(t), "perf")
 	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}

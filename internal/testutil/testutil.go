@@ -190,3 +190,24 @@ func NeedTools(t testing.TB, programs ...string) {
 		}
 	}
 }
+
+// TrustedTempDir is a temporary directory a root redline may run
+// programs from (internal/trusted's rule: owned by root and writable by
+// nobody else, from / down): a directory below /run when root, removed
+// at the test's end; t.TempDir otherwise, where the rule does not apply.
+// For test stand-ins of the programs redline runs (perf, a compiler).
+func TrustedTempDir(t testing.TB) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		return t.TempDir()
+	}
+	dir, err := os.MkdirTemp("/run", "redline-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
