@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"os"
 	"os/user"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"redline/internal/trusted"
 )
 
 // A root session started by sudo acts for the user who ran sudo: it
@@ -67,113 +68,53 @@ const (
 	mayWrite = 2
 )
 
-// maxSocketLinks bounds the symlinks followed, as the kernel's own limit.
-const maxSocketLinks = 40
-
 // openSocketAs resolves the unix socket path p as inv's connect(2) would
 // (search permission on every directory crossed, following symlinks under
 // fs.protected_symlinks' rule, write permission on the socket) and returns
-// an O_PATH descriptor of the socket. testHookSocketChecked runs between
-// the check and the return (tests swap the path there).
+// an O_PATH descriptor of the socket: the walk is trusted.Walk's, one
+// component at a time, so the socket returned is the one checked.
+// testHookSocketChecked runs between the check and the return (tests swap
+// the path there).
 func openSocketAs(p string, inv *invoker) (int, error) {
-	if !filepath.IsAbs(p) {
-		return -1, fmt.Errorf("redis socket %q: want an absolute path", p)
-	}
 	deny := func(at, why string) error {
-		return fmt.Errorf("redis socket %s: %s %s (%s); the session connects only where you could: %w", p, inv.name, why, at, errNotPermitted)
+		return fmt.Errorf("%s %s (%s); the session connects only where you could: %w", inv.name, why, at, errNotPermitted)
 	}
-	cur, err := unix.Open("/", unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, err
-	}
-	// dirs are the descriptors of the directories from / to cur, for "..".
-	dirs := []int{cur}
-	closeAll := func() {
-		for _, d := range dirs {
-			unix.Close(d)
-		}
-	}
-	rest, links, at := socketComponents(p), 0, "/"
-	for len(rest) > 0 {
-		c := rest[0]
-		rest = rest[1:]
-		dir := dirs[len(dirs)-1]
-		var dst unix.Stat_t
-		if err := unix.Fstat(dir, &dst); err != nil {
-			closeAll()
-			return -1, err
-		}
-		if !mayAccess(dir, &dst, inv, mayExec) {
-			closeAll()
-			return -1, deny(at, "cannot search directory")
-		}
-		if c == ".." {
-			if len(dirs) > 1 {
-				unix.Close(dirs[len(dirs)-1])
-				dirs = dirs[:len(dirs)-1]
-				at = filepath.Dir(at)
+	fd, err := trusted.Walk(p, trusted.Visit{
+		Dir: func(at string, fd int, st *unix.Stat_t) error {
+			if !mayAccess(fd, st, inv, mayExec) {
+				return deny(at, "cannot search directory")
 			}
-			continue
-		}
-		next := filepath.Join(at, c)
-		fd, err := unix.Openat(dir, c, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-		if err != nil {
-			closeAll()
-			return -1, fmt.Errorf("redis socket %s: %w", p, &os.PathError{Op: "open", Path: next, Err: err})
-		}
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			unix.Close(fd)
-			closeAll()
-			return -1, err
-		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFLNK:
-			// fs.protected_symlinks: in a sticky world-writable directory
-			// a link is followed only by its owner, or when the
-			// directory's owner owns it.
-			if dst.Mode&unix.S_ISVTX != 0 && dst.Mode&0o002 != 0 && st.Uid != inv.uid && st.Uid != dst.Uid && protectedSymlinks() {
-				unix.Close(fd)
-				closeAll()
-				return -1, deny(next, "may not follow the link of another user in a sticky directory")
+			return nil
+		},
+		// fs.protected_symlinks: in a sticky world-writable directory a
+		// link is followed only by its owner, or when the directory's
+		// owner owns it.
+		Link: func(at string, st, dir *unix.Stat_t) error {
+			if dir.Mode&unix.S_ISVTX != 0 && dir.Mode&0o002 != 0 && st.Uid != inv.uid && st.Uid != dir.Uid && protectedSymlinks() {
+				return deny(at, "may not follow the link of another user in a sticky directory")
 			}
-			target, err := readLinkFD(fd)
-			unix.Close(fd)
-			if links++; err != nil || links > maxSocketLinks || target == "" {
-				closeAll()
-				return -1, fmt.Errorf("redis socket %s: %s: a link that cannot be followed (%v)", p, next, err)
-			}
-			if strings.HasPrefix(target, "/") {
-				for _, d := range dirs[1:] {
-					unix.Close(d)
-				}
-				dirs, at = dirs[:1], "/"
-			}
-			rest = append(socketComponents(target), rest...)
-		case unix.S_IFDIR:
-			dirs, at = append(dirs, fd), next
-		default:
-			closeAll()
-			if len(rest) > 0 {
-				unix.Close(fd)
-				return -1, fmt.Errorf("redis socket %s: %s: not a directory", p, next)
-			}
+			return nil
+		},
+		File: func(at string, fd int, st *unix.Stat_t) error {
 			if st.Mode&unix.S_IFMT != unix.S_IFSOCK {
-				unix.Close(fd)
-				return -1, fmt.Errorf("redis socket %s: %s is not a socket", p, next)
+				return fmt.Errorf("%s is not a socket", at)
 			}
-			if !mayAccess(fd, &st, inv, mayWrite) {
-				unix.Close(fd)
-				return -1, deny(next, "cannot connect to it: its mode and owner")
+			if !mayAccess(fd, st, inv, mayWrite) {
+				return deny(at, "cannot connect to it: its mode and owner")
 			}
-			if testHookSocketChecked != nil {
-				testHookSocketChecked()
-			}
-			return fd, nil
-		}
+			return nil
+		},
+	})
+	if errors.Is(err, trusted.ErrDirectory) {
+		return -1, fmt.Errorf("redis socket %s: a directory, not a socket", p)
 	}
-	closeAll()
-	return -1, fmt.Errorf("redis socket %s: a directory, not a socket", p)
+	if err != nil {
+		return -1, fmt.Errorf("redis socket %s: %w", p, err)
+	}
+	if testHookSocketChecked != nil {
+		testHookSocketChecked()
+	}
+	return fd, nil
 }
 
 // testHookSocketChecked runs once a socket passed openSocketAs's check
@@ -182,25 +123,6 @@ var testHookSocketChecked func()
 
 // errNotPermitted marks a socket the invoking user could not connect to.
 var errNotPermitted = errors.New("not permitted")
-
-func socketComponents(p string) []string {
-	var out []string
-	for _, c := range strings.Split(p, "/") {
-		if c != "" && c != "." {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func readLinkFD(fd int) (string, error) {
-	buf := make([]byte, unix.PathMax)
-	n, err := unix.Readlinkat(fd, "", buf)
-	if err != nil {
-		return "", err
-	}
-	return string(buf[:n]), nil
-}
 
 // protectedSymlinks reports whether fs.protected_symlinks is on (its
 // default); unreadable counts as on, the stricter reading.

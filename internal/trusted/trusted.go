@@ -20,128 +20,20 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// maxLinks bounds the symlinks followed while resolving a path, as the
-// kernel's own limit does.
-const maxLinks = 40
-
 // Open opens the file at the absolute path p with O_PATH, walking
-// from / one component at a time: every directory crossed owned by root
-// and writable by nobody else (so a symlink in it was written by root and
-// is followed), the file owned by root and writable by nobody else. It is
-// the root rule for anything redline executes.
+// from / one component at a time (Walk): every directory crossed owned by
+// root and writable by nobody else (so a symlink in it was written by root
+// and is followed), the file owned by root and writable by nobody else. It
+// is the root rule for anything redline executes.
 func Open(p string) (*os.File, error) {
-	if !filepath.IsAbs(p) {
-		return nil, fmt.Errorf("%q: want an absolute path", p)
-	}
-	dirs := []int{}
-	closeAll := func() {
-		for _, d := range dirs {
-			unix.Close(d)
-		}
-	}
-	root, err := openStep(unix.AT_FDCWD, "/", "/")
+	fd, err := Walk(p, Visit{Dir: dirRootOnly, File: dirRootOnly})
 	if err != nil {
 		return nil, err
 	}
-	dirs = append(dirs, root)
-	rest, links, at := components(p), 0, "/"
-	for len(rest) > 0 {
-		c := rest[0]
-		rest = rest[1:]
-		if c == ".." {
-			if len(dirs) > 1 {
-				unix.Close(dirs[len(dirs)-1])
-				dirs = dirs[:len(dirs)-1]
-			}
-			at = filepath.Dir(at)
-			continue
-		}
-		at = filepath.Join(at, c)
-		fd, err := openStep(dirs[len(dirs)-1], c, at)
-		if err != nil {
-			closeAll()
-			return nil, err
-		}
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil {
-			unix.Close(fd)
-			closeAll()
-			return nil, err
-		}
-		switch st.Mode & unix.S_IFMT {
-		case unix.S_IFLNK:
-			target, err := readLink(fd)
-			unix.Close(fd)
-			if links++; err != nil || links > maxLinks {
-				closeAll()
-				return nil, fmt.Errorf("%s: a symlink that cannot be followed (%v)", at, err)
-			}
-			at = filepath.Dir(at)
-			if strings.HasPrefix(target, "/") {
-				for _, d := range dirs[1:] {
-					unix.Close(d)
-				}
-				dirs, at = dirs[:1], "/"
-			}
-			rest = append(components(target), rest...)
-		case unix.S_IFDIR:
-			if err := rootOnly(at, &st); err != nil {
-				unix.Close(fd)
-				closeAll()
-				return nil, err
-			}
-			dirs = append(dirs, fd)
-		default:
-			if len(rest) > 0 {
-				unix.Close(fd)
-				closeAll()
-				return nil, fmt.Errorf("%s: not a directory", at)
-			}
-			closeAll()
-			if err := rootOnly(at, &st); err != nil {
-				unix.Close(fd)
-				return nil, err
-			}
-			return os.NewFile(uintptr(fd), at), nil
-		}
-	}
-	closeAll()
-	return nil, fmt.Errorf("%q: a directory, not a file", p)
+	return os.NewFile(uintptr(fd), p), nil
 }
 
-func components(p string) []string {
-	var out []string
-	for _, c := range strings.Split(p, "/") {
-		if c != "" && c != "." {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-func openStep(dir int, name, at string) (int, error) {
-	fd, err := unix.Openat(dir, name, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return -1, &os.PathError{Op: "open", Path: at, Err: err}
-	}
-	if name == "/" {
-		var st unix.Stat_t
-		if err := unix.Fstat(fd, &st); err != nil || rootOnly("/", &st) != nil {
-			unix.Close(fd)
-			return -1, errors.New("/ is not owned by root and writable by root alone")
-		}
-	}
-	return fd, nil
-}
-
-func readLink(fd int) (string, error) {
-	buf := make([]byte, unix.PathMax)
-	n, err := unix.Readlinkat(fd, "", buf)
-	if err != nil {
-		return "", err
-	}
-	return string(buf[:n]), nil
-}
+func dirRootOnly(at string, _ int, st *unix.Stat_t) error { return rootOnly(at, st) }
 
 // rootOnly is the ownership rule: owned by root, writable by nobody else.
 func rootOnly(at string, st *unix.Stat_t) error {
