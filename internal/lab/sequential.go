@@ -47,7 +47,7 @@ func design(s labdata.Scenario, tests, connectTests int) *labdata.Sequential {
 		q.Alpha = stats.DefaultAlpha
 	}
 	q.Comparisons = (tests*stats.MetricsPerComparison + connectTests*ConnectMetrics) * max(len(s.Variants)-1, 0)
-	q.Seed = rand.Uint64()
+	q.Seed = newSeed()
 	// Rounds are blocks: a round's runs share what the machine was doing
 	// then, and comparing them round by round cancels it. A paired
 	// comparison needs more rounds before it can claim anything (every
@@ -162,3 +162,7 @@ func reason(c labdata.Comparison, q *labdata.Sequential) string {
 	}
 	return fmt.Sprintf("interval %.0f%% wide after %d runs, wider than the %.0f%% precision: the runs vary too much%s", 100*w, min(c.N, c.BaselineN), 100*q.Precision, stop)
 }
+
+// newSeed draws a lab's seed (the order of its variants in every round);
+// tests whose fake runs depend on the order fix it.
+var newSeed = rand.Uint64
