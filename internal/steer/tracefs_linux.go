@@ -5,20 +5,31 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
 )
 
-// Tracefs is a tracefs mount the sampler reads formats from.
+// Tracefs is a tracefs the sampler reads formats from.
 type Tracefs struct {
-	Dir     string
-	mounted bool // by us, in a temporary directory
+	Dir  string
+	root *os.File // a private mount's root, held open (nil: the system's)
 }
 
-// OpenTracefs finds a tracefs mount (or /sys/kernel/tracing,
-// /sys/kernel/debug/tracing), and when there is none mounts one in a
-// private temporary directory that Close unmounts.
+// tempPrefix names the directory a private tracefs is mounted on for the
+// moment it takes to open it. Redlines before the mount was detached left
+// theirs mounted there for their whole run (for ever after kill -9).
+const tempPrefix = "redline-tracefs-"
+
+// OpenTracefs finds the system's tracefs mount (or /sys/kernel/tracing,
+// /sys/kernel/debug/tracing), and when there is none mounts a private
+// one. Another redline's temporary mount is never used: its owner
+// unmounts it when it ends, under whoever borrowed it (a steer started
+// beside a lab then failed to read the tracepoints' formats). A private
+// mount is held by a descriptor and detached at once: no other process
+// sees it, and it goes with the descriptor, also when this process is
+// killed with -9.
 func OpenTracefs() (*Tracefs, error) {
 	if dir := mountedTracefs("/proc/self/mountinfo"); dir != "" {
 		return &Tracefs{Dir: dir}, nil
@@ -28,30 +39,44 @@ func OpenTracefs() (*Tracefs, error) {
 			return &Tracefs{Dir: d}, nil
 		}
 	}
-	dir, err := os.MkdirTemp("", "redline-tracefs-")
+	return mountPrivate()
+}
+
+// mountPrivate mounts a tracefs that only this process can reach, through
+// /proc/self/fd.
+func mountPrivate() (*Tracefs, error) {
+	dir, err := os.MkdirTemp("", tempPrefix)
 	if err != nil {
 		return nil, err
 	}
+	defer os.Remove(dir)
 	if err := unix.Mount("nodev", dir, "tracefs", 0, ""); err != nil {
-		os.Remove(dir)
 		return nil, fmt.Errorf("mount tracefs on %s: %w (run as root; the kernel needs CONFIG_TRACING)", dir, err)
 	}
-	return &Tracefs{Dir: dir, mounted: true}, nil
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	// Detached, the mount lives as long as fd and is reached only through it.
+	if uerr := unix.Unmount(dir, unix.MNT_DETACH); uerr != nil && err == nil {
+		unix.Close(fd)
+		err = fmt.Errorf("detach tracefs %s: %w", dir, uerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &Tracefs{Dir: "/proc/self/fd/" + strconv.Itoa(fd), root: os.NewFile(uintptr(fd), dir)}, nil
 }
 
-// Close unmounts a tracefs OpenTracefs mounted.
+// Close releases a private tracefs.
 func (t *Tracefs) Close() error {
-	if !t.mounted {
+	if t.root == nil {
 		return nil
 	}
-	t.mounted = false
-	if err := unix.Unmount(t.Dir, 0); err != nil {
-		return fmt.Errorf("unmount tracefs %s: %w", t.Dir, err)
-	}
-	return os.Remove(t.Dir)
+	err := t.root.Close()
+	t.root = nil
+	return err
 }
 
-// mountedTracefs returns the first tracefs mount point in a mountinfo file.
+// mountedTracefs returns the first tracefs mount point in a mountinfo
+// file that is not another redline's temporary one.
 func mountedTracefs(mountinfo string) string {
 	f, err := os.Open(mountinfo)
 	if err != nil {
@@ -60,7 +85,7 @@ func mountedTracefs(mountinfo string) string {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if dir := parseMountinfoTracefs(sc.Text()); dir != "" {
+		if dir := parseMountinfoTracefs(sc.Text()); dir != "" && !strings.HasPrefix(filepath.Base(dir), tempPrefix) {
 			return dir
 		}
 	}
