@@ -1,6 +1,7 @@
 package steer
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -34,7 +35,10 @@ type TuneActuator struct {
 	// before its first move, and Restore lifts those bans after the
 	// affinities are back.
 	Irqbalance Banner
-	sessions   []string
+	// AtCrashPoint, in tests, is called at every point of an apply where
+	// the process can die (tune.ApplyOptions.AtCrashPoint).
+	AtCrashPoint func(seq int, at tune.CrashPoint)
+	sessions     []string
 }
 
 // Banner keeps another IRQ balancer off the IRQs steer moves
@@ -65,7 +69,7 @@ func (a *TuneActuator) Apply(ctx context.Context, moves []Move) ([]Move, map[int
 	if a.Irqbalance != nil {
 		a.Irqbalance.Ban(irqs) // a failure is reported by Restore; irqbalance moving an IRQ back is drift
 	}
-	res, err := tune.Apply(ctx, a.System, tune.FromChanges(changes, JournalSource), tune.ApplyOptions{StateDir: a.StateDir})
+	res, err := tune.Apply(ctx, a.System, tune.FromChanges(changes, JournalSource), tune.ApplyOptions{StateDir: a.StateDir, AtCrashPoint: a.AtCrashPoint})
 	if res != nil && res.Count(tune.StatusApplied) > 0 && res.Undo == nil {
 		a.sessions = append(a.sessions, res.Session)
 	}
@@ -112,6 +116,20 @@ func (a *TuneActuator) Restore(ctx context.Context) (string, error) {
 		}
 	}
 	return msg, errors.Join(errs...)
+}
+
+// recoverEarlier is what every steer does before its first move: it
+// rolls back what an earlier steer killed in stateDir left (RecoverLeftovers)
+// and says so ("" when there was nothing), or refuses to start.
+func recoverEarlier(ctx context.Context, sys *tune.System, stateDir string) (string, error) {
+	n, ib, err := RecoverLeftovers(ctx, sys, stateDir)
+	if err != nil {
+		return "", fmt.Errorf("restoring what an earlier steer left in %s: %w (then run redline tune rollback --state-dir %s)", stateDir, err, stateDir)
+	}
+	if n == 0 && ib == "" {
+		return "", nil
+	}
+	return fmt.Sprintf("rolled back %d apply(s) an earlier steer left in %s; %s", n, stateDir, cmp.Or(ib, "no irqbalance bans to lift")), nil
 }
 
 // RecoverLeftovers rolls back what an earlier steer left in the journal

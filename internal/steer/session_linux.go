@@ -1,7 +1,6 @@
 package steer
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -136,13 +135,10 @@ func StartSession(ctx context.Context, o SessionOptions) (*Session, error) {
 		// lifted, before this one records its own. The caller holds the
 		// state directory (tune.HoldStateDir).
 		sys := o.system()
-		n, ib, err := RecoverLeftovers(ctx, sys, o.StateDir)
+		recovered, err = recoverEarlier(ctx, sys, o.StateDir)
 		sys.Close()
 		if err != nil {
-			return nil, fmt.Errorf("restoring what an earlier steer left in %s: %w (then run redline tune rollback --state-dir %s)", o.StateDir, err, o.StateDir)
-		}
-		if n > 0 || ib != "" {
-			recovered = fmt.Sprintf("rolled back %d apply(s) an earlier steer left in %s; %s", n, o.StateDir, cmp.Or(ib, "no irqbalance bans to lift"))
+			return nil, err
 		}
 	}
 	if s.tfs, err = OpenTracefs(); err != nil {

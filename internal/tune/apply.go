@@ -32,10 +32,33 @@ type ApplyOptions struct {
 	// Progress, when set, is called after each change.
 	Progress func(Outcome)
 
+	// AtCrashPoint, when set, is called at each point where a process
+	// that dies leaves the journal something to finish: after the begin
+	// record and after the commit (seq 0), after each change's intent,
+	// write and done (seq from 1). Tests kill the process there (steer's
+	// kill -9 tests); it must not touch the journal.
+	AtCrashPoint func(seq int, at CrashPoint)
+
 	// hook, in tests, is called at each step of each change; returning
 	// true makes Apply stop dead there, as if the process were killed.
 	hook func(step int, at phase) bool
 }
+
+// CrashPoint names a point of an apply where the process can die
+// (ApplyOptions.AtCrashPoint).
+type CrashPoint string
+
+// The crash points, in the order an apply passes them.
+const (
+	CrashBegin   CrashPoint = "begin"   // the session's begin record is on disk
+	CrashIntent  CrashPoint = "intent"  // a change's intent is on disk, nothing written
+	CrashWritten CrashPoint = "written" // written, not read back or recorded
+	CrashDone    CrashPoint = "done"    // written, read back and recorded
+	CrashCommit  CrashPoint = "commit"  // the commit record is on disk
+)
+
+// crashPoints maps the test hook's phases onto their crash points.
+var crashPoints = [phases]CrashPoint{afterIntent: CrashIntent, afterWrite: CrashWritten, afterDone: CrashDone}
 
 // phase is a point inside one change's apply where a crash can happen.
 type phase int
@@ -146,6 +169,7 @@ func Apply(ctx context.Context, s *System, p *Plan, o ApplyOptions) (*ApplyResul
 		j.close()
 		return nil, err
 	}
+	a.crashPoint(0, CrashBegin)
 	res, err := a.run(ctx, p)
 	if a.dead {
 		return res, errKilled
@@ -249,6 +273,7 @@ func (a *applier) run(ctx context.Context, p *Plan) (*ApplyResult, error) {
 		if err := a.j.append(record{Op: opCommit, Session: a.id}, true); err != nil {
 			return res, err
 		}
+		a.crashPoint(0, CrashCommit)
 		// An apply that changed nothing leaves nothing to undo.
 		_, err := a.j.archiveIfDone()
 		return res, err
@@ -336,12 +361,19 @@ func (a *applier) undo(ctx context.Context) (*RollbackResult, error) {
 // the journal is closed as process exit would close it, and nothing else
 // runs.
 func (a *applier) stop(step int, at phase) bool {
+	a.crashPoint(step, crashPoints[at])
 	if a.o.hook == nil || !a.o.hook(step, at) {
 		return false
 	}
 	a.j.close()
 	a.dead = true
 	return true
+}
+
+func (a *applier) crashPoint(seq int, at CrashPoint) {
+	if a.o.AtCrashPoint != nil {
+		a.o.AtCrashPoint(seq, at)
+	}
 }
 
 // one applies change c, the seq-th of the plan.
