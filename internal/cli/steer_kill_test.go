@@ -21,6 +21,7 @@ import (
 	"redline/internal/host"
 	"redline/internal/steer"
 	"redline/internal/testutil"
+	"redline/internal/tune"
 )
 
 // pinger sends ICMP echo requests to gw and reads the replies, as fast as
@@ -170,8 +171,11 @@ func TestSteerKilledRestoredOnHost(t *testing.T) {
 		}
 		var errb syncBuffer
 		cmd := startRedline(t, &errb, steerArgs("200ms")...)
-		waitFor(t, fmt.Sprintf("steer to move irq %d (on CPU %s, traffic from %s)", q.IRQ, on, gw),
-			func() bool { return readAffinity(t, q.IRQ) != orig })
+		// Steer's move, journaled: an affinity changed by anything else
+		// (a lab or steer beside this test) gives the next steer nothing
+		// to roll back.
+		waitFor(t, fmt.Sprintf("steer to move irq %d and journal it (on CPU %s, traffic from %s)", q.IRQ, on, gw),
+			func() bool { return readAffinity(t, q.IRQ) != orig && journaledMove(t, state, q.IRQ) })
 		time.Sleep(100 * time.Millisecond) // a kill in the middle of an apply is the journal's business, not this test's
 		cmd.Process.Signal(syscall.SIGKILL)
 		cmd.Wait()
@@ -214,6 +218,25 @@ func TestSteerKilledRestoredOnHost(t *testing.T) {
 		ping.Wait()
 		t.Logf("%s: irq %d moved %s -> %s by steer, killed, restored to %s", then, q.IRQ, orig, movedTo, readAffinity(t, q.IRQ))
 	}
+}
+
+// journaledMove reports whether the journal in state holds a move of irq
+// that is still in place (the live value is the one journaled).
+func journaledMove(t *testing.T, state string, irq int) bool {
+	t.Helper()
+	rep, err := tune.Journaled(context.Background(), tune.StatusOptions{StateDir: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := "/proc/irq/" + strconv.Itoa(irq) + "/smp_affinity_list"
+	for _, s := range rep.Sessions {
+		for _, c := range s.Changes {
+			if c.Change.Target == target && c.Status == tune.StatusApplied {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // syncBuffer is a child's stderr, read while the child writes it.
