@@ -78,6 +78,7 @@ func applyChild() {
 // nothing pending.
 func TestSteerKilledAtEveryCrashPoint(t *testing.T) {
 	testutil.Heavy(t)
+	t.Parallel() // its own trees and state directories; it waits on children
 	ctx := context.Background()
 	for _, then := range []string{"next steer", "tune rollback"} {
 		for _, p := range secondApplyPoints {

@@ -30,7 +30,8 @@ func TestMountedTracefsSkipsTemporaryMounts(t *testing.T) {
 }
 
 // A private tracefs is seen by no one else: not in the mount table, its
-// temporary directory gone, its formats readable until Close.
+// temporary directory gone; the sampler opens the tracepoints through it
+// until Close.
 func TestPrivateTracefsLeavesNoMount(t *testing.T) {
 	testutil.NeedRoot(t)
 	before := tracefsMounts(t)
@@ -39,9 +40,11 @@ func TestPrivateTracefsLeavesNoMount(t *testing.T) {
 		t.Skipf("tracefs: %v", err)
 	}
 	defer tfs.Close()
-	if _, err := ReadFormat(tfs.Dir, groGroup, groName); err != nil {
-		t.Fatalf("read through %s: %v", tfs.Dir, err)
+	smp, err := NewSampler(tfs, SamplerOptions{})
+	if err != nil {
+		t.Fatalf("sampler through %s: %v", tfs.Dir, err)
 	}
+	smp.Close()
 	if after := tracefsMounts(t); after != before {
 		t.Errorf("mount table's tracefs lines:\nbefore %q\nafter  %q", before, after)
 	}
