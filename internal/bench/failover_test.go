@@ -1,0 +1,146 @@
+package bench
+
+import (
+	"context"
+	"math"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"redline/internal/benchdata"
+	"redline/internal/redisadmin"
+	"redline/internal/redisserver"
+	"redline/internal/redistest"
+)
+
+// delTest deletes keys that never exist: a write (a replica or a paused
+// primary refuses it) that is never replicated, so each server's cmdstat
+// counts exactly the requests it answered itself.
+var delTest = Test{Title: "DEL", Args: []string{"DEL", "none:__rand_int__"}}
+
+// calls is s's cmdstat calls of cmd.
+func calls(t *testing.T, s *redisserver.Server, cmd string) int64 {
+	t.Helper()
+	info := redisadmin.ParseInfo(redistest.Do(t, redistest.Client(t, s), "INFO", "commandstats").Str)
+	for _, cs := range info.Commandstats() {
+		if cs.Command == cmd {
+			return cs.Calls
+		}
+	}
+	return 0
+}
+
+// afterRequests returns a Progress hook and a channel closed once n
+// requests were measured.
+func afterRequests(n int64) (func(Progress), <-chan struct{}) {
+	ch := make(chan struct{})
+	var once sync.Once
+	return func(p Progress) {
+		if p.Requests >= n {
+			once.Do(func() { close(ch) })
+		}
+	}, ch
+}
+
+// TestReconnectServerRestarted kills the server mid-run and starts another
+// on its port: the run goes on, its outage is the time the port had no
+// server (within 100 ms), and its successes are the two servers' calls.
+// Before the kill the server is paused for writes (CLIENT PAUSE WRITE) so
+// its count can be read with no request executed after it.
+func TestReconnectServerRestarted(t *testing.T) {
+	s := redistest.Start(t)
+	o := testOptions(s)
+	o.Clients, o.Requests, o.Duration, o.Reconnect = 8, 0, 3*time.Second, true
+	o.Keys.Space = 1000
+	var started <-chan struct{}
+	o.Progress, started = afterRequests(2000)
+	o.ProgressInterval = 20 * time.Millisecond
+
+	type outage struct {
+		before     int64
+		down       time.Duration
+		s2         *redisserver.Server
+		err        error
+		killedWhen time.Time
+	}
+	res := make(chan outage, 1)
+	go func() {
+		<-started
+		var out outage
+		c := redistest.Client(t, s)
+		redistest.Do(t, c, "CLIENT", "PAUSE", "10000", "WRITE")
+		out.before = calls(t, s, "del")
+		t0 := time.Now()
+		syscall.Kill(s.Pid(), syscall.SIGKILL)
+		<-s.Exited()
+		time.Sleep(400 * time.Millisecond)
+		out.s2, out.err = redisserver.Start(context.Background(), redisserver.Options{Port: s.Port})
+		out.down = time.Since(t0)
+		res <- out
+	}()
+	sum, err := Run(context.Background(), o, delTest, nil)
+	out := <-res
+	if out.err != nil {
+		t.Fatalf("restart: %v", out.err)
+	}
+	t.Cleanup(func() { out.s2.Stop() })
+	if err != nil {
+		t.Fatalf("the run ended: %v", err)
+	}
+	after := calls(t, out.s2, "del")
+	if sum.Requests != out.before+after {
+		t.Errorf("successes %d, the servers' calls %d + %d = %d", sum.Requests, out.before, after, out.before+after)
+	}
+	f := sum.Failover
+	if f == nil || len(f.Outages) != 1 {
+		t.Fatalf("failover = %+v, want one outage", f)
+	}
+	ou := f.Outages[0]
+	diff := time.Duration(math.Abs(ou.Seconds-out.down.Seconds()) * 1e9)
+	t.Logf("outage reported %.3f s, true %.3f s (diff %v); %d failed, %d reconnects, successes %d = %d + %d; %+v",
+		ou.Seconds, out.down.Seconds(), diff, f.FailedRequests, f.Reconnects, sum.Requests, out.before, after, ou)
+	if diff > 100*time.Millisecond || !ou.Recovered {
+		t.Errorf("outage %+v, the server was down %v", ou, out.down)
+	}
+	if ou.Failures["refused"] == 0 || f.Reconnects < int64(o.Clients) || sum.Errors != f.FailedRequests {
+		t.Errorf("failures %+v, reconnects %d, errors %d", ou.Failures, f.Reconnects, sum.Errors)
+	}
+	checkSeconds(t, f)
+}
+
+// checkSeconds checks the per-second failures agree with the outages.
+func checkSeconds(t *testing.T, f *benchdata.Failover) {
+	t.Helper()
+	var n int64
+	for _, s := range f.Seconds {
+		for _, v := range s.Failures {
+			n += v
+		}
+	}
+	if n != f.FailedRequests+f.FailedConnects {
+		t.Errorf("per second failures sum to %d, want %d requests + %d connects", n, f.FailedRequests, f.FailedConnects)
+	}
+	if len(f.Outages) > 0 && (len(f.Seconds) == 0 || f.Seconds[0].Second != f.Outages[0].FirstSecond) {
+		t.Errorf("seconds %+v do not start at the outage's first second %d", f.Seconds, f.Outages[0].FirstSecond)
+	}
+}
+
+// TestNoReconnectEndsTheRun: without --reconnect a killed server ends
+// the run with the error, as before.
+func TestNoReconnectEndsTheRun(t *testing.T) {
+	s := redistest.Start(t)
+	o := testOptions(s)
+	o.Clients, o.Requests, o.Duration = 4, 0, 3*time.Second
+	var started <-chan struct{}
+	o.Progress, started = afterRequests(500)
+	o.ProgressInterval = 20 * time.Millisecond
+	go func() {
+		<-started
+		syscall.Kill(s.Pid(), syscall.SIGKILL)
+	}()
+	sum, err := Run(context.Background(), o, delTest, nil)
+	if err == nil || sum == nil || sum.Failover != nil {
+		t.Fatalf("run after a kill: %v, %+v", err, sum)
+	}
+}
