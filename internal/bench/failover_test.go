@@ -3,6 +3,7 @@ package bench
 import (
 	"context"
 	"math"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -142,5 +143,48 @@ func TestNoReconnectEndsTheRun(t *testing.T) {
 	sum, err := Run(context.Background(), o, delTest, nil)
 	if err == nil || sum == nil || sum.Failover != nil {
 		t.Fatalf("run after a kill: %v, %+v", err, sum)
+	}
+}
+
+// TestFailRecOutages: failures less than a second apart after a success,
+// or with no success between them, are one outage; its end is the first
+// success after its last failure; a request in flight across it
+// straddled it.
+func TestFailRecOutages(t *testing.T) {
+	ms := int64(time.Millisecond)
+	f := &failRec{from: func() int64 { return 0 }}
+	f.ok(0, 100*ms)
+	f.fail(200*ms, kindReset, 3, false)
+	f.fail(300*ms, kindRefused, 0, true)
+	f.ok(150*ms, 700*ms) // sent before the outage, answered after it: straddled
+	f.fail(1200*ms, kindLoading, 1, false)
+	f.ok(1250*ms, 1300*ms)
+	f.fail(2500*ms, kindReadonly, 2, false) // more than a second after the last failure
+	r := &runner{}
+	got := r.failover([]*failRec{f}, 0)
+	if len(got.Outages) != 2 || got.FailedRequests != 6 || got.FailedConnects != 1 {
+		t.Fatalf("failover = %+v", got)
+	}
+	o := got.Outages[0]
+	if o.StartSeconds != 0.2 || o.EndSeconds != 1.3 || o.FailedRequests != 4 || !o.Recovered || o.Straddled != 2 || o.FirstSecond != 0 || o.LastSecond != 1 {
+		t.Errorf("outage 1 = %+v", o)
+	}
+	if o2 := got.Outages[1]; o2.Recovered || o2.Seconds != 0 || o2.Failures["READONLY"] != 2 {
+		t.Errorf("outage 2 = %+v", o2)
+	}
+	if len(got.Seconds) != 3 || got.Seconds[0].OK != 2 || got.Seconds[0].Failures["reset"] != 3 || got.Seconds[0].Failures["refused"] != 1 {
+		t.Errorf("seconds = %+v", got.Seconds)
+	}
+	var b strings.Builder
+	writeFailover(&b, "T: ", got)
+	want := `T: failover: 6 requests failed, 1 connects failed, 0 reconnects
+T: outage 1: 1.100 s long, from 0.200 s to 1.300 s of the run (seconds 0-1), recovered; 4 requests failed (LOADING 1, refused 1, reset 3); 2 answered across it: p50 50.070 p99 553.648 max 553.648 msec
+T: outage 2: 0.000 s long, from 2.500 s to 2.500 s of the run (seconds 2-2), not recovered when the run ended; 2 requests failed (READONLY 2)
+T: second 0: 2 ok, failed refused 1, reset 3
+T: second 1: 1 ok, failed LOADING 1
+T: second 2: 0 ok, failed READONLY 2
+`
+	if b.String() != want {
+		t.Errorf("terminal:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
