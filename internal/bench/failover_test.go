@@ -188,3 +188,58 @@ T: second 2: 0 ok, failed READONLY 2
 		t.Errorf("terminal:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
+
+// TestReconnectClusterFailover promotes a replica with CLUSTER FAILOVER
+// mid-run: the load follows the new primary (MOVED, then the refreshed
+// slot map), and the successes are the nodes' calls.
+func TestReconnectClusterFailover(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 1)
+	o := clusterOptions(c)
+	o.Clients, o.Requests, o.Duration, o.Reconnect = 4, 0, 4*time.Second, true
+	o.Keys.Space = 100000
+	var started <-chan struct{}
+	o.Progress, started = afterRequests(2000)
+	o.ProgressInterval = 20 * time.Millisecond
+	replica := c.Replicas[0]
+	done := make(chan time.Duration, 1)
+	go func() {
+		<-started
+		cl := redistest.Client(t, replica)
+		t0 := time.Now()
+		redistest.Do(t, cl, "CLUSTER", "FAILOVER")
+		for time.Since(t0) < 10*time.Second {
+			if v := redistest.Do(t, cl, "ROLE"); len(v.Elems) > 0 && v.Elems[0].Str == "master" {
+				break
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+		done <- time.Since(t0)
+	}()
+	sum, err := Run(context.Background(), o, delTest, nil)
+	took := <-done
+	if err != nil {
+		t.Fatalf("the run ended: %v", err)
+	}
+	var total int64
+	var onNew int64
+	for _, s := range c.Nodes() {
+		n := calls(t, s, "del")
+		total += n
+		if s == replica {
+			onNew = n
+		}
+	}
+	f := sum.Failover
+	t.Logf("failover took %v; successes %d, nodes' calls %d (%d on the new primary); moved %d, refreshes %d; %+v",
+		took, sum.Requests, total, onNew, sum.Cluster.Moved, sum.Cluster.Refreshes, f)
+	if sum.Requests != total {
+		t.Errorf("successes %d, the nodes' calls %d", sum.Requests, total)
+	}
+	if onNew == 0 || sum.Cluster.Moved == 0 {
+		t.Errorf("the load did not follow the new primary: %d calls there, %d MOVED", onNew, sum.Cluster.Moved)
+	}
+	if f == nil {
+		t.Fatal("no failover figures")
+	}
+	checkSeconds(t, f)
+}
