@@ -83,6 +83,8 @@ type conn struct {
 	downKind uint8
 	drop     uint8
 	redialed bool // set up again after a failure (counted when ready)
+	// --sentinel: the worker's primaryVer when it was dialled.
+	primaryVer uint64
 
 	// --cluster: the node the connection goes to, its client group
 	// (closed loop) and the bytes of the requests it has outstanding.

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"sync"
@@ -240,6 +241,44 @@ func TestReconnectClusterFailover(t *testing.T) {
 	}
 	if f == nil {
 		t.Fatal("no failover figures")
+	}
+	checkSeconds(t, f)
+}
+
+// TestSentinelFailover forces a Sentinel failover mid-run: the old
+// primary, made a replica, answers -READONLY, the run asks Sentinel and
+// sends the load to the new primary; the successes are the two servers'
+// calls (a DEL of a missing key is never replicated).
+func TestSentinelFailover(t *testing.T) {
+	primary := redistest.Start(t)
+	replica := redistest.Start(t, fmt.Sprintf("replicaof %s %d", primary.Host, primary.Port))
+	sentinel := redistest.StartSentinel(t, primary, "mymaster", 1)
+	o := DefaultOptions()
+	o.Seed, o.Sentinel, o.MasterName = 1, sentinel.Addr(), "mymaster"
+	o.Clients, o.Requests, o.Duration = 4, 0, 8*time.Second
+	o.Keys.Space = 100000
+	var started <-chan struct{}
+	o.Progress, started = afterRequests(2000)
+	o.ProgressInterval = 20 * time.Millisecond
+	go func() {
+		<-started
+		redistest.Do(t, redistest.Client(t, sentinel), "SENTINEL", "FAILOVER", "mymaster")
+	}()
+	sum, err := Run(context.Background(), o, delTest, nil)
+	if err != nil {
+		t.Fatalf("the run ended: %v", err)
+	}
+	before, after := calls(t, primary, "del"), calls(t, replica, "del")
+	f := sum.Failover
+	if f == nil {
+		t.Fatal("no failover figures")
+	}
+	t.Logf("successes %d = %d on the old primary + %d on the new; failover %+v", sum.Requests, before, after, f)
+	if sum.Requests != before+after {
+		t.Errorf("successes %d, the servers' calls %d + %d", sum.Requests, before, after)
+	}
+	if after == 0 || f.Switches != 1 || f.Primary != replica.Addr() {
+		t.Errorf("the load did not follow the new primary %s: %d calls there, %d switches, last %s", replica.Addr(), after, f.Switches, f.Primary)
 	}
 	checkSeconds(t, f)
 }

@@ -22,6 +22,11 @@ import (
 // every connection's failure asks, one question answers them all.
 const sentinelAsk = 20 * time.Millisecond
 
+// sentinelPoll is how often Sentinel is asked with no failure: a
+// failover that fails no request (the old primary still answers) is
+// followed within it.
+const sentinelPoll = 100 * time.Millisecond
+
 // sentinelRun is a run's view of Sentinel, shared by its loops.
 type sentinelRun struct {
 	o        *Options
@@ -88,7 +93,15 @@ func (s *sentinelRun) askAgain() {
 	}
 }
 
-// start asks Sentinel whenever a loop asked, at most every sentinelAsk,
+// primaryMoved reports whether Sentinel named another primary since c
+// was dialled.
+func (w *worker) primaryMoved(c *conn) bool {
+	s := w.r.sentinel
+	return s != nil && s.current().version+1 != c.primaryVer
+}
+
+// start asks Sentinel every sentinelPoll and whenever a loop asked, at
+// most every sentinelAsk,
 // until the returned stop is called; an answer that names another primary
 // is the new target of every reconnect.
 func (s *sentinelRun) start() (stop func()) {
@@ -100,6 +113,7 @@ func (s *sentinelRun) start() (stop func()) {
 			case <-quit:
 				return
 			case <-s.ask:
+			case <-time.After(sentinelPoll):
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), s.o.Timeout)
 			p, err := s.query(ctx)

@@ -156,7 +156,7 @@ func (w *worker) dial(c *conn) error {
 		unix.Close(fd)
 		return w.connectFailed(c, errnoName(err), err)
 	}
-	c.fd, c.state, c.started = fd, stConnecting, w.r.now()
+	c.fd, c.state, c.started, c.primaryVer = fd, stConnecting, w.r.now(), w.primaryVer
 	if c.q.size == 0 { // --cluster --reconnect: requests queued while down are kept
 		c.out = c.out[:0]
 	}
@@ -568,7 +568,9 @@ func (w *worker) handshakeReply(c *conn, kind resp.Kind, reply []byte) error {
 // batchDone runs when every request of a closed-loop batch is answered:
 // send the next batch, on a fresh connection with -k 0.
 func (w *worker) batchDone(c *conn) error {
-	if !w.r.o.KeepAlive && w.r.issuingOpen() {
+	if (!w.r.o.KeepAlive || w.primaryMoved(c)) && w.r.issuingOpen() {
+		// -k 0, or --sentinel named a new primary: the next batch goes
+		// on a new connection (to it).
 		unix.Close(c.fd)
 		w.byFD[c.fd] = nil
 		c.fd = -1

@@ -4,8 +4,11 @@ package redistest
 
 import (
 	"context"
-	"redline/internal/testutil"
+	"fmt"
 	"testing"
+	"time"
+
+	"redline/internal/testutil"
 
 	"redline/internal/redisserver"
 	"redline/internal/resp"
@@ -75,4 +78,29 @@ func StartCluster(t testing.TB, primaries, replicas int, config ...string) *redi
 		}
 	})
 	return c
+}
+
+// StartSentinel starts a Sentinel (the server binary with --sentinel)
+// that monitors primary as name, with a quorum of 1 and short timeouts,
+// and waits until it knows replicas replicas of it. It is stopped when
+// the test ends.
+func StartSentinel(t testing.TB, primary *redisserver.Server, name string, replicas int) *redisserver.Server {
+	t.Helper()
+	s := StartWith(t, redisserver.Options{Args: []string{"--sentinel"}, Config: []string{
+		fmt.Sprintf("sentinel monitor %s %s %d 1", name, primary.Host, primary.Port),
+		fmt.Sprintf("sentinel down-after-milliseconds %s 1000", name),
+		fmt.Sprintf("sentinel failover-timeout %s 10000", name),
+	}})
+	c := Client(t, s)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v := Do(t, c, "SENTINEL", "REPLICAS", name)
+		if len(v.Elems) >= replicas {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sentinel %s knows %d replicas of %s after 30s, want %d", s.Addr(), len(v.Elems), name, replicas)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
