@@ -252,6 +252,10 @@ func TestReconnectClusterFailover(t *testing.T) {
 func TestSentinelFailover(t *testing.T) {
 	primary := redistest.Start(t)
 	replica := redistest.Start(t, fmt.Sprintf("replicaof %s %d", primary.Host, primary.Port))
+	rc := redistest.Client(t, replica)
+	for !strings.Contains(redistest.Do(t, rc, "INFO", "replication").Str, "master_link_status:up") {
+		time.Sleep(10 * time.Millisecond)
+	}
 	sentinel := redistest.StartSentinel(t, primary, "mymaster", 1)
 	o := DefaultOptions()
 	o.Seed, o.Sentinel, o.MasterName = 1, sentinel.Addr(), "mymaster"
@@ -262,7 +266,13 @@ func TestSentinelFailover(t *testing.T) {
 	o.ProgressInterval = 20 * time.Millisecond
 	go func() {
 		<-started
-		redistest.Do(t, redistest.Client(t, sentinel), "SENTINEL", "FAILOVER", "mymaster")
+		sc := redistest.Client(t, sentinel)
+		for range 100 { // -NOGOODSLAVE until Sentinel has seen the replica linked
+			if v := redistest.Do(t, sc, "SENTINEL", "FAILOVER", "mymaster"); !v.IsError() {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}()
 	sum, err := Run(context.Background(), o, delTest, nil)
 	if err != nil {
