@@ -292,3 +292,22 @@ func TestSentinelFailover(t *testing.T) {
 	}
 	checkSeconds(t, f)
 }
+
+// TestReconnectCountsErrorReplies: a write to a replica is answered
+// -READONLY; with --reconnect each is a failed request of that kind and
+// the run goes on to its end.
+func TestReconnectCountsErrorReplies(t *testing.T) {
+	primary := redistest.Start(t)
+	replica := redistest.Start(t, fmt.Sprintf("replicaof %s %d", primary.Host, primary.Port))
+	o := testOptions(replica)
+	o.Clients, o.Requests, o.Duration, o.Reconnect = 2, 0, 500*time.Millisecond, true
+	sum, err := Run(context.Background(), o, delTest, nil)
+	if err != nil {
+		t.Fatalf("the run ended: %v", err)
+	}
+	f := sum.Failover
+	if sum.Requests != 0 || f == nil || f.FailedRequests == 0 || sum.ErrorsByType["READONLY"] != f.FailedRequests || len(f.Outages) != 1 || f.Outages[0].Recovered {
+		t.Fatalf("requests %d, errors %v, failover %+v", sum.Requests, sum.ErrorsByType, f)
+	}
+	checkSeconds(t, f)
+}
