@@ -98,7 +98,7 @@ func (r *runner) prepareCluster(ctx context.Context) error {
 		return fmt.Errorf("--cluster: %d of %d slots are served by no primary (CLUSTER SHARDS on %s): fix the cluster first (redis-cli --cluster fix)", n, ClusterSlots, o.Addr)
 	}
 	rc := &clusterRun{top: top, refresh: make(chan struct{}, 1)}
-	if err := rc.addNodes(o.ReadFromReplicas); err != nil {
+	if err := rc.addNodes(o.ReadFromReplicas, o.Reconnect); err != nil {
 		return err
 	}
 	if rc.keys, rc.readonly, err = r.clusterKeys(ctx); err != nil {
@@ -119,8 +119,10 @@ type clusterTarget struct {
 	primary  int // for a replica, its primary's index; -1 for a primary
 }
 
-// addNodes lists the primaries, and their replicas when reads go there.
-func (rc *clusterRun) addNodes(replicas bool) error {
+// addNodes lists the primaries, and their replicas when reads go there
+// or when a replica may become a primary during the run (--reconnect: a
+// failover's MOVED then names a node the run knows and is connected to).
+func (rc *clusterRun) addNodes(replicas, follow bool) error {
 	for _, n := range rc.top.nodes {
 		rc.nodes = append(rc.nodes, clusterTarget{addr: n.Addr, id: n.ID, primary: -1})
 	}
@@ -129,6 +131,8 @@ func (rc *clusterRun) addNodes(replicas bool) error {
 		for _, a := range n.Replicas {
 			if replicas {
 				rc.replicas[i] = append(rc.replicas[i], len(rc.nodes))
+			}
+			if replicas || follow {
 				rc.nodes = append(rc.nodes, clusterTarget{addr: a, primary: i})
 			}
 		}
@@ -257,14 +261,22 @@ func copySockaddr(sa unix.Sockaddr) unix.Sockaddr {
 
 // addrOf is where c connects to.
 func (w *worker) addrOf(c *conn) (int, unix.Sockaddr) {
+	if s := w.r.sentinel; s != nil {
+		if p := s.current(); p.version+1 != w.primaryVer {
+			w.primaryVer, w.domain, w.sockaddr = p.version+1, p.domain, copySockaddr(p.sa)
+		}
+	}
 	if w.cl == nil {
-		return w.r.domain, w.sockaddr
+		return w.domain, w.sockaddr
 	}
 	return w.cl.run.domains[c.node], w.cl.addrs[c.node]
 }
 
 // target names the server at the other end of c.
 func (w *worker) target(c *conn) string {
+	if w.r.sentinel != nil {
+		return w.r.sentinel.current().addr
+	}
 	if w.cl == nil {
 		return w.r.target
 	}
@@ -287,6 +299,9 @@ func (w *worker) route(req []byte, cls uint8) uint16 {
 	if n == noOwner {
 		return 0
 	}
+	if int(n) >= len(cl.run.replicas) {
+		return n // a replica promoted during the run (--reconnect)
+	}
 	if reps := cl.run.replicas[n]; len(reps) > 0 && cl.run.readonly[cls] {
 		cl.rrReplica++
 		return uint16(reps[cl.rrReplica%len(reps)])
@@ -297,7 +312,7 @@ func (w *worker) route(req []byte, cls uint8) uint16 {
 // handshake returns the set-up commands for c and how many they are:
 // replicas also get READONLY.
 func (w *worker) handshake(c *conn) ([]byte, int) {
-	if w.cl != nil && w.cl.run.nodes[c.node].primary >= 0 {
+	if w.cl != nil && w.r.o.ReadFromReplicas && w.cl.run.nodes[c.node].primary >= 0 {
 		return w.cl.run.roPrefix, w.r.prefixCount + 1
 	}
 	return w.r.prefix, w.r.prefixCount
@@ -367,9 +382,12 @@ func (w *worker) clusterIssue(due, now int64) (bool, error) {
 			return false, nil
 		}
 		cl.scratch, cl.heldCls = w.gen.appendRequest(cl.scratch[:0])
-		cl.heldNode, cl.held = w.route(cl.scratch, cl.heldCls), true
+		cl.held = true
 		cl.heldMeasured = w.r.measuring.Load()
 	}
+	// Routed at each try: a refreshed slot map moves a request held for a
+	// node that failed.
+	cl.heldNode = w.route(cl.scratch, cl.heldCls)
 	c := cl.pick(cl.heldNode, w.r.o.MaxPending)
 	if c == nil {
 		return false, nil
@@ -478,10 +496,7 @@ func (w *worker) redirect(c *conn, p pending, req, reply []byte, now int64) (boo
 	if moved {
 		cl.slots[slot] = uint16(node)
 		w.rec.cluster.moved++
-		select {
-		case cl.run.refresh <- struct{}{}:
-		default: // a refresh is already asked for
-		}
+		cl.run.askRefresh()
 	} else {
 		w.rec.cluster.asked++
 	}
@@ -501,6 +516,24 @@ func (w *worker) redirect(c *conn, p pending, req, reply []byte, now int64) (boo
 	w.pending++
 	t.lastIO = now
 	return true, w.flush(t)
+}
+
+// askRefresh asks for the slot map again.
+func (rc *clusterRun) askRefresh() {
+	select {
+	case rc.refresh <- struct{}{}:
+	default: // a refresh is already asked for
+	}
+}
+
+// active reports whether the client still sends.
+func (g *clientGroup) active() bool {
+	for _, c := range g.conns {
+		if c.state != stDone {
+			return true
+		}
+	}
+	return false
 }
 
 // clusterAfterRead sends a client's next batch when its last one is
@@ -563,8 +596,8 @@ func (rc *clusterRun) startRefresher(o *Options) (stop func()) {
 // onto the run's nodes.
 func (rc *clusterRun) fetch(ctx context.Context, o *Options) (*slotTable, error) {
 	var last error
-	for _, n := range rc.top.nodes {
-		top, err := fetchTopology(ctx, o, n.Addr)
+	for _, n := range rc.nodes { // a primary that failed does not answer
+		top, err := fetchTopology(ctx, o, n.addr)
 		if err != nil {
 			last = err
 			continue
@@ -574,8 +607,8 @@ func (rc *clusterRun) fetch(ctx context.Context, o *Options) (*slotTable, error)
 			if idx == noOwner {
 				continue
 			}
-			if i := rc.index(top.nodes[idx].Addr); i >= 0 && rc.nodes[i].primary < 0 {
-				t.slots[s] = uint16(i)
+			if i := rc.index(top.nodes[idx].Addr); i >= 0 && (rc.nodes[i].primary < 0 || o.Reconnect) {
+				t.slots[s] = uint16(i) // with --reconnect, a replica promoted since
 			}
 		}
 		return t, nil

@@ -9,6 +9,7 @@ const (
 	stReady                       // set up, waiting for the measurement to start
 	stActive                      // sending and receiving the workload
 	stDone                        // nothing more to send, nothing outstanding
+	stDown                        // --reconnect: failed, to be dialled again at redialAt
 )
 
 // pending is one request written (or, in rate mode, due) and not yet
@@ -73,6 +74,17 @@ type conn struct {
 	started  int64 // connect start, for the connect timeout
 	batchEnd bool  // closed loop: the current batch is fully answered
 	retries  int   // failed connects retried since the last success
+
+	// --reconnect: when to dial again, the next backoff, the kind of
+	// the failure that took it down, and a failure met while reading
+	// (kind+1; 0: none) to act on once the read is consumed.
+	redialAt int64
+	backoff  int64
+	downKind uint8
+	drop     uint8
+	redialed bool // set up again after a failure (counted when ready)
+	// --sentinel: the worker's primaryVer when it was dialled.
+	primaryVer uint64
 
 	// --cluster: the node the connection goes to, its client group
 	// (closed loop) and the bytes of the requests it has outstanding.

@@ -87,6 +87,9 @@ func WriteNotes(w io.Writer, s *benchdata.Summary, full bool) error {
 	if s.Cluster != nil {
 		writeClusterNodes(b, s.Title+": ", s)
 	}
+	if s.Failover != nil {
+		writeFailover(b, s.Title+": ", s.Failover)
+	}
 	c := s.Connections
 	switch {
 	case c == nil:

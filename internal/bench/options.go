@@ -87,6 +87,19 @@ type Options struct {
 	// at the first.
 	ConnectRetries int
 
+	// Reconnect keeps the run going through failures (failover.go): a
+	// connection closed, reset, refused or silent for Timeout, and the
+	// error replies of a failover (-LOADING, -READONLY, -MASTERDOWN,
+	// -TRYAGAIN, -CLUSTERDOWN) fail the requests they took and are
+	// counted; the connection is dialled again, at once and then with a
+	// backoff doubling up to ReconnectMax (0: DefaultReconnectMax).
+	Reconnect    bool
+	ReconnectMax time.Duration
+	// Sentinel, with MasterName, finds the primary through the Sentinel
+	// at this host:port and follows it across failovers (sentinel.go);
+	// it implies Reconnect.
+	Sentinel, MasterName string
+
 	// ConnectRate, when > 0, is churn mode (churn.go): connections opened
 	// at this many per second in total, each sending its set-up commands
 	// and one request, then closed; at most Clients are open at once.
@@ -154,6 +167,10 @@ func (o *Options) Validate() error {
 		{o.Cluster && o.ConnectRate > 0, "--cluster with --connect-rate is not supported yet"},
 		{o.Cluster && o.DB != 0, "--cluster: a cluster has only database 0 (drop --dbnum)"},
 		{o.Cluster && o.Network != "tcp", "--cluster needs a TCP seed address (-h and -p), not a unix socket"},
+		{(o.Sentinel == "") != (o.MasterName == ""), "--sentinel and --master-name go together"},
+		{o.Sentinel != "" && o.Cluster, "--sentinel and --cluster exclude each other"},
+		{o.Reconnect && (o.TLS != nil || o.ConnectRate > 0 || !o.KeepAlive), "--reconnect (and --sentinel) are not supported with --tls, --connect-rate or -k 0 yet"},
+		{o.ReconnectMax < 0, "the reconnect backoff must not be negative"},
 		{o.KeyIndex < 0, fmt.Sprintf("key index must not be negative, got %d (--key-index)", o.KeyIndex)},
 		{o.ConnectRate < 0, fmt.Sprintf("connect rate must not be negative, got %v (--connect-rate)", o.ConnectRate)},
 		{math.IsNaN(o.ConnectRate) || o.ConnectRate > MaxRate, fmt.Sprintf("connect rate %v is beyond what can be paced (at most %g connections/s)", o.ConnectRate, MaxRate)},
@@ -170,6 +187,13 @@ func (o *Options) Validate() error {
 		}
 	}
 	return o.Keys.Validate()
+}
+
+func (o *Options) reconnectMax() int64 {
+	if o.ReconnectMax > 0 {
+		return int64(o.ReconnectMax)
+	}
+	return int64(DefaultReconnectMax)
 }
 
 func (o *Options) threads() int {

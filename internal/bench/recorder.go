@@ -36,6 +36,7 @@ type recorder struct {
 	retries        int64
 
 	cluster *clusterRec // --cluster: per node, redirections
+	fo      *failRec    // --reconnect: failures, per second and outages
 }
 
 // connPrecision is the significant figures of the connection histograms:
@@ -82,6 +83,9 @@ func (r *recorder) record(p pending, now int64) {
 		r.unc[p.class].RecordValue(clampLatency(now - p.sent))
 	}
 	r.tick.RecordValue(lat)
+	if r.fo != nil {
+		r.fo.ok(p.intended, now)
+	}
 	r.count++
 	r.last = now
 }

@@ -64,7 +64,10 @@ type runner struct {
 
 	loops []eventLoop
 
-	cluster *clusterRun // --cluster
+	cluster  *clusterRun  // --cluster
+	sentinel *sentinelRun // --sentinel
+	// measureStart is measureFrom for the loops (failover.go's seconds).
+	measureStart atomic.Int64
 
 	budget    atomic.Int64
 	started   atomic.Bool
@@ -148,6 +151,9 @@ func (r *runner) fail(err error) {
 // interrupted after measuring started, the Summary holds the partial
 // results and has Error or Interrupted set, and the error is returned too.
 func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summary, error) {
+	if o.Sentinel != "" {
+		o.Reconnect = true
+	}
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
@@ -155,6 +161,11 @@ func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summar
 		return nil, fmt.Errorf("--rate, --connect-rate and -k 0 are not supported with --tls yet")
 	}
 	r := &runner{o: &o, test: t, origin: time.Now()}
+	if o.Sentinel != "" {
+		if err := r.prepareSentinel(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if err := r.resolve(); err != nil {
 		return nil, err
 	}
@@ -186,6 +197,9 @@ func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summar
 	}
 	if r.cluster != nil {
 		defer r.cluster.startRefresher(r.o)()
+	}
+	if r.sentinel != nil {
+		defer r.sentinel.start()()
 	}
 	defer func() {
 		for _, l := range r.loops {
@@ -370,6 +384,7 @@ func (r *runner) execute(ctx context.Context) (*benchdata.Summary, error) {
 	r.started.Store(true)
 	r.measuring.Store(r.o.Warmup == 0)
 	r.measureFrom = r.now()
+	r.measureStart.Store(r.measureFrom)
 	close(start)
 	stopTimers := r.schedule(ctx)
 	r.watch(ctx, done)
@@ -413,6 +428,7 @@ func (r *runner) schedule(ctx context.Context) func() {
 		timers = append(timers, time.AfterFunc(r.o.Warmup, func() {
 			r.mu.Lock()
 			r.measureFrom = r.now()
+			r.measureStart.Store(r.measureFrom)
 			r.mu.Unlock()
 			r.measuring.Store(true)
 		}))
@@ -557,9 +573,16 @@ func (r *runner) summarise() (*benchdata.Summary, error) {
 	if s.Cluster != nil {
 		s.Cluster.Refreshes = r.cluster.refreshes.Load()
 	}
+	if r.o.Reconnect {
+		var recs []*failRec
+		for _, l := range r.loops {
+			recs = append(recs, l.recorder().fo)
+		}
+		s.Failover = r.failover(recs, from)
+	}
 	if err != nil {
 		s.Error = err.Error()
-		s.Errors = 1
+		s.Errors++
 		return s, err
 	}
 	if interrupted {
@@ -586,6 +609,9 @@ func (r *runner) loopPart(rec *recorder) *benchdata.Summary {
 	}
 	if r.cluster != nil {
 		p.Cluster = r.clusterPart(rec.cluster)
+	}
+	if rec.fo != nil {
+		p.Errors, p.ErrorsByType = rec.fo.requests, kindMap(rec.fo.byKind)
 	}
 	return p
 }

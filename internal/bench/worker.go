@@ -44,8 +44,14 @@ type worker struct {
 	drained  bool  // the drain limit after it has passed
 
 	lastSweep int64
-	sockaddr  unix.Sockaddr  // this worker's own copy of the target
-	cl        *clusterWorker // nil unless --cluster
+	sockaddr  unix.Sockaddr // this worker's own copy of the target
+	// --reconnect: connections down, and when the first is to be
+	// dialled again; --sentinel: the primary's version sockaddr is of.
+	down       int
+	nextRedial int64
+	domain     int
+	primaryVer uint64
+	cl         *clusterWorker // nil unless --cluster
 }
 
 func newWorker(r *runner, id, nconns int, gen generator) (*worker, error) {
@@ -59,6 +65,10 @@ func newWorker(r *runner, id, nconns int, gen generator) (*worker, error) {
 		w.conns = append(w.conns, &conn{fd: -1})
 	}
 	w.live = nconns
+	w.domain = r.domain
+	if r.o.Reconnect {
+		w.rec.fo = &failRec{from: r.measureStart.Load}
+	}
 	if r.o.Rate > 0 {
 		if err := w.initTimer(); err != nil {
 			w.close()
@@ -146,8 +156,11 @@ func (w *worker) dial(c *conn) error {
 		unix.Close(fd)
 		return w.connectFailed(c, errnoName(err), err)
 	}
-	c.fd, c.state, c.started = fd, stConnecting, w.r.now()
-	c.out, c.outOff, c.in, c.prefix, c.wantOut = c.out[:0], 0, c.in[:0], 0, false
+	c.fd, c.state, c.started, c.primaryVer = fd, stConnecting, w.r.now(), w.primaryVer
+	if c.q.size == 0 { // --cluster --reconnect: requests queued while down are kept
+		c.out = c.out[:0]
+	}
+	c.outOff, c.in, c.prefix, c.wantOut = 0, c.in[:0], 0, false
 	for fd >= len(w.byFD) {
 		w.byFD = append(w.byFD, make([]*conn, len(w.byFD)+64)...)
 	}
@@ -169,6 +182,12 @@ func (w *worker) connectFailed(c *conn, cause string, err error) error {
 		w.byFD[c.fd] = nil
 		c.fd = -1
 	}
+	if w.reconnecting() {
+		now := w.r.now()
+		w.rec.fo.fail(now, connectKind(cause), 0, true)
+		w.goDown(c, connectKind(cause), now)
+		return nil
+	}
 	if c.retries >= w.r.o.ConnectRetries {
 		return w.r.connectErrorAt(w.target(c), err)
 	}
@@ -186,7 +205,9 @@ func (w *worker) checkConnectTimeouts() error {
 			}
 		}
 		if c.state == stHandshake && now-c.lastIO > int64(w.r.o.Timeout) {
-			return fmt.Errorf("no reply to the connection set-up commands (AUTH/SELECT/HELLO) within %s", w.r.o.Timeout)
+			if err := w.lost(c, kindTimeout, fmt.Errorf("no reply to the connection set-up commands (AUTH/SELECT/HELLO) within %s", w.r.o.Timeout)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -271,7 +292,11 @@ func (w *worker) connected(c *conn) error {
 		return w.ready(c)
 	}
 	c.state, c.prefix = stHandshake, count
-	c.out = append(c.out[:0], prefix...)
+	if len(c.out) > 0 { // requests queued while it was down go after the set-up
+		c.out = append(append([]byte(nil), prefix...), c.out...)
+	} else {
+		c.out = append(c.out[:0], prefix...)
+	}
 	return w.flush(c)
 }
 
@@ -284,7 +309,16 @@ func (w *worker) ready(c *conn) error {
 		return nil
 	}
 	c.state = stActive
-	if w.r.o.Rate > 0 {
+	if c.redialed {
+		c.redialed, c.backoff = false, 0
+		w.rec.fo.reconnects++
+	}
+	if c.outOff < len(c.out) {
+		if err := w.flush(c); err != nil {
+			return err
+		}
+	}
+	if w.r.o.Rate > 0 || w.cl != nil {
 		return nil
 	}
 	return w.sendBatch(c)
@@ -342,6 +376,10 @@ func (w *worker) sendBatch(c *conn) error {
 }
 
 func (w *worker) finish(c *conn) {
+	if c.state == stDown {
+		w.down--
+		w.failQueue(c, int(c.downKind), w.r.now())
+	}
 	if c.state != stDone {
 		c.state = stDone
 		w.live--
@@ -349,6 +387,9 @@ func (w *worker) finish(c *conn) {
 }
 
 func (w *worker) flush(c *conn) error {
+	if c.fd < 0 || c.state == stConnecting {
+		return nil // --reconnect: sent once it is set up again
+	}
 	blocked, err := writeOut(c)
 	switch {
 	case blocked:
@@ -357,7 +398,7 @@ func (w *worker) flush(c *conn) error {
 		if cause := w.refusedBeforeClose(c); cause != nil {
 			return cause
 		}
-		return w.r.ioErrorAt(w.target(c), "write", err, c.q.size)
+		return w.lost(c, kindReset, w.r.ioErrorAt(w.target(c), "write", err, c.q.size))
 	}
 	c.out, c.outOff = c.out[:0], 0
 	return w.watchOut(c, false)
@@ -426,15 +467,20 @@ func (w *worker) readable(c *conn) error {
 			return nil
 		}
 		if err == nil {
-			return w.r.closedErrorAt(w.target(c), c.q.size)
+			return w.lost(c, kindReset, w.r.closedErrorAt(w.target(c), c.q.size))
 		}
-		return w.r.ioErrorAt(w.target(c), "read", err, c.q.size)
+		return w.lost(c, readKind(err), w.r.ioErrorAt(w.target(c), "read", err, c.q.size))
 	}
 	now := w.r.now()
 	c.in = c.in[:len(c.in)+n]
 	c.lastIO = now
 	used, err := w.consume(c, now)
-	if err != nil {
+	if c.drop != 0 {
+		kind := int(c.drop - 1)
+		c.drop = 0
+		return w.lost(c, kind, err)
+	}
+	if err != nil || c.fd < 0 { // c.fd < 0: a redirection failed c itself
 		return err
 	}
 	rest := copy(c.in, c.in[used:])
@@ -473,7 +519,7 @@ func (w *worker) consume(c *conn, now int64) (int, error) {
 			continue
 		}
 		if c.state == stHandshake {
-			if err := w.handshakeReply(c, kind, reply); err != nil {
+			if err := w.handshakeReply(c, kind, reply); err != nil || c.drop != 0 {
 				return 0, err
 			}
 			continue
@@ -493,6 +539,9 @@ func (w *worker) consume(c *conn, now int64) (int, error) {
 			continue
 		}
 		if kind == resp.KindError {
+			if w.failedReply(c, p, reply, now) {
+				continue
+			}
 			return 0, w.r.replyError(reply, p.class)
 		}
 		if p.measured {
@@ -503,6 +552,10 @@ func (w *worker) consume(c *conn, now int64) (int, error) {
 }
 
 func (w *worker) handshakeReply(c *conn, kind resp.Kind, reply []byte) error {
+	if k, ok := replyKind(reply); ok && kind == resp.KindError && w.reconnecting() {
+		c.drop = uint8(k + 1) // set up again: a server loading, or a replica, now
+		return nil
+	}
 	if kind == resp.KindError {
 		return w.r.handshakeError(reply)
 	}
@@ -515,7 +568,9 @@ func (w *worker) handshakeReply(c *conn, kind resp.Kind, reply []byte) error {
 // batchDone runs when every request of a closed-loop batch is answered:
 // send the next batch, on a fresh connection with -k 0.
 func (w *worker) batchDone(c *conn) error {
-	if !w.r.o.KeepAlive && w.r.issuingOpen() {
+	if (!w.r.o.KeepAlive || w.primaryMoved(c)) && w.r.issuingOpen() {
+		// -k 0, or --sentinel named a new primary: the next batch goes
+		// on a new connection (to it).
 		unix.Close(c.fd)
 		w.byFD[c.fd] = nil
 		c.fd = -1
@@ -538,6 +593,13 @@ func (w *worker) loop() error {
 				break
 			}
 		}
+		if w.down > 0 {
+			wait, err := w.redial()
+			if err != nil {
+				return err
+			}
+			ms = min(ms, wait)
+		}
 		if err := w.poll(ms); err != nil {
 			return err
 		}
@@ -557,7 +619,7 @@ func (w *worker) housekeeping() error {
 	if w.r.stopIssue.Load() && w.r.o.Rate == 0 {
 		// Duration over: connections that are between batches are done.
 		for _, c := range w.conns {
-			if c.state == stActive && c.q.size == 0 && (c.grp == nil || c.grp.outstanding == 0) {
+			if c.state == stActive && c.q.size == 0 && (c.grp == nil || c.grp.outstanding == 0) || c.state == stDown {
 				w.finish(c)
 			}
 		}
@@ -567,7 +629,9 @@ func (w *worker) housekeeping() error {
 	}
 	for _, c := range w.conns {
 		if c.q.size > 0 && now-c.lastIO > int64(w.r.o.Timeout) {
-			return w.r.timeoutErrorAt(w.target(c), c.q.size)
+			if err := w.lost(c, kindTimeout, w.r.timeoutErrorAt(w.target(c), c.q.size)); err != nil {
+				return err
+			}
 		}
 	}
 	return w.checkConnectTimeouts() // -k 0 reconnects during the run
@@ -619,7 +683,7 @@ func (w *worker) pace() (int, error) {
 	}
 	if !w.issuing {
 		for _, c := range w.conns {
-			if c.state == stActive && c.q.size == 0 {
+			if c.state == stActive && c.q.size == 0 || c.state == stDown {
 				w.finish(c)
 			}
 		}

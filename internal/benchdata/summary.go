@@ -68,6 +68,11 @@ type Summary struct {
 	// outstanding when the duration ended, and how it was drained.
 	Drain *Drain `json:"drain,omitempty"`
 
+	// Failover is set with --reconnect: the failures the run counted and
+	// went on through, per second and as outages. Errors and
+	// ErrorsByType above then count the failed requests.
+	Failover *Failover `json:"failover,omitempty"`
+
 	Server ServerInfo `json:"server"`
 	Client ClientInfo `json:"client"`
 
@@ -365,4 +370,63 @@ type WorkerClock struct {
 	// when its start message arrived too late to wait (by its round
 	// trip); 0 when it started on time.
 	LateMS float64 `json:"late_ms,omitempty"`
+}
+
+// Failover is what a --reconnect run went through. Kinds are "refused",
+// "reset" (the server closed or reset the connection), "timeout" (no reply
+// within --timeout), "LOADING", "READONLY", "MASTERDOWN", "TRYAGAIN",
+// "CLUSTERDOWN" (the server's error replies) and "other" (another connect
+// error).
+type Failover struct {
+	// FailedRequests are requests that got no reply (their connection
+	// failed) or a failover error reply; they are in no latency figure.
+	FailedRequests int64 `json:"failed_requests"`
+	// FailedConnects are connects (or reconnects) that failed.
+	FailedConnects int64 `json:"failed_connects"`
+	// Reconnects are connections set up again after a failure.
+	Reconnects int64 `json:"reconnects"`
+	// Switches counts the moves to a new primary (--sentinel: the
+	// address Sentinel gave changed; --cluster: slot map refreshes).
+	Switches int64 `json:"switches,omitempty"`
+	// Primary is the last primary's address with --sentinel.
+	Primary string `json:"primary,omitempty"`
+	// Seconds are the seconds of the measurement that saw a failure:
+	// Second 0 is the first second after the measurement started.
+	Seconds []FailureSecond `json:"seconds,omitempty"`
+	// Outages are the spans of failures: see Outage.
+	Outages []Outage `json:"outages,omitempty"`
+}
+
+// FailureSecond is one second of a --reconnect run that saw failures.
+type FailureSecond struct {
+	Second int   `json:"second"`
+	OK     int64 `json:"ok"` // requests answered in that second
+	// Failures by kind: requests failed and connects failed.
+	Failures map[string]int64 `json:"failures"`
+}
+
+// Outage is a span of failures: from the first failure to the first
+// successful reply after the last one (failures less than a second apart
+// belong to one outage). Offsets are seconds since the measurement
+// started.
+type Outage struct {
+	StartSeconds float64 `json:"start_seconds"`
+	EndSeconds   float64 `json:"end_seconds"`
+	Seconds      float64 `json:"seconds"`
+	// FirstSecond and LastSecond are the first and last whole seconds
+	// (as in Failover.Seconds) that saw one of its failures.
+	FirstSecond int `json:"first_second"`
+	LastSecond  int `json:"last_second"`
+	// Recovered is false when the run ended before a request succeeded
+	// after it: End is then its last failure.
+	Recovered      bool             `json:"recovered"`
+	FailedRequests int64            `json:"failed_requests"`
+	Failures       map[string]int64 `json:"failures"`
+	// Straddled are the successful requests in flight across it: sent
+	// (or, with --rate, due) before it ended and answered after it began.
+	// Their latency, in ms, is in the figures above too.
+	Straddled      int64   `json:"straddled"`
+	StraddledP50Ms float64 `json:"straddled_p50_ms,omitempty"`
+	StraddledP99Ms float64 `json:"straddled_p99_ms,omitempty"`
+	StraddledMaxMs float64 `json:"straddled_max_ms,omitempty"`
 }

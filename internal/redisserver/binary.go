@@ -196,6 +196,10 @@ func (s *Server) dropPrivileges() ([]string, error) {
 	if err := os.Chown(s.Dir, uid, gid); err != nil {
 		return nil, fmt.Errorf("redis-server: hand its directory to %s: %w", u.Username, err)
 	}
+	// A Sentinel rewrites its config file (it refuses to start otherwise).
+	if err := os.Chown(s.ConfPath, uid, gid); err != nil {
+		return nil, fmt.Errorf("redis-server: hand its config file to %s: %w", u.Username, err)
+	}
 	setpriv, err := lookProgram("setpriv")
 	if err != nil {
 		return nil, fmt.Errorf("redis-server: drop to %s: %w", u.Username, err)

@@ -38,7 +38,10 @@ type Options struct {
 	Port     int      // 0 picks a free port
 	Unix     bool     // also listen on a unix socket in Dir
 	Config   []string // extra redis.conf lines, e.g. "io-threads 2"
-	Env      []string // extra environment, e.g. "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4"
+	// Args are extra arguments after the config file, e.g. "--sentinel"
+	// (the binary runs as a Sentinel).
+	Args []string
+	Env  []string // extra environment, e.g. "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libtcmalloc.so.4"
 	// Wrap are wrapper commands, outermost first, each a program and its
 	// arguments, such as {"numactl", "-N", "0"} or {"prlimit",
 	// "--nofile=256:256", "--"}; each must exec what follows it. As root,
@@ -152,7 +155,7 @@ func startOnce(ctx context.Context, o Options, bin *binary) (*Server, error) {
 		s.removeDir()
 		return nil, err
 	}
-	argv = append(argv, exe, s.ConfPath)
+	argv = append(append(argv, exe, s.ConfPath), o.Args...)
 	if s.cmd, err = command(argv); err != nil {
 		s.removeDir()
 		return nil, err

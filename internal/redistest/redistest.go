@@ -4,8 +4,11 @@ package redistest
 
 import (
 	"context"
-	"redline/internal/testutil"
+	"fmt"
 	"testing"
+	"time"
+
+	"redline/internal/testutil"
 
 	"redline/internal/redisserver"
 	"redline/internal/resp"
@@ -75,4 +78,44 @@ func StartCluster(t testing.TB, primaries, replicas int, config ...string) *redi
 		}
 	})
 	return c
+}
+
+// linkedReplicas counts the replicas of a SENTINEL REPLICAS reply that
+// Sentinel saw linked to their primary: only those can be promoted.
+func linkedReplicas(v resp.Value) int {
+	n := 0
+	for _, r := range v.Elems {
+		for i := 0; i+1 < len(r.Elems); i += 2 {
+			if r.Elems[i].Str == "master-link-status" && r.Elems[i+1].Str == "ok" {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// StartSentinel starts a Sentinel (the server binary with --sentinel)
+// that monitors primary as name, with a quorum of 1 and short timeouts,
+// and waits until it knows replicas replicas of it linked to it (Sentinel
+// reads a replica's INFO every 10 s: one seen before its first sync could
+// not be promoted until then). It is stopped when the test ends.
+func StartSentinel(t testing.TB, primary *redisserver.Server, name string, replicas int) *redisserver.Server {
+	t.Helper()
+	s := StartWith(t, redisserver.Options{Args: []string{"--sentinel"}, Config: []string{
+		fmt.Sprintf("sentinel monitor %s %s %d 1", name, primary.Host, primary.Port),
+		fmt.Sprintf("sentinel down-after-milliseconds %s 1000", name),
+		fmt.Sprintf("sentinel failover-timeout %s 10000", name),
+	}})
+	c := Client(t, s)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		v := Do(t, c, "SENTINEL", "REPLICAS", name)
+		if linkedReplicas(v) >= replicas {
+			return s
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("sentinel %s knows %d replicas of %s after 30s, want %d", s.Addr(), len(v.Elems), name, replicas)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }

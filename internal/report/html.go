@@ -109,6 +109,7 @@ type htmlWorkload struct {
 	Change      template.HTML
 	Percentiles template.HTML
 	Series      template.HTML
+	Outages     template.HTML
 	Tables      []htmlTable
 }
 
@@ -218,7 +219,8 @@ func workloadView(r *Report, w *Workload, i int) htmlWorkload {
 		Throughput:  template.HTML(throughputChart(r, w)),
 		Change:      template.HTML(changeChart(r, w)),
 		Percentiles: template.HTML(percentileChart(r, w)),
-		Series:      template.HTML(seriesChart(r, w))}
+		Series:      template.HTML(seriesChart(r, w)),
+		Outages:     template.HTML(outageChart(r, w))}
 	header := []string{r.Dimension, "runs", "median", "min..max", "spread", "ratio [CI]", "verdict"}
 	for _, m := range metrics {
 		t := htmlTable{Title: m.Title, Header: header}

@@ -49,6 +49,8 @@ type Flags struct {
 	duration, warmup, timeout time.Duration
 	drain                     time.Duration
 	connectRetries            int
+	reconnect                 bool
+	sentinel, masterName      string
 	keyIndex                  int
 	readReplicas              bool
 	connectRate               float64
@@ -123,6 +125,9 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.IntVar(&f.maxPending, "max-pending", bench.DefaultMaxPending, "with --rate: most requests outstanding on one connection")
 	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "longest wait for a connection or for any reply")
 	fl.IntVar(&f.connectRetries, "connect-retries", 0, "dial a failed connect again up to N times in a row before giving up")
+	fl.BoolVar(&f.reconnect, "reconnect", false, "keep running through failures (a failover, a restart): failed requests and connects are counted per second and as outages, connections set up again with a backoff")
+	fl.StringVar(&f.sentinel, "sentinel", "", "find the primary through the Sentinel at `HOST:PORT` and follow it across failovers (with --master-name; implies --reconnect)")
+	fl.StringVar(&f.masterName, "master-name", "", "with --sentinel: the name of the primary Sentinel monitors")
 	fl.Float64Var(&f.connectRate, "connect-rate", 0, "churn: open this many connections per second in total, each sending one request and closing (at most -c open at once)")
 	fl.DurationVar(&f.drain, "drain", bench.DefaultDrain, "with --rate and --duration: how long after the end to keep sending and awaiting the requests due before it")
 	fl.StringVarP(&f.JSONOut, "output", "o", "", "write the results as JSON to `FILE` (schema in docs/bench.md)")
@@ -188,6 +193,7 @@ func (f *Flags) Options() (bench.Options, error) {
 	}
 	o.Rate, o.MaxPending, o.Drain = f.rate, f.maxPending, f.drain
 	o.ConnectRetries = f.connectRetries
+	o.Reconnect, o.Sentinel, o.MasterName = f.reconnect || f.sentinel != "", f.sentinel, f.masterName
 	o.Cluster, o.KeyIndex, o.ReadFromReplicas = f.Cluster, f.keyIndex, f.readReplicas
 	if (o.KeyIndex > 0 || o.ReadFromReplicas) && !o.Cluster {
 		return o, fmt.Errorf("--key-index and --read-from-replicas need --cluster")
