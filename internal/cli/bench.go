@@ -146,6 +146,9 @@ func (r *benchRun) run(ctx context.Context, tests []bench.Test, custom bool) err
 	for {
 		data := payload.Next(r.o.Sizes.Largest())
 		for _, t := range tests {
+			if ctx.Err() != nil { // stopped between two tests: the ones done are printed and saved
+				return exitCode(ExitSignaled, fmt.Sprintf("redline bench: stopped by %s after %d tests", stoppedWhat(ctx), len(r.results)))
+			}
 			if err := r.one(ctx, t, data, custom); err != nil {
 				return err
 			}
@@ -159,7 +162,9 @@ func (r *benchRun) run(ctx context.Context, tests []bench.Test, custom bool) err
 	}
 }
 
-// one runs a test, prints it and saves the JSON so far.
+// one runs a test, prints it and saves the JSON so far. The report is
+// printed before the save, so a save that fails loses no figure on the
+// terminal; its error then ends the run.
 func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bool) error {
 	r.progress.begin(t.Title)
 	sum, err := r.measure(ctx, t, data)
@@ -167,6 +172,9 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 	if sum == nil {
 		if err == nil {
 			err = errors.New("no result")
+		}
+		if ctx.Err() != nil {
+			return exitCode(ExitSignaled, fmt.Sprintf("redline bench: %s stopped the run before %s measured anything (%v)", stoppedWhat(ctx), t.Title, err))
 		}
 		return exitCode(ExitFailure, err.Error())
 	}
@@ -177,14 +185,18 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 		sum.Config.PayloadBytes = len(resp.AppendCommand(nil, t.Args...))
 	}
 	r.results = append(r.results, sum)
-	if werr := r.save(sum); werr != nil {
-		return exitCode(ExitFailure, werr.Error())
-	}
 	interrupted := errors.Is(err, bench.ErrInterrupted)
 	if err == nil || interrupted {
 		r.print(sum)
 	}
+	werr := r.save(sum)
 	switch {
+	case werr != nil:
+		msg := fmt.Sprintf("redline bench: the results were not saved: %v", werr)
+		if interrupted || ctx.Err() != nil {
+			return exitCode(ExitSignaled, msg)
+		}
+		return exitCode(ExitFailure, msg)
 	case interrupted:
 		return exitCode(ExitSignaled, fmt.Sprintf("interrupted: the results above cover the %d requests measured before %s", sum.Requests, stoppedWhat(ctx)))
 	case err != nil:

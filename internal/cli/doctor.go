@@ -156,6 +156,9 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 		return usageError("redline doctor: --irq-pattern: %v", err)
 	}
 	rep, where, err := doctorReport(ctx, s, o)
+	if err != nil && ctx.Err() != nil {
+		return exitCode(ExitSignaled, fmt.Sprintf("redline doctor: stopped by %s before the report was complete; nothing written", stoppedWhat(ctx)))
+	}
 	if err != nil {
 		return failed("doctor", ExitError, err)
 	}
