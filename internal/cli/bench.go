@@ -79,6 +79,13 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 	if err != nil {
 		return usageError("redline bench: %v", err)
 	}
+	hdr := output{flag: "--hdr-out", path: f.HdrOut}
+	if f.HdrOut != "" {
+		hdr.probe = bench.HgrmPath(f.HdrOut, "test")
+	}
+	if err := checkOutputs("bench", fileOutput("-o", f.JSONOut), hdr); err != nil {
+		return err
+	}
 	if err := checkWorkers(f.Workers, o, f.Idle, len(f.WorkerHosts) > 0); err != nil {
 		return usageError("redline bench: %v", err)
 	}

@@ -140,6 +140,9 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	if err := checkDoctorFormat(o); err != nil {
 		return err
 	}
+	if err := checkOutputs("doctor", fileOutput("-o", o.output)); err != nil {
+		return err
+	}
 	if o.clusterSet && o.cluster && (o.noRedis || o.root != "/") {
 		return usageError("redline doctor: --cluster needs a live server: drop --no-redis and --root")
 	}
