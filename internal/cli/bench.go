@@ -240,6 +240,7 @@ func (r *benchRun) warn(msg string) { fmt.Fprintln(r.s.err, "redline bench: warn
 // so a script that parses redis-benchmark's output parses redline's.
 func (r *benchRun) print(sum *benchdata.Summary) {
 	defer bench.WriteNotes(r.s.err, sum, !r.f.CSV && !r.f.Quiet)
+	defer noteRequestsEnded(r.s.err, sum)
 	switch {
 	case r.f.CSV:
 		bench.WriteCSVRow(r.s.out, sum)
@@ -247,6 +248,17 @@ func (r *benchRun) print(sum *benchdata.Summary) {
 		bench.WriteQuiet(r.s.out, sum)
 	default:
 		bench.WriteReport(r.s.out, sum)
+	}
+}
+
+// noteRequestsEnded says when -n ended a --duration test early: with both,
+// a test ends at whichever comes first (docs/bench.md), and a run that
+// stopped at 1000 requests of a 1s test used to say nothing.
+func noteRequestsEnded(w io.Writer, sum *benchdata.Summary) {
+	c := sum.Config
+	if c.DurationSec > 0 && c.Requests > 0 && !sum.Interrupted && sum.Requests >= c.Requests && sum.ElapsedSeconds < c.DurationSec {
+		fmt.Fprintf(w, "%s: -n %d ended the test after %.3f s, before --duration %gs (with both, a test ends at whichever comes first)\n",
+			sum.Title, c.Requests, sum.ElapsedSeconds, c.DurationSec)
 	}
 }
 

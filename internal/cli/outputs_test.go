@@ -75,3 +75,14 @@ func TestBenchReportPrintedWhenTheSaveFails(t *testing.T) {
 		t.Errorf("exit %d\nstdout %s\nstderr %s", code, out, errOut)
 	}
 }
+
+// TestBenchRequestsEndADurationRunWithAWord (issue 40): --duration 1s
+// -n 1000 stopped after 1000 requests without a word. The rule: with
+// both, a test ends at whichever comes first, and -n ending it is said.
+func TestBenchRequestsEndADurationRunWithAWord(t *testing.T) {
+	srv := respscript.Start(t, respscript.Options{})
+	_, errOut, code := runCLI(t, context.Background(), nil, "bench", "-p", strconv.Itoa(srv.Port()), "-t", "set", "--duration", "1h", "-n", "1000", "-q")
+	if code != 0 || !strings.Contains(errOut, "SET: -n 1000 ended the test after") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
