@@ -154,7 +154,7 @@ func (r *benchRun) run(ctx context.Context, tests []bench.Test, custom bool) err
 		data := payload.Next(r.o.Sizes.Largest())
 		for _, t := range tests {
 			if ctx.Err() != nil { // stopped between two tests: the ones done are printed and saved
-				return exitCode(ExitSignaled, fmt.Sprintf("redline bench: stopped by %s after %d tests", stoppedWhat(ctx), len(r.results)))
+				return exitCode(ExitSignaled, fmt.Sprintf("redline bench: stopped by %s before %s, with %d tests done", stoppedWhat(ctx), t.Title, len(r.results)))
 			}
 			if err := r.one(ctx, t, data, custom); err != nil {
 				return err
