@@ -253,6 +253,9 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	if len(cands) == 0 {
 		return usageError("redline autotune: no knob left to try:\n  %s", strings.Join(untested, "\n  "))
 	}
+	if err := checkOutputs("autotune", dirOutput("--dir", o.dir)); err != nil {
+		return err
+	}
 	if err := atomicfile.OwnDir(o.dir, 0o700); err != nil {
 		return exitCode(ExitError, "redline autotune: "+err.Error())
 	}

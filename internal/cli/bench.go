@@ -79,6 +79,13 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 	if err != nil {
 		return usageError("redline bench: %v", err)
 	}
+	hdr := output{flag: "--hdr-out", path: f.HdrOut}
+	if f.HdrOut != "" {
+		hdr.probe = bench.HgrmPath(f.HdrOut, "test")
+	}
+	if err := checkOutputs("bench", fileOutput("-o", f.JSONOut), hdr); err != nil {
+		return err
+	}
 	if err := checkWorkers(f.Workers, o, f.Idle, len(f.WorkerHosts) > 0); err != nil {
 		return usageError("redline bench: %v", err)
 	}
@@ -146,6 +153,9 @@ func (r *benchRun) run(ctx context.Context, tests []bench.Test, custom bool) err
 	for {
 		data := payload.Next(r.o.Sizes.Largest())
 		for _, t := range tests {
+			if ctx.Err() != nil { // stopped between two tests: the ones done are printed and saved
+				return exitCode(ExitSignaled, fmt.Sprintf("redline bench: stopped by %s before %s, with %d tests done", stoppedWhat(ctx), t.Title, len(r.results)))
+			}
 			if err := r.one(ctx, t, data, custom); err != nil {
 				return err
 			}
@@ -159,7 +169,9 @@ func (r *benchRun) run(ctx context.Context, tests []bench.Test, custom bool) err
 	}
 }
 
-// one runs a test, prints it and saves the JSON so far.
+// one runs a test, prints it and saves the JSON so far. The report is
+// printed before the save, so a save that fails loses no figure on the
+// terminal; its error then ends the run.
 func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bool) error {
 	r.progress.begin(t.Title)
 	sum, err := r.measure(ctx, t, data)
@@ -167,6 +179,9 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 	if sum == nil {
 		if err == nil {
 			err = errors.New("no result")
+		}
+		if ctx.Err() != nil {
+			return exitCode(ExitSignaled, fmt.Sprintf("redline bench: %s stopped the run before %s measured anything (%v)", stoppedWhat(ctx), t.Title, err))
 		}
 		return exitCode(ExitFailure, err.Error())
 	}
@@ -177,14 +192,18 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 		sum.Config.PayloadBytes = len(resp.AppendCommand(nil, t.Args...))
 	}
 	r.results = append(r.results, sum)
-	if werr := r.save(sum); werr != nil {
-		return exitCode(ExitFailure, werr.Error())
-	}
 	interrupted := errors.Is(err, bench.ErrInterrupted)
 	if err == nil || interrupted {
 		r.print(sum)
 	}
+	werr := r.save(sum)
 	switch {
+	case werr != nil:
+		msg := fmt.Sprintf("redline bench: the results were not saved: %v", werr)
+		if interrupted || ctx.Err() != nil {
+			return exitCode(ExitSignaled, msg)
+		}
+		return exitCode(ExitFailure, msg)
 	case interrupted:
 		return exitCode(ExitSignaled, fmt.Sprintf("interrupted: the results above cover the %d requests measured before %s", sum.Requests, stoppedWhat(ctx)))
 	case err != nil:
@@ -221,6 +240,7 @@ func (r *benchRun) warn(msg string) { fmt.Fprintln(r.s.err, "redline bench: warn
 // so a script that parses redis-benchmark's output parses redline's.
 func (r *benchRun) print(sum *benchdata.Summary) {
 	defer bench.WriteNotes(r.s.err, sum, !r.f.CSV && !r.f.Quiet)
+	defer noteRequestsEnded(r.s.err, sum)
 	switch {
 	case r.f.CSV:
 		bench.WriteCSVRow(r.s.out, sum)
@@ -228,6 +248,17 @@ func (r *benchRun) print(sum *benchdata.Summary) {
 		bench.WriteQuiet(r.s.out, sum)
 	default:
 		bench.WriteReport(r.s.out, sum)
+	}
+}
+
+// noteRequestsEnded says when -n ended a --duration test early: with both,
+// a test ends at whichever comes first (docs/bench.md), and a run that
+// stopped at 1000 requests of a 1s test used to say nothing.
+func noteRequestsEnded(w io.Writer, sum *benchdata.Summary) {
+	c := sum.Config
+	if c.DurationSec > 0 && c.Requests > 0 && !sum.Interrupted && sum.Requests >= c.Requests && sum.ElapsedSeconds < c.DurationSec {
+		fmt.Fprintf(w, "%s: -n %d ended the test after %.3f s, before --duration %gs (with both, a test ends at whichever comes first)\n",
+			sum.Title, c.Requests, sum.ElapsedSeconds, c.DurationSec)
 	}
 }
 

@@ -23,6 +23,8 @@ type progressPrinter struct {
 	w       io.Writer
 	mode    string // "tty", "plain" or "none"
 	printed bool
+	// lastElapsed is the measured time at the previous plain line.
+	lastElapsed time.Duration
 }
 
 // Progress intervals: a terminal line is rewritten four times a second; a
@@ -75,24 +77,49 @@ func isTerminal(w io.Writer) bool {
 	return ok && f.Fd() != ^uintptr(0) && term.IsTerminal(int(f.Fd()))
 }
 
-func (p *progressPrinter) begin(string) {}
+func (p *progressPrinter) begin(string) {
+	p.mu.Lock()
+	p.lastElapsed = 0
+	p.mu.Unlock()
+}
 
+// show prints one progress call. A warm-up line says only how long load
+// has been sent: its replies are not measured, so it has no figures (it
+// said "0 requests, rps=0.0" while load went out). The last plain line of
+// a test covers the time since the line before, often a fraction of a
+// second: it says so, not to pass for a second of its own.
 func (p *progressPrinter) show(pr bench.Progress) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	phase := ""
 	if pr.Warmup {
-		phase = " [warm-up]"
+		p.showWarmup(pr)
+		return
 	}
 	switch p.mode {
 	case "tty":
-		fmt.Fprintf(p.w, "\r\033[K%s%s: rps=%.1f (overall: %.1f) avg_msec=%.3f p99_msec=%.3f", pr.Title, phase, pr.IntervalRPS, pr.OverallRPS, pr.IntervalAvg, pr.IntervalP99)
+		fmt.Fprintf(p.w, "\r\033[K%s: rps=%.1f (overall: %.1f) avg_msec=%.3f p99_msec=%.3f", pr.Title, pr.IntervalRPS, pr.OverallRPS, pr.IntervalAvg, pr.IntervalP99)
 		p.printed = true
 	case "plain":
+		span := pr.Elapsed - p.lastElapsed
+		p.lastElapsed = pr.Elapsed
 		if pr.Final && pr.IntervalRequests == 0 {
 			return // nothing since the last line
 		}
-		fmt.Fprintf(p.w, "%s%s: %.1fs %d requests, rps=%.1f (overall: %.1f) avg_msec=%.3f p99_msec=%.3f max_msec=%.3f\n", pr.Title, phase, pr.Elapsed.Seconds(), pr.Requests, pr.IntervalRPS, pr.OverallRPS, pr.IntervalAvg, pr.IntervalP99, pr.IntervalMax)
+		tail := ""
+		if pr.Final && span < plainInterval*9/10 {
+			tail = fmt.Sprintf(" (the last %.3fs: %d)", span.Seconds(), pr.IntervalRequests)
+		}
+		fmt.Fprintf(p.w, "%s: %.1fs %d requests%s, rps=%.1f (overall: %.1f) avg_msec=%.3f p99_msec=%.3f max_msec=%.3f\n", pr.Title, pr.Elapsed.Seconds(), pr.Requests, tail, pr.IntervalRPS, pr.OverallRPS, pr.IntervalAvg, pr.IntervalP99, pr.IntervalMax)
+	}
+}
+
+func (p *progressPrinter) showWarmup(pr bench.Progress) {
+	switch p.mode {
+	case "tty":
+		fmt.Fprintf(p.w, "\r\033[K%s: warm-up %.1fs: load sent, not measured", pr.Title, pr.Elapsed.Seconds())
+		p.printed = true
+	case "plain":
+		fmt.Fprintf(p.w, "%s: warm-up %.1fs: load sent, not measured\n", pr.Title, pr.Elapsed.Seconds())
 	}
 }
 

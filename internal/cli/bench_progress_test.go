@@ -30,12 +30,30 @@ func TestPlainProgressLineCoversItsInterval(t *testing.T) {
 	p.end()
 	want := "SET: 1.0s 50000 requests, rps=50000.0 (overall: 50000.0) avg_msec=0.400 p99_msec=0.900 max_msec=1.200\n" +
 		"SET: 2.0s 52516 requests, rps=2516.0 (overall: 26258.0) avg_msec=20.100 p99_msec=501.000 max_msec=502.300\n" +
-		"SET: 2.5s 53000 requests, rps=968.0 (overall: 21200.0) avg_msec=0.500 p99_msec=0.900 max_msec=1.000\n"
+		"SET: 2.5s 53000 requests (the last 0.500s: 484), rps=968.0 (overall: 21200.0) avg_msec=0.500 p99_msec=0.900 max_msec=1.000\n"
 	if d := cmp.Diff(want, b.String()); d != "" {
 		t.Errorf("plain progress (-want +got):\n%s", d)
 	}
 	if tty := (&progressPrinter{mode: "tty"}).interval(); tty != 250*time.Millisecond {
 		t.Errorf("tty progress interval = %v, want 250ms", tty)
+	}
+}
+
+// TestProgressTellsTheTruth (issue 40): a warm-up line said "0 requests,
+// rps=0.0" while load was sent, and the last line of a test covered a few
+// milliseconds (10 requests) as if it were a second.
+func TestProgressTellsTheTruth(t *testing.T) {
+	var b bytes.Buffer
+	p := &progressPrinter{mode: "plain", w: &b}
+	p.begin("SET")
+	p.show(bench.Progress{Title: "SET", Warmup: true, Elapsed: time.Second})
+	p.show(bench.Progress{Title: "SET", Elapsed: time.Second, Requests: 50000, IntervalRequests: 50000, IntervalRPS: 50000, OverallRPS: 50000})
+	p.show(bench.Progress{Title: "SET", Elapsed: 1004 * time.Millisecond, Requests: 50010, IntervalRequests: 10, IntervalRPS: 2500, OverallRPS: 49810, Final: true})
+	want := "SET: warm-up 1.0s: load sent, not measured\n" +
+		"SET: 1.0s 50000 requests, rps=50000.0 (overall: 50000.0) avg_msec=0.000 p99_msec=0.000 max_msec=0.000\n" +
+		"SET: 1.0s 50010 requests (the last 0.004s: 10), rps=2500.0 (overall: 49810.0) avg_msec=0.000 p99_msec=0.000 max_msec=0.000\n"
+	if d := cmp.Diff(want, b.String()); d != "" {
+		t.Errorf("plain progress (-want +got):\n%s", d)
 	}
 }
 

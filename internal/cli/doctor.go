@@ -140,6 +140,9 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 	if err := checkDoctorFormat(o); err != nil {
 		return err
 	}
+	if err := checkOutputs("doctor", fileOutput("-o", o.output)); err != nil {
+		return err
+	}
 	if o.clusterSet && o.cluster && (o.noRedis || o.root != "/") {
 		return usageError("redline doctor: --cluster needs a live server: drop --no-redis and --root")
 	}
@@ -156,6 +159,9 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 		return usageError("redline doctor: --irq-pattern: %v", err)
 	}
 	rep, where, err := doctorReport(ctx, s, o)
+	if err != nil && ctx.Err() != nil {
+		return exitCode(ExitSignaled, fmt.Sprintf("redline doctor: stopped by %s before the report was complete; nothing written", stoppedWhat(ctx)))
+	}
 	if err != nil {
 		return failed("doctor", ExitError, err)
 	}

@@ -98,6 +98,14 @@ func runInspect(ctx context.Context, s *streams, o *inspectOptions) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
+	if err := checkOutputs("inspect", dirOutput("--capture", o.capture)); err != nil {
+		return err
+	}
+	if o.capture != "" {
+		if err := host.CheckCaptureDest(o.capture); err != nil {
+			return usageError("redline inspect: cannot write --capture %s: %v", o.capture, err)
+		}
+	}
 	h, err := o.remote.openHost(ctx, s, "inspect", serverhost.LocalOptions{Root: o.root, Proc: o.procfs, Sys: o.sysfs, Record: o.capture != ""})
 	if err != nil {
 		return err

@@ -111,9 +111,10 @@ func TestInspectCapture(t *testing.T) {
 	if diff := cmp.Diff(orig, again, cpusetEqual); diff != "" {
 		t.Errorf("captured tree reads differently (-original +capture):\n%s", diff)
 	}
-	// A second capture into the same place is refused.
+	// A second capture into the same place is refused, before reading
+	// (issue 40: every output is checked first, exit 2).
 	_, errOut, code = runCLI(t, context.Background(), nil, "inspect", "--root", root, "--capture", dir)
-	if code != ExitFailure || !strings.Contains(errOut, "not empty") {
+	if code != ExitError || !strings.Contains(errOut, "not empty") {
 		t.Errorf("capture into a non-empty dir: exit %d, %q", code, errOut)
 	}
 }

@@ -142,6 +142,9 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	if out == "" {
 		out = "redline-lab-" + time.Now().Format("20060102-150405")
 	}
+	if err := checkOutputs("lab", dirOutput("-o", out)); err != nil {
+		return err
+	}
 	if err := atomicfile.OwnDir(out, 0o755); err != nil {
 		return exitCode(ExitError, fmt.Sprintf("redline lab: %v", err))
 	}

@@ -120,6 +120,9 @@ func (o *profileOptions) validate(cmd *cobra.Command) error {
 	case o.pid > 0 && cmd.Flags().Changed("port"):
 		return usageError("redline profile: give --pid or -p/--port, not both")
 	}
+	if err := checkOutputs("profile", dirOutput("-o", o.out)); err != nil {
+		return err
+	}
 	pw, err := secret.Resolve(o.password, o.passFile, secret.FromEnv())
 	if err != nil {
 		return usageError("redline profile: --pass-file: %v", err)

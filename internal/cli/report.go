@@ -78,7 +78,8 @@ label and a row are pooled as repetitions. The labels come from:
 explicit labels become part of the rows instead (e.g. the network path).
 
 Exit status: 0 written; 1 the output could not be written; 2 bad input (a file
-that is not a redline results file, an unknown field or format).`)
+that is not a redline results file, an unknown field or format, an -o that
+cannot be written, checked before anything is read).`)
 	return b.String()
 }
 
@@ -86,6 +87,9 @@ func runReport(s *streams, f *reportFlags, args []string) error {
 	format, err := f.outputFormat()
 	if err != nil {
 		return usageError("redline report: %v", err)
+	}
+	if err := checkOutputs("report", fileOutput("-o", f.out)); err != nil {
+		return err
 	}
 	srcs, err := loadSources(s.in, args)
 	if err != nil {

@@ -150,10 +150,12 @@ func TestReportBadInput(t *testing.T) {
 	}
 }
 
+// TestReportUnwritableOutput: an -o that cannot be written is refused
+// before the inputs are read, as in every command (issue 40): exit 2.
 func TestReportUnwritableOutput(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "no", "such", "dir", "r.md")
 	_, errOut, code := runCLI(t, context.Background(), nil, "report", reportFixture("lab.json"), "-o", out)
-	if code != ExitFailure || !strings.Contains(errOut, "write "+out) {
+	if code != ExitError || !strings.Contains(errOut, "cannot write -o "+out) {
 		t.Errorf("exit %d stderr %q", code, errOut)
 	}
 }

@@ -111,12 +111,24 @@ func Main(args []string) int {
 
 func run(ctx context.Context, args []string, s *streams) int {
 	s.argv = secret.Redact(append([]string{"redline"}, args...))
-	ctx, stop := stopOnSignals(ctx)
+	ctx, stop := stopOnSignals(ctx, func(msg string) { fmt.Fprintln(s.err, msg) })
 	defer stop(nil)
 	s.out, s.err = watchOutput(s.out, stop), watchOutput(s.err, stop)
 	root := newRoot(s)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	code := exitFor(err, s)
+	// A stopped run exits 128+signal (141 for a closed output) whatever
+	// its last step returned: a connect cut short by the stop, a command
+	// that had finished its work, a save that failed (its message says so).
+	if (code != ExitOK && ctx.Err() != nil) || signalled(ctx) {
+		return stoppedCode(ctx)
+	}
+	return code
+}
+
+// exitFor prints err (if it has a message) and returns its exit code.
+func exitFor(err error, s *streams) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -124,9 +136,6 @@ func run(ctx context.Context, args []string, s *streams) int {
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
 			fmt.Fprintln(s.err, textsafe.Printable(ee.msg))
-		}
-		if ee.code == ExitSignaled {
-			return stoppedCode(ctx)
 		}
 		return ee.code
 	}
@@ -137,8 +146,5 @@ func run(ctx context.Context, args []string, s *streams) int {
 	// An error may carry a server's or a file's text (an error reply,
 	// a value): its controls are escaped, as every renderer does.
 	fmt.Fprintln(s.err, "redline:", textsafe.Printable(err.Error()))
-	if ctx.Err() != nil {
-		return stoppedCode(ctx)
-	}
 	return ExitFailure
 }

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -19,9 +21,24 @@ import (
 // and when its standard output or error goes away: a closed pipe (EPIPE;
 // SIGPIPE no longer kills the process) or a hung-up terminal (EIO).
 // A signal ignored when redline started stays ignored, so "nohup redline
-// lab" goes on after the session closes. A second stop signal ends the
-// process at once (what the journal holds, tune rollback restores).
+// lab" goes on after the session closes.
+//
+// A stop is taken once. GNU timeout signals the process and then its
+// process group, systemd and Kubernetes a whole cgroup, and an operator
+// presses Ctrl-C twice: the signals within repeatWindow of the first are
+// that one stop. A later signal is someone insisting: it is answered on
+// stderr, and the rollback and the save still run, since a process that
+// ended now would leave the host changed and the measurement lost (only
+// SIGKILL does that; `redline tune rollback` restores after it). The first
+// signal already stops at once: the measurement's waits end with the
+// context, and what remains (the journaled undo, each step bounded by its
+// own timeout, and the save) is what a later signal must not skip.
 var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
+// repeatWindow is how long after the first stop signal further ones are
+// the same stop: timeout's two deliveries come microseconds apart, a
+// double Ctrl-C within a fraction of a second.
+const repeatWindow = time.Second
 
 // errOutputClosed is the cause of a run stopped by a closed output.
 var errOutputClosed = errors.New("standard output or error closed")
@@ -31,39 +48,59 @@ type stoppedBy struct{ sig syscall.Signal }
 
 func (e stoppedBy) Error() string { return fmt.Sprintf("stopped by %v", e.sig) }
 
-// testHookStopping runs once the first stop signal is taken (tests).
-var testHookStopping func()
+// Test hooks: testHookStopping runs once the first stop signal is taken,
+// testHookInsisted on each later one (repeats within the window ignored).
+var testHookStopping, testHookInsisted func()
 
 // stopOnSignals returns ctx cancelled, with the signal as its cause, by the
-// first stop signal; stop(cause) cancels it otherwise and ends the watch.
-func stopOnSignals(ctx context.Context) (context.Context, func(error)) {
+// first stop signal; stop(cause) cancels it otherwise, and stop(nil) ends
+// the watch. warn receives the answer to a later, insisting signal.
+func stopOnSignals(ctx context.Context, warn func(string)) (context.Context, func(error)) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	ch := make(chan os.Signal, 1)
-	var watched []os.Signal
+	ch := make(chan os.Signal, 4)
 	for _, sig := range stopSignals {
 		if !signal.Ignored(sig) {
 			signal.Notify(ch, sig)
-			watched = append(watched, sig)
 		}
 	}
-	go func() {
-		select {
-		case sig := <-ch:
-			cancel(stoppedBy{sig.(syscall.Signal)})
-			// The run now rolls back and saves; a second signal is
-			// someone insisting (a cleanup stuck on a hung server): it
-			// ends the process, as an uncaught signal does.
-			signal.Reset(watched...)
-			if testHookStopping != nil {
-				testHookStopping()
-			}
-		case <-ctx.Done():
-		}
-	}()
+	done := make(chan struct{})
+	go watchSignals(ch, done, cancel, warn)
+	var once sync.Once
 	return ctx, func(cause error) {
-		cancel(cause)
-		if cause == nil {
+		if cause != nil {
+			cancel(cause)
+			return
+		}
+		once.Do(func() {
 			signal.Stop(ch)
+			close(done)
+		})
+	}
+}
+
+// watchSignals takes the first signal as the stop and answers the later
+// ones, until done.
+func watchSignals(ch <-chan os.Signal, done <-chan struct{}, cancel context.CancelCauseFunc, warn func(string)) {
+	var first time.Time
+	for {
+		select {
+		case <-done:
+			return
+		case sig := <-ch:
+			switch {
+			case first.IsZero():
+				first = time.Now()
+				cancel(stoppedBy{sig.(syscall.Signal)})
+				if testHookStopping != nil {
+					testHookStopping()
+				}
+			case time.Since(first) < repeatWindow: // the same stop, delivered again
+			default:
+				warn(fmt.Sprintf("redline: %s again: already stopping; what was changed is being rolled back and what was measured saved before redline exits (SIGKILL skips that: then run redline tune rollback)", unix.SignalName(sig.(syscall.Signal))))
+				if testHookInsisted != nil {
+					testHookInsisted()
+				}
+			}
 		}
 	}
 }
@@ -79,6 +116,13 @@ func stoppedCode(ctx context.Context) int {
 		return 128 + int(syscall.SIGPIPE)
 	}
 	return ExitSignaled
+}
+
+// signalled reports whether a stop signal or a closed output stopped ctx.
+func signalled(ctx context.Context) bool {
+	var sb stoppedBy
+	cause := context.Cause(ctx)
+	return errors.As(cause, &sb) || errors.Is(cause, errOutputClosed)
 }
 
 // stoppedWhat names what stopped a run, for messages: the signal, a

@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"redline/internal/benchdata"
 	"redline/internal/labdata"
 	"redline/internal/testutil/respscript"
 )
@@ -132,48 +135,153 @@ func TestLabStopsCleanlyWhenOutputCloses(t *testing.T) {
 // signal (REDLINE_TEST_ANNOUNCE_STOP).
 const stoppingLine = "redline-test: stopping"
 
-// TestSecondSignalEnds (issue 24, item 8): a doctor waiting on a server
-// that never answers ignored SIGTERM for as long as the server stalled.
-// The first signal asks for a clean stop; a second one ends the process.
-func TestSecondSignalEnds(t *testing.T) {
-	srv := respscript.Start(t, respscript.Options{Script: respscript.OnNth("INFO", 1, respscript.Stall())})
-	host, port, _ := strings.Cut(srv.Addr(), ":")
-	cmd := exec.Command(os.Args[0], "doctor", "--host", host, "-p", port)
+// childRedline starts the test binary as redline with args, stdout into
+// a pipe it returns (closed by the caller or at cleanup), stderr's lines on
+// a channel (drained), and a channel closed when it exits.
+func childRedline(t *testing.T, args ...string) (cmd *exec.Cmd, stdout *os.File, stderr <-chan string, exited <-chan struct{}) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1", "REDLINE_TEST_ANNOUNCE_STOP=1")
-	r, w, err := os.Pipe()
+	or, ow, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd.Stderr = w
+	er, ew, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout, cmd.Stderr = ow, ew
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	w.Close()
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	lines := make(chan string, 100)
+	ow.Close()
+	ew.Close()
+	done := make(chan struct{})
+	go func() { cmd.Wait(); close(done) }()
+	t.Cleanup(func() { cmd.Process.Kill(); <-done; or.Close() })
+	lines := make(chan string, 1000)
 	go func() {
-		sc := bufio.NewScanner(r)
+		sc := bufio.NewScanner(er)
 		for sc.Scan() {
-			lines <- sc.Text()
+			select {
+			case lines <- sc.Text():
+			default:
+			}
 		}
 		close(lines)
 	}()
+	return cmd, or, lines, done
+}
+
+// waitLine reads lines until one equals want; false if the stream ended.
+func waitLine(lines <-chan string, want string) bool {
+	for line := range lines {
+		if line == want {
+			return true
+		}
+	}
+	return false
+}
+
+// exitedWith checks the child exited (not killed) with want.
+func exitedWith(t *testing.T, cmd *exec.Cmd, want int) {
+	t.Helper()
+	ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if !ok || !ws.Exited() || ws.ExitStatus() != want {
+		t.Errorf("%v, want exit status %d", cmd.ProcessState, want)
+	}
+}
+
+// TestRepeatedStopSignalsAreOneStop (issue 40): GNU timeout signals the
+// process and then its group, so redline received SIGINT twice and took
+// the second as "stop now": no report, no -o file. Signals right after
+// the first are that same stop: the report is printed, the results saved.
+func TestRepeatedStopSignalsAreOneStop(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		t.Run(sig.String(), func(t *testing.T) {
+			srv := respscript.Start(t, respscript.Options{})
+			out := filepath.Join(t.TempDir(), "r.json")
+			cmd, stdout, stderr, exited := childRedline(t, "bench", "-p", strconv.Itoa(srv.Port()), "-t", "set", "-c", "2", "--duration", "1h", "--progress", "none", "-o", out)
+			report := make(chan []byte)
+			go func() { b, _ := io.ReadAll(stdout); report <- b }()
+			<-srv.Seen("SET", 1000)
+			cmd.Process.Signal(sig)
+			if !waitLine(stderr, stoppingLine) {
+				t.Fatal("no stop announced")
+			}
+			cmd.Process.Signal(sig) // the group's copy of timeout's signal
+			cmd.Process.Signal(sig)
+			<-exited
+			exitedWith(t, cmd, 128+int(sig))
+			if b := <-report; !strings.Contains(string(b), "====== SET ======") {
+				t.Errorf("no report on stdout: %q", b)
+			}
+			if doc, err := benchdata.ReadDocument(out); err != nil || len(doc.Results) != 1 || !doc.Results[0].Interrupted {
+				t.Errorf("-o: %v %+v", err, doc)
+			}
+		})
+	}
+}
+
+// TestBenchClosedStdoutExits141 (issue 40): bench | head -1 exited 1
+// ("interrupted while connecting: context canceled") or 0. A closed
+// output stops the run as a signal does: 128+SIGPIPE, results saved.
+func TestBenchClosedStdoutExits141(t *testing.T) {
+	srv := respscript.Start(t, respscript.Options{})
+	out := filepath.Join(t.TempDir(), "r.json")
+	cmd, stdout, _, exited := childRedline(t, "bench", "-p", strconv.Itoa(srv.Port()), "-t", "set,get,incr,lpush,rpush,lpop,rpop,sadd", "-n", "20000", "-q", "-o", out)
+	first, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no first line: %v", err)
+	}
+	stdout.Close()
+	<-exited
+	exitedWith(t, cmd, 128+int(syscall.SIGPIPE))
+	if doc, err := benchdata.ReadDocument(out); err != nil || len(doc.Results) == 0 {
+		t.Errorf("after %q: -o: %v %+v", first, err, doc)
+	}
+}
+
+// TestDoctorStoppedDuringSample (issue 40): doctor --sample stopped by
+// SIGTERM said "context canceled" and exited 2; the README promises 143.
+func TestDoctorStoppedDuringSample(t *testing.T) {
+	srv := respscript.Start(t, respscript.Options{})
+	host, port, _ := strings.Cut(srv.Addr(), ":")
+	cmd, _, stderr, exited := childRedline(t, "doctor", "--host", host, "-p", port, "--sample", "1h")
 	select {
 	case <-srv.Seen("INFO", 1):
 	case <-exited:
 		t.Fatalf("doctor ended before asking INFO: %v", cmd.ProcessState)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
-	for line := range lines {
-		if line == stoppingLine {
-			break
+	<-exited
+	exitedWith(t, cmd, 128+int(syscall.SIGTERM))
+	for line := range stderr {
+		if strings.Contains(line, "context canceled") {
+			t.Errorf("stderr: %s", line)
 		}
 	}
+}
+
+// TestLaterSignalStillStopsCleanly (issue 24 item 8, issue 40): a doctor
+// waiting on a server that never answers took a second SIGTERM as "end
+// now" and died by it. A later signal is answered, and the run still
+// ends its own way (for a lab: rolled back, results saved), 143 here.
+func TestLaterSignalStillStopsCleanly(t *testing.T) {
+	srv := respscript.Start(t, respscript.Options{Script: respscript.OnNth("INFO", 1, respscript.Stall())})
+	host, port, _ := strings.Cut(srv.Addr(), ":")
+	cmd, _, stderr, exited := childRedline(t, "doctor", "--host", host, "-p", port, "--timeout", "3s")
+	select {
+	case <-srv.Seen("INFO", 1):
+	case <-exited:
+		t.Fatalf("doctor ended before asking INFO: %v", cmd.ProcessState)
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	if !waitLine(stderr, stoppingLine) {
+		t.Fatal("no stop announced")
+	}
+	time.Sleep(repeatWindow) // past the window: a deliberate second signal
 	cmd.Process.Signal(syscall.SIGTERM)
 	<-exited
-	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGTERM {
-		t.Errorf("after a second SIGTERM: %v, want killed by it", cmd.ProcessState)
-	}
+	exitedWith(t, cmd, 128+int(syscall.SIGTERM))
 }

@@ -77,6 +77,9 @@ func runTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []st
 	if len(files) == 0 && len(o.profiles) == 0 && !o.fromDoctor {
 		return usageError("redline tune plan: nothing to plan from: give --profile, --doctor or a FILE (see --help)")
 	}
+	if err := checkOutputs("tune plan", fileOutput("-o", o.out)); err != nil {
+		return err
+	}
 	h, err := o.remote.openHost(ctx, s, "tune plan", o.local())
 	if err != nil {
 		return err

@@ -95,6 +95,15 @@ func (c *capturer) placeholders(a Access) error {
 }
 
 func prepareDest(dest string) error {
+	if err := CheckCaptureDest(dest); err != nil {
+		return err
+	}
+	return atomicfile.OwnDir(dest, 0o755)
+}
+
+// CheckCaptureDest is Capture's rule for its destination, for a check
+// before any reading: a new directory or an empty one.
+func CheckCaptureDest(dest string) error {
 	ents, err := os.ReadDir(dest)
 	switch {
 	case errors.Is(err, iofs.ErrNotExist):
@@ -103,7 +112,7 @@ func prepareDest(dest string) error {
 	case len(ents) > 0:
 		return fmt.Errorf("capture directory %s is not empty (give a new directory)", dest)
 	}
-	return atomicfile.OwnDir(dest, 0o755)
+	return nil
 }
 
 type capturer struct {
