@@ -49,6 +49,7 @@ type Flags struct {
 	duration, warmup, timeout time.Duration
 	drain                     time.Duration
 	connectRetries            int
+	maxReply                  int
 	keyIndex                  int
 	readReplicas              bool
 	connectRate               float64
@@ -121,7 +122,8 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.warmup, "warmup", 0, "send load for this long before measuring (not counted)")
 	fl.Float64Var(&f.rate, "rate", 0, "fixed total rate in requests/s (open loop; latency from intended send times)")
 	fl.IntVar(&f.maxPending, "max-pending", bench.DefaultMaxPending, "with --rate: most requests outstanding on one connection")
-	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "longest wait for a connection or for any reply")
+	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "longest wait for a connection or for each reply (bytes of a reply do not extend it)")
+	fl.IntVar(&f.maxReply, "max-reply", 0, "most bytes one reply may take (default: what the tests' commands and -d can produce, with slack)")
 	fl.IntVar(&f.connectRetries, "connect-retries", 0, "dial a failed connect again up to N times in a row before giving up")
 	fl.Float64Var(&f.connectRate, "connect-rate", 0, "churn: open this many connections per second in total, each sending one request and closing (at most -c open at once)")
 	fl.DurationVar(&f.drain, "drain", bench.DefaultDrain, "with --rate and --duration: how long after the end to keep sending and awaiting the requests due before it")
@@ -187,7 +189,7 @@ func (f *Flags) Options() (bench.Options, error) {
 		o.Requests = 0 // --duration alone runs for the duration
 	}
 	o.Rate, o.MaxPending, o.Drain = f.rate, f.maxPending, f.drain
-	o.ConnectRetries = f.connectRetries
+	o.ConnectRetries, o.MaxReply = f.connectRetries, f.maxReply
 	o.Cluster, o.KeyIndex, o.ReadFromReplicas = f.Cluster, f.keyIndex, f.readReplicas
 	if (o.KeyIndex > 0 || o.ReadFromReplicas) && !o.Cluster {
 		return o, fmt.Errorf("--key-index and --read-from-replicas need --cluster")
