@@ -17,6 +17,7 @@ import (
 	"redline/internal/bench/cmdline"
 	"redline/internal/change"
 	"redline/internal/knobs"
+	"redline/internal/textsafe"
 	"redline/internal/tune"
 )
 
@@ -295,7 +296,7 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	fmt.Fprintf(s.out, "target: %s; after a crash: %s\n", tg.where, o.rollbackHint())
 	fmt.Fprintf(s.out, "host-wide: %s\n", tg.guardLine)
 	for _, l := range o.target.Doctor {
-		fmt.Fprintf(s.out, "doctor: %s\n", l)
+		fmt.Fprintf(s.out, "doctor: %s\n", textsafe.Printable(l)) // a resumed journal's lines too
 	}
 	o.engine.Progress = func(t autotune.Trial) { autotunePrintTrial(s.out, t) }
 	res, runErr := autotune.Run(ctx, tg, o.engine)
