@@ -72,13 +72,16 @@ type autotuneOptions struct {
 	target   autotuneTarget
 	remote   remoteOptions
 	password string // the attached server's: never journaled or printed
-	dir      string
-	resume   string
-	stateDir string
-	budget   time.Duration
-	apply    bool
-	engine   autotune.Options
-	build    autotuneBuildFlags
+	// clusterAuthAny is --cluster-auth-any: a decision of this command
+	// line, never journaled.
+	clusterAuthAny bool
+	dir            string
+	resume         string
+	stateDir       string
+	budget         time.Duration
+	apply          bool
+	engine         autotune.Options
+	build          autotuneBuildFlags
 }
 
 const defaultAutotuneWorkload = "-t set -c 50 -P 16 -d 64 --duration 2s --warmup 500ms"
