@@ -67,6 +67,7 @@ func TestSteerUnitIsTheExample(t *testing.T) {
 defaults = yaml.safe_load(open("roles/steer/defaults/main.yml"))
 env = jinja2.Environment(keep_trailing_newline=True)
 env.filters["quote"] = lambda s: s
+env.filters["redline.redis_host.systemd_arg"] = lambda s: s
 sys.stdout.write(env.from_string(open("roles/steer/templates/redline-steer.service.j2").read()).render(ansible_managed="managed", **defaults))`
 	out, err := exec.Command("python3", "-c", script).CombinedOutput()
 	if err != nil {

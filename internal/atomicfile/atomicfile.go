@@ -6,36 +6,87 @@
 package atomicfile
 
 import (
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Write writes data to path atomically with mode perm (0644 when zero). A
 // missing parent directory is an error: where results go is the caller's
-// decision.
+// decision. The parent is held to OwnDir's rule for the directories
+// above a results directory (nobody but root and the caller can change
+// the path to it, links on the way included): a directory link another
+// user planted (-o /tmp/theirs/report.json, /tmp/theirs -> /etc) is
+// refused before anything is written. The directory is then opened once
+// and the temporary file is created and renamed inside that descriptor,
+// so a link already at path is replaced, never written through.
 func Write(path string, data []byte, perm os.FileMode) error {
 	if perm == 0 {
 		perm = 0o644
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	dir, err := openParent(path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename there is nothing to remove
+	defer dir.Close()
+	base := filepath.Base(path)
+	tmp, name, err := createTemp(dir, base)
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer unix.Unlinkat(int(dir.Fd()), name, 0) // after a successful rename there is nothing to remove
 	err = writeSync(tmp, data, perm)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp.Name(), path)
+		err = unix.Renameat(int(dir.Fd()), name, int(dir.Fd()), base)
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// openParent checks the directory path goes into, from /, and opens it.
+func openParent(path string) (*os.File, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(abs)
+	if err := safeChain(dir, 0); err != nil {
+		return nil, fmt.Errorf("its directory: %w; write into a directory only you and root can change, from / down", err)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: dir, Err: err}
+	}
+	return os.NewFile(uintptr(fd), dir), nil
+}
+
+// createTemp creates a new file named after base in dir, as
+// os.CreateTemp does, but relative to dir's descriptor.
+func createTemp(dir *os.File, base string) (*os.File, string, error) {
+	for range 100 {
+		name := "." + base + ".tmp" + strconv.FormatUint(uint64(rand.Uint32()), 10)
+		fd, err := unix.Openat(int(dir.Fd()), name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o600)
+		if errors.Is(err, unix.EEXIST) {
+			continue
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		return os.NewFile(uintptr(fd), filepath.Join(dir.Name(), name)), name, nil
+	}
+	return nil, "", fmt.Errorf("no free temporary name beside %s", base)
 }
 
 func writeSync(f *os.File, data []byte, perm os.FileMode) error {

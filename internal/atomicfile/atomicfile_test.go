@@ -147,3 +147,56 @@ func TestOwnDirRefusesAnotherUsersParent(t *testing.T) {
 		t.Errorf("a directory of one's own in a sticky one like /tmp: %v", err)
 	}
 }
+
+// Issue 35, item 5: a single-file output (doctor -o, report -o, tune plan
+// -o, bench --hdr-out) went through a parent directory link another user
+// planted. The results directories' rule now holds for every output's
+// directory; a link at the file itself is replaced, not written through.
+func TestWriteRefusesAPlantedParent(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root: the plant is another user's")
+	}
+	base := t.TempDir()
+	os.Chmod(base, os.ModeSticky|0o777) // a shared directory, as /tmp
+	victim := filepath.Join(t.TempDir(), "etc")
+	if err := os.Mkdir(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(base, "out")
+	if err := os.Symlink(victim, link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Lchown(link, 65534, 65534); err != nil {
+		t.Fatal(err)
+	}
+	theirs := filepath.Join(base, "theirs")
+	os.Mkdir(theirs, 0o755)
+	os.Chown(theirs, 65534, 65534)
+	for _, p := range []string{filepath.Join(link, "report.json"), filepath.Join(theirs, "report.json")} {
+		if err := Write(p, []byte("x"), 0); err == nil || !strings.Contains(err.Error(), "owned by uid 65534") {
+			t.Errorf("%s: %v; want the directory refused", p, err)
+		}
+	}
+	if entries, _ := os.ReadDir(victim); len(entries) != 0 {
+		t.Errorf("written through the link: %v", entries)
+	}
+}
+
+func TestWriteReplacesALinkAtThePath(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	os.WriteFile(target, []byte("keep"), 0o600)
+	p := filepath.Join(dir, "report.md")
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(p, []byte("new"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(target); string(b) != "keep" {
+		t.Errorf("the link's target was overwritten: %q", b)
+	}
+	if st, _ := os.Lstat(p); !st.Mode().IsRegular() {
+		t.Errorf("%s is %v, want a regular file", p, st.Mode())
+	}
+}

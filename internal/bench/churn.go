@@ -287,14 +287,17 @@ func (l *churnLoop) readable(c *conn) error {
 		return l.r.ioError("read", err, c.q.size)
 	}
 	now := l.r.now()
-	c.in, c.lastIO = c.in[:len(c.in)+n], now
+	c.in = c.in[:len(c.in)+n]
 	pos := 0
 	for pos < len(c.in) && c.q.size > 0 {
-		size, kind, _, err := resp.Scan(c.in[pos:])
+		size, kind, need, err := resp.Scan(c.in[pos:])
 		if err != nil {
 			return fmt.Errorf("reading replies from %s: %w", l.r.target, err)
 		}
 		if size == 0 {
+			if err := l.r.partialReply(l.r.target, len(c.in)-pos, need); err != nil {
+				return err
+			}
 			break
 		}
 		reply := c.in[pos : pos+size]
@@ -316,6 +319,7 @@ func (l *churnLoop) reply(c *conn, kind resp.Kind, reply []byte, now int64) erro
 	if kind == resp.KindPush {
 		return nil
 	}
+	c.lastIO = now // --timeout is per reply: bytes of one do not extend it
 	if c.state == stHandshake {
 		if kind == resp.KindError {
 			return l.r.handshakeError(reply)

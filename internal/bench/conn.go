@@ -69,7 +69,7 @@ type conn struct {
 	in       []byte // bytes read and not yet consumed
 	q        queue
 	prefix   int   // handshake replies still to discard
-	lastIO   int64 // last read, or the write that started a wait
+	lastIO   int64 // last complete reply, or the write that started a wait
 	wantOut  bool  // registered for EPOLLOUT after a short write
 	started  int64 // connect start, for the connect timeout
 	batchEnd bool  // closed loop: the current batch is fully answered

@@ -48,7 +48,7 @@ func (r *runner) ioErrorAt(target, op string, err error, outstanding int) error 
 func (r *runner) timeoutError(outstanding int) error { return r.timeoutErrorAt(r.target, outstanding) }
 
 func (r *runner) timeoutErrorAt(target string, outstanding int) error {
-	return fmt.Errorf("Error: no reply from %s within %s with %d requests outstanding: the server stopped answering (raise --timeout if replies can legitimately take longer)", target, r.o.Timeout, outstanding)
+	return fmt.Errorf("Error: no reply from %s within %s with %d requests outstanding: the server stopped answering, or its reply never completed (raise --timeout if replies can legitimately take longer)", target, r.o.Timeout, outstanding)
 }
 
 // refusedError recognises the error a server sends a connection it will

@@ -113,9 +113,15 @@ type Options struct {
 	// on another machine (a lab's ssh target), instead of ServerNetNS.
 	ServerProc func(context.Context) (fs.FS, error) `json:"-"`
 
-	Precision int           // HDR significant figures, 1..5
-	Timeout   time.Duration // longest wait for a connect or for any reply
-	Seed      uint64        // 0: seeded from the clock
+	Precision int // HDR significant figures, 1..5
+	// Timeout is the longest wait for a connect, and for each reply from
+	// the moment it is awaited (its request sent, or the reply before it
+	// complete): bytes that arrive without completing one do not extend it.
+	Timeout time.Duration
+	// MaxReply, when > 0, is the most one reply may take; 0 derives it
+	// from the workload (maxReply).
+	MaxReply int
+	Seed     uint64 // 0: seeded from the clock
 
 	// Progress, if set, is called every ProgressInterval from a separate
 	// goroutine while a test runs.
@@ -162,6 +168,7 @@ func (o *Options) Validate() error {
 		{math.IsNaN(o.Rate) || o.Rate > MaxRate, fmt.Sprintf("rate %v is beyond what can be paced (at most %g requests/s; leave --rate out to send as fast as possible)", o.Rate, MaxRate)},
 		{o.Rate > 0 && o.MaxPending < 1, "max pending must be at least 1 with --rate"},
 		{o.Timeout <= 0, "timeout must be positive (--timeout)"},
+		{o.MaxReply < 0, fmt.Sprintf("max reply must not be negative, got %d (--max-reply)", o.MaxReply)},
 		{o.Cluster && o.TLS != nil, "--cluster with --tls is not supported yet"},
 		{o.Cluster && !o.KeepAlive, "--cluster with -k 0 is not supported yet"},
 		{o.Cluster && o.ConnectRate > 0, "--cluster with --connect-rate is not supported yet"},

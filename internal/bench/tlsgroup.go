@@ -123,11 +123,14 @@ func (g *tlsGroup) handshake(c net.Conn) error {
 			return g.r.ioError("read", err, 0)
 		}
 		for {
-			n, kind, _, err := resp.Scan(in)
+			n, kind, need, err := resp.Scan(in)
 			if err != nil {
 				return err
 			}
 			if n == 0 {
+				if err := g.r.partialReply(g.r.target, len(in), need); err != nil {
+					return err
+				}
 				break
 			}
 			if kind == resp.KindError {
@@ -184,7 +187,7 @@ func (g *tlsGroup) drive(c net.Conn, gen *generator) error {
 				return g.r.connError("read", err, q.size)
 			}
 			now := g.r.now()
-			used, err := scanReplies(in, func(kind resp.Kind, reply []byte) error {
+			used, err := g.r.scanReplies(in, func(kind resp.Kind, reply []byte) error {
 				if q.size == 0 {
 					return fmt.Errorf("reply with no request outstanding from %s: %q", g.r.target, clip(reply))
 				}
@@ -239,14 +242,17 @@ func fill(c net.Conn, in []byte) ([]byte, error) {
 
 // scanReplies calls fn for every complete non-push reply in in and returns
 // the bytes consumed.
-func scanReplies(in []byte, fn func(resp.Kind, []byte) error) (int, error) {
+func (r *runner) scanReplies(in []byte, fn func(resp.Kind, []byte) error) (int, error) {
 	pos := 0
 	for pos < len(in) {
-		n, kind, _, err := resp.Scan(in[pos:])
+		n, kind, need, err := resp.Scan(in[pos:])
 		if err != nil {
 			return 0, err
 		}
 		if n == 0 {
+			if err := r.partialReply(r.target, len(in)-pos, need); err != nil {
+				return 0, err
+			}
 			break
 		}
 		reply := in[pos : pos+n]

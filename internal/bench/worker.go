@@ -473,7 +473,6 @@ func (w *worker) readable(c *conn) error {
 	}
 	now := w.r.now()
 	c.in = c.in[:len(c.in)+n]
-	c.lastIO = now
 	used, err := w.consume(c, now)
 	if c.drop != 0 {
 		kind := int(c.drop - 1)
@@ -508,6 +507,9 @@ func (w *worker) consume(c *conn, now int64) (int, error) {
 			return 0, fmt.Errorf("reading replies from %s: %w", w.target(c), err)
 		}
 		if n == 0 {
+			if err := w.r.partialReply(w.target(c), len(c.in)-pos, need); err != nil {
+				return 0, err
+			}
 			if need > cap(c.in)-pos {
 				c.in = growBuf(c.in, pos+need)
 			}
@@ -518,6 +520,7 @@ func (w *worker) consume(c *conn, now int64) (int, error) {
 		if kind == resp.KindPush {
 			continue
 		}
+		c.lastIO = now // --timeout is per reply: bytes of one do not extend it
 		if c.state == stHandshake {
 			if err := w.handshakeReply(c, kind, reply); err != nil || c.drop != 0 {
 				return 0, err

@@ -17,6 +17,7 @@ import (
 	"redline/internal/bench/cmdline"
 	"redline/internal/change"
 	"redline/internal/knobs"
+	"redline/internal/textsafe"
 	"redline/internal/tune"
 )
 
@@ -71,13 +72,16 @@ type autotuneOptions struct {
 	target   autotuneTarget
 	remote   remoteOptions
 	password string // the attached server's: never journaled or printed
-	dir      string
-	resume   string
-	stateDir string
-	budget   time.Duration
-	apply    bool
-	engine   autotune.Options
-	build    autotuneBuildFlags
+	// clusterAuthAny is --cluster-auth-any: a decision of this command
+	// line, never journaled.
+	clusterAuthAny bool
+	dir            string
+	resume         string
+	stateDir       string
+	budget         time.Duration
+	apply          bool
+	engine         autotune.Options
+	build          autotuneBuildFlags
 }
 
 const defaultAutotuneWorkload = "-t set -c 50 -P 16 -d 64 --duration 2s --warmup 500ms"
@@ -298,7 +302,7 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	fmt.Fprintf(s.out, "target: %s; after a crash: %s\n", tg.where, o.rollbackHint())
 	fmt.Fprintf(s.out, "host-wide: %s\n", tg.guardLine)
 	for _, l := range o.target.Doctor {
-		fmt.Fprintf(s.out, "doctor: %s\n", l)
+		fmt.Fprintf(s.out, "doctor: %s\n", textsafe.Printable(l)) // a resumed journal's lines too
 	}
 	o.engine.Progress = func(t autotune.Trial) { autotunePrintTrial(s.out, t) }
 	res, runErr := autotune.Run(ctx, tg, o.engine)

@@ -42,6 +42,10 @@ type clusterTarget struct {
 	// primaries and replicas size a managed cluster (and the clusters
 	// its start-up trials run on).
 	primaries, replicas int
+	// authAny sends the seed's password to every node it lists
+	// (--cluster-auth-any), not only to those redisadmin.NodeGetsPassword
+	// accepts.
+	authAny bool
 }
 
 func (o *autotuneOptions) clusterFlags(cmd *cobra.Command) {
@@ -49,6 +53,7 @@ func (o *autotuneOptions) clusterFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.target.Cluster, "cluster", false, "a Redis Cluster: with --addr an existing one (any node), else one started here (--primaries, --replicas); the load runs in bench's cluster mode")
 	f.IntVar(&o.target.Primaries, "primaries", 0, "with --cluster and no --addr: the primaries of the cluster started here (default 3)")
 	f.IntVar(&o.target.Replicas, "replicas", 0, "with --cluster and no --addr: the replicas of each primary")
+	f.BoolVar(&o.clusterAuthAny, "cluster-auth-any", false, "with --cluster --addr: send the password to every node the seed lists, not only to those on its host or network")
 }
 
 // finishCluster checks the cluster flags.
@@ -92,7 +97,7 @@ func (o *autotuneOptions) finishCluster() error {
 func (t *localTarget) openCluster(ctx context.Context, o *autotuneOptions) error {
 	tg := o.target
 	others := lab.OtherServers("/") // before a managed cluster starts
-	c := &clusterTarget{admins: map[string]*redisadmin.Conn{}, primaries: tg.Primaries, replicas: tg.Replicas}
+	c := &clusterTarget{admins: map[string]*redisadmin.Conn{}, primaries: tg.Primaries, replicas: tg.Replicas, authAny: o.clusterAuthAny}
 	t.cluster = c
 	seed := &remote.RedisTarget{Addr: tg.Addr, User: tg.User, Password: o.password}
 	if tg.Addr == "" {
@@ -185,6 +190,11 @@ func (t *localTarget) trialCluster(ctx context.Context, a remote.RedisStartArgs,
 // node that is not leaves the host knobs out (t.noHost), naming it.
 func (c *clusterTarget) attach(ctx context.Context, t *localTarget, n string, seed *remote.RedisTarget) (pid string, err error) {
 	r := remote.RedisTarget{Addr: n, User: seed.User, Password: seed.Password}
+	if r.Password != "" {
+		if err := redisadmin.NodeGetsPassword(seed.Addr, n, c.authAny); err != nil {
+			return "", fmt.Errorf("--cluster: node %s: %w", n, err)
+		}
+	}
 	a, aerr := t.host.RedisAttach(ctx, r)
 	if aerr != nil && t.noHost == "" {
 		t.noHost = fmt.Sprintf("cluster node %s is not a process of the server host (%v)", n, aerr)

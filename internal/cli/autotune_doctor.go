@@ -9,6 +9,7 @@ import (
 	"redline/internal/doctor"
 	"redline/internal/knobs"
 	"redline/internal/remote"
+	"redline/internal/textsafe"
 )
 
 // doctorFirst runs the doctor on the target before the session: a fired
@@ -20,22 +21,26 @@ import (
 func (t *localTarget) doctorFirst(ctx context.Context, cands []autotune.Candidate, untested []string) (_ []autotune.Candidate, _ []string, lines []string) {
 	rep, err := t.host.Doctor(ctx, remote.DoctorArgs{Pid: t.base().pid, Redis: t.redis})
 	if err != nil {
-		return cands, untested, []string{"not run: " + err.Error()}
+		return cands, untested, []string{textsafe.Printable("not run: " + err.Error())}
 	}
 	var first []autotune.Candidate
 	for _, f := range rep.Fired(doctor.Info) {
-		rule := doctorRule(f)
+		// A finding's message quotes the server (LATENCY event names, a
+		// CONFIG value): escaped once here, it is printed and journaled
+		// as it is.
+		f.Message = textsafe.Printable(f.Message)
+		rule := textsafe.Printable(doctorRule(f))
 		switch {
 		case f.Fix == nil:
 			continue
 		case len(f.Fix.Changes) == 0 && len(f.Fix.Advice) > 0:
-			untested = append(untested, fmt.Sprintf("%s (%s): advice, no change to try: %s", rule, f.Message, f.Fix.Advice[0]))
+			untested = append(untested, fmt.Sprintf("%s (%s): advice, no change to try: %s", rule, f.Message, textsafe.Printable(f.Fix.Advice[0])))
 			continue
 		}
 		for _, ch := range f.Fix.Changes {
 			k, ok := knobs.ForChange(ch)
 			if !ok {
-				untested = append(untested, fmt.Sprintf("%s (%s): fix %s: no knob in the catalog makes it", rule, f.Message, ch))
+				untested = append(untested, fmt.Sprintf("%s (%s): fix %s: no knob in the catalog makes it", rule, f.Message, textsafe.Printable(ch.String())))
 				continue
 			}
 			c, rest, ok := takeCandidate(k.Name, cands, first)

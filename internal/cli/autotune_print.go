@@ -93,7 +93,7 @@ func autotunePrintAnswer(w io.Writer, o *autotuneOptions, res *autotune.Result, 
 			fmt.Fprintf(w, "  %s = %s: %s\n", u.Setting.Knob, u.Setting.Value, u.Reason)
 		}
 		for _, u := range untested {
-			fmt.Fprintf(w, "  %s\n", u)
+			fmt.Fprintf(w, "  %s\n", textsafe.Printable(u))
 		}
 	}
 	switch c := res.Confirmation; {

@@ -43,6 +43,7 @@ type doctorOptions struct {
 	redisExplicitlySet bool
 	cluster            bool
 	clusterSet         bool
+	clusterAuthAny     bool
 	remote             remoteOptions
 }
 
@@ -102,6 +103,7 @@ errors).`,
 	f.StringVar(&o.passFile, "pass-file", "", "read the Redis password from the first line of `FILE`")
 	f.BoolVar(&o.noRedis, "no-redis", false, "check the host only")
 	f.BoolVar(&o.cluster, "cluster", false, "the server is a Redis Cluster seed: check every node and the cluster (default: detected from INFO cluster_enabled; --cluster=false checks the one node)")
+	f.BoolVar(&o.clusterAuthAny, "cluster-auth-any", false, "with a cluster: send the password to every node the seed lists, not only to those on its host or network")
 	f.IntVar(&o.pid, "pid", 0, "the server's pid on this host (when it runs in another PID namespace)")
 	f.StringVar(&o.iface, "nic", "", "the NIC that carries Redis traffic (default: every physical NIC that is up)")
 	alias(f, "iface", "nic")
@@ -200,7 +202,7 @@ func doctorReport(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Re
 	}
 	defer closeHost(s, "doctor", h)
 	a := remote.DoctorArgs{Pid: o.pid, Iface: o.iface, Clients: o.clients, Sample: o.sample, Only: o.only, Skip: o.skip, IRQPatterns: o.irqPatterns,
-		Cluster: o.clusterMode(), HostOnlyFallback: !o.redisExplicitlySet && !o.clusterSet, Timeout: o.timeout, Intrinsic: o.intrinsic}
+		Cluster: o.clusterMode(), ClusterAuthAny: o.clusterAuthAny, HostOnlyFallback: !o.redisExplicitlySet && !o.clusterSet, Timeout: o.timeout, Intrinsic: o.intrinsic}
 	if !o.noRedis {
 		a.Redis = &remote.RedisTarget{Addr: net.JoinHostPort(o.host, strconv.Itoa(o.port)), User: o.user, Password: o.password}
 		if o.socket != "" {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"redline/internal/atomicfile"
 	"redline/internal/host"
 	"redline/internal/remote"
 	"redline/internal/serverhost"
@@ -147,7 +147,7 @@ func captureTree(s *streams, fs *host.FS, snap *host.Snapshot, dir string) error
 	if err != nil {
 		return exitCode(ExitFailure, fmt.Sprintf("redline inspect: --capture: %v", err))
 	}
-	if err := os.WriteFile(filepath.Join(dir, "SOURCE"), []byte(captureSource(snap, st)), 0o644); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, "SOURCE"), []byte(captureSource(snap, st)), 0o644); err != nil {
 		return exitCode(ExitFailure, fmt.Sprintf("redline inspect: --capture: %v", err))
 	}
 	fmt.Fprintf(s.err, "redline inspect: captured %d files, %d links, %d directories into %s (read it back with: redline inspect --root %s)\n",

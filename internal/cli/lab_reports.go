@@ -1,16 +1,20 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 
+	"redline/internal/atomicfile"
 	"redline/internal/labdata"
 	"redline/internal/report"
 )
 
 // writeLabReports renders the result as Markdown, HTML and CSV next to
-// result.json and returns their paths.
+// result.json and returns their paths. Each goes through the one atomic
+// write: a link already in the results directory is replaced, never
+// written through.
 func writeLabReports(dir string, res *labdata.Result) ([]string, error) {
 	if res == nil {
 		return nil, nil
@@ -18,25 +22,21 @@ func writeLabReports(dir string, res *labdata.Result) ([]string, error) {
 	r := report.FromResult(res, filepath.Join(dir, "result.json"))
 	outs := []struct {
 		name  string
-		write func(*os.File) error
+		write func(io.Writer) error
 	}{
-		{"report.md", func(f *os.File) error { return report.WriteMarkdown(f, r) }},
-		{"report.html", func(f *os.File) error { return report.WriteHTML(f, r) }},
-		{"runs.csv", func(f *os.File) error { return report.WriteCSV(f, r) }},
+		{"report.md", func(w io.Writer) error { return report.WriteMarkdown(w, r) }},
+		{"report.html", func(w io.Writer) error { return report.WriteHTML(w, r) }},
+		{"runs.csv", func(w io.Writer) error { return report.WriteCSV(w, r) }},
 	}
 	var paths []string
 	for _, o := range outs {
 		p := filepath.Join(dir, o.name)
-		f, err := os.Create(p)
-		if err != nil {
-			return paths, err
-		}
-		err = o.write(f)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
+		var b bytes.Buffer
+		if err := o.write(&b); err != nil {
 			return paths, fmt.Errorf("%s: %w", p, err)
+		}
+		if err := atomicfile.Write(p, b.Bytes(), 0o644); err != nil {
+			return paths, err
 		}
 		paths = append(paths, p)
 	}

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"redline/internal/atomicfile"
 )
 
 // The man pages are generated from the command tree, so they say what
@@ -47,7 +49,7 @@ func writeManPages(root *cobra.Command, dir string) (int, error) {
 			return nil
 		}
 		name := manName(c)
-		if err := os.WriteFile(filepath.Join(dir, name+".1"), manPage(c), 0o644); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, name+".1"), manPage(c), 0o644); err != nil {
 			return err
 		}
 		n++

@@ -285,7 +285,7 @@ func writeProfile(s *streams, o *profileOptions, r *profileResult) error {
 		if err := f.fill(&b); err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(o.out, f.name), b.Bytes(), 0o644); err != nil {
+		if err := atomicfile.Write(filepath.Join(o.out, f.name), b.Bytes(), 0o644); err != nil {
 			return exitCode(ExitError, fmt.Sprintf("redline profile: %v", err))
 		}
 		wrote = append(wrote, f.name)

@@ -243,6 +243,16 @@ func readNode(ctx context.Context, n *ClusterNodeFacts, o GatherOptions, seedRun
 	ro.Network, ro.Addr = "tcp", n.Addr
 	n.Redis, n.ClusterInfo, n.Error = nil, nil, ""
 	n.Version, n.Local, n.Pid = "", false, 0 // a second reading that fails keeps nothing of the first
+	if ro.Password != "" {
+		seed := o.Redis.Addr
+		if o.Redis.Network == "unix" {
+			seed = "127.0.0.1:0" // a socket's server is on this host
+		}
+		if err := redisadmin.NodeGetsPassword(seed, n.Addr, o.ClusterAuthAny); err != nil {
+			n.Error = err.Error()
+			return
+		}
+	}
 	c, err := redisadmin.Dial(ctx, ro)
 	if err != nil {
 		n.Error = err.Error()

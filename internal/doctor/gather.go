@@ -35,6 +35,10 @@ type GatherOptions struct {
 	// nil detects it (INFO cluster_enabled:1), true requires it, false
 	// checks the one server only.
 	Cluster *bool
+	// ClusterAuthAny sends the seed's password to every node the seed
+	// lists (--cluster-auth-any); otherwise only to the nodes
+	// redisadmin.NodeGetsPassword accepts.
+	ClusterAuthAny bool
 }
 
 // Gather reads the host and, when asked, the server, and returns the facts

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"redline/internal/atomicfile"
 	"redline/internal/host"
 	"redline/internal/labdata"
 	"redline/internal/profile"
@@ -283,7 +284,7 @@ func (r *runSampler) readProfile(ctx context.Context) (*profile.Profile, error) 
 		return nil, err
 	}
 	for name, b := range map[string][]byte{"folded.txt": folded.Bytes(), "flame.svg": flame.Bytes()} {
-		if err := os.WriteFile(filepath.Join(r.dir, name), b, 0o644); err != nil {
+		if err := atomicfile.Write(filepath.Join(r.dir, name), b, 0o644); err != nil {
 			return nil, err
 		}
 	}
@@ -319,7 +320,7 @@ func (l *labRun) diffProfiles() {
 		var svg bytes.Buffer
 		title := fmt.Sprintf("%s against the baseline: %s", r.Variant, r.Workload)
 		if profile.WriteDiffFlameSVG(&svg, bp, p, profile.FlameOptions{Title: title}) == nil &&
-			os.WriteFile(filepath.Join(l.resultDir(), r.Profile.Dir, "diff.svg"), svg.Bytes(), 0o644) == nil {
+			atomicfile.Write(filepath.Join(l.resultDir(), r.Profile.Dir, "diff.svg"), svg.Bytes(), 0o644) == nil {
 			r.Profile.DiffFlame = "diff.svg"
 		}
 	}

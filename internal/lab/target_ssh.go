@@ -4,9 +4,9 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
+	"redline/internal/atomicfile"
 	"redline/internal/host"
 	"redline/internal/labdata"
 )
@@ -93,7 +93,7 @@ func (t *target) stopRemote() error {
 	log, err := t.host.Stop(context.Background(), t.remoteID)
 	if t.logDir != "" && log != "" {
 		p := filepath.Join(t.logDir, fmt.Sprintf("redis-server-%d.log", len(t.logs)+1))
-		if os.WriteFile(p, []byte(log), 0o644) == nil {
+		if atomicfile.Write(p, []byte(log), 0o644) == nil {
 			t.logs = append(t.logs, p)
 		}
 	}

@@ -9,6 +9,7 @@ package loadtool
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -86,9 +87,11 @@ func Run(ctx context.Context, r Request) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out, errOut bytes.Buffer
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	out, errOut := &cappedBuffer{kill: cancel}, &cappedBuffer{kill: cancel}
 	cmd := exec.CommandContext(ctx, path, args...)
-	cmd.Env, cmd.Stdout, cmd.Stderr = append(os.Environ(), r.Env...), &out, &errOut
+	cmd.Env, cmd.Stdout, cmd.Stderr = append(os.Environ(), r.Env...), out, errOut
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -97,13 +100,41 @@ func Run(ctx context.Context, r Request) (*Result, error) {
 	if r.Started != nil {
 		r.Started(cmd.Process.Pid)
 	}
-	if err := cmd.Wait(); err != nil {
-		return nil, fmt.Errorf("%s: %w: %s", t.Name, err, lastLine(errOut.String()))
+	err = cmd.Wait()
+	if out.over || errOut.over {
+		return nil, fmt.Errorf("%s wrote more than %d bytes of output, more than any run of it prints: stopped", t.Name, maxOutput)
 	}
-	if res.Summary, err = t.parse(out.Bytes(), r); err != nil {
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: %s", t.Name, err, lastLine(errOut.b.String()))
+	}
+	if res.Summary, err = t.parse(out.b.Bytes(), r); err != nil {
 		return nil, err
 	}
 	return res, nil
+}
+
+// maxOutput bounds what is kept of the tool's stdout and of its stderr:
+// redis-benchmark --csv prints a few lines, memtier_benchmark a progress
+// line a second, far below it.
+const maxOutput = 16 << 20
+
+// cappedBuffer keeps a tool's output up to maxOutput and ends the tool
+// past it: a tool that prints without end must not grow redline with it.
+type cappedBuffer struct {
+	b    bytes.Buffer
+	over bool
+	kill func()
+}
+
+var errTooMuchOutput = errors.New("output beyond its limit")
+
+func (c *cappedBuffer) Write(p []byte) (int, error) {
+	if c.b.Len()+len(p) > maxOutput {
+		c.over = true
+		c.kill()
+		return 0, errTooMuchOutput
+	}
+	return c.b.Write(p)
 }
 
 func preloads(env []string) []string {

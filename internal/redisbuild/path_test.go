@@ -69,3 +69,20 @@ func TestBuildEnvDropsToolVariables(t *testing.T) {
 		}
 	}
 }
+
+// Issue 35, item 5: the build's environment was a deny-list, and
+// CONFIG_SITE, BASH_ENV, TMPDIR and CCACHE_* still reached make as root.
+// It is an allow-list now: none of them, nor any other variable, is kept.
+func TestBuildEnvIsAnAllowList(t *testing.T) {
+	for _, v := range []string{"CONFIG_SITE", "BASH_ENV", "ENV", "TMPDIR", "CCACHE_DIR", "CCACHE_PREFIX", "SHELLOPTS", "REDLINE_SOMETHING_NEW"} {
+		t.Setenv(v, "/tmp/theirs")
+	}
+	for _, kv := range buildEnv() {
+		k, _, _ := strings.Cut(kv, "=")
+		switch k {
+		case "PATH", "HOME", "USER", "LOGNAME", "LC_ALL":
+		default:
+			t.Errorf("the build's environment keeps %s", kv)
+		}
+	}
+}

@@ -24,9 +24,15 @@ type runner struct {
 	steps    []labdata.BuildStep
 }
 
-// buildEnv is the environment of make and the compiler: the caller's,
-// without the variables that would change the build behind the spec's
-// back (the Makefiles read CFLAGS, CPPFLAGS and LDFLAGS from it).
+// buildEnv is the environment of make and the compiler: an allow-list
+// (buildVariables) of the caller's, never what the caller's environment
+// happens to hold. make, the shell it runs recipes with, the compiler
+// driver, the linker, ccache and configure scripts each take programs,
+// makefiles, libraries or output paths from variables of their own
+// ($MAKEFILES, $GCC_EXEC_PREFIX, $CONFIG_SITE, $BASH_ENV, $TMPDIR,
+// $CCACHE_*, ...); a deny-list missed some, and a root build with a
+// user's environment (sudo -E, a root shell that kept it) ran them as
+// root. None is part of a build's cache key either.
 //
 // As root its PATH is root's system directories (trusted.Dirs): make's
 // recipes and the compiler driver look up cc, ar, as, ld and sh by name,
@@ -36,17 +42,9 @@ func buildEnv() []string {
 	root := os.Geteuid() == 0
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if k == "PATH" && root {
-			continue
+		if buildVariables[k] && !(k == "PATH" && root) {
+			env = append(env, kv)
 		}
-		switch k {
-		case "CFLAGS", "CPPFLAGS", "LDFLAGS", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "CC", "LD_PRELOAD":
-			continue
-		}
-		if toolVariables[k] {
-			continue
-		}
-		env = append(env, kv)
 	}
 	if root {
 		env = append(env, "PATH="+strings.Join(trusted.Dirs, ":"))
@@ -54,20 +52,9 @@ func buildEnv() []string {
 	return append(env, "LC_ALL=C")
 }
 
-// toolVariables are the environment variables by which make, the
-// compiler driver, the linker and the dynamic loader take programs,
-// makefiles, libraries, headers or output files from elsewhere than the
-// spec says: make includes every makefile in $MAKEFILES, gcc runs cc1,
-// as and ld from $GCC_EXEC_PREFIX and $COMPILER_PATH and writes
-// $DEPENDENCIES_OUTPUT. A root build with a user's environment would run
-// the user's code; none of them is part of a build's cache key either.
-var toolVariables = map[string]bool{
-	"MAKEFILES": true, "GNUMAKEFLAGS": true, "GCC_EXEC_PREFIX": true, "COMPILER_PATH": true,
-	"LIBRARY_PATH": true, "CPATH": true, "C_INCLUDE_PATH": true, "CPLUS_INCLUDE_PATH": true,
-	"OBJC_INCLUDE_PATH": true, "DEPENDENCIES_OUTPUT": true, "SUNPRO_DEPENDENCIES": true,
-	"GCC_COMPARE_DEBUG": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "LD_RUN_PATH": true,
-	"CCC_OVERRIDE_OPTIONS": true, "CCC_ADD_ARGS": true,
-}
+// buildVariables are the caller's variables a build keeps: where to find
+// programs (a non-root caller's PATH) and who it runs as.
+var buildVariables = map[string]bool{"PATH": true, "HOME": true, "USER": true, "LOGNAME": true}
 
 func (r *runner) run(ctx context.Context, dir, name string, args ...string) error {
 	p, err := trusted.Program(name)

@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"redline/internal/secret"
 )
 
 // performance are the parameters redline sets: memory and eviction,
@@ -97,11 +99,14 @@ var lineValue = regexp.MustCompile(`^[A-Za-z0-9 ._,:"-]*$`)
 // scenario's server.config unless the user trusts the scenario.
 func CheckLine(line string) error {
 	name, value, _ := strings.Cut(strings.TrimSpace(line), " ")
+	// The refused line is quoted into result.json and report.md: its
+	// password (requirepass PW) is redacted, as on every command line.
+	shown := secret.RedactLine(line)
 	if err := Check(name); err != nil {
-		return fmt.Errorf("config %q: %w", line, err)
+		return fmt.Errorf("config %q: %w", shown, err)
 	}
 	if !lineValue.MatchString(value) {
-		return fmt.Errorf("config %q: the value has characters redline does not write into redis.conf", line)
+		return fmt.Errorf("config %q: the value has characters redline does not write into redis.conf", shown)
 	}
 	return nil
 }

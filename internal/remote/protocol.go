@@ -154,6 +154,9 @@ type DoctorArgs struct {
 	IRQPatterns []string `json:"irq_patterns,omitempty"`
 	// Cluster is doctor's --cluster: nil detects a cluster node.
 	Cluster *bool `json:"cluster,omitempty"`
+	// ClusterAuthAny is doctor's --cluster-auth-any
+	// (doctor.GatherOptions.ClusterAuthAny).
+	ClusterAuthAny bool `json:"cluster_auth_any,omitempty"`
 	// HostOnlyFallback checks the host alone when the server cannot be
 	// reached (nobody named it: the default address).
 	HostOnlyFallback bool `json:"host_only_fallback,omitempty"`

@@ -30,8 +30,9 @@ type Client struct {
 }
 
 // DefaultMaxReply is the largest reply a Client buffers by default; INFO,
-// CONFIG GET * and CLUSTER SHARDS of a large cluster are far below it.
-const DefaultMaxReply = 64 << 20
+// CONFIG GET *, CLIENT LIST of 10,000 clients and CLUSTER SHARDS of a large
+// cluster are far below it.
+const DefaultMaxReply = 16 << 20
 
 // DialOptions says how to reach a server.
 type DialOptions struct {
@@ -141,16 +142,23 @@ func (c *Client) read(cmd string) (Value, error) {
 	}
 }
 
+// fill reads more of the reply. It refuses one beyond the limit before
+// buffering it: a bulk whose announced length is too large at once, any
+// other when that much has arrived; the buffer never grows past the limit.
 func (c *Client) fill() error {
 	limit := c.MaxReply
 	if limit <= 0 {
 		limit = DefaultMaxReply
 	}
+	st := c.scan
+	if _, _, need, _ := ScanFrom(c.buf, &st); need > limit {
+		return fmt.Errorf("%w: a reply announced as %d bytes, larger than %d (the server is not one redline reads from)", ErrProtocol, need, limit)
+	}
 	if len(c.buf) >= limit {
 		return fmt.Errorf("%w: a reply larger than %d bytes (the server is not one redline reads from)", ErrProtocol, limit)
 	}
 	if cap(c.buf)-len(c.buf) < 4096 {
-		nb := make([]byte, len(c.buf), 2*cap(c.buf)+4096)
+		nb := make([]byte, len(c.buf), min(2*cap(c.buf)+4096, limit+4096))
 		copy(nb, c.buf)
 		c.buf = nb
 	}

@@ -95,3 +95,19 @@ func TestScanFromResumes(t *testing.T) {
 		}
 	}
 }
+
+// Issue 35, item 4: a bulk announced beyond MaxReply is refused at its
+// header, not buffered until the limit; the server here sends a little of
+// it and waits, so only the announcement can end the read.
+func TestClientRefusesAnnouncedHugeBulk(t *testing.T) {
+	head := []byte("$4294967295\r\nxxxx")
+	srv := respscript.Start(t, respscript.Options{Script: respscript.OnNth("INFO", 1, respscript.Stream(head, nil, 0))})
+	c, err := resp.Dial(context.Background(), resp.DialOptions{Addr: srv.Addr()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Do(context.Background(), "INFO"); err == nil || !strings.Contains(err.Error(), "announced as 4294967310 bytes") {
+		t.Fatalf("Do = %v, want the announced size refused", err)
+	}
+}

@@ -181,7 +181,7 @@ func ReadSnapshot(fs *host.FS, a remote.SnapshotArgs) (*host.Snapshot, error) {
 func (l *Local) Doctor(ctx context.Context, a remote.DoctorArgs) (*doctor.Report, error) {
 	o := doctor.DiagnoseOptions{
 		Gather: doctor.GatherOptions{Root: l.o.Root, Pid: a.Pid, Sample: a.Sample, Iface: a.Iface, ExpectedClients: a.Clients,
-			Host: host.Options{IRQPatterns: a.IRQPatterns}, Cluster: a.Cluster},
+			Host: host.Options{IRQPatterns: a.IRQPatterns}, Cluster: a.Cluster, ClusterAuthAny: a.ClusterAuthAny},
 		Rules:            doctor.Options{Only: a.Only, Skip: a.Skip},
 		HostOnlyFallback: a.HostOnlyFallback,
 		Intrinsic:        a.Intrinsic,

@@ -51,6 +51,7 @@ type Flags struct {
 	connectRetries            int
 	reconnect                 bool
 	sentinel, masterName      string
+	maxReply                  int
 	keyIndex                  int
 	readReplicas              bool
 	connectRate               float64
@@ -123,7 +124,8 @@ func (f *Flags) define(fl *pflag.FlagSet) {
 	fl.DurationVar(&f.warmup, "warmup", 0, "send load for this long before measuring (not counted)")
 	fl.Float64Var(&f.rate, "rate", 0, "fixed total rate in requests/s (open loop; latency from intended send times)")
 	fl.IntVar(&f.maxPending, "max-pending", bench.DefaultMaxPending, "with --rate: most requests outstanding on one connection")
-	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "longest wait for a connection or for any reply")
+	fl.DurationVar(&f.timeout, "timeout", bench.DefaultTimeout, "longest wait for a connection or for each reply (bytes of a reply do not extend it)")
+	fl.IntVar(&f.maxReply, "max-reply", 0, "most bytes one reply may take (default: what the tests' commands and -d can produce, with slack)")
 	fl.IntVar(&f.connectRetries, "connect-retries", 0, "dial a failed connect again up to N times in a row before giving up")
 	fl.BoolVar(&f.reconnect, "reconnect", false, "keep running through failures (a failover, a restart): failed requests and connects are counted per second and as outages, connections set up again with a backoff")
 	fl.StringVar(&f.sentinel, "sentinel", "", "find the primary through the Sentinel at `HOST:PORT` and follow it across failovers (with --master-name; implies --reconnect)")
@@ -192,7 +194,7 @@ func (f *Flags) Options() (bench.Options, error) {
 		o.Requests = 0 // --duration alone runs for the duration
 	}
 	o.Rate, o.MaxPending, o.Drain = f.rate, f.maxPending, f.drain
-	o.ConnectRetries = f.connectRetries
+	o.ConnectRetries, o.MaxReply = f.connectRetries, f.maxReply
 	o.Reconnect, o.Sentinel, o.MasterName = f.reconnect || f.sentinel != "", f.sentinel, f.masterName
 	o.Cluster, o.KeyIndex, o.ReadFromReplicas = f.Cluster, f.keyIndex, f.readReplicas
 	if (o.KeyIndex > 0 || o.ReadFromReplicas) && !o.Cluster {

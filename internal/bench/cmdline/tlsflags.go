@@ -4,12 +4,14 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/pflag"
+	"golang.org/x/sys/unix"
 )
 
 // tlsFlags are redis-benchmark's --tls options.
@@ -54,7 +56,7 @@ func (t *tlsFlags) config(addr string) (*tls.Config, error) {
 		return nil, fmt.Errorf("--cert and --key go together")
 	}
 	if t.cert != "" {
-		pair, err := tls.LoadX509KeyPair(t.cert, t.key)
+		pair, err := loadKeyPair(t.cert, t.key)
 		if err != nil {
 			return nil, fmt.Errorf("load --cert/--key: %w", err)
 		}
@@ -89,7 +91,7 @@ func (t *tlsFlags) roots(c *tls.Config) error {
 	}
 	added := 0
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		b, err := readPEM(f)
 		if err != nil {
 			return fmt.Errorf("read CA certificate: %w", err)
 		}
@@ -102,6 +104,42 @@ func (t *tlsFlags) roots(c *tls.Config) error {
 	}
 	c.RootCAs = pool
 	return nil
+}
+
+func loadKeyPair(cert, key string) (tls.Certificate, error) {
+	c, err := readPEM(cert)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	k, err := readPEM(key)
+	if err != nil {
+		return tls.Certificate{}, err
+	}
+	return tls.X509KeyPair(c, k)
+}
+
+// maxPEM bounds a certificate or key file; real ones are a few kilobytes.
+const maxPEM = 1 << 20
+
+// readPEM reads a certificate or key file, which a scenario's workload
+// line may name: a regular file of at most maxPEM bytes, opened without
+// blocking, so that /dev/zero is not read until memory runs out and a
+// FIFO does not hang the run.
+func readPEM(path string) ([]byte, error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	f := os.NewFile(uintptr(fd), path)
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (a certificate or key is a PEM file)", path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxPEM+1))
+	if err == nil && len(b) > maxPEM {
+		err = fmt.Errorf("%s: larger than %d bytes, not a certificate or key file", path, maxPEM)
+	}
+	return b, err
 }
 
 // cipherIDs maps OpenSSL cipher names (what redis-benchmark takes) to Go's

@@ -35,6 +35,8 @@ type Action struct {
 	err   string
 	delay time.Duration
 	raw   []byte
+	chunk []byte
+	total int64
 }
 
 type actionKind uint8
@@ -46,6 +48,8 @@ const (
 	actStall
 	actDelay
 	actRaw
+	actStream
+	actDrip
 )
 
 // Reply answers normally.
@@ -64,6 +68,21 @@ func Stall() Action { return Action{kind: actStall} }
 // Raw answers with b as it is: a hostile or broken server's reply (nested
 // past any sane depth, huge, not RESP at all).
 func Raw(b []byte) Action { return Action{kind: actRaw, raw: b} }
+
+// Stream answers with head, then chunk again and again until total bytes
+// are sent or the connection fails, then holds the connection open like
+// Stall: a hostile server announcing a 4 GiB bulk ("$4294967295\r\n") or
+// an endless array and streaming it. total bounds what a client without a
+// limit buffers in a test.
+func Stream(head, chunk []byte, total int64) Action {
+	return Action{kind: actStream, raw: head, chunk: chunk, total: total}
+}
+
+// Drip answers with b one byte at a time, every interval: a reply whose
+// bytes keep arriving but that takes far longer than any deadline.
+func Drip(b []byte, interval time.Duration) Action {
+	return Action{kind: actDrip, raw: b, delay: interval}
+}
 
 // Delay answers normally after d.
 func Delay(d time.Duration) Action { return Action{kind: actDelay, delay: d} }
@@ -296,6 +315,14 @@ func (s *Server) serve(id int, c net.Conn) {
 			w.WriteString("-" + a.err + "\r\n")
 		case actRaw:
 			w.Write(a.raw)
+		case actStream:
+			stream(w, a)
+			<-release
+			return
+		case actDrip:
+			if !drip(w, a) {
+				return
+			}
 		case actStall:
 			w.Flush()
 			<-release
@@ -313,6 +340,27 @@ func (s *Server) serve(id int, c net.Conn) {
 			}
 		}
 	}
+}
+
+func stream(w *bufio.Writer, a Action) {
+	w.Write(a.raw)
+	for sent := int64(len(a.raw)); sent < a.total; sent += int64(len(a.chunk)) {
+		if _, err := w.Write(a.chunk); err != nil {
+			return
+		}
+	}
+	w.Flush()
+}
+
+func drip(w *bufio.Writer, a Action) bool {
+	for _, b := range a.raw {
+		w.WriteByte(b)
+		if w.Flush() != nil {
+			return false
+		}
+		time.Sleep(a.delay)
+	}
+	return true
 }
 
 // answer writes a plausible reply to args.
