@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"redline/internal/labdata"
+	"redline/internal/testutil"
 	"redline/internal/testutil/respscript"
 )
 
@@ -44,7 +45,7 @@ doctor: false
 		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	if err := cmd.Start(); err != nil {
+	if err := testutil.StartSignallable(cmd); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()
