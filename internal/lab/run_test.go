@@ -42,6 +42,7 @@ func tiny(t *testing.T, kind string) labdata.Scenario {
 }
 
 func TestLabManagedEndToEnd(t *testing.T) {
+	t.Parallel() // waits on its own servers
 	testutil.Heavy(t)
 	path := filepath.Join(t.TempDir(), "result.json")
 	var events []Event
@@ -162,6 +163,7 @@ func TestLabAddressTargetRefusesServerVariants(t *testing.T) {
 // TestLabAllocatorVariants swaps the server's allocator with the OS
 // packages' jemalloc, tcmalloc and mimalloc and checks each was loaded.
 func TestLabAllocatorVariants(t *testing.T) {
+	t.Parallel() // waits on its own servers
 	testutil.Heavy(t)
 	s, err := ParseScenario([]byte(`
 name: allocators
