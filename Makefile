@@ -27,7 +27,7 @@ LDFLAGS = -buildid= -X redline/internal/cli.version=$(VERSION) -X redline/intern
 GOBUILD = CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS)"
 RELEASE_ARCHS = amd64 arm64
 
-.PHONY: setup test-deps build release install uninstall lab test test-race test-cli test-plain test-short test-arm64 fuzz bench-compare vet fmt
+.PHONY: setup test-deps build release install uninstall lab test test-race test-cli-race test-cli test-plain test-short test-arm64 fuzz bench-compare vet fmt
 
 setup:
 	@missing=""; for p in $(LAB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -89,7 +89,7 @@ lab: setup build
 # without -race: internal/cli's other tests (orchestration of processes and servers),
 # autotune (its simulations are one goroutine of arithmetic), the builds (compilers in
 # processes of their own), the collection (ansible), stats, reports, parsers and plans.
-# The three groups run at once (their tests mostly wait on servers, processes and durations);
+# The groups run at once (their tests mostly wait on servers, processes and durations);
 # -parallel 4 for the tests marked t.Parallel, which wait on their own servers.
 RACE_PKGS = ./internal/bench ./internal/resp/... ./internal/steer/... ./internal/remote/... \
 	./internal/serverhost/... ./internal/host/... ./internal/netns/... ./internal/lab \
@@ -101,10 +101,12 @@ GOTEST = $(GO) test -count=1 -parallel 4 -timeout 20m
 test: test-deps
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
-	$(MAKE) --no-print-directory -j3 --output-sync=target test-race test-cli test-plain
+	$(MAKE) --no-print-directory -k -j4 --output-sync=target test-race test-cli-race test-cli test-plain
 
 test-race:
 	$(GOTEST) -race $(RACE_PKGS)
+
+test-cli-race:
 	$(GOTEST) -race -run '$(CLI_RACE_TESTS)' ./internal/cli
 
 test-cli:
