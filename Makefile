@@ -27,7 +27,7 @@ LDFLAGS = -buildid= -X redline/internal/cli.version=$(VERSION) -X redline/intern
 GOBUILD = CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS)"
 RELEASE_ARCHS = amd64 arm64
 
-.PHONY: setup test-deps build release install uninstall lab test test-short test-arm64 fuzz bench-compare vet fmt
+.PHONY: setup test-deps build release install uninstall lab test test-race test-cli-race test-cli test-plain test-short test-arm64 fuzz bench-compare vet fmt
 
 setup:
 	@missing=""; for p in $(LAB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -77,14 +77,43 @@ lab: setup build
 
 # Every test, against real redis-servers on loopback. Tests that write the
 # host run only with REDLINE_TEST_HOST_WRITES=1 (set by .ci/run). The timeout
-# is a guard against a hung test, not a speed bound: internal/cli alone took
-# 10.5 minutes under -race on a loaded 2-CPU machine. autotune's simulations
-# (pure arithmetic, one goroutine) skip under -race and run in the second line.
+# is a guard against a hung test, not a speed bound.
+# -race where the code under test runs goroutines of its own against each other (RACE_PKGS):
+# bench (the load's clients, the workers' barrier and merge), resp, steer (the daemon, its
+# sampler and retargeting), remote and serverhost (sessions and their streams), host (the dumps
+# beside the reader), netns (the locked thread), lab (the noise sampler and probes beside the
+# runs), doctor (a cluster's nodes asked at once), profile and redisserver (their waiters),
+# tune (connections shared by a cluster's changes), testutil (the scripted RESP server); and
+# internal/cli's tests of commands with goroutines of their own (CLI_RACE_TESTS: bench
+# --workers, steer, profile, the stop signals and closed outputs). Everything else runs once,
+# without -race: internal/cli's other tests (orchestration of processes and servers),
+# autotune (its simulations are one goroutine of arithmetic), the builds (compilers in
+# processes of their own), the collection (ansible), stats, reports, parsers and plans.
+# The groups run at once (their tests mostly wait on servers, processes and durations);
+# -parallel 4 for the tests marked t.Parallel, which wait on their own servers.
+RACE_PKGS = ./internal/bench ./internal/resp/... ./internal/steer/... ./internal/remote/... \
+	./internal/serverhost/... ./internal/host/... ./internal/netns/... ./internal/lab \
+	./internal/doctor ./internal/profile ./internal/redisserver ./internal/tune \
+	./internal/testutil/...
+CLI_RACE_TESTS = ^(TestBenchWorkers|TestBenchSSHWorkers|TestWorker|TestSteer|TestProfile|TestLabStops|TestSecondSignalEnds)
+PLAIN_PKGS = $(filter-out $(shell $(GO) list $(RACE_PKGS)) redline/internal/cli,$(shell $(GO) list ./...))
+GOTEST = $(GO) test -count=1 -parallel 4 -timeout 20m
 test: test-deps
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 20m ./...
-	$(GO) test -count=1 -timeout 10m ./internal/autotune
+	$(MAKE) --no-print-directory -k -j4 --output-sync=target test-race test-cli-race test-cli test-plain
+
+test-race:
+	$(GOTEST) -race $(RACE_PKGS)
+
+test-cli-race:
+	$(GOTEST) -race -run '$(CLI_RACE_TESTS)' ./internal/cli
+
+test-cli:
+	$(GOTEST) -skip '$(CLI_RACE_TESTS)' ./internal/cli
+
+test-plain:
+	$(GOTEST) $(PLAIN_PKGS)
 
 # The quick loop while editing: parsers, goldens, planners; no real servers,
 # namespaces or kill tests (testutil.Heavy).

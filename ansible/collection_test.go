@@ -43,6 +43,7 @@ type fleet struct {
 }
 
 func TestCollectionFleet(t *testing.T) {
+	t.Parallel() // ansible in processes of its own: the three overlap
 	testutil.NeedRoot(t)
 	for _, bin := range []string{"ansible-playbook", "ansible-galaxy", "python3"} {
 		if _, err := exec.LookPath(bin); err != nil {

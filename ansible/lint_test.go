@@ -33,6 +33,7 @@ func need(t *testing.T, bins ...string) {
 // TestAnsibleLint runs ansible-lint (Debian's package) on the collection,
 // with the collection installed so the modules' options are checked.
 func TestAnsibleLint(t *testing.T) {
+	t.Parallel() // ansible in processes of its own: the three overlap
 	testutil.Heavy(t)
 	need(t, "ansible-lint", "ansible-galaxy")
 	cmd := exec.Command("ansible-lint", "--nocolor")
@@ -45,6 +46,7 @@ func TestAnsibleLint(t *testing.T) {
 
 // TestModuleDocs parses every module's documentation as ansible-doc does.
 func TestModuleDocs(t *testing.T) {
+	t.Parallel() // ansible in processes of its own: the three overlap
 	testutil.Heavy(t)
 	need(t, "ansible-doc", "ansible-galaxy")
 	coll := installCollection(t)

@@ -94,6 +94,7 @@ func configValue(t *testing.T, addr, name string) string {
 // server (--addr); a session that keeps nothing applies nothing and says
 // so in one line, and leaves nothing journaled.
 func TestAutotuneApplyOnTheCommandLine(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	srv := redistest.Start(t)
 	dir := filepath.Join(t.TempDir(), "at")
 	stdout, stderr, code := runCLI(t, context.Background(), nil, "autotune", "--addr", srv.Addr(), "--apply", "--dir", dir, "--seed", "2",

@@ -105,6 +105,7 @@ func TestAutotuneBuildCandidates(t *testing.T) {
 // the cache's redis-server), the baseline's server keeps the distribution's
 // binary, and closing the target stops the built one.
 func TestAutotuneTrialServerBuild(t *testing.T) {
+	t.Parallel()         // waits on its own servers (or builds)
 	testutil.NeedRoot(t) // the build cache is /var/cache/redline/build
 	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "gcc")
 	tg, state := startTrialTarget(t, nil, false)
@@ -162,6 +163,7 @@ func TestAutotuneTrialServerBuild(t *testing.T) {
 // binaries, and a journaled build whose cache key no longer matches is
 // refused before any measurement.
 func TestAutotuneServerBuildSession(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	testutil.NeedRoot(t)
 	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "gcc")
 	dir := filepath.Join(t.TempDir(), "at")

@@ -56,6 +56,7 @@ func allAre(vals []string, want string) bool {
 // as found on every node after it; the restart knobs and steer are not
 // tried, with why.
 func TestAutotuneClusterTrial(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	c := redistest.StartCluster(t, 3, 1)
 	wl, err := cmdline.ParseWorkload(trialWorkload)
 	if err != nil {
@@ -207,6 +208,7 @@ func TestAutotuneClusterAttached(t *testing.T) {
 // run-time knob and a start-up knob (on a cluster of its own), runs to its
 // end and stops every node at the end.
 func TestAutotuneClusterManaged(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	dir := filepath.Join(t.TempDir(), "at")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
@@ -231,6 +233,7 @@ func TestAutotuneClusterManaged(t *testing.T) {
 // hz is applied on every node of the cluster (its measurement running);
 // redline tune rollback --state-dir DIR/tune then restores every node.
 func TestAutotuneClusterKill9(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	c := redistest.StartCluster(t, 3, 0)
 	dir := filepath.Join(t.TempDir(), "at")
 	cmd := exec.Command(os.Args[0], "autotune", "--cluster", "--addr", c.Seed(), "--dir", dir, "--seed", "1",
@@ -350,6 +353,7 @@ func nodeConfig(t *testing.T, s *trialServer, name string) []string {
 // to that cluster's nodes, and the pool never holds more than
 // maxTrialServers clusters.
 func TestAutotuneClusterStartupTrial(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	wl, err := cmdline.ParseWorkload(trialWorkload)
 	if err != nil {
 		t.Fatal(err)

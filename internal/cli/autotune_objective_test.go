@@ -17,6 +17,7 @@ import (
 // (--p99-max). Each runs to its end, states its objective in the output
 // and the report, and writes report.md and report.html.
 func TestAutotuneObjectivesEndToEnd(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	testutil.Heavy(t)
 	for _, c := range []struct {
 		name  string

@@ -205,6 +205,7 @@ func TestAutotuneTargetJournalsTheLink(t *testing.T) {
 // load, the admin connection, the trials' CONFIG SET and their rollback
 // all go through the socket, and the server's settings are as found.
 func TestAutotuneAttachedSocket(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	srv := redistest.StartWith(t, redisserver.Options{Unix: true})
 	dir := filepath.Join(t.TempDir(), "at")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)

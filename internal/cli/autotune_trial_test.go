@@ -299,6 +299,7 @@ func TestSplitPlan(t *testing.T) {
 // beside the baseline's, and afterwards nothing is journaled. A short workload and few rounds:
 // this checks the trials, not what they measure (about a minute here).
 func TestAutotuneSessionStartupKnobs(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	testutil.Heavy(t)
 	dir := filepath.Join(t.TempDir(), "at")
 	stdout, stderr, code := runCLI(t, context.Background(), nil, "autotune", "--dir", dir, "--seed", "1",

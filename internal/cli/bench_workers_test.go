@@ -203,7 +203,7 @@ func TestBenchWorkersSignals(t *testing.T) {
 			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 			var stderr bytes.Buffer
 			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
+			if err := testutil.StartSignallable(cmd); err != nil {
 				t.Fatal(err)
 			}
 			before := commandCalls(t, s)["set"]

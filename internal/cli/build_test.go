@@ -51,6 +51,7 @@ func TestBuildGCCThinLTO(t *testing.T) {
 // (internal/redisbuild's tests' gcc and clang PGO builds, from the cache) end to end, and
 // checks each variant's provenance in result.json and the report.
 func TestLabBuiltBinaries(t *testing.T) {
+	t.Parallel()         // waits on its own servers (or builds)
 	testutil.NeedRoot(t) // the build cache is /var/cache/redline/build
 	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "gcc", "clang", "ld.lld", "llvm-profdata")
 	dir := t.TempDir()

@@ -14,6 +14,7 @@ import (
 // a node that cannot be reached makes the report incomplete (exit 2)
 // while the others are still checked.
 func TestDoctorCluster(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	c := redistest.StartCluster(t, 2, 1)
 	seed := c.Primaries[0]
 	addr := []string{"--host", seed.Host, "--port", strconv.Itoa(seed.Port), "--rule", "cluster-*", "--rule", "maxmemory", "--rule", "overcommit-memory"}

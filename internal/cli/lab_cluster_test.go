@@ -16,6 +16,7 @@ import (
 // findings labelled with each node (appendfsync always, set on every node
 // by the scenario, fires on each), and the report shows them.
 func TestLabManagedClusterDoctorPerNode(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	testutil.Heavy(t)
 	dir := t.TempDir()
 	scenario := filepath.Join(dir, "cluster.yaml")
@@ -70,6 +71,7 @@ repetitions: 1
 // each node, once per node and setting, the variant is rolled back, and
 // the report shows the node of each change.
 func TestLabManagedClusterTunedEveryNode(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	testutil.Heavy(t)
 	dir := t.TempDir()
 	scenario := filepath.Join(dir, "cluster.yaml")

@@ -306,7 +306,7 @@ func TestLabSSHInterrupted(t *testing.T) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
-	if err := cmd.Start(); err != nil {
+	if err := testutil.StartSignallable(cmd); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the tuned variant applied on the server host", func() bool { return l.h.ReadServerFile(t, l.knob) == l.want })

@@ -99,6 +99,7 @@ func TestDoctorDoesNotPrintPassword(t *testing.T) {
 // are saved in result.json and rendered by report; neither may hold the
 // password, nor may an error that quotes a bad workload line.
 func TestLabRedactsPasswords(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	const pw = "sekret-pw-4"
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "pw"), []byte(pw+"\n"), 0o600)

@@ -96,7 +96,7 @@ func startRedline(t *testing.T, stderr *syncBuffer, args ...string) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
 	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
+	if err := testutil.StartSignallable(cmd); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })

@@ -16,6 +16,7 @@ import (
 
 	"redline/internal/benchdata"
 	"redline/internal/labdata"
+	"redline/internal/testutil"
 	"redline/internal/testutil/respscript"
 )
 
@@ -47,7 +48,7 @@ doctor: false
 		t.Fatal(err)
 	}
 	cmd.Stdout, cmd.Stderr = w, w
-	if err := cmd.Start(); err != nil {
+	if err := testutil.StartSignallable(cmd); err != nil {
 		t.Fatal(err)
 	}
 	w.Close()

@@ -71,6 +71,7 @@ func TestTuneCLIClusterPlan(t *testing.T) {
 // tune plan with --redis at a cluster node plans a node-less Redis setting
 // for every node of the cluster, with a note saying so.
 func TestTunePlanClusterEveryNode(t *testing.T) {
+	t.Parallel() // waits on its own servers (or builds)
 	c := redistest.StartCluster(t, 3, 1)
 	ctx := context.Background()
 	root, _ := makeTuneTree(t)

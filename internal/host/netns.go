@@ -18,8 +18,22 @@ func netnsPath(ino uint64, hostPath string) string {
 }
 
 // readNetnsSysctls reads the net.* sysctls of SysctlNames inside the
-// network namespace of pid.
+// network namespace of pid, once per namespace and Read: the servers of
+// a namespace (a cluster's nodes) share its values. A namespace nothing
+// was read from (its process ended before it was entered) is tried again
+// through the next of its processes.
 func readNetnsSysctls(r *reader, pid int, ino uint64) Sysctls {
+	if s, ok := r.nsSysctls[ino]; ok {
+		return s
+	}
+	s := readNetnsSysctlsOnce(r, pid, ino)
+	if s != nil {
+		r.nsSysctls[ino] = s
+	}
+	return s
+}
+
+func readNetnsSysctlsOnce(r *reader, pid int, ino uint64) Sysctls {
 	var names, paths []string
 	for _, name := range SysctlNames {
 		if strings.HasPrefix(name, "net.") {

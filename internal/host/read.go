@@ -113,6 +113,7 @@ type reader struct {
 	predump    *portsPredump      // the sockets of Options.Ports, dumped while fd scans ran
 	nsDiags    map[uint64]*nsDiag // other namespaces' sock_diag sockets (sock_diag_netns.go)
 	nsDumps    map[string]*nsDump // their dumps by virtual path: two servers of a namespace share one
+	nsSysctls  map[uint64]Sysctls // their net.* sysctls by inode, read once (netns.go)
 	addrs      *addrTable         // the live machine's addresses, dumped once (net_addr.go)
 	memo       map[string]memoFile
 }
@@ -139,7 +140,7 @@ func newReader(fs *FS, opts Options) *reader {
 		t := opts.Now().UTC()
 		s.Source.Time = &t
 	}
-	return &reader{fs: fs, opts: opts, snap: s, nodeOf: map[int]int{}, tcpCache: map[string]tcpTable{}, nsDiags: map[uint64]*nsDiag{}, nsDumps: map[string]*nsDump{}, memo: map[string]memoFile{}}
+	return &reader{fs: fs, opts: opts, snap: s, nodeOf: map[int]int{}, tcpCache: map[string]tcpTable{}, nsDiags: map[uint64]*nsDiag{}, nsDumps: map[string]*nsDump{}, nsSysctls: map[uint64]Sysctls{}, memo: map[string]memoFile{}}
 }
 
 func joinRoot(root, dir string) string {

@@ -353,8 +353,21 @@ func TestLiveNetnsTwoServersOneNamespace(t *testing.T) {
 	// dump was named after the namespace's listening ports has one per
 	// process, named after its own port: both read as the live machine.
 	rec := liveFS(t)
-	if _, err := Read(rec, Options{PIDs: pids}); err != nil {
+	recorded, err := Read(rec, Options{PIDs: pids})
+	if err != nil {
 		t.Fatal(err)
+	}
+	// The namespace's sysctls are read once for both (TestReadsNoFileTwice).
+	seen := checkReadOnce(t, rec)
+	for _, pid := range pids {
+		p := recorded.Process(pid)
+		if p == nil || p.NetSysctls["net.core.somaxconn"] == "" {
+			t.Errorf("process %d: no somaxconn of its namespace: %+v", pid, p)
+			continue
+		}
+		if n := seen[netnsPath(p.NetNS, SysctlPath("net.core.somaxconn"))]; n != 1 {
+			t.Errorf("process %d: its namespace's somaxconn read %d times, want once", pid, n)
+		}
 	}
 	dir := t.TempDir() + "/tree"
 	if _, err := Capture(rec, dir); err != nil {

@@ -33,6 +33,7 @@ func (s *startTuner) StartNetNS(ctx context.Context, ns string, sysctls map[stri
 // the host's own somaxconn is untouched.
 func TestLabNetnsStartingSysctls(t *testing.T) {
 	testutil.NeedRoot(t)
+	testutil.HostState(t) // it checks this host's own somaxconn is untouched
 	hostBefore, err := os.ReadFile("/proc/sys/net/core/somaxconn")
 	if err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // middle repetition of each variant has a profile with its files, and the
 // tuned variant's profile is compared with the baseline's.
 func TestLabProfileEndToEnd(t *testing.T) {
+	t.Parallel() // waits on its own servers
 	testutil.Heavy(t)
 	s := tiny(t, "managed")
 	s.Workloads[0].Bench = "-t set -c 8 -n 20000 -r 1000"

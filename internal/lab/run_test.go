@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"redline/internal/labdata"
 	"redline/internal/netns"
@@ -42,6 +41,7 @@ func tiny(t *testing.T, kind string) labdata.Scenario {
 }
 
 func TestLabManagedEndToEnd(t *testing.T) {
+	t.Parallel() // waits on its own servers
 	testutil.Heavy(t)
 	path := filepath.Join(t.TempDir(), "result.json")
 	var events []Event
@@ -140,9 +140,15 @@ func TestLabInterruptKeepsPartialResults(t *testing.T) {
 	s.Workloads[0].Bench = "-t set -c 2 --duration 300ms"
 	s.Repetitions = 20
 	path := filepath.Join(t.TempDir(), "result.json")
-	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	// Interrupted once a run has been measured (a fixed 1.5 s deadline
+	// came before the first run on a loaded machine).
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	res, err := Execute(ctx, Options{Scenario: s, ResultPath: path})
+	res, err := Execute(ctx, Options{Scenario: s, ResultPath: path, Observer: func(e Event) {
+		if e.Summary != nil {
+			cancel()
+		}
+	}})
 	if err == nil || res.Complete {
 		t.Fatalf("interrupted run: err %v complete %v", err, res.Complete)
 	}
@@ -162,6 +168,7 @@ func TestLabAddressTargetRefusesServerVariants(t *testing.T) {
 // TestLabAllocatorVariants swaps the server's allocator with the OS
 // packages' jemalloc, tcmalloc and mimalloc and checks each was loaded.
 func TestLabAllocatorVariants(t *testing.T) {
+	t.Parallel() // waits on its own servers
 	testutil.Heavy(t)
 	s, err := ParseScenario([]byte(`
 name: allocators

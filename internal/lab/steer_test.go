@@ -66,6 +66,7 @@ func steerScenario(t *testing.T) labdata.Scenario {
 // only for them, one session per round, each recorded; cancelling in the
 // middle of the variant still stops (and so restores) it.
 func TestLabSteerSessions(t *testing.T) {
+	t.Parallel() // waits on its own servers
 	testutil.Heavy(t)
 	t.Run("complete", func(t *testing.T) {
 		f := &fakeSteerer{}

@@ -16,6 +16,7 @@ import (
 // carry per-node results) and the variant restarts every node with its
 // setting.
 func TestLabManagedCluster(t *testing.T) {
+	t.Parallel() // waits on its own servers
 	testutil.Heavy(t)
 	s, err := ParseScenario([]byte(`
 name: cluster
@@ -66,6 +67,7 @@ func TestClusterScenarioErrors(t *testing.T) {
 // TestLabAddressClusterSeed runs a workload against an existing cluster
 // given by one seed address marked cluster: true.
 func TestLabAddressClusterSeed(t *testing.T) {
+	t.Parallel() // waits on its own servers
 	c := redistest.StartCluster(t, 2, 0)
 	s, err := ParseScenario([]byte(fmt.Sprintf(`
 name: seed
@@ -90,6 +92,7 @@ repetitions: 1
 // A tuned variant's Redis settings go to every node: nodes lists them, for
 // an address seed from its topology, primaries and replicas alike.
 func TestClusterTargetNodes(t *testing.T) {
+	t.Parallel() // waits on its own servers
 	c := redistest.StartCluster(t, 3, 1)
 	ctx := context.Background()
 	tg := &target{kind: "address", addr: c.Seed(), seedIsCluster: true, existing: true}
