@@ -233,6 +233,9 @@ func readProcNet(r *reader, p *Process) (finish func(*Process) error, err error)
 		}, nil
 	}
 	dir := fmt.Sprintf("/proc/%d/net", p.PID)
+	if p.NetNS != 0 {
+		p.NetNSName = r.netnsName(p.NetNS)
+	}
 	if p.NetNS == 0 { // namespace unknown (not root): its tables, for the listeners
 		socks, _ := r.tcpTables(0, dir)
 		p.Listen, err = startListenersHeld(r, p.PID, socks).wait(r)

@@ -111,6 +111,7 @@ type reader struct {
 	tcpCache   map[string]tcpTable
 	listeners  *[]tcpSocket       // the inspector's namespace's, once read (sock_diag.go)
 	predump    *portsPredump      // the sockets of Options.Ports, dumped while fd scans ran
+	netnsNames map[uint64]string  // named namespaces by inode (servers.go)
 	nsDiags    map[uint64]*nsDiag // other namespaces' sock_diag sockets (sock_diag_netns.go)
 	nsDumps    map[string]*nsDump // their dumps by virtual path: two servers of a namespace share one
 	addrs      *addrTable         // the live machine's addresses, dumped once (net_addr.go)

@@ -557,6 +557,9 @@ type Process struct {
 	// inspector's own (so Snapshot.Sysctls apply).
 	NetNS            uint64 `json:"netns,omitempty"`
 	NetNSIsInspector bool   `json:"netns_is_inspector"`
+	// NetNSName is the namespace's name under /run/netns, when it is
+	// another one and has a name there (ip netns add).
+	NetNSName string `json:"netns_name,omitempty"`
 	// NetSysctls are the net.* sysctls read inside the process's network
 	// namespace, when it differs from the inspector's.
 	NetSysctls Sysctls `json:"net_sysctls,omitempty"`
