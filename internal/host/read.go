@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	iofs "io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -129,7 +130,7 @@ func newReader(fs *FS, opts Options) *reader {
 		opts.Now = time.Now
 	}
 	s := &Snapshot{Schema: SchemaVersion, Sysctls: Sysctls{}, NICs: []NIC{}, Processes: []Process{}}
-	s.Source = Source{Root: fs.root, Live: fs.live}
+	s.Source = Source{Root: fs.root, Live: fs.live, AsRoot: fs.live && os.Geteuid() == 0}
 	if fs.proc != joinRoot(fs.root, "proc") {
 		s.Source.Proc = fs.proc
 	}

@@ -178,8 +178,11 @@ func (pc *planContext) pickRedis() (*host.Process, error) {
 		if p == nil {
 			return nil, fmt.Errorf("pid %d is not a Redis process in the snapshot (is it running? pass the server's pid)", pc.in.PID)
 		}
-		if at != nil && at.PID != p.PID {
+		switch {
+		case at != nil && at.PID != p.PID:
 			return nil, fmt.Errorf("pid %d is not the server at %s (that is pid %d): give one of --pid and --redis, or both of one server", p.PID, addr, at.PID)
+		case at == nil && addr != "":
+			return nil, fmt.Errorf("pid %d is not the server at %s (%s): give one of --pid and --redis, or both of one server", p.PID, addr, serversList(&host.Snapshot{Processes: []host.Process{*p}}))
 		}
 		pc.proc = p
 		return p, nil

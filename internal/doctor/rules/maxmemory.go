@@ -93,6 +93,9 @@ func sharingServers(f *doctor.Facts, p *host.Process) int {
 		return 0
 	}
 	n := 0
+	if p == nil || p.Cgroup == nil || p.Cgroup.MemoryMax == nil {
+		n = len(f.Host.OtherServers) // not described, but in the host's memory
+	}
 	for _, q := range f.Host.Processes {
 		if p == nil || p.Cgroup == nil || p.Cgroup.MemoryMax == nil || q.Cgroup != nil && q.Cgroup.Path == p.Cgroup.Path {
 			n++
