@@ -233,3 +233,31 @@ func TestKeyNamesTheNode(t *testing.T) {
 		t.Errorf("String() = %q", a.String())
 	}
 }
+
+// A numeric sysctl's value is checked by kind when the plan is read: a
+// word, a wrong number of fields or a value outside the kernel's range
+// fails there, not at the write (issue 41: somaxconn "lots" passed the
+// plan, failed the write and was then "restored lots -> 4096").
+func TestSysctlValueByKind(t *testing.T) {
+	for _, tc := range []struct {
+		target, value string
+		ok            bool
+	}{
+		{"net.core.somaxconn", "lots", false},
+		{"net.core.somaxconn", "-1", false},
+		{"net.core.somaxconn", "4294967296", false},
+		{"net.core.somaxconn", "65535", true},
+		{"vm.overcommit_memory", "3", false},
+		{"vm.overcommit_memory", "1", true},
+		{"net.ipv4.ip_local_port_range", "10000", false},
+		{"net.ipv4.ip_local_port_range", "10000 70000", false},
+		{"net.ipv4.ip_local_port_range", "10000\t65535", true},
+		{"net.ipv4.tcp_rmem", "4096 131072 6291456", true},
+		{"net.ipv4.tcp_congestion_control", "bbr", true}, // not numeric: not checked by kind
+	} {
+		err := Change{Kind: KindSysctl, Target: tc.target, Value: tc.value}.Validate()
+		if (err == nil) != tc.ok {
+			t.Errorf("%s = %q: error %v, want ok %v", tc.target, tc.value, err, tc.ok)
+		}
+	}
+}

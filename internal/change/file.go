@@ -59,7 +59,7 @@ func validateSysctl(c Change) error {
 	if strings.TrimSpace(c.Value) == "" {
 		return errors.New("empty value (a sysctl needs one)")
 	}
-	return nil
+	return validateSysctlValue(c.Target, c.Value)
 }
 
 func validateFile(c Change) error {

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,6 +45,7 @@ type doctorOptions struct {
 	cluster            bool
 	clusterSet         bool
 	clusterAuthAny     bool
+	netns              string
 	remote             remoteOptions
 }
 
@@ -123,6 +125,7 @@ errors).`,
 	f.BoolVar(&o.verbose, "verbose", false, "also list the rules that passed")
 	aliasShort(f, "v", "verbose") // -v is the version elsewhere
 	f.BoolVar(&o.list, "list", false, "list the rules and exit")
+	netnsFlag(cmd, &o.netns)
 	o.remote.flags(cmd)
 	return cmd
 }
@@ -143,6 +146,9 @@ func runDoctor(ctx context.Context, s *streams, o *doctorOptions) error {
 		return err
 	}
 	if err := checkOutputs("doctor", fileOutput("-o", o.output)); err != nil {
+		return err
+	}
+	if err := checkNetNS("doctor", o.netns, o.remote); err != nil {
 		return err
 	}
 	if o.clusterSet && o.cluster && (o.noRedis || o.root != "/") {
@@ -196,7 +202,7 @@ func parseFailOn(v string) (doctor.Severity, bool, error) {
 // a cluster) unreachable, the doctor checks the host alone and says why.
 // The Info says which host it was.
 func doctorReport(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Report, serverhost.Info, error) {
-	h, err := o.remote.openHost(ctx, s, "doctor", serverhost.LocalOptions{Root: o.root})
+	h, err := o.remote.openHost(ctx, s, "doctor", serverhost.LocalOptions{Root: o.root, NetNS: o.netns})
 	if err != nil {
 		return nil, serverhost.Info{}, err
 	}
@@ -211,9 +217,27 @@ func doctorReport(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Re
 	}
 	rep, err := h.Doctor(ctx, a)
 	if rep != nil && rep.Target.RedisError != "" {
-		fmt.Fprintf(s.err, "redline doctor: %s; checking the host only\n", rep.Target.RedisError)
+		fmt.Fprintf(s.err, "redline doctor: %s; checking the host only\n", fallbackWhy(rep, a.Redis.Addr))
 	}
 	return rep, h.Info(), err
+}
+
+// fallbackWhy says why the server at the default address was not checked:
+// the dial's error when no redis-server was found, else that none of those
+// found is at that address and how to pick one (a "connection refused"
+// after listing servers reads as if they were down).
+func fallbackWhy(rep *doctor.Report, addr string) string {
+	if len(rep.Servers) == 0 || !strings.HasPrefix(rep.Target.RedisError, "connect to Redis at") {
+		return rep.Target.RedisError // none found, or one answered (an auth failure says how to give the password)
+	}
+	how := "pick one with -p PORT"
+	for _, sv := range rep.Servers {
+		if sv.NetNS != "" {
+			how += ", or --netns NETNS -p PORT for one in another network namespace"
+			break
+		}
+	}
+	return fmt.Sprintf("no server at the default address %s (%d redis-server(s) found: %s)", addr, len(rep.Servers), how)
 }
 
 func writeDoctorReport(w io.Writer, rep *doctor.Report, o *doctorOptions, min doctor.Severity) error {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -29,6 +31,7 @@ type inspectOptions struct {
 	irqPatterns []string
 	ports       []int
 	noProcesses bool
+	netns       string
 	remote      remoteOptions
 }
 
@@ -47,6 +50,8 @@ instead of the live machine; --capture copies exactly the files inspect read int
 directory, so a machine can be sent and inspected elsewhere (redline inspect --root DIR).`,
 		Example: `  redline inspect
   redline inspect --json > host.json
+  redline inspect -p 7601
+  redline inspect --netns blue -p 6379
   redline inspect --pid 4242 --irq-pattern 'REGEXP:VAR_ETH_qpVAR_QUEUE'
   redline inspect --capture /tmp/myhost && tar czf myhost.tgz -C /tmp myhost
   redline inspect --root testdata/hosts/kunpeng920-4node-hinic`,
@@ -69,8 +74,9 @@ directory, so a machine can be sent and inspected elsewhere (redline inspect --r
 	f.StringVar(&o.capture, "capture", "", "also copy every file read into `DIR` (new or empty), as a fixture tree")
 	f.IntSliceVar(&o.pids, "pid", nil, "describe this Redis `PID` (repeatable; default: every redis-server, valkey-server, keydb-server)")
 	f.StringArrayVar(&o.irqPatterns, "irq-pattern", nil, "extra queue-IRQ naming rule, oeAware style: 'REGEXP:VAR_ETH_qpVAR_QUEUE' (repeatable)")
-	f.IntSliceVar(&o.ports, "port", nil, "also count TCP sockets to and from this `PORT` (repeatable; 6379 always)")
+	f.IntSliceVarP(&o.ports, "port", "p", nil, "describe the redis-servers listening on this `PORT` here, and count TCP sockets to and from it (repeatable; 6379 always counted)")
 	f.BoolVar(&o.noProcesses, "no-processes", false, "skip Redis processes")
+	netnsFlag(cmd, &o.netns)
 	o.remote.flags(cmd)
 	return cmd
 }
@@ -106,7 +112,10 @@ func runInspect(ctx context.Context, s *streams, o *inspectOptions) error {
 			return usageError("redline inspect: cannot write --capture %s: %v", o.capture, err)
 		}
 	}
-	h, err := o.remote.openHost(ctx, s, "inspect", serverhost.LocalOptions{Root: o.root, Proc: o.procfs, Sys: o.sysfs, Record: o.capture != ""})
+	if err := checkNetNS("inspect", o.netns, o.remote); err != nil {
+		return err
+	}
+	h, err := o.remote.openHost(ctx, s, "inspect", serverhost.LocalOptions{Root: o.root, Proc: o.procfs, Sys: o.sysfs, Record: o.capture != "", NetNS: o.netns})
 	if err != nil {
 		return err
 	}
@@ -120,7 +129,55 @@ func runInspect(ctx context.Context, s *streams, o *inspectOptions) error {
 			return err
 		}
 	}
-	return writeSnapshot(s, o, snap)
+	o.selectByPort(s, snap)
+	if err := writeSnapshot(s, o, snap); err != nil {
+		return err
+	}
+	return o.missingPIDs(snap)
+}
+
+// selectByPort keeps, with -p, the servers listening on one of the ports
+// in inspect's network namespace; when none does, every server is shown
+// and stderr says so.
+func (o *inspectOptions) selectByPort(s *streams, snap *host.Snapshot) {
+	if len(o.ports) == 0 || len(o.pids) > 0 || len(snap.Processes) == 0 {
+		return
+	}
+	var keep []host.Process
+	for _, p := range snap.Processes {
+		if !p.OtherNetNS() && slices.ContainsFunc(p.Listen, func(l host.ListenSocket) bool { return slices.Contains(o.ports, l.Port) }) {
+			keep = append(keep, p)
+		}
+	}
+	if len(keep) == 0 {
+		fmt.Fprintf(s.err, "redline inspect: no redis-server in this network namespace listens on port %s: showing every one found\n", joinPorts(o.ports))
+		return
+	}
+	snap.Processes = keep
+}
+
+func joinPorts(ports []int) string {
+	s := make([]string, len(ports))
+	for i, p := range ports {
+		s[i] = strconv.Itoa(p)
+	}
+	return strings.Join(s, ",")
+}
+
+// missingPIDs fails inspect when a --pid it was given is not described:
+// the report says why (host.UnseenProcess or its errors), the exit
+// status must too.
+func (o *inspectOptions) missingPIDs(snap *host.Snapshot) error {
+	var missing []string
+	for _, pid := range o.pids {
+		if snap.Process(pid) == nil {
+			missing = append(missing, strconv.Itoa(pid))
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	return exitCode(ExitFailure, fmt.Sprintf("redline inspect: pid %s not described (see the errors above)", strings.Join(missing, ", ")))
 }
 
 // writeSnapshot prints the snapshot as inspect's output.

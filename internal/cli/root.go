@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -92,12 +94,44 @@ before/after experiment with repeated measurements and a report (lab).`,
 		if errors.Is(err, pflag.ErrHelp) {
 			return err
 		}
-		return usageError("%s: %s (see %s --help)", c.CommandPath(), withSuggestion(c, err), c.CommandPath())
+		return usageError("%s: %s (see %s --help)", c.CommandPath(), parseWords(withSuggestion(c, err)), c.CommandPath())
 	})
 	for _, f := range factories {
 		root.AddCommand(f(s))
 	}
 	return root
+}
+
+// strconvWords is pflag's parse error of a number, in Go's words.
+var strconvWords = regexp.MustCompile(`: strconv\.Parse\w+: parsing "[^"]*": (invalid syntax|value out of range)`)
+
+// parseWords says a flag's bad number in the user's words: "-p abc" is
+// not a number, not a strconv.ParseInt error.
+func parseWords(msg string) string {
+	return strconvWords.ReplaceAllStringFunc(msg, func(m string) string {
+		if strings.HasSuffix(m, "value out of range") {
+			return ": out of range"
+		}
+		return ": not a number"
+	})
+}
+
+// unknownSubcommand words "redline tune aply": cobra suggests only for the
+// top level and points at redline --help; this names the command whose
+// sub-command was mistyped, the nearest ones, and its help.
+func unknownSubcommand(root *cobra.Command, args []string) (string, bool) {
+	c, rest, err := root.Find(args)
+	if err != nil || c == root || !c.HasSubCommands() || len(rest) == 0 || strings.HasPrefix(rest[0], "-") {
+		return "", false
+	}
+	msg := fmt.Sprintf("%s: unknown command %q", c.CommandPath(), rest[0])
+	if c.SuggestionsMinimumDistance <= 0 {
+		c.SuggestionsMinimumDistance = 2 // cobra's default, set only where it suggests itself
+	}
+	if sug := c.SuggestionsFor(rest[0]); len(sug) > 0 {
+		msg += "; did you mean " + strings.Join(sug, " or ") + "?"
+	}
+	return msg + " (see " + c.CommandPath() + " --help)", true
 }
 
 // Main runs redline with args and returns the process exit code.
@@ -117,7 +151,7 @@ func run(ctx context.Context, args []string, s *streams) int {
 	root := newRoot(s)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
-	code := exitFor(err, s)
+	code := exitFor(err, s, root, args)
 	// A stopped run exits 128+signal (141 for a closed output) whatever
 	// its last step returned: a connect cut short by the stop, a command
 	// that had finished its work, a save that failed (its message says so).
@@ -127,8 +161,9 @@ func run(ctx context.Context, args []string, s *streams) int {
 	return code
 }
 
-// exitFor prints err (if it has a message) and returns its exit code.
-func exitFor(err error, s *streams) int {
+// exitFor prints err (if it has a message) and returns its exit code;
+// root and args word a mistyped sub-command.
+func exitFor(err error, s *streams, root *cobra.Command, args []string) int {
 	if err == nil {
 		return ExitOK
 	}
@@ -140,6 +175,10 @@ func exitFor(err error, s *streams) int {
 		return ee.code
 	}
 	if !s.started { // cobra refused the command line: unknown command, wrong arguments
+		if msg, ok := unknownSubcommand(root, args); ok {
+			fmt.Fprintln(s.err, textsafe.Printable(msg))
+			return ExitError
+		}
 		fmt.Fprintf(s.err, "redline: %s (see redline --help)\n", textsafe.Printable(oneLine(err.Error())))
 		return ExitError
 	}

@@ -165,6 +165,7 @@ func runSteer(ctx context.Context, s *streams, o *steerOptions) error {
 			if metrics != nil {
 				topo, _ := steer.TopologyIn(snap, o.domain)
 				metrics.Start(steer.QueueIRQsOf(snap), topo)
+				metrics.SetDryRun(o.dryRun)
 			}
 		},
 		OnPeriod: func(r *steer.Report) {
@@ -243,6 +244,7 @@ func (o *steerOptions) serveMetrics(ctx context.Context, s *streams) (*steer.Met
 	}
 	reg := prometheus.NewRegistry()
 	m := steer.NewMetrics(reg)
+	m.SetBuild(Version())
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}

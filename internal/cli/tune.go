@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"net"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -17,6 +19,8 @@ type tuneOptions struct {
 	stateDir string
 	root     string
 	redis    string
+	port     int    // -p: --redis 127.0.0.1:PORT
+	netns    string // --netns: the namespace the host is read and changed in
 	user     string
 	json     bool
 	passFile string
@@ -88,7 +92,9 @@ func (o *tuneOptions) passFlag(cmd *cobra.Command) {
 func (o *tuneOptions) hostFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.root, "root", "/", "host root: / for this machine, or a copy of a fixture tree to rehearse on (kernel write rules simulated)")
-	f.StringVar(&o.redis, "redis", "", "Redis server for redis-config changes: HOST:PORT or a unix socket path (overrides the plan's)")
+	f.StringVar(&o.redis, "redis", "", "Redis server for redis-config changes: HOST:PORT or a unix socket path (overrides the plan's); it also picks the redis-server the profiles plan for")
+	f.IntVarP(&o.port, "port", "p", 0, "the Redis server at 127.0.0.1:`PORT` (as --redis)")
+	netnsFlag(cmd, &o.netns)
 	f.StringVar(&o.user, "user", "", "Redis ACL user (the password comes from --pass-file or REDISCLI_AUTH)")
 	o.passFlag(cmd)
 }
@@ -96,7 +102,7 @@ func (o *tuneOptions) hostFlags(cmd *cobra.Command) {
 // local is this machine as the command describes it (a rehearsal tree
 // with --root), its journal in --state-dir.
 func (o *tuneOptions) local() serverhost.LocalOptions {
-	return serverhost.LocalOptions{Root: o.root, StateDir: o.stateDir, StateDirMustExist: o.stateDirNamed}
+	return serverhost.LocalOptions{Root: o.root, StateDir: o.stateDir, StateDirMustExist: o.stateDirNamed, NetNS: o.netns}
 }
 
 // redisFor is the server a plan's redis-config changes go to, with
@@ -121,7 +127,20 @@ func tuneRedisOptions(addr, user string) tune.RedisOptions {
 	return r
 }
 
+// checkRoot checks --root, --netns and -p (which becomes --redis).
 func (o *tuneOptions) checkRoot() error {
+	if err := checkNetNS("tune", o.netns, o.remote); err != nil {
+		return err
+	}
+	if o.port != 0 {
+		if o.redis != "" {
+			return usageError("redline tune: give one of -p PORT and --redis HOST:PORT")
+		}
+		if o.port < 0 || o.port > 65535 {
+			return usageError("redline tune: -p %d: want a port, 1-65535", o.port)
+		}
+		o.redis = net.JoinHostPort("127.0.0.1", strconv.Itoa(o.port))
+	}
 	if o.root == "/" || o.root == "" {
 		return nil
 	}

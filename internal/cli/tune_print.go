@@ -42,12 +42,15 @@ func tunePrintOutcome(w io.Writer, o tune.Outcome) {
 	switch o.Status {
 	case tune.StatusUnchanged, tune.StatusOK:
 		line += ": " + c.Show(tuneOrStr(o.Now, o.Old))
-	case tune.StatusRestored, tune.StatusGone:
-		line += ": " + c.Show(o.New) + " -> " + c.Show(o.Old)
+	case tune.StatusRestored:
+		// every listing reads old -> new; the word says where it is now
+		line += ": " + c.Show(o.Old) + " -> " + c.Show(tuneOrStr(o.New, c.Value)) + ", back to " + c.Show(o.Old)
+	case tune.StatusGone:
+		line += ": " + c.Show(o.Old) + " -> " + c.Show(tuneOrStr(o.New, c.Value)) + ", undone"
 	case tune.StatusMismatch:
 		line += ": " + c.Show(o.Now) + ", want " + c.Show(c.Value)
 	case tune.StatusDrift:
-		line += ": now " + c.Show(o.Now)
+		line += ": " + c.Show(o.Old) + " -> " + c.Show(tuneOrStr(o.New, c.Value)) + ", now " + c.Show(o.Now)
 	case tune.StatusRefused:
 		line += ": want " + c.Show(c.Value)
 	default:
@@ -115,7 +118,22 @@ func tunePrintStatus(w io.Writer, rep *tune.StatusReport, stateDir string) {
 			fmt.Fprintf(w, "%-12s lost on: %s\n", "", c.LostOn)
 		}
 	}
-	if !rep.Clean() {
+	unread, changed := 0, 0
+	for _, s := range rep.Sessions {
+		for _, c := range s.Changes {
+			switch c.Status {
+			case tune.StatusApplied:
+			case tune.StatusUnknown:
+				unread++
+			default:
+				changed++
+			}
+		}
+	}
+	if unread > 0 {
+		fmt.Fprintf(w, "\n%d value(s) could not be read now (cannot read is not changed: see why under each)\n", unread)
+	}
+	if changed > 0 {
 		fmt.Fprintln(w, "\nsome values are no longer what redline set; rollback restores only those still ours")
 	}
 }
@@ -123,13 +141,22 @@ func tunePrintStatus(w io.Writer, rep *tune.StatusReport, stateDir string) {
 // tunePrintLeft says which values a rollback left alone, and why: someone
 // else changed them after redline did, so they are neither redline's nor
 // what was there before.
-func tunePrintLeft(w io.Writer, left []tune.Entry) {
+func tunePrintLeft(w io.Writer, left []tune.LeftEntry) {
 	if len(left) == 0 {
 		return
 	}
 	fmt.Fprintf(w, "a rollback left %d value(s) alone, changed by someone else after redline set them (restore them by hand if the old value is wanted):\n", len(left))
 	for _, e := range left {
-		fmt.Fprintf(w, "  %s: before the apply %s; %s\n", e.Change.Key(), e.Change.Show(e.Old), e.Detail)
+		c := e.Change
+		now := "now " + c.Show(e.Now)
+		switch {
+		case e.NowError != "":
+			now = "cannot read it now: " + e.NowError
+		case c.Same(e.Now, e.Old):
+			now += " (the value before the apply again)"
+		}
+		line := fmt.Sprintf("  %s: %s -> %s by redline; %s", c.Key(), c.Show(e.Old), c.Show(tuneOrStr(e.Applied, c.Value)), now)
+		fmt.Fprintln(w, textsafe.Printable(line))
 	}
 }
 

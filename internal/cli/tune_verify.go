@@ -75,17 +75,20 @@ func tuneVerifyJournal(s *streams, o *tuneOptions, rep *tune.StatusReport) error
 	} else {
 		tunePrintStatus(s.out, rep, o.stateDir)
 	}
-	total, in := 0, 0
+	total, in, unread := 0, 0, 0
 	for _, sess := range rep.Sessions {
 		for _, c := range sess.Changes {
 			total++
-			if c.Status == tune.StatusApplied {
+			switch c.Status {
+			case tune.StatusApplied:
 				in++
+			case tune.StatusUnknown:
+				unread++
 			}
 		}
 	}
 	if !o.json {
-		fmt.Fprintln(s.out, verifySummary("journal", in, total))
+		fmt.Fprintln(s.out, verifySummary("journal", in, unread, total))
 	}
 	if !rep.Clean() {
 		return exitCode(ExitFailure, "redline tune verify: some journaled changes are no longer in place")
@@ -95,9 +98,14 @@ func tuneVerifyJournal(s *streams, o *tuneOptions, rep *tune.StatusReport) error
 
 // verifySummary is verify's last line: whether the host matches what it
 // was compared with, and how many changes are in place.
-func verifySummary(against string, in, total int) string {
-	if in == total {
+func verifySummary(against string, in, unread, total int) string {
+	switch {
+	case in == total:
 		return fmt.Sprintf("the host matches the %s: all %d changes in place", against, total)
+	case in+unread == total:
+		return fmt.Sprintf("the host could not be compared with the %s: %d of %d changes could not be read now (not a change: see why under each)", against, unread, total)
+	case unread > 0:
+		return fmt.Sprintf("the host does not match the %s: %d of %d changes not in place, %d more could not be read now", against, total-in-unread, total, unread)
 	}
 	return fmt.Sprintf("the host does not match the %s: %d of %d changes not in place", against, total-in, total)
 }
@@ -114,14 +122,17 @@ func tuneVerifyOutcomes(s *streams, o *tuneOptions, outs []tune.Outcome) error {
 			tunePrintOutcome(s.out, out)
 		}
 	}
-	bad := 0
+	bad, unread := 0, 0
 	for _, out := range outs {
 		if out.Status != tune.StatusOK {
 			bad++
 		}
+		if out.Status == tune.StatusUnknown {
+			unread++
+		}
 	}
 	if !o.json {
-		fmt.Fprintln(s.out, verifySummary("plan", len(outs)-bad, len(outs)))
+		fmt.Fprintln(s.out, verifySummary("plan", len(outs)-bad, unread, len(outs)))
 	}
 	if bad > 0 {
 		return exitCode(ExitFailure, fmt.Sprintf("redline tune verify: %d of %d changes are not in place", bad, len(outs)))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 
 	"redline/internal/change"
 	"redline/internal/host"
@@ -84,6 +85,9 @@ func (r *Report) Plan(o PlanOptions) Plan {
 		if cautioned && o.Cautions {
 			p.Notes = append(p.Notes, f.ID+": "+f.Fix.Caution)
 		}
+		if len(f.Fix.Changes) > 0 && oneSample(f) {
+			p.Notes = append(p.Notes, f.ID+": "+OneSampleNote)
+		}
 		for _, a := range f.Fix.Advice {
 			p.Notes = append(p.Notes, f.ID+": "+a)
 		}
@@ -94,6 +98,21 @@ func (r *Report) Plan(o PlanOptions) Plan {
 		}
 	}
 	return p
+}
+
+// OneSampleNote marks a change planned from a counter read once: its
+// total since boot (or since the server started) may be old history.
+const OneSampleNote = "judged from one sample of a counter (its total since boot): run redline doctor --sample 10s to see whether it still rises before applying this"
+
+// oneSample reports whether f judged a counter's total rather than its
+// rise over a --sample window (Facts.Since, HostDelta and InfoDelta say so
+// in the message or the evidence).
+func oneSample(f Finding) bool {
+	marks := []string{"since boot", "since the server started"}
+	has := func(s string) bool {
+		return slices.ContainsFunc(marks, func(m string) bool { return strings.Contains(s, m) })
+	}
+	return has(f.Message) || slices.ContainsFunc(f.Evidence, func(e Evidence) bool { return has(e.Note) })
 }
 
 // take adds f's changes that o allows and no earlier finding set. A Redis

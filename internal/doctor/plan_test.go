@@ -98,3 +98,21 @@ func TestReadReportErrors(t *testing.T) {
 		}
 	}
 }
+
+// A change planned from a counter read once (its total since boot) gets a
+// note saying so (issue 41: netdev_budget was planned from one LOW
+// softnet-squeeze sample without a word).
+func TestPlanNotesOneSampleCounters(t *testing.T) {
+	rep := &Report{Findings: []Finding{
+		{ID: "softnet-squeeze", Status: Fired, Severity: Low, Message: "12 rounds squeezed since boot (one sample: run with --sample to see whether it is still rising)",
+			Fix: &Fix{Changes: []change.Change{sysctl("net.core.netdev_budget", "600")}}},
+		{ID: "tw-buckets", Status: Fired, Severity: Low, Message: "TIME_WAIT overflowed",
+			Evidence: []Evidence{{Source: "/proc/net/netstat", Value: "3", Note: "in the sample window"}},
+			Fix:      &Fix{Changes: []change.Change{sysctl("net.ipv4.tcp_max_tw_buckets", "2")}}},
+	}}
+	got := rep.Plan(ReviewedPlan(Info))
+	want := []string{"softnet-squeeze: " + OneSampleNote}
+	if d := cmp.Diff(want, got.Notes); d != "" {
+		t.Errorf("notes (-want +got):\n%s", d)
+	}
+}

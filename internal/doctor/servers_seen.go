@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -15,6 +14,10 @@ type ServerSeen struct {
 	Pid        int      `json:"pid"`
 	Listen     []string `json:"listen,omitempty"` // "127.0.0.1:6379"
 	RedisRules bool     `json:"redis_rules"`
+	// NetNS is how to reach a server in another network namespace than
+	// doctor's (--netns NETNS): dialling its address from here reaches
+	// another server, or none. Empty for one in doctor's namespace.
+	NetNS string `json:"netns,omitempty"`
 }
 
 // serversSeen lists the snapshot's redis-servers, by pid.
@@ -24,13 +27,9 @@ func serversSeen(f *Facts) []ServerSeen {
 	}
 	var out []ServerSeen
 	for _, p := range f.Host.Processes {
-		s := ServerSeen{Pid: p.PID, RedisRules: f.HasRedis() && f.Redis.Process.Local && f.Redis.Process.Pid == p.PID}
-		seen := map[string]bool{}
-		for _, l := range p.Listen {
-			if a := net.JoinHostPort(l.Addr, strconv.Itoa(l.Port)); !seen[a] {
-				seen[a] = true
-				s.Listen = append(s.Listen, a)
-			}
+		s := ServerSeen{Pid: p.PID, RedisRules: f.HasRedis() && f.Redis.Process.Local && f.Redis.Process.Pid == p.PID, Listen: p.ListenAddrs()}
+		if p.OtherNetNS() {
+			s.NetNS = p.NetNSFlag()
 		}
 		out = append(out, s)
 	}
@@ -50,12 +49,19 @@ func writeServers(tw *errWriter, r *Report) {
 	if r.Target.Redis != "" {
 		judged = r.Target.Redis
 	}
+	elsewhere := ""
 	tw.printf("\nRedis servers found (%d): the process rules judged each, the Redis rules %s\n", len(r.Servers), judged)
 	var quiet []string
 	for _, s := range r.Servers {
 		listen := strings.Join(s.Listen, " ")
 		if listen == "" {
 			listen = fmt.Sprintf("pid %d (no listener read)", s.Pid)
+		}
+		if s.NetNS != "" {
+			listen += " in netns " + s.NetNS
+			if elsewhere == "" && len(s.Listen) > 0 {
+				elsewhere = s.NetNS + " -p " + portOf(s.Listen[0])
+			}
 		}
 		fired := firedFor(r, s.Pid)
 		if fired == 0 && !s.RedisRules {
@@ -71,6 +77,15 @@ func writeServers(tw *errWriter, r *Report) {
 	if len(quiet) > 0 {
 		writeWrapped(tw, "  nothing fired: ", quiet, 100)
 	}
+	if elsewhere != "" {
+		tw.printf("  a server in another network namespace is reached from there: --netns NETNS -p PORT (e.g. --netns %s)\n", elsewhere)
+	}
+}
+
+// portOf is the port of "0.0.0.0:6379".
+func portOf(addr string) string {
+	_, port, _ := net.SplitHostPort(addr)
+	return port
 }
 
 func firedFor(r *Report, pid int) int {

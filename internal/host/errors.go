@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	iofs "io/fs"
+	"os"
 	"syscall"
 )
 
@@ -135,6 +136,9 @@ func isUnsupported(err error) bool {
 // permissionHint adds what the user can do to a permission error.
 func permissionHint(err error) error {
 	if errors.Is(err, iofs.ErrPermission) {
+		if os.Geteuid() == 0 {
+			return fmt.Errorf("%w (refused to root too: a container or a security module denies it)", err)
+		}
 		return fmt.Errorf("%w (run redline as root to read it)", err)
 	}
 	return err

@@ -58,6 +58,11 @@ func readProcesses(r *reader) error {
 		return nil
 	}
 	pids := r.opts.PIDs
+	for _, p := range r.processes() {
+		if len(pids) > 0 && !slices.Contains(pids, p.pid) && slices.Contains(r.opts.Comms, p.comm) {
+			r.snap.OtherServers = append(r.snap.OtherServers, p.pid)
+		}
+	}
 	if len(pids) == 0 {
 		for _, p := range r.processes() {
 			if slices.Contains(r.opts.Comms, p.comm) {
@@ -116,7 +121,7 @@ func readProcess(r *reader, pid int) (p Process, finish func(*Process) error, er
 	p = Process{PID: pid, Threads: []Thread{}}
 	comm, ok := r.commOf(pid)
 	if !ok {
-		return p, nil, fmt.Errorf("process %d: no /proc/%d (it is not running, or is hidden: check the pid)", pid, pid)
+		return p, nil, fmt.Errorf("no /proc/%d (it is not running, or is hidden: check the pid)", pid)
 	}
 	p.Comm = comm
 	if err := readThreads(r, &p); err != nil {
@@ -233,6 +238,9 @@ func readProcNet(r *reader, p *Process) (finish func(*Process) error, err error)
 		}, nil
 	}
 	dir := fmt.Sprintf("/proc/%d/net", p.PID)
+	if p.NetNS != 0 {
+		p.NetNSName = r.netnsName(p.NetNS)
+	}
 	if p.NetNS == 0 { // namespace unknown (not root): its tables, for the listeners
 		socks, _ := r.tcpTables(0, dir)
 		p.Listen, err = startListenersHeld(r, p.PID, socks).wait(r)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	iofs "io/fs"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -111,6 +112,7 @@ type reader struct {
 	tcpCache   map[string]tcpTable
 	listeners  *[]tcpSocket       // the inspector's namespace's, once read (sock_diag.go)
 	predump    *portsPredump      // the sockets of Options.Ports, dumped while fd scans ran
+	netnsNames map[uint64]string  // named namespaces by inode (servers.go)
 	nsDiags    map[uint64]*nsDiag // other namespaces' sock_diag sockets (sock_diag_netns.go)
 	nsDumps    map[string]*nsDump // their dumps by virtual path: two servers of a namespace share one
 	nsSysctls  map[uint64]Sysctls // their net.* sysctls by inode, read once (netns.go)
@@ -129,7 +131,7 @@ func newReader(fs *FS, opts Options) *reader {
 		opts.Now = time.Now
 	}
 	s := &Snapshot{Schema: SchemaVersion, Sysctls: Sysctls{}, NICs: []NIC{}, Processes: []Process{}}
-	s.Source = Source{Root: fs.root, Live: fs.live}
+	s.Source = Source{Root: fs.root, Live: fs.live, AsRoot: fs.live && os.Geteuid() == 0}
 	if fs.proc != joinRoot(fs.root, "proc") {
 		s.Source.Proc = fs.proc
 	}

@@ -57,6 +57,10 @@ type Snapshot struct {
 	// permission error in Errors. Placement says it could not keep off
 	// their CPUs.
 	UnseenProcesses []UnseenProcess `json:"unseen_processes,omitempty"`
+	// OtherServers are the pids of the processes named like a Redis
+	// server that were not described because Options.PIDs named others:
+	// they share the host's memory with the ones described.
+	OtherServers []int `json:"other_servers,omitempty"`
 
 	Errors []SourceError `json:"errors,omitempty"`
 }
@@ -67,6 +71,10 @@ type Source struct {
 	Proc string `json:"proc,omitempty"` // when not Root/proc
 	Sys  string `json:"sys,omitempty"`  // when not Root/sys
 	Live bool   `json:"live"`
+	// AsRoot is true when a live snapshot was read by root: what it could
+	// not read, the kernel refused to root too (a container, a security
+	// module), and "run as root" would be no advice.
+	AsRoot bool `json:"as_root,omitempty"`
 	// Time is when a live snapshot was taken; zero (omitted) for fixture
 	// trees so their JSON is reproducible.
 	Time *time.Time `json:"time,omitempty"`
@@ -557,6 +565,9 @@ type Process struct {
 	// inspector's own (so Snapshot.Sysctls apply).
 	NetNS            uint64 `json:"netns,omitempty"`
 	NetNSIsInspector bool   `json:"netns_is_inspector"`
+	// NetNSName is the namespace's name under /run/netns, when it is
+	// another one and has a name there (ip netns add).
+	NetNSName string `json:"netns_name,omitempty"`
 	// NetSysctls are the net.* sysctls read inside the process's network
 	// namespace, when it differs from the inspector's.
 	NetSysctls Sysctls `json:"net_sysctls,omitempty"`

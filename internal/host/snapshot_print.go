@@ -423,16 +423,20 @@ func (sw *summaryWriter) process(p *Process) {
 	if p.CPUsAllowed != nil {
 		sw.printf("  CPUs     %s (nodes %s)\n", p.CPUsAllowed, joinInts(s.NodesOf(*p.CPUsAllowed)))
 	}
-	sw.printf("  memory   %s\n", memoryLine(p))
+	sw.printf("  memory   %s\n", memoryLine(p, sw.refused()))
 	netns := "the inspector's"
 	switch {
 	case p.NetNS == 0:
-		netns = "unknown (run as root to read it)"
+		netns = "unknown (" + sw.refused() + ")"
 	case !p.NetNSIsInspector:
 		netns = fmt.Sprintf("its own (%d)", p.NetNS)
+		if p.NetNSName != "" {
+			netns = fmt.Sprintf("its own (%d, ip netns %s)", p.NetNS, p.NetNSName)
+		}
 		if v, ok := p.NetSysctls["net.core.somaxconn"]; ok {
 			netns += ", somaxconn " + v
 		}
+		netns += "; reach it with --netns " + p.NetNSFlag()
 	}
 	sw.printf("  netns    %s\n", netns)
 	if p.OpenFiles != nil {
@@ -455,7 +459,16 @@ func trafficLine(p *Process) string {
 	return strings.Join(parts, ", ")
 }
 
-func memoryLine(p *Process) string {
+// refused says why a process's file was not read: not root, or (as root)
+// the kernel refused anyway.
+func (sw *summaryWriter) refused() string {
+	if sw.s.Source.AsRoot {
+		return "the kernel refused it to root: a container or a security module denies it"
+	}
+	return "run as root to read it"
+}
+
+func memoryLine(p *Process, refused string) string {
 	var parts []string
 	if p.VmRSS != nil {
 		parts = append(parts, "RSS "+humanBytes(*p.VmRSS))
@@ -478,7 +491,7 @@ func memoryLine(p *Process) string {
 		parts = append(parts, "resident by node: "+strings.Join(per, ", "))
 	}
 	if len(parts) == 0 {
-		return "unknown (run as root to read it)"
+		return "unknown (" + refused + ")"
 	}
 	return strings.Join(parts, ", ")
 }
@@ -587,6 +600,25 @@ var settingRows = [][]string{
 	{"net.ipv4.ip_local_port_range", "net.ipv4.tcp_tw_reuse", "net.ipv4.tcp_fin_timeout", "fs.nr_open"},
 }
 
+// nodesMemory sums the NUMA nodes' MemTotal (ok when every node has one).
+func nodesMemory(s *Snapshot) (uint64, bool) {
+	var sum uint64
+	for _, n := range s.NUMA.Nodes {
+		if n.MemTotal == nil {
+			return 0, false
+		}
+		sum += *n.MemTotal
+	}
+	return sum, len(s.NUMA.Nodes) > 0
+}
+
+// differ reports whether two memory totals are more than 5% apart (the
+// kernel's own reservations keep them a little apart on every machine).
+func differ(a, b uint64) bool {
+	lo, hi := min(a, b), max(a, b)
+	return hi-lo > hi/20
+}
+
 func (sw *summaryWriter) settings() {
 	s := sw.s
 	sw.printf("\nSettings\n")
@@ -599,6 +631,9 @@ func (sw *summaryWriter) settings() {
 			swap = humanBytes(*m.SwapTotal)
 		}
 		sw.printf("  memory %s, swap %s\n", humanBytes(*m.MemTotal), swap)
+		if nodes, ok := nodesMemory(s); ok && differ(nodes, *m.MemTotal) {
+			sw.printf("         (the NUMA nodes hold %s: /proc/meminfo and /sys/devices/system/node differ when a container or hypervisor shows its own meminfo (LXCFS, gVisor), or memory is outside every node)\n", humanBytes(nodes))
+		}
 	}
 	for _, row := range settingRows {
 		var parts []string

@@ -100,6 +100,11 @@ func Dial(ctx context.Context, o Options) (*Conn, error) {
 	if errors.Is(err, ErrRefused) {
 		return nil, fmt.Errorf("Redis at %s: %w", o.Addr, err)
 	}
+	var dns *net.DNSError
+	if errors.As(err, &dns) && dns.IsNotFound {
+		// the resolver's own address says nothing the user can act on
+		return nil, fmt.Errorf("connect to Redis at %s: the name %s does not resolve (check the host name, or give an IP address)", o.Addr, dns.Name)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("connect to Redis at %s: %w (is redis-server running and reachable?)", o.Addr, err)
 	}
@@ -137,7 +142,7 @@ func (c *Conn) handshake(ctx context.Context) error {
 	case err == nil:
 		return nil
 	case errors.As(err, &se) && (o.Password != "" || strings.HasPrefix(se.Msg, "NOAUTH")):
-		return fmt.Errorf("%w: %s on Redis at %s: %w (check the user name and password)", ErrAuth, args[0], o.Addr, err)
+		return fmt.Errorf("%w: %s on Redis at %s: %w (check the user name and password: %s)", ErrAuth, args[0], o.Addr, err, PasswordHint)
 	default:
 		return fmt.Errorf("%s on Redis at %s: %w", args[0], o.Addr, notRedis(o.Addr, err))
 	}
@@ -158,11 +163,19 @@ func (c *Conn) Do(ctx context.Context, args ...string) (resp.Value, error) {
 func (c *Conn) do(ctx context.Context, args ...string) (resp.Value, error) {
 	c.RoundTrips++
 	v, err := c.c.DoOK(ctx, args...)
-	if err != nil {
-		return v, fmt.Errorf("%s: %w", commandName(args), notRedis(c.opts.Addr, err))
+	var se *resp.ServerError
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.As(err, &se) && strings.HasPrefix(se.Msg, "NOAUTH"):
+		return v, fmt.Errorf("%w: %s on Redis at %s: %w (%s)", ErrAuth, commandName(args), c.opts.Addr, err, PasswordHint)
 	}
-	return v, nil
+	return v, fmt.Errorf("%s: %w", commandName(args), notRedis(c.opts.Addr, err))
 }
+
+// PasswordHint is how every command takes a Redis password, said with
+// every authentication failure.
+const PasswordHint = "give the password with --pass-file FILE or REDISCLI_AUTH (or -a PASSWORD where the command takes it)"
 
 // notRedis says what a reply that is not RESP means: the address is not a
 // Redis server (a web server answers "HTTP/1.1 400 Bad Request").

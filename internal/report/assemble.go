@@ -130,11 +130,19 @@ func (s *Sample) describe() string {
 	return fmt.Sprintf("#%d (%s, %s, rep %d)", s.Index, s.Label, s.Workload, s.Rep)
 }
 
+// OneRunNote is the note of a report of one run (one bench file).
+const OneRunNote = "One run: reported as measured. Nothing is compared and no run-to-run spread is measured (both need two runs or more); repeat the run for a comparison."
+
 // noteFewRuns says when some groups are too few for a claim at the
 // report's error rate.
 func (r *Report) noteFewRuns() {
 	if r.Lab != nil && r.Lab.Sequential != nil {
 		return // each comparison the lab recorded says why it makes no claim
+	}
+	if len(r.Runs) == 1 {
+		// "with 1 comparisons" and a 0.0% spread would read as findings
+		r.Notes = append(r.Notes, OneRunNote)
+		return
 	}
 	need := r.design.RunsNeeded()
 	fewest := 0

@@ -1,6 +1,7 @@
 package steer
 
 import (
+	"runtime"
 	"strconv"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -18,6 +19,8 @@ type Metrics struct {
 	events     prometheus.Counter
 	lost       prometheus.Counter
 	periods    prometheus.Counter
+	dryRun     prometheus.Gauge
+	build      *prometheus.GaugeVec
 	last       SamplerStats
 }
 
@@ -44,9 +47,23 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Tracepoint samples the kernel dropped (ring buffer full)."}),
 		periods: prometheus.NewCounter(prometheus.CounterOpts{Name: "redline_steer_periods_total",
 			Help: "Decision periods run."}),
+		dryRun: prometheus.NewGauge(prometheus.GaugeOpts{Name: "redline_steer_dry_run",
+			Help: "1 when steer only says what it would move (dry-run), 0 when it moves IRQs: a dashboard's moves mean different things."}),
+		build: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "redline_build_info",
+			Help: "Always 1; the labels say which redline runs (as Prometheus's own *_build_info)."}, []string{"version", "goversion"}),
 	}
-	reg.MustRegister(m.packets, m.received, m.queueCPU, m.moves, m.drifts, m.samplerCPU, m.events, m.lost, m.periods)
+	reg.MustRegister(m.packets, m.received, m.queueCPU, m.moves, m.drifts, m.samplerCPU, m.events, m.lost, m.periods, m.dryRun, m.build)
 	return m
+}
+
+// SetBuild exports redline_build_info for this redline's version.
+func (m *Metrics) SetBuild(version string) {
+	m.build.WithLabelValues(version, runtime.Version()).Set(1)
+}
+
+// SetDryRun exports whether steer only reports its moves.
+func (m *Metrics) SetDryRun(dry bool) {
+	m.dryRun.Set(map[bool]float64{true: 1}[dry])
 }
 
 // Start exports every labelled counter at zero for the queues and
@@ -74,6 +91,7 @@ func (m *Metrics) Start(irqs []QueueIRQ, topo Topology) {
 // Observe adds one period.
 func (m *Metrics) Observe(r *Report) {
 	m.periods.Inc()
+	m.SetDryRun(r.DryRun)
 	for _, qs := range r.Decision.Queues {
 		for node, n := range qs.PerNode {
 			m.packets.WithLabelValues(qs.Queue.Dev, strconv.Itoa(qs.Queue.Queue), strconv.Itoa(node)).Add(float64(n))

@@ -35,3 +35,32 @@ func TestMetricsExportedAtZero(t *testing.T) {
 		}
 	}
 }
+
+// redline_build_info says which redline runs, and redline_steer_dry_run
+// whether its moves were made (issue 41).
+func TestMetricsBuildInfoAndDryRun(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg)
+	m.SetBuild("v1.2.3")
+	m.SetDryRun(true)
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, f := range fams {
+		for _, mt := range f.GetMetric() {
+			if g := mt.GetGauge(); g != nil {
+				got[f.GetName()] = g.GetValue()
+				for _, l := range mt.GetLabel() {
+					if l.GetName() == "version" && l.GetValue() != "v1.2.3" {
+						t.Errorf("version label %q", l.GetValue())
+					}
+				}
+			}
+		}
+	}
+	if got["redline_build_info"] != 1 || got["redline_steer_dry_run"] != 1 {
+		t.Errorf("build_info %v, dry_run %v; want 1 and 1", got["redline_build_info"], got["redline_steer_dry_run"])
+	}
+}

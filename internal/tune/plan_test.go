@@ -192,3 +192,12 @@ func TestPlanErrorLines(t *testing.T) {
 		}
 	}
 }
+
+// A plan with a numeric sysctl set to a word fails when it is read, before
+// anything is written (issue 41).
+func TestParsePlanRefusesAWordForANumber(t *testing.T) {
+	_, err := ParsePlan([]byte("version: 1\nchanges:\n  - kind: sysctl\n    target: net.core.somaxconn\n    value: lots\n"), ".yaml")
+	if err == nil || !strings.Contains(err.Error(), `"lots": want a number`) {
+		t.Errorf("error %v, want the value refused by kind", err)
+	}
+}

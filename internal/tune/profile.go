@@ -159,32 +159,85 @@ func (pc *planContext) pickNIC() (*host.NIC, error) {
 	return nil, fmt.Errorf("several NICs are up (%s); name the one Redis uses with --nic", strings.Join(names, ", "))
 }
 
-// pickRedis returns the Redis process: the pid given, or the only one.
-// nil without error when there is none and none was asked for.
+// pickRedis returns the Redis process: the pid given, else the one the
+// plan's --redis address reaches from here, else the only one. nil
+// without error when there is none and none was asked for. A --pid that
+// is not the server at --redis is refused: its CPUs and namespace would
+// be planned for another server's settings.
 func (pc *planContext) pickRedis() (*host.Process, error) {
 	if pc.proc != nil {
 		return pc.proc, nil
 	}
 	snap := pc.in.Host
+	at, addr, err := pc.serverAtRedis()
+	if err != nil {
+		return nil, err
+	}
 	if pc.in.PID != 0 {
-		if p := snap.Process(pc.in.PID); p != nil {
-			pc.proc = p
-			return p, nil
+		p := snap.Process(pc.in.PID)
+		if p == nil {
+			return nil, fmt.Errorf("pid %d is not a Redis process in the snapshot (is it running? pass the server's pid)", pc.in.PID)
 		}
-		return nil, fmt.Errorf("pid %d is not a Redis process in the snapshot (is it running? pass the server's pid)", pc.in.PID)
+		switch {
+		case at != nil && at.PID != p.PID:
+			return nil, fmt.Errorf("pid %d is not the server at %s (that is pid %d): give one of --pid and --redis, or both of one server", p.PID, addr, at.PID)
+		case at == nil && addr != "":
+			return nil, fmt.Errorf("pid %d is not the server at %s (%s): give one of --pid and --redis, or both of one server", p.PID, addr, serversList(&host.Snapshot{Processes: []host.Process{*p}}))
+		}
+		pc.proc = p
+		return p, nil
+	}
+	if at != nil {
+		pc.proc = at
+		return at, nil
 	}
 	switch len(snap.Processes) {
 	case 0:
 		return nil, nil
 	case 1:
-		pc.proc = &snap.Processes[0]
-		return pc.proc, nil
+		if addr == "" {
+			pc.proc = &snap.Processes[0]
+			return pc.proc, nil
+		}
 	}
-	pids := make([]string, len(snap.Processes))
-	for i, p := range snap.Processes {
-		pids[i] = fmt.Sprint(p.PID)
+	if addr != "" {
+		return nil, fmt.Errorf("no redis-server in this network namespace listens on %s (%s)", addr, serversList(snap))
 	}
-	return nil, fmt.Errorf("several Redis processes (pids %s); choose one with --pid", strings.Join(pids, ", "))
+	return nil, fmt.Errorf("several Redis processes (%s); choose one with --redis HOST:PORT or --pid", serversList(snap))
+}
+
+// serverAtRedis is the server the plan's TCP --redis address reaches (nil
+// for a unix socket, no address, or no listener known), and that address.
+func (pc *planContext) serverAtRedis() (*host.Process, string, error) {
+	r := pc.in.Redis
+	if r == nil || r.Addr == "" || r.Network == "unix" || strings.HasPrefix(r.Addr, "/") {
+		return nil, "", nil
+	}
+	if !slices.ContainsFunc(pc.in.Host.Processes, func(p host.Process) bool { return len(p.Listen) > 0 }) {
+		return nil, "", nil // no listener read (a tree without them): the address cannot be matched
+	}
+	p, err := pc.in.Host.ServerAt(r.Addr)
+	if err != nil {
+		return nil, "", fmt.Errorf("--redis %s: %w (want HOST:PORT or a unix socket path)", r.Addr, err)
+	}
+	return p, r.Addr, nil
+}
+
+// serversList names the snapshot's servers for a choice: "pid 12 at
+// 0.0.0.0:7601; pid 14 at 0.0.0.0:6379 in netns blue".
+func serversList(snap *host.Snapshot) string {
+	parts := make([]string, len(snap.Processes))
+	for i := range snap.Processes {
+		p := &snap.Processes[i]
+		parts[i] = fmt.Sprintf("pid %d", p.PID)
+		if a := p.ListenAddrs(); len(a) > 0 {
+			parts[i] += " at " + strings.Join(a, " ")
+		}
+		if p.OtherNetNS() {
+			parts[i] += " in netns " + p.NetNSFlag()
+		}
+	}
+	return "redis-servers: " + strings.Join(parts, "; ")
 }
 
 // redisServers returns the servers IRQs and RPS keep off: the pid given,

@@ -89,6 +89,7 @@ func (pc *planContext) portRange(sysctls host.Sysctls) {
 	nlo, nhi := min(lo, portRangeLow), max(hi, portRangeHigh)
 	pc.add("net-sysctl", change.Change{Kind: change.KindSysctl, Target: "net.ipv4.ip_local_port_range", Value: fmt.Sprintf("%d %d", nlo, nhi),
 		Why: fmt.Sprintf("more ephemeral ports for clients (was %d-%d); 'Cannot assign requested address' when they run out", lo, hi)})
+	pc.note("ip_local_port_range widened from %d-%d to %d-%d: outgoing connections may now take any port in it; a server started later on a port inside it must be reserved in ip_local_reserved_ports first", lo, hi, nlo, nhi)
 	pc.reservePorts(sysctls, nlo, nhi)
 }
 
@@ -104,29 +105,35 @@ func (pc *planContext) reservePorts(sysctls host.Sysctls, lo, hi int) {
 		pc.note("ip_local_reserved_ports %q not understood: Redis's ports not reserved (%v)", cur, err)
 		return
 	}
-	var add []int
+	var add []string
 	for _, p := range pc.redisPorts() {
 		if p >= lo && p <= hi && !reserved.Contains(p) {
-			add = append(add, p)
+			reserved.Add(p)
+			add = append(add, strconv.Itoa(p))
 		}
 	}
 	if len(add) == 0 {
 		return
 	}
-	for _, p := range add {
-		reserved.Add(p)
-	}
-	value := reserved.List()
-	pc.add("net-sysctl", change.Change{Kind: change.KindSysctl, Target: "net.ipv4.ip_local_reserved_ports", Value: value,
-		Why: fmt.Sprintf("keep Redis's ports %v out of the widened ephemeral range", add)})
+	pc.add("net-sysctl", change.Change{Kind: change.KindSysctl, Target: "net.ipv4.ip_local_reserved_ports", Value: reserved.List(),
+		Why: fmt.Sprintf("keep Redis's ports %s out of the widened ephemeral range", strings.Join(add, ","))})
 }
 
-// redisPorts are the Redis listening ports and their cluster bus ports.
+// redisPorts are the ports of the Redis servers in this network namespace
+// (another namespace has its own port range) and, for cluster nodes,
+// their bus ports (port+10000).
 func (pc *planContext) redisPorts() []int {
 	var out []int
-	for _, p := range pc.in.Host.Processes {
+	for i := range pc.in.Host.Processes {
+		p := &pc.in.Host.Processes[i]
+		if p.OtherNetNS() {
+			continue
+		}
 		for _, l := range p.Listen {
-			out = append(out, l.Port, l.Port+10000)
+			out = append(out, l.Port)
+			if p.ClusterNode() {
+				out = append(out, l.Port+10000)
+			}
 		}
 	}
 	if len(out) == 0 {

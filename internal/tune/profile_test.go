@@ -3,6 +3,7 @@ package tune
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -266,6 +267,7 @@ func TestKeepIrqbalance(t *testing.T) {
 
 func TestNetSysctlNeverLowers(t *testing.T) {
 	snap := twoSocket(2)
+	snap.Processes[0].Cmdline = []string{"redis-server *:6379 [cluster]"} // its bus port 16379 is reserved
 	snap.Sysctls["net.core.somaxconn"] = "100000"
 	snap.Net.TcpExt = map[string]uint64{"TCPTimeWaitOverflow": 12}
 	p, err := PlanProfiles(PlanInput{Host: snap}, "net-sysctl")
@@ -417,6 +419,7 @@ func hasNote(p *Plan, s string) bool {
 // in: an unsorted value failed its read-back when two servers listened.
 func TestNetSysctlReservedPortsInKernelForm(t *testing.T) {
 	snap := twoSocket(2)
+	snap.Processes[0].Cmdline = []string{"redis-server *:6379 [cluster]"}
 	snap.Sysctls["net.ipv4.ip_local_reserved_ports"] = "30000,20001-20002"
 	p, err := PlanProfiles(PlanInput{Host: snap}, "net-sysctl")
 	if err != nil {
@@ -431,6 +434,101 @@ func TestNetSysctlReservedPortsInKernelForm(t *testing.T) {
 		}
 	}
 	t.Fatalf("no reserved-ports change in %v", p.Changes)
+}
+
+// manyServers is a host of several redis-servers (issue 41): 7601 and
+// 7602 here, 6379 in two other network namespaces (one named), 20000 a
+// cluster node here.
+func manyServers() *host.Snapshot {
+	snap := twoSocket(2)
+	base := snap.Processes[0]
+	srv := func(pid, port int, ns uint64, name string, cmd string) host.Process {
+		p := base
+		p.PID, p.Cmdline = pid, []string{cmd}
+		p.NetNS, p.NetNSIsInspector, p.NetNSName = 1, true, ""
+		if ns != 1 {
+			p.NetNS, p.NetNSIsInspector, p.NetNSName = ns, false, name
+		}
+		p.Listen = []host.ListenSocket{{Family: "tcp", Addr: "0.0.0.0", Port: port}, {Family: "tcp6", Addr: "::", Port: port}}
+		return p
+	}
+	snap.Processes = []host.Process{
+		srv(101, 7601, 1, "", "redis-server *:7601"),
+		srv(102, 7602, 1, "", "redis-server *:7602"),
+		srv(103, 6379, 2, "blue", "redis-server *:6379"),
+		srv(104, 6379, 3, "", "redis-server *:6379"),
+		srv(105, 20000, 1, "", "redis-server *:20000 [cluster]"),
+	}
+	return snap
+}
+
+// --redis picks the server it reaches from here; an address where nothing
+// listens is answered, and a --pid of another server refused.
+func TestPickRedisByAddress(t *testing.T) {
+	for _, tc := range []struct {
+		addr    string
+		pid     int
+		want    int
+		wantErr string
+	}{
+		{addr: "127.0.0.1:7602", want: 102},
+		{addr: "localhost:7601", want: 101},
+		{addr: "127.0.0.1:6379", wantErr: "no redis-server in this network namespace listens on 127.0.0.1:6379"},
+		{addr: "127.0.0.1:7699", wantErr: "pid 103 at 0.0.0.0:6379 [::]:6379 in netns blue; pid 104 at 0.0.0.0:6379 [::]:6379 in netns /proc/104/ns/net"},
+		{addr: "127.0.0.1:7601", pid: 102, wantErr: "pid 102 is not the server at 127.0.0.1:7601 (that is pid 101)"},
+		{addr: "127.0.0.1:7601", pid: 101, want: 101},
+		{addr: "/run/redis.sock", pid: 102, want: 102},
+		{wantErr: "several Redis processes (redis-servers: pid 101 at"},
+	} {
+		in := PlanInput{Host: manyServers(), PID: tc.pid}
+		if tc.addr != "" {
+			in.Redis = &PlanRedis{Network: "tcp", Addr: tc.addr}
+		}
+		pc := &planContext{in: in, plan: &Plan{}}
+		p, err := pc.pickRedis()
+		switch {
+		case tc.wantErr != "":
+			if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
+				t.Errorf("%s pid %d: error %v, want %q", tc.addr, tc.pid, err, tc.wantErr)
+			}
+		case err != nil:
+			t.Errorf("%s pid %d: %v", tc.addr, tc.pid, err)
+		case p == nil || p.PID != tc.want:
+			t.Errorf("%s pid %d: picked %v, want pid %d", tc.addr, tc.pid, p, tc.want)
+		}
+	}
+}
+
+// net-sysctl reserves the ports of this namespace's servers only, the bus
+// port only of a cluster node, says it widens the range, and names the
+// ports as a list, not a Go slice.
+func TestNetSysctlReservesOnlyThisNamespacesPorts(t *testing.T) {
+	snap := manyServers()
+	snap.Processes[0].Listen[0].Port = 17601 // inside the range, as the bus port of 7601 would be
+	p, err := PlanProfiles(PlanInput{Host: snap}, "net-sysctl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reserved *change.Change
+	for i, c := range p.Changes {
+		if c.Target == "net.ipv4.ip_local_reserved_ports" {
+			reserved = &p.Changes[i]
+		}
+	}
+	if reserved == nil {
+		t.Fatalf("no reserved-ports change in %v", p.Changes)
+	}
+	if reserved.Value != "17601,20000,30000" {
+		t.Errorf("reserved %q, want 17601 (a listener), 20000 and its bus port 30000 (cluster); not 16379 nor 17602", reserved.Value)
+	}
+	if strings.ContainsAny(reserved.Why, "[]") || !strings.Contains(reserved.Why, "17601,20000,30000") {
+		t.Errorf("why %q: want the ports as a list", reserved.Why)
+	}
+	if !slices.ContainsFunc(p.Notes, func(n string) bool {
+		return strings.Contains(n, "ip_local_port_range widened from 32768-60999 to 10000-65535")
+	}) {
+		t.Errorf("no note of the widened range: %q", p.Notes)
+	}
 }
 
 // TestNICCPUs: the CPUs numa-bind would give Redis, on a two-node host

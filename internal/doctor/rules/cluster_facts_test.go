@@ -204,3 +204,30 @@ func TestSlotBalanceUsesRedisCliShare(t *testing.T) {
 		t.Errorf("%s: %s", fd.Status, fd.Message)
 	}
 }
+
+// Standalone servers share the host's memory as cluster nodes do (issue
+// 41): the fix of maxmemory 0 on one of four servers is 80% of a quarter
+// of the host, not of all of it.
+func TestMaxmemoryFixIsAShareWithSeveralServers(t *testing.T) {
+	f := healthyFacts()
+	f.Redis.Config["maxmemory"] = "0"
+	p := f.Host.Processes[0]
+	p.Cgroup = nil
+	f.Host.Processes[0] = p
+	for i := 1; i < 4; i++ {
+		q := p
+		q.PID = p.PID + i
+		f.Host.Processes = append(f.Host.Processes, q)
+	}
+	total := *f.Host.Memory.MemTotal
+	fd := run(t, f, "maxmemory")
+	if fd.Status != doctor.Fired || fd.Fix == nil || len(fd.Fix.Changes) != 1 {
+		t.Fatalf("%s %s %+v", fd.Status, fd.Message, fd.Fix)
+	}
+	if got, want := fd.Fix.Changes[0].Value, fmt.Sprint(total/4/10*8); got != want {
+		t.Errorf("maxmemory fix %s, want %s (80%% of a quarter of %d)", got, want, total)
+	}
+	if !strings.Contains(fmt.Sprint(fd.Evidence), "shared by 4 redis-servers on this host") {
+		t.Errorf("evidence does not say the memory is shared: %v", fd.Evidence)
+	}
+}

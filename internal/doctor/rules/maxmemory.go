@@ -59,9 +59,10 @@ func setMaxmemory(bytes uint64, old string) *doctor.Fix {
 }
 
 // memoryLimit is the memory the server may use: its cgroup's memory.max,
-// else the host's MemTotal (none for a server on another host); for a cluster node, shared evenly with the
-// other nodes on this host in the same limit (each node's maxmemory
-// counts against the same RAM).
+// else the host's MemTotal (none for a server on another host); shared
+// evenly with the other redis-servers on this host under the same limit
+// (cluster nodes or not, each server's maxmemory counts against the same
+// RAM: 80% of the host for each of four servers is 320% of it).
 func memoryLimit(f *doctor.Facts) (uint64, doctor.Evidence, bool) {
 	limit, ev, ok := uint64(0), doctor.Evidence{}, false
 	p := f.RedisProcess()
@@ -73,20 +74,28 @@ func memoryLimit(f *doctor.Facts) (uint64, doctor.Evidence, bool) {
 	case f.Host != nil && f.Host.Memory.MemTotal != nil:
 		limit, ev, ok = *f.Host.Memory.MemTotal, doctor.Ev("/proc/meminfo MemTotal", doctor.Bytes(*f.Host.Memory.MemTotal)), true
 	}
-	if n := sharingNodes(f, p); ok && n > 1 {
+	if n := sharingServers(f, p); ok && n > 1 {
 		limit /= uint64(n)
-		ev.Note = fmt.Sprintf("shared by %d cluster nodes on this host: %s each", n, doctor.Bytes(limit))
+		what := "redis-servers"
+		if f.Node != nil {
+			what = "cluster nodes"
+		}
+		ev.Note = fmt.Sprintf("shared by %d %s on this host: %s each", n, what, doctor.Bytes(limit))
 	}
 	return limit, ev, ok
 }
 
-// sharingNodes counts the cluster nodes on this host under the same limit
-// as p: the snapshot of a cluster holds exactly the local nodes' processes.
-func sharingNodes(f *doctor.Facts, p *host.Process) int {
-	if f.Node == nil || f.Host == nil {
+// sharingServers counts the redis-servers on this host under the same
+// limit as p: in its cgroup when that has a limit, else every one the
+// snapshot holds (a cluster's snapshot holds exactly the local nodes).
+func sharingServers(f *doctor.Facts, p *host.Process) int {
+	if f.Host == nil {
 		return 0
 	}
 	n := 0
+	if p == nil || p.Cgroup == nil || p.Cgroup.MemoryMax == nil {
+		n = len(f.Host.OtherServers) // not described, but in the host's memory
+	}
 	for _, q := range f.Host.Processes {
 		if p == nil || p.Cgroup == nil || p.Cgroup.MemoryMax == nil || q.Cgroup != nil && q.Cgroup.Path == p.Cgroup.Path {
 			n++
