@@ -44,11 +44,7 @@ type fleet struct {
 
 func TestCollectionFleet(t *testing.T) {
 	testutil.NeedRoot(t)
-	for _, bin := range []string{"ansible-playbook", "ansible-galaxy", "python3"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed (apt-get install ansible-core)", bin)
-		}
-	}
+	testutil.Need(t, "ansible-playbook", "ansible-galaxy", "python3")
 	f := newFleet(t)
 
 	// Install: the binary lands on every reachable host, checksummed; the

@@ -52,7 +52,7 @@ func TestBuildGCCThinLTO(t *testing.T) {
 // checks each variant's provenance in result.json and the report.
 func TestLabBuiltBinaries(t *testing.T) {
 	testutil.NeedRoot(t) // the build cache is /var/cache/redline/build
-	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "gcc", "clang", "ld.lld", "llvm-profdata")
+	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "/usr/lib/x86_64-linux-gnu/libjemalloc.so", "gcc", "clang", "ld.lld", "llvm-profdata")
 	dir := t.TempDir()
 	scenario := `name: built-binaries
 target: {kind: managed}

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"redline/internal/testutil"
 )
 
 // TestScreenshots opens a lab report in headless Chromium at 1280x800 and
@@ -19,10 +21,8 @@ import (
 // Debian's chromium; without it the test is skipped. Set
 // REDLINE_SCREENSHOTS=DIR to keep the screenshots.
 func TestScreenshots(t *testing.T) {
+	testutil.Need(t, "chromium")
 	bin := chromium()
-	if bin == "" {
-		t.Skip("chromium is not installed (apt-get install chromium)")
-	}
 	dir := t.TempDir()
 	if keep := os.Getenv("REDLINE_SCREENSHOTS"); keep != "" {
 		dir = keep
