@@ -33,10 +33,12 @@ TEST_PKGS_REPORT = chromium cmark-gfm prometheus ansible-core ansible-lint pytho
 # (scripts/fresh-check's Debian root).
 TEST_PKGS_CI = qemu-user-static file mmdebstrap
 TEST_PKGS = $(LAB_PKGS) $(TEST_PKGS_HOST) $(TEST_PKGS_BUILD) $(TEST_PKGS_REPORT) $(TEST_PKGS_CI)
-# Installed with their services kept from starting (a policy-rc.d for the install, where the
-# machine has none) and disabled after: irqbalance's daemon would move every IRQ under the
-# steer and tune tests, prometheus' would scrape and listen. Only test-deps installs them.
+# test-deps starts no service: its install runs under a policy-rc.d that refuses every start
+# (where the machine has none of its own), and these two are disabled after, as they would
+# start at the next boot: irqbalance's daemon moves every IRQ under the steer and tune tests,
+# prometheus' scrapes and listens. The tests start their own irqbalance and sshd.
 QUIET_SERVICES = irqbalance prometheus
+POLICY_RC = /usr/sbin/policy-rc.d
 APT_INSTALL = apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 BIN = bin/redline
 # make install puts the binary, the man pages and shell completions under
@@ -59,19 +61,18 @@ setup:
 	if [ -n "$$(echo $$missing)" ]; then $(APT_INSTALL) $$missing; fi
 	$(GO) mod download
 
-# What the tests need besides; on a development or CI machine, not a production host
-# (openssh-server's sshd starts where no policy-rc.d says otherwise). redis-server on PATH
-# is a link to redis-tools' binary, as Debian's redis-server package makes it, without that
-# package's service.
+# What the tests need besides; on a development or CI machine, not a production host.
+# redis-server on PATH is a link to redis-tools' binary, as Debian's redis-server package
+# makes it, without that package's service.
 test-deps: setup
 	@missing=""; for p in $(TEST_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	[ -n "$$missing" ] || exit 0; \
-	quiet=""; for s in $(QUIET_SERVICES); do case " $$missing " in *" $$s "*) quiet="$$quiet $$s";; esac; done; \
-	policy=""; if [ -n "$$quiet" ] && [ ! -e /usr/sbin/policy-rc.d ]; then \
-		policy=/usr/sbin/policy-rc.d; printf '#!/bin/sh\nexit 101\n' > $$policy; chmod 0755 $$policy; fi; \
+	policy=""; if [ ! -e $(POLICY_RC) ]; then \
+		policy=$(POLICY_RC); trap 'rm -f $(POLICY_RC)' EXIT; trap 'exit 130' INT TERM; \
+		printf '#!/bin/sh\nexit 101\n' > $$policy; chmod 0755 $$policy; fi; \
 	$(APT_INSTALL) $$missing; rc=$$?; \
-	[ -z "$$policy" ] || rm -f $$policy; \
-	for s in $$quiet; do ! command -v systemctl >/dev/null || systemctl disable --now $$s >/dev/null 2>&1 || true; done; \
+	for s in $(QUIET_SERVICES); do case " $$missing " in *" $$s "*) \
+		! command -v systemctl >/dev/null || systemctl disable --now $$s >/dev/null 2>&1 || true;; esac; done; \
 	exit $$rc
 	command -v redis-server >/dev/null || ln -s /usr/bin/redis-check-rdb /usr/local/bin/redis-server
 
