@@ -78,9 +78,10 @@ test-deps: setup
 
 # After test-deps: every need internal/testutil/needs.go declares is from a package in
 # TEST_PKGS, and installed here with the program or file in its file list (CI=true: a
-# package not installed fails it, as in CI).
+# package not installed fails it, as in CI). Under -race, as make test runs: that needs cgo,
+# so a C compiler and libc's headers.
 check-needs: test-deps
-	CI=true $(GO) test -count=1 -run '^TestNeeds' ./internal/testutil
+	CI=true $(GO) test -race -count=1 -run '^TestNeeds' ./internal/testutil
 
 # The README's set-up on a new minimal Debian 12 root (mmdebstrap, from test-deps): make
 # lab, make test-deps and check-needs there; about 10 minutes, mostly downloads.
