@@ -1,6 +1,8 @@
-# redline: the two set-up commands in the README are `make lab` and `make test`.
-# Both install what they need on a fresh Debian machine (as root): make lab only what
-# the main job needs, make test (through test-deps) what the tests need besides.
+# redline: the README's set-up is `apt-get install make` (the one package it assumes
+# besides Debian 12, root and Go), then `make lab` and `make test`. Both install what they
+# need on a fresh Debian 12 machine (as root): make lab only what the main job needs, make
+# test (through test-deps) what the tests need besides. scripts/fresh-check (make
+# fresh-check) runs that set-up in a new minimal Debian 12 root.
 
 GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 # The main job's packages, without recommends: the server binary (redis-tools ships it as
@@ -8,11 +10,35 @@ GO ?= $(shell command -v go || echo /usr/local/go/bin/go)
 # redis-server is on PATH) and ip, for the lab's network namespace. Not redis-server: its
 # package starts a second Redis on 6379 as a service.
 LAB_PKGS = redis-tools iproute2
-# Only the tests need these (docs/README: not for a production host): numactl and the
-# allocators (server variants), chromium (report screenshots), ssh (--ssh tests), perf
-# (profile), qemu-user-static and file (arm64 tests, the static-binary check), cmark-gfm
-# (renders the Markdown reports made from hostile values, as a viewer would).
-TEST_PKGS = $(LAB_PKGS) numactl libtcmalloc-minimal4 libmimalloc2.0 chromium openssh-server openssh-client linux-perf qemu-user-static file cmark-gfm
+# Only the tests need these (docs/README: not for a production host). Each program or file
+# a test takes from the machine is declared once, with its package, in
+# internal/testutil/needs.go; make check-needs checks that every declared package is here
+# and, once installed, provides it (dpkg -L). By use:
+# the host: numactl and the allocators (server variants), ethtool (offloads in namespaces),
+# util-linux and procps (taskset, unshare, setpriv, pgrep, sysctl), perf (profile), irqbalance
+# (steer's ban test starts its own), ssh (--ssh tests);
+TEST_PKGS_HOST = numactl libtcmalloc-minimal4 libmimalloc2.0 ethtool util-linux procps \
+	linux-perf irqbalance openssh-server openssh-client
+# redline build and go test -race's cgo: Debian's redis source (apt-get source, signed by
+# Debian's keyring; dpkg-source, xz), gcc and libc6-dev, clang with lld and llvm-profdata
+# (thin LTO, PGO), bolt-16 (BOLT), the system jemalloc Debian's source links;
+TEST_PKGS_BUILD = make gcc libc6-dev clang lld llvm bolt-16 apt dpkg-dev xz-utils \
+	libjemalloc-dev debian-archive-keyring
+# reports and fleets: chromium (screenshots), cmark-gfm (renders the Markdown reports made
+# from hostile values, as a viewer would), promtool (prometheus: doctor's textfile, the
+# alert rules), the Ansible collection (run, linted, its templates rendered by python3);
+TEST_PKGS_REPORT = chromium cmark-gfm prometheus ansible-core ansible-lint python3-minimal \
+	python3-jinja2 python3-yaml
+# CI: qemu-user-static and file (arm64 tests, the static-binary check), mmdebstrap
+# (scripts/fresh-check's Debian root).
+TEST_PKGS_CI = qemu-user-static file mmdebstrap
+TEST_PKGS = $(LAB_PKGS) $(TEST_PKGS_HOST) $(TEST_PKGS_BUILD) $(TEST_PKGS_REPORT) $(TEST_PKGS_CI)
+# test-deps starts no service: its install runs under a policy-rc.d that refuses every start
+# (where the machine has none of its own), and these two are disabled after, as they would
+# start at the next boot: irqbalance's daemon moves every IRQ under the steer and tune tests,
+# prometheus' scrapes and listens. The tests start their own irqbalance and sshd.
+QUIET_SERVICES = irqbalance prometheus
+POLICY_RC = /usr/sbin/policy-rc.d
 APT_INSTALL = apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends
 BIN = bin/redline
 # make install puts the binary, the man pages and shell completions under
@@ -27,7 +53,7 @@ LDFLAGS = -buildid= -X redline/internal/cli.version=$(VERSION) -X redline/intern
 GOBUILD = CGO_ENABLED=0 $(GO) build -trimpath -buildvcs=false -ldflags "$(LDFLAGS)"
 RELEASE_ARCHS = amd64 arm64
 
-.PHONY: setup test-deps build release install uninstall lab test test-race test-cli-race test-cli test-plain test-short test-arm64 fuzz bench-compare vet fmt
+.PHONY: setup test-deps check-needs fresh-check build release install uninstall lab test test-race test-cli-race test-cli test-plain test-short test-arm64 fuzz bench-compare vet fmt
 
 setup:
 	@missing=""; for p in $(LAB_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
@@ -35,13 +61,32 @@ setup:
 	if [ -n "$$(echo $$missing)" ]; then $(APT_INSTALL) $$missing; fi
 	$(GO) mod download
 
-# What the tests need besides; on a development or CI machine, not a production host
-# (openssh-server starts sshd). redis-server on PATH is a link to redis-tools' binary, as
-# Debian's redis-server package makes it, without that package's service.
+# What the tests need besides; on a development or CI machine, not a production host.
+# redis-server on PATH is a link to redis-tools' binary, as Debian's redis-server package
+# makes it, without that package's service.
 test-deps: setup
 	@missing=""; for p in $(TEST_PKGS); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then $(APT_INSTALL) $$missing; fi
+	[ -n "$$missing" ] || exit 0; \
+	policy=""; if [ ! -e $(POLICY_RC) ]; then \
+		policy=$(POLICY_RC); trap 'rm -f $(POLICY_RC)' EXIT; trap 'exit 130' INT TERM; \
+		printf '#!/bin/sh\nexit 101\n' > $$policy; chmod 0755 $$policy; fi; \
+	$(APT_INSTALL) $$missing; rc=$$?; \
+	for s in $(QUIET_SERVICES); do case " $$missing " in *" $$s "*) \
+		! command -v systemctl >/dev/null || systemctl disable --now $$s >/dev/null 2>&1 || true;; esac; done; \
+	exit $$rc
 	command -v redis-server >/dev/null || ln -s /usr/bin/redis-check-rdb /usr/local/bin/redis-server
+
+# After test-deps: every need internal/testutil/needs.go declares is from a package in
+# TEST_PKGS, and installed here with the program or file in its file list (CI=true: a
+# package not installed fails it, as in CI). Under -race, as make test runs: that needs cgo,
+# so a C compiler and libc's headers.
+check-needs: test-deps
+	CI=true $(GO) test -race -count=1 -run '^TestNeeds' ./internal/testutil
+
+# The README's set-up on a new minimal Debian 12 root (mmdebstrap, from test-deps): make
+# lab, make test-deps and check-needs there; about 10 minutes, mostly downloads.
+fresh-check:
+	./scripts/fresh-check
 
 build:
 	$(GOBUILD) -o $(BIN) ./cmd/redline
@@ -95,10 +140,10 @@ RACE_PKGS = ./internal/bench ./internal/resp/... ./internal/steer/... ./internal
 	./internal/serverhost/... ./internal/host/... ./internal/netns/... ./internal/lab \
 	./internal/doctor ./internal/profile ./internal/redisserver ./internal/tune \
 	./internal/testutil/...
-CLI_RACE_TESTS = ^(TestBenchWorkers|TestBenchSSHWorkers|TestWorker|TestSteer|TestProfile|TestLabStops|TestSecondSignalEnds)
+CLI_RACE_TESTS = ^(TestBenchWorkers|TestBenchSSHWorkers|TestWorker|TestSteer|TestProfile|TestLabStops|TestLaterSignal|TestRepeatedStopSignals|TestBenchClosedStdout)
 PLAIN_PKGS = $(filter-out $(shell $(GO) list $(RACE_PKGS)) redline/internal/cli,$(shell $(GO) list ./...))
 GOTEST = $(GO) test -count=1 -parallel 4 -timeout 20m
-test: test-deps
+test: check-needs
 	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(MAKE) --no-print-directory -k -j4 --output-sync=target test-race test-cli-race test-cli test-plain

@@ -45,11 +45,7 @@ type fleet struct {
 func TestCollectionFleet(t *testing.T) {
 	t.Parallel() // ansible in processes of its own: the three overlap
 	testutil.NeedRoot(t)
-	for _, bin := range []string{"ansible-playbook", "ansible-galaxy", "python3"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed (apt-get install ansible-core)", bin)
-		}
-	}
+	testutil.Need(t, "ansible-playbook", "ansible-galaxy", "python3")
 	f := newFleet(t)
 
 	// Install: the binary lands on every reachable host, checksummed; the

@@ -107,7 +107,7 @@ func TestAutotuneBuildCandidates(t *testing.T) {
 func TestAutotuneTrialServerBuild(t *testing.T) {
 	t.Parallel()         // waits on its own servers (or builds)
 	testutil.NeedRoot(t) // the build cache is /var/cache/redline/build
-	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "gcc")
+	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "/usr/lib/x86_64-linux-gnu/libjemalloc.so", "gcc")
 	tg, state := startTrialTarget(t, nil, false)
 	b3, _ := parseAutotuneBuild(buildO3)
 	o := &autotuneOptions{target: autotuneTarget{Workload: trialWorkload, Builds: []autotuneBuild{b3}}}
@@ -165,7 +165,7 @@ func TestAutotuneTrialServerBuild(t *testing.T) {
 func TestAutotuneServerBuildSession(t *testing.T) {
 	t.Parallel() // waits on its own servers (or builds)
 	testutil.NeedRoot(t)
-	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "gcc")
+	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "/usr/lib/x86_64-linux-gnu/libjemalloc.so", "gcc")
 	dir := filepath.Join(t.TempDir(), "at")
 	ctx, cancel := context.WithTimeout(context.Background(), 40*time.Minute) // a cold cache compiles Redis twice
 	defer cancel()
@@ -271,7 +271,7 @@ func TestAutotuneBuildPlanNotes(t *testing.T) {
 // the server host is left as found.
 func TestAutotuneSSHBuild(t *testing.T) {
 	l := newSSHLab(t)
-	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "gcc")
+	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "/usr/lib/x86_64-linux-gnu/libjemalloc.so", "gcc")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // a cold cache compiles Redis
 	defer cancel()
 	cmd := l.autotune(t, ctx, "--knob", "server.build", "--build", buildO2, "--workload", "-t set -c 2 --duration 300ms", "--max-rounds", "8")

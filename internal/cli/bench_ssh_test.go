@@ -15,6 +15,7 @@ import (
 	"redline/internal/benchdata"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
+	"redline/internal/testutil"
 	"redline/internal/testutil/sshtest"
 )
 
@@ -30,9 +31,7 @@ type sshBench struct {
 
 func newSSHBench(t *testing.T) *sshBench {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not installed")
-	}
+	testutil.Need(t, "redis-server")
 	h := sshtest.New(t, sshtest.Options{SetEnv: []string{"HOME=" + t.TempDir(), "REDLINE_TEST_MAIN=1"}})
 	srv := redistest.StartWith(t, redisserver.Options{NetNS: h.Pair.Client, Bind: h.Pair.ClientIP})
 	return &sshBench{h: h, srv: srv, dir: t.TempDir()}

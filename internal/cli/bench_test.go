@@ -427,10 +427,7 @@ func TestBenchIdleMode(t *testing.T) {
 // server and compares their stdout line by line, numbers aside: the
 // default report, -q and --csv. redline's connection notes are on stderr.
 func TestBenchOutputShapeMatchesRedisBenchmark(t *testing.T) {
-	rb, err := exec.LookPath("redis-benchmark")
-	if err != nil {
-		t.Skip("redis-benchmark is not installed")
-	}
+	rb := testutil.NeedPath(t, "redis-benchmark")
 	s := redistest.Start(t)
 	for _, mode := range [][]string{nil, {"-q"}, {"--csv"}, {"-q", "--threads", "2"}, {"--threads", "2"}} {
 		args := append([]string{"-p", port(s), "-t", "set,get,lrange_100", "-n", "2000", "-c", "4"}, mode...)

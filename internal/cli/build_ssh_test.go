@@ -133,7 +133,7 @@ func TestBuildSSH(t *testing.T) {
 // holds), then starts the built binary there for the variant, measures it
 // from here and records its provenance.
 func TestLabSSHBuild(t *testing.T) {
-	testutil.NeedTools(t, "gcc", "make", "dpkg-source", "apt-get")
+	testutil.NeedTools(t, "gcc", "make", "dpkg-source", "apt-get", "/usr/lib/x86_64-linux-gnu/libjemalloc.so")
 	l := newSSHLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // a cold cache compiles Redis
 	defer cancel()

@@ -53,7 +53,7 @@ func TestBuildGCCThinLTO(t *testing.T) {
 func TestLabBuiltBinaries(t *testing.T) {
 	t.Parallel()         // waits on its own servers (or builds)
 	testutil.NeedRoot(t) // the build cache is /var/cache/redline/build
-	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "gcc", "clang", "ld.lld", "llvm-profdata")
+	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "/usr/lib/x86_64-linux-gnu/libjemalloc.so", "gcc", "clang", "ld.lld", "llvm-profdata")
 	dir := t.TempDir()
 	scenario := `name: built-binaries
 target: {kind: managed}

@@ -35,9 +35,7 @@ type sshLab struct {
 func newSSHLab(t *testing.T) *sshLab {
 	t.Helper()
 	testutil.Heavy(t)
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not installed")
-	}
+	testutil.Need(t, "redis-server")
 	home := t.TempDir()
 	h := sshtest.New(t, sshtest.Options{SetEnv: []string{"HOME=" + home, "REDLINE_TEST_MAIN=1"}})
 	l := &sshLab{h: h, dir: t.TempDir(), knob: "/proc/sys/net/core/somaxconn"}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"redline/internal/redistest"
+	"redline/internal/testutil"
 )
 
 func TestProfileUsageErrors(t *testing.T) {
@@ -53,6 +54,7 @@ func TestProfileLive(t *testing.T) {
 	stdout, stderr, code := runCLI(t, context.Background(), nil, "profile", "-p", strconv.Itoa(s.Port),
 		"--duration", "1s", "-o", dir, "--json", "--base", base)
 	if code == ExitError && (strings.Contains(stderr, "perf not found") || strings.Contains(stderr, "perf_event_paranoid")) {
+		testutil.Need(t, "perf")
 		t.Skipf("perf cannot sample here: %s", stderr)
 	}
 	if code != ExitOK {

@@ -20,6 +20,7 @@ import (
 // say so. veth queues have no IRQs, so there is nothing to move here.
 func TestLabSteerVariantNetns(t *testing.T) {
 	testutil.NeedRoot(t)
+	testutil.Need(t, "ethtool")
 	testutil.HostState(t)
 	tfs, err := steer.OpenTracefs()
 	if err != nil {

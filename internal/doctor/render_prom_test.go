@@ -55,9 +55,7 @@ func TestWritePrometheusNoHost(t *testing.T) {
 // on a textfile: the exposition format's own linter.
 func promtoolCheck(t *testing.T, text []byte) {
 	t.Helper()
-	if _, err := exec.LookPath("promtool"); err != nil {
-		t.Skip("promtool not installed (apt-get install prometheus)")
-	}
+	testutil.Need(t, "promtool")
 	cmd := exec.Command("promtool", "check", "metrics")
 	cmd.Stdin = bytes.NewReader(text)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -68,9 +66,7 @@ func promtoolCheck(t *testing.T, text []byte) {
 // TestExampleAlertRules checks the example rule file and runs its unit
 // tests against series shaped as WritePrometheus writes them.
 func TestExampleAlertRules(t *testing.T) {
-	if _, err := exec.LookPath("promtool"); err != nil {
-		t.Skip("promtool not installed (apt-get install prometheus)")
-	}
+	testutil.Need(t, "promtool")
 	dir := filepath.Join("..", "..", "examples", "prometheus")
 	for _, args := range [][]string{{"check", "rules", "redline-alerts.yml"}, {"test", "rules", "redline-alerts_test.yml"}} {
 		cmd := exec.Command("promtool", args...)

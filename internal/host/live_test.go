@@ -81,9 +81,7 @@ func TestLiveRedisProcess(t *testing.T) {
 // inside that namespace (setns on a locked thread), not from ours.
 func TestLiveNetnsSysctls(t *testing.T) {
 	testutil.NeedRoot(t)
-	if _, err := exec.LookPath("unshare"); err != nil {
-		t.Skip("unshare(1) not installed")
-	}
+	testutil.Need(t, "unshare")
 	cmd := exec.Command("unshare", "--net", "sh", "-c", "echo 777 > /proc/sys/net/core/somaxconn && echo ready && exec sleep 60")
 	out, err := cmd.StdoutPipe()
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"redline/internal/testutil"
 )
 
 // BenchmarkPerfOverhead is what perf attached to a process costs it: CPU
@@ -18,9 +20,7 @@ import (
 //
 //	go test -run '^$' -bench PerfOverhead -benchtime 3000000x ./internal/profile/
 func BenchmarkPerfOverhead(b *testing.B) {
-	if _, err := exec.LookPath(DefaultPerf); err != nil {
-		b.Skip(err)
-	}
+	testutil.Need(b, DefaultPerf)
 	events := make([]string, len(DefaultSyscalls))
 	for i, s := range DefaultSyscalls {
 		events[i] = "syscalls:sys_enter_" + s

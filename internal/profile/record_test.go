@@ -47,6 +47,7 @@ func load(t *testing.T, s *redisserver.Server) {
 // skipUnlessPerf skips when perf cannot sample here, saying why.
 func skipUnlessPerf(t *testing.T, err error) {
 	t.Helper()
+	testutil.Need(t, DefaultPerf) // missing: fails in CI, naming the package
 	if errors.Is(err, ErrPerfMissing) || errors.Is(err, ErrPerfForbidden) {
 		t.Skipf("perf cannot sample here: %v", err)
 	}

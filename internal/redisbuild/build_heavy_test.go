@@ -31,11 +31,12 @@ var (
 )
 
 // needBuildTools: root (the cache is under /var/cache and apt-get source
-// runs as root) and the tools .ci/run installs.
+// runs as root) and what make test-deps installs: Debian's source, signed
+// by its keyring, links the system jemalloc.
 func needBuildTools(t *testing.T, tools ...string) {
 	t.Helper()
 	testutil.NeedRoot(t)
-	testutil.NeedTools(t, append([]string{"apt-get", "dpkg-source", "make"}, tools...)...)
+	testutil.NeedTools(t, append([]string{"apt-get", "dpkg-source", "xz", "make", systemJemalloc, "/usr/share/keyrings/debian-archive-keyring.gpg"}, tools...)...)
 }
 
 func build(t *testing.T, spec labdata.BuildSpec) labdata.BuildProvenance {
@@ -197,7 +198,7 @@ func lookup(t *testing.T, bin string, addr map[string]uint64, name string) uint6
 // note, its profile covers functions, the layout steps ran, and the
 // server it makes answers.
 func TestBuildBOLT(t *testing.T) {
-	needBuildTools(t, "gcc")
+	needBuildTools(t, "gcc", "llvm-bolt-16")
 	if _, err := FindBolt(context.Background()); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal(err)

@@ -3,7 +3,6 @@ package redisserver
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,10 +55,7 @@ func withHook(t *testing.T, f func()) {
 // explicitly, as a user's own build is).
 func TestStartExecutesTheCheckedFile(t *testing.T) {
 	testutil.Heavy(t)
-	real, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("no redis-server")
-	}
+	real := testutil.NeedPath(t, "redis-server")
 	good := t.TempDir()
 	wrapper := "#!/bin/sh\nexec " + real + " \"$@\"\n"
 	if err := os.WriteFile(filepath.Join(good, "redis-server"), []byte(wrapper), 0o755); err != nil {
@@ -81,7 +77,9 @@ func TestStartExecutesTheCheckedFile(t *testing.T) {
 // anything runs, whatever it points at when checked.
 func TestStartAsRootRefusesAnUntrustedPath(t *testing.T) {
 	testutil.NeedRoot(t)
-	bin, swap, marker := swapLayout(t, "/usr/bin")
+	// The directory the trusted redis-server is in: /usr/local/bin (make
+	// test-deps' link) on a fresh machine, which has no /usr/bin/redis-server.
+	bin, swap, marker := swapLayout(t, filepath.Dir(testutil.NeedPath(t, "redis-server")))
 	if err := os.Chown(filepath.Dir(filepath.Dir(bin)), 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
@@ -101,10 +99,7 @@ func TestStartAsRootRefusesAnUntrustedPath(t *testing.T) {
 
 func TestOpenTrusted(t *testing.T) {
 	testutil.NeedRoot(t)
-	real, err := exec.LookPath("redis-server")
-	if err != nil {
-		t.Skip("no redis-server")
-	}
+	real := testutil.NeedPath(t, "redis-server")
 	if f, err := OpenTrusted(real); err != nil {
 		t.Errorf("OpenTrusted(%s) = %v; root's own links are followed", real, err)
 	} else {
@@ -144,10 +139,7 @@ func TestStartAsRootDropsPrivileges(t *testing.T) {
 // (what make lab installs) and runs as redis-server.
 func TestStartFromRedisTools(t *testing.T) {
 	testutil.Heavy(t)
-	real, err := exec.LookPath(debianServer)
-	if err != nil {
-		t.Skip("no redis-check-rdb (redis-tools)")
-	}
+	real := testutil.NeedPath(t, debianServer)
 	path := t.TempDir()
 	if err := os.Symlink(real, filepath.Join(path, debianServer)); err != nil {
 		t.Fatal(err)
@@ -188,9 +180,7 @@ func wrapperRan(t *testing.T, dir string) { testutil.FakeRan(t, dir) }
 // from root's system directories only, each by its absolute path.
 func TestWrappersNotFromPATH(t *testing.T) {
 	testutil.NeedRoot(t)
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("no redis-server")
-	}
+	testutil.Need(t, "redis-server", "taskset", "numactl", "setpriv")
 	for _, w := range []string{"taskset", "numactl", "setpriv"} {
 		if _, err := lookProgram(w); err != nil {
 			t.Skipf("no %s in root's system directories: %v", w, err)
@@ -218,9 +208,7 @@ func TestWrappersNotFromPATH(t *testing.T) {
 // and the setpriv found on PATH, on its command line, ran as root.
 func TestWrappersNotFromPATHInNetNS(t *testing.T) {
 	testutil.NeedRoot(t)
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("no redis-server")
-	}
+	testutil.Need(t, "redis-server")
 	ctx := context.Background()
 	pair, err := netns.NewPair(ctx)
 	if err != nil {

@@ -3,13 +3,13 @@ package remote_test
 import (
 	"context"
 	"io/fs"
-	"os/exec"
 	"testing"
 	"time"
 
 	"redline/internal/profile"
 	"redline/internal/remote"
 	"redline/internal/serverhost"
+	"redline/internal/testutil"
 )
 
 // BenchmarkSampleOverSSH is what one side of a run breakdown of the server
@@ -17,9 +17,7 @@ import (
 // threads) through the session, read into a breakdown snapshot. Compare
 // with BenchmarkSampleLocal (docs/benchmarks.md).
 func BenchmarkSampleOverSSH(b *testing.B) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		b.Skip("redis-server not installed")
-	}
+	testutil.Need(b, "redis-server")
 	h := newTwoHosts(b)
 	a, _ := binaries(b)
 	c := dial(b, h.dialOptions(b, a))

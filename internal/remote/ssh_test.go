@@ -237,9 +237,7 @@ func TestSSHClientKilledRollsBack(t *testing.T) {
 }
 
 func testCut(t *testing.T, reason string, cut func(*twoHosts, *remote.Client)) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not installed")
-	}
+	testutil.Need(t, "redis-server")
 	h := newTwoHosts(t)
 	a, _ := binaries(t)
 	o := h.dialOptions(t, a)
@@ -294,9 +292,7 @@ func testCut(t *testing.T, reason string, cut func(*twoHosts, *remote.Client)) {
 // redis-server the session started and, attached as an existing server,
 // validated by its pid.
 func TestSSHBreakdown(t *testing.T) {
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not installed")
-	}
+	testutil.Need(t, "redis-server")
 	h := newTwoHosts(t)
 	a, _ := binaries(t)
 	c := dial(t, h.dialOptions(t, a))

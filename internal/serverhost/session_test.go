@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -181,9 +180,7 @@ func TestSessionRefuses(t *testing.T) {
 // ends.
 func TestSessionRedisServer(t *testing.T) {
 	testutil.Heavy(t)
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not installed")
-	}
+	testutil.Need(t, "redis-server")
 	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -248,9 +245,7 @@ func steerSession(t *testing.T) (*remote.Client, io.Closer, <-chan *remote.Clean
 	t.Helper()
 	testutil.Heavy(t)
 	testutil.NeedRoot(t)
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not installed")
-	}
+	testutil.Need(t, "redis-server")
 	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -496,9 +491,7 @@ func TestRemoteAttachesWhatItNames(t *testing.T) {
 // host: the client attaches the nodes the seed lists.
 func TestRemoteDoctorAttachesClusterNodes(t *testing.T) {
 	testutil.Heavy(t)
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not installed")
-	}
+	testutil.Need(t, "redis-server")
 	cl := redistest.StartCluster(t, 3, 0)
 	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
 	defer func() { in.Close(); <-done }()

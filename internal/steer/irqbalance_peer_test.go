@@ -16,10 +16,7 @@ import (
 // took their ban list. A socket served by another user is refused.
 func TestIrqbalanceSocketOfAnotherUserIsRefused(t *testing.T) {
 	testutil.NeedRoot(t)
-	py := "/usr/bin/python3" // the system's: another user can run it
-	if _, err := os.Stat(py); err != nil {
-		t.Skip("needs /usr/bin/python3 for a server of another user")
-	}
+	py := testutil.NeedPath(t, "/usr/bin/python3") // the system's: another user can run it
 	name := "redline-test-irqbalance-" + strconv.Itoa(os.Getpid())
 	server := `import socket,sys
 s=socket.socket(socket.AF_UNIX,socket.SOCK_STREAM)

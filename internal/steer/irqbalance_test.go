@@ -39,10 +39,7 @@ func TestParseIrqbalanceSetup(t *testing.T) {
 // is exercised. It is stopped at the end of the test.
 func startIrqbalance(t *testing.T) (pid int, socket string) {
 	t.Helper()
-	bin, err := exec.LookPath("irqbalance")
-	if err != nil {
-		t.Skip("needs irqbalance (apt-get install irqbalance)")
-	}
+	bin := testutil.NeedPath(t, "irqbalance")
 	if out, _ := exec.Command("pgrep", "-x", "irqbalance").Output(); len(out) > 0 {
 		t.Skipf("an irqbalance already runs here (pid %s): not started a second one", out)
 	}

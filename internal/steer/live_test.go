@@ -96,11 +96,7 @@ func run(argv ...string) error {
 func needRoot(t *testing.T) {
 	t.Helper()
 	testutil.NeedRoot(t)
-	for _, bin := range []string{"ip", "ethtool", "redis-server"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("needs %s", bin)
-		}
-	}
+	testutil.Need(t, "ip", "ethtool", "redis-server")
 }
 
 // liveVeth is the set-up of the live sampler tests: root, tracefs (the

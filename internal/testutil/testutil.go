@@ -23,7 +23,6 @@ import (
 	"flag"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -176,19 +175,13 @@ func lockHost(t testing.TB, how int) {
 	t.Cleanup(func() { f.Close() }) // closing releases the lock
 }
 
-// NeedTools skips t (under -short too) unless every program is on PATH;
-// in CI, where .ci/run installs them, a missing one fails t instead.
+// NeedTools skips t under -short, and unless every program is present
+// (Need: each declared in needs.go; in CI, where make test-deps installs
+// them, a missing one fails t instead).
 func NeedTools(t testing.TB, programs ...string) {
 	t.Helper()
 	Heavy(t)
-	for _, p := range programs {
-		if _, err := exec.LookPath(p); err != nil {
-			if os.Getenv("CI") == "true" {
-				t.Fatalf("%s missing (.ci/run installs it)", p)
-			}
-			t.Skipf("%s missing", p)
-		}
-	}
+	Need(t, programs...)
 }
 
 // TrustedTempDir is a temporary directory a root redline may run

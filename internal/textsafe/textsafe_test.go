@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"redline/internal/testutil"
 )
 
 func TestPrintable(t *testing.T) {
@@ -85,10 +87,7 @@ func TestMarkdownCode(t *testing.T) {
 // the table still two columns, the text (and the code span's) the
 // value's, line breaks as spaces and controls escaped.
 func TestMarkdownRendered(t *testing.T) {
-	cmark, err := exec.LookPath("cmark-gfm")
-	if err != nil {
-		t.Skip("cmark-gfm not installed (make test-deps)")
-	}
+	cmark := testutil.NeedPath(t, "cmark-gfm")
 	for _, v := range hostile {
 		want := oneLine(v)
 		text, code := MarkdownText(v), MarkdownCode(v)

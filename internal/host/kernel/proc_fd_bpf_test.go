@@ -484,9 +484,7 @@ func TestFDIterNoPrivilege(t *testing.T) {
 		return
 	}
 	testutil.NeedRoot(t)
-	if _, err := exec.LookPath("setpriv"); err != nil {
-		t.Skipf("no setpriv (util-linux): %v", err)
-	}
+	testutil.Need(t, "setpriv")
 	fdtest.RaiseNoFile(t, 6000) // the child inherits the limit
 	cmd := exec.Command("setpriv", "--bounding-set=-all", "--inh-caps=-all",
 		os.Args[0], "-test.run=^TestFDIterNoPrivilege$", "-test.count=1", "-test.v")

@@ -78,11 +78,7 @@ func serve(t testing.TB, pair *netns.Pair, dir string, o Options, keys ...string
 func needSSH(t testing.TB) {
 	t.Helper()
 	testutil.NeedRoot(t)
-	for _, bin := range []string{"/usr/sbin/sshd", "ssh", "ssh-keygen"} {
-		if _, err := exec.LookPath(bin); err != nil {
-			t.Skipf("%s not installed (apt-get install openssh-server openssh-client)", bin)
-		}
-	}
+	testutil.Need(t, "/usr/sbin/sshd", "ssh", "ssh-keygen")
 }
 
 func keygen(t testing.TB, path string) {
