@@ -1,11 +1,15 @@
 package testutil
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"runtime"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // RunAs runs the shell script as user u (setpriv, groups cleared) and
@@ -38,4 +42,27 @@ func SecretFile(t testing.TB, marker string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// ListenAs listens on 127.0.0.1 with a TCP socket owned by uid, closed
+// when t ends: a stand-in for another local user's listener (root
+// switches its thread's fsuid, which names a socket's owner, for the
+// socket(2) call).
+func ListenAs(t testing.TB, uid int) net.Listener {
+	t.Helper()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	if uid != os.Geteuid() {
+		if os.Geteuid() != 0 {
+			t.Fatalf("a listener of uid %d needs root", uid)
+		}
+		unix.Setfsuid(uid)
+		defer unix.Setfsuid(os.Geteuid())
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l
 }
