@@ -48,12 +48,14 @@ type autotuneTarget struct {
 	Heartbeat time.Duration `json:"ssh_heartbeat,omitempty"`
 	StateDir  string        `json:"state_dir,omitempty"`
 	// An attached server (someone's: never restarted, flushed or
-	// stopped), by address or socket; its password comes from PassFile
-	// or $REDISCLI_AUTH again on --resume.
+	// stopped), by address or socket; its password comes from the
+	// command line each time (PassFile, never journaled, or
+	// $REDISCLI_AUTH), on --resume only for an address confirmed there
+	// (autotune_resume.go).
 	Addr     string `json:"addr,omitempty"`
 	Socket   string `json:"socket,omitempty"`
 	User     string `json:"user,omitempty"`
-	PassFile string `json:"pass_file,omitempty"`
+	PassFile string `json:"-"`
 	// NetNS starts the managed server in a network namespace of its own,
 	// the load coming from another (the lab's target kind netns).
 	NetNS bool `json:"netns,omitempty"`
@@ -75,13 +77,16 @@ type autotuneOptions struct {
 	// clusterAuthAny is --cluster-auth-any: a decision of this command
 	// line, never journaled.
 	clusterAuthAny bool
-	dir            string
-	resume         string
-	stateDir       string
-	budget         time.Duration
-	apply          bool
-	engine         autotune.Options
-	build          autotuneBuildFlags
+	// addrConfirmed: on --resume, the command line named the journal's
+	// --addr or --socket again (a password may go there).
+	addrConfirmed bool
+	dir           string
+	resume        string
+	stateDir      string
+	budget        time.Duration
+	apply         bool
+	engine        autotune.Options
+	build         autotuneBuildFlags
 }
 
 const defaultAutotuneWorkload = "-t set -c 50 -P 16 -d 64 --duration 2s --warmup 500ms"
@@ -155,9 +160,13 @@ func (o *autotuneOptions) finish(cmd *cobra.Command) error {
 		if err != nil {
 			return usageError("redline autotune --resume: %v", err)
 		}
+		given, givenRemote := o.target, o.remote
 		o.target = autotuneTarget{} // the journal's, not this command line's
 		if err := json.Unmarshal(eo.Target, &o.target); err != nil {
 			return usageError("redline autotune --resume %s: the journal's target: %v", o.resume, err)
+		}
+		if err := o.confirmJournal(eo, given, givenRemote); err != nil {
+			return usageError("redline autotune --resume %s: %v", o.resume, err)
 		}
 		o.engine, o.dir = eo, o.resume
 		o.engine.Resume = true

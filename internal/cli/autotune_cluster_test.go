@@ -185,8 +185,9 @@ func TestAutotuneClusterAttached(t *testing.T) {
 		t.Error("the cluster's data was flushed")
 	}
 	noPending(t, filepath.Join(dir, "tune"))
-	// --resume reopens the same cluster from the journal.
-	out, errs, rcode := runCLI(t, ctx, nil, "autotune", "--resume", dir)
+	// --resume reopens the same cluster from the journal (its address
+	// given again: the password goes only where the command line says).
+	out, errs, rcode := runCLI(t, ctx, nil, "autotune", "--resume", dir, "--addr", c.Primaries[1].Addr())
 	if rcode != code || !strings.Contains(out, "target: the existing Redis Cluster at "+c.Primaries[1].Addr()) {
 		t.Errorf("--resume: exit %d (the session's was %d): %s%s", rcode, code, out, errs)
 	}

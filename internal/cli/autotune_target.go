@@ -8,6 +8,7 @@ import (
 	"redline/internal/knobs"
 	"redline/internal/secret"
 	"redline/internal/serverhost"
+	"redline/internal/textsafe"
 )
 
 // finishTarget checks the target's flags and moves the server host's
@@ -50,13 +51,38 @@ func (o *autotuneOptions) finishTarget() error {
 		return err
 	}
 	if attached {
-		pw, err := secret.Resolve("", t.PassFile, secret.FromEnv())
+		g, err := secret.CommandPassword("", t.PassFile)
 		if err != nil {
 			return bad("--pass-file: %v", err)
 		}
-		o.password = pw
+		if o.password, err = o.resumePassword(g); err != nil {
+			return bad("%v", err)
+		}
 	}
 	return nil
+}
+
+// resumePassword is the password for the attached server: the command
+// line's; on --resume, for the journal's address only when the command
+// line names it again (--addr, --socket), or the environment's for a
+// listener of root's or the invoking user's (secret.Given.ForFileAddress).
+func (o *autotuneOptions) resumePassword(g secret.Given) (string, error) {
+	if !o.engine.Resume || o.addrConfirmed || g.Value == "" {
+		return g.Value, nil
+	}
+	network, addr, flag := "tcp", o.target.Addr, "--addr"
+	if o.target.Socket != "" {
+		network, addr, flag = "unix", o.target.Socket, "--socket"
+	}
+	again := fmt.Sprintf("give %s %s again with --resume to send it a password (the address is the journal's, a file's word)", flag, textsafe.Printable(addr))
+	if g.Explicit {
+		return "", fmt.Errorf("--pass-file: %s", again)
+	}
+	pw, withheld := g.ForFileAddress(network, addr)
+	if withheld != "" {
+		return "", fmt.Errorf("%s; or %s", withheld, again)
+	}
+	return pw, nil
 }
 
 // rollbackHint is the command that restores the trials' changes after a

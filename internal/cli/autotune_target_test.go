@@ -93,7 +93,9 @@ wait:
 	}
 	// --resume reopens the same target from the journal, the password
 	// read again; it is in no file of the session and never printed.
-	out, errs, code := runCLI(t, ctx, nil, "autotune", "--resume", dir)
+	// (its address given again: the password goes only where the command
+	// line says, docs/security.md).
+	out, errs, code := runCLI(t, ctx, nil, "autotune", "--resume", dir, "--addr", srv.Addr())
 	if code != a.code || !strings.Contains(out, "target: the existing redis-server at "+srv.Addr()) {
 		t.Errorf("--resume: exit %d (the session's was %d): %s%s", code, a.code, out, errs)
 	}
@@ -189,7 +191,7 @@ func TestAutotuneTargetJournalsTheLink(t *testing.T) {
 	if strings.Contains(string(b), "not-journaled") || !strings.Contains(string(b), `"ssh":"admin@redis-a"`) || !strings.Contains(string(b), `"ssh_heartbeat":5000000000`) {
 		t.Errorf("journaled target %s", b)
 	}
-	r := &autotuneOptions{remote: remoteOptions{target: "another"}, engine: autotune.Options{Resume: true}}
+	r := &autotuneOptions{remote: remoteOptions{target: "another"}, engine: autotune.Options{Resume: true}, addrConfirmed: true}
 	if err := json.Unmarshal(b, &r.target); err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"net"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -105,7 +104,7 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 			return exitCode(ExitError, "redline lab: "+err.Error())
 		}
 	}
-	if err := labPassword(&sc, file, f.passFile); err != nil {
+	if err := labPassword(&sc, file, f.passFile, s.err); err != nil {
 		return exitCode(ExitError, "redline lab: "+err.Error())
 	}
 	if f.repsSet {
@@ -199,10 +198,11 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 // labPassword reads the target's password: --pass-file (the command
 // line's, anywhere), else the scenario's password or its password_file
 // (below the scenario's directory only: secret.ReadFileBeneath). An
-// existing server on a loopback address with none gets $REDISCLI_AUTH, as
-// redis-cli would; a scenario naming another address does not get it (it
-// is someone's file, and the address may be theirs).
-func labPassword(sc *labdata.Scenario, file, passFile string) error {
+// existing server with none gets $REDISCLI_AUTH only as
+// secret.Given.ForFileAddress decides (a loopback listener of root's or
+// the invoking user's): the scenario is someone's file, and the address
+// may be theirs; why it was withheld goes to warn.
+func labPassword(sc *labdata.Scenario, file, passFile string, warn io.Writer) error {
 	t := &sc.Target
 	if passFile != "" {
 		pw, err := secret.ReadFile(passFile)
@@ -227,8 +227,12 @@ func labPassword(sc *labdata.Scenario, file, passFile string) error {
 		t.Password = pw
 		return nil
 	}
-	if t.Kind == "address" && loopbackAddr(t.Address) {
-		t.Password = secret.FromEnv()
+	if t.Kind == "address" {
+		pw, withheld := secret.Given{Value: secret.FromEnv()}.ForFileAddress("tcp", t.Address)
+		if withheld != "" {
+			fmt.Fprintf(warn, "redline lab: %s\n", textsafe.Printable(withheld))
+		}
+		t.Password = pw
 	}
 	return nil
 }
@@ -250,18 +254,6 @@ func printTrusted(w io.Writer, sc labdata.Scenario) {
 			fmt.Fprintf(w, "redline lab: --trust-scenario: %s config %s\n", labels[i], textsafe.Printable(secret.RedactLine(line)))
 		}
 	}
-}
-
-// loopbackAddr reports whether addr (host:port) is on this machine's
-// loopback: the one address a scenario may name that the user's
-// $REDISCLI_AUTH is sent to.
-func loopbackAddr(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	ip := net.ParseIP(host)
-	return host == "localhost" || (ip != nil && ip.IsLoopback())
 }
 
 // labProgress shows the lab's progress with an ETA: one rewritten line on

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"redline/internal/change"
 	"redline/internal/labdata"
 	"redline/internal/secret"
+	"redline/internal/testutil"
 	"redline/internal/tune"
 )
 
@@ -25,7 +27,7 @@ func TestLabPasswordStaysWithTheUser(t *testing.T) {
 	file := filepath.Join(dir, "s.yaml")
 	for _, pf := range []string{outside, "../" + filepath.Base(filepath.Dir(outside)) + "/shadow", "link", "/etc/shadow"} {
 		sc := labdata.Scenario{Target: labdata.TargetSpec{Kind: "managed", PasswordFile: pf}}
-		err := labPassword(&sc, file, "")
+		err := labPassword(&sc, file, "", io.Discard)
 		if err == nil || sc.Target.Password != "" {
 			t.Errorf("password_file %q: %v, password %q", pf, err, sc.Target.Password)
 		} else if !strings.Contains(err.Error(), "below the scenario's directory") {
@@ -33,17 +35,22 @@ func TestLabPasswordStaysWithTheUser(t *testing.T) {
 		}
 	}
 	sc := labdata.Scenario{Target: labdata.TargetSpec{Kind: "managed", PasswordFile: "pw"}}
-	if err := labPassword(&sc, file, ""); err != nil || sc.Target.Password != "mine" {
+	if err := labPassword(&sc, file, "", io.Discard); err != nil || sc.Target.Password != "mine" {
 		t.Errorf("password_file beside the scenario: %q, %v", sc.Target.Password, err)
 	}
 	sc = labdata.Scenario{Target: labdata.TargetSpec{Kind: "managed", PasswordFile: "/etc/shadow"}}
-	if err := labPassword(&sc, file, filepath.Join(dir, "pw")); err != nil || sc.Target.Password != "mine" {
+	if err := labPassword(&sc, file, filepath.Join(dir, "pw"), io.Discard); err != nil || sc.Target.Password != "mine" {
 		t.Errorf("--pass-file overrides the scenario's: %q, %v", sc.Target.Password, err)
 	}
 	t.Setenv(secret.EnvVar, "from-env")
-	for addr, want := range map[string]string{"10.9.8.7:6379": "", "attacker.example:6379": "", "127.0.0.1:6379": "from-env", "[::1]:6379": "from-env"} {
+	cases := map[string]string{"10.9.8.7:6379": "", "attacker.example:6379": "", testutil.ListenAs(t, os.Geteuid()).Addr().String(): "from-env"}
+	if os.Geteuid() == 0 {
+		// Issue 35, item 3: any local user can listen on loopback.
+		cases[testutil.ListenAs(t, 65534).Addr().String()] = ""
+	}
+	for addr, want := range cases {
 		sc := labdata.Scenario{Target: labdata.TargetSpec{Kind: "address", Address: addr}}
-		if err := labPassword(&sc, file, ""); err != nil || sc.Target.Password != want {
+		if err := labPassword(&sc, file, "", io.Discard); err != nil || sc.Target.Password != want {
 			t.Errorf("$REDISCLI_AUTH to %s: %q, %v; want %q", addr, sc.Target.Password, err, want)
 		}
 	}

@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"cmp"
+	"fmt"
+	"io"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -11,6 +15,7 @@ import (
 	"redline/internal/remote"
 	"redline/internal/secret"
 	"redline/internal/serverhost"
+	"redline/internal/textsafe"
 	"redline/internal/tune"
 )
 
@@ -24,7 +29,8 @@ type tuneOptions struct {
 	user     string
 	json     bool
 	passFile string
-	password string // from --pass-file or REDISCLI_AUTH, read as the command starts
+	password string       // from --pass-file or REDISCLI_AUTH, read as the command starts
+	given    secret.Given // the same, and whether --pass-file gave it
 	remote   remoteOptions
 	// stateDirNamed: --state-dir was given to a command that reads the
 	// journal (readsJournal).
@@ -80,11 +86,11 @@ func (o *tuneOptions) passFlag(cmd *cobra.Command) {
 	}
 	cmd.Flags().StringVar(&o.passFile, "pass-file", "", "read the Redis password from the first line of `FILE` (default: $REDISCLI_AUTH)")
 	cmd.PreRunE = func(*cobra.Command, []string) error {
-		pw, err := secret.Resolve("", o.passFile, secret.FromEnv())
+		g, err := secret.CommandPassword("", o.passFile)
 		if err != nil {
 			return usageError("redline tune: --pass-file: %v", err)
 		}
-		o.password = pw
+		o.given, o.password = g, g.Value
 		return nil
 	}
 }
@@ -108,15 +114,46 @@ func (o *tuneOptions) local() serverhost.LocalOptions {
 // redisFor is the server a plan's redis-config changes go to, with
 // the password (which travels only inside a session): --redis, else the
 // plan's when there is a password to give it; nil for the plan's own.
-func (o *tuneOptions) redisFor(p *tune.Plan) *remote.RedisTarget {
+// A plan is a file: its redis.addr and its changes' nodes get the
+// password only as secret.Given.ForFileAddress decides for each (else
+// none of them does), and why it was withheld goes to warn.
+func (o *tuneOptions) redisFor(p *tune.Plan, warn io.Writer) *remote.RedisTarget {
+	pw := o.password
+	for _, a := range planAddrs(p, o.redis) {
+		if got, withheld := o.given.ForFileAddress(a.network, a.addr); withheld != "" {
+			fmt.Fprintf(warn, "redline tune: %s\n", textsafe.Printable(withheld))
+			pw = got
+			break
+		}
+	}
 	switch {
 	case o.redis != "":
 		r := tuneRedisOptions(o.redis, o.user)
-		return &remote.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: o.password}
-	case p != nil && p.Redis != nil && o.password != "":
-		return &remote.RedisTarget{Network: p.Redis.Network, Addr: p.Redis.Addr, User: p.Redis.User, Password: o.password}
+		return &remote.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: pw}
+	case p != nil && p.Redis != nil && pw != "":
+		return &remote.RedisTarget{Network: p.Redis.Network, Addr: p.Redis.Addr, User: p.Redis.User, Password: pw}
 	}
 	return nil
+}
+
+type netAddr struct{ network, addr string }
+
+// planAddrs are the addresses the plan names that the command line did
+// not (cmdline, --redis): its redis.addr and its changes' nodes.
+func planAddrs(p *tune.Plan, cmdline string) []netAddr {
+	if p == nil {
+		return nil
+	}
+	var out []netAddr
+	if cmdline == "" && p.Redis != nil && p.Redis.Addr != "" {
+		out = append(out, netAddr{cmp.Or(p.Redis.Network, "tcp"), p.Redis.Addr})
+	}
+	for _, c := range p.Changes {
+		if c.Node != "" && c.Node != cmdline && !slices.Contains(out, netAddr{"tcp", c.Node}) {
+			out = append(out, netAddr{"tcp", c.Node})
+		}
+	}
+	return out
 }
 
 func tuneRedisOptions(addr, user string) tune.RedisOptions {

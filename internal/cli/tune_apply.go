@@ -61,7 +61,7 @@ func runTuneApply(ctx context.Context, s *streams, o *tuneApplyOptions, path str
 	if p.Host != "" && hi.Hostname != "" && p.Host != hi.Hostname {
 		fmt.Fprintf(s.err, "redline tune apply: warning: the plan was made on %s, this is %s; its values were read there\n", p.Host, hi.Hostname)
 	}
-	redis := o.redisFor(p)
+	redis := o.redisFor(p, s.err)
 	previews, warnings, err := h.TunePreview(ctx, p, redis)
 	if err != nil {
 		return exitCode(ExitError, "redline tune apply: "+err.Error())

@@ -90,7 +90,7 @@ func runTunePlan(ctx context.Context, s *streams, o *tunePlanOptions, files []st
 	if err != nil {
 		return exitCode(ExitError, "redline tune plan: "+err.Error())
 	}
-	previews, warnings, err := o.preview(ctx, p)
+	previews, warnings, err := o.preview(ctx, s, p)
 	if err != nil {
 		return exitCode(ExitError, "redline tune plan: "+err.Error())
 	}
@@ -195,8 +195,8 @@ func tuneHasRedisChange(p *tune.Plan) bool {
 }
 
 // preview is what applying p would do on the host.
-func (o *tunePlanOptions) preview(ctx context.Context, p *tune.Plan) ([]tune.Outcome, []string, error) {
-	return o.h.TunePreview(ctx, p, o.redisFor(p))
+func (o *tunePlanOptions) preview(ctx context.Context, s *streams, p *tune.Plan) ([]tune.Outcome, []string, error) {
+	return o.h.TunePreview(ctx, p, o.redisFor(p, s.err))
 }
 
 // snapshot reads the host the plan is for (with the server's process).

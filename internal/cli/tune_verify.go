@@ -58,7 +58,7 @@ func runTuneVerify(ctx context.Context, s *streams, o *tuneOptions, args []strin
 		}
 		return tuneVerifyJournal(s, o, rep)
 	}
-	outs, err := h.TuneVerify(ctx, p, o.redisFor(p))
+	outs, err := h.TuneVerify(ctx, p, o.redisFor(p, s.err))
 	if err != nil {
 		return exitCode(ExitError, "redline tune verify: "+err.Error())
 	}

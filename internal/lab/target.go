@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -276,12 +277,13 @@ func hostPort(addr string) (string, int) {
 }
 
 // keepLog copies the server's log next to the results before the server's
-// directory goes away with it.
+// directory goes away with it: its end, through the server's own
+// descriptor (Server.Log), never the name in a directory its user owns.
 func (t *target) keepLog() {
 	if t.logDir == "" || t.server == nil {
 		return
 	}
-	b, err := os.ReadFile(t.server.LogPath)
+	b, err := io.ReadAll(t.server.Log())
 	if err != nil {
 		return
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"strings"
 
 	"redline/internal/labdata"
-	"redline/internal/redisserver"
 )
 
 // pgo is profile-guided optimisation as one step: an instrumented build,
@@ -79,37 +77,6 @@ func (p *plan) trainBinary(ctx context.Context, o Options, bin string, env []str
 		return fmt.Errorf("pgo training (%s): %w", p.workload, err)
 	}
 	return nil
-}
-
-// lendProfileDir hands the profile directory to the user a root redline
-// runs its servers as (redisserver.ServerUser), since the instrumented
-// server writes its profile there as it exits; the returned function
-// gives the directory and what was written in it back to root before the
-// compiler reads it. Not root: the server is this user, nothing to lend.
-func lendProfileDir(dir string) (func() error, error) {
-	if os.Geteuid() != 0 {
-		return func() error { return nil }, nil
-	}
-	u, err := redisserver.ServerUser()
-	if err != nil {
-		return nil, err
-	}
-	uid, _ := strconv.Atoi(u.Uid)
-	gid, _ := strconv.Atoi(u.Gid)
-	if err := os.Chown(dir, uid, gid); err != nil {
-		return nil, fmt.Errorf("pgo: hand %s to %s for the training run: %w", dir, u.Username, err)
-	}
-	return func() error {
-		return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-			if err != nil {
-				return err
-			}
-			if d.Type()&fs.ModeSymlink != 0 { // not the server's to plant
-				return os.Remove(p)
-			}
-			return os.Lchown(p, 0, 0)
-		})
-	}, nil
 }
 
 // mergeProfile returns the profile the optimised build uses and how many

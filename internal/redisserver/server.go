@@ -5,10 +5,10 @@
 package redisserver
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -58,13 +58,17 @@ type Options struct {
 
 // Server is a running redis-server.
 type Server struct {
-	Host     string
-	Port     int
-	Socket   string // unix socket path, when Options.Unix
-	Dir      string
+	Host   string
+	Port   int
+	Socket string // unix socket path, when Options.Unix
+	Dir    string
+	// LogPath names the log for people; redline itself reads the log only
+	// through the descriptor it created it with (log), never by this name:
+	// the directory belongs to the server's user, who can replace the name.
 	LogPath  string
 	ConfPath string
 	NetNS    string
+	log      *os.File
 	cmd      *exec.Cmd
 	exited   chan struct{}
 	ownDir   bool
@@ -133,6 +137,10 @@ func startOnce(ctx context.Context, o Options, bin *binary) (*Server, error) {
 		s.removeDir()
 		return nil, err
 	}
+	if err := s.createLog(); err != nil {
+		s.removeDir()
+		return nil, err
+	}
 	exe, err := bin.execLink(s.Dir)
 	if err != nil {
 		s.removeDir()
@@ -167,8 +175,9 @@ func startOnce(ctx context.Context, o Options, bin *binary) (*Server, error) {
 	// server before redline has restored the host; Pdeathsig stops it if
 	// redline itself dies.
 	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	var stderr bytes.Buffer
-	s.cmd.Stdout, s.cmd.Stderr = &stderr, &stderr
+	// The server logs to its standard output (logfile ""), the file
+	// createLog opened: the wrappers' complaints land there too.
+	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
 	if err := spawn(s.cmd); err != nil {
 		s.removeDir()
 		return nil, fmt.Errorf("start %s: %w", strings.Join(argv, " "), err)
@@ -176,7 +185,7 @@ func startOnce(ctx context.Context, o Options, bin *binary) (*Server, error) {
 	go func() { s.cmd.Wait(); close(s.exited) }()
 	if err := s.waitReady(ctx, o.StartTimeout); err != nil {
 		s.kill()
-		msg := strings.TrimSpace(stderr.String() + "\n" + s.LogTail(15))
+		msg := s.LogTail(15)
 		s.removeDir()
 		return nil, fmt.Errorf("redis-server on %s did not start: %w\n%s", s.Addr(), err, msg)
 	}
@@ -184,13 +193,12 @@ func startOnce(ctx context.Context, o Options, bin *binary) (*Server, error) {
 }
 
 func (s *Server) writeConfig(o Options) error {
-	s.LogPath = filepath.Join(s.Dir, "redis.log")
 	s.ConfPath = filepath.Join(s.Dir, "redis.conf")
 	lines := []string{
 		"bind " + o.Bind,
 		"port " + strconv.Itoa(s.Port),
 		"dir " + s.Dir,
-		"logfile " + s.LogPath,
+		`logfile ""`, // standard output: the file createLog opened
 		"daemonize no",
 		`save ""`,
 		"appendonly no",
@@ -248,10 +256,11 @@ func (s *Server) Client(ctx context.Context) (*resp.Client, error) {
 	return resp.Dial(ctx, resp.DialOptions{Addr: s.Addr(), Timeout: time.Second, Dial: netns.Dialer(s.NetNS)})
 }
 
-// LogTail returns up to n last lines of the server's log.
+// LogTail returns up to n last lines of the server's log (of its last
+// logTailBytes), read through the descriptor createLog opened.
 func (s *Server) LogTail(n int) string {
-	b, err := os.ReadFile(s.LogPath)
-	if err != nil {
+	b, err := io.ReadAll(s.logEnd(logTailBytes))
+	if err != nil || len(b) == 0 {
 		return ""
 	}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
@@ -300,6 +309,9 @@ func (s *Server) kill() {
 }
 
 func (s *Server) removeDir() {
+	if s.log != nil {
+		s.log.Close() // a second Close only errs; a later read finds nothing
+	}
 	if s.ownDir {
 		os.RemoveAll(s.Dir)
 	}
