@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
 	"time"
 
+	"redline/internal/atomicfile"
 	"redline/internal/labdata"
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
@@ -288,7 +288,9 @@ func (t *target) keepLog() {
 		return
 	}
 	p := filepath.Join(t.logDir, fmt.Sprintf("redis-server-%d.log", len(t.logs)+1))
-	if os.WriteFile(p, b, 0o644) == nil {
+	// Through the one output write: a link planted at the name is
+	// replaced, never written through (docs/security.md).
+	if atomicfile.Write(p, b, 0o644) == nil {
 		t.logs = append(t.logs, p)
 	}
 }
