@@ -99,11 +99,17 @@ func (f *Facts) readFiles(procRoot string) {
 		}
 		f.ConfFile = cf
 	}
-	if path, _ := f.Config.Get("logfile"); path != "" {
+	path, _ := f.Config.Get("logfile")
+	if path != "" {
 		w, err := readLogWarnings(procRoot, pid, path)
 		if err != nil {
 			f.Errors["log"] = err.Error()
 		}
 		f.LogWarnings = w
+	} else if out, ok := openServerStdout(procRoot, pid); ok {
+		// logfile "": the server logs to its standard output, a file
+		// when redline started it (redisserver's log), else a pipe or the
+		// journal, which are not read.
+		f.LogWarnings = logWarningsFrom(out, pid)
 	}
 }

@@ -128,15 +128,38 @@ func readLogWarnings(procRoot string, pid int, path string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
+	return logWarningsFrom(f, pid), nil
+}
+
+// logWarningsFrom reads the warnings of pid's last start from the tail of
+// the open log f, and closes it.
+func logWarningsFrom(f *os.File, pid int) []string {
 	defer f.Close()
 	if st, err := f.Stat(); err == nil && st.Size() > logTailBytes {
 		f.Seek(st.Size()-logTailBytes, io.SeekStart)
 	}
 	b, err := io.ReadAll(io.LimitReader(f, logTailBytes))
 	if err != nil {
-		return nil, err
+		return nil
 	}
-	return parseLogWarnings(string(b), pid), nil
+	return parseLogWarnings(string(b), pid)
+}
+
+// openServerStdout opens the file the server's standard output is, through
+// its own descriptor (/proc/PID/fd/1: the object the server holds open, not
+// a name anyone can change), when that is a regular file.
+func openServerStdout(procRoot string, pid int) (*os.File, bool) {
+	p := filepath.Join(procRoot, strconv.Itoa(pid), "fd", "1")
+	fd, err := unix.Open(p, unix.O_RDONLY|unix.O_NONBLOCK|unix.O_CLOEXEC|unix.O_NOCTTY, 0)
+	if err != nil {
+		return nil, false
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
+		return nil, false
+	}
+	return os.NewFile(uintptr(fd), p), true
 }
 
 // parseLogWarnings picks the warning lines of the last start whose lines

@@ -24,8 +24,12 @@ func checkStartupWarnings(f *doctor.Facts) doctor.Result {
 		return doctor.Unchecked("cannot read the server's log: %s", e)
 	}
 	logfile, lev, _ := f.Config("logfile")
-	if logfile == "" {
+	if logfile == "" && len(f.Redis.LogWarnings) == 0 {
+		// redisadmin reads the standard output only when it is a file.
 		return doctor.Unchecked("the server logs to stdout (logfile \"\"); check its supervisor's journal")
+	}
+	if logfile == "" {
+		logfile = "the server's standard output"
 	}
 	if len(f.Redis.LogWarnings) == 0 {
 		return doctor.Pass("no warnings since the last start in %s", logfile).With(lev)
