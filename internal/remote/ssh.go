@@ -343,7 +343,10 @@ const exitWait = 5 * time.Second
 
 func (e *exitReader) Read(p []byte) (int, error) {
 	n, err := e.r.Read(p)
-	if err != io.EOF {
+	// cmd.Wait closes the output pipe once the process has ended, so a
+	// read that races it ends in os.ErrClosed instead of io.EOF: the same
+	// end of the output, to be worded by how the process ended.
+	if err != io.EOF && !errors.Is(err, os.ErrClosed) {
 		return n, err
 	}
 	t := time.NewTimer(exitWait)
