@@ -274,6 +274,7 @@ func TestAutotuneSSHBuild(t *testing.T) {
 	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "/usr/lib/x86_64-linux-gnu/libjemalloc.so", "gcc")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // a cold cache compiles Redis
 	defer cancel()
+	fetchDebianSource(t, ctx)
 	cmd := l.autotune(t, ctx, "--knob", "server.build", "--build", buildO2, "--workload", "-t set -c 2 --duration 300ms", "--max-rounds", "8")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
