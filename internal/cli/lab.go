@@ -227,7 +227,7 @@ func labPassword(sc *labdata.Scenario, file, passFile string, warn io.Writer) er
 		t.Password = pw
 		return nil
 	}
-	if t.Kind == "address" {
+	if t.Kind == labdata.KindAddress {
 		pw, withheld := secret.Given{Value: secret.FromEnv()}.ForFileAddress("tcp", t.Address)
 		if withheld != "" {
 			fmt.Fprintf(warn, "redline lab: %s\n", textsafe.Printable(withheld))

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"redline/internal/change"
+	"redline/internal/target/policy"
 
 	"redline/internal/doctor"
 	"redline/internal/host"
@@ -43,7 +44,7 @@ type labHost struct {
 // directory, so redline tune rollback restores the host even if the lab
 // is killed.
 func openLabHost(s *streams, f *labFlags, sc labdata.Scenario) (*labHost, error) {
-	if sc.Target.Kind == "ssh" {
+	if sc.Target.Kind == labdata.KindSSH {
 		return &labHost{serverHost: labServerHost(s, f), close: func() {}}, nil
 	}
 	local := serverhost.NewLocal(serverhost.LocalOptions{StateDir: f.stateDir, Holder: "redline lab"})
@@ -96,7 +97,7 @@ func (t *hostTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.En
 		return nil, err
 	}
 	if env.HostWideOff {
-		plan.Changes = slices.DeleteFunc(plan.Changes, func(c change.Change) bool { return lab.HostWide(c, env.ServerNetNS) })
+		plan.Changes = slices.DeleteFunc(plan.Changes, func(c change.Change) bool { return policy.HostWide(c, env.ServerNetNS) })
 	}
 	res, err := h.TuneApply(ctx, plan, labRedis(env), t.scope)
 	var steps []labdata.PlanStep

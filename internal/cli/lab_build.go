@@ -16,7 +16,7 @@ import (
 // session is opened there for the builds (at the first one) and ended by
 // the returned function, before the lab opens its own.
 func labBuilder(s *streams, f *labFlags, t labdata.TargetSpec) (lab.Builder, func()) {
-	if t.Kind != "ssh" {
+	if t.Kind != labdata.KindSSH {
 		h := serverhost.NewLocal(serverhost.LocalOptions{BuildProgress: s.err})
 		return hostBuild(func(context.Context) (serverhost.Builder, error) { return h, nil }), func() {}
 	}

@@ -16,6 +16,7 @@ import (
 	"redline/internal/labdata"
 	"redline/internal/remote"
 	"redline/internal/serverhost"
+	"redline/internal/target/policy"
 )
 
 // sshServerHost is the lab.ServerHost of a target of kind ssh: a redline
@@ -64,13 +65,7 @@ func (h *sshServerHost) lost() bool { return h.h.Lost() }
 // ip is the server host's address the load goes to: the scenario's, or
 // the one the ssh connection reached.
 func (h *sshServerHost) ip() (string, error) {
-	if h.t.Address != "" {
-		return h.t.Address, nil
-	}
-	if ip := h.h.Info().SSHServerIP; ip != "" {
-		return ip, nil
-	}
-	return "", fmt.Errorf("the session on %s cannot tell its address (no $SSH_CONNECTION): give target.address, an IP of the server host the load can reach", h.t.Host)
+	return policy.Bind("", h.t.Host, h.h.Info().SSHServerIP, h.t.Address, "give target.address, an IP of the server host the load can reach")
 }
 
 // Start starts a server on the host, on its ssh address.

@@ -9,6 +9,7 @@ import (
 	"redline/internal/atomicfile"
 	"redline/internal/host"
 	"redline/internal/labdata"
+	"redline/internal/target/policy"
 )
 
 // ServerHost is the machine the server runs on when it is not the lab's
@@ -77,8 +78,7 @@ func (t *target) ensureRemote(ctx context.Context, spec labdata.ServerSpec) erro
 		return err
 	}
 	start := spec
-	start.Config = []string{"maxclients 10000"}
-	start.Config = append(start.Config, spec.Config...)
+	start.Config = policy.StartConfig(spec.Config)
 	s, err := t.host.Start(ctx, start, t.pass)
 	if err != nil {
 		return err
@@ -103,7 +103,7 @@ func (t *target) stopRemote() error {
 // serverHost opens the link to a kind ssh target's server host, whose
 // tuner and doctor then act for the lab.
 func (l *labRun) serverHost(ctx context.Context) error {
-	if l.s.Target.Kind != "ssh" {
+	if l.s.Target.Kind != labdata.KindSSH {
 		return nil
 	}
 	l.event(Event{Message: "opening a session on " + l.s.Target.Host})
