@@ -15,7 +15,7 @@ import (
 // ServerHost is the machine the server runs on when it is not the lab's
 // own (a target of kind ssh). The lab starts, stops and samples its
 // server there, diagnoses and tunes that machine, all through this
-// interface; internal/cli adapts a remote session to it, so the engine
+// interface; internal/target/labhost adapts a remote session to it, so the engine
 // links neither the session nor the doctor or tune.
 type ServerHost interface {
 	// Start starts a server from spec (with password as requirepass, if

@@ -10,11 +10,15 @@
 package target
 
 import (
+	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"redline/internal/autotune"
 	"redline/internal/knobs"
+	"redline/internal/redisparam"
+	"redline/internal/textsafe"
 )
 
 // Spec is what a session measures: journaled with the session (its JSON
@@ -103,4 +107,45 @@ func Candidates(t Spec) (cands []autotune.Candidate, untested []string) {
 		cands = append(cands, autotune.Candidate{Knob: k.Name, Values: values, Numeric: k.Numeric})
 	}
 	return cands, untested
+}
+
+// CheckJournal holds the journal's candidates to the catalog:
+// known knobs the target allows, the catalog's values (server.build's:
+// the journal's own build names).
+func CheckJournal(cands []autotune.Candidate, t Spec) error {
+	for _, c := range cands {
+		k, ok := knobs.Lookup(c.Knob)
+		if !ok || !k.Allowed(t.Allow) {
+			return fmt.Errorf("the journal's knob %q: not in the catalog, or not allowed (--allow)", textsafe.Printable(c.Knob))
+		}
+		for _, v := range c.Values {
+			if !journalValueOK(k, v, t) {
+				return fmt.Errorf("the journal's knob %s: value %q is neither one the catalog tries nor a valid change", k.Name, textsafe.Printable(v))
+			}
+		}
+	}
+	return nil
+}
+
+// journalValueOK: one of the catalog's values, a build the journal names
+// (server.build), or a value the doctor put first that passes the
+// change's own allow-list or a scenario's config-line rule.
+func journalValueOK(k knobs.Knob, v string, t Spec) bool {
+	switch {
+	case k.SessionValues():
+		return slices.ContainsFunc(t.Builds, func(b Build) bool { return b.Name == v })
+	case slices.Contains(k.Values, v):
+		return true
+	case k.Numeric:
+		if _, err := strconv.ParseFloat(v, 64); err != nil {
+			return false
+		}
+	}
+	if ch, ok := k.Change(v); ok {
+		return ch.Validate() == nil
+	}
+	if st, ok := k.Start(v); ok && st.ConfigLine != "" {
+		return redisparam.CheckLine(st.ConfigLine) == nil
+	}
+	return false
 }
