@@ -24,3 +24,16 @@ func TestAutotuneCandidatesFollowSafetyAndMethod(t *testing.T) {
 		t.Errorf("untested:\n%s", strings.Join(untested, "\n"))
 	}
 }
+
+// TestEveryKnobHasAMethod: every knob of the catalog that autotune
+// applies has its method's entry (methods.go), a start-up knob its
+// kind's entry too, so a new kind without one fails here, not in a
+// session; a knob never applied has none.
+func TestEveryKnobHasAMethod(t *testing.T) {
+	for _, k := range knobs.Catalog() {
+		_, ok := methodOf(k)
+		if want := k.Method() != knobs.NotApplied; ok != want {
+			t.Errorf("knob %s (kind %s, method %s): entry %v, want %v", k.Name, k.Kind, k.Method(), ok, want)
+		}
+	}
+}
