@@ -5,7 +5,7 @@ package cli
 // each is built (or found in the cache) by the server host's Builder
 // before the session's first measurement, and a trial with
 // server.build=NAME runs on a server started from that binary, beside the
-// baseline's like every start-up knob (autotune_trial.go). The specs and
+// baseline's like every start-up knob (internal/target/trial.go). The specs and
 // their provenance are journaled with the session's target, so --resume
 // builds the same specs, finds the same binaries in the cache, and
 // refuses to go on when a spec now makes another binary.

@@ -4,10 +4,11 @@ package target
 // server started (or attached), and every trial's changes applied scoped
 // and rolled back, through the one server-host API (serverhost.Host,
 // issue 23); the load is generated here. The host is opened once, by
-// openHost (serverhost.Open): this machine, or a session over --ssh whose
+// the command's openHost (Options.OpenHost, serverhost.Open): this
+// machine, or a session over --ssh whose
 // dead man's switch undoes a trial by itself when the link dies. Nothing
 // else in autotune knows how the host is reached; how one trial's knobs
-// reach it is autotune_trial.go.
+// reach it is trial.go and methods.go.
 
 import (
 	"cmp"
@@ -38,7 +39,7 @@ const rollbackTimeout = 30 * time.Second
 // Target is the session's redis-server on its server host (this
 // machine, a session's over ssh, or a network namespace here), measured
 // with one workload; every trial runs on a server started with its start-up
-// settings (the baseline's first: autotune_trial.go keeps a pool), its
+// settings (the baseline's first: trial.go keeps a pool), its
 // changes applied scoped through the host's tune journal and rolled back
 // by their session after the measurement.
 type Target struct {
@@ -68,13 +69,13 @@ type Target struct {
 	// clientNetNS is where the load and the admin connections come from
 	// (a --netns target's client namespace).
 	clientNetNS string
-	// cluster is a --cluster target's nodes (autotune_cluster.go).
+	// cluster is a --cluster target's nodes (cluster.go).
 	cluster *clusterNodes
 	// noHost says why host knobs cannot be tried ("" when they can).
 	noHost string
 	pair   *netns.Pair
 	where  string // what the target is, for the terminal
-	// built are the session's --build binaries by name (autotune_build.go),
+	// built are the session's --build binaries by name (build.go),
 	// buildTime what building them took.
 	built     map[string]labdata.BuildProvenance
 	buildTime time.Duration
