@@ -1,10 +1,13 @@
 package policy
 
 import (
+	"context"
 	"strings"
 	"testing"
 
 	"redline/internal/change"
+	"redline/internal/redisserver"
+	"redline/internal/testutil"
 )
 
 func TestHostWide(t *testing.T) {
@@ -79,5 +82,29 @@ func TestBindAndPassword(t *testing.T) {
 	}
 	if got := StartConfig([]string{"maxclients 20"}); len(got) != 2 || got[0] != MaxClients || got[1] != "maxclients 20" {
 		t.Errorf("StartConfig = %q; want maxclients first, the caller's line last", got)
+	}
+}
+
+// TestStartClusterChecksEveryNode: a managed cluster started with an
+// allocator runs every node with it preloaded, each node checked (the
+// rule the lab now shares with autotune; the lab refused it before).
+func TestStartClusterChecksEveryNode(t *testing.T) {
+	testutil.Heavy(t)
+	testutil.NeedTools(t, "redis-server", "/usr/lib/x86_64-linux-gnu/libjemalloc.so")
+	spec := redisserver.Spec{Config: StartConfig(nil), Allocator: "jemalloc"}
+	so, err := redisserver.SpecOptions(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := StartCluster(context.Background(), redisserver.ClusterOptions{Primaries: 3, Server: so}, spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop()
+	lib, _ := redisserver.AllocatorLib("jemalloc")
+	for _, n := range c.Nodes() {
+		if err := redisserver.CheckMapped(n.Pid(), lib); err != nil {
+			t.Errorf("node %s: %v", n.Addr(), err)
+		}
 	}
 }
