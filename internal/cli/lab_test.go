@@ -273,14 +273,14 @@ func TestOpenLabHostHolds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s target, variant %s: %v", sc.Target.Kind, sc.Variants[0].Name, err)
 		}
-		h.close()
+		h.Close()
 	}
-	first.close()
+	first.Close()
 	again, err := openLabHost(s, f, tuned)
 	if err != nil {
 		t.Fatalf("after the first lab closed its host: %v", err)
 	}
-	again.close()
+	again.Close()
 	if errb.Len() > 0 {
 		t.Errorf("closing said: %s", errb.String())
 	}
