@@ -254,7 +254,7 @@ func writeTextOthers(tw *errWriter, r *Report, o RenderOptions) {
 			}
 		}
 	}
-	writeServers(tw, r)
+	writeServers(tw, r, o.Verbose)
 	statuses := []Status{Errored, NotChecked, NotApplicable}
 	if !o.Verbose {
 		statuses = statuses[:1]
