@@ -76,8 +76,12 @@ type Summary struct {
 	Server ServerInfo `json:"server"`
 	Client ClientInfo `json:"client"`
 
-	Interrupted bool   `json:"interrupted,omitempty"`
-	Error       string `json:"error,omitempty"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// StoppedDuring is set when a stop came before the test measured
+	// anything: what the run was doing ("reading the server's INFO",
+	// "starting the workers", "connecting"); Requests is then 0.
+	StoppedDuring string `json:"stopped_during,omitempty"`
+	Error         string `json:"error,omitempty"`
 }
 
 // RunConfig is the configuration a Summary was measured with.
