@@ -433,4 +433,7 @@ type Outage struct {
 	StraddledP50Ms float64 `json:"straddled_p50_ms,omitempty"`
 	StraddledP99Ms float64 `json:"straddled_p99_ms,omitempty"`
 	StraddledMaxMs float64 `json:"straddled_max_ms,omitempty"`
+	// StraddledHistogram holds the straddled requests' latencies (ns), so
+	// a --workers run's outages merge with exact percentiles.
+	StraddledHistogram *Histogram `json:"straddled_histogram,omitempty"`
 }
