@@ -124,6 +124,25 @@ func TestLabStopsCleanlyOnHangupAndQuit(t *testing.T) {
 	}
 }
 
+// TestLabRepeatedSignalsStillRollBack (issue 40): on 9968439 the second
+// stop signal ended the process at once (signal.Reset after the first),
+// so a lab under `timeout` (the process, then its group), a unit's stop
+// or a double Ctrl-C could end with its change applied and no results.
+// Now the repeats (0 and 200 ms after the first: inside the window
+// whatever the load, the window runs from when the first was taken) are
+// the same stop, and a later, insisting one is answered: the lab rolls
+// back and saves its partial results all the same.
+func TestLabRepeatedSignalsStillRollBack(t *testing.T) {
+	cmd, out, state, _ := startStoppableLab(t)
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(syscall.SIGINT) // timeout's copy to the group
+	time.Sleep(200 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT) // a double Ctrl-C
+	time.Sleep(repeatWindow)
+	cmd.Process.Signal(syscall.SIGTERM) // insisting, if still running
+	checkStoppedCleanly(t, cmd, out, state, 128+int(syscall.SIGINT))
+}
+
 // TestLabStopsCleanlyWhenOutputCloses: a closed pipe on stdout or stderr
 // (redline lab | tee log, and tee dies) killed the lab by SIGPIPE. Now the
 // lab stops the way Ctrl-C does, and exits 141 (128+SIGPIPE).
