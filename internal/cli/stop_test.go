@@ -359,3 +359,31 @@ func TestBenchStoppedBeforeMeasuringKeepsTheEmptyResult(t *testing.T) {
 		})
 	}
 }
+
+// TestBenchSignalWhileStartingIsAStop (issue 40): a signal that came
+// before the command's own watch (the runtime's start and the packages'
+// initialisation: over a second on two loaded cores) killed redline with
+// nothing printed or saved, one of 100 `timeout -s INT` runs. The child
+// signals itself before Main (REDLINE_TEST_SIGNAL_AT_START); the signal
+// is held (internal/earlysignal) and is the run's stop: a report, the -o
+// file, 130.
+func TestBenchSignalWhileStartingIsAStop(t *testing.T) {
+	srv := respscript.Start(t, respscript.Options{})
+	out := filepath.Join(t.TempDir(), "r.json")
+	t.Setenv("REDLINE_TEST_SIGNAL_AT_START", "1")
+	cmd, stdout, stderr, exited := childRedline(t, "bench", "-p", strconv.Itoa(srv.Port()), "-t", "set", "-c", "1", "--duration", "1h", "--progress", "none", "-o", out)
+	report := make(chan []byte)
+	go func() { b, _ := io.ReadAll(stdout); report <- b }()
+	var lines []string
+	for line := range stderr {
+		lines = append(lines, line)
+	}
+	<-exited
+	exitedWith(t, cmd, 128+int(syscall.SIGINT))
+	if b := <-report; !strings.Contains(string(b), "====== SET ======") {
+		t.Errorf("no report on stdout: %q (stderr %q)", b, lines)
+	}
+	if doc, err := benchdata.ReadDocument(out); err != nil || len(doc.Results) != 1 || !doc.Results[0].Interrupted {
+		t.Errorf("-o: %v %+v", err, doc)
+	}
+}
