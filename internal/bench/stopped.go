@@ -19,7 +19,7 @@ func Unmeasured(o Options, t Test, during string) *benchdata.Summary {
 	s := &benchdata.Summary{
 		Schema: benchdata.SchemaVersion, Title: t.Title, Command: r.commandText(), Config: r.runConfig(),
 		Start: now, End: now, Interrupted: true, StoppedDuring: during,
-		Histogram: benchdata.NewHistogram(o.Precision), Connections: &benchdata.Connections{},
+		Histogram: benchdata.NewHistogram(o.Precision), // no Connections: none were counted
 	}
 	digest(s)
 	return s
