@@ -240,8 +240,8 @@ func (r *benchRun) keep(sum *benchdata.Summary, t bench.Test) {
 // was doing during (cause: the error that step returned): the report of
 // t's 0 requests is printed and saved all the same (bench.Unmeasured),
 // so every stopped run leaves what it has on the terminal and in -o, and
-// says why it is empty. A stop during a test that measured something is
-// one's.
+// says why it is empty. (A stop during a test that measured something
+// ends in one, with that partial result.)
 func (r *benchRun) stoppedEarly(ctx context.Context, t bench.Test, during string, cause error) error {
 	if r.started.IsZero() {
 		r.started = time.Now()
@@ -249,7 +249,7 @@ func (r *benchRun) stoppedEarly(ctx context.Context, t bench.Test, during string
 	sum := bench.Unmeasured(r.o, t, during)
 	r.keep(sum, t)
 	r.print(sum)
-	msg := fmt.Sprintf("redline bench: 0 requests measured: stopped by %s while %s, before %s measured anything", stoppedWhat(ctx), during, t.Title)
+	msg := fmt.Sprintf("redline bench: %s: 0 requests measured: stopped by %s while %s", t.Title, stoppedWhat(ctx), during)
 	if cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.Cause(ctx)) {
 		msg += fmt.Sprintf(" (%v)", cause)
 	}
