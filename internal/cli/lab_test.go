@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 		if os.Getenv("REDLINE_TEST_ANNOUNCE_STOP") == "1" { // stop_test.go
 			testHookStopping = func() { fmt.Fprintln(os.Stderr, stoppingLine) }
 		}
+		if os.Getenv("REDLINE_TEST_SIGNAL_AT_START") == "1" { // stop_test.go: a stop while starting
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+		}
 		os.Exit(Main(os.Args[1:]))
 	}
 	if gw := os.Getenv("REDLINE_TEST_PINGER"); gw != "" {
