@@ -142,7 +142,7 @@ RACE_PKGS = ./internal/bench ./internal/resp/... ./internal/steer/... ./internal
 	./internal/serverhost/... ./internal/host/... ./internal/netns/... ./internal/lab \
 	./internal/doctor ./internal/profile ./internal/redisserver ./internal/tune \
 	./internal/testutil/...
-CLI_RACE_TESTS = ^(TestBenchWorkers|TestBenchSSHWorkers|TestWorker|TestSteer|TestProfile|TestLabStops|TestLaterSignal|TestRepeatedStopSignals|TestBenchClosedStdout)
+CLI_RACE_TESTS = ^(TestBenchWorkers|TestBenchSSHWorkers|TestWorker|TestSteer|TestProfile|TestLabStops|TestLaterSignal|TestRepeatedStopSignals|TestBenchClosedStdout|TestBenchStoppedBeforeMeasuring|TestBenchSignalWhileStarting|TestLabRepeatedSignals)
 PLAIN_PKGS = $(filter-out $(shell $(GO) list $(RACE_PKGS)) redline/internal/cli,$(shell $(GO) list ./...))
 GOTEST = $(GO) test -count=1 -parallel 4 -timeout 40m
 test: check-needs
