@@ -188,7 +188,7 @@ func cells(texts []string, classes ...string) []htmlCell {
 
 func summaryTables(r *Report) []htmlTable {
 	var ts []htmlTable
-	for _, m := range metrics {
+	for _, m := range shownMetrics(r) {
 		t := htmlTable{Title: m.Title + ", median of the runs", Header: append([]string{"workload"}, r.Labels...)}
 		for _, w := range r.Workloads {
 			row := []htmlCell{{Text: w.Name}}
@@ -203,7 +203,7 @@ func summaryTables(r *Report) []htmlTable {
 }
 
 func summaryHTMLCell(g *Group, m metric) htmlCell {
-	if g == nil || g.N == 0 {
+	if !m.has(g) {
 		return htmlCell{Text: "n/a", Class: "num"}
 	}
 	c := htmlCell{Text: m.format(m.spread(g).Median), Class: "num"}
@@ -222,7 +222,7 @@ func workloadView(r *Report, w *Workload, i int) htmlWorkload {
 		Series:      template.HTML(seriesChart(r, w)),
 		Outages:     template.HTML(outageChart(r, w))}
 	header := []string{r.Dimension, "runs", "median", "min..max", "spread", "ratio [CI]", "verdict"}
-	for _, m := range metrics {
+	for _, m := range shownMetrics(r) {
 		t := htmlTable{Title: m.Title, Header: header}
 		for _, row := range metricRows(w, m, r.markComputed) {
 			t.Rows = append(t.Rows, cells(row, "", "num", "num", "num", "num", "num", ""))
