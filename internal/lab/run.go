@@ -575,6 +575,9 @@ func (l *labRun) diagnose(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("doctor: %w", err)
 	}
+	if ScratchServer(l.s.Target) {
+		f, fixes = markScratch(f, fixes)
+	}
 	l.res.Findings, l.safeFixes = f, fixes
 	l.env.SafeFixes = fixes
 	return nil

@@ -38,6 +38,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 // htmlView is everything the template prints, already formatted.
 type htmlView struct {
 	Title, Description, Dimension, Reference, HowToRead string
+	ScratchWords                                        string
 	CSS                                                 template.CSS
 	Notes                                               []template.HTML
 	Summary                                             []htmlTable
@@ -119,7 +120,7 @@ type htmlInput struct {
 }
 
 func newHTMLView(r *Report) *htmlView {
-	v := &htmlView{Title: r.Title, Dimension: r.Dimension, Reference: r.Reference, HowToRead: howToRead,
+	v := &htmlView{Title: r.Title, Dimension: r.Dimension, Reference: r.Reference, HowToRead: howToRead, ScratchWords: scratchWords,
 		CSS: template.CSS(htmlCSS), Lab: r.Lab != nil}
 	for _, n := range r.Notes {
 		v.Notes = append(v.Notes, codeSpans(n))

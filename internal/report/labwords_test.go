@@ -73,3 +73,16 @@ func TestOneRunHasNoSpread(t *testing.T) {
 		}
 	}
 }
+
+// TestScratchFindingMarked: a finding about the lab's own server says so
+// in both formats (issue 41).
+func TestScratchFindingMarked(t *testing.T) {
+	res := &labdata.Result{Schema: labdata.ResultSchema, Complete: true,
+		Findings: []labdata.Finding{{ID: "reserved-ports", Severity: "medium", Title: "The local port range covers the Redis ports", Scratch: "the lab picked the port"}}}
+	for _, f := range []Format{Markdown, HTML} {
+		out := string(render(t, FromResult(res, "result.json"), f))
+		if !strings.Contains(out, "about the lab&#39;s own server, not applied: the lab picked the port") && !strings.Contains(out, "about the lab's own server, not applied: the lab picked the port") {
+			t.Errorf("%s: the finding is not marked as the lab's own server's", f)
+		}
+	}
+}
