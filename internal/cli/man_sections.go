@@ -183,7 +183,7 @@ var manTable = map[string]manSections{
 	},
 	"redline tune apply": {
 		Examples: `  redline tune apply plan.yaml
-      show what would change and ask
+      show what would change; change nothing
   redline tune apply plan.yaml --yes
       apply without asking; every change journaled first, read back after
   redline tune apply plan.yaml --yes --ssh admin@redis-a
