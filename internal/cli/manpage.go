@@ -166,16 +166,32 @@ func roff(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// breakable lets troff break filled text after a comma inside a long
-// word (a list such as ping_inline,ping,...,xadd): without a break
-// point it cannot fit the line and warns.
+// breakable lets troff break filled text inside a long word (a list such
+// as ping_inline,ping,...,xadd, a long path): after each comma, slash or
+// equals sign of a word over breakableLen characters. Without a break
+// point troff cannot fit the line and warns ("can't break line").
 func breakable(s string) string {
-	var b strings.Builder
-	for i, r := range s {
-		b.WriteRune(r)
-		if r == ',' && i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\n' {
-			b.WriteString(`\:`)
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		words := strings.Split(l, " ")
+		for j, w := range words {
+			if len([]rune(w)) <= breakableLen || strings.HasPrefix(w, ".") {
+				continue
+			}
+			var b strings.Builder
+			rs := []rune(w)
+			for k, r := range rs {
+				b.WriteRune(r)
+				if (r == ',' || r == '/' || r == '=') && k+1 < len(rs) {
+					b.WriteString(`\:`)
+				}
+			}
+			words[j] = b.String()
 		}
+		lines[i] = strings.Join(words, " ")
 	}
-	return b.String()
+	return strings.Join(lines, "\n")
 }
+
+// breakableLen is the longest word breakable leaves whole.
+const breakableLen = 30

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"redline/internal/testutil"
 )
 
@@ -96,6 +98,14 @@ func TestManPagesGroffClean(t *testing.T) {
 	dir := t.TempDir()
 	if _, errOut, code := runCLI(t, context.Background(), nil, "man", dir); code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// a command of tomorrow, with the texts that made troff warn: a long
+	// list, a long path, a line starting with a control character
+	future := &cobra.Command{Use: "future", Short: "a command added later", Long: ".starts with a dot\n'and a quote\nsee docs/future.md"}
+	future.Flags().String("list", "", "one of "+strings.Repeat("alpha,beta,gamma,", 8)+"omega")
+	future.Flags().String("path", "", "default /var/lib/redline/a/very/long/path/that/does/not/fit/on/one/line/of/the/terminal/at/all/x.json")
+	if err := os.WriteFile(filepath.Join(dir, "redline-future.1"), manPage(future, defaultDocDir), 0o644); err != nil {
+		t.Fatal(err)
 	}
 	pages, _ := filepath.Glob(filepath.Join(dir, "*.1"))
 	if len(pages) == 0 {
