@@ -3,7 +3,6 @@ package cli
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"slices"
 
 	"redline/internal/change"
@@ -235,11 +234,8 @@ func labFindings(rep *doctor.Report, addr string) ([]labdata.Finding, lab.Fixes)
 func findingOf(f doctor.Finding, addr string) labdata.Finding {
 	out := labdata.Finding{ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Message: f.Message}
 	for _, e := range f.Evidence {
-		ev := fmt.Sprintf("%s = %s", e.Source, e.Value)
-		if e.Note != "" {
-			ev += " (" + e.Note + ")"
-		}
-		out.Evidence = append(out.Evidence, ev)
+		// as doctor prints it: an empty value is "", not a blank
+		out.Evidence = append(out.Evidence, e.Text())
 	}
 	if f.Fix != nil {
 		for _, c := range f.Fix.Changes {
