@@ -27,9 +27,10 @@ TEST_PKGS_BUILD = make gcc libc6-dev clang lld lld-14 llvm bolt-16 apt dpkg-dev 
 	libjemalloc-dev debian-archive-keyring
 # reports and fleets: chromium (screenshots), cmark-gfm (renders the Markdown reports made
 # from hostile values, as a viewer would), promtool (prometheus: doctor's textfile, the
-# alert rules), the Ansible collection (run, linted, its templates rendered by python3);
+# alert rules), the Ansible collection (run, linted, its templates rendered by python3),
+# groff-base (the man pages formatted with warnings on);
 TEST_PKGS_REPORT = chromium cmark-gfm prometheus ansible-core ansible-lint python3-minimal \
-	python3-jinja2 python3-yaml
+	python3-jinja2 python3-yaml groff-base
 # CI: qemu-user-static and file (arm64 tests, the static-binary check), mmdebstrap
 # (scripts/fresh-check's Debian root).
 TEST_PKGS_CI = qemu-user-static file mmdebstrap
@@ -99,19 +100,22 @@ release:
 	cd bin && sha256sum $(patsubst %,redline-linux-%,$(RELEASE_ARCHS)) > SHA256SUMS && cat SHA256SUMS
 
 # The man pages come from the commands themselves (redline man DIR), the
-# completions from cobra (redline completion bash|zsh|fish).
+# completions from cobra (redline completion bash|zsh|fish); the man pages point at
+# docs/*.md where they are installed (--docdir), never at the source tree.
 install: build
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/redline \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	install -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/redline
-	./$(BIN) man $(DESTDIR)$(PREFIX)/share/man/man1
+	./$(BIN) man --docdir $(PREFIX)/share/doc/redline $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/redline
 	./$(BIN) completion bash > $(DESTDIR)$(PREFIX)/share/bash-completion/completions/redline
 	./$(BIN) completion zsh > $(DESTDIR)$(PREFIX)/share/zsh/site-functions/_redline
 	./$(BIN) completion fish > $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/redline.fish
 
 uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/redline
 	rm -f $(DESTDIR)$(PREFIX)/bin/redline $(DESTDIR)$(PREFIX)/share/man/man1/redline*.1 \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/redline \
 		$(DESTDIR)$(PREFIX)/share/zsh/site-functions/_redline \

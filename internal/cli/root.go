@@ -99,6 +99,7 @@ before/after experiment with repeated measurements and a report (lab).`,
 	for _, f := range factories {
 		root.AddCommand(f(s))
 	}
+	addValueCompletions(root)
 	return root
 }
 

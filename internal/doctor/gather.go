@@ -27,6 +27,9 @@ type GatherOptions struct {
 	Sample time.Duration
 	// Host passes options to host.Read (extra IRQ patterns, ports).
 	Host host.Options
+	// NICsNotChecked, when set, is why the NICs are not read: /sys is not
+	// the network namespace's the doctor runs in (host.NICsNotChecked).
+	NICsNotChecked string
 
 	Iface           string
 	ExpectedClients int
@@ -84,6 +87,9 @@ func Gather(ctx context.Context, o GatherOptions) (*Facts, error) {
 	}
 	read := func() (*host.Snapshot, *redisadmin.Facts, error) {
 		snap, rf, err := gatherOnce(ctx, fs, conn, info, o)
+		if err == nil && o.NICsNotChecked != "" {
+			host.NICsNotChecked(snap, o.NICsNotChecked)
+		}
 		info = nil // a second reading asks again
 		return snap, rf, err
 	}

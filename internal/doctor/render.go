@@ -287,6 +287,10 @@ var statusTitle = map[Status]string{
 	Fired:         "Fired",
 }
 
+// Text is the evidence as every report prints it: "SOURCE = VALUE
+// (note)", an empty value as "" and a missing one as (absent).
+func (e Evidence) Text() string { return e.text() }
+
 func (e Evidence) text() string {
 	s := e.Source + " = " + e.shown()
 	if e.Absent {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	iofs "io/fs"
 	"os"
+	"strings"
 	"syscall"
 )
 
@@ -150,4 +151,23 @@ func clip(s string) string {
 		return s[:77] + "..."
 	}
 	return s
+}
+
+// KindNotChecked marks what was not read on purpose, with why: a
+// namespace's NICs when /sys could not be that namespace's.
+const KindNotChecked = "not-checked"
+
+// NICsNotChecked leaves s's NICs out, with the errors reading them, and
+// records why once (Source "nics", Kind KindNotChecked): read from another
+// network namespace through the host's /sys, every NIC /sys lists is one
+// netlink does not know there, and each read of it failed.
+func NICsNotChecked(s *Snapshot, why string) {
+	s.NICs = nil
+	kept := s.Errors[:0]
+	for _, e := range s.Errors {
+		if !strings.HasPrefix(e.Source, "nic ") && !strings.HasPrefix(e.Source, "addresses ") && !strings.HasPrefix(e.Source, "ethtool ") {
+			kept = append(kept, e)
+		}
+	}
+	s.Errors = append(kept, SourceError{Source: "nics", Error: why, Kind: KindNotChecked})
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"redline/internal/atomicfile"
 	"redline/internal/target/policy"
@@ -228,7 +229,13 @@ func (l *labRun) run(ctx context.Context) error {
 		return err
 	}
 	if l.o.ResultPath != "" {
-		l.tg.logDir = filepath.Dir(l.o.ResultPath)
+		// The server logs in a logs/ subdirectory: one per start, 25 of
+		// them beside the reports were the first thing a reader saw.
+		dir := filepath.Join(filepath.Dir(l.o.ResultPath), LogsDir)
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("the server logs' directory: %w", err)
+		}
+		l.tg.logDir = dir
 	}
 	if err := l.startNet(ctx); err != nil {
 		return err
@@ -567,6 +574,9 @@ func (l *labRun) diagnose(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("doctor: %w", err)
 	}
+	if ScratchServer(l.s.Target) {
+		f, fixes = markScratch(f, fixes)
+	}
 	l.res.Findings, l.safeFixes = f, fixes
 	l.env.SafeFixes = fixes
 	return nil
@@ -633,3 +643,7 @@ func (l *labRun) save() error {
 	}
 	return nil
 }
+
+// LogsDir is the results directory's subdirectory that holds the managed
+// servers' logs (redis-server-N.log, one per start).
+const LogsDir = "logs"

@@ -102,6 +102,10 @@ func TestLabManagedEndToEnd(t *testing.T) {
 		if b, err := os.ReadFile(p); err != nil || !strings.Contains(string(b), "Ready to accept connections") {
 			t.Errorf("log %s: %v", p, err)
 		}
+		// in logs/, not beside the reports (issue 41)
+		if filepath.Dir(p) != filepath.Join(filepath.Dir(path), LogsDir) {
+			t.Errorf("log %s is not in the results' %s/", p, LogsDir)
+		}
 	}
 	if res.Target.Kind != "managed" || res.Target.ServerVersion == "" || res.Host.CPUs == 0 {
 		t.Errorf("provenance: %+v %+v", res.Target, res.Host)

@@ -193,6 +193,10 @@ type Finding struct {
 	Message  string   `json:"message,omitempty"`
 	Evidence []string `json:"evidence,omitempty"`
 	Fix      []string `json:"fix,omitempty"` // commands or advice
+	// Scratch says why the finding is about the lab's own scratch server
+	// (a port or a setting the lab chose for it), not the host under
+	// test; such a finding's fix is not among the doctor's safe fixes.
+	Scratch string `json:"scratch,omitempty"`
 }
 
 // VariantInfo is one variant as run.

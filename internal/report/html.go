@@ -38,6 +38,7 @@ func WriteHTML(w io.Writer, r *Report) error {
 // htmlView is everything the template prints, already formatted.
 type htmlView struct {
 	Title, Description, Dimension, Reference, HowToRead string
+	ScratchWords                                        string
 	CSS                                                 template.CSS
 	Notes                                               []template.HTML
 	Summary                                             []htmlTable
@@ -119,7 +120,7 @@ type htmlInput struct {
 }
 
 func newHTMLView(r *Report) *htmlView {
-	v := &htmlView{Title: r.Title, Dimension: r.Dimension, Reference: r.Reference, HowToRead: howToRead,
+	v := &htmlView{Title: r.Title, Dimension: r.Dimension, Reference: r.Reference, HowToRead: howToRead, ScratchWords: scratchWords,
 		CSS: template.CSS(htmlCSS), Lab: r.Lab != nil}
 	for _, n := range r.Notes {
 		v.Notes = append(v.Notes, codeSpans(n))
@@ -188,7 +189,7 @@ func cells(texts []string, classes ...string) []htmlCell {
 
 func summaryTables(r *Report) []htmlTable {
 	var ts []htmlTable
-	for _, m := range metrics {
+	for _, m := range shownMetrics(r) {
 		t := htmlTable{Title: m.Title + ", median of the runs", Header: append([]string{"workload"}, r.Labels...)}
 		for _, w := range r.Workloads {
 			row := []htmlCell{{Text: w.Name}}
@@ -203,7 +204,7 @@ func summaryTables(r *Report) []htmlTable {
 }
 
 func summaryHTMLCell(g *Group, m metric) htmlCell {
-	if g == nil || g.N == 0 {
+	if !m.has(g) {
 		return htmlCell{Text: "n/a", Class: "num"}
 	}
 	c := htmlCell{Text: m.format(m.spread(g).Median), Class: "num"}
@@ -222,7 +223,7 @@ func workloadView(r *Report, w *Workload, i int) htmlWorkload {
 		Series:      template.HTML(seriesChart(r, w)),
 		Outages:     template.HTML(outageChart(r, w))}
 	header := []string{r.Dimension, "runs", "median", "min..max", "spread", "ratio [CI]", "verdict"}
-	for _, m := range metrics {
+	for _, m := range shownMetrics(r) {
 		t := htmlTable{Title: m.Title, Header: header}
 		for _, row := range metricRows(w, m, r.markComputed) {
 			t.Rows = append(t.Rows, cells(row, "", "num", "num", "num", "num", "num", ""))

@@ -104,7 +104,7 @@ func writeSummaryMD(mw *errWriter, r *Report) {
 		return
 	}
 	mw.printf("\n## Summary\n")
-	for _, m := range metrics {
+	for _, m := range shownMetrics(r) {
 		mw.printf("\n%s, median of the runs; the change against %s is named only where its interval excludes 1.\n", m.Title, md(r.Reference))
 		header := append([]string{"workload"}, mdAll(r.Labels)...)
 		table(mw, "l"+strings.Repeat("r", len(r.Labels)), header, summaryRows(r, m))
@@ -147,7 +147,7 @@ func summaryRows(r *Report, m metric) [][]string {
 }
 
 func summaryCell(g *Group, m metric) string {
-	if g == nil || g.N == 0 {
+	if !m.has(g) {
 		return "n/a"
 	}
 	s := m.format(m.spread(g).Median)
@@ -163,7 +163,7 @@ func writeResultsMD(mw *errWriter, r *Report) {
 	for _, w := range r.Workloads {
 		mw.printf("\n### %s\n", md(w.Name))
 		writeCommandsMD(mw, w.Commands)
-		for _, m := range metrics {
+		for _, m := range shownMetrics(r) {
 			mw.printf("\n**%s**\n", m.Title)
 			table(mw, "lrrrrrl", []string{md(r.Dimension), "runs", "median", "min..max", "spread", "ratio [CI]", "verdict"}, mdRows(metricRows(w, m, r.markComputed)))
 		}
@@ -184,16 +184,24 @@ const howToRead = "Each figure is the median over a group's runs, with min..max 
 func metricRows(w *Workload, m metric, mark bool) [][]string {
 	var rows [][]string
 	for _, g := range w.Groups {
-		if g.N == 0 {
+		if !m.has(g) {
 			rows = append(rows, []string{groupName(g), runsCell(g), "n/a", "", "", "", ""})
 			continue
 		}
 		sp := m.spread(g)
 		v := m.versus(g)
 		rows = append(rows, []string{groupName(g), runsCell(g), m.format(sp.Median),
-			m.format(sp.Min) + ".." + m.format(sp.Max), fmt.Sprintf("%.1f%%", sp.Pct()), versusCell(g, v, mark), fmtVerdict(v)})
+			m.format(sp.Min) + ".." + m.format(sp.Max), spreadCell(g, sp), versusCell(g, v, mark), fmtVerdict(v)})
 	}
 	return rows
+}
+
+// spreadCell is the spread between a group's runs: n/a for one run.
+func spreadCell(g *Group, sp Spread) string {
+	if g.N < 2 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f%%", sp.Pct())
 }
 
 func versusCell(g *Group, v *Versus, mark bool) string {

@@ -65,6 +65,9 @@ func writeFindingsMD(mw *errWriter, fs []labdata.Finding) {
 	}
 }
 
+// scratchWords mark a finding about the lab's own scratch server.
+const scratchWords = "about the lab's own server, not applied"
+
 func writeFindingMD(mw *errWriter, f labdata.Finding) {
 	mw.printf("- %s", code(f.ID))
 	if f.Node != "" {
@@ -73,6 +76,9 @@ func writeFindingMD(mw *errWriter, f labdata.Finding) {
 	mw.printf(" **%s**", md(f.Title))
 	if f.Message != "" {
 		mw.printf(": %s", md(f.Message))
+	}
+	if f.Scratch != "" {
+		mw.printf(" *(%s: %s)*", scratchWords, md(f.Scratch))
 	}
 	mw.printf("\n")
 	for _, e := range f.Evidence {

@@ -187,29 +187,36 @@ func changeChart(r *Report, w *Workload) string {
 	if len(panels) == 0 {
 		return ""
 	}
-	names := make([]string, len(all))
+	names, verdicts := make([]string, len(all)), make([]string, len(all))
 	for i, cr := range all {
-		names[i] = cr.label
+		names[i], verdicts[i] = cr.label, cr.text
 	}
-	left, right, row, head, foot := labelWidth(names), 190.0, 22.0, 20.0, 22.0
-	plotW := chartWidth - left - right
+	// The columns, left to right: labels (at labelGap from the plot, where
+	// an arrowhead past the low edge reaches), the plot, and the verdicts
+	// (as wide as the longest, so none is cut). Each panel's title runs
+	// over the plot and the "better" marker sits in the verdict column:
+	// the spread panel's title overlapped it when both shared the plot's
+	// width (issue 41).
+	left, row, head, foot := labelWidth(names)+labelGap, 22.0, 20.0, 22.0
+	right := math.Min(math.Max(textWidth(verdicts, 7)+20, 190), 340)
+	width := left + changePlotWidth + right
 	h := 22.0
 	for _, p := range panels {
 		h += head + row*float64(len(p.rows)) + foot
 	}
 	var c canvas
-	c.open(chartWidth, h, "Change of "+w.Name+" against "+r.Reference+": each metric's value divided by the reference's, with intervals, on one log axis")
+	c.open(width, h, "Change of "+w.Name+" against "+r.Reference+": each metric's value divided by the reference's, with intervals, on one log axis")
 	c.text(6, 15, "start", "label title", w.Name+" against "+r.Reference)
 	lo, hi := changeRange(all)
-	ax := changeAxis{lo: lo, hi: hi, left: left, width: plotW}
-	ticks := factorTicks(lo, hi, plotW)
+	ax := changeAxis{lo: lo, hi: hi, left: left, width: changePlotWidth}
+	ticks := factorTicks(lo, hi, changePlotWidth)
 	top := 22.0
 	for _, p := range panels {
 		c.text(left, top+14, "start", "axis", changeTitle[p.m.Key])
 		if p.m.HigherIsBetter {
-			c.text(left+plotW, top+14, "end", "axis", "better →")
+			c.text(width-right+12, top+14, "start", "axis", "better →")
 		} else {
-			c.text(left+plotW, top+14, "end", "axis", "← better")
+			c.text(width-right+12, top+14, "start", "axis", "← better")
 		}
 		body := top + head
 		bottom := body + row*float64(len(p.rows))
@@ -221,12 +228,30 @@ func changeChart(r *Report, w *Workload) string {
 		for i, cr := range p.rows {
 			y := body + row*float64(i)
 			changeMark(&c, cr, y, ax)
-			c.text(left-6, y+row/2+4, "end", "label", cr.label)
-			c.text(chartWidth-right+8, y+row/2+4, "start", "value "+verdictClass(cr.v), cr.text)
+			c.text(left-labelGap, y+row/2+4, "end", "label", cr.label)
+			c.text(width-right+12, y+row/2+4, "start", "value "+verdictClass(cr.v), cr.text)
 		}
 		top = bottom + foot
 	}
 	return c.String()
+}
+
+// changePlotWidth is the change chart's plot: the same for every workload,
+// so their axes compare at a glance.
+const changePlotWidth = 410.0
+
+// labelGap is the room between the change chart's labels and its plot: an
+// arrowhead past the low edge reaches 6 into it.
+const labelGap = 12.0
+
+// textWidth is an upper estimate of the widest of ss at perChar pixels a
+// character.
+func textWidth(ss []string, perChar float64) float64 {
+	n := 0
+	for _, s := range ss {
+		n = max(n, len([]rune(s)))
+	}
+	return float64(n) * perChar
 }
 
 // maxChangeFactor bounds the change chart's axis: past ×10 or ×1/10 the
@@ -237,7 +262,7 @@ const maxChangeFactor = 10
 var changeTitle = map[string]string{
 	labdata.MetricRPS.Key:    "Throughput (× the reference's; higher is better)",
 	labdata.MetricP99.Key:    "p99 latency (× the reference's; lower is better)",
-	labdata.MetricSpread.Key: "Run-to-run spread of throughput (× the reference's; lower is steadier)",
+	labdata.MetricSpread.Key: "Run-to-run spread (× the reference's; lower is steadier)",
 }
 
 // changeAxis places a factor on the chart's shared log axis.
@@ -289,9 +314,11 @@ func changeMark(c *canvas, cr changeRow, y float64, a changeAxis) {
 			continue
 		}
 		edge := a.x(far)
-		tip, back, anchor, tx := edge+6, edge, "start", edge+8
+		// The value inside the plot, beside the arrowhead: outside it, it
+		// ran into the row's label or its verdict (issue 41).
+		tip, back, anchor, tx := edge+6, edge, "end", edge-8
 		if side < 0 {
-			tip, back, anchor, tx = edge-6, edge, "end", edge-8
+			tip, back, anchor, tx = edge-6, edge, "start", edge+8
 		}
 		c.add(`<path d="M%s %s L%s %s L%s %s Z" class="beyond %s"/>`, num(back), num(mid-5), num(tip), num(mid), num(back), num(mid+5), cls)
 		c.text(tx, mid-6, anchor, "tick beyond", stats.RatioNumber(far))

@@ -18,15 +18,33 @@ type metric struct {
 	spread func(*Group) Spread
 	versus func(*Group) *Versus
 	format func(float64) string
+	// minRuns is the fewest runs a group needs for the metric to have a
+	// value: the run-to-run spread needs two.
+	minRuns int
+}
+
+// has reports whether g has a value of m.
+func (m metric) has(g *Group) bool { return g != nil && g.N > 0 && g.N >= m.minRuns }
+
+// shownMetrics are the metrics some group of r has a value of: a report of
+// one run (one bench file) has no run-to-run spread, not a spread of 0.0%.
+func shownMetrics(r *Report) []metric {
+	var out []metric
+	for _, m := range metrics {
+		if slices.ContainsFunc(r.Workloads, func(w *Workload) bool { return slices.ContainsFunc(w.Groups, m.has) }) {
+			out = append(out, m)
+		}
+	}
+	return out
 }
 
 var metrics = []metric{
 	{labdata.MetricRPS, "requests/s",
-		func(g *Group) Spread { return g.Throughput }, func(g *Group) *Versus { return g.VsThroughput }, fmtRPS},
+		func(g *Group) Spread { return g.Throughput }, func(g *Group) *Versus { return g.VsThroughput }, fmtRPS, 1},
 	{labdata.MetricP99, "ms",
-		func(g *Group) Spread { return g.P99 }, func(g *Group) *Versus { return g.VsP99 }, fmtMs},
+		func(g *Group) Spread { return g.P99 }, func(g *Group) *Versus { return g.VsP99 }, fmtMs, 1},
 	{labdata.MetricSpread, "%",
-		func(g *Group) Spread { return g.Steadiness }, func(g *Group) *Versus { return g.VsSpread }, fmtShare},
+		func(g *Group) Spread { return g.Steadiness }, func(g *Group) *Versus { return g.VsSpread }, fmtShare, 2},
 }
 
 // fmtShare prints a fraction as a percentage: 0.031 is 3.1%.
@@ -213,8 +231,22 @@ func mib(n int64) string {
 // planRow is one plan step as the report prints it.
 func planRow(i int, st labdata.PlanStep) []string {
 	c := st.Change
-	return []string{itoa(i + 1), string(c.Kind), planTarget(c), orDefault(st.Old, "?") + " → " + c.Value, c.Why, c.Rule, st.Status, st.Note}
+	return []string{itoa(i + 1), string(c.Kind), planTarget(c), planOld(st) + " → " + c.Value, c.Why, c.Rule, st.Status, st.Note}
 }
+
+// planOld is a step's old value: an empty value tune read (an empty
+// ip_local_reserved_ports) is shown as empty, as tune shows it; "?" only
+// where the old value was never read (refused, skipped, planned).
+func planOld(st labdata.PlanStep) string {
+	if st.Old != "" || !slices.Contains(oldValueRead, st.Status) {
+		return orDefault(st.Old, "?")
+	}
+	return st.Change.Show("")
+}
+
+// oldValueRead are the step statuses (tune.Status) whose old value tune
+// read before writing, so that an empty Old is the value, not a gap.
+var oldValueRead = []string{"applied", "unchanged", "intended", "failed", "restored", "drift", "gone", "restore-failed"}
 
 // planTarget is a step's target, with the cluster node a Redis setting
 // went to: "hz on 127.0.0.1:7001".

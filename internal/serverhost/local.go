@@ -142,10 +142,13 @@ func (l *Local) FS(record bool) (*host.FS, error) {
 	return host.NewFSWith(host.FSOptions{Root: l.o.Root, Proc: l.o.Proc, Sys: l.o.Sys, Record: record})
 }
 
-// Snapshot reads the host's model (from inside NetNS).
+// Snapshot reads the host's model (from inside NetNS). From another
+// network namespace of the live host, /sys is a sysfs of that namespace
+// (netns.DoWithSysfs), so its NICs are the ones netlink answers for; where
+// none can be mounted the NICs are left out, marked not checked.
 func (l *Local) Snapshot(_ context.Context, a remote.SnapshotArgs) (*host.Snapshot, error) {
 	var snap *host.Snapshot
-	err := netns.Do(l.o.NetNS, func() error {
+	read := func(sysErr error) error {
 		fs, err := l.FS(l.o.Record)
 		if err != nil {
 			return err
@@ -156,8 +159,17 @@ func (l *Local) Snapshot(_ context.Context, a remote.SnapshotArgs) (*host.Snapsh
 			l.mu.Unlock()
 		}
 		snap, err = ReadSnapshot(fs, a)
+		if err == nil && sysErr != nil {
+			host.NICsNotChecked(snap, nicsNotChecked(l.o.NetNS, sysErr))
+		}
 		return err
-	})
+	}
+	var err error
+	if l.live() {
+		err = netns.DoWithSysfs(l.o.NetNS, read)
+	} else {
+		err = netns.Do(l.o.NetNS, func() error { return read(nil) })
+	}
 	return snap, err
 }
 
@@ -191,11 +203,29 @@ func (l *Local) Doctor(ctx context.Context, a remote.DoctorArgs) (*doctor.Report
 			Timeout: cmp.Or(a.Timeout, redisadmin.DefaultTimeout)}
 	}
 	var rep *doctor.Report
-	err := netns.Do(l.o.NetNS, func() (err error) {
+	diagnose := func(sysErr error) (err error) {
+		if sysErr != nil {
+			o.Gather.NICsNotChecked = nicsNotChecked(l.o.NetNS, sysErr)
+		}
 		rep, err = doctor.Diagnose(ctx, o)
 		return err
-	})
+	}
+	var err error
+	if l.live() {
+		err = netns.DoWithSysfs(l.o.NetNS, diagnose)
+	} else {
+		err = netns.Do(l.o.NetNS, func() error { return diagnose(nil) })
+	}
 	return rep, err
+}
+
+// live reports whether l reads this machine's own /proc and /sys (not a
+// fixture tree): only then is a network namespace's sysfs mounted.
+func (l *Local) live() bool { return (l.o.Root == "" || l.o.Root == "/") && l.o.Sys == "" }
+
+// nicsNotChecked says why a namespace's NICs were not read.
+func nicsNotChecked(ns string, sysErr error) string {
+	return fmt.Sprintf("not checked: /sys lists this host's network interfaces, not network namespace %s's, and a sysfs of that namespace could not be mounted (%v)", ns, sysErr)
 }
 
 // System is the machine tune works on, with redis as its server.

@@ -74,6 +74,8 @@ var needs = map[string]string{
 	"chromium":  "chromium",
 	"cmark-gfm": "cmark-gfm",
 	"promtool":  "prometheus",
+	// The man pages (redline man DIR) formatted as man(1) does, warnings on.
+	"groff": "groff-base",
 
 	// The Ansible collection (ansible/): run against sshd hosts, linted,
 	// its templates rendered by Debian's python3 with jinja2 and yaml.

@@ -10,7 +10,6 @@ package labhost
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"io"
 	"slices"
 
@@ -273,11 +272,8 @@ func labFindings(rep *doctor.Report, addr string) ([]labdata.Finding, lab.Fixes)
 func findingOf(f doctor.Finding, addr string) labdata.Finding {
 	out := labdata.Finding{ID: f.ID, Severity: f.Severity.String(), Title: f.Title, Message: f.Message}
 	for _, e := range f.Evidence {
-		ev := fmt.Sprintf("%s = %s", e.Source, e.Value)
-		if e.Note != "" {
-			ev += " (" + e.Note + ")"
-		}
-		out.Evidence = append(out.Evidence, ev)
+		// as doctor prints it: an empty value is "", not a blank
+		out.Evidence = append(out.Evidence, e.Text())
 	}
 	if f.Fix != nil {
 		for _, c := range f.Fix.Changes {
