@@ -137,7 +137,15 @@ type Result struct {
 	Final        Config        `json:"final"`
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
 	Untested     []Untested    `json:"untested,omitempty"`
-	Measurements int           `json:"measurements"`
+	// Groups are group screening's group tests, and Cleared the values
+	// they cleared (not compared alone).
+	Groups  []GroupTest    `json:"groups,omitempty"`
+	Cleared []ClearedValue `json:"cleared,omitempty"`
+	// Unreached is the measurements that would have decided the values
+	// untested for the budget (0 when there are none): with the ones
+	// made, the budget that would have reached them.
+	Unreached    int `json:"unreached,omitempty"`
+	Measurements int `json:"measurements"`
 	// Stopped says why the session ended before its end ("" when it did not).
 	Stopped string `json:"stopped,omitempty"`
 }
@@ -149,6 +157,8 @@ type session struct {
 	rng *rand.Rand
 	j   *journal
 	res *Result
+	// values is group screening's state of each value (screen.go).
+	values map[Setting]*valueState
 }
 
 // Run runs a session on t. The host is as found between trials (each
@@ -167,6 +177,7 @@ func Run(ctx context.Context, t Trialer, o Options) (*Result, error) {
 	defer j.close()
 	s := &session{o: o, p: p, t: t, j: j, rng: rand.New(rand.NewPCG(o.Seed, 0x6175746f74756e65)), res: &Result{Plan: p}}
 	err = s.run(ctx)
+	s.res.Unreached = s.unreached()
 	if err != nil && s.res.Stopped == "" {
 		s.res.Stopped = err.Error()
 	}
@@ -177,8 +188,12 @@ func (s *session) run(ctx context.Context) error {
 	if err := s.noise(ctx); err != nil {
 		return err
 	}
-	inc := Config{}
-	inc, err := s.screen(ctx, inc)
+	inc, err := Config{}, error(nil)
+	if s.p.Screen != nil {
+		inc, err = s.screenGroups(ctx, inc)
+	} else {
+		inc, err = s.screen(ctx, inc)
+	}
 	if err != nil {
 		return err
 	}
