@@ -160,10 +160,10 @@ const (
 	// a group, the most rounds of a group test and the effect a cleared
 	// group is shown to stay within.
 	DefaultScreenComparisons = 10
-	DefaultGroupSize         = 6
+	DefaultGroupSize         = 10
 	DefaultGroupRounds       = 32
 	DefaultClearGain         = 0.10
-	minMinRounds         = 8
+	minMinRounds             = 8
 	// futilityLevel is the two-sided level of the interval the racing
 	// rule drops a candidate by: when even its upper end lies below the
 	// smallest detectable gain. Dropping claims nothing, so it spends no

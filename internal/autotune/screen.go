@@ -73,10 +73,10 @@ type ScreenPlan struct {
 	// Looks are a group test's looks (rounds); Designs[k] the interval
 	// look k uses (its Level is two-sided): ClearAlpha one-sided, split
 	// evenly over the looks.
-	Looks   []int          `json:"looks"`
-	Designs []stats.Design `json:"designs"`
-	ClearGain float64      `json:"clear_gain"`
-	GroupSize int          `json:"group_size"`
+	Looks     []int          `json:"looks"`
+	Designs   []stats.Design `json:"designs"`
+	ClearGain float64        `json:"clear_gain"`
+	GroupSize int            `json:"group_size"`
 }
 
 // GroupTests bounds the group tests of a session: bifurcation tests at
@@ -100,11 +100,11 @@ func (sp *ScreenPlan) Values() int {
 
 // GroupTest is one group of values against the incumbent.
 type GroupTest struct {
-	N       int    `json:"n"`    // 1-based, in the order made
-	Pass    int    `json:"pass"` // 1: the first grouping, 2: the fold-over
-	Members Config `json:"members"`
-	Against Config `json:"against"`
-	Rounds  int    `json:"rounds"`
+	N        int              `json:"n"`    // 1-based, in the order made
+	Pass     int              `json:"pass"` // 1: the first grouping, 2: the fold-over
+	Members  Config           `json:"members"`
+	Against  Config           `json:"against"`
+	Rounds   int              `json:"rounds"`
 	Result   stats.Comparison `json:"result"`
 	Looks    []Look           `json:"looks,omitempty"`
 	Decision Decision         `json:"decision"`
@@ -183,7 +183,7 @@ func (o Options) screenPlan() (*ScreenPlan, error) {
 // a quiet host clears at its first; a noisy one needs the last).
 func doublingLooks(first, last int) []int {
 	looks := []int{first}
-	for n := 2 * first; n < last && float64(last) >= 1.25*float64(n); n *= 2 {
+	for n := 2 * first; float64(last) >= 1.5*float64(n); n *= 2 {
 		looks = append(looks, n)
 	}
 	if looks[len(looks)-1] != last {
@@ -458,13 +458,19 @@ func (s *session) groupTest(ctx context.Context, inc Config, members []Setting, 
 		case !c.HasCI:
 		case c.CILow > 1:
 			g.Decision, g.Reason = Split, "it moves: its interval lies above 1"
-		case c.CIHigh < 1/hi:
-			g.Decision, g.Reason = Split, fmt.Sprintf("it moves down by more than %.0f%%: a gain could hide behind a loss", 100*sp.ClearGain)
-		case c.CIHigh <= hi:
+		case c.CIHigh <= hi && c.CIHigh >= 1:
 			g.Decision, g.Bound = Cleared, c.CIHigh-1
 			g.Reason = fmt.Sprintf("no gain larger than %.1f%% together (the upper end of its %.2f%% interval)", 100*g.Bound, 100*(1-c.Level))
+		case c.CIHigh < 1:
+			g.Decision = Cleared
+			g.Reason = fmt.Sprintf("no gain together: it loses %.1f%% at least (the upper end of its %.2f%% interval)", 100*(1-c.CIHigh), 100*(1-c.Level))
+		case r == last && c.Ratio > 1+sp.ClearGain/2:
+			g.Decision, g.Reason = Split, fmt.Sprintf("unclear in %d rounds, leaning up (x%.3f, past half the gain sought): its interval reaches above a gain of %.0f%%", r, c.Ratio, 100*sp.ClearGain)
 		case r == last:
-			g.Decision, g.Reason = Split, fmt.Sprintf("unclear in %d rounds: its interval reaches above a gain of %.0f%%", r, 100*sp.ClearGain)
+			// A group that is only noisy would stay as unclear split: it is
+			// cleared with the bound its interval gives, stated.
+			g.Decision, g.Bound = Cleared, c.CIHigh-1
+			g.Reason = fmt.Sprintf("no gain larger than %.1f%% together (the upper end of its %.2f%% interval; wider than the %.0f%% sought: a noisy host)", 100*g.Bound, 100*(1-c.Level), 100*sp.ClearGain)
 		case !s.fits(r, sp.Looks[k+1]):
 			g.Decision, g.Reason = Undecided, fmt.Sprintf("budget: %d of %d measurements used", s.res.Measurements, s.o.MaxMeasurements)
 		}
