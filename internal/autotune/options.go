@@ -116,12 +116,16 @@ type Options struct {
 	// DefaultLastLookShare. 0 < share < 1; a comparison with one look
 	// takes it all.
 	LastLookShare float64 `json:"last_look_share,omitempty"`
-	// Screen turns on group screening (screen.go): the candidate values
+	// Screen turns on group screening (screen.go; a session with a
+	// budget too small for every value alone turns it on, Plan): the candidate values
 	// are applied in groups, one configuration a group; a group that shows
 	// no effect clears its members, one that moves is split until the
 	// value responsible is compared alone. Off, every value is compared
 	// alone, one after the other.
 	Screen bool `json:"screen,omitempty"`
+	// OneAtATime keeps a session with a budget from screening in groups
+	// when the budget cannot reach every value one at a time (Plan).
+	OneAtATime bool `json:"one_at_a_time,omitempty"`
 	// GroupSize is the most values in one group (default
 	// DefaultGroupSize); GroupRounds the most rounds of a group test
 	// (default DefaultGroupRounds).
@@ -247,7 +251,27 @@ func (o Options) withDefaults() Options {
 // looks, so the chance of any false keep in the session is at most Alpha
 // whatever the stopping rule, the order, and however the comparisons
 // depend on each other (they share the incumbent's runs).
-func (o Options) Plan() (_ Plan, err error) {
+//
+// Without Screen, a session with a budget screens in groups when
+// comparing the values one at a time cannot reach them all even if each
+// comparison decided at its first look (Estimate.ReachedBest); the
+// returned plan says which (Plan.Screen). OneAtATime keeps it from that.
+func (o Options) Plan() (Plan, error) {
+	if o.Screen || o.OneAtATime || o.MaxMeasurements <= 0 || o.Resume {
+		return o.plan()
+	}
+	p, err := o.plan()
+	if err != nil {
+		return p, err
+	}
+	if e := p.Estimate(o.MaxMeasurements); e.ReachedBest >= e.Values {
+		return p, nil
+	}
+	o.Screen = true
+	return o.plan()
+}
+
+func (o Options) plan() (_ Plan, err error) {
 	o = o.withDefaults()
 	if len(o.Candidates) == 0 {
 		return Plan{}, errors.New("autotune: no candidates to try")

@@ -144,7 +144,10 @@ type Result struct {
 	// Unreached is the measurements that would have decided the values
 	// untested for the budget (0 when there are none): with the ones
 	// made, the budget that would have reached them.
-	Unreached    int `json:"unreached,omitempty"`
+	Unreached int `json:"unreached,omitempty"`
+	// Budget is the session's measurement budget (Options.MaxMeasurements;
+	// 0: none).
+	Budget       int `json:"budget,omitempty"`
 	Measurements int `json:"measurements"`
 	// Stopped says why the session ended before its end ("" when it did not).
 	Stopped string `json:"stopped,omitempty"`
@@ -165,17 +168,18 @@ type session struct {
 // Trial rolls back); an error or a cancelled ctx ends the session with
 // the partial Result and the error.
 func Run(ctx context.Context, t Trialer, o Options) (*Result, error) {
-	o = o.withDefaults()
 	p, err := o.Plan()
 	if err != nil {
 		return nil, err
 	}
+	o.Screen = p.Screen != nil // the plan's choice, journaled with the options
+	o = o.withDefaults()
 	j, err := openJournal(o.Dir, o, o.Resume)
 	if err != nil {
 		return nil, err
 	}
 	defer j.close()
-	s := &session{o: o, p: p, t: t, j: j, rng: rand.New(rand.NewPCG(o.Seed, 0x6175746f74756e65)), res: &Result{Plan: p}}
+	s := &session{o: o, p: p, t: t, j: j, rng: rand.New(rand.NewPCG(o.Seed, 0x6175746f74756e65)), res: &Result{Plan: p, Budget: o.MaxMeasurements}}
 	err = s.run(ctx)
 	s.res.Unreached = s.unreached()
 	if err != nil && s.res.Stopped == "" {

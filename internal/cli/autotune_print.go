@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -50,6 +51,21 @@ func autotunePrintPlan(w io.Writer, o *autotuneOptions, p autotune.Plan, per tim
 	worst := time.Duration(p.MaxMeasurements) * per
 	fmt.Fprintf(w, "estimate: at most %d measurements of about %s (%s); budget %s (%d measurements)\n",
 		p.MaxMeasurements, per.Round(100*time.Millisecond), worst.Round(time.Second), o.budget, max)
+	fmt.Fprintln(w, reachText(p, max, per))
+}
+
+// reachText is the plan's honest line: how many of the candidate values
+// the budget decides, and what budget decides them all.
+func reachText(p autotune.Plan, budget int, per time.Duration) string {
+	e := p.Estimate(budget)
+	all := time.Duration(e.All) * per
+	s := fmt.Sprintf("reach: the budget decides at least %d of %d candidate values (every comparison to its last look; %d if each decides at its first); deciding them all takes at most %d measurements (%s)",
+		e.Reached, e.Values, e.ReachedBest, e.All, all.Round(time.Second))
+	if sp := p.Screen; sp != nil {
+		s += fmt.Sprintf(" in %d groups of at most %d, plus at most %d (%s) for each value a group finds and %d (%s) for the fold-over that finds a gain hidden behind a loss",
+			len(sp.Groups), sp.GroupSize, e.PerFound, (time.Duration(e.PerFound) * per).Round(time.Second), e.FoldOver, (time.Duration(e.FoldOver) * per).Round(time.Second))
+	}
+	return s
 }
 
 // levelsText states the keep decisions' levels: "keep decisions at
@@ -103,10 +119,29 @@ func autotunePrintAnswer(w io.Writer, o *autotuneOptions, res *autotune.Result, 
 			fmt.Fprintf(w, "  %-45s %s: %s\n", textsafe.Printable(t.Setting.Knob+" = "+t.Setting.Value), ratioText(t.Result), t.Reason)
 		}
 	}
+	for _, c := range res.Cleared {
+		if c.Hurts {
+			fmt.Fprintf(w, "  %-45s %s\n", textsafe.Printable(c.Setting.Knob+" = "+c.Setting.Value), c.Reason())
+		}
+	}
+	if cleared := slices.DeleteFunc(slices.Clone(res.Cleared), func(c autotune.ClearedValue) bool { return c.Hurts }); len(cleared) > 0 {
+		fmt.Fprintln(w, "cleared in groups:")
+		for _, c := range cleared {
+			fmt.Fprintf(w, "  %-45s %s\n", textsafe.Printable(c.Setting.Knob+" = "+c.Setting.Value), c.Reason())
+		}
+	}
 	if len(res.Untested) > 0 || len(untested) > 0 {
 		fmt.Fprintln(w, "untested:")
+		var budget []string
 		for _, u := range res.Untested {
+			if strings.HasPrefix(u.Reason, "budget") {
+				budget = append(budget, u.Setting.Knob+" = "+u.Setting.Value)
+				continue
+			}
 			fmt.Fprintf(w, "  %s = %s: %s\n", u.Setting.Knob, u.Setting.Value, u.Reason)
+		}
+		if len(budget) > 0 {
+			fmt.Fprintf(w, "  %s\n", textsafe.Printable(budgetLine(o, res, budget)))
 		}
 		for _, u := range untested {
 			fmt.Fprintf(w, "  %s\n", textsafe.Printable(u))
@@ -127,6 +162,19 @@ func autotunePrintAnswer(w io.Writer, o *autotuneOptions, res *autotune.Result, 
 		fmt.Fprintf(w, "; plan: %s (redline tune apply %s --yes)", planPath, planPath)
 	}
 	fmt.Fprintln(w)
+}
+
+// budgetLine is the values the budget did not reach, as one line, with
+// the budget that would have reached them (the measurements made and
+// those the values would have taken, autotune.Result.Unreached).
+func budgetLine(o *autotuneOptions, res *autotune.Result, values []string) string {
+	s := fmt.Sprintf("budget: %d values (%s)", len(values), strings.Join(values, ", "))
+	if m := res.Budget; m > 0 && o.budget > 0 && !o.engine.Resume { // a resumed session's budget is its journal's
+		per := o.budget / time.Duration(m)
+		need := time.Duration(res.Measurements+res.Unreached) * per
+		s += fmt.Sprintf(": a --budget of about %s would have reached them (%d more measurements)", need.Round(time.Minute), res.Unreached)
+	}
+	return s
 }
 
 // autotuneReport is the session as its report shows it (report renders
