@@ -461,6 +461,8 @@ func (s *session) groupTest(ctx context.Context, inc Config, members []Setting, 
 		case c.CIHigh <= hi && c.CIHigh >= 1:
 			g.Decision, g.Bound = Cleared, c.CIHigh-1
 			g.Reason = fmt.Sprintf("no gain larger than %.1f%% together (the upper end of its %.2f%% interval)", 100*g.Bound, 100*(1-c.Level))
+		case c.CIHigh < 1/hi && len(members) > 1:
+			g.Decision, g.Reason = Split, fmt.Sprintf("it loses more than %.0f%%: a gain could hide behind the loss (its interval lies below x%.3f)", 100*sp.ClearGain, 1/hi)
 		case c.CIHigh < 1:
 			g.Decision = Cleared
 			g.Reason = fmt.Sprintf("no gain together: it loses %.1f%% at least (the upper end of its %.2f%% interval)", 100*(1-c.CIHigh), 100*(1-c.Level))

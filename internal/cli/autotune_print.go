@@ -48,6 +48,10 @@ func autotunePrintReady(w io.Writer, o *autotuneOptions, r target.Ready) {
 func autotunePrintPlan(w io.Writer, o *autotuneOptions, p autotune.Plan, per time.Duration, max int) {
 	fmt.Fprintf(w, "autotune: %s of `%s`\n", objectiveText(o), o.target.Workload)
 	fmt.Fprintf(w, "plan: %d candidate values, at most %d comparisons; %s\n", p.Screening, p.Comparisons, levelsText(p))
+	if sp := p.Screen; sp != nil {
+		fmt.Fprintf(w, "screening in groups: %d groups of at most %d values, then a fold-over; a group is cleared when its gain is shown at most %.0f%% (one-sided %.0f%% over its looks at rounds %v), split when it moves; a value is kept only by a comparison of its own\n",
+			len(sp.Groups), sp.GroupSize, 100*sp.ClearGain, 100*sp.Designs[0].Alpha/2, sp.Looks)
+	}
 	worst := time.Duration(p.MaxMeasurements) * per
 	fmt.Fprintf(w, "estimate: at most %d measurements of about %s (%s); budget %s (%d measurements)\n",
 		p.MaxMeasurements, per.Round(100*time.Millisecond), worst.Round(time.Second), o.budget, max)
@@ -82,6 +86,13 @@ func levelsText(p autotune.Plan) string {
 		lv = fmt.Sprintf("keep decisions at %.4f%% two-sided (each look before the last) and %.4f%% (the last)", 100*first, 100*last)
 	}
 	return fmt.Sprintf("%s: alpha %.0f%% over the session, Bonferroni over %d comparisons x %d looks at rounds %v", lv, 100*p.Design.Alpha, p.Design.Comparisons, p.Design.Looks, p.Looks)
+}
+
+// autotunePrintGroup is a group test's line: its members, its ratio and
+// what it decided (cleared, split or undecided) and why.
+func autotunePrintGroup(w io.Writer, g autotune.GroupTest) {
+	fmt.Fprintf(w, "  g%-2d pass %d  %d values (%s) %s after %d rounds: %s: %s\n", g.N, g.Pass, len(g.Members),
+		textsafe.Printable(g.Members.String()), ratioText(g.Result), g.Rounds, g.Decision, g.Reason)
 }
 
 func autotunePrintTrial(w io.Writer, t autotune.Trial) {
