@@ -108,15 +108,17 @@ type GroupTest struct {
 	Result   stats.Comparison `json:"result"`
 	Looks    []Look           `json:"looks,omitempty"`
 	Decision Decision         `json:"decision"`
-	// Bound is a cleared group's: no effect larger than Bound (0.07 for
-	// 7%) together, either way, at the clearing level.
+	// Bound is a cleared group's: no gain larger than Bound (0.07 for
+	// 7%) together at the clearing level; below 0, a loss of at least
+	// -Bound.
 	Bound  float64 `json:"bound,omitempty"`
 	Reason string  `json:"reason"`
 }
 
-// ClearedValue is a value cleared in a group: no effect larger than
-// Bound together with its group; Groupings is how many groupings (1 or
-// 2) cleared it, Group the last group test that did.
+// ClearedValue is a value cleared in a group: no gain larger than Bound
+// together with its group (the largest of its groupings'; below 0 a loss
+// of at least -Bound); Groupings is how many groupings (1 or 2) cleared
+// it, Group the last group test that did.
 type ClearedValue struct {
 	Setting   Setting `json:"setting"`
 	Group     int     `json:"group"`
@@ -136,6 +138,9 @@ func (c ClearedValue) Reason() string {
 	g := "in one grouping: the budget did not reach the fold-over"
 	if c.Groupings > 1 {
 		g = "in both groupings"
+	}
+	if c.Bound < 0 {
+		return fmt.Sprintf("cleared by group test %d: no gain together, a loss of %.1f%% at least (%s)", c.Group, -100*c.Bound, g)
 	}
 	return fmt.Sprintf("cleared by group test %d: no gain larger than %.1f%% together (%s)", c.Group, 100*c.Bound, g)
 }
@@ -385,7 +390,11 @@ func (s *session) node(ctx context.Context, inc Config, members []Setting, pass 
 		case g.Decision == Cleared:
 			for _, m := range live {
 				st := s.values[m]
-				st.cleared = ClearedValue{Setting: m, Group: g.N, Bound: max(g.Bound, st.cleared.Bound), Groupings: st.cleared.Groupings + 1}
+				bound := g.Bound
+				if st.cleared.Groupings > 0 {
+					bound = max(bound, st.cleared.Bound)
+				}
+				st.cleared = ClearedValue{Setting: m, Group: g.N, Bound: bound, Groupings: st.cleared.Groupings + 1}
 			}
 			return inc, nil
 		case g.Decision == Undecided:
@@ -464,7 +473,7 @@ func (s *session) groupTest(ctx context.Context, inc Config, members []Setting, 
 		case c.CIHigh < 1/hi && len(members) > 1:
 			g.Decision, g.Reason = Split, fmt.Sprintf("it loses more than %.0f%%: a gain could hide behind the loss (its interval lies below x%.3f)", 100*sp.ClearGain, 1/hi)
 		case c.CIHigh < 1:
-			g.Decision = Cleared
+			g.Decision, g.Bound = Cleared, c.CIHigh-1
 			g.Reason = fmt.Sprintf("no gain together: it loses %.1f%% at least (the upper end of its %.2f%% interval)", 100*(1-c.CIHigh), 100*(1-c.Level))
 		case r == last && c.Ratio > 1+sp.ClearGain/2:
 			g.Decision, g.Reason = Split, fmt.Sprintf("unclear in %d rounds, leaning up (x%.3f, past half the gain sought): its interval reaches above a gain of %.0f%%", r, c.Ratio, 100*sp.ClearGain)
