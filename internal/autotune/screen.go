@@ -265,7 +265,8 @@ func (s *session) screenGroups(ctx context.Context, inc Config) (Config, error) 
 			s.values[v] = &valueState{pass1: gi}
 		}
 	}
-	for _, g := range sp.Groups {
+	for i, g := range sp.Groups {
+		s.groupsLeft = len(sp.Groups) - i - 1
 		if inc, err = s.node(ctx, inc, g, 1, false); err != nil {
 			return inc, err
 		}

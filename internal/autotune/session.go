@@ -160,8 +160,10 @@ type session struct {
 	rng *rand.Rand
 	j   *journal
 	res *Result
-	// values is group screening's state of each value (screen.go).
-	values map[Setting]*valueState
+	// values is group screening's state of each value (screen.go);
+	// groupsLeft the first grouping's groups not yet tested.
+	values     map[Setting]*valueState
+	groupsLeft int
 }
 
 // Run runs a session on t. The host is as found between trials (each
@@ -312,6 +314,12 @@ func (s *session) share() int {
 	m := s.o.MaxMeasurements
 	if m <= 0 {
 		return math.MaxInt
+	}
+	if sp := s.p.Screen; sp != nil {
+		// A value a group found takes what the first grouping's untested
+		// groups (to their last looks) leave: few values reach a
+		// comparison of their own, and each was found moving.
+		return m - s.res.Measurements - 2*s.confirmRounds() - 2*s.groupsLeft*sp.Looks[len(sp.Looks)-1]
 	}
 	left := max(1, s.p.Comparisons-len(s.res.Trials))
 	return (m - s.res.Measurements - 2*s.confirmRounds()) / left
