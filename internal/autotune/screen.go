@@ -1,21 +1,26 @@
 package autotune
 
-// Group screening (Options.Screen). Most knobs of a catalog do nothing on
-// a given host (effect sparsity), so comparing every value alone spends
-// the budget on nulls: a session of the default budget reached a third
-// of the catalog (issue 36). Here the values are applied in groups, a
-// group being one configuration (run-time changes and start-up settings
-// alike: the trialer applies a configuration), and compared with the
-// incumbent in the same paired, randomly ordered rounds:
+// Group screening (Options.Screen; docs/autotune.md). Most knobs of a
+// catalog do nothing on a given host (effect sparsity), so comparing
+// every value alone spends the budget on nulls: a session of the default
+// budget reached a third of the catalog (issue 36). Here the values are
+// applied in groups, a group being one configuration (run-time changes
+// and start-up settings alike: the trialer applies a configuration), and
+// compared with the incumbent in the same paired, randomly ordered
+// rounds, at looks 7, 14 and 32:
 //
-//   - a group whose interval lies within ±ClearGain clears its members at
-//     once ("no effect larger than 10% together");
-//   - a group whose interval lies above or below 1, or is still too wide
-//     at its last look, is split in halves (bifurcation) until the value
+//   - a group whose interval's upper end lies at or below 1 + ClearGain
+//     clears its members at once ("no gain larger than 7% together"); one
+//     that loses, by less than ClearGain, clears too;
+//   - a group whose interval lies above 1 (it moves), or below
+//     1/(1+ClearGain) (a loss that large could hide a gain), or that is
+//     still unclear at its last look with its estimate past half the gain
+//     sought, is split in halves (bifurcation) until the value
 //     responsible is compared alone, by the same racing comparison, at
 //     the same level, as a session without groups; when the first half
-//     clears, the second holds what moved and is split without a test of
-//     its own.
+//     of a group that moved up clears, the second holds the gain and is
+//     split without a test of its own; an unclear group that does not
+//     lean up is cleared with the wider bound its interval shows (said).
 //
 // Errors. A value is kept only by a comparison of that value alone on
 // rounds of its own (never the group's), at the level of the session's
@@ -24,24 +29,24 @@ package autotune
 // tests only steer which values reach one. So the chance that a session
 // whose values all do nothing keeps any stays at most Alpha, whatever the
 // groups did. Clearing is a claim too: its interval, at the two-sided
-// level 2 x ClearAlpha split over the group's looks, puts the chance that
-// a group whose members together move the result by more than ClearGain
-// (either way) is cleared at most ClearAlpha.
+// level 2 x ClearAlpha split evenly over the group's looks, puts the
+// chance that a group whose members together gain more than the bound it
+// states is cleared at most ClearAlpha.
 //
 // Sign cancellation and interactions. A helpful and a harmful value in
-// one group can cancel: the group then shows nothing, and the claim
-// "no effect larger than X together" is true of the group but not of its
-// members. So, budget permitting, the values the first grouping cleared
-// are grouped again such that no two values that shared a group share
-// one again (a fold-over: the first grouping's rows become columns).
-// Two values that cancel in one grouping are in different groups in the
-// other, where each moves its group and is found; a helpful value stays
+// one group can cancel: the group then shows nothing, and "no gain
+// larger than X together" is true of the group but not of its members.
+// So, budget permitting, the values the first grouping cleared are
+// grouped again such that no two values that shared a group share one
+// again (a fold-over: the first grouping's rows become columns). Two
+// values that cancel in one grouping are in different groups in the
+// other, where each moves its own group and is found; a gain stays
 // hidden only when, in each grouping, another value cancels it within
-// ClearGain. Each cleared value says in how many groupings it was
-// cleared. An effect that needs two values together (neither moves
-// alone) moves its group, but bifurcation tests the halves apart and
-// clears both; the group's line says it moved and nothing in it was
-// found alone.
+// the clearing bound. Each cleared value says in how many groupings it
+// was cleared. A kept value joins the incumbent at once, so a second fix
+// of a bottleneck the first removed clears. An effect that needs two
+// values together (neither moves alone) moves its group, but bifurcation
+// tests the halves apart and clears both: not found.
 
 import (
 	"context"
