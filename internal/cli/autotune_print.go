@@ -215,8 +215,19 @@ func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string)
 	for _, t := range res.Trials {
 		a.Trials = append(a.Trials, autotuneReportTrial(res, t))
 	}
+	var budget []string
 	for _, u := range res.Untested {
+		if strings.HasPrefix(u.Reason, "budget") {
+			budget = append(budget, u.Setting.Knob+" = "+u.Setting.Value)
+			continue
+		}
 		a.Untested = append(a.Untested, u.Setting.Knob+" = "+u.Setting.Value+": "+u.Reason)
+	}
+	if len(budget) > 0 {
+		a.Untested = append(a.Untested, budgetLine(o, res, budget))
+	}
+	for _, c := range res.Cleared { // values a group test decided: not compared alone
+		a.Untested = append(a.Untested, c.Setting.Knob+" = "+c.Setting.Value+": not compared alone: "+c.Reason())
 	}
 	a.Untested = append(a.Untested, untested...)
 	a.Result, a.Confirmed = confirmationText(res), res.Confirmation != nil && res.Confirmation.Confirmed

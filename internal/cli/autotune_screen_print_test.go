@@ -13,7 +13,7 @@ import (
 // reach its values one at a time screens in groups and says how far its
 // budget goes; at the end the values the budget did not reach are one
 // line with the budget that would have reached them, and values cleared
-// in groups are listed with their bound.
+// in groups are listed with their bound (in the report too).
 func TestAutotuneScreenPrinting(t *testing.T) {
 	var cands []autotune.Candidate
 	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j", "k", "l"} {
@@ -50,5 +50,9 @@ func TestAutotuneScreenPrinting(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("the answer lacks %q:\n%s", want, out)
 		}
+	}
+	un := strings.Join(autotuneReport(o, res, nil).Untested, "\n")
+	if strings.Count(un, "budget:") != 1 || !strings.Contains(un, "c = on: not compared alone: cleared by group test 1") {
+		t.Errorf("the report's untested lines:\n%s", un)
 	}
 }
