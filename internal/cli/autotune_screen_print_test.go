@@ -28,14 +28,14 @@ func TestAutotuneScreenPrinting(t *testing.T) {
 		t.Fatalf("12 values in 100 measurements: not screened in groups")
 	}
 	var w bytes.Buffer
-	autotunePrintPlan(&w, o, p, 3*time.Second)
+	autotunePrintPlan(&w, o, p, 3*time.Second, 100)
 	out := w.String()
 	for _, want := range []string{"screening in groups: 2 groups", "reach: the budget decides at least", "of 12 candidate values", "deciding them all takes at most"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the plan lacks %q:\n%s", want, out)
 		}
 	}
-	res := &autotune.Result{Plan: p, Measurements: 100, Unreached: 64,
+	res := &autotune.Result{Plan: p, Measurements: 100, Unreached: 64, Budget: 100,
 		Untested: []autotune.Untested{{Setting: autotune.Setting{Knob: "a", Value: "on"}, Reason: "budget: 90 of 100 measurements used"},
 			{Setting: autotune.Setting{Knob: "b", Value: "on"}, Reason: "budget: 90 of 100 measurements used"}},
 		Cleared: []autotune.ClearedValue{{Setting: autotune.Setting{Knob: "c", Value: "on"}, Group: 1, Bound: 0.072, Groupings: 2}}}
