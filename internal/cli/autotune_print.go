@@ -49,7 +49,7 @@ func autotunePrintPlan(w io.Writer, o *autotuneOptions, p autotune.Plan, per tim
 	fmt.Fprintf(w, "autotune: %s of `%s`\n", objectiveText(o), o.target.Workload)
 	fmt.Fprintf(w, "plan: %d candidate values, at most %d comparisons; %s\n", p.Screening, p.Comparisons, levelsText(p))
 	if sp := p.Screen; sp != nil {
-		fmt.Fprintf(w, "screening in groups: %d groups of at most %d values, then a fold-over; a group is cleared when its gain is shown at most %.0f%% (one-sided %.0f%% over its looks at rounds %v), split when it moves; a value is kept only by a comparison of its own\n",
+		fmt.Fprintf(w, "screening in groups: %d groups of at most %d values, then a fold-over; a group is cleared when its gain is shown at most %.0f%% (one-sided %.2f%% at each of its looks, rounds %v), split when it moves; a value is kept only by a comparison of its own\n",
 			len(sp.Groups), sp.GroupSize, 100*sp.ClearGain, 100*sp.Designs[0].Alpha/2, sp.Looks)
 	}
 	worst := time.Duration(p.MaxMeasurements) * per
