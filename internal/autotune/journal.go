@@ -40,6 +40,8 @@ type event struct {
 	Commands  []CommandTime      `json:"commands,omitempty"`
 	// trial: a decision
 	Trial *Trial `json:"trial,omitempty"`
+	// group: a group test's decision (group screening)
+	Group *GroupTest `json:"group,omitempty"`
 }
 
 type journal struct {
@@ -223,7 +225,9 @@ func (e event) check(line int) error {
 		return errors.New("a measurement out of range")
 	case e.Event == "trial" && e.Trial == nil:
 		return errors.New("a decision without its trial")
-	case e.Event != "start" && e.Event != "measure" && e.Event != "trial":
+	case e.Event == "group" && e.Group == nil:
+		return errors.New("a group decision without its group")
+	case e.Event != "start" && e.Event != "measure" && e.Event != "trial" && e.Event != "group":
 		return fmt.Errorf("unknown event %q", e.Event)
 	}
 	return nil
@@ -271,6 +275,20 @@ func (j *journal) decided(t Trial) error {
 		return nil
 	}
 	return j.append(event{Event: "trial", Trial: &t})
+}
+
+// grouped records a group test's decision, or checks it against the
+// journal's.
+func (j *journal) grouped(g GroupTest) error {
+	if j.next < len(j.past) {
+		e := j.past[j.next]
+		if e.Event != "group" || e.Group == nil || e.Group.Decision != g.Decision || e.Group.Members.String() != g.Members.String() {
+			return fmt.Errorf("autotune: the journal's event %d does not match the replayed decision on group %s", j.next+1, g.Members)
+		}
+		j.next++
+		return nil
+	}
+	return j.append(event{Event: "group", Group: &g})
 }
 
 func (j *journal) append(e event) error {

@@ -22,7 +22,21 @@ type Candidate struct {
 	// target as found) has that knob at another value than Idle, and are
 	// listed untested otherwise, spending nothing.
 	Requires *Requirement `json:"requires,omitempty"`
+	// Conflicts names knobs this one must not share a configuration with
+	// (group screening never puts them in one group: two knobs that write
+	// the same setting, say).
+	Conflicts []string `json:"conflicts,omitempty"`
+	// Evidence ranks the candidate in group screening: EvidenceNow (a
+	// problem its first value fixes is happening during the session, a
+	// counter's rate sampled over the baseline) has its first value
+	// compared alone before any group; anything else is screened in the
+	// groups, whatever a one-sample counter said (screen.go).
+	Evidence string `json:"evidence,omitempty"`
 }
+
+// EvidenceNow marks a candidate whose first value fixes a problem
+// measured as happening now (Candidate.Evidence).
+const EvidenceNow = "now"
 
 // Requirement: Knob at any value but Idle. Baseline is Knob's value on
 // the target as found (what the incumbent has when it does not set it).
@@ -102,6 +116,28 @@ type Options struct {
 	// DefaultLastLookShare. 0 < share < 1; a comparison with one look
 	// takes it all.
 	LastLookShare float64 `json:"last_look_share,omitempty"`
+	// Screen turns on group screening (screen.go; a session with a
+	// budget too small for every value alone turns it on, Plan): the candidate values
+	// are applied in groups, one configuration a group; a group that shows
+	// no effect clears its members, one that moves is split until the
+	// value responsible is compared alone. Off, every value is compared
+	// alone, one after the other.
+	Screen bool `json:"screen,omitempty"`
+	// OneAtATime keeps a session with a budget from screening in groups
+	// when the budget cannot reach every value one at a time (Plan).
+	OneAtATime bool `json:"one_at_a_time,omitempty"`
+	// GroupSize is the most values in one group (default
+	// DefaultGroupSize); GroupRounds the most rounds of a group test
+	// (default DefaultGroupRounds).
+	GroupSize   int `json:"group_size,omitempty"`
+	GroupRounds int `json:"group_rounds,omitempty"`
+	// ClearGain is the effect a group must be shown smaller than, both
+	// ways, to clear its members (default DefaultClearGain: "no effect
+	// larger than 10% together"); ClearAlpha the chance that a group whose
+	// members together move the result by more than ClearGain is cleared
+	// (default 0.05, split over the group's looks).
+	ClearGain  float64 `json:"clear_gain,omitempty"`
+	ClearAlpha float64 `json:"clear_alpha,omitempty"`
 	// Seed draws the order of the two runs of every round.
 	Seed uint64 `json:"seed"`
 	// Target is the caller's description of the target, workload and
@@ -111,8 +147,10 @@ type Options struct {
 	// Dir, when set, holds the session's journal (Resume continues it).
 	Dir    string `json:"-"`
 	Resume bool   `json:"-"`
-	// Progress, when set, is told of every decision.
-	Progress func(Trial) `json:"-"`
+	// Progress, when set, is told of every decision; OnGroup of every
+	// group test's.
+	Progress func(Trial)     `json:"-"`
+	OnGroup  func(GroupTest) `json:"-"`
 }
 
 // Defaults.
@@ -121,7 +159,15 @@ const (
 	DefaultMaxCandidates = 25
 	DefaultMinGain       = 0.03
 	DefaultLastLookShare = 0.5
-	minMinRounds         = 8
+	// Group screening's defaults (screen.go): the most comparisons of
+	// single values (the keep decisions' Bonferroni divisor), the size of
+	// a group, the most rounds of a group test and the effect a cleared
+	// group is shown to stay within.
+	DefaultScreenComparisons = 10
+	DefaultGroupSize         = 10
+	DefaultGroupRounds       = 32
+	DefaultClearGain         = 0.10
+	minMinRounds             = 8
 	// futilityLevel is the two-sided level of the interval the racing
 	// rule drops a candidate by: when even its upper end lies below the
 	// smallest detectable gain. Dropping claims nothing, so it spends no
@@ -151,6 +197,8 @@ type Plan struct {
 	MaxMeasurements int `json:"max_measurements"`
 	// Confirm is the design of the confirmation.
 	Confirm stats.Design `json:"confirm"`
+	// Screen is group screening's plan (nil: one value at a time).
+	Screen *ScreenPlan `json:"screen,omitempty"`
 }
 
 // withDefaults fills in the defaults.
@@ -172,6 +220,23 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxCandidates <= 0 {
 		o.MaxCandidates = DefaultMaxCandidates
+		if o.Screen {
+			o.MaxCandidates = DefaultScreenComparisons
+		}
+	}
+	if o.Screen {
+		if o.GroupSize <= 0 {
+			o.GroupSize = DefaultGroupSize
+		}
+		if o.GroupRounds <= 0 {
+			o.GroupRounds = DefaultGroupRounds
+		}
+		if o.ClearGain <= 0 {
+			o.ClearGain = DefaultClearGain
+		}
+		if o.ClearAlpha <= 0 || o.ClearAlpha >= 1 {
+			o.ClearAlpha = stats.DefaultAlpha
+		}
 	}
 	if o.LastLookShare <= 0 || o.LastLookShare >= 1 {
 		o.LastLookShare = DefaultLastLookShare
@@ -186,7 +251,27 @@ func (o Options) withDefaults() Options {
 // looks, so the chance of any false keep in the session is at most Alpha
 // whatever the stopping rule, the order, and however the comparisons
 // depend on each other (they share the incumbent's runs).
+//
+// Without Screen, a session with a budget screens in groups when
+// comparing the values one at a time cannot reach them all even if each
+// comparison decided at its first look (Estimate.ReachedBest); the
+// returned plan says which (Plan.Screen). OneAtATime keeps it from that.
 func (o Options) Plan() (Plan, error) {
+	if o.Screen || o.OneAtATime || o.MaxMeasurements <= 0 || o.Resume {
+		return o.plan()
+	}
+	p, err := o.plan()
+	if err != nil {
+		return p, err
+	}
+	if e := p.Estimate(o.MaxMeasurements); e.ReachedBest >= e.Values {
+		return p, nil
+	}
+	o.Screen = true
+	return o.plan()
+}
+
+func (o Options) plan() (_ Plan, err error) {
 	o = o.withDefaults()
 	if len(o.Candidates) == 0 {
 		return Plan{}, errors.New("autotune: no candidates to try")
@@ -232,8 +317,19 @@ func (o Options) Plan() (Plan, error) {
 	if p.ConfirmRounds < p.Confirm.RunsNeeded() {
 		return Plan{}, fmt.Errorf("autotune: %d confirmation rounds can never confirm; at least %d are needed", p.ConfirmRounds, p.Confirm.RunsNeeded())
 	}
+	if o.Screen {
+		if p.Screen, err = o.screenPlan(); err != nil {
+			return Plan{}, err
+		}
+		if o.NoiseRounds <= 0 { // the noise only sets the racing's goal: a group test's first look
+			p.NoiseRounds = p.Screen.Looks[0]
+		}
+	}
 	last := p.Looks[len(p.Looks)-1]
 	p.MaxMeasurements = 2 * (p.NoiseRounds + p.Comparisons*last + p.MaxConfirmRounds)
+	if p.Screen != nil {
+		p.MaxMeasurements += 2 * p.Screen.GroupTests() * p.Screen.Looks[len(p.Screen.Looks)-1]
+	}
 	return p, nil
 }
 

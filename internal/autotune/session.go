@@ -137,7 +137,18 @@ type Result struct {
 	Final        Config        `json:"final"`
 	Confirmation *Confirmation `json:"confirmation,omitempty"`
 	Untested     []Untested    `json:"untested,omitempty"`
-	Measurements int           `json:"measurements"`
+	// Groups are group screening's group tests, and Cleared the values
+	// they cleared (not compared alone).
+	Groups  []GroupTest    `json:"groups,omitempty"`
+	Cleared []ClearedValue `json:"cleared,omitempty"`
+	// Unreached is the measurements that would have decided the values
+	// untested for the budget (0 when there are none): with the ones
+	// made, the budget that would have reached them.
+	Unreached int `json:"unreached,omitempty"`
+	// Budget is the session's measurement budget (Options.MaxMeasurements;
+	// 0: none).
+	Budget       int `json:"budget,omitempty"`
+	Measurements int `json:"measurements"`
 	// Stopped says why the session ended before its end ("" when it did not).
 	Stopped string `json:"stopped,omitempty"`
 }
@@ -149,24 +160,30 @@ type session struct {
 	rng *rand.Rand
 	j   *journal
 	res *Result
+	// values is group screening's state of each value (screen.go);
+	// groupsLeft the first grouping's groups not yet tested.
+	values     map[Setting]*valueState
+	groupsLeft int
 }
 
 // Run runs a session on t. The host is as found between trials (each
 // Trial rolls back); an error or a cancelled ctx ends the session with
 // the partial Result and the error.
 func Run(ctx context.Context, t Trialer, o Options) (*Result, error) {
-	o = o.withDefaults()
 	p, err := o.Plan()
 	if err != nil {
 		return nil, err
 	}
+	o.Screen = p.Screen != nil // the plan's choice, journaled with the options
+	o = o.withDefaults()
 	j, err := openJournal(o.Dir, o, o.Resume)
 	if err != nil {
 		return nil, err
 	}
 	defer j.close()
-	s := &session{o: o, p: p, t: t, j: j, rng: rand.New(rand.NewPCG(o.Seed, 0x6175746f74756e65)), res: &Result{Plan: p}}
+	s := &session{o: o, p: p, t: t, j: j, rng: rand.New(rand.NewPCG(o.Seed, 0x6175746f74756e65)), res: &Result{Plan: p, Budget: o.MaxMeasurements}}
 	err = s.run(ctx)
+	s.res.Unreached = s.unreached()
 	if err != nil && s.res.Stopped == "" {
 		s.res.Stopped = err.Error()
 	}
@@ -177,8 +194,12 @@ func (s *session) run(ctx context.Context) error {
 	if err := s.noise(ctx); err != nil {
 		return err
 	}
-	inc := Config{}
-	inc, err := s.screen(ctx, inc)
+	inc, err := Config{}, error(nil)
+	if s.p.Screen != nil {
+		inc, err = s.screenGroups(ctx, inc)
+	} else {
+		inc, err = s.screen(ctx, inc)
+	}
 	if err != nil {
 		return err
 	}
@@ -293,6 +314,12 @@ func (s *session) share() int {
 	m := s.o.MaxMeasurements
 	if m <= 0 {
 		return math.MaxInt
+	}
+	if sp := s.p.Screen; sp != nil {
+		// A value a group found takes what the first grouping's untested
+		// groups (to their last looks) leave: few values reach a
+		// comparison of their own, and each was found moving.
+		return m - s.res.Measurements - 2*s.confirmRounds() - 2*s.groupsLeft*sp.Looks[len(sp.Looks)-1]
 	}
 	left := max(1, s.p.Comparisons-len(s.res.Trials))
 	return (m - s.res.Measurements - 2*s.confirmRounds()) / left

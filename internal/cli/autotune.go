@@ -161,6 +161,7 @@ func (o *autotuneOptions) finish(cmd *cobra.Command) error {
 }
 
 func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
+	o.engine.OnGroup = func(g autotune.GroupTest) { autotunePrintGroup(s.out, g) } // group screening's tests, as they end
 	out, runErr := target.Autotune(ctx, target.Options{
 		Spec: o.target, Password: o.password, ClusterAuthAny: o.clusterAuthAny, StateDir: o.stateDir,
 		Engine: o.engine, Budget: o.budget, Apply: o.apply, Undo: o.rollbackHint(), BuildProgress: s.err,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -47,9 +48,28 @@ func autotunePrintReady(w io.Writer, o *autotuneOptions, r target.Ready) {
 func autotunePrintPlan(w io.Writer, o *autotuneOptions, p autotune.Plan, per time.Duration, max int) {
 	fmt.Fprintf(w, "autotune: %s of `%s`\n", objectiveText(o), o.target.Workload)
 	fmt.Fprintf(w, "plan: %d candidate values, at most %d comparisons; %s\n", p.Screening, p.Comparisons, levelsText(p))
+	if sp := p.Screen; sp != nil {
+		fmt.Fprintf(w, "screening in groups: %d groups of at most %d values, then a fold-over; a group is cleared when its gain is shown at most %.0f%% (one-sided %.2f%% at each of its looks, rounds %v), split when it moves; a value is kept only by a comparison of its own\n",
+			len(sp.Groups), sp.GroupSize, 100*sp.ClearGain, 100*sp.Designs[0].Alpha/2, sp.Looks)
+	}
 	worst := time.Duration(p.MaxMeasurements) * per
 	fmt.Fprintf(w, "estimate: at most %d measurements of about %s (%s); budget %s (%d measurements)\n",
 		p.MaxMeasurements, per.Round(100*time.Millisecond), worst.Round(time.Second), o.budget, max)
+	fmt.Fprintln(w, reachText(p, max, per))
+}
+
+// reachText is the plan's honest line: how many of the candidate values
+// the budget decides, and what budget decides them all.
+func reachText(p autotune.Plan, budget int, per time.Duration) string {
+	e := p.Estimate(budget)
+	all := time.Duration(e.All) * per
+	s := fmt.Sprintf("reach: the budget decides at least %d of %d candidate values (every comparison to its last look; %d if each decides at its first); deciding them all takes at most %d measurements (%s)",
+		e.Reached, e.Values, e.ReachedBest, e.All, all.Round(time.Second))
+	if sp := p.Screen; sp != nil {
+		s += fmt.Sprintf(" in %d groups of at most %d, plus at most %d (%s) for each value a group finds and %d (%s) for the fold-over that finds a gain hidden behind a loss",
+			len(sp.Groups), sp.GroupSize, e.PerFound, (time.Duration(e.PerFound) * per).Round(time.Second), e.FoldOver, (time.Duration(e.FoldOver) * per).Round(time.Second))
+	}
+	return s
 }
 
 // levelsText states the keep decisions' levels: "keep decisions at
@@ -66,6 +86,13 @@ func levelsText(p autotune.Plan) string {
 		lv = fmt.Sprintf("keep decisions at %.4f%% two-sided (each look before the last) and %.4f%% (the last)", 100*first, 100*last)
 	}
 	return fmt.Sprintf("%s: alpha %.0f%% over the session, Bonferroni over %d comparisons x %d looks at rounds %v", lv, 100*p.Design.Alpha, p.Design.Comparisons, p.Design.Looks, p.Looks)
+}
+
+// autotunePrintGroup is a group test's line: its members, its ratio and
+// what it decided (cleared, split or undecided) and why.
+func autotunePrintGroup(w io.Writer, g autotune.GroupTest) {
+	fmt.Fprintf(w, "  g%-2d pass %d  %d values (%s) %s after %d rounds: %s: %s\n", g.N, g.Pass, len(g.Members),
+		textsafe.Printable(g.Members.String()), ratioText(g.Result), g.Rounds, g.Decision, g.Reason)
 }
 
 func autotunePrintTrial(w io.Writer, t autotune.Trial) {
@@ -103,10 +130,29 @@ func autotunePrintAnswer(w io.Writer, o *autotuneOptions, res *autotune.Result, 
 			fmt.Fprintf(w, "  %-45s %s: %s\n", textsafe.Printable(t.Setting.Knob+" = "+t.Setting.Value), ratioText(t.Result), t.Reason)
 		}
 	}
+	for _, c := range res.Cleared {
+		if c.Hurts {
+			fmt.Fprintf(w, "  %-45s %s\n", textsafe.Printable(c.Setting.Knob+" = "+c.Setting.Value), c.Reason())
+		}
+	}
+	if cleared := slices.DeleteFunc(slices.Clone(res.Cleared), func(c autotune.ClearedValue) bool { return c.Hurts }); len(cleared) > 0 {
+		fmt.Fprintln(w, "cleared in groups:")
+		for _, c := range cleared {
+			fmt.Fprintf(w, "  %-45s %s\n", textsafe.Printable(c.Setting.Knob+" = "+c.Setting.Value), c.Reason())
+		}
+	}
 	if len(res.Untested) > 0 || len(untested) > 0 {
 		fmt.Fprintln(w, "untested:")
+		var budget []string
 		for _, u := range res.Untested {
+			if strings.HasPrefix(u.Reason, "budget") {
+				budget = append(budget, u.Setting.Knob+" = "+u.Setting.Value)
+				continue
+			}
 			fmt.Fprintf(w, "  %s = %s: %s\n", u.Setting.Knob, u.Setting.Value, u.Reason)
+		}
+		if len(budget) > 0 {
+			fmt.Fprintf(w, "  %s\n", textsafe.Printable(budgetLine(o, res, budget)))
 		}
 		for _, u := range untested {
 			fmt.Fprintf(w, "  %s\n", textsafe.Printable(u))
@@ -127,6 +173,19 @@ func autotunePrintAnswer(w io.Writer, o *autotuneOptions, res *autotune.Result, 
 		fmt.Fprintf(w, "; plan: %s (redline tune apply %s --yes)", planPath, planPath)
 	}
 	fmt.Fprintln(w)
+}
+
+// budgetLine is the values the budget did not reach, as one line, with
+// the budget that would have reached them (the measurements made and
+// those the values would have taken, autotune.Result.Unreached).
+func budgetLine(o *autotuneOptions, res *autotune.Result, values []string) string {
+	s := fmt.Sprintf("budget: %d values (%s)", len(values), strings.Join(values, ", "))
+	if m := res.Budget; m > 0 && o.budget > 0 && !o.engine.Resume { // a resumed session's budget is its journal's
+		per := o.budget / time.Duration(m)
+		need := time.Duration(res.Measurements+res.Unreached) * per
+		s += fmt.Sprintf(": a --budget of about %s would have reached them (%d more measurements)", need.Round(time.Minute), res.Unreached)
+	}
+	return s
 }
 
 // autotuneReport is the session as its report shows it (report renders
@@ -156,8 +215,19 @@ func autotuneReport(o *autotuneOptions, res *autotune.Result, untested []string)
 	for _, t := range res.Trials {
 		a.Trials = append(a.Trials, autotuneReportTrial(res, t))
 	}
+	var budget []string
 	for _, u := range res.Untested {
+		if strings.HasPrefix(u.Reason, "budget") {
+			budget = append(budget, u.Setting.Knob+" = "+u.Setting.Value)
+			continue
+		}
 		a.Untested = append(a.Untested, u.Setting.Knob+" = "+u.Setting.Value+": "+u.Reason)
+	}
+	if len(budget) > 0 {
+		a.Untested = append(a.Untested, budgetLine(o, res, budget))
+	}
+	for _, c := range res.Cleared { // values a group test decided: not compared alone
+		a.Untested = append(a.Untested, c.Setting.Knob+" = "+c.Setting.Value+": not compared alone: "+c.Reason())
 	}
 	a.Untested = append(a.Untested, untested...)
 	a.Result, a.Confirmed = confirmationText(res), res.Confirmation != nil && res.Confirmation.Confirmed
