@@ -184,6 +184,10 @@ func (r *runner) clusterKeys(ctx context.Context) ([]int, []bool, error) {
 	for i, p := range parts {
 		k := info[strings.ToLower(p.Args[0])]
 		ro[i] = k.readonly
+		if p.KeyIndex > 0 {
+			keys[i] = p.KeyIndex
+			continue
+		}
 		if r.o.KeyIndex > 0 {
 			keys[i] = r.o.KeyIndex
 			continue
