@@ -201,7 +201,7 @@ var replays = map[string]replayed{
 	"lpop": {"list", []string{"LPOP", "{key}"}, false}, "rpop": {"list", []string{"RPOP", "{key}"}, false},
 	"lrange": {"list", []string{"LRANGE", "{key}", "0", "9"}, false}, "llen": {"list", []string{"LLEN", "{key}"}, false},
 	"lindex": {"list", []string{"LINDEX", "{key}", "0"}, false},
-	"sadd": {"set", []string{"SADD", "{key}", "{member}"}, false}, "srem": {"set", []string{"SREM", "{key}", "{member}"}, false},
+	"sadd":   {"set", []string{"SADD", "{key}", "{member}"}, false}, "srem": {"set", []string{"SREM", "{key}", "{member}"}, false},
 	"smembers": {"set", []string{"SMEMBERS", "{key}"}, false}, "sismember": {"set", []string{"SISMEMBER", "{key}", "{member}"}, false},
 	"scard": {"set", []string{"SCARD", "{key}"}, false}, "srandmember": {"set", []string{"SRANDMEMBER", "{key}"}, false},
 	"zadd": {"zset", []string{"ZADD", "{key}", "{score}", "{member}"}, false}, "zincrby": {"zset", []string{"ZINCRBY", "{key}", "1", "{member}"}, false},
@@ -210,7 +210,7 @@ var replays = map[string]replayed{
 	"zrevrange": {"zset", []string{"ZREVRANGE", "{key}", "0", "9"}, false}, "zrangebyscore": {"zset", []string{"ZRANGEBYSCORE", "{key}", "-inf", "+inf", "LIMIT", "0", "10"}, false},
 	"zrem": {"zset", []string{"ZREM", "{key}", "{member}"}, false}, "zcard": {"zset", []string{"ZCARD", "{key}"}, false},
 	"zcount": {"zset", []string{"ZCOUNT", "{key}", "-inf", "+inf"}, false},
-	"xadd": {"stream", []string{"XADD", "{key}", "*", "f", "{value}"}, false}, "xlen": {"stream", []string{"XLEN", "{key}"}, false},
+	"xadd":   {"stream", []string{"XADD", "{key}", "*", "f", "{value}"}, false}, "xlen": {"stream", []string{"XLEN", "{key}"}, false},
 	"xrange": {"stream", []string{"XRANGE", "{key}", "-", "+", "COUNT", "10"}, false}, "xrevrange": {"stream", []string{"XREVRANGE", "{key}", "+", "-", "COUNT", "10"}, false},
 	"del": {"", []string{"DEL", "{key}"}, false}, "unlink": {"", []string{"UNLINK", "{key}"}, false},
 	"exists": {"", []string{"EXISTS", "{key}"}, false}, "expire": {"", []string{"EXPIRE", "{key}", "3600"}, false},
@@ -241,7 +241,9 @@ func opsOf(calls map[string]int64, gs []*group, f *File) ([]Op, string) {
 	for n := range calls {
 		names = append(names, n)
 	}
-	sort.Slice(names, func(i, j int) bool { return calls[names[i]] > calls[names[j]] || calls[names[i]] == calls[names[j]] && names[i] < names[j] })
+	sort.Slice(names, func(i, j int) bool {
+		return calls[names[i]] > calls[names[j]] || calls[names[i]] == calls[names[j]] && names[i] < names[j]
+	})
 	var ops []Op
 	var skipped []string
 	weight := func(n int64, share float64) int {

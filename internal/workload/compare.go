@@ -93,7 +93,9 @@ func Compare(src, rep *Profile) []Diff {
 	for n := range names {
 		keys = append(keys, n)
 	}
-	sort.Slice(keys, func(i, j int) bool { return ss[keys[i]] > ss[keys[j]] || ss[keys[i]] == ss[keys[j]] && keys[i] < keys[j] })
+	sort.Slice(keys, func(i, j int) bool {
+		return ss[keys[i]] > ss[keys[j]] || ss[keys[i]] == ss[keys[j]] && keys[i] < keys[j]
+	})
 	for _, n := range keys {
 		d := rs[n] - ss[n]
 		out = append(out, Diff{What: "share " + n, Source: ss[n], Replay: rs[n], Delta: d, Unit: "pts", OK: math.Abs(d) <= ShareLimit})

@@ -62,7 +62,7 @@ type Sizes struct {
 	Fixed     int      `yaml:"fixed,omitempty"`
 	Min       int      `yaml:"min,omitempty"`
 	Max       int      `yaml:"max,omitempty"`
-	Histogram []Bucket `yaml:"histogram,omitempty"`
+	Histogram []Bucket `yaml:"histogram,omitempty,flow"`
 }
 
 // Bucket is one size of a histogram and its weight.
