@@ -82,6 +82,9 @@ type Diff struct {
 func Compare(src, rep *Profile) []Diff {
 	var out []Diff
 	ss, rs := shares(src.Calls), shares(rep.Calls)
+	if len(ss) == 0 {
+		rs = nil // no traffic in the source's window: capture wrote a PING placeholder
+	}
 	names := map[string]bool{}
 	for n := range ss {
 		names[n] = true

@@ -48,6 +48,11 @@ type opGen struct {
 	scoreHi  float64
 	ttl      *TTL
 	multi    []*opGen
+	// tmpl, when set, is the whole command encoded once: each request
+	// copies it and writes the key's digits and the value in place (the
+	// fast path of commands whose length never changes).
+	tmpl           []byte
+	keyOffs, vOffs []int
 }
 
 // keyGen writes a keyspace's key names.
@@ -63,11 +68,19 @@ func (k *keyGen) append(dst []byte, n uint64) []byte {
 	if k.hashtag {
 		dst = append(dst, '{')
 	}
-	s := strconv.AppendUint(nil, n, 10)
-	for i := len(s); i < k.width; i++ {
+	var d [20]byte
+	i := len(d)
+	for {
+		i--
+		d[i] = byte('0' + n%10)
+		if n /= 10; n == 0 {
+			break
+		}
+	}
+	for w := len(d) - i; w < k.width; w++ {
 		dst = append(dst, '0')
 	}
-	dst = append(dst, s...)
+	dst = append(dst, d[i:]...)
 	if k.hashtag {
 		dst = append(dst, '}')
 	}
@@ -220,7 +233,90 @@ func compileOp(f *File, o *Op, seq *atomic.Uint64, r *rand.Rand) (*opGen, error)
 	if n := g.value.largest(); n > 0 {
 		g.bytes = valueBytes(o.Value.Bytes, n, r)
 	}
+	g.compileTemplate()
 	return g, nil
+}
+
+// compileTemplate sets tmpl when every argument has a fixed length: only
+// literals, keys whose numbers fit their width, and values of a fixed size.
+func (o *opGen) compileTemplate() {
+	if len(o.multi) > 0 || len(o.element) > 0 || o.ttl != nil {
+		return
+	}
+	for _, a := range o.args {
+		for _, s := range a {
+			switch {
+			case s.kind == segLit:
+			case s.kind == segKey && o.keys.width >= len(strconv.FormatUint(o.keys.count-1, 10)):
+			case s.kind == segValue && o.value.fixed > 0:
+			default:
+				return
+			}
+		}
+	}
+	b := resp.AppendArrayHeader(nil, len(o.args))
+	for _, a := range o.args {
+		n := 0
+		for _, s := range a {
+			switch s.kind {
+			case segLit:
+				n += len(s.lit)
+			case segKey:
+				n += o.keys.length()
+			case segValue:
+				n += o.value.fixed
+			}
+		}
+		b = resp.AppendBulkHeader(b, n)
+		for _, s := range a {
+			switch s.kind {
+			case segLit:
+				b = append(b, s.lit...)
+			case segKey:
+				b = o.keys.append(b, 0)
+				o.keyOffs = append(o.keyOffs, len(b)-o.keys.width-btoi(o.keys.hashtag))
+			case segValue:
+				o.vOffs = append(o.vOffs, len(b))
+				b = append(b, make([]byte, o.value.fixed)...)
+			}
+		}
+		b = append(b, '\r', '\n')
+	}
+	o.tmpl = b
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// length is a key's length when its number fits the width.
+func (k *keyGen) length() int { return len(k.prefix) + k.width + 2*btoi(k.hashtag) }
+
+// putDigits writes n zero-padded over all of b.
+func putDigits(b []byte, n uint64) {
+	for i := len(b) - 1; i >= 0; i-- {
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+}
+
+// writeTemplate is write's fast path.
+func (o *opGen) writeTemplate(dst []byte, r *rand.Rand) []byte {
+	start := len(dst)
+	dst = append(dst, o.tmpl...)
+	if len(o.keyOffs) > 0 {
+		k := o.pick(r)
+		for _, off := range o.keyOffs {
+			putDigits(dst[start+off:start+off+o.keys.width], k)
+		}
+	}
+	for _, off := range o.vOffs {
+		copy(dst[start+off:], o.valueSlice(r, o.value.fixed))
+	}
+	return dst
 }
 
 // request is one command being written: its arguments' bytes, kept in
@@ -289,6 +385,9 @@ func (o *opGen) write(dst []byte, q *request, r *rand.Rand) ([]byte, int) {
 			dst, _ = sub.write(dst, q, r)
 		}
 		return resp.AppendCommand(dst, "EXEC"), len(o.multi) + 2
+	}
+	if o.tmpl != nil {
+		return o.writeTemplate(dst, r), 1
 	}
 	q.reset()
 	var d draw

@@ -114,8 +114,8 @@ type Run struct {
 // instead of Command, sends its ops inside MULTI ... EXEC.
 type Op struct {
 	Name    string   `yaml:"name,omitempty"`
-	Weight  int      `yaml:"weight"`
-	Command []string `yaml:"command,omitempty"`
+	Weight  int      `yaml:"weight,omitempty"`
+	Command []string `yaml:"command,omitempty,flow"`
 	Keys    string   `yaml:"keys,omitempty"`
 	// Dist picks keys: uniform (default), zipf, gaussian or sequential.
 	Dist    string  `yaml:"dist,omitempty"`
@@ -124,7 +124,7 @@ type Op struct {
 	// from (default 16).
 	Members  int      `yaml:"members,omitempty"`
 	Elements Sizes    `yaml:"elements,omitempty"`
-	Element  []string `yaml:"element,omitempty"`
+	Element  []string `yaml:"element,omitempty,flow"`
 	Value    Value    `yaml:"value,omitempty"`
 	// TTL adds "PX ms" to a share of the commands (SET's expiry).
 	TTL   *TTL `yaml:"ttl,omitempty"`

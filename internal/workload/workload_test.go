@@ -197,3 +197,27 @@ func TestPatternAndHistogram(t *testing.T) {
 		t.Errorf("p90 %v drawn from the histogram, source %v", p.P90, q.P90)
 	}
 }
+
+// BenchmarkSourceAppend is the generator's cost per request on a SET/GET
+// mix (docs/benchmarks.md compares bench's CPU per request with it and
+// with the -t set,get line).
+func BenchmarkSourceAppend(b *testing.B) {
+	f, err := Parse([]byte(`version: 1
+keyspaces:
+  k: {prefix: "key:", count: 100000, width: 12}
+run:
+  ops:
+    - {name: SET, weight: 1, command: [SET, "{key}", "{value}"], keys: k, value: {fixed: 3}}
+    - {name: GET, weight: 1, command: [GET, "{key}"], keys: k}
+`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	tt, _ := Test(f, "")
+	src := tt.Source(rand.New(rand.NewPCG(1, 1)))
+	buf := make([]byte, 0, 4096)
+	b.ReportAllocs()
+	for b.Loop() {
+		buf, _, _ = src.Append(buf[:0])
+	}
+}
