@@ -2,6 +2,7 @@ package workload
 
 import (
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -219,5 +220,21 @@ run:
 	b.ReportAllocs()
 	for b.Loop() {
 		buf, _, _ = src.Append(buf[:0])
+	}
+}
+
+// TestDocsSchemaParses keeps docs/workload.md's schema example valid.
+func TestDocsSchemaParses(t *testing.T) {
+	b, err := os.ReadFile("../../docs/workload.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "```yaml\n")
+	block, _, ok2 := strings.Cut(rest, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/workload.md has no yaml block")
+	}
+	if _, err := Parse([]byte(block)); err != nil {
+		t.Errorf("docs/workload.md's schema example: %v", err)
 	}
 }
