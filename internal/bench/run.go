@@ -167,8 +167,8 @@ func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summar
 		}
 		t.Source = src
 	}
-	if t.Grouped && (o.Cluster || o.TLS != nil || o.ConnectRate > 0) {
-		return nil, fmt.Errorf("a workload with MULTI/EXEC groups runs without --cluster, --tls and --connect-rate for now (drop the group, or those options)")
+	if t.Grouped && (o.TLS != nil || o.ConnectRate > 0) {
+		return nil, fmt.Errorf("a workload whose requests take several replies (MULTI/EXEC groups, a preload with TTLs or streams) runs without --tls and --connect-rate for now")
 	}
 	if o.TLS != nil && (o.Rate > 0 || !o.KeepAlive || o.ConnectRate > 0) {
 		return nil, fmt.Errorf("--rate, --connect-rate and -k 0 are not supported with --tls yet")

@@ -91,8 +91,10 @@ type Test struct {
 	// SourceFactory.
 	SourceSpec []byte `json:",omitempty"`
 	// Grouped says Source sends requests that take several replies
-	// (MULTI ... EXEC): not supported with --cluster, --tls or
-	// --connect-rate yet.
+	// (MULTI ... EXEC, a key's preload commands): not supported with
+	// --tls or --connect-rate yet. With --cluster such a request goes
+	// to its first command's key's node, and a redirection of it ends
+	// the run.
 	Grouped bool
 }
 

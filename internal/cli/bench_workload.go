@@ -35,6 +35,9 @@ func (w *workloadFlags) tests(o *bench.Options, args []string) ([]bench.Test, er
 		return nil, err
 	}
 	w.file = f
+	if o.Cluster && workload.HasMulti(f) {
+		return nil, fmt.Errorf("%s: MULTI/EXEC groups are not supported with --cluster yet", w.path)
+	}
 	if f.Run.Clients > 0 && !w.fs.Changed("clients") {
 		o.Clients = f.Run.Clients
 	}

@@ -446,6 +446,16 @@ func init() {
 	}
 }
 
+// HasMulti reports whether f's mix holds a MULTI/EXEC group.
+func HasMulti(f *File) bool {
+	for _, o := range f.Run.Ops {
+		if len(o.Multi) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // Test returns the measured phase of f as a bench test: its requests come
 // from the file's generators, one random source per event loop.
 func Test(f *File, title string) (bench.Test, error) {

@@ -21,7 +21,7 @@ func PreloadTests(f *File) []PreloadTest {
 		ks := f.Keyspaces[pl.Keys]
 		seq := new(atomic.Uint64)
 		pl := pl
-		t := bench.Test{Title: fmt.Sprintf("preload %s (%s)", pl.Keys, pl.Type),
+		t := bench.Test{Title: fmt.Sprintf("preload %s (%s)", pl.Keys, pl.Type), Grouped: pl.Type == "stream" || pl.TTL != nil && pl.Type != "string",
 			Mix: []bench.MixPart{{Name: "preload " + pl.Keys, Args: []string{preloadCommand[pl.Type], "k"}, Weight: 1, KeyIndex: 1}}}
 		t.Source = func(r *rand.Rand) bench.Source {
 			return newPreloader(&pl, ks, seq, r)
