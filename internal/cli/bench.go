@@ -138,7 +138,10 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 	r.o.Progress = r.progress.show
 	r.o.ProgressInterval = r.progress.interval()
 	r.o.ProgressFinal = r.progress.mode == "plain"
-	return r.run(ctx, tests, len(args) > 0)
+	if err := r.run(ctx, tests, len(args) > 0); err != nil {
+		return err
+	}
+	return wf.verify(ctx, s, o)
 }
 
 // benchRun prints and saves the results of a sequence of tests.

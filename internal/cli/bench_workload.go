@@ -66,3 +66,25 @@ func (w *workloadFlags) preload(ctx context.Context, s *streams, o bench.Options
 	}
 	return workload.Fill(ctx, o, w.file)
 }
+
+// verifyKeys is how many keys of each keyspace a verify-mode file's check
+// reads after the run.
+const verifyKeys = 10000
+
+// verify checks, after a verify-mode file's run, that reads return what
+// was written; a wrong value is exit 1.
+func (w *workloadFlags) verify(ctx context.Context, s *streams, o bench.Options) error {
+	if w.file == nil || !w.file.Run.Verify {
+		return nil
+	}
+	res, err := workload.Verify(ctx, o, w.file, verifyKeys)
+	if err != nil {
+		return exitCode(ExitFailure, "redline bench: verify: "+err.Error())
+	}
+	fmt.Fprintf(s.err, "redline bench: verify: %d keys read, %d values compared: %d wrong, %d keys missing (expired, evicted or deleted)\n",
+		res.Keys, res.Values, res.Wrong, res.Missing)
+	if res.Wrong > 0 {
+		return exitCode(ExitFailure, fmt.Sprintf("redline bench: verify: %d values are not what was written (the first: %s)", res.Wrong, res.FirstWrong))
+	}
+	return nil
+}

@@ -53,7 +53,23 @@ type opGen struct {
 	// fast path of commands whose length never changes).
 	tmpl           []byte
 	keyOffs, vOffs []int
+	// verify: values are cut from bytes at an offset set by the key and
+	// the field (valueOffset), not drawn.
+	verify bool
 }
+
+// verifyByteSeed seeds the value bytes of a verify-mode file: every
+// writer and the checker cut from the same bytes.
+const verifyByteSeed = 0x5eed
+
+// valueOffset is where the value of key n (hash field e, or noField) starts.
+func valueOffset(n, e uint64) int {
+	h := (n+1)*0x9E3779B97F4A7C15 ^ (e+1)*0xC2B2AE3D27D4EB4F
+	h ^= h >> 29
+	return int(h % 4096)
+}
+
+const noField = ^uint64(0)
 
 // keyGen writes a keyspace's key names.
 type keyGen struct {
@@ -230,7 +246,11 @@ func compileOp(f *File, o *Op, seq *atomic.Uint64, r *rand.Rand) (*opGen, error)
 		}
 		g.pick = pick
 	}
+	g.verify = f.Run.Verify
 	if n := g.value.largest(); n > 0 {
+		if g.verify {
+			r = rand.New(rand.NewPCG(verifyByteSeed, 0))
+		}
 		g.bytes = valueBytes(o.Value.Bytes, n, r)
 	}
 	g.compileTemplate()
@@ -307,13 +327,19 @@ func putDigits(b []byte, n uint64) {
 func (o *opGen) writeTemplate(dst []byte, r *rand.Rand) []byte {
 	start := len(dst)
 	dst = append(dst, o.tmpl...)
+	var k uint64
 	if len(o.keyOffs) > 0 {
-		k := o.pick(r)
+		k = o.pick(r)
 		for _, off := range o.keyOffs {
 			putDigits(dst[start+off:start+off+o.keys.width], k)
 		}
 	}
 	for _, off := range o.vOffs {
+		if o.verify && len(o.keyOffs) > 0 {
+			v := valueOffset(k, noField)
+			copy(dst[start+off:], o.bytes[v:v+o.value.fixed])
+			continue
+		}
 		copy(dst[start+off:], o.valueSlice(r, o.value.fixed))
 	}
 	return dst
@@ -348,6 +374,7 @@ func (q *request) appendTo(dst []byte) []byte {
 type draw struct {
 	key     uint64
 	keyDone bool
+	field   uint64 // the last {field} drawn, noField before one
 }
 
 func (o *opGen) arg(q *request, segs []segment, r *rand.Rand, d *draw) {
@@ -361,10 +388,17 @@ func (o *opGen) arg(q *request, segs []segment, r *rand.Rand, d *draw) {
 			}
 			q.buf = o.keys.append(q.buf, d.key)
 		case segValue:
-			q.buf = append(q.buf, o.valueSlice(r, o.value.next(r))...)
+			size := o.value.next(r)
+			if o.verify && d.keyDone {
+				off := valueOffset(d.key, d.field)
+				q.buf = append(q.buf, o.bytes[off:off+size]...)
+				continue
+			}
+			q.buf = append(q.buf, o.valueSlice(r, size)...)
 		case segField:
+			d.field = r.Uint64N(o.members)
 			q.buf = append(q.buf, 'f')
-			q.buf = strconv.AppendUint(q.buf, r.Uint64N(o.members), 10)
+			q.buf = strconv.AppendUint(q.buf, d.field, 10)
 		case segMember:
 			q.buf = append(q.buf, 'm')
 			q.buf = strconv.AppendUint(q.buf, r.Uint64N(o.members), 10)
@@ -390,7 +424,7 @@ func (o *opGen) write(dst []byte, q *request, r *rand.Rand) ([]byte, int) {
 		return o.writeTemplate(dst, r), 1
 	}
 	q.reset()
-	var d draw
+	d := draw{field: noField}
 	for _, a := range o.args {
 		o.arg(q, a, r, &d)
 	}

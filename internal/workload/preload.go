@@ -23,8 +23,14 @@ func PreloadTests(f *File) []PreloadTest {
 		pl := pl
 		t := bench.Test{Title: fmt.Sprintf("preload %s (%s)", pl.Keys, pl.Type), Grouped: pl.Type == "stream" || pl.TTL != nil && pl.Type != "string",
 			Mix: []bench.MixPart{{Name: "preload " + pl.Keys, Args: []string{preloadCommand[pl.Type], "k"}, Weight: 1, KeyIndex: 1}}}
+		verify := f.Run.Verify
 		t.Source = func(r *rand.Rand) bench.Source {
-			return newPreloader(&pl, ks, seq, r)
+			p := newPreloader(&pl, ks, seq, r)
+			if verify {
+				p.verify = true
+				p.bytes = valueBytes(pl.Value.Bytes, max(p.value.largest(), 1), rand.New(rand.NewPCG(verifyByteSeed, 0)))
+			}
+			return p
 		}
 		out = append(out, PreloadTest{Index: i, Keys: ks.Count, Test: t})
 	}
@@ -50,6 +56,8 @@ type preloader struct {
 	bytes    []byte
 	q        request
 	key      []byte
+	verify   bool
+	n        uint64 // the key being written
 }
 
 func newPreloader(pl *Preload, ks Keyspace, seq *atomic.Uint64, r *rand.Rand) *preloader {
@@ -59,8 +67,13 @@ func newPreloader(pl *Preload, ks Keyspace, seq *atomic.Uint64, r *rand.Rand) *p
 	return p
 }
 
-func (p *preloader) val() []byte {
+// val is a value; with verify, for field e (noField for a string).
+func (p *preloader) val(e uint64) []byte {
 	size := max(p.value.next(p.r), 1)
+	if p.verify {
+		off := valueOffset(p.n, e)
+		return p.bytes[off : off+size]
+	}
 	off := p.r.IntN(min(len(p.bytes)-size, 4096) + 1)
 	return p.bytes[off : off+size]
 }
@@ -85,7 +98,8 @@ func (p *preloader) member(i int) []byte {
 // Append writes the next key's commands as one request.
 func (p *preloader) Append(dst []byte) ([]byte, uint8, int) {
 	n := p.seq.Add(1) - 1
-	p.key = p.keys.append(p.key[:0], n%p.keys.count)
+	p.n = n % p.keys.count
+	p.key = p.keys.append(p.key[:0], p.n)
 	p.q.reset()
 	replies := 1
 	elems := max(p.elements.next(p.r), 1)
@@ -93,7 +107,7 @@ func (p *preloader) Append(dst []byte) ([]byte, uint8, int) {
 	case "string":
 		p.addStr("SET")
 		p.add(p.key)
-		p.add(p.val())
+		p.add(p.val(noField))
 		if t := p.pl.TTL; t != nil && p.r.Float64() < t.Share {
 			p.addStr("PX")
 			p.addStr(strconv.FormatInt(ttlMillis(t, p.r), 10))
@@ -104,7 +118,7 @@ func (p *preloader) Append(dst []byte) ([]byte, uint8, int) {
 		p.add(p.key)
 		for i := range elems {
 			p.addStr("f" + strconv.Itoa(i))
-			p.add(p.val())
+			p.add(p.val(uint64(i)))
 		}
 	case "set":
 		p.addStr("SADD")
@@ -123,7 +137,7 @@ func (p *preloader) Append(dst []byte) ([]byte, uint8, int) {
 		p.addStr("RPUSH")
 		p.add(p.key)
 		for range elems {
-			p.add(p.val())
+			p.add(p.val(noField))
 		}
 	case "stream":
 		for i := range elems {
@@ -136,7 +150,7 @@ func (p *preloader) Append(dst []byte) ([]byte, uint8, int) {
 			p.add(p.key)
 			p.addStr("*")
 			p.addStr("f")
-			p.add(p.val())
+			p.add(p.val(noField))
 		}
 	}
 	dst = p.q.appendTo(dst)

@@ -103,8 +103,11 @@ type Run struct {
 	// Pipeline is the requests per batch when -P is not given.
 	Pipeline int `yaml:"pipeline,omitempty"`
 	// Clients is the connections when -c is not given.
-	Clients int  `yaml:"clients,omitempty"`
-	Ops     []Op `yaml:"ops"`
+	Clients int `yaml:"clients,omitempty"`
+	// Verify makes every written value a function of its key (and hash
+	// field), so Verify can check what reads return (docs/workload.md).
+	Verify bool `yaml:"verify,omitempty"`
+	Ops    []Op `yaml:"ops"`
 }
 
 // Op is one operation of the mix: a command whose arguments may hold
