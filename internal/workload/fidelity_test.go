@@ -217,7 +217,7 @@ func TestCaptureReplayFidelity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	f, err := Capture(ctx, c, CaptureOptions{Duration: 3 * time.Second, Sample: 5000, ProbeRate: 5000})
+	f, err := Capture(ctx, c, CaptureOptions{Duration: 3 * time.Second, Sample: 5000}) // no probe-rate bound: a test server
 	close(stop)
 	wg.Wait()
 	if err != nil || driveErr != nil {

@@ -291,11 +291,13 @@ func infoInt(i *redisadmin.Info, key string) int64 {
 	return v
 }
 
-// dbKeys is the keys of every database (INFO keyspace).
+// dbKeys is database 0's keys (INFO keyspace): the one SCAN samples and
+// a replay writes.
 func dbKeys(i *redisadmin.Info) int64 {
-	var n int64
 	for _, db := range i.Keyspace() {
-		n += db.Keys
+		if db.DB == 0 {
+			return db.Keys
+		}
 	}
-	return n
+	return 0
 }
