@@ -49,6 +49,11 @@ func Replay(ctx context.Context, o bench.Options, f *File, d time.Duration, samp
 	if f.Run.Pipeline > 0 {
 		ro.Pipeline = f.Run.Pipeline
 	}
+	if r := sourceRate(f.Source); r > 0 && ro.Rate == 0 {
+		// The source's pace, open loop: the keys change as much per
+		// second as the source's did.
+		ro.Rate = r
+	}
 	start := time.Now()
 	if _, err := bench.Run(ctx, ro, t, nil); err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
@@ -64,6 +69,19 @@ func Replay(ctx context.Context, o bench.Options, f *File, d time.Duration, samp
 	}
 	return &Profile{Seconds: round3(secs), Calls: commandDelta(before, after, p.calls), Keys: dbKeys(after),
 		UsedMemory: infoInt(after, "used_memory"), Clients: int64(ro.Clients), Types: typeStats(samples)}, nil
+}
+
+// sourceRate is the source's commands a second over its window, 0 when
+// unknown.
+func sourceRate(p *Profile) float64 {
+	if p == nil || p.Seconds <= 0 {
+		return 0
+	}
+	var n int64
+	for _, c := range p.Calls {
+		n += c
+	}
+	return float64(n) / p.Seconds
 }
 
 // Diff is one compared figure.

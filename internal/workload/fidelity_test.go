@@ -66,7 +66,7 @@ func driveSource(t *testing.T, s *redisserver.Server) func(stop <-chan struct{})
 		}
 		send(args...)
 	}
-	for i := range 300 {
+	for i := range 1000 {
 		args := []string{"RPUSH", fmt.Sprintf("queue:%d", i)}
 		for range 10 + r.IntN(91) {
 			args = append(args, val(50, 500))
@@ -134,9 +134,9 @@ func mixCommand(r *rand.Rand, sha string, val func(int, int) string) []string {
 	case x < 75:
 		return []string{"ZRANGE", fmt.Sprintf("board:%d", r.IntN(500)), "0", "9"}
 	case x < 80:
-		return []string{"LPUSH", fmt.Sprintf("queue:%d", r.IntN(300)), val(50, 500)}
+		return []string{"LPUSH", fmt.Sprintf("queue:%d", r.IntN(1000)), val(50, 500)}
 	case x < 85:
-		return []string{"RPOP", fmt.Sprintf("queue:%d", r.IntN(300))}
+		return []string{"RPOP", fmt.Sprintf("queue:%d", r.IntN(1000))}
 	case x < 95:
 		return []string{"INCR", fmt.Sprintf("counter:%d", r.IntN(200))}
 	}
@@ -217,7 +217,7 @@ func TestCaptureReplayFidelity(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	f, err := Capture(ctx, c, CaptureOptions{Duration: 3 * time.Second, Sample: 5000}) // no probe-rate bound: a test server
+	f, err := Capture(ctx, c, CaptureOptions{Duration: 3 * time.Second, Sample: 6000}) // no probe-rate bound: a test server
 	close(stop)
 	wg.Wait()
 	if err != nil || driveErr != nil {
@@ -233,7 +233,7 @@ func TestCaptureReplayFidelity(t *testing.T) {
 	scratch := redistest.Start(t, "save \"\"", "appendonly no")
 	o := bench.DefaultOptions()
 	o.Addr = scratch.Addr()
-	rep, err := Replay(ctx, o, f, 3*time.Second, 5000)
+	rep, err := Replay(ctx, o, f, 3*time.Second, 6000)
 	if err != nil {
 		t.Fatalf("replay: %v", err)
 	}

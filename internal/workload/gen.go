@@ -56,6 +56,34 @@ type opGen struct {
 	// verify: values are cut from bytes at an offset set by the key and
 	// the field (valueOffset), not drawn.
 	verify bool
+	mpcg   rand.PCG // memberSize's source, reseeded per key
+}
+
+// memberSize is the length of key n's set or sorted-set members: drawn
+// from sizes once per key, by a source seeded with n, so the preload and
+// every operation name key n's members alike ("m" + a zero-padded index).
+func memberSize(sizes *sizeGen, pcg *rand.PCG, n uint64) int {
+	pcg.Seed(n, 0x6d656d62)
+	r := rand.New(pcg)
+	return max(sizes.next(r), 1)
+}
+
+// appendMember writes member i of a key whose members are size long.
+func appendMember(dst []byte, i uint64, size int) []byte {
+	var d [20]byte
+	j := len(d)
+	for {
+		j--
+		d[j] = byte('0' + i%10)
+		if i /= 10; i == 0 {
+			break
+		}
+	}
+	dst = append(dst, 'm')
+	for w := len(d) - j + 1; w < size; w++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, d[j:]...)
 }
 
 // verifyByteSeed seeds the value bytes of a verify-mode file: every
@@ -400,8 +428,13 @@ func (o *opGen) arg(q *request, segs []segment, r *rand.Rand, d *draw) {
 			q.buf = append(q.buf, 'f')
 			q.buf = strconv.AppendUint(q.buf, d.field, 10)
 		case segMember:
+			i := r.Uint64N(o.members)
+			if d.keyDone && o.value.largest() > 0 {
+				q.buf = appendMember(q.buf, i, memberSize(&o.value, &o.mpcg, d.key))
+				continue
+			}
 			q.buf = append(q.buf, 'm')
-			q.buf = strconv.AppendUint(q.buf, r.Uint64N(o.members), 10)
+			q.buf = strconv.AppendUint(q.buf, i, 10)
 		case segScore:
 			q.buf = strconv.AppendFloat(q.buf, o.scoreLo+r.Float64()*(o.scoreHi-o.scoreLo), 'f', 3, 64)
 		case segInt:

@@ -58,6 +58,7 @@ type preloader struct {
 	key      []byte
 	verify   bool
 	n        uint64 // the key being written
+	mpcg     rand.PCG
 }
 
 func newPreloader(pl *Preload, ks Keyspace, seq *atomic.Uint64, r *rand.Rand) *preloader {
@@ -82,17 +83,9 @@ func (p *preloader) add(b []byte) { p.q.buf = append(p.q.buf, b...); p.q.end() }
 
 func (p *preloader) addStr(s string) { p.q.buf = append(p.q.buf, s...); p.q.end() }
 
-// member is element i of a set or sorted set, padded to a drawn size so
-// members are as long as the source's: "m" + zero-padded i.
-func (p *preloader) member(i int) []byte {
-	size := max(p.value.next(p.r), 1)
-	digits := strconv.Itoa(i)
-	b := make([]byte, 0, max(size, len(digits)+1))
-	b = append(b, 'm')
-	for n := len(digits) + 1; n < size; n++ {
-		b = append(b, '0')
-	}
-	return append(b, digits...)
+// member is element i of the key being written (memberSize).
+func (p *preloader) member(i, size int) []byte {
+	return appendMember(nil, uint64(i), size)
 }
 
 // Append writes the next key's commands as one request.
@@ -123,15 +116,17 @@ func (p *preloader) Append(dst []byte) ([]byte, uint8, int) {
 	case "set":
 		p.addStr("SADD")
 		p.add(p.key)
+		size := memberSize(&p.value, &p.mpcg, p.n)
 		for i := range elems {
-			p.add(p.member(i))
+			p.add(p.member(i, size))
 		}
 	case "zset":
 		p.addStr("ZADD")
 		p.add(p.key)
+		size := memberSize(&p.value, &p.mpcg, p.n)
 		for i := range elems {
 			p.addStr(strconv.FormatFloat(p.r.Float64()*1e6, 'f', 3, 64))
-			p.add(p.member(i))
+			p.add(p.member(i, size))
 		}
 	case "list":
 		p.addStr("RPUSH")

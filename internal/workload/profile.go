@@ -54,9 +54,9 @@ type keySample struct {
 	typ       string
 	keyLen    int
 	elements  int64
-	elemBytes int64
-	pttl      int64 // -1: no expiry
-	numeric   bool  // a string holding an integer (OBJECT ENCODING int)
+	elemBytes []int64 // the sizes of up to elemSample of its elements
+	pttl      int64   // -1: no expiry
+	numeric   bool    // a string holding an integer (OBJECT ENCODING int)
 }
 
 // prober runs the sampler's commands at a bounded rate and counts them
@@ -121,49 +121,68 @@ func (p *prober) sampleKey(ctx context.Context, key string) (keySample, error) {
 		return s, err
 	}
 	n, _ := strconv.ParseInt(v.Str, 10, 64)
-	s.elements, s.elemBytes = n, 0
+	s.elements = n
 	if v, err = p.do(ctx, "PTTL", key); err == nil {
 		s.pttl, _ = strconv.ParseInt(v.Str, 10, 64)
 	}
 	switch s.typ {
 	case "string":
-		s.elements, s.elemBytes = 1, n
+		s.elements, s.elemBytes = 1, []int64{n}
 		if v, err = p.do(ctx, "OBJECT", "ENCODING", key); err == nil {
 			s.numeric = v.Str == "int"
 		}
 	case "hash":
-		s.elemBytes = p.elemLen(ctx, 1, "HRANDFIELD", key, "1", "WITHVALUES")
+		s.elemBytes = p.elemLens(ctx, 2, 1, "HRANDFIELD", key, elemSampleArg, "WITHVALUES")
 	case "set":
-		s.elemBytes = p.elemLen(ctx, 0, "SRANDMEMBER", key)
+		s.elemBytes = p.elemLens(ctx, 1, 0, "SRANDMEMBER", key, elemSampleArg)
 	case "zset":
-		s.elemBytes = p.elemLen(ctx, 0, "ZRANDMEMBER", key)
+		s.elemBytes = p.elemLens(ctx, 1, 0, "ZRANDMEMBER", key, elemSampleArg)
 	case "list":
 		if n > 0 {
-			s.elemBytes = p.elemLen(ctx, 0, "LINDEX", key, strconv.FormatInt(int64(len(key)*7919)%n, 10))
+			// elemSample consecutive items from a position set by the key
+			// (LRANGE: one round trip).
+			at := int64(len(key)*7919+int(s.keyLenHash())) % n
+			s.elemBytes = p.elemLens(ctx, 1, 0, "LRANGE", key, strconv.FormatInt(at, 10), strconv.FormatInt(at+elemSample-1, 10))
 		}
 	case "stream":
-		if v, err := p.do(ctx, "XRANGE", key, "-", "+", "COUNT", "1"); err == nil && len(v.Elems) == 1 &&
-			len(v.Elems[0].Elems) == 2 && len(v.Elems[0].Elems[1].Elems) >= 2 {
-			s.elemBytes = int64(len(v.Elems[0].Elems[1].Elems[1].Str))
+		if v, err := p.do(ctx, "XRANGE", key, "-", "+", "COUNT", elemSampleArg); err == nil {
+			for _, e := range v.Elems {
+				if len(e.Elems) == 2 && len(e.Elems[1].Elems) >= 2 {
+					s.elemBytes = append(s.elemBytes, int64(len(e.Elems[1].Elems[1].Str)))
+				}
+			}
 		}
 	}
 	return s, nil
 }
 
-// elemLen runs a command that returns an element (or an array of which
-// index i is the element) and returns its length.
-func (p *prober) elemLen(ctx context.Context, i int, args ...string) int64 {
+// elemSample is how many elements of a collection capture measures.
+const (
+	elemSample    = 5
+	elemSampleArg = "5"
+)
+
+// keyLenHash spreads LRANGE's start over keys of one length.
+func (s *keySample) keyLenHash() uint32 {
+	h := uint32(2166136261)
+	for _, c := range s.pattern {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h ^ uint32(s.keyLen)
+}
+
+// elemLens runs a command that returns an array of elements (every step-th
+// from first) and returns their lengths.
+func (p *prober) elemLens(ctx context.Context, step, first int, args ...string) []int64 {
 	v, err := p.do(ctx, args...)
 	if err != nil {
-		return 0
+		return nil
 	}
-	if v.Type == '*' || v.Type == '%' {
-		if i < len(v.Elems) {
-			return int64(len(v.Elems[i].Str))
-		}
-		return 0
+	var out []int64
+	for i := first; i < len(v.Elems); i += step {
+		out = append(out, int64(len(v.Elems[i].Str)))
 	}
-	return int64(len(v.Str))
+	return out
 }
 
 // sample reads up to n keys found by SCAN.
@@ -259,7 +278,9 @@ func typeStats(samples []keySample) map[string]*TypeStats {
 		ttl := 0
 		for _, s := range ss {
 			el = append(el, float64(s.elements))
-			eb = append(eb, float64(s.elemBytes))
+			for _, b := range s.elemBytes {
+				eb = append(eb, float64(b))
+			}
 			if s.pttl > 0 {
 				ttl++
 			}
