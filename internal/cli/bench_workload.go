@@ -41,6 +41,9 @@ func (w *workloadFlags) tests(o *bench.Options, args []string) ([]bench.Test, er
 	if f.Run.Clients > 0 && !w.fs.Changed("clients") {
 		o.Clients = f.Run.Clients
 	}
+	if !w.fs.Changed("max-reply") {
+		o.MaxReply = workload.MaxReply(f)
+	}
 	if f.Run.Pipeline > 0 && !w.fs.Changed("pipeline") {
 		o.Pipeline = f.Run.Pipeline
 	}

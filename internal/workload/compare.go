@@ -43,6 +43,9 @@ func Replay(ctx context.Context, o bench.Options, f *File, d time.Duration, samp
 	}
 	ro := o
 	ro.Requests, ro.Duration, ro.Warmup = 0, d, 0
+	if ro.MaxReply == 0 {
+		ro.MaxReply = MaxReply(f)
+	}
 	if f.Run.Clients > 0 {
 		ro.Clients = f.Run.Clients
 	}

@@ -240,7 +240,7 @@ func Fill(ctx context.Context, o bench.Options, f *File) error {
 	po.Clients = min(max(o.Clients, 1), 16)
 	po.Progress, po.Ready, po.ProgressFinal = nil, nil, false
 	po.Keys = bench.KeyOptions{}
-	po.MaxReply = 0
+	po.MaxReply = MaxReply(f)
 	for _, pt := range PreloadTests(f) {
 		po.Requests = int64(pt.Keys)
 		if _, err := bench.Run(ctx, po, pt.Test, nil); err != nil {

@@ -18,6 +18,9 @@ const (
 	MaxElements = 1 << 20
 	MaxValue    = 64 << 20
 	MaxOps      = 255
+	// MaxRequest bounds one request's bytes (elements times values):
+	// the generator holds a request whole.
+	MaxRequest = 256 << 20
 )
 
 // validate checks f; line names where a dotted path is in the file.
@@ -74,6 +77,7 @@ func (v *validator) file(f *File) {
 		}
 		v.value(p+".value", pl.Value, true)
 		v.ttl(p+".ttl", pl.TTL)
+		v.request(p, pl.Elements, pl.Value.Sizes)
 	}
 	for n, s := range f.Scripts {
 		if strings.TrimSpace(s) == "" {
@@ -144,6 +148,9 @@ func (v *validator) op(f *File, p string, o *Op, top bool) {
 	if uses("{value}") {
 		v.value(p+".value", o.Value, true)
 	}
+	if len(o.Element) > 0 {
+		v.request(p, o.Elements, o.Value.Sizes)
+	}
 	v.ttl(p+".ttl", o.TTL)
 	for _, a := range args {
 		for _, name := range shaRefs(a) {
@@ -180,6 +187,27 @@ func (v *validator) sizes(p string, s Sizes, lo, hi int, need bool) {
 			v.bad(fmt.Sprintf("%s.histogram.%d", p, i), "size %d weight %d: want size %d..%d and weight at least 1", b.Size, b.Weight, lo, hi)
 		}
 	}
+}
+
+// request refuses a request larger than MaxRequest.
+func (v *validator) request(p string, elements, value Sizes) {
+	e, val := newSizeGen(elements), newSizeGen(value)
+	if n := int64(max(e.largest(), 1)) * int64(val.largest()+32); n > MaxRequest {
+		v.bad(p, "one request could take %d MiB (elements times value size): at most %d MiB", n>>20, MaxRequest>>20)
+	}
+}
+
+// MaxReply is the largest reply f's data can produce, for bench's reply
+// bound (Options.MaxReply): a whole key of the largest elements and
+// values, or 600 of the largest values, and 1 MiB of slack.
+func MaxReply(f *File) int {
+	el, val := 600, 1
+	for _, pl := range f.Preload {
+		e, v := newSizeGen(pl.Elements), newSizeGen(pl.Value.Sizes)
+		el, val = max(el, e.largest()), max(val, v.largest())
+	}
+	val = max(val, largestValue(f))
+	return int(min(int64(el)*int64(val+64)+1<<20, 1<<30))
 }
 
 func (v *validator) value(p string, val Value, need bool) {

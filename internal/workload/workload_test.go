@@ -39,6 +39,7 @@ func TestParseErrorsNameTheirLine(t *testing.T) {
 		{"sha", strings.Replace(minimal, `[GET, "{key}"]`, `[EVALSHA, "{sha:nope}", "1", "{key}"]`, 1), "{sha:nope} names no script"},
 		{"weight", strings.Replace(minimal, "weight: 1", "weight: 0", 1), "run.ops.0.weight: weight must be at least 1"},
 		{"empty", "", "empty workload file"},
+		{"huge request", minimal + "preload:\n  - {keys: users, type: hash, elements: {fixed: 100000}, value: {fixed: 10000}}\n", "preload.0: one request could take 956 MiB"},
 	}
 	for _, c := range cases {
 		_, err := Parse([]byte(c.file))
