@@ -184,6 +184,10 @@ func (r *runner) clusterKeys(ctx context.Context) ([]int, []bool, error) {
 	for i, p := range parts {
 		k := info[strings.ToLower(p.Args[0])]
 		ro[i] = k.readonly
+		if p.KeyIndex > 0 {
+			keys[i] = p.KeyIndex
+			continue
+		}
 		if r.o.KeyIndex > 0 {
 			keys[i] = r.o.KeyIndex
 			continue
@@ -346,7 +350,7 @@ func (w *worker) groupBatch(g *clientGroup) error {
 		c := g.conns[w.route(cl.scratch, cls)]
 		c.out = append(c.out, cl.scratch...)
 		c.sent = append(c.sent, cl.scratch...)
-		c.q.push(pending{class: cls, measured: measured, size: uint32(len(cl.scratch))})
+		c.q.push(pending{class: cls, measured: measured, size: uint32(len(cl.scratch)), extra: w.gen.extra})
 	}
 	now := w.r.now()
 	for _, c := range g.conns {
@@ -395,7 +399,7 @@ func (w *worker) clusterIssue(due, now int64) (bool, error) {
 	cl.held = false
 	c.out = append(c.out, cl.scratch...)
 	c.sent = append(c.sent, cl.scratch...)
-	c.q.push(pending{sent: now, intended: due, class: cl.heldCls, measured: cl.heldMeasured, size: uint32(len(cl.scratch))})
+	c.q.push(pending{sent: now, intended: due, class: cl.heldCls, measured: cl.heldMeasured, size: uint32(len(cl.scratch)), extra: w.gen.extra})
 	if c.q.size == 1 {
 		c.lastIO = now
 	}

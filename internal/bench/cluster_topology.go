@@ -188,3 +188,7 @@ func parseCommandKeys(v resp.Value) (commandKeys, bool) {
 	}
 	return k, true
 }
+
+// AdminOptions is how a control connection reaches addr with o's network,
+// credentials and TLS (a workload's SCRIPT LOAD, its preload checks).
+func (o *Options) AdminOptions(addr string) redisadmin.Options { return o.adminOptions(addr) }

@@ -183,11 +183,18 @@ type generator struct {
 	data     []byte // value bytes; sizes slice a prefix
 	rng      *rand.Rand
 	tag      [slotTagWidth]byte // this request's SlotTag
+	src      Source             // Test.Source: a workload file's requests
+	extra    uint16             // replies of the last request beyond the first
 }
 
 // appendRequest appends the next request and returns which command of the
 // mix it is.
 func (g *generator) appendRequest(dst []byte) ([]byte, uint8) {
+	if g.src != nil {
+		out, cls, n := g.src.Append(dst)
+		g.extra = uint16(max(n, 1) - 1)
+		return out, cls
+	}
 	idx := uint8(0)
 	if len(g.schedule) > 0 {
 		idx = g.schedule[g.step]

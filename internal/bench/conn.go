@@ -25,6 +25,9 @@ type pending struct {
 	asking bool
 	// redirects counts the MOVED and ASK replies the request followed.
 	redirects uint8
+	// extra counts the replies still due before the request's own last
+	// one (a MULTI ... EXEC group of a workload file).
+	extra uint16
 }
 
 // queue is a FIFO of pending requests: replies come back in order.

@@ -267,3 +267,16 @@ func (s SizeSpec) String() string {
 	}
 	return fmt.Sprintf("%d-%d", s.Min, s.Max)
 }
+
+// KeyPicker returns a function that draws key numbers in [0, o.Space) as
+// o says, for generators outside this package (internal/workload).
+func KeyPicker(o KeyOptions) (func(*rand.Rand) uint64, error) {
+	if o.Space == 0 {
+		return nil, fmt.Errorf("a key space of 0 keys")
+	}
+	ks, err := newKeySource(o)
+	if err != nil {
+		return nil, err
+	}
+	return ks.next, nil
+}

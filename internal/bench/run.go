@@ -157,6 +157,19 @@ func Run(ctx context.Context, o Options, t Test, data []byte) (*benchdata.Summar
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
+	if t.Source == nil && len(t.SourceSpec) > 0 {
+		if SourceFactory == nil {
+			return nil, fmt.Errorf("this process cannot generate workload-file requests (no SourceFactory)")
+		}
+		src, err := SourceFactory(t.SourceSpec)
+		if err != nil {
+			return nil, err
+		}
+		t.Source = src
+	}
+	if t.Grouped && (o.TLS != nil || o.ConnectRate > 0) {
+		return nil, fmt.Errorf("a workload whose requests take several replies (MULTI/EXEC groups, a preload with TTLs or streams) runs without --tls and --connect-rate for now")
+	}
 	if o.TLS != nil && (o.Rate > 0 || !o.KeepAlive || o.ConnectRate > 0) {
 		return nil, fmt.Errorf("--rate, --connect-rate and -k 0 are not supported with --tls yet")
 	}
@@ -301,6 +314,9 @@ func (r *runner) generators(data []byte) ([]generator, error) {
 		}
 		g := generator{cmds: cmds, keys: ks, sizes: newSizeSource(r.o.Sizes), data: data,
 			rng: newRand(seed, uint64(i)+1)}
+		if r.test.Source != nil {
+			g.src = r.test.Source(newRand(seed, uint64(i)+1<<32))
+		}
 		if len(cmds) > 1 {
 			g.schedule = mixSchedule(weights)
 			g.step = i % len(g.schedule)

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 )
@@ -80,6 +81,34 @@ type Test struct {
 	// Mix, when set, replaces Args: a weighted sequence of commands, such
 	// as SET and GET in the ratio 1:10.
 	Mix []MixPart
+	// Source, when set, generates the requests in place of Args and the
+	// Mix templates (a workload file, internal/workload): called once per
+	// event loop with that loop's random source. Mix then only names the
+	// classes Source returns (and gives each its key for --cluster).
+	Source func(rng *rand.Rand) Source `json:"-"`
+	// SourceSpec is what Source was built from (a workload file's text),
+	// sent to --workers processes, which rebuild Source with
+	// SourceFactory.
+	SourceSpec []byte `json:",omitempty"`
+	// Grouped says Source sends requests that take several replies
+	// (MULTI ... EXEC, a key's preload commands): not supported with
+	// --tls or --connect-rate yet. With --cluster such a request goes
+	// to its first command's key's node, and a redirection of it ends
+	// the run.
+	Grouped bool
+}
+
+// SourceFactory rebuilds Test.Source from Test.SourceSpec in a process
+// that received the test as JSON (a --workers worker); internal/workload
+// sets it.
+var SourceFactory func(spec []byte) (func(*rand.Rand) Source, error)
+
+// Source generates a test's requests (Test.Source).
+type Source interface {
+	// Append appends the next request to dst and returns it, its class
+	// (an index into Test.Mix) and how many replies it takes (1, or the
+	// commands of a MULTI ... EXEC group).
+	Append(dst []byte) (out []byte, class uint8, replies int)
 }
 
 // MixPart is one command of a mixed workload and its weight.
@@ -87,6 +116,10 @@ type MixPart struct {
 	Name   string // label in per-command results, e.g. "SET"
 	Args   []string
 	Weight int
+	// KeyIndex, when > 0, is the argument index of the key --cluster
+	// routes by (1 is the first after the command name), for commands
+	// whose keys COMMAND INFO cannot place (EVALSHA, FCALL).
+	KeyIndex int
 }
 
 // SuiteTests returns the default suite's tests selected by names (the -t

@@ -363,7 +363,7 @@ func (w *worker) sendBatch(c *conn) error {
 	for range k {
 		var cls uint8
 		c.out, cls = w.gen.appendRequest(c.out)
-		c.q.push(pending{class: cls, measured: measured})
+		c.q.push(pending{class: cls, measured: measured, extra: w.gen.extra})
 	}
 	now := w.r.now()
 	for i := range k {
@@ -533,6 +533,15 @@ func (w *worker) consume(c *conn, now int64) (int, error) {
 			}
 			return 0, fmt.Errorf("reply with no request outstanding from %s: %q", w.target(c), clip(reply))
 		}
+		if h := &c.q.buf[c.q.head]; h.extra > 0 {
+			// A reply inside a group (MULTI's +OK, a +QUEUED): the
+			// request is timed by its last.
+			h.extra--
+			if kind == resp.KindError {
+				return 0, w.r.replyError(reply, h.class)
+			}
+			continue
+		}
 		p := c.q.pop()
 		w.pending--
 		if w.cl != nil {
@@ -671,7 +680,7 @@ func (w *worker) pace() (int, error) {
 		}
 		var cls uint8
 		c.out, cls = w.gen.appendRequest(c.out)
-		c.q.push(pending{sent: now, intended: due, class: cls, measured: w.r.measuring.Load()})
+		c.q.push(pending{sent: now, intended: due, class: cls, measured: w.r.measuring.Load(), extra: w.gen.extra})
 		if c.q.size == 1 {
 			c.lastIO = now
 		}

@@ -23,6 +23,7 @@ func init() { register(newBenchCmd) }
 func newBenchCmd(s *streams) *cobra.Command {
 	var f *cmdline.Flags
 	var sshw sshWorkerFlags
+	var wf workloadFlags
 	cmd := &cobra.Command{
 		Use:   "bench [options] [command args...]",
 		Short: "redis-benchmark-compatible load generator (same flags and output), faster and more accurate",
@@ -51,7 +52,7 @@ partial results and a non-zero exit, never a hang.`,
 		Args:              cobra.ArbitraryArgs,
 		DisableAutoGenTag: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runBench(cmd.Context(), s, f, &sshw, args)
+			return runBench(cmd.Context(), s, f, &sshw, &wf, args)
 		},
 	}
 	fl := cmd.Flags()
@@ -61,10 +62,11 @@ partial results and a non-zero exit, never a hang.`,
 	renamed(fl, "password", "pass")
 	renamed(fl, "json", "output")
 	sshw.define(fl)
+	wf.define(fl)
 	return cmd
 }
 
-func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorkerFlags, args []string) error {
+func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorkerFlags, wf *workloadFlags, args []string) error {
 	if f.Version {
 		fmt.Fprintf(s.out, "redline bench %s (redis-benchmark 7.2 compatible)\n", Version())
 		return nil
@@ -96,6 +98,9 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 		return runIdle(ctx, s, o)
 	}
 	tests, warnings, err := f.Tests(args, s.in)
+	if wf.path != "" && err == nil {
+		tests, err = wf.tests(&o, args)
+	}
 	for _, w := range warnings {
 		fmt.Fprintln(s.err, w)
 	}
@@ -120,6 +125,11 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 	if info.ConfigErr != "" {
 		fmt.Fprintf(s.err, "WARNING: Could not fetch server CONFIG: %s\n", info.ConfigErr)
 	}
+	if wf.path != "" {
+		if err := wf.preload(ctx, s, o); err != nil {
+			return exitCode(ExitFailure, "redline bench: "+err.Error())
+		}
+	}
 	r.info = info
 	if f.Workers > 1 || len(f.WorkerHosts) > 0 {
 		if r.workers, err = workerSessions(ctx, s, f.WorkerHosts, f.Workers, sshw); err != nil {
@@ -134,7 +144,10 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 	r.o.Progress = r.progress.show
 	r.o.ProgressInterval = r.progress.interval()
 	r.o.ProgressFinal = r.progress.mode == "plain"
-	return r.run(ctx, tests)
+	if err := r.run(ctx, tests); err != nil {
+		return err
+	}
+	return wf.verify(ctx, s, o)
 }
 
 // benchRun prints and saves the results of a sequence of tests.
