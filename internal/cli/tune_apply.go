@@ -7,12 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"redline/internal/guard"
 	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
 
 type tuneApplyOptions struct {
 	tuneOptions
+	guard       guardOptions
 	yes, dryRun bool
 }
 
@@ -29,7 +31,12 @@ other failure rolls back everything this apply changed.
 
 Without --yes it shows the plan and changes nothing; --dry-run does the same
 without complaining. Exit status: 0 when every change is in place, 1 when one
-failed (and was rolled back) or was refused, 2 when apply could not run.`,
+failed (and was rolled back) or was refused, 2 when apply could not run.
+
+With --guard the server is watched for --guard-baseline before the change and
+--guard-window after it (a probe and INFO, compared by stated rules,
+docs/guard.md); a rule that trips rolls the change back at once and the exit
+status is 1. The guard needs the server: --redis, -p or the plan's redis.addr.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runTuneApply(cmd.Context(), s, o, args[0])
@@ -41,12 +48,22 @@ failed (and was rolled back) or was refused, 2 when apply could not run.`,
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "really apply")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would change and stop")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the result as JSON")
+	cmd.Flags().BoolVar(&o.guard.on, "guard", false, "watch the server before and after the change and roll it back when it hurts (docs/guard.md)")
+	o.guard.flags(cmd, guard.DefaultWindow)
 	return cmd
 }
 
 func runTuneApply(ctx context.Context, s *streams, o *tuneApplyOptions, path string) error {
 	if err := o.checkRoot(); err != nil {
 		return err
+	}
+	if o.guard.on {
+		if err := o.guard.check("tune apply"); err != nil {
+			return err
+		}
+		if o.json {
+			return usageError("redline tune apply: --guard prints its verdict as text; leave out --json")
+		}
 	}
 	p, err := tune.ReadPlanFile(path)
 	if err != nil {
@@ -75,6 +92,9 @@ func runTuneApply(ctx context.Context, s *streams, o *tuneApplyOptions, path str
 	}
 	for _, w := range warnings {
 		fmt.Fprintln(s.err, "redline tune apply: WARNING:", w)
+	}
+	if o.guard.on {
+		return runGuarded(ctx, s, "tune apply", &o.tuneOptions, &o.guard, h, p, path)
 	}
 	res, err := h.TuneApply(ctx, p, redis, serverhost.Kept)
 	if res == nil {
