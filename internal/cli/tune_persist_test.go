@@ -95,6 +95,16 @@ changes:
 	if !strings.Contains(string(unit), "tune apply --boot "+tune.PersistBootPlan) || link != tune.PersistBootUnit {
 		t.Errorf("boot unit %q, link %q", unit, link)
 	}
+	// A reboot puts the kernel's default back; the boot unit's apply
+	// brings the plan's value back, journaled as any apply.
+	thp := filepath.Join(root, "sys/kernel/mm/transparent_hugepage/enabled")
+	os.WriteFile(thp, []byte("[always] madvise never\n"), 0o644)
+	if out, errs, code := runCLI(t, ctx, nil, "tune", "apply", "--boot", filepath.Join(root, tune.PersistBootPlan), "--root", root, "--state-dir", state); code != 0 {
+		t.Fatalf("the boot unit's apply: code %d\n%s%s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(thp); !strings.Contains(string(b), "[madvise]") {
+		t.Errorf("THP after the boot apply: %q, want madvise", b)
+	}
 	restarted := redistest.Start(t, rewrittenSettings(t, s)...)
 	if v := configValue(t, restarted.Addr(), "hz"); v != "33" {
 		t.Errorf("a server restarted from the rewritten config: hz %s, want 33", v)
@@ -111,6 +121,9 @@ changes:
 		if _, err := os.Lstat(filepath.Join(root, f)); !os.IsNotExist(err) {
 			t.Errorf("%s after rollback: %v, want removed", f, err)
 		}
+	}
+	if b, _ := os.ReadFile(thp); !strings.Contains(string(b), "[always]") {
+		t.Errorf("THP after rollback: %q, want always", b)
 	}
 	if got := inFreshNetns(t, dropIn, "net.ipv4.ip_local_port_range"); got != original {
 		t.Errorf("a fresh netns after rollback: %q, want the original %q", got, original)
