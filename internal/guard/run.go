@@ -64,6 +64,10 @@ type Verdict struct {
 // tripped.
 func (v *Verdict) Kept() bool { return v.State.Phase == PhaseKept }
 
+// ErrInterrupted is returned when the guard was stopped mid-window and
+// rolled the change back.
+var ErrInterrupted = errors.New("the guard was interrupted: the change was rolled back")
+
 // ErrTripped is returned when a rule tripped and the change was rolled back.
 var ErrTripped = errors.New("guard tripped: the change was rolled back")
 
@@ -119,7 +123,11 @@ func Run(ctx context.Context, claim *Claim, o Options, a Actions) (*Verdict, err
 	}
 	st.Session = session
 	if err != nil {
-		return v, rollback(ctx, claim, a, v, "the apply failed: "+err.Error())
+		why := "the apply failed: " + err.Error()
+		if rerr := rollback(context.WithoutCancel(ctx), claim, a, v, why); rerr != nil {
+			return v, rerr
+		}
+		return v, errors.New(why + "; what it applied was rolled back")
 	}
 	return v, watch(ctx, claim, mon, o, a, v)
 }
@@ -157,7 +165,10 @@ func watch(ctx context.Context, claim *Claim, mon *Monitor, o Options, a Actions
 	for n := 1; time.Now().Before(st.WatchEnds); n++ {
 		t, s, err := nextTick(ctx, mon)
 		if ctx.Err() != nil {
-			return rollback(context.WithoutCancel(ctx), claim, a, v, "the guard was interrupted mid-window")
+			if err := rollback(context.WithoutCancel(ctx), claim, a, v, "the guard was interrupted mid-window"); err != nil {
+				return err
+			}
+			return ErrInterrupted
 		}
 		v.Watch = append(v.Watch, t)
 		if err == nil {

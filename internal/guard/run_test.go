@@ -146,3 +146,29 @@ func TestResumeOrphan(t *testing.T) {
 		}
 	}
 }
+
+// TestRunInterruptedRollsBack: Ctrl-C (ctx cancelled) during the watch
+// rolls the change back and says so (ErrInterrupted): an interrupted
+// guard leaves nothing unwatched.
+func TestRunInterruptedRollsBack(t *testing.T) {
+	s := redistest.Start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	a, rolled := configActions(t, s, "hz", "11")
+	claim, err := NewClaim(t.TempDir(), &State{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer claim.Release()
+	o := fastOptions(s)
+	o.Window = time.Hour
+	o.OnTick = func(e Event) {
+		if e.Phase == PhaseWatching {
+			cancel()
+		}
+	}
+	v, err := Run(ctx, claim, o, a)
+	if !errors.Is(err, ErrInterrupted) || rolled.Load() != 1 || v.State.Phase != PhaseRolledBack {
+		t.Fatalf("Run = %v, rolled back %d times, phase %s", err, rolled.Load(), v.State.Phase)
+	}
+}
