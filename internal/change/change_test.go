@@ -268,7 +268,7 @@ func TestPersistPaths(t *testing.T) {
 	good := []Change{
 		{Kind: KindPersist, Target: "/etc/sysctl.d/90-redline.conf", Value: "# x\nnet.core.somaxconn = 4096"},
 		{Kind: KindPersist, Target: "/etc/redline/boot-plan.yaml", Value: "version: 1\nchanges: []"},
-		{Kind: KindPersist, Target: "/etc/systemd/system/redline-boot.service", Value: "[Unit]"},
+		{Kind: KindPersist, Target: "/etc/systemd/system/redline-boot.service", Value: "[Unit]\nExecStart=/usr/local/bin/redline tune apply --boot /etc/redline/boot-plan.yaml"},
 		{Kind: KindPersist, Target: "/etc/systemd/system/multi-user.target.wants/redline-boot.service", Value: PersistLinkPrefix + "/etc/systemd/system/redline-boot.service"},
 		{Kind: KindPersist, Target: "/etc/sysctl.d/90-redline.conf", Value: ""},
 	}

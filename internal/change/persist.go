@@ -54,7 +54,77 @@ func validatePersist(c Change) error {
 	if strings.ContainsRune(c.Value, 0) {
 		return errors.New("a NUL byte in the content")
 	}
+	switch {
+	case c.Value == "" || strings.HasPrefix(c.Value, PersistLinkPrefix):
+		return nil
+	case strings.HasPrefix(c.Target, "/etc/sysctl.d/"):
+		return validateDropIn(c.Value)
+	case strings.HasPrefix(c.Target, "/etc/systemd/system/redline-boot"):
+		_, err := BootUnitBinary(c.Value)
+		return err
+	}
 	return nil
+}
+
+// validateDropIn accepts a sysctl.d file of comments and "name = value"
+// lines whose sysctls tune may write: a drop-in is loaded as root at
+// boot, and kernel.core_pattern there would run a program.
+func validateDropIn(v string) error {
+	for i, line := range strings.Split(v, "\n") {
+		t := strings.TrimSpace(line)
+		if t == "" || strings.HasPrefix(t, "#") || strings.HasPrefix(t, ";") {
+			continue
+		}
+		name, val, ok := strings.Cut(t, "=")
+		if !ok {
+			return fmt.Errorf("line %d is not name = value", i+1)
+		}
+		sc := Change{Kind: KindSysctl, Target: strings.TrimSpace(name), Value: strings.TrimSpace(val)}
+		err := validateChars(sc)
+		if err == nil {
+			err = validateSysctl(sc)
+		}
+		if err != nil {
+			return fmt.Errorf("line %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// bootUnitLines are the boot unit's lines but ExecStart (tune.bootUnit
+// writes them; a plan may carry no other unit).
+var bootUnitLines = map[string]bool{
+	"# written by redline tune persist; redline tune rollback removes it": true,
+	"[Unit]": true, "Description=redline: apply the persisted tuning plan at boot": true,
+	"After=network-online.target irqbalance.service": true, "Wants=network-online.target": true,
+	"": true, "[Service]": true, "Type=oneshot": true, "RemainAfterExit=yes": true,
+	"[Install]": true, "WantedBy=multi-user.target": true,
+}
+
+var bootExec = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^ExecStart=(/[^\s]+) tune apply --boot (/etc/redline/boot-plan[a-z0-9-]*\.yaml)( --state-dir /[^\s]+)?$`)
+})
+
+// BootUnitBinary checks a boot unit's content (the fixed lines, and one
+// ExecStart of redline's boot apply) and returns the program it runs: a
+// unit runs as root at every boot, so nothing else may be in it. Whether
+// that program is this redline is the machine's question (tune checks it).
+func BootUnitBinary(v string) (string, error) {
+	bin := ""
+	for i, line := range strings.Split(v, "\n") {
+		if bootUnitLines[line] {
+			continue
+		}
+		m := bootExec().FindStringSubmatch(line)
+		if m == nil || bin != "" {
+			return "", fmt.Errorf("line %d %q is not one of the boot unit's (redline tune persist writes it)", i+1, line)
+		}
+		bin = m[1]
+	}
+	if bin == "" {
+		return "", errors.New("the boot unit runs nothing (no ExecStart of redline tune apply --boot)")
+	}
+	return bin, nil
 }
 
 func showPersist(_ Change, v string) string {

@@ -133,3 +133,22 @@ changes:
 		t.Errorf("a server restarted from the config after rollback: hz %s, want 10", v)
 	}
 }
+
+// TestTunePersistRefusesAnotherBinary: a plan carrying a boot unit that
+// runs another program than this redline (a plan someone else wrote) is
+// not applied: the unit would run it as root at every boot.
+func TestTunePersistRefusesAnotherBinary(t *testing.T) {
+	testutil.NeedRoot(t)
+	root, _ := makeTuneTree(t)
+	plan := filepath.Join(t.TempDir(), "plan.yaml")
+	unit := "[Unit]\nExecStart=/tmp/not-redline tune apply --boot /etc/redline/boot-plan.yaml"
+	body := fmt.Sprintf("version: 1\nchanges:\n  - {kind: persist-file, target: %s, value: %q}\n", tune.PersistBootUnit, unit)
+	os.WriteFile(plan, []byte(body), 0o644)
+	out, errs, code := runCLI(t, context.Background(), nil, "tune", "apply", plan, "--root", root, "--state-dir", filepath.Join(t.TempDir(), "state"), "--yes")
+	if code == 0 || !strings.Contains(out+errs, "not this redline") {
+		t.Errorf("apply of a unit running another program: code %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Lstat(filepath.Join(root, tune.PersistBootUnit)); !os.IsNotExist(err) {
+		t.Errorf("the unit was written: %v", err)
+	}
+}

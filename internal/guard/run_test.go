@@ -104,6 +104,7 @@ func TestRunKeepsNeutral(t *testing.T) {
 	if err != nil || !v.Kept() || rolled.Load() != 0 {
 		t.Fatalf("Run = %v, phase %s, rolled back %d times, trips %v", err, v.State.Phase, rolled.Load(), v.Trips)
 	}
+	t.Logf("baseline %+v", *v.State.Baseline)
 	if v.Requests == 0 || v.INFOs == 0 {
 		t.Errorf("the probe's own load is not counted: %d requests, %d INFOs", v.Requests, v.INFOs)
 	}

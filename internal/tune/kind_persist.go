@@ -40,6 +40,16 @@ func checkPersist(_ context.Context, s *System, c change.Change) error {
 	if _, err := persistPath(s, c); err != nil {
 		return err
 	}
+	if strings.HasPrefix(c.Target, "/etc/systemd/system/redline-boot") && c.Value != "" && !strings.HasPrefix(c.Value, change.PersistLinkPrefix) {
+		bin, err := change.BootUnitBinary(c.Value)
+		if err != nil {
+			return err
+		}
+		self, err := os.Executable()
+		if err != nil || filepath.Clean(self) != bin {
+			return fmt.Errorf("the boot unit runs %s, not this redline (%s): make the plan with redline tune persist here", bin, self)
+		}
+	}
 	return s.requireRoot()
 }
 
