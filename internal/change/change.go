@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 )
 
 // Kind names what a Change writes.
@@ -113,12 +114,17 @@ func validateNode(c Change) error {
 // validateChars refuses control characters: a newline in a value written
 // to /proc or /sys ends the write early or writes a second value, and one
 // in a target makes the journal and the plan lie about what was written.
-// Tabs separate the fields of multi-value sysctls and stay allowed there.
+// Tabs separate the fields of multi-value sysctls and stay allowed there;
+// newlines separate the lines of a persist-file's content.
 func validateChars(c Change) error {
 	if r, bad := controlChar(c.Target, false); bad {
 		return fmt.Errorf("the target holds control character %q; refused", r)
 	}
-	if r, bad := controlChar(c.Value, true); bad {
+	v := c.Value
+	if c.Kind == KindPersist { // a file's content: its lines are the point
+		v = strings.ReplaceAll(v, "\n", " ")
+	}
+	if r, bad := controlChar(v, true); bad {
 		return fmt.Errorf("the value %q holds control character %q; refused", c.Value, r)
 	}
 	return nil

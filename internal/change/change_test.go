@@ -261,3 +261,35 @@ func TestSysctlValueByKind(t *testing.T) {
 		}
 	}
 }
+
+// TestPersistPaths: persist-file writes only redline's own files under
+// /etc, a link only as the boot unit's enablement, and content with lines.
+func TestPersistPaths(t *testing.T) {
+	good := []Change{
+		{Kind: KindPersist, Target: "/etc/sysctl.d/90-redline.conf", Value: "# x\nnet.core.somaxconn = 4096"},
+		{Kind: KindPersist, Target: "/etc/redline/boot-plan.yaml", Value: "version: 1\nchanges: []"},
+		{Kind: KindPersist, Target: "/etc/systemd/system/redline-boot.service", Value: "[Unit]\nExecStart=/usr/local/bin/redline tune apply --boot /etc/redline/boot-plan.yaml"},
+		{Kind: KindPersist, Target: "/etc/systemd/system/multi-user.target.wants/redline-boot.service", Value: PersistLinkPrefix + "/etc/systemd/system/redline-boot.service"},
+		{Kind: KindPersist, Target: "/etc/sysctl.d/90-redline.conf", Value: ""},
+	}
+	for _, c := range good {
+		if err := c.Validate(); err != nil {
+			t.Errorf("%s: %v", c.Target, err)
+		}
+	}
+	bad := []Change{
+		{Kind: KindPersist, Target: "/etc/passwd", Value: "x"},
+		{Kind: KindPersist, Target: "/etc/sysctl.d/../passwd", Value: "x"},
+		{Kind: KindPersist, Target: "/etc/sysctl.d/99-other.conf", Value: "x"},
+		{Kind: KindPersist, Target: "/etc/systemd/system/sshd.service", Value: "x"},
+		{Kind: KindPersist, Target: "/etc/redline/boot-plan.yaml", Value: PersistLinkPrefix + "/etc/shadow"},
+		{Kind: KindPersist, Target: "/etc/systemd/system/multi-user.target.wants/redline-boot.service", Value: PersistLinkPrefix + "/bin/sh"},
+		{Kind: KindPersist, Target: "/etc/redline/boot-plan.yaml", Value: "a\rb"},
+		{Kind: KindSysctl, Target: "net.core.somaxconn", Value: "1\n2"},
+	}
+	for _, c := range bad {
+		if err := c.Validate(); err == nil {
+			t.Errorf("%s %q = %q: accepted", c.Kind, c.Target, c.Value)
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package change
 
-import "redline/internal/secret"
+import (
+	"strings"
+
+	"redline/internal/secret"
+)
 
 // semantics is what one Kind means, apart from the machine.
 type semantics struct {
@@ -44,6 +48,12 @@ var kinds = map[Kind]semantics{
 		validate: validateService,
 		same:     func(_ Change, a, b string) bool { return ServiceState(a) == ServiceState(b) },
 		lostOn:   "reboot (an enabled unit starts again)",
+	},
+	KindPersist: {
+		validate: validatePersist,
+		same:     func(_ Change, a, b string) bool { return strings.TrimSpace(a) == strings.TrimSpace(b) },
+		show:     showPersist,
+		lostOn:   "nothing (a file: removed by rollback)",
 	},
 	KindChannels: {
 		validate: validateChannels,

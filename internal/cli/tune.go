@@ -61,7 +61,7 @@ See docs/tune.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	cmd.AddCommand(newTunePlanCmd(s), newTuneApplyCmd(s), newTuneStatusCmd(s), newTuneVerifyCmd(s), newTuneRollbackCmd(s))
+	cmd.AddCommand(newTunePlanCmd(s), newTuneApplyCmd(s), newTunePersistCmd(s), newTuneStatusCmd(s), newTuneVerifyCmd(s), newTuneRollbackCmd(s))
 	return cmd
 }
 

@@ -15,7 +15,8 @@ func newTuneStatusCmd(s *streams) *cobra.Command {
 what redline set), drift (someone changed it since: rollback will leave it),
 gone (a reboot, a process exit or a Redis restart already undid it), intended
 (journaled, but the apply stopped before writing). It changes nothing and does
-not wait for a running apply.`,
+not wait for a running apply. It names the guards still open: watching now,
+or killed mid-window with their change unwatched (redline guard --resume).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			o.readsJournal(cmd)
@@ -43,5 +44,8 @@ func runTuneStatus(ctx context.Context, s *streams, o *tuneOptions) error {
 	}
 	printWhere(s.out, h.Info())
 	tunePrintStatus(s.out, rep, o.stateDir)
+	if h.Info().SSH == "" {
+		guardPrintOpen(s.out, o.stateDir)
+	}
 	return nil
 }

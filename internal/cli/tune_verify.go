@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -88,6 +89,7 @@ func tuneVerifyJournal(s *streams, o *tuneOptions, rep *tune.StatusReport) error
 		}
 	}
 	if !o.json {
+		tunePrintAfterReboot(s.out, rep)
 		fmt.Fprintln(s.out, verifySummary("journal", in, unread, total))
 	}
 	if !rep.Clean() {
@@ -138,4 +140,22 @@ func tuneVerifyOutcomes(s *streams, o *tuneOptions, outs []tune.Outcome) error {
 		return exitCode(ExitFailure, fmt.Sprintf("redline tune verify: %d of %d changes are not in place", bad, len(outs)))
 	}
 	return nil
+}
+
+// tunePrintAfterReboot says which of the changes in place a reboot
+// brings back (tune persist) and which it loses.
+func tunePrintAfterReboot(w io.Writer, rep *tune.StatusReport) {
+	back, lost := tune.AfterReboot(rep)
+	if len(back)+len(lost) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "after a reboot: %d of %d changes in place would come back (redline tune persist)", len(back), len(back)+len(lost))
+	if len(lost) == 0 {
+		fmt.Fprintln(w)
+		return
+	}
+	fmt.Fprintln(w, "; these would not:")
+	for _, l := range lost {
+		fmt.Fprintf(w, "  %s %s (lost on %s)\n", l.Change.Kind, l.Change.Target, l.LostOn)
+	}
 }
