@@ -262,10 +262,16 @@ func (s *search) update(cs benchdata.CurveStep) {
 	}
 	if s.post == nil {
 		s.post = newModel(s.lo, s.hi, s.c.Curve)
-		return
+	} else {
+		s.post.add(cs)
+		s.post.normalise()
 	}
-	s.post.add(cs)
-	s.post.normalise()
+	// The posterior piled against the range's floor is the flat prior's
+	// edge, not a narrow answer: the floor goes down (to 1/s at most).
+	for s.lo > 0 && s.post.quantile((1-s.o.Level)/2) < s.lo+math.Log(1.05) {
+		s.lo = max(s.lo-math.Log(4), 0)
+		s.post = newModel(s.lo, s.hi, s.c.Curve)
+	}
 }
 
 // narrow reports whether the interval is as narrow as asked.
@@ -388,7 +394,8 @@ func (s *search) answer() *benchdata.Summary {
 	for _, cs := range c.Curve {
 		anyHeld = anyHeld || cs.Holds
 	}
-	c.Found = anyHeld && s.post != nil
+	// An interval against the lowest rate searched (1/s) is no answer.
+	c.Found = anyHeld && s.post != nil && c.Low > 1.05
 	if !c.Found {
 		c.RPS, c.Low, c.High = 0, 0, 0
 		if len(c.Curve) > 0 {

@@ -3,7 +3,6 @@ package bench
 import (
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 
 	"redline/internal/benchdata"
@@ -74,32 +73,6 @@ func contains(xs []string, x string) bool {
 	return false
 }
 
-// CurveByRate returns the curve's steps ordered by offered rate (ties in
-// the order measured).
-func CurveByRate(c *benchdata.Capacity) []benchdata.CurveStep {
-	steps := append([]benchdata.CurveStep(nil), c.Curve...)
-	sort.SliceStable(steps, func(i, j int) bool { return steps[i].OfferedRPS < steps[j].OfferedRPS })
-	return steps
-}
-
-// StepPercentile is step's latency at a named percentile, in ms.
-func StepPercentile(c *benchdata.Capacity, cs benchdata.CurveStep, name string) float64 {
-	for i, t := range c.Targets {
-		if t.Name == name && i < len(cs.Percentiles) {
-			return cs.Percentiles[i]
-		}
-	}
-	switch name {
-	case "p50":
-		return cs.Latency.P50
-	case "p99":
-		return cs.Latency.P99
-	case "p99.9":
-		return cs.Latency.P999
-	}
-	return 0
-}
-
 // WriteCurve prints the curve as a table by offered rate.
 func WriteCurve(w io.Writer, c *benchdata.Capacity) {
 	cols := curveColumns(c)
@@ -108,10 +81,10 @@ func WriteCurve(w io.Writer, c *benchdata.Capacity) {
 		fmt.Fprintf(w, " %9s", col+" ms")
 	}
 	fmt.Fprintf(w, " %8s  %s\n", "errors", "target")
-	for _, cs := range CurveByRate(c) {
+	for _, cs := range c.ByRate() {
 		fmt.Fprintf(w, "  %10.0f %11.0f", cs.OfferedRPS, cs.AchievedRPS)
 		for _, col := range cols {
-			fmt.Fprintf(w, " %9.3f", StepPercentile(c, cs, col))
+			fmt.Fprintf(w, " %9.3f", c.Percentile(cs, col))
 		}
 		verdict := "holds"
 		if !cs.Holds {
@@ -128,7 +101,7 @@ const CurveCSVHeader = `"test","offered_rps","achieved_rps","p50_ms","p99_ms","p
 // answer, so one file holds every test's.
 func WriteCurveCSV(w io.Writer, s *benchdata.Summary) {
 	c := s.Capacity
-	for _, cs := range CurveByRate(c) {
+	for _, cs := range c.ByRate() {
 		fmt.Fprintf(w, "%q,\"%.2f\",\"%.2f\",\"%.3f\",\"%.3f\",\"%.3f\",\"%d\",\"%t\",\"%.0f\",\"%.0f\",\"%.0f\"\n",
 			s.Title, cs.OfferedRPS, cs.AchievedRPS, cs.Latency.P50, cs.Latency.P99, cs.Latency.P999, cs.Errors, cs.Holds, c.RPS, c.Low, c.High)
 	}

@@ -1,5 +1,7 @@
 package benchdata
 
+import "sort"
+
 // Capacity is what a capacity search (bench --slo) found: the highest
 // offered rate, open loop and timed from intended send times, at which
 // every latency target held and the achieved rate kept up with the
@@ -73,4 +75,32 @@ type CurveStep struct {
 	// "achieved 91% of offered", "errors 0.2%", or the error.
 	Why       string     `json:"why,omitempty"`
 	Histogram *Histogram `json:"histogram,omitempty"`
+}
+
+// ByRate returns the curve's steps ordered by offered rate (ties in the
+// order measured).
+func (c *Capacity) ByRate() []CurveStep {
+	steps := append([]CurveStep(nil), c.Curve...)
+	sort.SliceStable(steps, func(i, j int) bool { return steps[i].OfferedRPS < steps[j].OfferedRPS })
+	return steps
+}
+
+// Percentile is a step's latency at a named percentile in ms: a
+// target's as measured, else p50, p99 or p99.9 from the digest; 0 when
+// not recorded.
+func (c *Capacity) Percentile(cs CurveStep, name string) float64 {
+	for i, t := range c.Targets {
+		if t.Name == name && i < len(cs.Percentiles) {
+			return cs.Percentiles[i]
+		}
+	}
+	switch name {
+	case "p50":
+		return cs.Latency.P50
+	case "p99":
+		return cs.Latency.P99
+	case "p99.9":
+		return cs.Latency.P999
+	}
+	return 0
 }
