@@ -13,6 +13,7 @@ import (
 // capacityDoc is a bench --slo document: a search of capacity rps with a
 // curve that holds up to it and fails beyond.
 func capacityDoc(rps float64) *benchdata.Document {
+	// Each search's summary is of a different step rate: still one row.
 	c := &benchdata.Capacity{Targets: []benchdata.SLOTarget{{Name: "p99", Percentile: 99, TargetMS: 1}}, Found: true,
 		RPS: rps, Low: rps * 0.98, High: rps * 1.02, Level: 0.95, StepSeconds: 1, Steps: 4}
 	for i, f := range []float64{0.5, 0.9, 1.01, 1.3} {
@@ -24,7 +25,7 @@ func capacityDoc(rps float64) *benchdata.Document {
 		}
 		c.Curve = append(c.Curve, st)
 	}
-	sum := &benchdata.Summary{Schema: benchdata.SchemaVersion, Title: "GET", Command: "GET key:__rand_int__", RPS: rps * 0.9,
+	sum := &benchdata.Summary{Schema: benchdata.SchemaVersion, Title: "GET", Command: "GET key:__rand_int__", RPS: rps * 0.9, Config: benchdata.RunConfig{Rate: rps * 0.9, Clients: 50, Pipeline: 1},
 		Requests: int64(rps), Latency: c.Curve[1].Latency, Capacity: c, Start: time.Unix(1e9, 0)}
 	return &benchdata.Document{Schema: benchdata.DocumentSchema, Results: []*benchdata.Summary{sum}}
 }
