@@ -185,6 +185,7 @@ type search struct {
 	sums   map[int]*benchdata.Summary // by curve index
 	probe  *benchdata.Summary
 	lo, hi float64 // log rates
+	floor  float64 // the lowest log rate a step can measure the targets at
 	post   *model
 	last   time.Duration // the last step's wall time
 }
@@ -248,8 +249,34 @@ func (s *search) setRange(ctx context.Context) error {
 	if lo == 0 {
 		lo = max(hi/1000, 1)
 	}
-	s.lo, s.hi = math.Log(lo), math.Log(hi)
+	s.floor = math.Log(max(float64(minRequests(s.o.SLOs))/s.o.Step.Seconds(), 1))
+	if hi <= math.Exp(s.floor) {
+		return fmt.Errorf("steps of %v cannot measure %s below %.0f requests/s (%d requests a step); the range ends at %.0f: lengthen --slo-step", s.o.Step, highest(s.o.SLOs), math.Exp(s.floor), minRequests(s.o.SLOs), hi)
+	}
+	s.lo, s.hi = max(math.Log(lo), s.floor), math.Log(hi)
 	return nil
+}
+
+// highest names the highest target percentile.
+func highest(slos []SLO) string {
+	best := slos[0]
+	for _, t := range slos {
+		if t.Percentile > best.Percentile {
+			best = t
+		}
+	}
+	return best.Name
+}
+
+// minRequests is the fewest requests a step needs for its highest target
+// percentile to rest on at least 5 requests beyond it: 500 for p99, 5000
+// for p99.9. Fewer, and a step's "p99" is its slowest request or two.
+func minRequests(slos []SLO) int {
+	n := 0
+	for _, t := range slos {
+		n = max(n, int(math.Ceil(5/(1-t.Percentile/100)-1e-9)))
+	}
+	return n
 }
 
 // update adds a step to the model; when a step near the range's top
@@ -268,8 +295,8 @@ func (s *search) update(cs benchdata.CurveStep) {
 	}
 	// The posterior piled against the range's floor is the flat prior's
 	// edge, not a narrow answer: the floor goes down (to 1/s at most).
-	for s.lo > 0 && s.post.quantile((1-s.o.Level)/2) < s.lo+math.Log(1.05) {
-		s.lo = max(s.lo-math.Log(4), 0)
+	for s.lo > s.floor && s.post.quantile((1-s.o.Level)/2) < s.lo+math.Log(1.05) {
+		s.lo = max(s.lo-math.Log(4), s.floor)
 		s.post = newModel(s.lo, s.hi, s.c.Curve)
 	}
 }
@@ -394,12 +421,12 @@ func (s *search) answer() *benchdata.Summary {
 	for _, cs := range c.Curve {
 		anyHeld = anyHeld || cs.Holds
 	}
-	// An interval against the lowest rate searched (1/s) is no answer.
-	c.Found = anyHeld && s.post != nil && c.Low > 1.05
+	// An interval against the lowest rate a step can measure is no answer.
+	c.Found = anyHeld && s.post != nil && c.Low > math.Exp(s.floor)*1.05
 	if !c.Found {
 		c.RPS, c.Low, c.High = 0, 0, 0
 		if len(c.Curve) > 0 {
-			c.Note = fmt.Sprintf("the targets held at no rate measured (the lowest: %.0f requests/s)", lowest(c.Curve))
+			c.Note = fmt.Sprintf("the targets held at no rate measured (the lowest: %.0f requests/s; steps of %v measure %s from %.0f/s up)", lowest(c.Curve), s.o.Step, highest(s.o.SLOs), math.Exp(s.floor))
 		}
 	} else if c.Exhausted {
 		c.Note = fmt.Sprintf("the time budget ended the search before the interval was within ±%g%%", 100*c.Precision)

@@ -35,7 +35,7 @@ func TestCapacityServiceTimeServer(t *testing.T) {
 	defer srv.Close()
 	o := DefaultOptions()
 	o.Addr, o.Clients = srv.Addr(), 20
-	co := DefaultCapacityOptions([]SLO{{Name: "p99", Percentile: 99, Target: 200 * time.Millisecond}})
+	co := DefaultCapacityOptions([]SLO{{Name: "p90", Percentile: 90, Target: 100 * time.Millisecond}})
 	co.Step, co.StepWarmup, co.Budget, co.Precision = 500*time.Millisecond, 100*time.Millisecond, 30*time.Second, 0.03
 	sum, err := FindCapacity(context.Background(), co, capacityStep(o, Test{Title: "PING_MBULK", Args: []string{"PING"}}))
 	if err != nil {

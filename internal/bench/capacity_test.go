@@ -179,3 +179,22 @@ func TestParseSLOs(t *testing.T) {
 		}
 	}
 }
+
+// TestCapacityStepFloor: a step must hold enough requests for its
+// percentile (5 beyond it): the search never goes below that rate, and
+// an answer against it is none.
+func TestCapacityStepFloor(t *testing.T) {
+	if n := minRequests([]SLO{{Percentile: 50}, {Percentile: 99.9}, {Percentile: 99}}); n != 5000 {
+		t.Errorf("minRequests = %d, want 5000", n)
+	}
+	s := &simServer{mu: 50000, base: 0.9, sigma: 0.3, rng: rand.New(rand.NewPCG(9, 9)), clock: time.Unix(0, 0)}
+	sum, err := FindCapacity(context.Background(), simOptions(s, time.Millisecond), s.step)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cs := range sum.Capacity.Curve {
+		if cs.OfferedRPS < 500*0.999 {
+			t.Errorf("a step at %.0f/s: below the 500/s a 1 s step needs for p99", cs.OfferedRPS)
+		}
+	}
+}

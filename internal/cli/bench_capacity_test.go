@@ -19,7 +19,7 @@ func TestBenchSLOEndToEnd(t *testing.T) {
 	s := redistest.Start(t)
 	out := filepath.Join(t.TempDir(), "cap.json")
 	stdout, stderr, code := runCLI(t, context.Background(), nil, "bench", "-p", port(s), "-t", "get", "-r", "1000", "-c", "10",
-		"--slo", "p99=200ms", "--slo-budget", "8s", "--slo-step", "300ms", "--slo-warmup", "100ms", "--progress", "plain", "-o", out)
+		"--slo", "p90=200ms", "--slo-budget", "8s", "--slo-step", "300ms", "--slo-warmup", "100ms", "--progress", "plain", "-o", out)
 	doc, err := benchdata.ReadDocument(out)
 	if err != nil {
 		t.Fatalf("exit %d: %v\n%s\n%s", code, err, stdout, stderr)
@@ -31,7 +31,7 @@ func TestBenchSLOEndToEnd(t *testing.T) {
 	if len(c.Curve) == 0 || c.Steps != len(c.Curve) || c.Curve[0].Histogram == nil || c.ProbeRPS <= 0 {
 		t.Fatalf("curve of %d steps (steps %d), probe %.0f", len(c.Curve), c.Steps, c.ProbeRPS)
 	}
-	if !strings.Contains(stdout, "====== GET: capacity at p99 <= 200ms ======") || !strings.Contains(stdout, "offered/s") ||
+	if !strings.Contains(stdout, "====== GET: capacity at p90 <= 200ms ======") || !strings.Contains(stdout, "offered/s") ||
 		!strings.Contains(stderr, "GET: step 1: offered") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", stdout, stderr)
 	}
