@@ -101,6 +101,12 @@ func spread(xs []float64) float64 {
 	return hi / lo
 }
 
+// acceptSLO is the target percentile ACCEPT_PCT (default 99) at target.
+func acceptSLO(target time.Duration) SLO {
+	pct := acceptEnv("ACCEPT_PCT", 99)
+	return SLO{Name: "p" + strconv.FormatFloat(pct, 'g', -1, 64), Percentile: pct, Target: target}
+}
+
 var pingTest = Test{Title: "PING_MBULK", Args: []string{"PING"}}
 
 // TestCapacityAcceptConstructed is acceptance (a): a server of known
@@ -118,8 +124,9 @@ func TestCapacityAcceptConstructed(t *testing.T) {
 	o.Addr, o.Clients = srv.Addr(), 20
 	truth := float64(time.Second) / float64(d)
 	var found []float64
+	slo := acceptSLO(target)
 	for i := range 5 {
-		co := DefaultCapacityOptions([]SLO{{Name: "p99", Percentile: 99, Target: target}})
+		co := DefaultCapacityOptions([]SLO{slo})
 		sum, err := FindCapacity(context.Background(), co, capacityStep(o, pingTest))
 		if err != nil {
 			t.Fatal(err)
@@ -128,7 +135,7 @@ func TestCapacityAcceptConstructed(t *testing.T) {
 		found = append(found, c.RPS)
 		fmt.Printf("(a) search %d: capacity %.0f [%.0f, %.0f] = %.3f of 1/D=%.0f, %d steps, %.1f s\n", i+1, c.RPS, c.Low, c.High, c.RPS/truth, truth, c.Steps, c.Seconds)
 	}
-	fmt.Printf("(a) D=%v p99<=%v: five capacities %v, spread max/min %.3f\n", d, target, rounded(found), spread(found))
+	fmt.Printf("(a) D=%v %s<=%v: five capacities %v, spread max/min %.3f\n", d, slo.Name, target, rounded(found), spread(found))
 }
 
 func rounded(xs []float64) []int {
@@ -145,7 +152,7 @@ func TestCapacityAcceptRepeatable(t *testing.T) {
 	acceptWanted(t, "c")
 	s := redistest.Start(t)
 	target := time.Duration(acceptEnv("ACCEPT_TARGET_MS", 1)*1000) * time.Microsecond
-	slo := SLO{Name: "p99", Percentile: 99, Target: target}
+	slo := acceptSLO(target)
 	o := DefaultOptions()
 	o.Addr = s.Addr()
 	get := Test{Title: "GET", Args: []string{"GET", "key:__rand_int__"}}
@@ -167,7 +174,7 @@ func TestCapacityAcceptRepeatable(t *testing.T) {
 		pkb = append(pkb, rps)
 		fmt.Printf("(c) closed-loop bisection %d: %.0f requests/s at %d clients, %.1f s\n", i+1, rps, n, time.Since(start).Seconds())
 	}
-	fmt.Printf("(c) p99<=%v: redline %v spread %.3f; closed-loop bisection %v spread %.3f\n", target, rounded(ours), spread(ours), rounded(pkb), spread(pkb))
+	fmt.Printf("(c) %s<=%v: redline %v spread %.3f; closed-loop bisection %v spread %.3f\n", slo.Name, target, rounded(ours), spread(ours), rounded(pkb), spread(pkb))
 }
 
 // TestCapacityAcceptStall is acceptance (d): a server that stalls every
