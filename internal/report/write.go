@@ -20,8 +20,9 @@ const (
 	Curves Format = "curves"
 )
 
-// Formats lists the formats in the order help texts name them.
-var Formats = []Format{Markdown, HTML, CSV, JSON, Curves}
+// Formats lists the formats every report has, in the order help texts
+// name them; Curves, only for capacity searches, is apart.
+var Formats = []Format{Markdown, HTML, CSV, JSON}
 
 var writers = map[Format]func(io.Writer, *Report) error{
 	Markdown: WriteMarkdown, HTML: WriteHTML, CSV: WriteCSV, JSON: WriteJSON, Curves: WriteCurves,
