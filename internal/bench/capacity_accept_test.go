@@ -213,6 +213,10 @@ func TestCapacityAcceptStall(t *testing.T) {
 		who  string
 		rate float64
 	}{{"redline (open loop, CO-corrected)", ours}, {"CO-blind token bucket", blind.Capacity.RPS}, {fmt.Sprintf("closed-loop bisection (%d clients)", n), closed}} {
+		if r.rate <= 0 {
+			fmt.Printf("(d) %s: none found (%s)\n", r.who, sum.Capacity.Note)
+			continue
+		}
 		fmt.Printf("(d) %s: %.0f requests/s; open loop at that rate for 10 s: %s %.2f ms (target %v)\n", r.who, r.rate, slo.Name, validate(ctx, o, pingTest, slo, r.rate, 10*time.Second), target)
 	}
 }
