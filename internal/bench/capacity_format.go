@@ -17,13 +17,14 @@ func SLOText(ts []benchdata.SLOTarget) string {
 	return strings.Join(parts, ", ")
 }
 
-// CapacityLine is the answer in one line: "capacity at p99 <= 1ms:
-// 71234 requests per second [69012, 73201] (95%)".
+// CapacityLine is the answer in one line, in the user's words: "at p99
+// <= 1ms the server serves 71234 requests per second [69012, 73201] (95%
+// interval)".
 func CapacityLine(c *benchdata.Capacity) string {
 	if !c.Found {
-		return fmt.Sprintf("capacity at %s: none found; %s", SLOText(c.Targets), c.Note)
+		return fmt.Sprintf("at %s: no capacity found; %s", SLOText(c.Targets), c.Note)
 	}
-	return fmt.Sprintf("capacity at %s: %.0f requests per second [%.0f, %.0f] (%g%% interval)",
+	return fmt.Sprintf("at %s the server serves %.0f requests per second [%.0f, %.0f] (%g%% interval)",
 		SLOText(c.Targets), c.RPS, c.Low, c.High, 100*c.Level)
 }
 
