@@ -212,9 +212,11 @@ func TestCapacityAcceptStall(t *testing.T) {
 	for _, r := range []struct {
 		who  string
 		rate float64
-	}{{"redline (open loop, CO-corrected)", ours}, {"CO-blind token bucket", blind.Capacity.RPS}, {fmt.Sprintf("closed-loop bisection (%d clients)", n), closed}} {
+		note string
+	}{{"redline (open loop, CO-corrected)", ours, sum.Capacity.Note}, {"CO-blind token bucket", blind.Capacity.RPS, blind.Capacity.Note},
+		{fmt.Sprintf("closed-loop bisection (%d clients)", n), closed, "none held"}} {
 		if r.rate <= 0 {
-			fmt.Printf("(d) %s: none found (%s)\n", r.who, sum.Capacity.Note)
+			fmt.Printf("(d) %s: none found (%s)\n", r.who, r.note)
 			continue
 		}
 		fmt.Printf("(d) %s: %.0f requests/s; open loop at that rate for 10 s: %s %.2f ms (target %v)\n", r.who, r.rate, slo.Name, validate(ctx, o, pingTest, slo, r.rate, 10*time.Second), target)
