@@ -73,6 +73,10 @@ type Summary struct {
 	// ErrorsByType above then count the failed requests.
 	Failover *Failover `json:"failover,omitempty"`
 
+	// Capacity is set by a capacity search (bench --slo): the answer,
+	// its interval and the curve (capacity.go).
+	Capacity *Capacity `json:"capacity,omitempty"`
+
 	Server ServerInfo `json:"server"`
 	Client ClientInfo `json:"client"`
 

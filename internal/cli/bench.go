@@ -24,6 +24,7 @@ func newBenchCmd(s *streams) *cobra.Command {
 	var f *cmdline.Flags
 	var sshw sshWorkerFlags
 	var wf workloadFlags
+	var capf capacityFlags
 	cmd := &cobra.Command{
 		Use:   "bench [options] [command args...]",
 		Short: "redis-benchmark-compatible load generator (same flags and output), faster and more accurate",
@@ -52,7 +53,7 @@ partial results and a non-zero exit, never a hang.`,
 		Args:              cobra.ArbitraryArgs,
 		DisableAutoGenTag: true,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runBench(cmd.Context(), s, f, &sshw, &wf, args)
+			return runBench(cmd.Context(), s, f, &sshw, &wf, &capf, args)
 		},
 	}
 	fl := cmd.Flags()
@@ -63,10 +64,11 @@ partial results and a non-zero exit, never a hang.`,
 	renamed(fl, "json", "output")
 	sshw.define(fl)
 	wf.define(fl)
+	capf.define(fl)
 	return cmd
 }
 
-func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorkerFlags, wf *workloadFlags, args []string) error {
+func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorkerFlags, wf *workloadFlags, capf *capacityFlags, args []string) error {
 	if f.Version {
 		fmt.Fprintf(s.out, "redline bench %s (redis-benchmark 7.2 compatible)\n", Version())
 		return nil
@@ -93,6 +95,12 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 	}
 	if err := checkSSHWorkers(f.WorkerHosts, sshw, o, f.HostSet()); err != nil {
 		return usageError("redline bench: %v", err)
+	}
+	var co bench.CapacityOptions
+	if capf.active() {
+		if co, err = capf.options(&flagsView{loop: f.Loop, duration: o.Duration > 0 || o.Warmup > 0}, o); err != nil {
+			return usageError("redline bench: %v", err)
+		}
 	}
 	if f.Idle {
 		return runIdle(ctx, s, o)
@@ -144,6 +152,9 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 	r.o.Progress = r.progress.show
 	r.o.ProgressInterval = r.progress.interval()
 	r.o.ProgressFinal = r.progress.mode == "plain"
+	if capf.active() {
+		return r.capacity(ctx, tests, co)
+	}
 	if err := r.run(ctx, tests); err != nil {
 		return err
 	}
@@ -276,14 +287,19 @@ func (r *benchRun) stoppedEarly(ctx context.Context, t bench.Test, during string
 
 // measure runs t here, or in the --workers sessions.
 func (r *benchRun) measure(ctx context.Context, t bench.Test, data []byte) (*benchdata.Summary, error) {
+	return r.measureWith(ctx, r.o, t, data)
+}
+
+// measureWith runs t with o (the run's options, or a capacity step's).
+func (r *benchRun) measureWith(ctx context.Context, o bench.Options, t bench.Test, data []byte) (*benchdata.Summary, error) {
 	// No replayed ticks: this command's progress is live, the workers'
 	// would arrive only at the end.
-	wo := bench.WorkersOptions{ReadyTimeout: cmp.Or(r.f.WorkersReadyTimeout, bench.WorkerReadyTimeout(r.o)),
-		ResultTimeout: bench.WorkerResultTimeout(r.o), Warn: r.warn}
+	wo := bench.WorkersOptions{ReadyTimeout: cmp.Or(r.f.WorkersReadyTimeout, bench.WorkerReadyTimeout(o)),
+		ResultTimeout: bench.WorkerResultTimeout(o), Warn: r.warn}
 	if r.workers != nil {
-		return r.workers.run(ctx, r.o, t, data, wo)
+		return r.workers.run(ctx, o, t, data, wo)
 	}
-	return bench.Run(ctx, r.o, t, data)
+	return bench.Run(ctx, o, t, data)
 }
 
 // warn prints a warning of the run on stderr.

@@ -181,6 +181,58 @@ var manTable = map[string]manSections{
       put every journaled value back`,
 		Exit1: "see each subcommand",
 	},
+	"redline guard": {
+		Examples: `  redline guard plan.yaml --yes -p 6379 --guard-window 6h
+      apply the plan, then watch the server for six hours; a tripped rule rolls it back
+  redline guard --resume watch -p 6379
+      take over the watch of a guard that was killed, against its journaled baseline
+  redline guard --resume rollback
+      roll back every change a killed guard left unwatched`,
+		Exit1: "a rule tripped and the change was rolled back (or a rollback failed)",
+		Files: [][2]string{{"STATE/guard/ID.json", "a guard's baseline and state (--state-dir STATE), with its lock beside it"}},
+	},
+	"redline tune persist": {
+		Examples: `  redline tune persist plan.yaml --yes
+      apply the plan and write what brings it back after a reboot, in one journal session
+  redline tune persist plan.yaml --yes --root /tmp/rehearsal
+      write the files below a rehearsal tree instead of /
+  redline tune rollback
+      undo the plan and remove its boot files`,
+		Exit1: "a change failed (the plan's changes and files are rolled back) or was refused on this host",
+		Files: [][2]string{
+			{"/etc/sysctl.d/90-redline.conf", "the plan's sysctls, loaded at boot by systemd-sysctl"},
+			{"/etc/redline/boot-plan.yaml", "the plan's IRQ, RPS/XPS, THP, governor and NIC changes, applied at boot"},
+			{"/etc/systemd/system/redline-boot.service", "the unit that runs redline tune apply --boot"},
+		},
+	},
+	"redline workload": {
+		Examples: `  redline workload capture -h 10.0.0.5 --duration 30s -o prod.yaml
+      a live server's command mix and data set, read-only
+  redline workload compare -f prod.yaml
+      replay it on a scratch server and print how far it is from the source
+  redline bench --workload-file prod.yaml --duration 30s -n 0
+      load a server with that traffic`,
+		Exit1: "the sub-command failed (compare: a figure outside its limit)",
+	},
+	"redline workload capture": {
+		Examples: `  redline workload capture -h 10.0.0.5 -p 6379 --duration 30s -o prod.yaml
+      count 30 s of commands and sample up to 1000 keys; key patterns hashed
+  redline workload capture --addr 10.0.0.5:6379 --pass-file pw --keep-names -o prod.yaml
+      with a password from a file, the key patterns' words kept`,
+		Exit1: "the server could not be read or the file not written",
+	},
+	"redline workload check": {
+		Examples: `  redline workload check examples/workloads/session-store.yaml
+      validate a workload file; an error names its line`,
+		Exit1: "the file is not a valid workload file",
+	},
+	"redline workload compare": {
+		Examples: `  redline workload compare -f prod.yaml --duration 20s
+      replay on a scratch server redline starts, differences printed against their limits
+  redline workload compare -f prod.yaml --scratch 127.0.0.1:7000
+      replay on an empty server of yours`,
+		Exit1: "a figure of the replay is outside its limit, or the replay failed",
+	},
 	"redline tune apply": {
 		Examples: `  redline tune apply plan.yaml
       show what would change; change nothing

@@ -43,7 +43,7 @@ func newReportCmd(s *streams) *cobra.Command {
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.format, "format", "", "md, html, csv or json (default: from -o's extension, else md)")
+	fl.StringVar(&f.format, "format", "", "md, html, csv, json or curves (CSV of bench --slo curves) (default: from -o's extension, else md)")
 	fl.BoolVar(&f.json, "json", false, "JSON: the same as --format json")
 	fl.StringVarP(&f.out, "output", "o", "", "write to `OUT` (atomically) instead of standard output")
 	fl.StringVar(&f.by, "by", "", "what the columns compare: a field such as host.kernel, or a name for the FILE=LABEL labels")

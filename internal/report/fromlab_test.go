@@ -109,7 +109,7 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q) = %q, %v", in, got, err)
 		}
 	}
-	if _, err := ParseFormat("pdf"); err == nil || !strings.Contains(err.Error(), "use md, html, csv or json") {
+	if _, err := ParseFormat("pdf"); err == nil || !strings.Contains(err.Error(), "use md, html, csv, json or curves") {
 		t.Errorf("pdf: %v", err)
 	}
 }

@@ -111,6 +111,7 @@ type htmlWorkload struct {
 	Percentiles template.HTML
 	Series      template.HTML
 	Outages     template.HTML
+	Curves      template.HTML
 	Tables      []htmlTable
 }
 
@@ -221,7 +222,15 @@ func workloadView(r *Report, w *Workload, i int) htmlWorkload {
 		Change:      template.HTML(changeChart(r, w)),
 		Percentiles: template.HTML(percentileChart(r, w)),
 		Series:      template.HTML(seriesChart(r, w)),
-		Outages:     template.HTML(outageChart(r, w))}
+		Outages:     template.HTML(outageChart(r, w)),
+		Curves:      template.HTML(curveChart(r, w))}
+	if rows := capacityRows(r, w); len(rows) > 0 {
+		t := htmlTable{Title: "Capacity at the latency target (bench --slo): the rate at which a step holds the targets half the time, 95% credible interval", Header: capacityHeader}
+		for _, row := range rows {
+			t.Rows = append(t.Rows, cells(row, "", "", "num", "num", "num", "num"))
+		}
+		hw.Tables = append(hw.Tables, t)
+	}
 	header := []string{r.Dimension, "runs", "median", "min..max", "spread", "ratio [CI]", "verdict"}
 	for _, m := range shownMetrics(r) {
 		t := htmlTable{Title: m.Title, Header: header}

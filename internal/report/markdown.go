@@ -42,6 +42,7 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 		writeProfilesMD(mw, r.Lab)
 	}
 	writeSweepsMD(mw, r)
+	writeCapacityMD(mw, r)
 	if r.Lab != nil {
 		writeLabContextMD(mw, r)
 	}

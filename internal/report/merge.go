@@ -168,10 +168,14 @@ func settingsOf(s *benchdata.Summary) [][2]string {
 	if c.ValueSizes != "" {
 		size = c.ValueSizes
 	}
+	rate := fmt.Sprint(c.Rate)
+	if s.Capacity != nil {
+		rate = "searched" // a capacity search's: its step's, not a setting
+	}
 	return [][2]string{
 		{"-c", itoa(c.Clients)}, {"-P", itoa(c.Pipeline)}, {"-d", size},
 		{"-r", fmt.Sprint(c.KeySpace)}, {"--threads", itoa(c.Threads)},
-		{"--rate", fmt.Sprint(c.Rate)}, {"--key-dist", c.KeyDist},
+		{"--rate", rate}, {"--key-dist", c.KeyDist},
 	}
 }
 

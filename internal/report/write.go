@@ -16,13 +16,16 @@ const (
 	HTML     Format = "html"
 	CSV      Format = "csv"
 	JSON     Format = "json"
+	// Curves is CSV of the capacity searches' steps (bench --slo).
+	Curves Format = "curves"
 )
 
-// Formats lists the formats in the order help texts name them.
+// Formats lists the formats every report has, in the order help texts
+// name them; Curves, only for capacity searches, is apart.
 var Formats = []Format{Markdown, HTML, CSV, JSON}
 
 var writers = map[Format]func(io.Writer, *Report) error{
-	Markdown: WriteMarkdown, HTML: WriteHTML, CSV: WriteCSV, JSON: WriteJSON,
+	Markdown: WriteMarkdown, HTML: WriteHTML, CSV: WriteCSV, JSON: WriteJSON, Curves: WriteCurves,
 }
 
 // ParseFormat reads a format name; "markdown" and "htm" are accepted too.
@@ -37,14 +40,14 @@ func ParseFormat(s string) (Format, error) {
 			return f, nil
 		}
 	}
-	return "", fmt.Errorf("unknown format %q (use md, html, csv or json)", s)
+	return "", fmt.Errorf("unknown format %q (use md, html, csv, json or curves)", s)
 }
 
 // Write renders r in format f.
 func Write(w io.Writer, r *Report, f Format) error {
 	write, ok := writers[f]
 	if !ok {
-		return fmt.Errorf("unknown format %q (use md, html, csv or json)", f)
+		return fmt.Errorf("unknown format %q (use md, html, csv, json or curves)", f)
 	}
 	return write(w, r)
 }
