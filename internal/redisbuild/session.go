@@ -8,7 +8,7 @@ import (
 	"strings"
 	"syscall"
 
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 	"redline/internal/redisserver"
 )
 
@@ -26,7 +26,7 @@ var CompilerDirs = []string{"/usr/local/bin", "/usr/bin"}
 // could have written what runs. It returns the spec with the compiler
 // resolved to its path. The same rules hold for a session that is not
 // root, except the ownership: it runs with its own user's rights.
-func CheckSession(s labdata.BuildSpec) (labdata.BuildSpec, error) {
+func CheckSession(s buildspec.Spec) (buildspec.Spec, error) {
 	if err := Validate(s); err != nil {
 		return s, err
 	}

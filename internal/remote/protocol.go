@@ -14,7 +14,9 @@ import (
 	"encoding/json"
 	"time"
 
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
+	"redline/internal/change"
+	"redline/internal/steerspec"
 )
 
 // The protocol is the binary's version: a client and a session speak only
@@ -239,7 +241,7 @@ type BuildArgs struct {
 	// Spec is checked as a local build's is, and more: a compiler by name
 	// only, found in a root-owned directory; a source that is debian or
 	// a tarball or tree root owns (redisbuild.CheckSession).
-	Spec labdata.BuildSpec `json:"spec"`
+	Spec buildspec.Spec `json:"spec"`
 	// Jobs is make's -j (0: the session host's CPUs).
 	Jobs int `json:"jobs,omitempty"`
 	// Workload trains a PGO build whose spec names none (a lab's first
@@ -253,9 +255,9 @@ type BuildArgs struct {
 // to fix, like a bad flag; Error is a build that failed (its log and tree
 // kept there).
 type BuildResult struct {
-	Provenance *labdata.BuildProvenance `json:"provenance,omitempty"`
-	Refused    string                   `json:"refused,omitempty"`
-	Error      string                   `json:"error,omitempty"`
+	Provenance *buildspec.Provenance `json:"provenance,omitempty"`
+	Refused    string                `json:"refused,omitempty"`
+	Error      string                `json:"error,omitempty"`
 }
 
 // RedisAttachArgs names an existing server on the session host whose
@@ -311,8 +313,8 @@ type RedisStopResult struct {
 // against a server host. The session stops it (restoring every IRQ it
 // moved) when asked, and by itself when the session ends for any reason.
 type SteerStartArgs struct {
-	Spec labdata.SteerSpec `json:"spec"`
-	Pid  int               `json:"pid"`
+	Spec steerspec.Spec `json:"spec"`
+	Pid  int            `json:"pid"`
 }
 
 // SteerStarted names a running steer for steer.stop.
@@ -328,8 +330,8 @@ type SteerStopArgs struct {
 // SteerStopResult is what the steer did; Error is set when its restore
 // failed (the moves stay journaled for redline tune rollback there).
 type SteerStopResult struct {
-	Session labdata.SteerSession `json:"session"`
-	Error   string               `json:"error,omitempty"`
+	Session steerspec.Session `json:"session"`
+	Error   string            `json:"error,omitempty"`
 }
 
 // ByeArgs ends a session.
@@ -348,13 +350,13 @@ type Cleanup struct {
 	// Benches counts the bench workers stopped.
 	Benches int `json:"benches,omitempty"`
 	// Steered are the steer sessions stopped (their IRQs restored).
-	Steered []labdata.SteerSession `json:"steered,omitempty"`
-	Errors  []string               `json:"errors,omitempty"`
+	Steered []steerspec.Session `json:"steered,omitempty"`
+	Errors  []string            `json:"errors,omitempty"`
 }
 
 // RestoredApply is one scoped apply's rollback: what happened to every
 // change, as the lab records it.
 type RestoredApply struct {
-	TuneSession string             `json:"tune_session"`
-	Steps       []labdata.PlanStep `json:"steps,omitempty"`
+	TuneSession string        `json:"tune_session"`
+	Steps       []change.Step `json:"steps,omitempty"`
 }

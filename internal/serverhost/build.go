@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 	"redline/internal/redisbuild"
 	"redline/internal/remote"
 )
@@ -16,7 +16,7 @@ import (
 // refused spec (the session's rules, or one the host cannot build as
 // asked) is a redisbuild.SpecError, on either side of a session.
 type Builder interface {
-	Build(ctx context.Context, a remote.BuildArgs) (labdata.BuildProvenance, error)
+	Build(ctx context.Context, a remote.BuildArgs) (buildspec.Provenance, error)
 }
 
 // BuildTimeout bounds a build on a remote host (an LTO or PGO build of
@@ -25,24 +25,24 @@ type Builder interface {
 const BuildTimeout = 3 * time.Hour
 
 // Build builds on this machine, in LocalOptions.BuildCache.
-func (l *Local) Build(ctx context.Context, a remote.BuildArgs) (labdata.BuildProvenance, error) {
+func (l *Local) Build(ctx context.Context, a remote.BuildArgs) (buildspec.Provenance, error) {
 	return redisbuild.Build(ctx, a.Spec, redisbuild.Options{Cache: l.o.BuildCache, Jobs: a.Jobs,
 		Workload: a.Workload, Progress: l.o.BuildProgress})
 }
 
 // Build builds there, in the session host's build cache.
-func (r *Remote) Build(ctx context.Context, a remote.BuildArgs) (labdata.BuildProvenance, error) {
+func (r *Remote) Build(ctx context.Context, a remote.BuildArgs) (buildspec.Provenance, error) {
 	var out remote.BuildResult
 	if err := r.call(ctx, BuildTimeout, remote.OpBuild, a, &out); err != nil {
-		return labdata.BuildProvenance{}, err
+		return buildspec.Provenance{}, err
 	}
 	switch {
 	case out.Refused != "":
-		return labdata.BuildProvenance{}, redisbuild.SpecError{Err: fmt.Errorf("%s (refused by the session on %s)", out.Refused, r.Info().Hostname)}
+		return buildspec.Provenance{}, redisbuild.SpecError{Err: fmt.Errorf("%s (refused by the session on %s)", out.Refused, r.Info().Hostname)}
 	case out.Error != "":
-		return labdata.BuildProvenance{}, fmt.Errorf("%s (on %s)", out.Error, r.Info().Hostname)
+		return buildspec.Provenance{}, fmt.Errorf("%s (on %s)", out.Error, r.Info().Hostname)
 	case out.Provenance == nil:
-		return labdata.BuildProvenance{}, errors.New("build: the session answered without a provenance")
+		return buildspec.Provenance{}, errors.New("build: the session answered without a provenance")
 	}
 	return *out.Provenance, nil
 }

@@ -17,8 +17,8 @@ import (
 	"redline/internal/bench"
 	"redline/internal/doctor"
 	"redline/internal/host"
-	"redline/internal/labdata"
 	"redline/internal/remote"
+	"redline/internal/steerspec"
 	"redline/internal/tune"
 )
 
@@ -99,10 +99,10 @@ type Servers interface {
 type Steerer interface {
 	// SteerStart starts steer for the server with pid (one this Host
 	// started or attached), its moves journaled.
-	SteerStart(ctx context.Context, spec labdata.SteerSpec, pid int) (id string, err error)
+	SteerStart(ctx context.Context, spec steerspec.Spec, pid int) (id string, err error)
 	// SteerStop stops it, restoring every IRQ it moved; the record is
 	// filled in even when the restore fails.
-	SteerStop(ctx context.Context, id string) (labdata.SteerSession, error)
+	SteerStop(ctx context.Context, id string) (steerspec.Session, error)
 }
 
 // Workers runs bench workers on the host (bench --workers, the lab's

@@ -14,15 +14,16 @@ import (
 	"sync"
 	"time"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
 	_ "redline/internal/doctor/rules" // registers the rules
 	"redline/internal/host"
-	"redline/internal/labdata"
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
 	"redline/internal/remote"
 	"redline/internal/steer"
+	"redline/internal/steerspec"
 	"redline/internal/tune"
 )
 
@@ -532,7 +533,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // servers, its moves journaled in the state directory, which it holds as
 // a lab's apply does. One steer at a time: two would move the same IRQs,
 // each journaling the other's value as the one to restore.
-func (l *Local) SteerStart(ctx context.Context, spec labdata.SteerSpec, pid int) (string, error) {
+func (l *Local) SteerStart(ctx context.Context, spec steerspec.Spec, pid int) (string, error) {
 	if !l.owns(pid) {
 		return "", fmt.Errorf("steer: process %d is not a redis-server started or attached here", pid)
 	}
@@ -561,13 +562,13 @@ func (l *Local) SteerStart(ctx context.Context, spec labdata.SteerSpec, pid int)
 }
 
 // SteerStop stops a steer, restoring every IRQ it moved.
-func (l *Local) SteerStop(ctx context.Context, id string) (labdata.SteerSession, error) {
+func (l *Local) SteerStop(ctx context.Context, id string) (steerspec.Session, error) {
 	l.mu.Lock()
 	st, ok := l.steers[id]
 	delete(l.steers, id)
 	l.mu.Unlock()
 	if !ok {
-		return labdata.SteerSession{}, fmt.Errorf("no steer %q started here", id)
+		return steerspec.Session{}, fmt.Errorf("no steer %q started here", id)
 	}
 	rec, err := st.s.Stop(ctx)
 	out := SteerData(rec)
@@ -583,7 +584,7 @@ func (l *Local) SteerStop(ctx context.Context, id string) (labdata.SteerSession,
 // written through the Host's System (a rehearsal tree's, in tests), never
 // the live host behind its back. IRQs are the host's, whichever namespace
 // the server is in: the moves journal none.
-func (l *Local) steerOptions(spec labdata.SteerSpec, pid int) steer.SessionOptions {
+func (l *Local) steerOptions(spec steerspec.Spec, pid int) steer.SessionOptions {
 	var namespaces []string
 	for _, ns := range []string{l.o.NetNS, l.o.ClientNetNS} {
 		if ns != "" {
@@ -657,10 +658,10 @@ func (l *Local) End(ctx context.Context, c *remote.Cleanup) {
 }
 
 // StepsOf are tune's outcomes as the lab records them.
-func StepsOf(outs []tune.Outcome) []labdata.PlanStep {
-	steps := make([]labdata.PlanStep, 0, len(outs))
+func StepsOf(outs []tune.Outcome) []change.Step {
+	steps := make([]change.Step, 0, len(outs))
 	for _, o := range outs {
-		steps = append(steps, labdata.PlanStep{Change: o.Change, Old: o.Old, Status: string(o.Status), Note: o.Reason})
+		steps = append(steps, change.Step{Change: o.Change, Old: o.Old, Status: string(o.Status), Note: o.Reason})
 	}
 	return steps
 }

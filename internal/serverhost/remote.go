@@ -16,8 +16,8 @@ import (
 	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
-	"redline/internal/labdata"
 	"redline/internal/remote"
+	"redline/internal/steerspec"
 	"redline/internal/tune"
 )
 
@@ -308,17 +308,17 @@ func (r *Remote) Sample(ctx context.Context) (fs.FS, error) {
 }
 
 // SteerStart starts steer there.
-func (r *Remote) SteerStart(ctx context.Context, spec labdata.SteerSpec, pid int) (string, error) {
+func (r *Remote) SteerStart(ctx context.Context, spec steerspec.Spec, pid int) (string, error) {
 	var out remote.SteerStarted
 	err := r.call(ctx, 0, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: pid}, &out)
 	return out.ID, err
 }
 
 // SteerStop stops steer there.
-func (r *Remote) SteerStop(ctx context.Context, id string) (labdata.SteerSession, error) {
+func (r *Remote) SteerStop(ctx context.Context, id string) (steerspec.Session, error) {
 	var out remote.SteerStopResult
 	if err := r.call(ctx, 0, remote.OpSteerStop, remote.SteerStopArgs{ID: id}, &out); err != nil {
-		return labdata.SteerSession{Finished: time.Now(), RestoreError: err.Error()}, err
+		return steerspec.Session{Finished: time.Now(), RestoreError: err.Error()}, err
 	}
 	if out.Error != "" {
 		out.Session.RestoreError = out.Error

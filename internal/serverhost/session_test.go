@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"redline/internal/labdata"
 	"redline/internal/redistest"
 	"redline/internal/remote"
 	"redline/internal/serverhost"
+	"redline/internal/steerspec"
 	"redline/internal/testutil"
 	"redline/internal/testutil/respscript"
 	"redline/internal/tune"
@@ -265,9 +265,9 @@ func TestSessionSteer(t *testing.T) {
 	c, in, done, srv := steerSession(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	spec := labdata.SteerSpec{DryRun: true, Period: 100 * time.Millisecond}
+	spec := steerspec.Spec{DryRun: true, Period: 100 * time.Millisecond}
 	var started remote.SteerStarted
-	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: labdata.SteerSpec{DryRun: true, Period: time.Nanosecond, Sample: 3}, Pid: srv.Pid}, &started); err == nil ||
+	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: steerspec.Spec{DryRun: true, Period: time.Nanosecond, Sample: 3}, Pid: srv.Pid}, &started); err == nil ||
 		!strings.Contains(err.Error(), "steer.period: 1ns: want at least 10ms") || !strings.Contains(err.Error(), "steer.sample: 3") {
 		t.Errorf("a steer spec out of range: %v", err)
 	}
@@ -313,7 +313,7 @@ func TestSessionRedisStopStopsSteer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var started remote.SteerStarted
-	spec := labdata.SteerSpec{DryRun: true, Period: 100 * time.Millisecond}
+	spec := steerspec.Spec{DryRun: true, Period: 100 * time.Millisecond}
 	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &started); err != nil {
 		if strings.Contains(err.Error(), "tracefs") || strings.Contains(err.Error(), "perf_event_open") {
 			t.Skipf("steer cannot sample here: %v", err)
