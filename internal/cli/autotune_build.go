@@ -28,7 +28,7 @@ import (
 	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"
 	"redline/internal/redisbuild"
-	"redline/internal/remote"
+	"redline/internal/serverhost"
 	"redline/internal/textsafe"
 )
 
@@ -136,7 +136,7 @@ func (t *localTarget) buildServers(ctx context.Context, s *streams, o *autotuneO
 	t.built = map[string]labdata.BuildProvenance{}
 	for i := range builds {
 		b := &builds[i]
-		prov, err := t.host.Build(ctx, remote.BuildArgs{Spec: b.Spec, Workload: o.target.Workload})
+		prov, err := t.host.Build(ctx, serverhost.BuildArgs{Spec: b.Spec, Workload: o.target.Workload})
 		switch {
 		case errors.As(err, new(redisbuild.SpecError)):
 			return usageError("redline autotune: --build %s: %v", b.Name, err)
@@ -183,7 +183,7 @@ func cmpOrNone(s string) string {
 }
 
 // startBuild points a at the binary built as name.
-func (t *localTarget) startBuild(a *remote.RedisStartArgs, name string) error {
+func (t *localTarget) startBuild(a *serverhost.RedisStartArgs, name string) error {
 	p, ok := t.built[name]
 	if !ok {
 		return fmt.Errorf("no build %q in this session (--build %s=SPEC)", name, name)

@@ -27,7 +27,7 @@ import (
 	"redline/internal/redisadmin"
 	"redline/internal/redisparam"
 	"redline/internal/redisserver"
-	"redline/internal/remote"
+	"redline/internal/serverhost"
 )
 
 // clusterTarget is a cluster target's nodes.
@@ -99,7 +99,7 @@ func (t *localTarget) openCluster(ctx context.Context, o *autotuneOptions) error
 	others := lab.OtherServers("/") // before a managed cluster starts
 	c := &clusterTarget{admins: map[string]*redisadmin.Conn{}, primaries: tg.Primaries, replicas: tg.Replicas, authAny: o.clusterAuthAny}
 	t.cluster = c
-	seed := &remote.RedisTarget{Addr: tg.Addr, User: tg.User, Password: o.password}
+	seed := &serverhost.RedisTarget{Addr: tg.Addr, User: tg.User, Password: o.password}
 	if tg.Addr == "" {
 		started, err := c.start(ctx, t.start)
 		if err != nil {
@@ -129,7 +129,7 @@ func (t *localTarget) openCluster(ctx context.Context, o *autotuneOptions) error
 // node (the binary of a --build, the config lines, the allocator
 // preloaded and checked on each, the CPU set), as redisserver.StartCluster
 // does for the lab.
-func (c *clusterTarget) start(ctx context.Context, a remote.RedisStartArgs) (*redisserver.Cluster, error) {
+func (c *clusterTarget) start(ctx context.Context, a serverhost.RedisStartArgs) (*redisserver.Cluster, error) {
 	spec := redisserver.Spec{Binary: a.Binary, Config: a.Config, Allocator: a.Allocator, CPUs: a.CPUs, NUMANode: a.NUMANode}
 	so, err := redisserver.SpecOptions(spec)
 	if err != nil {
@@ -150,7 +150,7 @@ func (c *clusterTarget) start(ctx context.Context, a remote.RedisStartArgs) (*re
 
 // listNodes lists the cluster's nodes through the host (RedisNodes) and
 // attaches each; pids are theirs, as the guard names servers.
-func (c *clusterTarget) listNodes(ctx context.Context, t *localTarget, seed *remote.RedisTarget) (pids []string, err error) {
+func (c *clusterTarget) listNodes(ctx context.Context, t *localTarget, seed *serverhost.RedisTarget) (pids []string, err error) {
 	if c.nodes, err = t.host.RedisNodes(ctx, *seed); err != nil {
 		return nil, fmt.Errorf("--cluster: the nodes of %s: %w", seed.Addr, err)
 	}
@@ -170,7 +170,7 @@ func (c *clusterTarget) listNodes(ctx context.Context, t *localTarget, seed *rem
 // trialCluster starts the pool's server for start-up spec a on a managed
 // cluster: a cluster of its own, beside the baseline's (as a single
 // server's start-up trial runs beside the baseline's).
-func (t *localTarget) trialCluster(ctx context.Context, a remote.RedisStartArgs, key string) (*trialServer, error) {
+func (t *localTarget) trialCluster(ctx context.Context, a serverhost.RedisStartArgs, key string) (*trialServer, error) {
 	base := t.cluster
 	c := &clusterTarget{admins: map[string]*redisadmin.Conn{}, primaries: base.primaries, replicas: base.replicas}
 	started, err := c.start(ctx, a)
@@ -178,7 +178,7 @@ func (t *localTarget) trialCluster(ctx context.Context, a remote.RedisStartArgs,
 		return nil, fmt.Errorf("start a cluster (%s): %w", key, err)
 	}
 	c.started = started
-	seed := &remote.RedisTarget{Addr: started.Seed()}
+	seed := &serverhost.RedisTarget{Addr: started.Seed()}
 	if _, err := c.listNodes(ctx, t, seed); err != nil {
 		c.close()
 		return nil, err
@@ -188,8 +188,8 @@ func (t *localTarget) trialCluster(ctx context.Context, a remote.RedisStartArgs,
 
 // attach dials node n and checks it is a process of the server host; a
 // node that is not leaves the host knobs out (t.noHost), naming it.
-func (c *clusterTarget) attach(ctx context.Context, t *localTarget, n string, seed *remote.RedisTarget) (pid string, err error) {
-	r := remote.RedisTarget{Addr: n, User: seed.User, Password: seed.Password}
+func (c *clusterTarget) attach(ctx context.Context, t *localTarget, n string, seed *serverhost.RedisTarget) (pid string, err error) {
+	r := serverhost.RedisTarget{Addr: n, User: seed.User, Password: seed.Password}
 	if r.Password != "" {
 		if err := redisadmin.NodeGetsPassword(seed.Addr, n, c.authAny); err != nil {
 			return "", fmt.Errorf("--cluster: node %s: %w", n, err)

@@ -26,7 +26,6 @@ import (
 	"redline/internal/labdata"
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
-	"redline/internal/remote"
 	"redline/internal/secret"
 	"redline/internal/serverhost"
 	"redline/internal/tune"
@@ -45,7 +44,7 @@ const rollbackTimeout = 30 * time.Second
 type localTarget struct {
 	host  serverhost.Host
 	addr  string // the baseline server's
-	redis *remote.RedisTarget
+	redis *serverhost.RedisTarget
 	admin *redisadmin.Conn
 	opts  bench.Options
 	test  bench.Test
@@ -54,7 +53,7 @@ type localTarget struct {
 	// managed: autotune started the server, so start-up knobs can be
 	// tried (an attached server keeps its settings).
 	managed bool
-	start   remote.RedisStartArgs // the baseline server's
+	start   serverhost.RedisStartArgs // the baseline server's
 	servers map[string]*trialServer
 	clock   int
 	// profilePlans are the tune profiles planned per server and set.
@@ -93,7 +92,7 @@ type localTarget struct {
 func openAutotuneTarget(ctx context.Context, s *streams, o *autotuneOptions, wl cmdline.Workload) (*localTarget, error) {
 	tg := o.target
 	t := &localTarget{test: wl.Tests[0], p99: o.engine.LowerIsBetter, managed: !tg.attached() && !tg.Cluster,
-		start: remote.RedisStartArgs{Config: tg.ServerConfig}, servers: map[string]*trialServer{}, profilePlans: map[string]*tune.Plan{}}
+		start: serverhost.RedisStartArgs{Config: tg.ServerConfig}, servers: map[string]*trialServer{}, profilePlans: map[string]*tune.Plan{}}
 	local := serverhost.LocalOptions{StateDir: o.stateDir, Holder: "redline autotune", BuildProgress: s.err}
 	if tg.NetNS {
 		netns.RemoveStale()
@@ -174,7 +173,7 @@ func (t *localTarget) open(ctx context.Context, o *autotuneOptions) error {
 // attach takes the existing server as the pool's one server.
 func (t *localTarget) attach(ctx context.Context, o *autotuneOptions) (pid int, err error) {
 	tg := o.target
-	r := &remote.RedisTarget{Addr: cmp.Or(tg.Addr, tg.Socket), User: tg.User, Password: o.password}
+	r := &serverhost.RedisTarget{Addr: cmp.Or(tg.Addr, tg.Socket), User: tg.User, Password: o.password}
 	if tg.Socket != "" {
 		r.Network = "unix"
 	}
@@ -185,7 +184,7 @@ func (t *localTarget) attach(ctx context.Context, o *autotuneOptions) (pid int, 
 // baseline's, never started or stopped; a cluster's seed): its CONFIG is
 // tuned, and its host when it is a process of the server host (pid, 0
 // when not).
-func (t *localTarget) attachServer(ctx context.Context, r *remote.RedisTarget) (pid int, err error) {
+func (t *localTarget) attachServer(ctx context.Context, r *serverhost.RedisTarget) (pid int, err error) {
 	t.addr, t.redis = r.Addr, r
 	t.where = "the existing redis-server at " + t.addr + onHost(t.host.Info())
 	a, aerr := t.host.RedisAttach(ctx, *r)
@@ -255,7 +254,7 @@ func (t *localTarget) measure(ctx context.Context, addr string) (autotune.Measur
 	return autotune.Measurement{}, err
 }
 
-func (t *localTarget) apply(ctx context.Context, plan *tune.Plan, redis *remote.RedisTarget) (string, error) {
+func (t *localTarget) apply(ctx context.Context, plan *tune.Plan, redis *serverhost.RedisTarget) (string, error) {
 	res, err := t.host.TuneApply(ctx, plan, redis, serverhost.Scoped)
 	if res == nil {
 		return "", err
@@ -265,9 +264,9 @@ func (t *localTarget) apply(ctx context.Context, plan *tune.Plan, redis *remote.
 
 // rollback restores one trial's session, with a context of its own: an
 // interrupted session still rolls back.
-func (t *localTarget) rollback(session string, redis *remote.RedisTarget) error {
+func (t *localTarget) rollback(session string, redis *serverhost.RedisTarget) error {
 	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
 	defer cancel()
-	_, err := t.host.TuneRollback(ctx, remote.TuneRollbackArgs{Session: session, RedisPassword: redis.Password})
+	_, err := t.host.TuneRollback(ctx, serverhost.TuneRollbackArgs{Session: session, RedisPassword: redis.Password})
 	return err
 }

@@ -39,7 +39,7 @@ import (
 	"redline/internal/labdata"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
-	"redline/internal/remote"
+	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
 
@@ -58,7 +58,7 @@ type trialServer struct {
 	key   string // its start-up spec, as JSON
 	addr  string
 	pid   int
-	redis *remote.RedisTarget
+	redis *serverhost.RedisTarget
 	admin *redisadmin.Conn
 	used  int // the measurement that last used it
 	// cluster is its cluster's nodes on a --cluster target (addr its
@@ -68,7 +68,7 @@ type trialServer struct {
 
 // trialParts is a config split by how its settings are applied.
 type trialParts struct {
-	start    remote.RedisStartArgs
+	start    serverhost.RedisStartArgs
 	changes  []change.Change
 	profiles []string
 	steer    bool
@@ -108,7 +108,7 @@ func (t *localTarget) partsOf(c autotune.Config) (trialParts, error) {
 }
 
 // startWith sets one start-up setting in a.
-func (t *localTarget) startWith(a *remote.RedisStartArgs, st knobs.Start) error {
+func (t *localTarget) startWith(a *serverhost.RedisStartArgs, st knobs.Start) error {
 	switch {
 	case st.ConfigLine != "":
 		a.Config = append(a.Config, st.ConfigLine) // the last line of a directive wins
@@ -139,7 +139,7 @@ type resolvedCPUs struct {
 // the baseline's (every online CPU, unpinned) is said to.
 func (t *localTarget) resolveCPUs(ctx context.Context) error {
 	t.cpus = map[string]resolvedCPUs{"unpinned": {note: "unpinned"}}
-	snap, err := t.host.Snapshot(ctx, remote.SnapshotArgs{NoProcesses: true})
+	snap, err := t.host.Snapshot(ctx, serverhost.SnapshotArgs{NoProcesses: true})
 	if err != nil {
 		return err
 	}
@@ -162,7 +162,7 @@ func (t *localTarget) resolveCPUs(ctx context.Context) error {
 // server returns the pool's server started with a, starting it (and
 // stopping the least recently used one but the baseline's beyond
 // maxTrialServers).
-func (t *localTarget) server(ctx context.Context, a remote.RedisStartArgs) (*trialServer, error) {
+func (t *localTarget) server(ctx context.Context, a serverhost.RedisStartArgs) (*trialServer, error) {
 	b, _ := json.Marshal(a)
 	key := string(b)
 	t.clock++
@@ -186,7 +186,7 @@ func (t *localTarget) server(ctx context.Context, a remote.RedisStartArgs) (*tri
 		return nil, fmt.Errorf("start redis-server (%s): %w", key, err)
 	}
 	s := &trialServer{id: info.ID, key: key, pid: info.Pid, used: t.clock, addr: net.JoinHostPort(info.Host, strconv.Itoa(info.Port))}
-	s.redis = &remote.RedisTarget{Addr: s.addr, Password: a.Password}
+	s.redis = &serverhost.RedisTarget{Addr: s.addr, Password: a.Password}
 	if s.admin, err = redisadmin.Dial(ctx, redisadmin.Options{Addr: s.addr, Password: a.Password, NetNS: t.clientNetNS}); err != nil {
 		t.host.RedisStop(ctx, s.id)
 		return nil, err
@@ -222,7 +222,9 @@ func (t *localTarget) plan(ctx context.Context, srv *trialServer, p trialParts) 
 		prof, err = tune.Compose(tune.Sources{
 			Profiles: p.profiles,
 			Input:    tune.PlanInput{PID: srv.pid, Redis: &tune.PlanRedis{Addr: srv.addr}},
-			Snapshot: func() (*host.Snapshot, error) { return t.host.Snapshot(ctx, remote.SnapshotArgs{PIDs: []int{srv.pid}}) },
+			Snapshot: func() (*host.Snapshot, error) {
+				return t.host.Snapshot(ctx, serverhost.SnapshotArgs{PIDs: []int{srv.pid}})
+			},
 		})
 		if err != nil {
 			return nil, err

@@ -144,7 +144,7 @@ func (l *Local) FS(record bool) (*host.FS, error) {
 }
 
 // Snapshot reads the host's model (from inside NetNS).
-func (l *Local) Snapshot(_ context.Context, a remote.SnapshotArgs) (*host.Snapshot, error) {
+func (l *Local) Snapshot(_ context.Context, a SnapshotArgs) (*host.Snapshot, error) {
 	var snap *host.Snapshot
 	err := netns.Do(l.o.NetNS, func() error {
 		fs, err := l.FS(l.o.Record)
@@ -172,14 +172,14 @@ func (l *Local) Recorded() *host.FS {
 
 // ReadSnapshot reads the model from fs as a asks (6379 and the other
 // default ports always counted).
-func ReadSnapshot(fs *host.FS, a remote.SnapshotArgs) (*host.Snapshot, error) {
+func ReadSnapshot(fs *host.FS, a SnapshotArgs) (*host.Snapshot, error) {
 	ports := append(append([]int{}, host.DefaultPorts...), a.Ports...)
 	return host.Read(fs, host.Options{PIDs: a.PIDs, IRQPatterns: a.IRQPatterns, Ports: ports, NoProcesses: a.NoProcesses})
 }
 
 // Doctor runs the rules (doctor.Diagnose: the cluster and the host-only
 // fallback are the doctor's).
-func (l *Local) Doctor(ctx context.Context, a remote.DoctorArgs) (*doctor.Report, error) {
+func (l *Local) Doctor(ctx context.Context, a DoctorArgs) (*doctor.Report, error) {
 	o := doctor.DiagnoseOptions{
 		Gather: doctor.GatherOptions{Root: l.o.Root, Pid: a.Pid, Sample: a.Sample, Iface: a.Iface, ExpectedClients: a.Clients,
 			Host: host.Options{IRQPatterns: a.IRQPatterns}, Cluster: a.Cluster, ClusterAuthAny: a.ClusterAuthAny},
@@ -200,7 +200,7 @@ func (l *Local) Doctor(ctx context.Context, a remote.DoctorArgs) (*doctor.Report
 }
 
 // System is the machine tune works on, with redis as its server.
-func (l *Local) System(redis *remote.RedisTarget) *tune.System {
+func (l *Local) System(redis *RedisTarget) *tune.System {
 	var sys *tune.System
 	switch {
 	case l.o.System != nil:
@@ -218,7 +218,7 @@ func (l *Local) System(redis *remote.RedisTarget) *tune.System {
 }
 
 // TunePreview says what applying p would do.
-func (l *Local) TunePreview(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget) ([]tune.Outcome, []string, error) {
+func (l *Local) TunePreview(ctx context.Context, p *tune.Plan, redis *RedisTarget) ([]tune.Outcome, []string, error) {
 	sys := l.System(redis)
 	defer sys.Close()
 	outs, err := tune.Preview(ctx, sys, p)
@@ -229,7 +229,7 @@ func (l *Local) TunePreview(ctx context.Context, p *tune.Plan, redis *remote.Red
 }
 
 // TuneVerify compares p's values with the live ones.
-func (l *Local) TuneVerify(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget) ([]tune.Outcome, error) {
+func (l *Local) TuneVerify(ctx context.Context, p *tune.Plan, redis *RedisTarget) ([]tune.Outcome, error) {
 	sys := l.System(redis)
 	defer sys.Close()
 	return tune.Verify(ctx, sys, p)
@@ -237,7 +237,7 @@ func (l *Local) TuneVerify(ctx context.Context, p *tune.Plan, redis *remote.Redi
 
 // TuneApply applies p behind the journal; a scoped apply is the ledger's
 // until TuneKeep or Close.
-func (l *Local) TuneApply(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget, scope Scope) (*tune.ApplyResult, error) {
+func (l *Local) TuneApply(ctx context.Context, p *tune.Plan, redis *RedisTarget, scope Scope) (*tune.ApplyResult, error) {
 	scoped := scope == Scoped
 	if scoped {
 		if err := l.Hold(); err != nil {
@@ -302,7 +302,7 @@ func (l *Local) TuneKeep(_ context.Context, id string) error {
 // not exist has none (and is not made). An exclusive one (a user's)
 // refuses while another redline holds the state directory: rolling back
 // under a running autotune or lab would undo its trial mid-measurement.
-func (l *Local) TuneRollback(ctx context.Context, a remote.TuneRollbackArgs) (*tune.RollbackResult, error) {
+func (l *Local) TuneRollback(ctx context.Context, a TuneRollbackArgs) (*tune.RollbackResult, error) {
 	if _, err := os.Stat(l.o.StateDir); errors.Is(err, fs.ErrNotExist) {
 		return &tune.RollbackResult{Outcomes: []tune.Outcome{}}, nil
 	}
@@ -342,7 +342,7 @@ func (l *Local) TuneStatus(ctx context.Context, redisPassword string) (*tune.Sta
 }
 
 // RedisStart starts a managed server.
-func (l *Local) RedisStart(ctx context.Context, a remote.RedisStartArgs) (remote.RedisServer, error) {
+func (l *Local) RedisStart(ctx context.Context, a RedisStartArgs) (remote.RedisServer, error) {
 	spec := redisserver.Spec{Binary: cmp.Or(a.Binary, l.o.RedisBinary), Config: a.Config, Allocator: a.Allocator, CPUs: a.CPUs, NUMANode: a.NUMANode}
 	o, err := redisserver.SpecOptions(spec)
 	if err != nil {
@@ -399,7 +399,7 @@ func (l *Local) RedisStop(ctx context.Context, id string) (string, error) {
 
 // RedisAttach finds an existing server's pid through its own INFO and
 // checks that the pid is a redis-server process here, before sampling it.
-func (l *Local) RedisAttach(ctx context.Context, r remote.RedisTarget) (remote.RedisAttached, error) {
+func (l *Local) RedisAttach(ctx context.Context, r RedisTarget) (RedisAttached, error) {
 	var info *redisadmin.Info
 	err := netns.Do(l.o.NetNS, func() error {
 		c, err := redisadmin.Dial(ctx, redisadmin.Options{Network: r.Network, Addr: r.Addr, Username: r.User, Password: r.Password, Timeout: redisadmin.DefaultTimeout})
@@ -413,25 +413,25 @@ func (l *Local) RedisAttach(ctx context.Context, r remote.RedisTarget) (remote.R
 		return nil
 	})
 	if err != nil {
-		return remote.RedisAttached{}, err
+		return RedisAttached{}, err
 	}
 	pid, ok := info.ProcessID()
 	if !ok {
-		return remote.RedisAttached{}, fmt.Errorf("Redis at %s: INFO has no process_id", r.Addr)
+		return RedisAttached{}, fmt.Errorf("Redis at %s: INFO has no process_id", r.Addr)
 	}
 	if err := checkRedisProcess(pid); err != nil {
-		return remote.RedisAttached{}, fmt.Errorf("Redis at %s: %w", r.Addr, err)
+		return RedisAttached{}, fmt.Errorf("Redis at %s: %w", r.Addr, err)
 	}
 	l.mu.Lock()
 	if !slices.Contains(l.attached, pid) {
 		l.attached = append(l.attached, pid)
 	}
 	l.mu.Unlock()
-	return remote.RedisAttached{Pid: pid, Version: info.Version()}, nil
+	return RedisAttached{Pid: pid, Version: info.Version()}, nil
 }
 
 // RedisNodes lists a cluster's nodes (tune.ClusterNodes).
-func (l *Local) RedisNodes(ctx context.Context, r remote.RedisTarget) ([]string, error) {
+func (l *Local) RedisNodes(ctx context.Context, r RedisTarget) ([]string, error) {
 	var nodes []string
 	err := netns.Do(l.o.NetNS, func() (err error) {
 		nodes, err = tune.ClusterNodes(ctx, tune.RedisOptions{Network: r.Network, Addr: r.Addr, User: r.User, Password: r.Password})

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"redline/internal/remote"
 	"redline/internal/steerspec"
 	"redline/internal/testutil"
 	"redline/internal/tune"
@@ -81,7 +80,7 @@ func TestMissingStateDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.TuneRollback(ctx, remote.TuneRollbackArgs{})
+	res, err := h.TuneRollback(ctx, TuneRollbackArgs{})
 	if err != nil || res == nil || res.Outcomes == nil || len(res.Outcomes) != 0 {
 		t.Errorf("rollback of a missing state directory: %+v, %v; want an empty result", res, err)
 	}
