@@ -37,8 +37,8 @@ func buildIRQLocal(pc *planContext) error {
 			where = fmt.Sprintf("on CPU %d (shared: more queues than CPUs)", q.CPU)
 		}
 		for _, irq := range q.IRQs {
-			pc.add("irq-local", change.Change{Kind: change.KindFile, Target: fmt.Sprintf("/proc/irq/%d/smp_affinity_list", irq.IRQ), Value: strconv.Itoa(q.CPU),
-				Why: fmt.Sprintf("%s queue %d (%s) %s, local to the NIC", nic.Name, q.Queue, irq.Name, where)})
+			pc.add("irq-local", change.IRQAffinity(irq.IRQ, q.CPU,
+				fmt.Sprintf("%s queue %d (%s) %s, local to the NIC", nic.Name, q.Queue, irq.Name, where)))
 		}
 	}
 	for _, u := range nic.UnmappedIRQs {
