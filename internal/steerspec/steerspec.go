@@ -94,21 +94,44 @@ type Queue struct {
 
 // Check calls bad for every setting of s out of range, with the field's
 // name: the one set of rules for a scenario's steer and a remote
-// session's steer.start.
+// session's steer.start, where a zero field takes steer's default.
 func (s Spec) Check(bad func(field, format string, args ...any)) {
-	if s.Period != 0 && s.Period < 10*time.Millisecond {
-		bad("period", "%s: want at least 10ms", s.Period)
+	for _, r := range s.rules() {
+		if !r.zero && r.bad {
+			bad(r.field, r.format+r.yamlHint, r.arg)
+		}
 	}
-	if s.Periods < 0 {
-		bad("periods", "%d: want at least 1", s.Periods)
+}
+
+// CheckGiven is Check for settings that are all given, as on redline
+// steer's command line (its flags default to steer's defaults): a zero is
+// out of range there too.
+func (s Spec) CheckGiven(bad func(field, format string, args ...any)) {
+	for _, r := range s.rules() {
+		if r.bad {
+			bad(r.field, r.format, r.arg)
+		}
 	}
-	if s.Majority != 0 && (s.Majority <= 0.5 || s.Majority > 1) {
-		bad("majority", "%g: want more than 0.5 and at most 1 (or 50%%..100%%)", float64(s.Majority))
-	}
-	if s.Sample != 0 && (s.Sample < 1 || s.Sample > 64 || s.Sample&(s.Sample-1) != 0) {
-		bad("sample", "%d: want a power of two from 1 to 64", s.Sample)
-	}
-	if s.Domain != "" && s.Domain != "node" && s.Domain != "llc" {
-		bad("domain", "%q is not node or llc", s.Domain)
+}
+
+// rule is one setting's range: zero says it is unset, bad that it is out
+// of range; yamlHint is how a scenario may write it as well.
+type rule struct {
+	field     string
+	zero, bad bool
+	format    string
+	yamlHint  string
+	arg       any
+}
+
+func (s Spec) rules() []rule {
+	return []rule{
+		{field: "period", zero: s.Period == 0, bad: s.Period < 10*time.Millisecond, format: "%s: want at least 10ms", arg: s.Period},
+		{field: "periods", zero: s.Periods == 0, bad: s.Periods < 1, format: "%d: want at least 1", arg: s.Periods},
+		{field: "majority", zero: s.Majority == 0, bad: s.Majority <= 0.5 || s.Majority > 1,
+			format: "%g: want more than 0.5 and at most 1", yamlHint: " (or 50%%..100%%)", arg: float64(s.Majority)},
+		{field: "sample", zero: s.Sample == 0, bad: s.Sample < 1 || s.Sample > 64 || s.Sample&(s.Sample-1) != 0,
+			format: "%d: want a power of two from 1 to 64", arg: s.Sample},
+		{field: "domain", zero: s.Domain == "", bad: s.Domain != "node" && s.Domain != "llc", format: "%q: want node or llc", arg: s.Domain},
 	}
 }
