@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"net"
+	"redline/internal/textsafe"
 	"sort"
 	"strings"
 )
@@ -41,7 +42,7 @@ func serversSeen(f *Facts) []ServerSeen {
 // was judged for each: the process rules judged every one, the Redis rules
 // only the server doctor connected to. Servers of which nothing fired share
 // one wrapped list of addresses; the others have a line each.
-func writeServers(tw *errWriter, r *Report) {
+func writeServers(tw *textsafe.Writer, r *Report) {
 	if len(r.Servers) < 2 {
 		return
 	}
@@ -50,7 +51,7 @@ func writeServers(tw *errWriter, r *Report) {
 		judged = r.Target.Redis
 	}
 	elsewhere := ""
-	tw.printf("\nRedis servers found (%d): the process rules judged each, the Redis rules %s\n", len(r.Servers), judged)
+	tw.Printf("\nRedis servers found (%d): the process rules judged each, the Redis rules %s\n", len(r.Servers), judged)
 	var quiet []string
 	for _, s := range r.Servers {
 		listen := strings.Join(s.Listen, " ")
@@ -72,13 +73,13 @@ func writeServers(tw *errWriter, r *Report) {
 		if s.RedisRules {
 			what += ", Redis rules judged"
 		}
-		tw.printf("  pid %d %s: %s\n", s.Pid, listen, what)
+		tw.Printf("  pid %d %s: %s\n", s.Pid, listen, what)
 	}
 	if len(quiet) > 0 {
 		writeWrapped(tw, "  nothing fired: ", quiet, 100)
 	}
 	if elsewhere != "" {
-		tw.printf("  a server in another network namespace is reached from there: --netns NETNS -p PORT (e.g. --netns %s)\n", elsewhere)
+		tw.Printf("  a server in another network namespace is reached from there: --netns NETNS -p PORT (e.g. --netns %s)\n", elsewhere)
 	}
 }
 
@@ -100,17 +101,17 @@ func firedFor(r *Report, pid int) int {
 
 // writeWrapped writes words after lead, comma-separated, in lines of at
 // most width columns (a longer word gets a line of its own).
-func writeWrapped(tw *errWriter, lead string, words []string, width int) {
+func writeWrapped(tw *textsafe.Writer, lead string, words []string, width int) {
 	line := lead
 	for i, w := range words {
 		if i < len(words)-1 {
 			w += ","
 		}
 		if len(line)+len(w) >= width && line != lead && strings.TrimSpace(line) != "" {
-			tw.printf("%s\n", strings.TrimRight(line, " "))
+			tw.Printf("%s\n", strings.TrimRight(line, " "))
 			line = strings.Repeat(" ", len(lead))
 		}
 		line += w + " "
 	}
-	tw.printf("%s\n", strings.TrimRight(line, " "))
+	tw.Printf("%s\n", strings.TrimRight(line, " "))
 }

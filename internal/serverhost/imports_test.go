@@ -48,7 +48,7 @@ func TestImportDirection(t *testing.T) {
 func TestTransportImportsLeaves(t *testing.T) {
 	// trusted: how a root redline finds ssh; change and steerspec: what a
 	// session's cleanup report says it restored (data, no engine).
-	leaves := []string{"atomicfile", "change", "steerspec", "trusted"}
+	leaves := []string{"atomicfile", "change", "shellwords", "steerspec", "trusted"}
 	for _, p := range imports(t, "redline/internal/remote") {
 		if name, ok := strings.CutPrefix(p, "redline/internal/"); ok && !slices.Contains(leaves, name) {
 			t.Errorf("internal/remote imports internal/%s: the transport imports only leaves (%s)", name, strings.Join(leaves, ", "))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"redline/internal/change"
 	"redline/internal/host"
@@ -71,7 +72,7 @@ func (pc *planContext) stopIrqbalance() {
 		return
 	}
 	if pc.in.KeepIrqbalance {
-		pc.note("irqbalance is running (pids %v) and will rewrite these IRQs' affinity within 10 s; stop it, or ban them with --banirq in %s", ib.PIDs, orDefault(ib.ConfigPath, "its config"))
+		pc.note("%s; stop it, or ban them with --banirq in %s", irqbalanceUndoes(strings.Trim(fmt.Sprint(ib.PIDs), "[]"), "these IRQs"), orDefault(ib.ConfigPath, "its config"))
 		return
 	}
 	pc.add("irq-local", change.Change{Kind: change.KindService, Target: "irqbalance", Value: "inactive",
