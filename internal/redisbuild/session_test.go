@@ -56,7 +56,7 @@ func TestCheckSession(t *testing.T) {
 		{"compiler by path", buildspec.Spec{Source: DebianSource, CC: "/tmp/gcc"}, "by name"},
 		{"compiler elsewhere", buildspec.Spec{Source: DebianSource, CC: "no-such-cc"}, "not found in /usr/local/bin or /usr/bin"},
 		{"relative source", buildspec.Spec{Source: "redis"}, "absolute path"},
-		{"a file somebody else owns in the tree", buildspec.Spec{Source: userTree}, "not owned by root"},
+		{"a file somebody else owns in the tree", buildspec.Spec{Source: userTree}, "owned by uid 65534, not root"},
 		{"a tarball others can write", buildspec.Spec{Source: tarball}, "writable by group or others"},
 	} {
 		_, err := CheckSession(c.spec)
