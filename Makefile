@@ -21,8 +21,9 @@ TEST_PKGS_HOST = numactl libtcmalloc-minimal4 libmimalloc2.0 ethtool util-linux 
 	linux-perf irqbalance openssh-server openssh-client
 # redline build and go test -race's cgo: Debian's redis source (apt-get source, signed by
 # Debian's keyring; dpkg-source, xz), gcc and libc6-dev, clang with lld and llvm-profdata
-# (thin LTO, PGO), bolt-16 (BOLT), the system jemalloc Debian's source links;
-TEST_PKGS_BUILD = make gcc libc6-dev clang lld llvm bolt-16 apt dpkg-dev xz-utils \
+# (thin LTO, PGO; lld-14 named too: it ships the ld.lld that lld links to), bolt-16 (BOLT), the
+# system jemalloc Debian's source links;
+TEST_PKGS_BUILD = make gcc libc6-dev clang lld lld-14 llvm bolt-16 apt dpkg-dev xz-utils \
 	libjemalloc-dev debian-archive-keyring
 # reports and fleets: chromium (screenshots), cmark-gfm (renders the Markdown reports made
 # from hostile values, as a viewer would), promtool (prometheus: doctor's textfile, the
@@ -122,7 +123,8 @@ lab: setup build
 
 # Every test, against real redis-servers on loopback. Tests that write the
 # host run only with REDLINE_TEST_HOST_WRITES=1 (set by .ci/run). The timeout
-# is a guard against a hung test, not a speed bound.
+# is a guard against a hung test, not a speed bound (40m: on a fresh machine internal/cli
+# compiles Redis from a cold build cache in three tests at once).
 # -race where the code under test runs goroutines of its own against each other (RACE_PKGS):
 # bench (the load's clients, the workers' barrier and merge), resp, steer (the daemon, its
 # sampler and retargeting), remote and serverhost (sessions and their streams), host (the dumps
@@ -140,9 +142,9 @@ RACE_PKGS = ./internal/bench ./internal/resp/... ./internal/steer/... ./internal
 	./internal/serverhost/... ./internal/host/... ./internal/netns/... ./internal/lab \
 	./internal/doctor ./internal/profile ./internal/redisserver ./internal/tune \
 	./internal/testutil/...
-CLI_RACE_TESTS = ^(TestBenchWorkers|TestBenchSSHWorkers|TestWorker|TestSteer|TestProfile|TestLabStops|TestLaterSignal|TestRepeatedStopSignals|TestBenchClosedStdout)
+CLI_RACE_TESTS = ^(TestBenchWorkers|TestBenchSSHWorkers|TestWorker|TestSteer|TestProfile|TestLabStops|TestLaterSignal|TestRepeatedStopSignals|TestBenchClosedStdout|TestBenchStoppedBeforeMeasuring|TestBenchSignalWhileStarting|TestLabRepeatedSignals)
 PLAIN_PKGS = $(filter-out $(shell $(GO) list $(RACE_PKGS)) redline/internal/cli,$(shell $(GO) list ./...))
-GOTEST = $(GO) test -count=1 -parallel 4 -timeout 20m
+GOTEST = $(GO) test -count=1 -parallel 4 -timeout 40m
 test: check-needs
 	$(GO) mod tidy -diff
 	$(GO) vet ./...

@@ -10,8 +10,8 @@ import (
 // (scoped: every change journaled so a crash leaves it restorable), runs
 // one measurement of the objective, rolls c back and returns what it
 // measured. The baseline is the empty Config. The simulations drive a
-// simulated host through it; the real target is driven through an
-// adapter in internal/cli.
+// simulated host through it; the real target is internal/target's
+// Target.
 type Trialer interface {
 	Trial(ctx context.Context, c Config, o TrialOptions) (Measurement, error)
 }

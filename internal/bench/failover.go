@@ -261,10 +261,17 @@ func outageOf(sp failSpan, from int64) benchdata.Outage {
 		Straddled: sp.straddle.TotalCount(),
 	}
 	if o.Straddled > 0 {
-		ms := func(v int64) float64 { return float64(v) / 1e6 }
-		o.StraddledP50Ms, o.StraddledP99Ms, o.StraddledMaxMs = ms(sp.straddle.ValueAtPercentile(50)), ms(sp.straddle.ValueAtPercentile(99)), ms(sp.straddle.Max())
+		o.StraddledHistogram = &benchdata.Histogram{Histogram: sp.straddle}
+		straddledDigest(&o)
 	}
 	return o
+}
+
+// straddledDigest sets o's straddled percentiles from its histogram.
+func straddledDigest(o *benchdata.Outage) {
+	h := o.StraddledHistogram.Histogram
+	ms := func(v int64) float64 { return float64(v) / 1e6 }
+	o.StraddledP50Ms, o.StraddledP99Ms, o.StraddledMaxMs = ms(h.ValueAtPercentile(50)), ms(h.ValueAtPercentile(99)), ms(h.Max())
 }
 
 func kindMap(kinds [nKinds]int64) map[string]int64 {

@@ -32,11 +32,18 @@ func TestProgressIntervalsCoverEveryReply(t *testing.T) {
 	o := scriptedOptions(s)
 	o.Clients, o.Requests, o.ProgressInterval, o.ProgressFinal = 1, 300, 2*time.Millisecond, true
 	var calls []Progress
-	var t1, t2 time.Duration // the hold covered at least t1..t2
+	// The hold covered at least t1..t2: t1 is the time of the first call
+	// taken after one saw the 100th SET arrive (a call's Elapsed is taken
+	// before it runs: under load, well before), t2 of the call that
+	// releases it.
+	var t1, t2 time.Duration
+	var held bool
 	o.Progress = func(p Progress) {
 		calls = append(calls, p)
 		switch {
-		case t1 == 0 && p.Requests == 99 && closed(s.Seen("SET", 100)):
+		case !held && p.Requests == 99 && closed(s.Seen("SET", 100)):
+			held = true
+		case held && t1 == 0:
 			t1 = p.Elapsed
 		case t1 != 0 && t2 == 0:
 			t2 = p.Elapsed

@@ -166,6 +166,7 @@ func WorkerName(n int, host string) string {
 // latest end. Workers lists each part's own figures under the part's own
 // number and host, a part without a Summary included (with its error).
 // Times of a part with a Clock are moved onto the coordinator's clock.
+// Their failover figures (--reconnect) merge too (mergeFailover).
 func MergeWorkers(parts []WorkerPart) (*benchdata.Summary, error) {
 	first := slices.IndexFunc(parts, func(p WorkerPart) bool { return p.Summary != nil })
 	if first < 0 {
@@ -173,12 +174,13 @@ func MergeWorkers(parts []WorkerPart) (*benchdata.Summary, error) {
 	}
 	m := *parts[first].Summary
 	m.Histogram, m.UncorrectedHistogram, m.Uncorrected = nil, nil, nil
-	m.Commands, m.Cluster, m.Connections, m.Drain, m.Workers = nil, nil, nil, nil, nil
+	m.Commands, m.Cluster, m.Connections, m.Drain, m.Workers, m.Failover = nil, nil, nil, nil, nil, nil
 	m.Requests, m.Errors, m.ErrorsByType, m.Error = 0, 0, nil, ""
 	m.Config.Clients, m.Config.Requests, m.Config.Rate, m.Config.Threads = 0, 0, 0, 0
 	m.Start, m.End = time.Time{}, time.Time{}
 	var errs []string
 	var conns []*benchdata.Connections
+	var failovers []failoverPart
 	for _, part := range parts {
 		w := benchdata.WorkerResult{Worker: part.Worker, Host: part.Host, Clock: part.Clock}
 		if w.Host == "" && part.Summary != nil {
@@ -224,6 +226,7 @@ func MergeWorkers(parts []WorkerPart) (*benchdata.Summary, error) {
 			errs = append(errs, part.name()+": "+w.Error)
 		}
 		conns = append(conns, p.Connections)
+		failovers = append(failovers, failoverPart{start: start, end: end, f: p.Failover})
 		w.Clients, w.Requests, w.RPS, w.Latency, w.Histogram = p.Config.Clients, p.Requests, p.RPS, p.Latency, p.Histogram
 		w.Start, w.End = start, end
 		if p.Connections != nil {
@@ -234,6 +237,7 @@ func MergeWorkers(parts []WorkerPart) (*benchdata.Summary, error) {
 	m.Error = strings.Join(errs, "; ")
 	m.ElapsedSeconds = m.End.Sub(m.Start).Seconds()
 	m.Connections = mergeConnectionsOf(parts, conns, m.ElapsedSeconds)
+	m.Failover = mergeFailover(failovers, m.Start)
 	digest(&m)
 	return &m, nil
 }

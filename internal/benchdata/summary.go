@@ -76,8 +76,12 @@ type Summary struct {
 	Server ServerInfo `json:"server"`
 	Client ClientInfo `json:"client"`
 
-	Interrupted bool   `json:"interrupted,omitempty"`
-	Error       string `json:"error,omitempty"`
+	Interrupted bool `json:"interrupted,omitempty"`
+	// StoppedDuring is set when a stop came before the test measured
+	// anything: what the run was doing ("reading the server's INFO",
+	// "starting the workers", "connecting"); Requests is then 0.
+	StoppedDuring string `json:"stopped_during,omitempty"`
+	Error         string `json:"error,omitempty"`
 }
 
 // RunConfig is the configuration a Summary was measured with.
@@ -429,4 +433,7 @@ type Outage struct {
 	StraddledP50Ms float64 `json:"straddled_p50_ms,omitempty"`
 	StraddledP99Ms float64 `json:"straddled_p99_ms,omitempty"`
 	StraddledMaxMs float64 `json:"straddled_max_ms,omitempty"`
+	// StraddledHistogram holds the straddled requests' latencies (ns), so
+	// a --workers run's outages merge with exact percentiles.
+	StraddledHistogram *Histogram `json:"straddled_histogram,omitempty"`
 }

@@ -7,71 +7,21 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"redline/internal/atomicfile"
 	"redline/internal/autotune"
-	"redline/internal/bench/cmdline"
-	"redline/internal/change"
 	"redline/internal/knobs"
-	"redline/internal/textsafe"
-	"redline/internal/tune"
+	"redline/internal/serverhost"
+	"redline/internal/target"
 )
 
 func init() { register(newAutotuneCmd) }
 
-// autotuneTarget is what a session measures: journaled with the session,
-// so --resume measures the same.
-type autotuneTarget struct {
-	ServerConfig []string `json:"server_config,omitempty"`
-	Workload     string   `json:"workload"`
-	Objective    string   `json:"objective"`
-	// P99Max bounds the p99 of a throughput objective (--p99-max).
-	P99Max time.Duration `json:"p99_max,omitempty"`
-	Knobs  []string      `json:"knobs,omitempty"`
-	Allow  []string      `json:"allow,omitempty"`
-	// AllowHostWide overrides the production-host guard: host-wide
-	// knobs are tried beside other redis-servers too.
-	AllowHostWide bool `json:"allow_host_wide,omitempty"`
-	// Doctor says which knobs the doctor's findings put first (journaled:
-	// a resumed session says it too).
-	Doctor []string `json:"doctor,omitempty"`
-	// The server host: this machine, or a session over ssh (its
-	// options, never a password); its journal directory there.
-	SSH       string        `json:"ssh,omitempty"`
-	SSHConfig string        `json:"ssh_config,omitempty"`
-	SSHSudo   bool          `json:"ssh_sudo,omitempty"`
-	NoPush    bool          `json:"no_push,omitempty"`
-	Heartbeat time.Duration `json:"ssh_heartbeat,omitempty"`
-	StateDir  string        `json:"state_dir,omitempty"`
-	// An attached server (someone's: never restarted, flushed or
-	// stopped), by address or socket; its password comes from the
-	// command line each time (PassFile, never journaled, or
-	// $REDISCLI_AUTH), on --resume only for an address confirmed there
-	// (autotune_resume.go).
-	Addr     string `json:"addr,omitempty"`
-	Socket   string `json:"socket,omitempty"`
-	User     string `json:"user,omitempty"`
-	PassFile string `json:"-"`
-	// NetNS starts the managed server in a network namespace of its own,
-	// the load coming from another (the lab's target kind netns).
-	NetNS bool `json:"netns,omitempty"`
-	// Builds are server.build's values (--build NAME=SPEC) and, once
-	// built, their provenance: --resume builds the same (autotune_build.go).
-	Builds []autotuneBuild `json:"builds,omitempty"`
-	// Cluster is a Redis Cluster (autotune_cluster.go): with Addr an
-	// existing one, else one started here of Primaries primaries with
-	// Replicas replicas each.
-	Cluster   bool `json:"cluster,omitempty"`
-	Primaries int  `json:"primaries,omitempty"`
-	Replicas  int  `json:"replicas,omitempty"`
-}
-
 type autotuneOptions struct {
-	target   autotuneTarget
+	target   target.Spec
 	remote   remoteOptions
 	password string // the attached server's: never journaled or printed
 	// clusterAuthAny is --cluster-auth-any: a decision of this command
@@ -161,7 +111,7 @@ func (o *autotuneOptions) finish(cmd *cobra.Command) error {
 			return usageError("redline autotune --resume: %v", err)
 		}
 		given, givenRemote := o.target, o.remote
-		o.target = autotuneTarget{} // the journal's, not this command line's
+		o.target = target.Spec{} // the journal's, not this command line's
 		if err := json.Unmarshal(eo.Target, &o.target); err != nil {
 			return usageError("redline autotune --resume %s: the journal's target: %v", o.resume, err)
 		}
@@ -210,119 +160,36 @@ func (o *autotuneOptions) finish(cmd *cobra.Command) error {
 	return nil
 }
 
-// writesHost says whether trying k writes the host outside the server:
-// a sysctl, a file under /sys, a profile other than the server's own
-// settings and threads, steer.
-func writesHost(k knobs.Knob) bool {
-	switch k.Method() {
-	case knobs.ByChange:
-		return k.Kind != knobs.KindRedisConfig
-	case knobs.ByProfile:
-		return k.Target != "redis-config" && k.Target != "numa-bind"
-	case knobs.BySteer:
-		return true
-	}
-	return false
-}
-
-// autotuneCandidates splits the catalog into the candidates this target
-// can try and the knobs it leaves untested, with why.
-func autotuneCandidates(t autotuneTarget) (cands []autotune.Candidate, untested []string) {
-	for _, k := range knobs.Catalog() {
-		if len(t.Knobs) > 0 && !slices.Contains(t.Knobs, k.Name) {
-			continue
-		}
-		var why string
-		switch {
-		case !k.Allowed(t.Allow) && k.Safety == knobs.Never:
-			why = "never tried: " + k.Why
-		case !k.Allowed(t.Allow):
-			why = "review class (durability, memory, security or host-wide): --allow " + k.Name
-		case k.SessionValues() && len(t.Builds) == 0:
-			why = "no --build NAME=SPEC given"
-		}
-		if why != "" {
-			untested = append(untested, k.Name+": "+why)
-			continue
-		}
-		values := k.Values
-		if k.SessionValues() {
-			values = t.buildNames()
-		}
-		cands = append(cands, autotune.Candidate{Knob: k.Name, Values: values, Numeric: k.Numeric})
-	}
-	return cands, untested
-}
-
 func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
-	wl, err := cmdline.ParseWorkload(o.target.Workload)
-	if err != nil {
-		return usageError("redline autotune: --workload: %v", err)
-	}
-	if len(wl.Tests) != 1 || wl.Options.Duration <= 0 {
-		return usageError("redline autotune: --workload must run one test (-t NAME) for a --duration")
-	}
-	cands, untested := autotuneCandidates(o.target)
-	if len(cands) == 0 {
-		return usageError("redline autotune: no knob left to try:\n  %s", strings.Join(untested, "\n  "))
-	}
-	if err := checkOutputs("autotune", dirOutput("--dir", o.dir)); err != nil {
-		return err
-	}
-	if err := atomicfile.OwnDir(o.dir, 0o700); err != nil {
-		return exitCode(ExitError, "redline autotune: "+err.Error())
-	}
-	tg, err := openAutotuneTarget(ctx, s, o, wl)
-	if err != nil {
-		return err
-	}
-	defer tg.close()
-	if err := tg.buildServers(ctx, s, o); err != nil {
-		return err
-	}
-	cands, untested = tg.candidates(cands, untested)
-	if !o.engine.Resume {
-		cands, untested, o.target.Doctor = tg.doctorFirst(ctx, cands, untested)
-		o.engine.Candidates = nil
-		for _, c := range cands {
-			left, why, ok := tg.untried(ctx, c)
-			if why != "" {
-				untested = append(untested, c.Knob+": "+why)
+	out, runErr := target.Autotune(ctx, target.Options{
+		Spec: o.target, Password: o.password, ClusterAuthAny: o.clusterAuthAny, StateDir: o.stateDir,
+		Engine: o.engine, Budget: o.budget, Apply: o.apply, Undo: o.rollbackHint(), BuildProgress: s.err,
+		OpenHost: func(ctx context.Context, local serverhost.LocalOptions) (serverhost.Host, error) {
+			return o.remote.openHost(ctx, s, "autotune", local)
+		},
+		Prepare: func() error {
+			if err := checkOutputs("autotune", dirOutput("--dir", o.dir)); err != nil {
+				return err
 			}
-			if ok {
-				o.engine.Candidates = append(o.engine.Candidates, tg.requirement(ctx, left))
+			if err := atomicfile.OwnDir(o.dir, 0o700); err != nil {
+				return exitCode(ExitError, "redline autotune: "+err.Error())
 			}
-		}
-		if len(o.engine.Candidates) == 0 {
-			return usageError("redline autotune: no knob left to try:\n  %s", strings.Join(untested, "\n  "))
-		}
-		o.engine.Target, _ = json.Marshal(o.target)
+			return nil
+		},
+		Say:      func(l string) { fmt.Fprintln(s.out, l) },
+		Ready:    func(r target.Ready) { autotunePrintReady(s.out, o, r) },
+		Progress: func(t autotune.Trial) { autotunePrintTrial(s.out, t) },
+	})
+	if out == nil {
+		return autotuneError(runErr)
 	}
-	per := wl.Options.Duration + wl.Options.Warmup + 300*time.Millisecond // apply, FLUSHALL, rollback
-	if !o.engine.Resume {                                                 // a resumed session keeps its own budget
-		o.engine.MaxMeasurements = int(o.budget / per)
+	o.target = out.Spec
+	err := autotuneFinish(s, o, out, runErr)
+	for _, l := range out.Applied {
+		fmt.Fprintln(s.out, l)
 	}
-	plan, err := o.engine.Plan() // the budget decides the default --max-rounds
-	if err != nil {
-		return usageError("redline autotune: %v", err)
-	}
-	autotunePrintPlan(s.out, o, plan, per)
-	tg.printBuildTime(s.out)
-	fmt.Fprintf(s.out, "target: %s; after a crash: %s\n", tg.where, o.rollbackHint())
-	fmt.Fprintf(s.out, "host-wide: %s\n", tg.guardLine)
-	for _, l := range o.target.Doctor {
-		fmt.Fprintf(s.out, "doctor: %s\n", textsafe.Printable(l)) // a resumed journal's lines too
-	}
-	o.engine.Progress = func(t autotune.Trial) { autotunePrintTrial(s.out, t) }
-	res, runErr := autotune.Run(ctx, tg, o.engine)
-	if res == nil {
-		return exitCode(ExitError, "redline autotune: "+runErr.Error())
-	}
-	err = autotuneFinish(s, o, res, untested, tg.addr, tg.clusterNodes(), runErr)
-	if o.apply && runErr == nil && ctx.Err() == nil {
-		if aerr := autotuneApply(ctx, s.out, tg, res, o.rollbackHint()); aerr != nil && err == nil {
-			err = exitCode(ExitFailure, "redline autotune: "+aerr.Error())
-		}
+	if out.ApplyErr != nil && err == nil {
+		err = exitCode(ExitFailure, "redline autotune: "+out.ApplyErr.Error())
 	}
 	if ctx.Err() != nil {
 		return exitCode(ExitSignaled, "redline autotune: stopped; the host is rolled back, the partial report is in "+o.dir+" (--resume "+o.dir+" continues)")
@@ -330,17 +197,35 @@ func runAutotune(ctx context.Context, s *streams, o *autotuneOptions) error {
 	return err
 }
 
+// autotuneError is a session that could not start, with its exit status.
+func autotuneError(err error) error {
+	var e *exitError
+	var te *target.Error
+	switch {
+	case errors.As(err, &e):
+		return err
+	case errors.As(err, &te) && te.Fault == target.Failure:
+		return exitCode(ExitFailure, "redline autotune: "+err.Error())
+	}
+	return exitCode(ExitError, "redline autotune: "+err.Error())
+}
+
 // autotuneFinish writes the files and prints the answer.
-func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untested []string, addr string, nodes []string, runErr error) error {
+func autotuneFinish(s *streams, o *autotuneOptions, out *target.Outcome, runErr error) error {
+	res := out.Result
 	var errs []error
 	errs = append(errs, atomicfile.Write(filepath.Join(o.dir, "result.json"), autotuneResultJSON(res, o.target.Builds), 0o644))
-	errs = append(errs, writeAutotuneReports(o.dir, autotuneReport(o, res, untested)))
+	errs = append(errs, writeAutotuneReports(o.dir, autotuneReport(o, res, out.Untested)))
 	planPath := ""
 	if c := res.Confirmation; c != nil && c.Confirmed {
 		planPath = filepath.Join(o.dir, "plan.yaml")
-		errs = append(errs, writeAutotunePlan(planPath, res, addr, nodes, o.target.Builds))
+		b, err := target.PlanYAML(out)
+		if err == nil {
+			err = atomicfile.Write(planPath, b, 0o644)
+		}
+		errs = append(errs, err)
 	}
-	autotunePrintAnswer(s.out, o, res, untested, planPath)
+	autotunePrintAnswer(s.out, o, res, out.Untested, planPath)
 	if err := errors.Join(errs...); err != nil {
 		return exitCode(ExitFailure, "redline autotune: "+err.Error())
 	}
@@ -349,58 +234,6 @@ func autotuneFinish(s *streams, o *autotuneOptions, res *autotune.Result, untest
 		return exitCode(ExitFailure, "redline autotune: "+runErr.Error()+" (the host is rolled back; --resume "+o.dir+" continues)")
 	case res.Confirmation != nil && !res.Confirmation.Confirmed:
 		return exitCode(ExitFailure, "")
-	}
-	return nil
-}
-
-// writeAutotunePlan writes the confirmed plan for redline tune apply,
-// each change's measured effect in its note; a cluster's Redis settings
-// name each of its nodes.
-func writeAutotunePlan(path string, res *autotune.Result, addr string, nodes []string, builds []autotuneBuild) error {
-	changes, notes, err := splitPlan(res.Final)
-	if err != nil {
-		return err
-	}
-	p := tune.FromChanges(changes, "autotune")
-	p.Notes = append(p.Notes, notes...)
-	p.Notes = append(p.Notes, buildNotes(res.Final, builds)...)
-	p.Redis = &tune.PlanRedis{Addr: addr}
-	p.ForNodes(nodes)
-	// Each change's note is the trial that kept its knob: found by the
-	// knob, not by position (profiles and start-up settings make no
-	// change here; a cluster's setting is one change per node).
-	comments := map[int]string{}
-	for i, ch := range p.Changes {
-		if t := keptTrialOf(res, ch); t != nil {
-			comments[i] = fmt.Sprintf("measured: x%.3f [%.3f, %.3f] against %s (trial %d)", t.Result.Ratio, t.Result.CILow, t.Result.CIHigh, t.Against, t.N)
-		}
-	}
-	c := res.Confirmation.Result
-	header := fmt.Sprintf("redline autotune: confirmed on %d fresh rounds: x%.3f [%.3f, %.3f] at %.0f%%\nthe server address is the session's managed one: edit redis.addr for yours", c.N, c.Ratio, c.CILow, c.CIHigh, 100*(1-c.Level))
-	var buf strings.Builder
-	if err := p.EncodeYAML(&buf, header, comments); err != nil {
-		return err
-	}
-	return atomicfile.Write(path, []byte(buf.String()), 0o644)
-}
-
-// keptTrialOf is the trial that kept the final setting making ch.
-func keptTrialOf(res *autotune.Result, ch change.Change) *autotune.Trial {
-	k, ok := knobs.ForChange(ch)
-	for _, s := range res.Final {
-		if ok && s.Knob == k.Name {
-			return keptTrial(res, s)
-		}
-	}
-	return nil
-}
-
-// keptTrial is the trial that kept s.
-func keptTrial(res *autotune.Result, s autotune.Setting) *autotune.Trial {
-	for i := len(res.Trials) - 1; i >= 0; i-- {
-		if t := &res.Trials[i]; t.Decision == autotune.Kept && t.Setting == s {
-			return t
-		}
 	}
 	return nil
 }

@@ -5,13 +5,12 @@ package cli
 // each is built (or found in the cache) by the server host's Builder
 // before the session's first measurement, and a trial with
 // server.build=NAME runs on a server started from that binary, beside the
-// baseline's like every start-up knob (autotune_trial.go). The specs and
+// baseline's like every start-up knob (internal/target/trial.go). The specs and
 // their provenance are journaled with the session's target, so --resume
 // builds the same specs, finds the same binaries in the cache, and
 // refuses to go on when a spec now makes another binary.
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,25 +18,16 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"redline/internal/autotune"
 	"redline/internal/bench/cmdline"
-	"redline/internal/labdata"
 	"redline/internal/redisbuild"
-	"redline/internal/serverhost"
+	"redline/internal/target"
 	"redline/internal/textsafe"
 )
-
-// autotuneBuild is one --build NAME=SPEC and, once built, what was built.
-type autotuneBuild struct {
-	Name  string                   `json:"name"`
-	Spec  labdata.BuildSpec        `json:"spec"`
-	Built *labdata.BuildProvenance `json:"built,omitempty"`
-}
 
 // autotuneBuildFlags are the command line's --build and --trust-build.
 type autotuneBuildFlags struct {
@@ -67,7 +57,7 @@ func (o *autotuneOptions) finishBuilds() error {
 		if err != nil {
 			return usageError("redline autotune: --build %q: %v", textsafe.Printable(arg), err)
 		}
-		if slices.ContainsFunc(o.target.Builds, func(x autotuneBuild) bool { return x.Name == b.Name }) {
+		if slices.ContainsFunc(o.target.Builds, func(x target.Build) bool { return x.Name == b.Name }) {
 			return usageError("redline autotune: --build %s: the name is given twice", b.Name)
 		}
 		o.target.Builds = append(o.target.Builds, b)
@@ -90,142 +80,31 @@ func (o *autotuneOptions) finishBuilds() error {
 }
 
 // parseAutotuneBuild parses NAME=SPEC with redline build's own spec flags.
-func parseAutotuneBuild(arg string) (autotuneBuild, error) {
+func parseAutotuneBuild(arg string) (target.Build, error) {
 	name, line, ok := strings.Cut(arg, "=")
 	if !ok || !buildNameShape.MatchString(name) {
-		return autotuneBuild{}, errors.New(`want NAME=SPEC, NAME of letters, digits, _ . - (o3="--source debian -O -O3")`)
+		return target.Build{}, errors.New(`want NAME=SPEC, NAME of letters, digits, _ . - (o3="--source debian -O -O3")`)
 	}
 	words, err := cmdline.SplitShell(line)
 	if err != nil {
-		return autotuneBuild{}, err
+		return target.Build{}, err
 	}
 	var bo buildOptions
 	fs := pflag.NewFlagSet("build", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	bo.specFlags(fs)
 	if err := fs.Parse(words); err != nil {
-		return autotuneBuild{}, fmt.Errorf("%v (SPEC takes redline build's flags: --source, --cc, -O, --march, --mcpu, --lto, --allocator, --cflag, --ldflag, --pgo ...)", err)
+		return target.Build{}, fmt.Errorf("%v (SPEC takes redline build's flags: --source, --cc, -O, --march, --mcpu, --lto, --allocator, --cflag, --ldflag, --pgo ...)", err)
 	}
 	if fs.NArg() > 0 {
-		return autotuneBuild{}, fmt.Errorf("unexpected %q in SPEC", fs.Arg(0))
+		return target.Build{}, fmt.Errorf("unexpected %q in SPEC", fs.Arg(0))
 	}
-	return autotuneBuild{Name: name, Spec: bo.buildSpec()}, nil
-}
-
-// buildNames are the values of server.build in this session.
-func (t autotuneTarget) buildNames() []string {
-	var names []string
-	for _, b := range t.Builds {
-		names = append(names, b.Name)
-	}
-	return names
-}
-
-// buildServers builds every --build spec on the server host (its Builder:
-// this machine's cache, or the session's there), before the first
-// measurement; a PGO spec that names no training trains with the
-// session's workload. An attached server is never restarted, so nothing
-// is built for it (server.build is untested, cannotStart says why).
-func (t *localTarget) buildServers(ctx context.Context, s *streams, o *autotuneOptions) error {
-	builds := o.target.Builds
-	if len(builds) == 0 || !t.restarts() { // a managed server or cluster
-		return nil
-	}
-	fmt.Fprintf(s.out, "building %d --build spec(s)%s before the first measurement (a cached spec at once, a build from source in minutes)\n", len(builds), onHost(t.host.Info()))
-	start := time.Now()
-	t.built = map[string]labdata.BuildProvenance{}
-	for i := range builds {
-		b := &builds[i]
-		prov, err := t.host.Build(ctx, serverhost.BuildArgs{Spec: b.Spec, Workload: o.target.Workload})
-		switch {
-		case errors.As(err, new(redisbuild.SpecError)):
-			return usageError("redline autotune: --build %s: %v", b.Name, err)
-		case err != nil:
-			return exitCode(ExitFailure, fmt.Sprintf("redline autotune: --build %s: %v", b.Name, err))
-		case b.Built != nil && b.Built.Key != prov.Key:
-			return usageError("redline autotune: --build %s makes another binary than the session measured (cache key %s, now %s: its source or compiler changed); start a new session", b.Name, b.Built.Key, prov.Key)
-		}
-		b.Built, t.built[b.Name] = &prov, prov
-		fmt.Fprintf(s.out, "build %s: %s\n", b.Name, buildLine(prov))
-	}
-	t.buildTime = time.Since(start)
-	return nil
-}
-
-// buildLine is one line of a build's provenance: cached or built, the
-// binary, the compiler, the make variables and the source's hash.
-func buildLine(p labdata.BuildProvenance) string {
-	return strings.Join(p.Lines()[:min(5, len(p.Lines()))], "; ")
-}
-
-// printBuildTime states the builds' time beside the estimate (it is not
-// part of --budget: the builds are done before the first measurement).
-func (t *localTarget) printBuildTime(w io.Writer) {
-	if len(t.built) == 0 {
-		return
-	}
-	var cached []string
-	for name, p := range t.built {
-		if p.Cached {
-			cached = append(cached, name)
-		}
-	}
-	slices.Sort(cached)
-	fmt.Fprintf(w, "builds: %d took %s before the first measurement, outside the budget (cached: %s)\n",
-		len(t.built), t.buildTime.Round(100*time.Millisecond), cmpOrNone(strings.Join(cached, ", ")))
-}
-
-func cmpOrNone(s string) string {
-	if s == "" {
-		return "none"
-	}
-	return s
-}
-
-// startBuild points a at the binary built as name.
-func (t *localTarget) startBuild(a *serverhost.RedisStartArgs, name string) error {
-	p, ok := t.built[name]
-	if !ok {
-		return fmt.Errorf("no build %q in this session (--build %s=SPEC)", name, name)
-	}
-	a.Binary = p.Binary
-	return nil
-}
-
-// cannotBuild: a build this session did not make, or one that made the
-// binary of an earlier name (the same spec twice: a comparison of a
-// server with itself).
-func (t *localTarget) cannotBuild(name string) string {
-	p, ok := t.built[name]
-	if !ok {
-		return fmt.Sprintf("no build %q in this session", name)
-	}
-	for other, q := range t.built {
-		if other < name && q.Binary == p.Binary {
-			return fmt.Sprintf("the same binary as build %s (%s)", other, p.Binary)
-		}
-	}
-	return ""
-}
-
-// buildNotes are plan.yaml's notes on the builds the final config runs:
-// the binary to start, with its provenance (a plan cannot start it).
-func buildNotes(final autotune.Config, builds []autotuneBuild) []string {
-	var notes []string
-	for _, s := range final {
-		i := slices.IndexFunc(builds, func(b autotuneBuild) bool { return s.Knob == "server.build" && b.Name == s.Value })
-		if i < 0 || builds[i].Built == nil {
-			continue
-		}
-		p := builds[i].Built
-		notes = append(notes, fmt.Sprintf("server.build = %s: start %s on the server host (%s); %s", s.Value, p.Binary, builds[i].Spec, strings.Join(p.Lines()[1:], "; ")))
-	}
-	return notes
+	return target.Build{Name: name, Spec: bo.buildSpec()}, nil
 }
 
 // autotuneBuildLines are the report's Builds section: each server.build
 // value with its spec and its binary's provenance.
-func autotuneBuildLines(builds []autotuneBuild) []string {
+func autotuneBuildLines(builds []target.Build) []string {
 	var out []string
 	for _, x := range builds {
 		l := x.Name + ": " + x.Spec.String()
@@ -242,10 +121,10 @@ func autotuneBuildLines(builds []autotuneBuild) []string {
 // autotuneResultJSON is result.json: the engine's result and the
 // session's builds with their provenance (what each server.build value
 // ran).
-func autotuneResultJSON(res *autotune.Result, builds []autotuneBuild) []byte {
+func autotuneResultJSON(res *autotune.Result, builds []target.Build) []byte {
 	b, _ := json.MarshalIndent(struct {
 		*autotune.Result
-		Builds []autotuneBuild `json:"builds,omitempty"`
+		Builds []target.Build `json:"builds,omitempty"`
 	}{res, builds}, "", "  ")
 	return append(b, '\n')
 }

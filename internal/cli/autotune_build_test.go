@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"redline/internal/autotune"
 	"redline/internal/labdata"
 	"redline/internal/stats"
+	"redline/internal/target"
 	"redline/internal/testutil"
 	"redline/internal/tune"
 )
@@ -61,8 +61,8 @@ func TestAutotuneBuildRefusals(t *testing.T) {
 	}
 
 	dir := t.TempDir()
-	target, _ := json.Marshal(autotuneTarget{Workload: defaultAutotuneWorkload, Objective: "throughput",
-		Builds: []autotuneBuild{{Name: "tree", Spec: labdata.BuildSpec{Source: "/tmp/redis-src"}}}})
+	target, _ := json.Marshal(target.Spec{Workload: defaultAutotuneWorkload, Objective: "throughput",
+		Builds: []target.Build{{Name: "tree", Spec: labdata.BuildSpec{Source: "/tmp/redis-src"}}}})
 	start, _ := json.Marshal(map[string]any{"event": "start", "options": autotune.Options{Seed: 1, Target: target,
 		Candidates: []autotune.Candidate{{Knob: "server.build", Values: []string{"tree"}}}}})
 	if err := os.WriteFile(filepath.Join(dir, autotune.JournalFile), append(start, '\n'), 0o644); err != nil {
@@ -81,7 +81,7 @@ func TestAutotuneBuildRefusals(t *testing.T) {
 // TestAutotuneBuildCandidates: server.build's values are the session's
 // build names; without --build it is untested, saying why.
 func TestAutotuneBuildCandidates(t *testing.T) {
-	cands, untested := autotuneCandidates(autotuneTarget{Knobs: []string{"server.build"}})
+	cands, untested := target.Candidates(target.Spec{Knobs: []string{"server.build"}})
 	if len(cands) != 0 || len(untested) != 1 || !strings.Contains(untested[0], "no --build NAME=SPEC given") {
 		t.Errorf("no --build: %v, %q", cands, untested)
 	}
@@ -90,7 +90,7 @@ func TestAutotuneBuildCandidates(t *testing.T) {
 	if err != nil || b3.Spec.Source != "debian" || b3.Spec.Opt != "-O3" {
 		t.Fatalf("%s: %+v, %v", buildO3, b3, err)
 	}
-	cands, _ = autotuneCandidates(autotuneTarget{Knobs: []string{"server.build"}, Builds: []autotuneBuild{b2, b3}})
+	cands, _ = target.Candidates(target.Spec{Knobs: []string{"server.build"}, Builds: []target.Build{b2, b3}})
 	if len(cands) != 1 || strings.Join(cands[0].Values, ",") != "o2,o3" {
 		t.Errorf("candidates %+v", cands)
 	}
@@ -98,62 +98,6 @@ func TestAutotuneBuildCandidates(t *testing.T) {
 	if err != nil || pgo.Spec.PGO == nil || pgo.Spec.PGO.Workload != "-t set -c 8" || pgo.Spec.LTO != "thin" {
 		t.Errorf("a quoted PGO workload: %+v, %v", pgo.Spec, err)
 	}
-}
-
-// TestAutotuneTrialServerBuild: a server.build trial runs on a server
-// started beside the baseline's from the built binary (its process runs
-// the cache's redis-server), the baseline's server keeps the distribution's
-// binary, and closing the target stops the built one.
-func TestAutotuneTrialServerBuild(t *testing.T) {
-	t.Parallel()         // waits on its own servers (or builds)
-	testutil.NeedRoot(t) // the build cache is /var/cache/redline/build
-	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "/usr/lib/x86_64-linux-gnu/libjemalloc.so", "gcc")
-	tg, state := startTrialTarget(t, nil, false)
-	b3, _ := parseAutotuneBuild(buildO3)
-	o := &autotuneOptions{target: autotuneTarget{Workload: trialWorkload, Builds: []autotuneBuild{b3}}}
-	var out bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute) // a cold cache compiles Redis
-	defer cancel()
-	if err := tg.buildServers(ctx, &streams{out: &out, err: &out}, o); err != nil {
-		t.Fatalf("%v\n%s", err, out.String())
-	}
-	prov := o.target.Builds[0].Built
-	if prov == nil || prov.Binary == "" || !strings.Contains(out.String(), "build o3: ") {
-		t.Fatalf("o3 not built: %+v\n%s", prov, out.String())
-	}
-	var seen *trialServer
-	tg.beforeMeasure = func(s *trialServer) { seen = s }
-	if v, err := tg.Trial(ctx, autotune.Config{{Knob: "server.build", Value: "o3"}}, autotune.TrialOptions{}); err != nil || v.Value <= 0 {
-		t.Fatalf("trial: %v, %v", v, err)
-	}
-	exe, err := os.Readlink(filepath.Join("/proc", strconv.Itoa(seen.pid), "exe"))
-	if seen == tg.base() || err != nil || exe != prov.Binary {
-		t.Errorf("the o3 trial ran on pid %d, %s (%v); want %s beside the baseline's", seen.pid, exe, err, prov.Binary)
-	}
-	if exe, _ := os.Readlink(filepath.Join("/proc", strconv.Itoa(tg.base().pid), "exe")); exe == prov.Binary {
-		t.Errorf("the baseline's server runs the built binary")
-	}
-	if why := tg.cannotBuild("o3"); why != "" {
-		t.Errorf("o3 untested: %s", why)
-	}
-	if why := tg.cannotBuild("nope"); !strings.Contains(why, "no build") {
-		t.Errorf("an unknown build: %q", why)
-	}
-	tg.managed = false // as an attached server: never restarted, so nothing is built or compared
-	if _, why, ok := tg.untried(ctx, autotune.Candidate{Knob: "server.build", Values: []string{"o3"}}); ok || !strings.Contains(why, "restarts only a server it started") {
-		t.Errorf("server.build on an attached server: %q, %v", why, ok)
-	}
-	tg.built = nil
-	if err := tg.buildServers(ctx, &streams{out: &out, err: &out}, o); err != nil || tg.built != nil {
-		t.Errorf("an attached server's builds: %v, %v", tg.built, err)
-	}
-	tg.managed = true
-	pid := seen.pid
-	tg.close()
-	if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
-		t.Errorf("the built server (pid %d) still runs after the target closed", pid)
-	}
-	noPending(t, state)
 }
 
 // TestAutotuneServerBuildSession: a session whose one knob is
@@ -185,7 +129,7 @@ func TestAutotuneServerBuildSession(t *testing.T) {
 	}
 	var res struct {
 		Trials []autotune.Trial `json:"trials"`
-		Builds []autotuneBuild  `json:"builds"`
+		Builds []target.Build   `json:"builds"`
 	}
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
@@ -237,9 +181,9 @@ func TestAutotuneBuildPlanNotes(t *testing.T) {
 	b3.Built = &labdata.BuildProvenance{Binary: "/var/cache/redline/build/96d321a840198af1/redis-server", Key: "96d321a840198af1", SourceKind: "debian",
 		Source: "redis_7.0.15.dsc", SourceSHA256: "6416560d9f6e692a", Compiler: "/usr/bin/gcc", CompilerVersion: "gcc (Debian 12.2.0-14) 12.2.0",
 		Make: []string{"CC=/usr/bin/gcc", "OPTIMIZATION=-O3"}, Allocator: "jemalloc"}
-	o := &autotuneOptions{dir: t.TempDir(), target: autotuneTarget{Workload: defaultAutotuneWorkload, Objective: "throughput", Builds: []autotuneBuild{b3}}}
+	o := &autotuneOptions{dir: t.TempDir(), target: target.Spec{Workload: defaultAutotuneWorkload, Objective: "throughput", Builds: []target.Build{b3}}}
 	var out strings.Builder
-	if err := autotuneFinish(&streams{out: &out, err: &out}, o, res, nil, "127.0.0.1:6379", nil, nil); err != nil {
+	if err := autotuneFinish(&streams{out: &out, err: &out}, o, &target.Outcome{Spec: o.target, Result: res, Addr: "127.0.0.1:6379"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	plan, _ := os.ReadFile(filepath.Join(o.dir, "plan.yaml"))
@@ -257,7 +201,7 @@ func TestAutotuneBuildPlanNotes(t *testing.T) {
 	}
 	var got struct {
 		Final  autotune.Config `json:"final"`
-		Builds []autotuneBuild `json:"builds"`
+		Builds []target.Build  `json:"builds"`
 	}
 	b, _ := os.ReadFile(filepath.Join(o.dir, "result.json"))
 	if err := json.Unmarshal(b, &got); err != nil || len(got.Builds) != 1 || got.Builds[0].Built.CompilerVersion == "" || len(got.Final) != 1 {
@@ -274,6 +218,7 @@ func TestAutotuneSSHBuild(t *testing.T) {
 	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "/usr/lib/x86_64-linux-gnu/libjemalloc.so", "gcc")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // a cold cache compiles Redis
 	defer cancel()
+	fetchDebianSource(t, ctx)
 	cmd := l.autotune(t, ctx, "--knob", "server.build", "--build", buildO2, "--workload", "-t set -c 2 --duration 300ms", "--max-rounds", "8")
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

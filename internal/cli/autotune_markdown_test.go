@@ -6,6 +6,7 @@ import (
 
 	"redline/internal/autotune"
 	"redline/internal/report"
+	"redline/internal/target"
 	"redline/internal/testutil/mdcheck"
 )
 
@@ -14,7 +15,7 @@ import (
 // text or a code span there, whatever it holds.
 func TestAutotuneReportMarkdownHostile(t *testing.T) {
 	const bad = "v`|</td><img src=x onerror=alert(1)>\n# h | x | y [a](javascript:alert(1))"
-	o := &autotuneOptions{target: autotuneTarget{Workload: bad, ServerConfig: []string{bad, "hz 10"}}}
+	o := &autotuneOptions{target: target.Spec{Workload: bad, ServerConfig: []string{bad, "hz 10"}}}
 	s := autotune.Setting{Knob: bad, Value: bad}
 	res := &autotune.Result{
 		Trials:       []autotune.Trial{{N: 1, Setting: s, Against: autotune.Config{s}, Reason: bad}},

@@ -14,6 +14,7 @@ import (
 	"redline/internal/autotune"
 	"redline/internal/report"
 	"redline/internal/stats"
+	"redline/internal/target"
 	"redline/internal/textsafe"
 )
 
@@ -28,12 +29,27 @@ func objectiveText(o *autotuneOptions) string {
 	return "throughput (ratios are of requests/s)"
 }
 
-func autotunePrintPlan(w io.Writer, o *autotuneOptions, p autotune.Plan, per time.Duration) {
+// autotunePrintReady says what the session is about to do: the plan,
+// the builds' time, the target, the guard's decision, the doctor's lines.
+func autotunePrintReady(w io.Writer, o *autotuneOptions, r target.Ready) {
+	autotunePrintPlan(w, o, r.Plan, r.Per, r.MaxMeasurements)
+	if r.Builds > 0 { // not part of --budget: the builds are done before the first measurement
+		fmt.Fprintf(w, "builds: %d took %s before the first measurement, outside the budget (cached: %s)\n",
+			r.Builds, r.BuildTime.Round(100*time.Millisecond), cmp.Or(strings.Join(r.Cached, ", "), "none"))
+	}
+	fmt.Fprintf(w, "target: %s; after a crash: %s\n", r.Where, o.rollbackHint())
+	fmt.Fprintf(w, "host-wide: %s\n", r.Guard)
+	for _, l := range r.Doctor {
+		fmt.Fprintf(w, "doctor: %s\n", textsafe.Printable(l)) // a resumed journal's lines too
+	}
+}
+
+func autotunePrintPlan(w io.Writer, o *autotuneOptions, p autotune.Plan, per time.Duration, max int) {
 	fmt.Fprintf(w, "autotune: %s of `%s`\n", objectiveText(o), o.target.Workload)
 	fmt.Fprintf(w, "plan: %d candidate values, at most %d comparisons; %s\n", p.Screening, p.Comparisons, levelsText(p))
 	worst := time.Duration(p.MaxMeasurements) * per
 	fmt.Fprintf(w, "estimate: at most %d measurements of about %s (%s); budget %s (%d measurements)\n",
-		p.MaxMeasurements, per.Round(100*time.Millisecond), worst.Round(time.Second), o.budget, o.engine.MaxMeasurements)
+		p.MaxMeasurements, per.Round(100*time.Millisecond), worst.Round(time.Second), o.budget, max)
 }
 
 // levelsText states the keep decisions' levels: "keep decisions at
@@ -74,7 +90,7 @@ func autotunePrintAnswer(w io.Writer, o *autotuneOptions, res *autotune.Result, 
 	}
 	fmt.Fprintln(w, "kept:")
 	for _, s := range res.Final {
-		if t := keptTrial(res, s); t != nil {
+		if t := target.KeptTrial(res, s); t != nil {
 			fmt.Fprintf(w, "  %-45s %s against %s\n", textsafe.Printable(s.Knob+" = "+s.Value), ratioText(t.Result), t.Against)
 		}
 	}
@@ -160,7 +176,7 @@ func autotuneReportTrial(res *autotune.Result, t autotune.Trial) report.Autotune
 	rt := report.AutotuneTrial{N: t.N, Phase: string(t.Phase), Setting: t.Setting.Knob + " = " + t.Setting.Value, Against: t.Against.String(),
 		Reason: t.Reason, Decision: string(t.Decision), Rounds: t.Rounds}
 	if v, ok := res.Final.Value(t.Setting.Knob); ok && v == t.Setting.Value && t.Decision == autotune.Kept {
-		rt.InFinal = keptTrial(res, t.Setting).N == t.N
+		rt.InFinal = target.KeptTrial(res, t.Setting).N == t.N
 	}
 	for _, l := range t.Looks {
 		rt.Looks = append(rt.Looks, report.AutotuneLook{Rounds: l.Rounds, Ratio: l.Ratio, CILow: l.CILow, CIHigh: l.CIHigh, HasCI: l.HasCI})

@@ -4,15 +4,12 @@ import (
 	"fmt"
 	"os"
 
-	"redline/internal/autotune"
-	"redline/internal/knobs"
 	"redline/internal/secret"
-	"redline/internal/serverhost"
 	"redline/internal/textsafe"
 )
 
 // finishTarget checks the target's flags and moves the server host's
-// between the command line and the journal (autotuneTarget): --resume
+// between the command line and the journal (target.Spec): --resume
 // reopens the host the session had, with the password read again.
 func (o *autotuneOptions) finishTarget() error {
 	t := &o.target
@@ -27,7 +24,7 @@ func (o *autotuneOptions) finishTarget() error {
 	if err := o.remote.checkLink("autotune"); err != nil {
 		return err
 	}
-	attached := t.attached()
+	attached := t.Attached()
 	bad := func(format string, args ...any) error {
 		return usageError("redline autotune: "+format, args...)
 	}
@@ -96,32 +93,4 @@ func (o *autotuneOptions) rollbackHint() string {
 		cmd += " --state-dir " + o.stateDir
 	}
 	return cmd
-}
-
-// attached says whether the target is an existing server.
-func (t autotuneTarget) attached() bool { return t.Addr != "" || t.Socket != "" }
-
-// candidates leaves out the host knobs when the target's host cannot
-// take them (no root there, a server that is not its process).
-func (t *localTarget) candidates(cands []autotune.Candidate, untested []string) ([]autotune.Candidate, []string) {
-	if t.noHost == "" {
-		return cands, untested
-	}
-	var out []autotune.Candidate
-	for _, c := range cands {
-		if k, _ := knobs.Lookup(c.Knob); writesHost(k) {
-			untested = append(untested, fmt.Sprintf("%s: %s", c.Knob, t.noHost))
-			continue
-		}
-		out = append(out, c)
-	}
-	return out, untested
-}
-
-// onHost is " on NAME" for a server host over ssh, "" for this machine.
-func onHost(i serverhost.Info) string {
-	if w := i.Where(); w != "" {
-		return " " + w
-	}
-	return ""
 }

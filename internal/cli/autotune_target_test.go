@@ -15,6 +15,7 @@ import (
 	"redline/internal/autotune"
 	"redline/internal/redisserver"
 	"redline/internal/redistest"
+	"redline/internal/target"
 	"redline/internal/testutil"
 	"redline/internal/tune"
 )
@@ -180,7 +181,7 @@ func TestAutotuneNetns(t *testing.T) {
 func TestAutotuneTargetJournalsTheLink(t *testing.T) {
 	t.Setenv("REDISCLI_AUTH", "not-journaled")
 	o := &autotuneOptions{remote: remoteOptions{target: "admin@redis-a", config: "/etc/ssh/alt", noPush: true, heartbeat: 5 * time.Second},
-		target: autotuneTarget{Addr: "10.0.0.5:6379", StateDir: "/var/lib/at"}}
+		target: target.Spec{Addr: "10.0.0.5:6379", StateDir: "/var/lib/at"}}
 	if err := o.finishTarget(); err != nil {
 		t.Fatal(err)
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"redline/internal/autotune"
-	"redline/internal/knobs"
 	"redline/internal/stats"
+	"redline/internal/target"
 	"redline/internal/testutil"
 	"redline/internal/tune"
 )
@@ -36,24 +36,6 @@ func TestAutotuneUsageErrors(t *testing.T) {
 		if code != ExitError || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") > 2 {
 			t.Errorf("autotune %v: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, c.want)
 		}
-	}
-}
-
-func TestAutotuneCandidatesFollowSafetyAndMethod(t *testing.T) {
-	cands, untested := autotuneCandidates(autotuneTarget{Allow: []string{"redis.appendfsync"}})
-	names := map[string]bool{}
-	for _, c := range cands {
-		names[c.Knob] = true
-		k, _ := knobs.Lookup(c.Knob)
-		if k.Method() == knobs.NotApplied || k.Safety == knobs.Never || !k.Allowed([]string{"redis.appendfsync"}) {
-			t.Errorf("candidate %s: method %s, class %s", k.Name, k.Method(), k.Safety)
-		}
-	}
-	if !names["redis.appendfsync"] || names["redis.save"] || !names["redis.hz"] || !names["redis.io-threads"] || !names["profile.redis-config"] {
-		t.Errorf("candidates %v: want the allowed review knob, no other, and the safe ones (start-up and profile knobs too)", names)
-	}
-	if !strings.Contains(strings.Join(untested, "\n"), "steer: review class") {
-		t.Errorf("untested:\n%s", strings.Join(untested, "\n"))
 	}
 }
 
@@ -129,9 +111,9 @@ func TestAutotuneFilesOfAConfirmedSession(t *testing.T) {
 		Confirmation: &autotune.Confirmation{Config: final, Confirmed: true, Result: stats.Comparison{N: 20, Ratio: 1.4, CILow: 1.2, CIHigh: 1.6, HasCI: true, Level: 0.05, Outcome: stats.Better}},
 		Measurements: 100,
 	}
-	o := &autotuneOptions{dir: t.TempDir(), target: autotuneTarget{Workload: defaultAutotuneWorkload, Objective: "throughput"}}
+	o := &autotuneOptions{dir: t.TempDir(), target: target.Spec{Workload: defaultAutotuneWorkload, Objective: "throughput"}}
 	var out strings.Builder
-	if err := autotuneFinish(&streams{out: &out, err: &out}, o, res, nil, "127.0.0.1:6379", nil, nil); err != nil {
+	if err := autotuneFinish(&streams{out: &out, err: &out}, o, &target.Outcome{Spec: o.target, Result: res, Addr: "127.0.0.1:6379"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(o.dir, "plan.yaml"))
@@ -154,7 +136,7 @@ func TestAutotuneFilesOfAConfirmedSession(t *testing.T) {
 	}
 	res.Confirmation.Confirmed = false
 	o.dir = t.TempDir()
-	if err := autotuneFinish(&streams{out: &out, err: &out}, o, res, nil, "127.0.0.1:6379", nil, nil); err == nil {
+	if err := autotuneFinish(&streams{out: &out, err: &out}, o, &target.Outcome{Spec: o.target, Result: res, Addr: "127.0.0.1:6379"}, nil); err == nil {
 		t.Error("a session that was not confirmed exits 0")
 	}
 	if _, err := os.Stat(filepath.Join(o.dir, "plan.yaml")); err == nil {

@@ -105,8 +105,11 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 	if !o.KeepAlive {
 		fmt.Fprintln(s.err, "WARNING: keepalive disabled, you probably need 'echo 1 > /proc/sys/net/ipv4/tcp_tw_reuse' for Linux in order to use a lot of clients/requests")
 	}
+	r := &benchRun{s: s, f: f, o: o, argv: s.argv, custom: len(args) > 0}
 	info, err := bench.FetchServerInfo(ctx, o)
 	switch {
+	case err != nil && ctx.Err() != nil:
+		return r.stoppedEarly(ctx, tests[0], "reading the server's INFO", err)
 	case err != nil && len(f.WorkerHosts) > 0 && !errors.Is(err, bench.ErrAuth):
 		// The load comes from the ssh workers, which may reach a server
 		// this host cannot: its facts are left out, the run goes on.
@@ -117,9 +120,12 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 	if info.ConfigErr != "" {
 		fmt.Fprintf(s.err, "WARNING: Could not fetch server CONFIG: %s\n", info.ConfigErr)
 	}
-	r := &benchRun{s: s, f: f, o: o, info: info, argv: s.argv}
+	r.info = info
 	if f.Workers > 1 || len(f.WorkerHosts) > 0 {
 		if r.workers, err = workerSessions(ctx, s, f.WorkerHosts, f.Workers, sshw); err != nil {
+			if ctx.Err() != nil {
+				return r.stoppedEarly(ctx, tests[0], "starting the workers", err)
+			}
 			return exitCode(ExitError, "redline bench: "+err.Error())
 		}
 		defer r.workers.close()
@@ -128,7 +134,7 @@ func runBench(ctx context.Context, s *streams, f *cmdline.Flags, sshw *sshWorker
 	r.o.Progress = r.progress.show
 	r.o.ProgressInterval = r.progress.interval()
 	r.o.ProgressFinal = r.progress.mode == "plain"
-	return r.run(ctx, tests, len(args) > 0)
+	return r.run(ctx, tests)
 }
 
 // benchRun prints and saves the results of a sequence of tests.
@@ -142,9 +148,10 @@ type benchRun struct {
 	workers  *workerPool // --workers
 	results  []*benchdata.Summary
 	started  time.Time
+	custom   bool // a command given on the command line, not -t tests
 }
 
-func (r *benchRun) run(ctx context.Context, tests []bench.Test, custom bool) error {
+func (r *benchRun) run(ctx context.Context, tests []bench.Test) error {
 	r.started = time.Now()
 	if r.f.CSV {
 		io.WriteString(r.s.out, bench.CSVHeader)
@@ -153,14 +160,17 @@ func (r *benchRun) run(ctx context.Context, tests []bench.Test, custom bool) err
 	for {
 		data := payload.Next(r.o.Sizes.Largest())
 		for _, t := range tests {
+			if ctx.Err() != nil && len(r.results) == 0 {
+				return r.stoppedEarly(ctx, t, "starting", context.Cause(ctx))
+			}
 			if ctx.Err() != nil { // stopped between two tests: the ones done are printed and saved
 				return exitCode(ExitSignaled, fmt.Sprintf("redline bench: stopped by %s before %s, with %d tests done", stoppedWhat(ctx), t.Title, len(r.results)))
 			}
-			if err := r.one(ctx, t, data, custom); err != nil {
+			if err := r.one(ctx, t, data); err != nil {
 				return err
 			}
 		}
-		if !r.f.CSV && !custom {
+		if !r.f.CSV && !r.custom {
 			fmt.Fprintln(r.s.out)
 		}
 		if !r.f.Loop || ctx.Err() != nil {
@@ -172,7 +182,7 @@ func (r *benchRun) run(ctx context.Context, tests []bench.Test, custom bool) err
 // one runs a test, prints it and saves the JSON so far. The report is
 // printed before the save, so a save that fails loses no figure on the
 // terminal; its error then ends the run.
-func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bool) error {
+func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte) error {
 	r.progress.begin(t.Title)
 	sum, err := r.measure(ctx, t, data)
 	r.progress.end()
@@ -181,17 +191,11 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 			err = errors.New("no result")
 		}
 		if ctx.Err() != nil {
-			return exitCode(ExitSignaled, fmt.Sprintf("redline bench: %s stopped the run before %s measured anything (%v)", stoppedWhat(ctx), t.Title, err))
+			return r.stoppedEarly(ctx, t, "connecting", err)
 		}
 		return exitCode(ExitFailure, err.Error())
 	}
-	sum.Server = r.info
-	sum.Client = benchdata.LocalClientInfo(Version())
-	sum.CommandLine = r.argv
-	if custom {
-		sum.Config.PayloadBytes = len(resp.AppendCommand(nil, t.Args...))
-	}
-	r.results = append(r.results, sum)
+	r.keep(sum, t)
 	interrupted := errors.Is(err, bench.ErrInterrupted)
 	if err == nil || interrupted {
 		r.print(sum)
@@ -218,6 +222,43 @@ func (r *benchRun) one(ctx context.Context, t bench.Test, data []byte, custom bo
 		return exitCode(ExitFailure, msg)
 	}
 	return nil
+}
+
+// keep fills in what the run knows of sum (server, client, command line)
+// and adds it to the results saved.
+func (r *benchRun) keep(sum *benchdata.Summary, t bench.Test) {
+	sum.Server = r.info
+	sum.Client = benchdata.LocalClientInfo(Version())
+	sum.CommandLine = r.argv
+	if r.custom {
+		sum.Config.PayloadBytes = len(resp.AppendCommand(nil, t.Args...))
+	}
+	r.results = append(r.results, sum)
+}
+
+// stoppedEarly ends a run stopped before t measured anything, while it
+// was doing during (cause: the error that step returned): the report of
+// t's 0 requests is printed and saved all the same (bench.Unmeasured),
+// so every stopped run leaves what it has on the terminal and in -o, and
+// says why it is empty. (A stop during a test that measured something
+// ends in one, with that partial result.)
+func (r *benchRun) stoppedEarly(ctx context.Context, t bench.Test, during string, cause error) error {
+	if r.started.IsZero() {
+		r.started = time.Now()
+	}
+	sum := bench.Unmeasured(r.o, t, during)
+	r.keep(sum, t)
+	r.print(sum)
+	msg := fmt.Sprintf("redline bench: %s: 0 requests measured: stopped by %s while %s", t.Title, stoppedWhat(ctx), during)
+	if cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.Cause(ctx)) {
+		msg += fmt.Sprintf(" (%v)", cause)
+	}
+	if werr := r.save(sum); werr != nil {
+		msg += fmt.Sprintf("\nredline bench: the results were not saved: %v", werr)
+	} else if r.f.JSONOut != "" {
+		msg += "; the empty result is saved in " + r.f.JSONOut
+	}
+	return exitCode(ExitSignaled, msg)
 }
 
 // measure runs t here, or in the --workers sessions.

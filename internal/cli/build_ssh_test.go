@@ -132,11 +132,24 @@ func TestBuildSSH(t *testing.T) {
 // source, which internal/redisbuild's heavy test makes or the cache
 // holds), then starts the built binary there for the variant, measures it
 // from here and records its provenance.
+// fetchDebianSource puts Debian's redis source into the build cache from this
+// host's namespace: the test's server host is a network namespace with no
+// route to the package registries, and shares this host's /var/cache (on a
+// fresh machine nothing fetched it before; a build there waits for a fetch in
+// flight here, one fetch at a time).
+func fetchDebianSource(t *testing.T, ctx context.Context) {
+	t.Helper()
+	if err := redisbuild.FetchDebian(ctx, ""); err != nil {
+		t.Fatalf("fetching Debian's redis source on the host: %v", err)
+	}
+}
+
 func TestLabSSHBuild(t *testing.T) {
 	testutil.NeedTools(t, "gcc", "make", "dpkg-source", "apt-get", "/usr/lib/x86_64-linux-gnu/libjemalloc.so")
 	l := newSSHLab(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute) // a cold cache compiles Redis
 	defer cancel()
+	fetchDebianSource(t, ctx)
 	cmd := l.scenario(t, ctx, `
 name: built-there
 target: {kind: ssh, host: srv, heartbeat: 10s}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"redline/internal/redisserver"
 	"redline/internal/redistest"
 	"redline/internal/testutil"
 )
@@ -14,20 +15,30 @@ import (
 // With ten redis-servers on the host, the default report puts its findings
 // first, lists the servers' addresses and what was judged of them, counts
 // the skipped rules in one line, and stays under 40 lines (issue 25).
-// The doctor runs in a network namespace of its own (unshare -n), so
-// the default address, 127.0.0.1:6379, is nobody's there: on this host
-// a user's own Redis may hold it, and the doctor would judge that one.
-// A mount namespace with its own sysfs makes /sys/class/net that network
-// namespace's too, as on a host: the doctor's view of the NICs is one.
+// The doctor and the ten servers run in a network namespace of the
+// test's own (ip netns exec, which also mounts that namespace's sysfs, so
+// the doctor's view of the NICs is one), so the default address,
+// 127.0.0.1:6379, is nobody's there: on this host a user's own Redis may
+// hold it, and the doctor would judge that one. Servers in other
+// namespaces (other tests', a user's) are the machine's: however many
+// there are, the brief report counts them beyond a few.
 func TestDoctorTenServersBrief(t *testing.T) {
 	testutil.Heavy(t)
 	testutil.NeedRoot(t)
-	testutil.NeedTools(t, "unshare")
+	testutil.NeedTools(t, "ip")
+	ns := "rl-doctor10-" + strconv.Itoa(os.Getpid())
+	if out, err := exec.Command("ip", "netns", "add", ns).CombinedOutput(); err != nil {
+		t.Fatalf("ip netns add: %v: %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("ip", "netns", "delete", ns).Run() })
+	if out, err := exec.Command("ip", "-n", ns, "link", "set", "lo", "up").CombinedOutput(); err != nil {
+		t.Fatalf("ip link set lo up: %v: %s", err, out)
+	}
 	var ports []string
 	for i := 0; i < 10; i++ {
-		ports = append(ports, strconv.Itoa(redistest.Start(t).Port))
+		ports = append(ports, strconv.Itoa(redistest.StartWith(t, redisserver.Options{NetNS: ns}).Port))
 	}
-	cmd := exec.Command("unshare", "--net", "--mount", "sh", "-c", `mount -t sysfs sysfs /sys && exec "$0" doctor`, os.Args[0])
+	cmd := exec.Command("ip", "netns", "exec", ns, os.Args[0], "doctor")
 	cmd.Env = append(os.Environ(), "REDLINE_TEST_MAIN=1")
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -18,7 +18,10 @@ import (
 	"redline/internal/lab"
 	"redline/internal/labdata"
 	"redline/internal/redisbuild"
+	"redline/internal/remote"
 	"redline/internal/secret"
+	"redline/internal/serverhost"
+	"redline/internal/target/labhost"
 	"redline/internal/textsafe"
 )
 
@@ -149,7 +152,7 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	}
 	resultPath := filepath.Join(out, "result.json")
 	// Builds first (cached): minutes of compiling, before any server starts.
-	build, endBuild := labBuilder(s, f, sc.Target)
+	build, endBuild := labhost.Builder(labHostOptions(s, f), sc.Target)
 	err := lab.BuildServers(ctx, &sc, build, f.trust)
 	if endBuild(); err != nil {
 		if errors.As(err, new(redisbuild.SpecError)) {
@@ -161,7 +164,7 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	if err != nil {
 		return exitCode(ExitError, "redline lab: "+err.Error())
 	}
-	defer lh.close()
+	defer lh.Close()
 	if f.trust {
 		printTrusted(s.err, sc)
 	}
@@ -169,7 +172,7 @@ func runLab(ctx context.Context, s *streams, f *labFlags, args []string) error {
 	fmt.Fprintf(s.err, "redline lab: scenario %s, results in %s\n", sc.Name, resultPath)
 	load := &labLoad{s: s, f: f}
 	res, err := lab.Execute(ctx, lab.Options{Scenario: sc, ScenarioFile: file, CommandLine: s.argv, Version: Version(),
-		ResultPath: resultPath, Tuner: lh.tuner, Doctor: lh.doctor, ServerHost: lh.serverHost, Steerer: lh.steerer, Observer: p.event,
+		ResultPath: resultPath, Tuner: lh.Tuner, Doctor: lh.Doctor, ServerHost: lh.ServerHost, Steerer: lh.Steerer, Observer: p.event,
 		Workers: load.run, TrustScenario: f.trust, AllowHostWide: f.allowHostWide, NetnsFallback: file == ""})
 	load.close()
 	// Stopped during the run, not by a closed stdout while printing below.
@@ -227,7 +230,7 @@ func labPassword(sc *labdata.Scenario, file, passFile string, warn io.Writer) er
 		t.Password = pw
 		return nil
 	}
-	if t.Kind == "address" {
+	if t.Kind == labdata.KindAddress {
 		pw, withheld := secret.Given{Value: secret.FromEnv()}.ForFileAddress("tcp", t.Address)
 		if withheld != "" {
 			fmt.Fprintf(warn, "redline lab: %s\n", textsafe.Printable(withheld))
@@ -310,4 +313,18 @@ func (p *labProgress) done() {
 	if p.line {
 		fmt.Fprint(p.s.err, "\r\033[K")
 	}
+}
+
+// labHostOptions are the command line's options of the lab's host
+// (internal/target/labhost), its notices printed here.
+func labHostOptions(s *streams, f *labFlags) labhost.Options {
+	return labhost.Options{StateDir: f.stateDir, SSHConfig: f.sshConfig, Version: Version(), BuildProgress: s.err,
+		Notify:   func(msg string) { fmt.Fprintf(s.err, "redline lab: %s\n", msg) },
+		Cleanups: func(host string, cls []remote.Cleanup) { printCleanups(s.err, "lab", host, cls) },
+		Closed:   func(h serverhost.Host) { closeHost(s, "lab", h) }}
+}
+
+// openLabHost opens the host the lab's target runs on (labhost.Open).
+func openLabHost(s *streams, f *labFlags, sc labdata.Scenario) (*labhost.Host, error) {
+	return labhost.Open(labHostOptions(s, f), sc)
 }

@@ -221,3 +221,22 @@ func wrap(s string, width int, indent string) string {
 	}
 	return b.String()
 }
+
+// printRemoteCleanup says what the server host did by itself when the
+// link to it was lost.
+func printRemoteCleanup(w io.Writer, res *labdata.Result) {
+	if res == nil || res.RemoteCleanup == nil {
+		return
+	}
+	rc, host := res.RemoteCleanup, res.Target.SSH
+	if rc.Unknown != "" {
+		fmt.Fprintf(w, "redline lab: the link to %s was lost; %s\n", host, rc.Unknown)
+		return
+	}
+	errs := ""
+	if len(rc.Errors) > 0 {
+		errs = fmt.Sprintf("; errors: %q", rc.Errors)
+	}
+	fmt.Fprintf(w, "redline lab: the link to %s was lost; the session there (%s) restored %d change(s) and stopped %d redis-server(s) by itself%s\n",
+		host, rc.Reason, len(rc.Restored), len(rc.Stopped), errs)
+}

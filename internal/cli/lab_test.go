@@ -24,6 +24,9 @@ func TestMain(m *testing.M) {
 		if os.Getenv("REDLINE_TEST_ANNOUNCE_STOP") == "1" { // stop_test.go
 			testHookStopping = func() { fmt.Fprintln(os.Stderr, stoppingLine) }
 		}
+		if os.Getenv("REDLINE_TEST_SIGNAL_AT_START") == "1" { // stop_test.go: a stop while starting
+			syscall.Kill(os.Getpid(), syscall.SIGINT)
+		}
 		os.Exit(Main(os.Args[1:]))
 	}
 	if gw := os.Getenv("REDLINE_TEST_PINGER"); gw != "" {
@@ -273,14 +276,14 @@ func TestOpenLabHostHolds(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s target, variant %s: %v", sc.Target.Kind, sc.Variants[0].Name, err)
 		}
-		h.close()
+		h.Close()
 	}
-	first.close()
+	first.Close()
 	again, err := openLabHost(s, f, tuned)
 	if err != nil {
 		t.Fatalf("after the first lab closed its host: %v", err)
 	}
-	again.close()
+	again.Close()
 	if errb.Len() > 0 {
 		t.Errorf("closing said: %s", errb.String())
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"redline/internal/earlysignal"
 )
 
 // A run stops the way Ctrl-C stops it (the command rolls back what it
@@ -33,7 +35,9 @@ import (
 // signal already stops at once: the measurement's waits end with the
 // context, and what remains (the journaled undo, each step bounded by its
 // own timeout, and the save) is what a later signal must not skip.
-var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+// A signal that came while the process was starting, before this watch,
+// was held by internal/earlysignal and is taken as the first.
+var stopSignals = earlysignal.Signals
 
 // repeatWindow is how long after the first stop signal further ones are
 // the same stop: timeout's two deliveries come microseconds apart, a
@@ -61,6 +65,12 @@ func stopOnSignals(ctx context.Context, warn func(string)) (context.Context, fun
 	for _, sig := range stopSignals {
 		if !signal.Ignored(sig) {
 			signal.Notify(ch, sig)
+		}
+	}
+	for _, sig := range earlysignal.HandOver() { // came while starting
+		select {
+		case ch <- sig:
+		default: // more repeats than ch holds: the same stop
 		}
 	}
 	done := make(chan struct{})

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -121,6 +122,25 @@ func TestLabStopsCleanlyOnHangupAndQuit(t *testing.T) {
 			checkStoppedCleanly(t, cmd, out, state, 128+int(sig))
 		})
 	}
+}
+
+// TestLabRepeatedSignalsStillRollBack (issue 40): on 9968439 the second
+// stop signal ended the process at once (signal.Reset after the first),
+// so a lab under `timeout` (the process, then its group), a unit's stop
+// or a double Ctrl-C could end with its change applied and no results.
+// Now the repeats (0 and 200 ms after the first: inside the window
+// whatever the load, the window runs from when the first was taken) are
+// the same stop, and a later, insisting one is answered: the lab rolls
+// back and saves its partial results all the same.
+func TestLabRepeatedSignalsStillRollBack(t *testing.T) {
+	cmd, out, state, _ := startStoppableLab(t)
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Process.Signal(syscall.SIGINT) // timeout's copy to the group
+	time.Sleep(200 * time.Millisecond)
+	cmd.Process.Signal(syscall.SIGINT) // a double Ctrl-C
+	time.Sleep(repeatWindow)
+	cmd.Process.Signal(syscall.SIGTERM) // insisting, if still running
+	checkStoppedCleanly(t, cmd, out, state, 128+int(syscall.SIGINT))
 }
 
 // TestLabStopsCleanlyWhenOutputCloses: a closed pipe on stdout or stderr
@@ -285,4 +305,85 @@ func TestLaterSignalStillStopsCleanly(t *testing.T) {
 	cmd.Process.Signal(syscall.SIGTERM)
 	<-exited
 	exitedWith(t, cmd, 128+int(syscall.SIGTERM))
+}
+
+// TestBenchStoppedBeforeMeasuringKeepsTheEmptyResult (issue 40): one of
+// the 100 `timeout -s INT` runs was stopped while bench still read the
+// server's INFO (1.04 s under load 31) and left no report and no -o file.
+// A run stopped before its first test measured anything prints that
+// test's report of 0 requests, saves it marked interrupted with what it
+// was doing, says so, and exits 128+signal; a stop during the first
+// request is the same with the run's own partial result.
+func TestBenchStoppedBeforeMeasuringKeepsTheEmptyResult(t *testing.T) {
+	for _, c := range []struct {
+		name, stall, during string
+		sig                 syscall.Signal
+	}{
+		{"INFO", "INFO", "reading the server's INFO", syscall.SIGINT},
+		{"first SET", "SET", "", syscall.SIGTERM},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := respscript.Start(t, respscript.Options{Script: respscript.OnNth(c.stall, 1, respscript.Stall())})
+			out := filepath.Join(t.TempDir(), "r.json")
+			cmd, stdout, stderr, exited := childRedline(t, "bench", "-p", strconv.Itoa(srv.Port()), "-t", "set", "-c", "1", "--duration", "1h", "--progress", "none", "-o", out)
+			report := make(chan []byte)
+			go func() { b, _ := io.ReadAll(stdout); report <- b }()
+			select {
+			case <-srv.Seen(c.stall, 1):
+			case <-exited:
+				t.Fatalf("bench ended before sending %s: %v", c.stall, cmd.ProcessState)
+			}
+			cmd.Process.Signal(c.sig)
+			cmd.Process.Signal(c.sig) // timeout's second copy
+			var lines []string
+			for line := range stderr {
+				lines = append(lines, line)
+			}
+			<-exited
+			exitedWith(t, cmd, 128+int(c.sig))
+			if b := <-report; !strings.Contains(string(b), "====== SET ======") || !strings.Contains(string(b), "0 requests completed") {
+				t.Errorf("no report of 0 requests on stdout: %q", b)
+			}
+			doc, err := benchdata.ReadDocument(out)
+			if err != nil || len(doc.Results) != 1 {
+				t.Fatalf("-o: %v %+v", err, doc)
+			}
+			if r := doc.Results[0]; !r.Interrupted || r.Requests != 0 || r.StoppedDuring != c.during || r.Title != "SET" {
+				t.Errorf("-o result: interrupted %v, %d requests, stopped during %q (want %q), title %q", r.Interrupted, r.Requests, r.StoppedDuring, c.during, r.Title)
+			}
+			if c.during != "" && !slices.ContainsFunc(lines, func(l string) bool {
+				return strings.Contains(l, "0 requests measured") && strings.Contains(l, c.during) && strings.Contains(l, out)
+			}) {
+				t.Errorf("stderr does not say nothing was measured while %s, and where it is saved: %q", c.during, lines)
+			}
+		})
+	}
+}
+
+// TestBenchSignalWhileStartingIsAStop (issue 40): a signal that came
+// before the command's own watch (the runtime's start and the packages'
+// initialisation: over a second on two loaded cores) killed redline with
+// nothing printed or saved, one of 100 `timeout -s INT` runs. The child
+// signals itself before Main (REDLINE_TEST_SIGNAL_AT_START); the signal
+// is held (internal/earlysignal) and is the run's stop: a report, the -o
+// file, 130.
+func TestBenchSignalWhileStartingIsAStop(t *testing.T) {
+	srv := respscript.Start(t, respscript.Options{})
+	out := filepath.Join(t.TempDir(), "r.json")
+	t.Setenv("REDLINE_TEST_SIGNAL_AT_START", "1")
+	cmd, stdout, stderr, exited := childRedline(t, "bench", "-p", strconv.Itoa(srv.Port()), "-t", "set", "-c", "1", "--duration", "1h", "--progress", "none", "-o", out)
+	report := make(chan []byte)
+	go func() { b, _ := io.ReadAll(stdout); report <- b }()
+	var lines []string
+	for line := range stderr {
+		lines = append(lines, line)
+	}
+	<-exited
+	exitedWith(t, cmd, 128+int(syscall.SIGINT))
+	if b := <-report; !strings.Contains(string(b), "====== SET ======") {
+		t.Errorf("no report on stdout: %q (stderr %q)", b, lines)
+	}
+	if doc, err := benchdata.ReadDocument(out); err != nil || len(doc.Results) != 1 || !doc.Results[0].Interrupted {
+		t.Errorf("-o: %v %+v", err, doc)
+	}
 }

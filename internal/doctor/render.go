@@ -254,7 +254,7 @@ func writeTextOthers(tw *textsafe.Writer, r *Report, o RenderOptions) {
 			}
 		}
 	}
-	writeServers(tw, r)
+	writeServers(tw, r, o.Verbose)
 	statuses := []Status{Errored, NotChecked, NotApplicable}
 	if !o.Verbose {
 		statuses = statuses[:1]

@@ -41,8 +41,11 @@ func serversSeen(f *Facts) []ServerSeen {
 // writeServers lists the servers found, when there are several, with what
 // was judged for each: the process rules judged every one, the Redis rules
 // only the server doctor connected to. Servers of which nothing fired share
-// one wrapped list of addresses; the others have a line each.
-func writeServers(tw *textsafe.Writer, r *Report) {
+// one wrapped list of addresses; the others have a line each. Without
+// verbose, the quiet servers of other network namespaces beyond
+// quietOthers are counted, not listed (a shared host or a test machine has
+// dozens: the list would bury the findings).
+func writeServers(tw *textsafe.Writer, r *Report, verbose bool) {
 	if len(r.Servers) < 2 {
 		return
 	}
@@ -52,7 +55,7 @@ func writeServers(tw *textsafe.Writer, r *Report) {
 	}
 	elsewhere := ""
 	tw.Printf("\nRedis servers found (%d): the process rules judged each, the Redis rules %s\n", len(r.Servers), judged)
-	var quiet []string
+	var quiet, quietElsewhere []string
 	for _, s := range r.Servers {
 		listen := strings.Join(s.Listen, " ")
 		if listen == "" {
@@ -66,7 +69,11 @@ func writeServers(tw *textsafe.Writer, r *Report) {
 		}
 		fired := firedFor(r, s.Pid)
 		if fired == 0 && !s.RedisRules {
-			quiet = append(quiet, listen)
+			if s.NetNS != "" {
+				quietElsewhere = append(quietElsewhere, listen)
+			} else {
+				quiet = append(quiet, listen)
+			}
 			continue
 		}
 		what := fmt.Sprintf("%d process finding(s)", fired)
@@ -75,6 +82,12 @@ func writeServers(tw *textsafe.Writer, r *Report) {
 		}
 		tw.Printf("  pid %d %s: %s\n", s.Pid, listen, what)
 	}
+	if n := len(quietElsewhere); n > quietOthers && !verbose {
+		quiet = append(quiet, quietElsewhere[:quietOthers]...)
+		quiet = append(quiet, fmt.Sprintf("and %d more in other network namespaces (--verbose lists each)", n-quietOthers))
+	} else {
+		quiet = append(quiet, quietElsewhere...)
+	}
 	if len(quiet) > 0 {
 		writeWrapped(tw, "  nothing fired: ", quiet, 100)
 	}
@@ -82,6 +95,10 @@ func writeServers(tw *textsafe.Writer, r *Report) {
 		tw.Printf("  a server in another network namespace is reached from there: --netns NETNS -p PORT (e.g. --netns %s)\n", elsewhere)
 	}
 }
+
+// quietOthers is how many quiet servers of other network namespaces the
+// brief report lists by address.
+const quietOthers = 4
 
 // portOf is the port of "0.0.0.0:6379".
 func portOf(addr string) string {

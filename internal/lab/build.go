@@ -80,9 +80,9 @@ func validateBuilds(s *labdata.Scenario, bad func(path, format string, args ...a
 			continue
 		}
 		switch {
-		case !slices.Contains([]string{"managed", "netns", "managed-cluster", "ssh"}, s.Target.Kind):
+		case !slices.Contains([]string{labdata.KindManaged, labdata.KindNetns, labdata.KindManagedCluster, labdata.KindSSH}, s.Target.Kind):
 			bad(sp.path+".build", "needs a target whose server redline starts (managed, netns, managed-cluster, or ssh: built on the server host)")
-		case s.Target.Kind == "ssh" && s.Target.Port != 0:
+		case s.Target.Kind == labdata.KindSSH && s.Target.Port != 0:
 			bad(sp.path+".build", "the target is an existing server (port %d); a build needs a server the lab starts", s.Target.Port)
 		case sp.spec.Binary != "":
 			bad(sp.path+".build", "give binary or build, not both")

@@ -26,7 +26,7 @@ func DefaultScenario() labdata.Scenario {
 	s := labdata.Scenario{
 		Name:        "default",
 		Description: "redis-server started by redline in a network namespace of its own: the baseline as found, the doctor's safe fixes, and (with two CPUs or more) client and server pinned apart",
-		Target:      labdata.TargetSpec{Kind: "netns"},
+		Target:      labdata.TargetSpec{Kind: labdata.KindNetns},
 		Workloads: []labdata.WorkloadSpec{
 			{Name: "set-get", Bench: "-t set,get -c 50 -r 100000 --duration 1s"},
 		},

@@ -8,6 +8,7 @@ import (
 
 	"redline/internal/change"
 	"redline/internal/labdata"
+	"redline/internal/target/policy"
 )
 
 // Previewer is implemented by a Tuner that can plan a variant's changes
@@ -15,26 +16,6 @@ import (
 // first change.
 type Previewer interface {
 	Preview(ctx context.Context, spec labdata.TuneSpec, env Env) ([]change.Change, error)
-}
-
-// HostWide reports whether c reaches beyond the lab's server: a sysctl
-// outside the server's network namespace (serverNetNS, "" for the host's),
-// THP, an IRQ's affinity, a CPU's frequency, a service, a NIC of the host.
-// A Redis setting and the server's own CPU affinity stay with the server.
-// The Tuner leaves these out when Env.HostWideOff says so.
-func HostWide(c change.Change, serverNetNS string) bool {
-	inNS := serverNetNS != ""
-	switch c.Kind {
-	case change.KindSysctl:
-		return !inNS || !strings.HasPrefix(c.Target, "net.")
-	case change.KindFile:
-		return !inNS || !strings.HasPrefix(c.Target, "/sys/class/net/")
-	case change.KindChannels:
-		return !inNS
-	case change.KindService:
-		return true
-	}
-	return false
 }
 
 // guardHostWide plans every tuned variant before the first change and
@@ -58,7 +39,7 @@ func (l *labRun) guardHostWide(ctx context.Context, rounds int) error {
 			return fmt.Errorf("variant %s: plan: %w", v.Name, err)
 		}
 		for _, c := range cs {
-			if HostWide(c, env.ServerNetNS) {
+			if policy.HostWide(c, env.ServerNetNS) {
 				byChange[c.String()] = append(byChange[c.String()], v.Name)
 			}
 		}
@@ -90,29 +71,9 @@ func hostWideBlock(byChange map[string][]string, rounds int) []string {
 // hostWideDecision decides whether the host-wide changes are made, and
 // says so in one line.
 func (l *labRun) hostWideDecision() string {
-	if l.s.Target.Kind == "ssh" {
-		return "host-wide changes allowed: they are made on the ssh target's host, whose other servers this lab does not see"
-	}
-	off, line := GuardHostWide(l.res.OtherServers, l.o.AllowHostWide || l.s.HostWide == "allow", "the variants run without them", "host_wide: allow or --allow-host-wide")
+	off, line := policy.Guard(l.s.Target.Kind == labdata.KindSSH, "this lab", l.res.OtherServers, l.o.AllowHostWide || l.s.HostWide == "allow", "the variants run without them", "host_wide: allow or --allow-host-wide")
 	l.hostWideOff = off
 	return line
-}
-
-// GuardHostWide is the production-host guard of a run on this host: with
-// other redis-servers running (others, OtherServers taken before the run
-// started its own) host-wide changes (HostWide) are left out unless the
-// user allowed them (how says how: a flag, a scenario key). off says to
-// leave them out; line says the decision in one line, without saying
-// what a refusal leaves out. The lab and autotune both decide here.
-func GuardHostWide(others []string, allowed bool, without, how string) (off bool, line string) {
-	n := len(others)
-	switch {
-	case n == 0:
-		return false, "host-wide changes allowed: no other redis-server runs on this host"
-	case allowed:
-		return false, fmt.Sprintf("host-wide changes ALLOWED by %s although %d other redis-server(s) run on this host (%s): they see every flip", how, n, strings.Join(others, ", "))
-	}
-	return true, fmt.Sprintf("host-wide changes refused: %d other redis-server(s) run on this host (%s); %s (allow with %s)", n, strings.Join(others, ", "), without, how)
 }
 
 // newTarget prepares the scenario's target. The default scenario's server
@@ -120,12 +81,12 @@ func GuardHostWide(others []string, allowed bool, without, how string) (off bool
 // cannot be made it runs on this host's network, said in one line.
 func (l *labRun) newTarget(ctx context.Context) (*target, error) {
 	tg, err := newTarget(ctx, l.s.Target)
-	if err == nil || l.s.Target.Kind != "netns" || !l.o.NetnsFallback {
+	if err == nil || l.s.Target.Kind != labdata.KindNetns || !l.o.NetnsFallback {
 		return tg, err
 	}
 	note := fmt.Sprintf("no network namespace for the server (%v): it runs on this host's network, where its net.* sysctls are host-wide", err)
 	l.res.HostWide = append(l.res.HostWide, note)
 	l.event(Event{Message: note})
-	l.s.Target.Kind = "managed"
+	l.s.Target.Kind = labdata.KindManaged
 	return newTarget(ctx, l.s.Target)
 }

@@ -6,36 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"redline/internal/change"
 	"redline/internal/labdata"
 	"redline/internal/netns"
 )
-
-func TestHostWide(t *testing.T) {
-	for _, c := range []struct {
-		kind   change.Kind
-		target string
-		netns  string
-		want   bool
-	}{
-		{change.KindSysctl, "vm.overcommit_memory", "", true},
-		{change.KindSysctl, "vm.overcommit_memory", "rl-1-srv", true},
-		{change.KindSysctl, "net.core.somaxconn", "", true},
-		{change.KindSysctl, "net.core.somaxconn", "rl-1-srv", false},
-		{change.KindFile, "/sys/kernel/mm/transparent_hugepage/enabled", "rl-1-srv", true},
-		{change.KindFile, "/proc/irq/24/smp_affinity_list", "", true},
-		{change.KindFile, "/sys/class/net/veth0/queues/rx-0/rps_cpus", "rl-1-srv", false},
-		{change.KindFile, "/sys/class/net/eth0/queues/rx-0/rps_cpus", "", true},
-		{change.KindService, "irqbalance", "rl-1-srv", true},
-		{change.KindChannels, "eth0", "", true},
-		{change.KindRedisConfig, "hz", "", false},
-		{change.KindAffinity, "1234", "", false},
-	} {
-		if got := HostWide(change.Change{Kind: c.kind, Target: c.target}, c.netns); got != c.want {
-			t.Errorf("%s %s in %q: host-wide %v, want %v", c.kind, c.target, c.netns, got, c.want)
-		}
-	}
-}
 
 func TestHostWideDecision(t *testing.T) {
 	for _, c := range []struct {

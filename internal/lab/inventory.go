@@ -2,14 +2,11 @@ package lab
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"redline/internal/target/policy"
 	"slices"
-	"strconv"
 	"strings"
-
-	"redline/internal/host"
 )
 
 // inventory is the host-wide values a lab's variants can change, by path
@@ -79,31 +76,12 @@ func restoredLine(diff []string) string {
 		len(diff), strings.Join(diff, "; "))
 }
 
-// OtherServers lists the redis-servers already running under root, as
-// "pid N" each: taken before a run (the lab, autotune) starts its own,
-// they are what GuardHostWide protects.
-func OtherServers(root string) []string {
-	var out []string
-	entries, _ := os.ReadDir(filepath.Join(root, "proc"))
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || !e.IsDir() && e.Type()&fs.ModeSymlink == 0 {
-			continue
-		}
-		b, err := os.ReadFile(filepath.Join(root, "proc", e.Name(), "comm"))
-		if err == nil && slices.Contains(host.DefaultRedisComms, strings.TrimSpace(string(b))) {
-			out = append(out, "pid "+strconv.Itoa(pid))
-		}
-	}
-	return out
-}
-
 // takeStock is the inventory of this host before the lab starts anything,
 // and the other redis-servers it runs, said in one line: the lab's
 // host-wide changes (those outside the server's network namespace) reach
 // them too.
 func (l *labRun) takeStock() inventory {
-	l.res.OtherServers = OtherServers("/")
+	l.res.OtherServers = policy.OtherServers("/")
 	if n := len(l.res.OtherServers); n > 0 {
 		l.event(Event{Message: fmt.Sprintf("this host runs %d other redis-server(s) (%s): host-wide changes (vm.* sysctls, THP, IRQ affinities, CPU governors, and net.* sysctls outside a network namespace) reach them too",
 			n, strings.Join(l.res.OtherServers, ", "))})

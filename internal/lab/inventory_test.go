@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"redline/internal/target/policy"
 	"redline/internal/testutil"
 )
 
@@ -29,7 +30,7 @@ func TestInventoryDifferences(t *testing.T) {
 	if len(d) != 1 || d[0] != "/proc/sys/vm/overcommit_memory: 0 -> 1" || !strings.Contains(restoredLine(d), "NOT as found") {
 		t.Fatalf("changed host: %v, %s", d, restoredLine(d))
 	}
-	if got := OtherServers(root); len(got) != 1 || got[0] != "pid 10" {
+	if got := policy.OtherServers(root); len(got) != 1 || got[0] != "pid 10" {
 		t.Fatalf("other servers %v", got)
 	}
 }

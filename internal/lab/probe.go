@@ -34,7 +34,7 @@ func (t *target) proc(ctx context.Context) (fs.FS, error) {
 		return t.host.Proc(ctx)
 	}
 	switch t.kind {
-	case "managed", "netns", "managed-cluster": // a cluster's nodes: the threads of the one in env.ServerPID
+	case labdata.KindManaged, labdata.KindNetns, labdata.KindManagedCluster: // a cluster's nodes: the threads of the one in env.ServerPID
 		return os.DirFS("/proc"), nil
 	}
 	return nil, nil
@@ -47,7 +47,7 @@ func (t *target) serverHost(ctx context.Context) (*host.Snapshot, error) {
 	if t.host != nil {
 		return t.host.Snapshot(ctx)
 	}
-	if t.kind != "managed" && t.kind != "netns" && t.kind != "managed-cluster" {
+	if t.kind != labdata.KindManaged && t.kind != labdata.KindNetns && t.kind != labdata.KindManagedCluster {
 		return nil, nil
 	}
 	hfs, err := host.NewFS("/")

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"redline/internal/atomicfile"
+	"redline/internal/target/policy"
 	"slices"
 	"strconv"
 	"sync"
@@ -214,11 +215,9 @@ func (l *labRun) run(ctx context.Context) error {
 		return err
 	}
 	l.event(Event{Message: "preparing the target (" + l.s.Target.Kind + ")"})
-	if l.s.Target.Kind == "ssh" && l.s.Target.Port == 0 && l.s.Target.Password == "" {
-		// The load comes from another host: the server the lab starts
-		// there gets a password of its own, never protected-mode off.
-		l.s.Target.Password = secret.NewPassword()
-	}
+	// The load comes from another host: the server the lab starts there
+	// gets a password of its own, never protected-mode off.
+	l.s.Target.Password = policy.Password(l.s.Target.Kind == labdata.KindSSH && l.s.Target.Port == 0, l.s.Target.Password)
 	tg, err := l.newTarget(ctx)
 	if err != nil {
 		return err
@@ -313,7 +312,7 @@ func (l *labRun) look() []labdata.Comparison {
 // check refuses, before touching anything, a scenario that needs tuning or
 // diagnosis the caller did not provide.
 func (l *labRun) check() error {
-	remote := l.s.Target.Kind == "ssh"
+	remote := l.s.Target.Kind == labdata.KindSSH
 	if !l.o.TrustScenario {
 		if err := checkUntrusted(l.s); err != nil {
 			return err
@@ -540,7 +539,7 @@ func (l *labRun) measureOnce(ctx context.Context, it item, variant string, rep i
 // or netns target); an address target's server may be elsewhere, and its
 // pid would name some other process here.
 func (l *labRun) localServerPID() int {
-	if l.s.Target.Kind == "address" || l.tg.host != nil {
+	if l.s.Target.Kind == labdata.KindAddress || l.tg.host != nil {
 		return 0
 	}
 	return l.env.ServerPID

@@ -65,9 +65,9 @@ func Validate(s *labdata.Scenario) error {
 
 func fillDefaults(s *labdata.Scenario) {
 	if s.Target.Kind == "" {
-		s.Target.Kind = "managed"
+		s.Target.Kind = labdata.KindManaged
 	}
-	if s.Target.Kind == "managed-cluster" && s.Target.Primaries == 0 {
+	if s.Target.Kind == labdata.KindManagedCluster && s.Target.Primaries == 0 {
 		s.Target.Primaries = 3
 	}
 	if len(s.Variants) == 0 {
@@ -88,45 +88,45 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 	bad := func(path, format string, args ...any) {
 		errs = append(errs, line(path)+path+": "+fmt.Sprintf(format, args...))
 	}
-	if s.Target.Kind != "managed-cluster" && (s.Target.Primaries != 0 || s.Target.Replicas != 0) {
+	if s.Target.Kind != labdata.KindManagedCluster && (s.Target.Primaries != 0 || s.Target.Replicas != 0) {
 		bad("target.primaries", "only for kind: managed-cluster")
 	}
 	if s.HostWide != "" && s.HostWide != "allow" {
 		bad("host_wide", "%q: the one value is allow", s.HostWide)
 	}
-	if s.Target.Cluster && s.Target.Kind != "address" {
+	if s.Target.Cluster && s.Target.Kind != labdata.KindAddress {
 		bad("target.cluster", "only for kind: address (a managed-cluster is one already)")
 	}
 	switch s.Target.Kind {
-	case "managed", "netns", "managed-cluster":
+	case labdata.KindManaged, labdata.KindNetns, labdata.KindManagedCluster:
 		if s.Target.Address != "" {
 			bad("target.address", "only for kind: address")
 		}
 		if s.Target.Primaries < 0 || s.Target.Replicas < 0 || s.Target.Primaries > 64 || s.Target.Replicas > 8 {
 			bad("target.primaries", "primaries 1..64 and replicas 0..8 per primary, got %d and %d", s.Target.Primaries, s.Target.Replicas)
 		}
-	case "address":
+	case labdata.KindAddress:
 		if s.Server.Allocator != "" || s.Server.Binary != "" || len(s.Server.Config) > 0 {
 			bad("server", "server settings need a managed or netns target")
 		}
 		if s.Target.Address == "" {
 			bad("target.address", "required for kind: address (host:port)")
 		}
-	case "ssh":
+	case labdata.KindSSH:
 		validateSSH(s, bad)
 	default:
 		bad("target.kind", "%q is not managed, managed-cluster, netns, address or ssh", s.Target.Kind)
 	}
-	if (len(s.Target.Sysctls) > 0 || len(s.Target.ClientSysctls) > 0) && s.Target.Kind != "netns" {
+	if (len(s.Target.Sysctls) > 0 || len(s.Target.ClientSysctls) > 0) && s.Target.Kind != labdata.KindNetns {
 		bad("target.sysctls", "a starting state of sysctls needs kind: netns (namespaces of the lab's own; the host's are changed only by a tuned variant)")
 	}
-	if s.Target.Kind != "ssh" {
+	if s.Target.Kind != labdata.KindSSH {
 		t := s.Target
 		if t.Host != "" || t.Port != 0 || t.Heartbeat != 0 || t.NoPush || t.Sudo {
 			bad("target", "host, port, heartbeat, no_push and sudo are for kind: ssh")
 		}
 	}
-	if s.Target.Queues != 0 && (s.Target.Kind != "netns" || s.Target.Queues < 1 || s.Target.Queues > 64) {
+	if s.Target.Queues != 0 && (s.Target.Kind != labdata.KindNetns || s.Target.Queues < 1 || s.Target.Queues > 64) {
 		bad("target.queues", "%d: only for kind: netns, 1 to 64", s.Target.Queues)
 	}
 	if s.Target.Password != "" && s.Target.PasswordFile != "" {
@@ -138,7 +138,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 	if s.Warmup < 0 || s.Warmup > time.Hour {
 		bad("warmup", "%s is not in 0..1h", s.Warmup)
 	}
-	if s.Server.Allocator != "" && s.Target.Kind != "ssh" { // the server host checks its own
+	if s.Server.Allocator != "" && s.Target.Kind != labdata.KindSSH { // the server host checks its own
 		if _, err := redisserver.AllocatorLib(s.Server.Allocator); err != nil {
 			bad("server.allocator", "%v", err)
 		}
@@ -179,7 +179,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		if v.Baseline {
 			bases++
 		}
-		if v.Server != nil && v.Server.Allocator != "" && s.Target.Kind != "ssh" {
+		if v.Server != nil && v.Server.Allocator != "" && s.Target.Kind != labdata.KindSSH {
 			if _, err := redisserver.AllocatorLib(v.Server.Allocator); err != nil {
 				bad(p+".server.allocator", "%v", err)
 			}
@@ -190,7 +190,7 @@ func validate(s *labdata.Scenario, line func(path string) string) error {
 		if v.Baseline && v.Tune != nil {
 			bad(p+".tune", "the baseline variant cannot tune")
 		}
-		if v.Server != nil && s.Target.Kind == "ssh" && len(v.Server.Env) > 0 {
+		if v.Server != nil && s.Target.Kind == labdata.KindSSH && len(v.Server.Env) > 0 {
 			bad(p+".server.env", "a server host's session sets no environment (allocator: preloads one)")
 		}
 		validateSteer(v, s.Target.Kind, p, bad)
@@ -306,7 +306,7 @@ func child(n *yaml.Node, key string) *yaml.Node {
 // existingServer reports whether the target is someone's running server,
 // which the lab never restarts.
 func existingServer(t labdata.TargetSpec) bool {
-	return t.Kind == "address" || (t.Kind == "ssh" && t.Port != 0)
+	return t.Kind == labdata.KindAddress || (t.Kind == labdata.KindSSH && t.Port != 0)
 }
 
 // validateWorkers checks the scenario's load workers: local processes,
@@ -334,9 +334,9 @@ func validateWorkers(s *labdata.Scenario, bad func(path, format string, args ...
 		}
 	}
 	switch t := s.Target; {
-	case t.Kind == "address" && loopback(t.Address):
+	case t.Kind == labdata.KindAddress && loopback(t.Address):
 		bad("client.worker_hosts", "target.address %s is this host's loopback, which the worker hosts cannot reach", t.Address)
-	case t.Kind != "ssh" && t.Kind != "address":
+	case t.Kind != labdata.KindSSH && t.Kind != labdata.KindAddress:
 		bad("client.worker_hosts", "the load from other hosts needs a server they reach: a target of kind ssh or address, not %s", t.Kind)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
+	"redline/internal/target/policy"
 )
 
 // target is where the server runs and how the load reaches it.
@@ -56,8 +57,8 @@ var newPair = netns.NewPair
 func newTarget(ctx context.Context, t labdata.TargetSpec) (*target, error) {
 	tg := &target{kind: t.Kind, addr: t.Address, user: t.User, pass: t.Password, port: t.Port,
 		primaries: t.Primaries, replicas: t.Replicas, seedIsCluster: t.Cluster, queues: t.Queues,
-		existing: t.Kind == "address" || (t.Kind == "ssh" && t.Port != 0)}
-	if t.Kind == "netns" {
+		existing: t.Kind == labdata.KindAddress || (t.Kind == labdata.KindSSH && t.Port != 0)}
+	if t.Kind == labdata.KindNetns {
 		netns.RemoveStale()
 		p, err := newPair(ctx, netns.PairOptions{Queues: t.Queues})
 		if err != nil {
@@ -90,7 +91,7 @@ func (t *target) ensure(ctx context.Context, spec labdata.ServerSpec) error {
 	if t.host != nil {
 		return t.ensureRemote(ctx, spec)
 	}
-	if t.kind == "address" {
+	if t.kind == labdata.KindAddress {
 		if t.admin != nil {
 			return nil
 		}
@@ -110,11 +111,11 @@ func (t *target) ensure(ctx context.Context, spec labdata.ServerSpec) error {
 		// The target's password is the server's: set by the lab, not by
 		// a config line (which a scenario may not write).
 		o.Config = append(o.Config, "requirepass "+strconv.Quote(t.pass))
-		if t.kind == "managed-cluster" {
+		if t.kind == labdata.KindManagedCluster {
 			o.Config = append(o.Config, "masterauth "+strconv.Quote(t.pass))
 		}
 	}
-	if t.kind == "managed-cluster" {
+	if t.kind == labdata.KindManagedCluster {
 		return t.ensureCluster(ctx, spec, o)
 	}
 	if t.pair != nil {
@@ -137,7 +138,7 @@ func sameSpec(a, b labdata.ServerSpec) bool { return reflect.DeepEqual(a, b) }
 // with taskset, NUMA binding with numactl, the allocator preloaded), with
 // room for the lab's clients.
 func serverOptions(spec labdata.ServerSpec) (redisserver.Options, error) {
-	spec.Config = append([]string{"maxclients 10000"}, spec.Config...)
+	spec.Config = policy.StartConfig(spec.Config)
 	return redisserver.SpecOptions(serverSpec(spec))
 }
 
@@ -212,9 +213,9 @@ func (t *target) info() labdata.TargetInfo {
 		if t.queues > 1 {
 			ti.Topology += fmt.Sprintf("; %d queues, GRO on, TSO/GSO off", t.queues)
 		}
-	case t.kind == "managed":
+	case t.kind == labdata.KindManaged:
 		ti.Topology = "loopback"
-	case t.kind == "managed-cluster":
+	case t.kind == labdata.KindManagedCluster:
 		ti.Topology = fmt.Sprintf("loopback Redis Cluster: %d primaries, %d replicas each", t.primaries, t.replicas)
 	default:
 		ti.Topology = "network"

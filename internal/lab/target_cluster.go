@@ -2,12 +2,12 @@ package lab
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"redline/internal/labdata"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
+	"redline/internal/target/policy"
 )
 
 // A managed-cluster target is a Redis Cluster redline starts on loopback
@@ -19,15 +19,11 @@ import (
 // FLUSHALL and the server CPU cover every primary.
 
 // isCluster reports whether the workloads must run with --cluster.
-func (t *target) isCluster() bool { return t.kind == "managed-cluster" || t.seedIsCluster }
+func (t *target) isCluster() bool { return t.kind == labdata.KindManagedCluster || t.seedIsCluster }
 
 // ensureCluster starts the cluster with spec on every node.
 func (t *target) ensureCluster(ctx context.Context, spec labdata.ServerSpec, o redisserver.Options) error {
-	if spec.Allocator != "" {
-		// checkMapped checks one pid; a cluster has several.
-		return errors.New("target kind managed-cluster: allocator variants are not supported yet (give the allocator's LD_PRELOAD in server.env)")
-	}
-	c, err := redisserver.StartCluster(ctx, redisserver.ClusterOptions{Primaries: t.primaries, Replicas: t.replicas, Server: o})
+	c, err := policy.StartCluster(ctx, redisserver.ClusterOptions{Primaries: t.primaries, Replicas: t.replicas, Server: o}, serverSpec(spec))
 	if err != nil {
 		return fmt.Errorf("target kind managed-cluster: %w", err)
 	}

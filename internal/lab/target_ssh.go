@@ -9,12 +9,13 @@ import (
 	"redline/internal/atomicfile"
 	"redline/internal/host"
 	"redline/internal/labdata"
+	"redline/internal/target/policy"
 )
 
 // ServerHost is the machine the server runs on when it is not the lab's
 // own (a target of kind ssh). The lab starts, stops and samples its
 // server there, diagnoses and tunes that machine, all through this
-// interface; internal/cli adapts a remote session to it, so the engine
+// interface; internal/target/labhost adapts a remote session to it, so the engine
 // links neither the session nor the doctor or tune.
 type ServerHost interface {
 	// Start starts a server from spec (with password as requirepass, if
@@ -77,8 +78,7 @@ func (t *target) ensureRemote(ctx context.Context, spec labdata.ServerSpec) erro
 		return err
 	}
 	start := spec
-	start.Config = []string{"maxclients 10000"}
-	start.Config = append(start.Config, spec.Config...)
+	start.Config = policy.StartConfig(spec.Config)
 	s, err := t.host.Start(ctx, start, t.pass)
 	if err != nil {
 		return err
@@ -103,7 +103,7 @@ func (t *target) stopRemote() error {
 // serverHost opens the link to a kind ssh target's server host, whose
 // tuner and doctor then act for the lab.
 func (l *labRun) serverHost(ctx context.Context) error {
-	if l.s.Target.Kind != "ssh" {
+	if l.s.Target.Kind != labdata.KindSSH {
 		return nil
 	}
 	l.event(Event{Message: "opening a session on " + l.s.Target.Host})

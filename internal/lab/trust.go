@@ -41,7 +41,7 @@ func ServerSpecs(s labdata.Scenario) (labels []string, specs []labdata.ServerSpe
 func checkUntrusted(s labdata.Scenario) error {
 	labels, specs := ServerSpecs(s)
 	for i, spec := range specs {
-		if err := checkServerSpec(spec, s.Target.Kind == "ssh"); err != nil {
+		if err := checkServerSpec(spec, s.Target.Kind == labdata.KindSSH); err != nil {
 			return untrusted(labels[i], err)
 		}
 	}

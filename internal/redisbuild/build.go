@@ -290,7 +290,12 @@ func (p *plan) cacheKey() string {
 // so a cache entry is complete or absent.
 func (p *plan) build(ctx context.Context, o Options, r *runner, dir string) (buildspec.Provenance, error) {
 	tmp := fmt.Sprintf("%s.tmp-%d", dir, os.Getpid())
-	os.RemoveAll(tmp)
+	// The key's lock is held: any other dir.tmp-* is a killed build's.
+	if stale, _ := filepath.Glob(dir + ".tmp-*"); len(stale) > 0 {
+		for _, s := range stale {
+			os.RemoveAll(s)
+		}
+	}
 	defer os.RemoveAll(tmp)
 	failed := func(err error) (buildspec.Provenance, error) {
 		// The failed build is kept whole, its logs and tree, until the

@@ -17,10 +17,22 @@ var aptSourceDirs = struct{ list, parts string }{"/etc/apt/sources.list", "/etc/
 // deb entries and their package lists (the system's own apt configuration
 // is never changed), <cache>/debian/pkg the .dsc and its tarballs. A
 // package already there is used again (remove the directory to fetch a
-// newer one).
+// newer one). One fetch at a time (two builds, or tests in parallel, would
+// share apt's lists and lock): the second waits, then finds the first's.
 func fetchDebian(ctx context.Context, r *runner) (source, error) {
 	root := filepath.Join(r.cache, "debian")
 	pkg := filepath.Join(root, "pkg")
+	if dsc := findDSC(pkg); dsc != "" {
+		return debianSource(dsc)
+	}
+	if err := os.MkdirAll(r.cache, 0o755); err != nil {
+		return source{}, fmt.Errorf("build: cache %s: %w", r.cache, err)
+	}
+	unlock, err := lockKey(ctx, root+".lock")
+	if err != nil {
+		return source{}, err
+	}
+	defer unlock()
 	if dsc := findDSC(pkg); dsc != "" {
 		return debianSource(dsc)
 	}
@@ -48,6 +60,18 @@ func fetchDebian(ctx context.Context, r *runner) (source, error) {
 		return source{}, fmt.Errorf("build: apt-get source redis left no .dsc in %s", pkg)
 	}
 	return debianSource(dsc)
+}
+
+// FetchDebian puts the distribution's redis source package into cache (the
+// build cache, DefaultCache when empty) unless it is there already: what a
+// build from "debian" does first, for a host that will build without a route
+// to the package registries (a server host in a network namespace).
+func FetchDebian(ctx context.Context, cache string) error {
+	if cache == "" {
+		cache = DefaultCache()
+	}
+	r := &runner{cache: cache}
+	return r.step(filepath.Join(cache, "debian"), "fetch", func() error { _, err := fetchDebian(ctx, r); return err })
 }
 
 func debianSource(dsc string) (source, error) {

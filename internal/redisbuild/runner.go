@@ -75,11 +75,19 @@ func (r *runner) run(ctx context.Context, dir, name string, args ...string) erro
 	return nil
 }
 
+// firstWord is what a command was asked to do: its first argument that is
+// not an option ("source" of apt-get -o X -q source redis).
 func firstWord(args []string) string {
-	if len(args) == 0 {
-		return ""
+	for i := 0; i < len(args); i++ {
+		switch a := args[i]; {
+		case a == "-o":
+			i++
+		case strings.HasPrefix(a, "-"):
+		default:
+			return a
+		}
 	}
-	return args[0]
+	return ""
 }
 
 // step runs fn with its output in logDir/name.log and records its time.

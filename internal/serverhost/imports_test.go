@@ -31,6 +31,7 @@ func TestImportDirection(t *testing.T) {
 		"redline/internal/profile":       {"labdata"},
 		"redline/internal/serverhost":    {"labdata"},
 		"redline/internal/bench/cmdline": {"labdata"},
+		"redline/internal/target":        {"labdata"},
 	} {
 		imported := imports(t, pkg)
 		for _, b := range banned {

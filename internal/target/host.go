@@ -1,13 +1,14 @@
-package cli
+package target
 
 // THE SEAM. This file is redline autotune's host side: the target's
 // server started (or attached), and every trial's changes applied scoped
 // and rolled back, through the one server-host API (serverhost.Host,
 // issue 23); the load is generated here. The host is opened once, by
-// openHost (serverhost.Open): this machine, or a session over --ssh whose
+// the command's openHost (Options.OpenHost, serverhost.Open): this
+// machine, or a session over --ssh whose
 // dead man's switch undoes a trial by itself when the link dies. Nothing
 // else in autotune knows how the host is reached; how one trial's knobs
-// reach it is autotune_trial.go.
+// reach it is trial.go and methods.go.
 
 import (
 	"cmp"
@@ -22,12 +23,11 @@ import (
 	"redline/internal/autotune"
 	"redline/internal/bench"
 	"redline/internal/bench/cmdline"
-	"redline/internal/lab"
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
-	"redline/internal/secret"
 	"redline/internal/serverhost"
+	"redline/internal/target/policy"
 	"redline/internal/tune"
 )
 
@@ -35,13 +35,13 @@ import (
 // session was interrupted, and the host's close.
 const rollbackTimeout = 30 * time.Second
 
-// localTarget is the session's redis-server on its server host (this
+// Target is the session's redis-server on its server host (this
 // machine, a session's over ssh, or a network namespace here), measured
 // with one workload; every trial runs on a server started with its start-up
-// settings (the baseline's first: autotune_trial.go keeps a pool), its
+// settings (the baseline's first: trial.go keeps a pool), its
 // changes applied scoped through the host's tune journal and rolled back
 // by their session after the measurement.
-type localTarget struct {
+type Target struct {
 	host  serverhost.Host
 	addr  string // the baseline server's
 	redis *serverhost.RedisTarget
@@ -68,50 +68,50 @@ type localTarget struct {
 	// clientNetNS is where the load and the admin connections come from
 	// (a --netns target's client namespace).
 	clientNetNS string
-	// cluster is a --cluster target's nodes (autotune_cluster.go).
-	cluster *clusterTarget
+	// cluster is a --cluster target's nodes (cluster.go).
+	cluster *clusterNodes
 	// noHost says why host knobs cannot be tried ("" when they can).
 	noHost string
 	pair   *netns.Pair
 	where  string // what the target is, for the terminal
-	// built are the session's --build binaries by name (autotune_build.go),
+	// built are the session's --build binaries by name (build.go),
 	// buildTime what building them took.
-	built     map[string]labdata.BuildProvenance
+	built     map[string]buildspec.Provenance
 	buildTime time.Duration
 	// beforeMeasure, when set (tests), sees the trial's server with
 	// everything applied, just before the measurement.
 	beforeMeasure func(*trialServer)
 }
 
-// openAutotuneTarget opens the server host (its journal in o.stateDir,
-// held from the first trial): this machine, a session over --ssh, or
+// Open opens the server host (its journal in o.StateDir, held from the
+// first trial) through o.OpenHost: this machine, a session over --ssh, or
 // this machine seen from a network namespace pair (--netns); it takes the
 // redis-servers already running there (the production-host guard), starts
 // the managed server with its extra redis.conf lines or attaches the
-// existing one, and aims the workload at it.
-func openAutotuneTarget(ctx context.Context, s *streams, o *autotuneOptions, wl cmdline.Workload) (*localTarget, error) {
-	tg := o.target
-	t := &localTarget{test: wl.Tests[0], p99: o.engine.LowerIsBetter, managed: !tg.attached() && !tg.Cluster,
+// existing one, and aims the workload wl at it.
+func Open(ctx context.Context, o Options, wl cmdline.Workload) (*Target, error) {
+	tg := o.Spec
+	t := &Target{test: wl.Tests[0], p99: tg.Objective == "p99", managed: !tg.Attached() && !tg.Cluster,
 		start: serverhost.RedisStartArgs{Config: tg.ServerConfig}, servers: map[string]*trialServer{}, profilePlans: map[string]*tune.Plan{}}
-	local := serverhost.LocalOptions{StateDir: o.stateDir, Holder: "redline autotune", BuildProgress: s.err}
+	local := serverhost.LocalOptions{StateDir: o.StateDir, Holder: "redline autotune", BuildProgress: o.BuildProgress}
 	if tg.NetNS {
 		netns.RemoveStale()
 		p, err := netns.NewPair(ctx)
 		if err != nil {
-			return nil, failed("autotune", ExitError, fmt.Errorf("--netns: %w", err))
+			return nil, fmt.Errorf("--netns: %w", err)
 		}
 		t.pair, t.serverNetNS, t.clientNetNS = p, p.Server, p.Client
 		local.NetNS, local.ClientNetNS = p.Server, p.Client
 	}
-	h, err := o.remote.openHost(ctx, s, "autotune", local)
+	h, err := o.openHost(ctx, local)
 	if err != nil {
-		t.close()
+		t.Close()
 		return nil, err
 	}
 	t.host = h
 	if err := t.open(ctx, o); err != nil {
-		t.close()
-		return nil, failed("autotune", ExitError, err)
+		t.Close()
+		return nil, err
 	}
 	if t.noHost == "" && h.Info().UID != 0 {
 		t.noHost = "writes the host: needs root" + onHost(h.Info())
@@ -126,12 +126,12 @@ func openAutotuneTarget(ctx context.Context, s *streams, o *autotuneOptions, wl 
 // open starts the managed server (the pool's baseline: on the address
 // the load reaches, the ssh connection's or the namespace's) or attaches
 // the existing one, the guard having taken the other servers there first.
-func (t *localTarget) open(ctx context.Context, o *autotuneOptions) error {
-	tg, info := o.target, t.host.Info()
+func (t *Target) open(ctx context.Context, o Options) error {
+	tg, info := o.Spec, t.host.Info()
 	if tg.Cluster {
 		return t.openCluster(ctx, o)
 	}
-	others := lab.OtherServers("/")
+	others := policy.OtherServers("/")
 	if !t.managed {
 		pid, err := t.attach(ctx, o)
 		if err != nil {
@@ -141,23 +141,20 @@ func (t *localTarget) open(ctx context.Context, o *autotuneOptions) error {
 		others = slices.DeleteFunc(others, func(o string) bool { return pid > 0 && o == "pid "+strconv.Itoa(pid) })
 	}
 	t.guard(others, tg.AllowHostWide)
-	if info.SSH != "" { // as the lab's ssh target
-		t.hostWideOff, t.guardLine = false, "host-wide changes allowed: they are made on the ssh target's host, whose other servers autotune does not see"
-	}
 	if !t.managed {
 		return nil
 	}
-	switch {
-	case t.pair != nil:
-		t.start.Bind = t.pair.ServerIP
-	case info.SSH != "":
-		if t.start.Bind = info.SSHServerIP; t.start.Bind == "" {
-			return fmt.Errorf("the session on %s cannot tell the address the load reaches (no $SSH_CONNECTION)", info.SSH)
-		}
-		// The load comes from another host: the server gets a password
-		// of its own, never protected-mode off (as the lab's ssh target).
-		t.start.Password = secret.NewPassword()
+	var nsIP string
+	if t.pair != nil {
+		nsIP = t.pair.ServerIP
 	}
+	bind, err := policy.Bind(nsIP, info.SSH, info.SSHServerIP, "", "autotune over --ssh needs it")
+	if err != nil {
+		return err
+	}
+	// The load comes from another host: the server gets a password of
+	// its own, never protected-mode off (as the lab's ssh target).
+	t.start.Bind, t.start.Password = bind, policy.Password(info.SSH != "", "")
 	srv, err := t.server(ctx, t.start)
 	if err != nil {
 		return err
@@ -171,9 +168,9 @@ func (t *localTarget) open(ctx context.Context, o *autotuneOptions) error {
 }
 
 // attach takes the existing server as the pool's one server.
-func (t *localTarget) attach(ctx context.Context, o *autotuneOptions) (pid int, err error) {
-	tg := o.target
-	r := &serverhost.RedisTarget{Addr: cmp.Or(tg.Addr, tg.Socket), User: tg.User, Password: o.password}
+func (t *Target) attach(ctx context.Context, o Options) (pid int, err error) {
+	tg := o.Spec
+	r := &serverhost.RedisTarget{Addr: cmp.Or(tg.Addr, tg.Socket), User: tg.User, Password: o.Password}
 	if tg.Socket != "" {
 		r.Network = "unix"
 	}
@@ -184,7 +181,7 @@ func (t *localTarget) attach(ctx context.Context, o *autotuneOptions) (pid int, 
 // baseline's, never started or stopped; a cluster's seed): its CONFIG is
 // tuned, and its host when it is a process of the server host (pid, 0
 // when not).
-func (t *localTarget) attachServer(ctx context.Context, r *serverhost.RedisTarget) (pid int, err error) {
+func (t *Target) attachServer(ctx context.Context, r *serverhost.RedisTarget) (pid int, err error) {
 	t.addr, t.redis = r.Addr, r
 	t.where = "the existing redis-server at " + t.addr + onHost(t.host.Info())
 	a, aerr := t.host.RedisAttach(ctx, *r)
@@ -204,7 +201,7 @@ func (t *localTarget) attachServer(ctx context.Context, r *serverhost.RedisTarge
 }
 
 // close stops the servers and rolls back whatever a trial left applied.
-func (t *localTarget) close() {
+func (t *Target) Close() {
 	for _, s := range t.servers {
 		if s.cluster == nil || s.cluster == t.cluster {
 			s.admin.Close()
@@ -232,7 +229,7 @@ func (t *localTarget) close() {
 // measure runs the workload once, and once more when a run measured
 // nothing or had failed requests (a host so busy that no reply came in
 // the run's time): the second answer stands. P99 is in milliseconds.
-func (t *localTarget) measure(ctx context.Context, addr string) (autotune.Measurement, error) {
+func (t *Target) measure(ctx context.Context, addr string) (autotune.Measurement, error) {
 	var err error
 	opts := t.opts
 	opts.Addr = addr
@@ -254,7 +251,7 @@ func (t *localTarget) measure(ctx context.Context, addr string) (autotune.Measur
 	return autotune.Measurement{}, err
 }
 
-func (t *localTarget) apply(ctx context.Context, plan *tune.Plan, redis *serverhost.RedisTarget) (string, error) {
+func (t *Target) applyScoped(ctx context.Context, plan *tune.Plan, redis *serverhost.RedisTarget) (string, error) {
 	res, err := t.host.TuneApply(ctx, plan, redis, serverhost.Scoped)
 	if res == nil {
 		return "", err
@@ -264,7 +261,7 @@ func (t *localTarget) apply(ctx context.Context, plan *tune.Plan, redis *serverh
 
 // rollback restores one trial's session, with a context of its own: an
 // interrupted session still rolls back.
-func (t *localTarget) rollback(session string, redis *serverhost.RedisTarget) error {
+func (t *Target) rollback(session string, redis *serverhost.RedisTarget) error {
 	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
 	defer cancel()
 	_, err := t.host.TuneRollback(ctx, serverhost.TuneRollbackArgs{Session: session, RedisPassword: redis.Password})

@@ -1,4 +1,4 @@
-package cli
+package labhost
 
 import (
 	"context"
@@ -10,24 +10,24 @@ import (
 	"redline/internal/serverhost"
 )
 
-// labBuilder is where a lab's server: {build: ...} is built: on the host
+// Builder is where a lab's server: {build: ...} is built: on the host
 // its servers run on, through the server-host API. For an ssh target a
 // session is opened there for the builds (at the first one) and ended by
 // the returned function, before the lab opens its own.
-func labBuilder(s *streams, f *labFlags, t labdata.TargetSpec) (lab.Builder, func()) {
-	if t.Kind != "ssh" {
-		h := serverhost.NewLocal(serverhost.LocalOptions{BuildProgress: s.err})
+func Builder(o Options, t labdata.TargetSpec) (lab.Builder, func()) {
+	if t.Kind != labdata.KindSSH {
+		h := serverhost.NewLocal(serverhost.LocalOptions{BuildProgress: o.BuildProgress})
 		return hostBuild(func(context.Context) (serverhost.Builder, error) { return h, nil }), func() {}
 	}
 	var sh *sshServerHost
 	open := func(ctx context.Context) (serverhost.Builder, error) {
 		if sh == nil {
-			h, err := labServerHost(s, f)(ctx, t)
+			h, err := dialSSH(ctx, o, t)
 			if err != nil {
 				return nil, err
 			}
-			sh = h.(*sshServerHost)
-			fmt.Fprintf(s.err, "redline lab: building on %s (the compiler and the build cache are there)\n", t.Host)
+			sh = h
+			o.notify(fmt.Sprintf("building on %s (the compiler and the build cache are there)", t.Host))
 		}
 		return sh.h, nil
 	}

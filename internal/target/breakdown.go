@@ -1,4 +1,4 @@
-package cli
+package target
 
 import (
 	"cmp"
@@ -17,7 +17,7 @@ import (
 // profile.Compare) and the server's time by command (INFO commandstats,
 // after less before). What cannot be taken is left out; the report says
 // so.
-func (t *localTarget) measureSampled(ctx context.Context, srv *trialServer) (autotune.Measurement, error) {
+func (t *Target) measureSampled(ctx context.Context, srv *trialServer) (autotune.Measurement, error) {
 	before, serr := t.snapshot(ctx, srv.pid)
 	cmdsBefore, cerr := commandStats(ctx, srv)
 	m, err := t.measure(ctx, srv.addr)
@@ -52,7 +52,7 @@ func commandTimes(before, after []redisadmin.CommandStat) []autotune.CommandTime
 }
 
 // snapshot reads the server host's counters now, pid's threads among them.
-func (t *localTarget) snapshot(ctx context.Context, pid int) (*profile.Snapshot, error) {
+func (t *Target) snapshot(ctx context.Context, pid int) (*profile.Snapshot, error) {
 	fsys, err := t.host.Sample(ctx)
 	if err != nil {
 		return nil, err

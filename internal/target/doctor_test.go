@@ -1,4 +1,4 @@
-package cli
+package target
 
 import (
 	"context"
@@ -34,8 +34,8 @@ func TestAutotuneDoctorLinesEscaped(t *testing.T) {
 			Fix: &doctor.Fix{Advice: []string{"look at " + evil}}},
 	}}
 	key, _ := json.Marshal(serverhost.RedisStartArgs{})
-	tg := &localTarget{host: doctorHost{rep: rep}, servers: map[string]*trialServer{string(key): {}}}
-	cands, untested := autotuneCandidates(autotuneTarget{Knobs: []string{"redis.hz"}})
+	tg := &Target{host: doctorHost{rep: rep}, servers: map[string]*trialServer{string(key): {}}}
+	cands, untested := Candidates(Spec{Knobs: []string{"redis.hz"}})
 	_, untested, lines := tg.doctorFirst(context.Background(), cands, untested)
 	if len(lines) == 0 || len(untested) == 0 {
 		t.Fatalf("lines %q, untested %q: want both", lines, untested)

@@ -1,11 +1,10 @@
-package cli
+package labhost
 
 import (
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"redline/internal/labdata"
 	"redline/internal/remote"
 	"redline/internal/serverhost"
+	"redline/internal/target/policy"
 )
 
 // sshServerHost is the lab.ServerHost of a target of kind ssh: a redline
@@ -33,30 +33,40 @@ type sshServerHost struct {
 	learned *labdata.RemoteCleanup
 }
 
-// labServerHost returns the lab's way to open a session on a target's
-// server host; its journal there is in stateDir when one is given.
-func labServerHost(s *streams, f *labFlags) lab.DialServerHost {
+// DialSSH returns the lab's way to open a session on a target's server
+// host; its journal there is in o.StateDir when one is given.
+func DialSSH(o Options) lab.DialServerHost {
 	return func(ctx context.Context, t labdata.TargetSpec) (lab.ServerHost, error) {
-		if t.Sudo && f.stateDir != "" {
-			return nil, fmt.Errorf("--state-dir with target.sudo: the sudoers line of docs/remote.md allows no arguments, so the session there uses its default journal directory (drop --state-dir)")
-		}
-		o := remote.DialOptions{SSH: remote.SSH{Target: t.Host, Config: f.sshConfig}, Version: Version(), NoPush: t.NoPush, Sudo: t.Sudo,
-			StateDir: f.stateDir, HeartbeatTimeout: t.Heartbeat, DeadAfter: remote.DeadAfter(t.Heartbeat),
-			Notify: func(msg string) { fmt.Fprintf(s.err, "redline lab: %s\n", msg) }}
-		h := &sshServerHost{t: t, dialOpts: o}
-		h.redial = func(ctx context.Context, cleanup string) (*remote.Client, error) {
-			o := h.dialOpts
-			o.Cleanup = cleanup
-			return remote.Dial(ctx, o)
-		}
-		c, err := h.redial(ctx, "")
+		h, err := dialSSH(ctx, o, t)
 		if err != nil {
 			return nil, err
 		}
-		printCleanups(s.err, "lab", c.Hello.Hostname, c.Hello.Cleanups)
-		h.h = serverhost.NewRemote(c, t.Host)
 		return h, nil
 	}
+}
+
+func dialSSH(ctx context.Context, lo Options, t labdata.TargetSpec) (*sshServerHost, error) {
+	if t.Sudo && lo.StateDir != "" {
+		return nil, fmt.Errorf("--state-dir with target.sudo: the sudoers line of docs/remote.md allows no arguments, so the session there uses its default journal directory (drop --state-dir)")
+	}
+	o := remote.DialOptions{SSH: remote.SSH{Target: t.Host, Config: lo.SSHConfig}, Version: lo.Version, NoPush: t.NoPush, Sudo: t.Sudo,
+		StateDir: lo.StateDir, HeartbeatTimeout: t.Heartbeat, DeadAfter: remote.DeadAfter(t.Heartbeat),
+		Notify: lo.notify}
+	h := &sshServerHost{t: t, dialOpts: o}
+	h.redial = func(ctx context.Context, cleanup string) (*remote.Client, error) {
+		o := h.dialOpts
+		o.Cleanup = cleanup
+		return remote.Dial(ctx, o)
+	}
+	c, err := h.redial(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	if lo.Cleanups != nil {
+		lo.Cleanups(c.Hello.Hostname, c.Hello.Cleanups)
+	}
+	h.h = serverhost.NewRemote(c, t.Host)
+	return h, nil
 }
 
 func (h *sshServerHost) lost() bool { return h.h.Lost() }
@@ -64,13 +74,7 @@ func (h *sshServerHost) lost() bool { return h.h.Lost() }
 // ip is the server host's address the load goes to: the scenario's, or
 // the one the ssh connection reached.
 func (h *sshServerHost) ip() (string, error) {
-	if h.t.Address != "" {
-		return h.t.Address, nil
-	}
-	if ip := h.h.Info().SSHServerIP; ip != "" {
-		return ip, nil
-	}
-	return "", fmt.Errorf("the session on %s cannot tell its address (no $SSH_CONNECTION): give target.address, an IP of the server host the load can reach", h.t.Host)
+	return policy.Bind("", h.t.Host, h.h.Info().SSHServerIP, h.t.Address, "give target.address, an IP of the server host the load can reach")
 }
 
 // Start starts a server on the host, on its ssh address.
@@ -240,21 +244,10 @@ func (h *sshServerHost) restoredBySession(ctx context.Context) ([]labdata.PlanSt
 	return cl.Restored, nil
 }
 
-// printRemoteCleanup says what the server host did by itself when the
-// link to it was lost.
-func printRemoteCleanup(w io.Writer, res *labdata.Result) {
-	if res == nil || res.RemoteCleanup == nil {
-		return
-	}
-	rc, host := res.RemoteCleanup, res.Target.SSH
-	if rc.Unknown != "" {
-		fmt.Fprintf(w, "redline lab: the link to %s was lost; %s\n", host, rc.Unknown)
-		return
-	}
-	errs := ""
-	if len(rc.Errors) > 0 {
-		errs = fmt.Sprintf("; errors: %q", rc.Errors)
-	}
-	fmt.Fprintf(w, "redline lab: the link to %s was lost; the session there (%s) restored %d change(s) and stopped %d redis-server(s) by itself%s\n",
-		host, rc.Reason, len(rc.Restored), len(rc.Stopped), errs)
+// hangUp ends a session client politely.
+func hangUp(c *remote.Client) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_ = c.Bye(ctx)
+	_ = c.Close()
 }

@@ -1,4 +1,4 @@
-package cli
+package target
 
 import (
 	"context"
@@ -27,8 +27,8 @@ func (h *attachHost) RedisAttach(_ context.Context, r serverhost.RedisTarget) (s
 // that allows it; the decision is the doctor's (redisadmin.NodeGetsPassword).
 func TestAutotuneClusterPasswordStaysNearTheSeed(t *testing.T) {
 	h := &attachHost{}
-	tg := &localTarget{host: h}
-	c := &clusterTarget{admins: map[string]*redisadmin.Conn{}}
+	tg := &Target{host: h}
+	c := &clusterNodes{admins: map[string]*redisadmin.Conn{}}
 	seed := &serverhost.RedisTarget{Addr: "127.0.0.1:7000", Password: "pw"}
 	_, err := c.attach(context.Background(), tg, "192.0.2.1:6379", seed)
 	if err == nil || !strings.Contains(err.Error(), "not sent the password") || !strings.Contains(err.Error(), "--cluster-auth-any") {

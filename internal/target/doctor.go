@@ -1,4 +1,4 @@
-package cli
+package target
 
 import (
 	"context"
@@ -18,7 +18,7 @@ import (
 // among its values; a fix no knob makes, or only advice, is listed as
 // untested with its finding. lines say, for the output, which knobs the
 // doctor put first and why.
-func (t *localTarget) doctorFirst(ctx context.Context, cands []autotune.Candidate, untested []string) (_ []autotune.Candidate, _ []string, lines []string) {
+func (t *Target) doctorFirst(ctx context.Context, cands []autotune.Candidate, untested []string) (_ []autotune.Candidate, _ []string, lines []string) {
 	rep, err := t.host.Doctor(ctx, serverhost.DoctorArgs{Pid: t.base().pid, Redis: t.redis})
 	if err != nil {
 		return cands, untested, []string{textsafe.Printable("not run: " + err.Error())}

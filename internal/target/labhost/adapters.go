@@ -1,64 +1,103 @@
-package cli
+// Package labhost is the lab's host over the one server-host API
+// (serverhost.Host): its lab.Tuner, lab.Diagnoser and lab.Steerer on this
+// machine or a server host over ssh, the lab's lab.ServerHost of a
+// target of kind ssh (a redline session there: ssh.go, including how a
+// died link's cleanup is learned), and where a scenario's builds are
+// made (build.go). internal/cli gives it the command line's options once
+// (Options) and prints what it says.
+package labhost
 
 import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 
 	"redline/internal/change"
-
 	"redline/internal/doctor"
 	"redline/internal/host"
 	"redline/internal/lab"
 	"redline/internal/labdata"
+	"redline/internal/remote"
 	"redline/internal/serverhost"
+	"redline/internal/target/policy"
 	"redline/internal/tune"
 )
 
-// labHost is the host the lab's target runs on, as the lab acts on it:
-// this machine's tuner, doctor and steerer, or the way to open a session
-// on a target's server host (which brings its own three).
-type labHost struct {
-	tuner      lab.Tuner
-	doctor     lab.Diagnoser
-	steerer    lab.Steerer
-	serverHost lab.DialServerHost
-	close      func()
+// Options are how a lab opens its host: from the command line, once.
+type Options struct {
+	// StateDir is the tune journal's directory ("" the default; over
+	// ssh the session's default there).
+	StateDir string
+	// SSHConfig is --ssh-config for a target of kind ssh; Version the
+	// redline a session there must run.
+	SSHConfig string
+	Version   string
+	// Notify says a line as it happens (the link's notices, a build on
+	// the server host); BuildProgress takes a local build's output.
+	Notify        func(string)
+	BuildProgress io.Writer
+	// Cleanups says what earlier sessions on a server host restored and
+	// stopped by themselves, as its hello reported it.
+	Cleanups func(host string, cls []remote.Cleanup)
+	// Closed ends this machine's host when the lab is done (the caller
+	// says what it still had to undo).
+	Closed func(serverhost.Host)
 }
 
-// openLabHost opens the host the lab's target runs on: the one place
-// redline lab tells this machine from a server host over ssh. A target of
-// kind ssh is a redline session there (labServerHost), which holds its
-// journal directory from its first change on. Any other target runs
-// here, on one serverhost.Local for the lab's life, seen from the
-// server's network namespace (against a netns target the plan is made,
-// and tune writes net.* sysctls and dials Redis, inside it, journaling
-// it, so a later redline tune rollback from the host acts in it, or
-// reports it gone); when a variant changes the host, that Local holds
-// the journal directory from now on, so a second lab tuning this host
-// refuses before it starts anything instead of interleaving its journal
-// sessions with this one's. The applies are journaled in the state
-// directory, so redline tune rollback restores the host even if the lab
-// is killed.
-func openLabHost(s *streams, f *labFlags, sc labdata.Scenario) (*labHost, error) {
-	if sc.Target.Kind == "ssh" {
-		return &labHost{serverHost: labServerHost(s, f), close: func() {}}, nil
+func (o Options) notify(msg string) {
+	if o.Notify != nil {
+		o.Notify(msg)
 	}
-	local := serverhost.NewLocal(serverhost.LocalOptions{StateDir: f.stateDir, Holder: "redline lab"})
+}
+
+// Host is the host the lab's target runs on, as the lab acts on it:
+// this machine's tuner, doctor and steerer, or the way to open a session
+// on a target's server host (which brings its own three).
+type Host struct {
+	Tuner      lab.Tuner
+	Doctor     lab.Diagnoser
+	Steerer    lab.Steerer
+	ServerHost lab.DialServerHost
+	Close      func()
+}
+
+// Open opens the host the lab's target runs on: the one place redline
+// lab tells this machine from a server host over ssh. A target of kind
+// ssh is a redline session there (DialSSH), which holds its journal
+// directory from its first change on. Any other target runs here, on one
+// serverhost.Local for the lab's life, seen from the server's network
+// namespace (against a netns target the plan is made, and tune writes
+// net.* sysctls and dials Redis, inside it, journaling it, so a later
+// redline tune rollback from the host acts in it, or reports it gone);
+// when a variant changes the host, that Local holds the journal
+// directory from now on, so a second lab tuning this host refuses before
+// it starts anything instead of interleaving its journal sessions with
+// this one's. The applies are journaled in the state directory, so
+// redline tune rollback restores the host even if the lab is killed.
+func Open(o Options, sc labdata.Scenario) (*Host, error) {
+	if sc.Target.Kind == labdata.KindSSH {
+		return &Host{ServerHost: DialSSH(o), Close: func() {}}, nil
+	}
+	local := serverhost.NewLocal(serverhost.LocalOptions{StateDir: o.StateDir, Holder: "redline lab"})
 	if tunes(sc) {
 		if err := local.Hold(); err != nil {
 			return nil, err
 		}
 	}
 	in := func(env lab.Env) serverhost.Host { return local.InNetNS(env.ServerNetNS, env.ClientNetNS) }
-	return &labHost{
-		tuner:   &localTuner{hostTuner{host: in, scope: serverhost.Kept}, local},
-		doctor:  hostDoctor{host: in},
-		steerer: hostSteerer{host: in, adopt: true},
+	return &Host{
+		Tuner:   &localTuner{hostTuner{host: in, scope: serverhost.Kept}, local},
+		Doctor:  hostDoctor{host: in},
+		Steerer: hostSteerer{host: in, adopt: true},
 		// The lab has rolled back and stopped what it did by then: this
 		// releases the hold (and says what it still had to undo).
-		close: func() { closeHost(s, "lab", local) },
+		Close: func() {
+			if o.Closed != nil {
+				o.Closed(local)
+			}
+		},
 	}, nil
 }
 
@@ -95,7 +134,7 @@ func (t *hostTuner) Apply(ctx context.Context, spec labdata.TuneSpec, env lab.En
 		return nil, err
 	}
 	if env.HostWideOff {
-		plan.Changes = slices.DeleteFunc(plan.Changes, func(c change.Change) bool { return lab.HostWide(c, env.ServerNetNS) })
+		plan.Changes = slices.DeleteFunc(plan.Changes, func(c change.Change) bool { return policy.HostWide(c, env.ServerNetNS) })
 	}
 	res, err := h.TuneApply(ctx, plan, labRedis(env), t.scope)
 	var steps []labdata.PlanStep

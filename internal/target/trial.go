@@ -1,13 +1,14 @@
-package cli
+package target
 
-// The trial side of redline autotune's host seam (autotune_host.go): how
+// The trial side of redline autotune's host seam (host.go): how
 // one config of the catalog's knobs reaches the managed server and the
 // host. A config is split by how each knob is applied (knobs.Method):
 // changes and tune profiles go into one plan (tune.Compose, the one plan
 // composer) applied scoped through the host's journal and rolled back
 // after the measurement; steer runs during the measurement through the
 // host's Steerer; start-up settings (a redis.conf line, the allocator,
-// the CPU set) pick the server the trial runs on.
+// the CPU set, the binary) pick the server the trial runs on. Each
+// knobs.Method is one entry of methods.go.
 //
 // Servers with different start-up specs run side by side, each on its
 // own port, kept in a small pool (trialServers): a paired round
@@ -35,11 +36,10 @@ import (
 	"redline/internal/change"
 	"redline/internal/host"
 	"redline/internal/knobs"
-	"redline/internal/lab"
-	"redline/internal/labdata"
 	"redline/internal/redisadmin"
-	"redline/internal/redisserver"
 	"redline/internal/serverhost"
+	"redline/internal/steerspec"
+	"redline/internal/target/policy"
 	"redline/internal/tune"
 )
 
@@ -50,7 +50,7 @@ const maxTrialServers = 3
 
 // trialSteer is how steer runs in a trial: decisions every 250 ms, a move
 // after two agreeing periods, so it acts within a measurement of seconds.
-var trialSteer = labdata.SteerSpec{Period: 250 * time.Millisecond, Periods: 2}
+var trialSteer = steerspec.Spec{Period: 250 * time.Millisecond, Periods: 2}
 
 // trialServer is one managed server of the pool.
 type trialServer struct {
@@ -63,67 +63,7 @@ type trialServer struct {
 	used  int // the measurement that last used it
 	// cluster is its cluster's nodes on a --cluster target (addr its
 	// seed, pid its first primary's); nil for a single server.
-	cluster *clusterTarget
-}
-
-// trialParts is a config split by how its settings are applied.
-type trialParts struct {
-	start    serverhost.RedisStartArgs
-	changes  []change.Change
-	profiles []string
-	steer    bool
-}
-
-// partsOf splits c; the start-up spec is the baseline's with c's start-up
-// settings on top.
-func (t *localTarget) partsOf(c autotune.Config) (trialParts, error) {
-	p := trialParts{start: t.start}
-	p.start.Config = slices.Clone(t.start.Config)
-	for _, s := range c {
-		k, ok := knobs.Lookup(s.Knob)
-		if !ok {
-			return p, fmt.Errorf("no knob %s in the catalog", s.Knob)
-		}
-		if ch, ok := k.Change(s.Value); ok {
-			p.changes = append(p.changes, ch)
-			continue
-		}
-		if name, ok := k.Profile(); ok {
-			p.profiles = append(p.profiles, name)
-			continue
-		}
-		if k.Method() == knobs.BySteer {
-			p.steer = true
-			continue
-		}
-		st, ok := k.Start(s.Value)
-		if !ok || !t.restarts() {
-			return p, fmt.Errorf("knob %s is applied by %s, which this target cannot do", k.Name, k.Method())
-		}
-		if err := t.startWith(&p.start, st); err != nil {
-			return p, fmt.Errorf("%s=%s: %w", k.Name, s.Value, err)
-		}
-	}
-	return p, nil
-}
-
-// startWith sets one start-up setting in a.
-func (t *localTarget) startWith(a *serverhost.RedisStartArgs, st knobs.Start) error {
-	switch {
-	case st.ConfigLine != "":
-		a.Config = append(a.Config, st.ConfigLine) // the last line of a directive wins
-	case st.Allocator != "":
-		a.Allocator = st.Allocator
-	case st.CPUs != "":
-		cpus, ok := t.cpus[st.CPUs]
-		if !ok {
-			return fmt.Errorf("CPU set %q was not resolved on this host", st.CPUs)
-		}
-		a.CPUs, a.NUMANode = cpus.list, cpus.node
-	case st.Build != "":
-		return t.startBuild(a, st.Build)
-	}
-	return nil
+	cluster *clusterNodes
 }
 
 // resolvedCPUs is a server.cpus value on this host.
@@ -137,7 +77,7 @@ type resolvedCPUs struct {
 // numa-bind would put Redis (tune.NICCPUs: the NIC's NUMA node's CPUs,
 // placement.LocalCPUs); unpinned is no pinning. A value that reduces to
 // the baseline's (every online CPU, unpinned) is said to.
-func (t *localTarget) resolveCPUs(ctx context.Context) error {
+func (t *Target) resolveCPUs(ctx context.Context) error {
 	t.cpus = map[string]resolvedCPUs{"unpinned": {note: "unpinned"}}
 	snap, err := t.host.Snapshot(ctx, serverhost.SnapshotArgs{NoProcesses: true})
 	if err != nil {
@@ -162,7 +102,7 @@ func (t *localTarget) resolveCPUs(ctx context.Context) error {
 // server returns the pool's server started with a, starting it (and
 // stopping the least recently used one but the baseline's beyond
 // maxTrialServers).
-func (t *localTarget) server(ctx context.Context, a serverhost.RedisStartArgs) (*trialServer, error) {
+func (t *Target) server(ctx context.Context, a serverhost.RedisStartArgs) (*trialServer, error) {
 	b, _ := json.Marshal(a)
 	key := string(b)
 	t.clock++
@@ -181,7 +121,9 @@ func (t *localTarget) server(ctx context.Context, a serverhost.RedisStartArgs) (
 		s.used, t.servers[key] = t.clock, s
 		return s, nil
 	}
-	info, err := t.host.RedisStart(ctx, a)
+	started := a
+	started.Config = policy.StartConfig(a.Config)
+	info, err := t.host.RedisStart(ctx, started)
 	if err != nil {
 		return nil, fmt.Errorf("start redis-server (%s): %w", key, err)
 	}
@@ -195,7 +137,7 @@ func (t *localTarget) server(ctx context.Context, a serverhost.RedisStartArgs) (
 	return s, nil
 }
 
-func (t *localTarget) stopOldest(ctx context.Context) {
+func (t *Target) stopOldest(ctx context.Context) {
 	var old *trialServer
 	for _, s := range t.servers {
 		if s.addr != t.addr && (old == nil || s.used < old.used) {
@@ -214,7 +156,7 @@ func (t *localTarget) stopOldest(ctx context.Context) {
 // plan composes the trial's changes and profiles over a snapshot of srv's
 // host (profiles planned once per server and set: the host is as found
 // before every trial), without the host-wide changes the guard refused.
-func (t *localTarget) plan(ctx context.Context, srv *trialServer, p trialParts) (*tune.Plan, error) {
+func (t *Target) plan(ctx context.Context, srv *trialServer, p trialParts) (*tune.Plan, error) {
 	key := srv.key + "|" + strings.Join(p.profiles, ",")
 	prof, ok := t.profilePlans[key]
 	if !ok && len(p.profiles) > 0 {
@@ -246,18 +188,18 @@ func (t *localTarget) plan(ctx context.Context, srv *trialServer, p trialParts) 
 }
 
 // guarded leaves out the host-wide changes when the guard refused them.
-func (t *localTarget) guarded(cs []change.Change) []change.Change {
+func (t *Target) guarded(cs []change.Change) []change.Change {
 	if !t.hostWideOff {
 		return cs
 	}
-	return slices.DeleteFunc(slices.Clone(cs), func(c change.Change) bool { return lab.HostWide(c, t.serverNetNS) })
+	return slices.DeleteFunc(slices.Clone(cs), func(c change.Change) bool { return policy.HostWide(c, t.serverNetNS) })
 }
 
 // Trial runs c once on its server: its plan applied scoped, steer
 // started, the keyspace emptied, one measurement, then steer stopped and
 // the plan rolled back (with contexts of their own: an interrupted
 // session still restores).
-func (t *localTarget) Trial(ctx context.Context, c autotune.Config, o autotune.TrialOptions) (m autotune.Measurement, err error) {
+func (t *Target) Trial(ctx context.Context, c autotune.Config, o autotune.TrialOptions) (m autotune.Measurement, err error) {
 	p, err := t.partsOf(c)
 	if err != nil {
 		return m, err
@@ -274,7 +216,7 @@ func (t *localTarget) Trial(ctx context.Context, c autotune.Config, o autotune.T
 		// aerr, not err: the deferred rollback's error must reach the
 		// named result (a shadowed err dropped it, and a session went on
 		// after a trial it could not undo).
-		session, aerr := t.apply(ctx, plan, srv.redis)
+		session, aerr := t.applyScoped(ctx, plan, srv.redis)
 		if session != "" {
 			defer func() {
 				if rerr := t.rollback(session, srv.redis); rerr != nil && err == nil {
@@ -316,7 +258,7 @@ func (t *localTarget) Trial(ctx context.Context, c autotune.Config, o autotune.T
 	return t.measure(ctx, srv.addr)
 }
 
-func (t *localTarget) steerStop(id string) error {
+func (t *Target) steerStop(id string) error {
 	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
 	defer cancel()
 	_, err := t.host.SteerStop(ctx, id)
@@ -327,7 +269,7 @@ func (t *localTarget) steerStop(id string) error {
 // drops the values the baseline already has (a comparison of the target
 // with itself) and the ones this target cannot try, and says why; ok is
 // false when no value is left.
-func (t *localTarget) untried(ctx context.Context, c autotune.Candidate) (autotune.Candidate, string, bool) {
+func (t *Target) untried(ctx context.Context, c autotune.Candidate) (autotune.Candidate, string, bool) {
 	k, _ := knobs.Lookup(c.Knob)
 	var left, why []string
 	for _, v := range c.Values {
@@ -344,7 +286,7 @@ func (t *localTarget) untried(ctx context.Context, c autotune.Candidate) (autotu
 // requirement gives c the knob it depends on (knobs.Requirement), with
 // that knob's value on the target as found: the session compares c only
 // while the incumbent has the other knob working.
-func (t *localTarget) requirement(ctx context.Context, c autotune.Candidate) autotune.Candidate {
+func (t *Target) requirement(ctx context.Context, c autotune.Candidate) autotune.Candidate {
 	k, _ := knobs.Lookup(c.Knob)
 	if k.Requires == nil {
 		return c
@@ -357,47 +299,10 @@ func (t *localTarget) requirement(ctx context.Context, c autotune.Candidate) aut
 	return c
 }
 
-// cannot says why k=v is not compared on this target ("" when it is).
-func (t *localTarget) cannot(ctx context.Context, k knobs.Knob, v string) string {
-	if why := t.cannotOnCluster(k); why != "" {
-		return why
-	}
-	switch k.Method() {
-	case knobs.ByChange:
-		return t.cannotChange(ctx, k, v)
-	case knobs.ByServerSpec:
-		return t.cannotStart(ctx, k, v)
-	case knobs.ByProfile:
-		return t.cannotProfile(ctx, k)
-	case knobs.BySteer:
-		return t.cannotSteer(ctx)
-	}
-	return "never applied"
-}
-
-// cannotChange: a value the server already has, or a host-wide change the
-// guard refused.
-func (t *localTarget) cannotChange(ctx context.Context, k knobs.Knob, v string) string {
-	ch, _ := k.Change(v)
-	if len(t.guarded([]change.Change{ch})) == 0 {
-		return "host-wide: " + t.guardLine
-	}
-	if k.Kind != knobs.KindRedisConfig {
-		if cur, ok := t.hostNow(ctx, ch); ok && ch.Same(v, cur) {
-			return fmt.Sprintf("already %q on the server host", cur)
-		}
-		return ""
-	}
-	if cur, ok := t.configNow(ctx, k.Target); ok && ch.Same(v, cur) {
-		return fmt.Sprintf("already %q on the target", cur)
-	}
-	return ""
-}
-
 // hostNow reads the value a host change would replace, where it would
 // write it (the server host, its namespace), through the host's tune
 // preview.
-func (t *localTarget) hostNow(ctx context.Context, ch change.Change) (string, bool) {
+func (t *Target) hostNow(ctx context.Context, ch change.Change) (string, bool) {
 	outs, _, err := t.host.TunePreview(ctx, tune.FromChanges([]change.Change{ch}, "autotune"), nil)
 	if err != nil || len(outs) != 1 || outs[0].Old == "" {
 		return "", false
@@ -405,7 +310,7 @@ func (t *localTarget) hostNow(ctx context.Context, ch change.Change) (string, bo
 	return outs[0].Old, true
 }
 
-func (t *localTarget) configNow(ctx context.Context, name string) (string, bool) {
+func (t *Target) configNow(ctx context.Context, name string) (string, bool) {
 	if t.cluster != nil {
 		return t.cluster.configNow(ctx, name)
 	}
@@ -414,85 +319,8 @@ func (t *localTarget) configNow(ctx context.Context, name string) (string, bool)
 	return cur, err == nil && found
 }
 
-// cannotStart: restart knobs need a managed server; a value the baseline
-// server already runs with, an allocator not installed, a CPU set that
-// reduces to the baseline's.
-func (t *localTarget) cannotStart(ctx context.Context, k knobs.Knob, v string) string {
-	if !t.restarts() {
-		return "needs a server restart: autotune restarts only a server it started (an attached server keeps its settings)"
-	}
-	st, _ := k.Start(v)
-	switch {
-	case st.ConfigLine != "":
-		if cur, ok := t.configNow(ctx, k.Target); ok && cur == v {
-			return fmt.Sprintf("already %q on the target", cur)
-		}
-	case st.Allocator != "":
-		lib, err := redisserver.AllocatorLib(v)
-		if err != nil {
-			return err.Error()
-		}
-		if redisserver.CheckMapped(t.base().pid, lib) == nil {
-			return fmt.Sprintf("the server already runs with %s (%s is mapped)", v, lib)
-		}
-	case st.Build != "":
-		return t.cannotBuild(v)
-	case st.CPUs != "":
-		if t.cpusErr != nil && v != "unpinned" {
-			return "the NIC's CPUs: " + t.cpusErr.Error()
-		}
-		switch r := t.cpus[v]; {
-		case r.list != "" || t.start.CPUs != "":
-		case v == "unpinned":
-			return "already unpinned on the target"
-		default:
-			return "reduces to the baseline's CPUs on this host: " + r.note
-		}
-	}
-	return ""
-}
-
-// cannotProfile: a profile that plans no change here (or only host-wide
-// changes the guard refused) would compare the target with itself.
-func (t *localTarget) cannotProfile(ctx context.Context, k knobs.Knob) string {
-	name, _ := k.Profile()
-	base := t.base()
-	plan, err := t.plan(ctx, base, trialParts{profiles: []string{name}})
-	if err != nil {
-		return "tune cannot plan it here: " + err.Error()
-	}
-	if len(plan.Changes) > 0 {
-		return ""
-	}
-	all := t.profilePlans[base.key+"|"+name]
-	if all != nil && len(all.Changes) > 0 {
-		return "its changes are host-wide: " + t.guardLine
-	}
-	why := "tune plans no change on this host"
-	if all != nil && len(all.Notes) > 0 {
-		why += " (" + strings.Join(all.Notes, "; ") + ")"
-	}
-	return why
-}
-
-// cannotSteer: steer moves host IRQs (host-wide), and needs the kernel's
-// tracepoints; it is started and stopped once to know.
-func (t *localTarget) cannotSteer(ctx context.Context) string {
-	if t.hostWideOff {
-		return "moves host IRQs (host-wide): " + t.guardLine
-	}
-	id, err := t.host.SteerStart(ctx, trialSteer, t.base().pid)
-	if err != nil {
-		return "steer cannot run here: " + err.Error()
-	}
-	if err := t.steerStop(id); err != nil {
-		return "steer did not stop cleanly: " + err.Error()
-	}
-	return ""
-}
-
 // base is the baseline's server, started first and kept.
-func (t *localTarget) base() *trialServer {
+func (t *Target) base() *trialServer {
 	b, _ := json.Marshal(t.start)
 	return t.servers[string(b)]
 }
@@ -500,38 +328,6 @@ func (t *localTarget) base() *trialServer {
 // guard decides the host-wide changes with the lab's production-host
 // guard, over the redis-servers that ran before this session started its
 // own.
-func (t *localTarget) guard(others []string, allow bool) {
-	t.hostWideOff, t.guardLine = lab.GuardHostWide(others, allow, "the knobs that make them are not tried", "--allow-host-wide")
-}
-
-// splitPlan is a config's changes for a tune plan, and notes for what a
-// plan cannot hold: start-up settings, profiles, steer.
-func splitPlan(c autotune.Config) ([]change.Change, []string, error) {
-	var out []change.Change
-	var notes []string
-	for _, s := range c {
-		k, ok := knobs.Lookup(s.Knob)
-		if !ok {
-			return nil, nil, fmt.Errorf("no knob %s in the catalog", s.Knob)
-		}
-		if ch, ok := k.Change(s.Value); ok {
-			out = append(out, ch)
-			continue
-		}
-		switch st, _ := k.Start(s.Value); {
-		case st.ConfigLine != "":
-			notes = append(notes, fmt.Sprintf("%s: at the server's next start: %q in redis.conf (tune does not restart servers)", k.Name, st.ConfigLine))
-		case st.Allocator != "":
-			notes = append(notes, fmt.Sprintf("%s: at the server's next start: LD_PRELOAD the %s library", k.Name, st.Allocator))
-		case st.CPUs != "":
-			notes = append(notes, fmt.Sprintf("%s: at the server's next start: CPU set %s (taskset or numactl)", k.Name, s.Value))
-		case st.Build != "":
-			notes = append(notes, fmt.Sprintf("%s: at the server's next start: the binary built as %s (below)", k.Name, s.Value))
-		case k.Method() == knobs.ByProfile:
-			notes = append(notes, fmt.Sprintf("%s: plan the profile on the server's host: redline tune plan --profile %s", k.Name, k.Target))
-		case k.Method() == knobs.BySteer:
-			notes = append(notes, fmt.Sprintf("%s: run redline steer beside the server", k.Name))
-		}
-	}
-	return out, notes, nil
+func (t *Target) guard(others []string, allow bool) {
+	t.hostWideOff, t.guardLine = policy.Guard(t.host.Info().SSH != "", "autotune", others, allow, "the knobs that make them are not tried", "--allow-host-wide")
 }
