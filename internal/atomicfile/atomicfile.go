@@ -8,11 +8,12 @@ package atomicfile
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"redline/internal/trusted"
 	"strconv"
-	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -62,7 +63,7 @@ func openParent(path string) (*os.File, error) {
 		return nil, err
 	}
 	dir := filepath.Dir(abs)
-	if err := safeChain(dir, 0); err != nil {
+	if err := safeChain(dir); err != nil {
 		return nil, fmt.Errorf("its directory: %w; write into a directory only you and root can change, from / down", err)
 	}
 	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
@@ -118,7 +119,7 @@ func OwnDir(dir string, perm os.FileMode) error {
 	if err != nil {
 		return fmt.Errorf("directory %s: %w", dir, err)
 	}
-	if err := safeChain(filepath.Dir(abs), 0); err != nil {
+	if err := safeChain(filepath.Dir(abs)); err != nil {
 		return fmt.Errorf("directory %s: %w; give a directory only you and root can change, from / down", dir, err)
 	}
 	created := false
@@ -159,58 +160,46 @@ func Unchangeable(p string) error {
 	if err != nil {
 		return err
 	}
-	return safeChain(abs, 0)
+	return safeChain(abs)
 }
 
 // safeChain checks every existing directory of the absolute path p, from
-// /, and what each link on the way points to (OwnDir's rule for the
-// directories above).
-func safeChain(p string, depth int) error {
-	if depth > 40 {
-		return fmt.Errorf("%s: too many links", p)
+// /, each link on the way and what it points to, and what p names if it
+// exists (OwnDir's rule for the directories above): it walks p with
+// trusted.Walk, as root's rule does, with the caller's rule at each step.
+// A component that does not exist ends the check: the caller creates the
+// rest, as its own.
+func safeChain(p string) error {
+	fd, err := trusted.Walk(p, trusted.Visit{
+		Dir:  func(at string, _ int, st *unix.Stat_t) error { return safeEntry(at, st) },
+		Link: func(at string, st, _ *unix.Stat_t) error { return trustedOwner(at, st) },
+		File: func(at string, _ int, st *unix.Stat_t) error { return safeEntry(at, st) },
+	})
+	switch {
+	case err == nil:
+		unix.Close(fd)
+		return nil
+	case errors.Is(err, trusted.ErrDirectory), errors.Is(err, fs.ErrNotExist):
+		return nil
 	}
-	cur := "/"
-	for _, c := range strings.Split(p, "/") {
-		if c == "" || c == "." {
-			continue
-		}
-		next := filepath.Join(cur, c)
-		st, err := os.Lstat(next)
-		if os.IsNotExist(err) {
-			return nil // created below by the caller, as its own
-		}
-		if err != nil {
-			return err
-		}
-		if err := trustedOwner(next, st); err != nil {
-			return err
-		}
-		if st.Mode()&os.ModeSymlink != 0 {
-			target, err := os.Readlink(next)
-			if err != nil {
-				return err
-			}
-			if !filepath.IsAbs(target) {
-				target = filepath.Join(cur, target)
-			}
-			if err := safeChain(target, depth+1); err != nil {
-				return err
-			}
-			if next, err = filepath.EvalSymlinks(next); err != nil {
-				return err
-			}
-		} else if st.Mode().Perm()&0o022 != 0 && st.Mode()&os.ModeSticky == 0 {
-			return fmt.Errorf("%s is writable by group or others (and not sticky)", next)
-		}
-		cur = next
+	return err
+}
+
+// safeEntry: a directory or file owned by root or the caller, that others
+// may not write unless it is sticky (/tmp).
+func safeEntry(at string, st *unix.Stat_t) error {
+	if err := trustedOwner(at, st); err != nil {
+		return err
+	}
+	if st.Mode&0o022 != 0 && st.Mode&unix.S_ISVTX == 0 {
+		return fmt.Errorf("%s is writable by group or others (and not sticky)", at)
 	}
 	return nil
 }
 
-func trustedOwner(p string, st os.FileInfo) error {
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	if ok && sys.Uid != 0 && int(sys.Uid) != os.Geteuid() {
-		return fmt.Errorf("%s is owned by uid %d, neither root nor you (%d)", p, sys.Uid, os.Geteuid())
+func trustedOwner(p string, st *unix.Stat_t) error {
+	if st.Uid != 0 && int(st.Uid) != os.Geteuid() {
+		return fmt.Errorf("%s is owned by uid %d, neither root nor you (%d)", p, st.Uid, os.Geteuid())
 	}
 	return nil
 }

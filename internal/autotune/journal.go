@@ -15,7 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"redline/internal/atomicfile"
-	"redline/internal/labdata"
+	"redline/internal/profiledata"
 )
 
 // JournalFile is the session's journal in its directory: one JSON object
@@ -33,11 +33,11 @@ type event struct {
 	// start
 	Options *Options `json:"options,omitempty"`
 	// measure: the value as measured (not inverted), its p99 and breakdown
-	Config    string             `json:"config,omitempty"`
-	Value     float64            `json:"value,omitempty"`
-	P99       float64            `json:"p99,omitempty"`
-	Breakdown *labdata.Breakdown `json:"breakdown,omitempty"`
-	Commands  []CommandTime      `json:"commands,omitempty"`
+	Config    string                 `json:"config,omitempty"`
+	Value     float64                `json:"value,omitempty"`
+	P99       float64                `json:"p99,omitempty"`
+	Breakdown *profiledata.Breakdown `json:"breakdown,omitempty"`
+	Commands  []CommandTime          `json:"commands,omitempty"`
 	// trial: a decision
 	Trial *Trial `json:"trial,omitempty"`
 	// group: a group test's decision (group screening)

@@ -18,7 +18,7 @@ import (
 	"slices"
 	"strconv"
 
-	"redline/internal/labdata"
+	"redline/internal/profiledata"
 	"redline/internal/stats"
 )
 
@@ -113,8 +113,8 @@ type Confirmation struct {
 	Reason string `json:"reason,omitempty"`
 	// Baseline and Plan are where the server's time went during one
 	// confirmation run of each (nil when the host could not sample).
-	Baseline *labdata.Breakdown `json:"baseline_breakdown,omitempty"`
-	Plan     *labdata.Breakdown `json:"plan_breakdown,omitempty"`
+	Baseline *profiledata.Breakdown `json:"baseline_breakdown,omitempty"`
+	Plan     *profiledata.Breakdown `json:"plan_breakdown,omitempty"`
 	// BaselineCommands and PlanCommands are the same runs' time by
 	// command (INFO commandstats).
 	BaselineCommands []CommandTime `json:"baseline_commands,omitempty"`

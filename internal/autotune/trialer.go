@@ -3,7 +3,7 @@ package autotune
 import (
 	"context"
 
-	"redline/internal/labdata"
+	"redline/internal/profiledata"
 )
 
 // Trialer is the host side of a search: Trial applies c to the target
@@ -34,7 +34,7 @@ type Measurement struct {
 	P99 float64 `json:"p99,omitempty"`
 	// Breakdown is set when TrialOptions asked for it and the host could
 	// sample the server (nil otherwise: the report says so).
-	Breakdown *labdata.Breakdown `json:"breakdown,omitempty"`
+	Breakdown *profiledata.Breakdown `json:"breakdown,omitempty"`
 	// Commands is the server's time by command during the run (INFO
 	// commandstats after less before), busiest first; with Breakdown.
 	Commands []CommandTime `json:"commands,omitempty"`

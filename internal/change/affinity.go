@@ -82,3 +82,12 @@ func everyThread(per map[int]cpuset.Set, cpus cpuset.Set) bool {
 	}
 	return true
 }
+
+// IRQAffinityFile is the file that holds irq's CPU affinity (a cpulist).
+func IRQAffinityFile(irq int) string { return "/proc/irq/" + strconv.Itoa(irq) + "/smp_affinity_list" }
+
+// IRQAffinity is the change that delivers irq on cpu alone: the one way
+// the doctor's fixes, tune's irq-local profile and steer build it.
+func IRQAffinity(irq, cpu int, why string) Change {
+	return Change{Kind: KindFile, Target: IRQAffinityFile(irq), Value: strconv.Itoa(cpu), Why: why}
+}

@@ -12,7 +12,6 @@ import (
 
 	"redline/internal/labdata"
 	"redline/internal/redisbuild"
-	"redline/internal/remote"
 	"redline/internal/serverhost"
 )
 
@@ -52,7 +51,7 @@ func (o *buildOptions) run(ctx context.Context, s *streams) error {
 	if where := h.Info().Where(); where != "" {
 		fmt.Fprintf(s.err, "redline build: building %s (the compiler and the cache are there)\n", where)
 	}
-	prov, err := h.Build(ctx, remote.BuildArgs{Spec: spec, Jobs: o.jobs})
+	prov, err := h.Build(ctx, serverhost.BuildArgs{Spec: spec, Jobs: o.jobs})
 	if errors.As(err, new(redisbuild.SpecError)) {
 		return usageError("redline %v", err)
 	}

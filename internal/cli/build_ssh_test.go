@@ -117,9 +117,9 @@ func TestBuildSSH(t *testing.T) {
 	}{
 		{"shell in a flag", labdata.BuildSpec{Source: tree, CFlags: []string{"-O2;touch /tmp/owned"}}, "not a compiler flag"},
 		{"compiler by path", labdata.BuildSpec{Source: tree, CC: filepath.Join(h.Dir, "gcc")}, "by name"},
-		{"tree somebody else wrote", labdata.BuildSpec{Source: userTree}, "not owned by root"},
+		{"tree somebody else wrote", labdata.BuildSpec{Source: userTree}, "owned by uid 65534, not root"},
 	} {
-		_, err := sh.Build(ctx, remote.BuildArgs{Spec: c.spec})
+		_, err := sh.Build(ctx, serverhost.BuildArgs{Spec: c.spec})
 		if !errors.As(err, new(redisbuild.SpecError)) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "refused by the session") {
 			t.Errorf("%s: %v, want the session's refusal with %q", c.name, err, c.want)
 		}

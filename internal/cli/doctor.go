@@ -14,7 +14,6 @@ import (
 	"redline/internal/doctor"
 	_ "redline/internal/doctor/rules" // registers the rules
 	"redline/internal/redisadmin"
-	"redline/internal/remote"
 	"redline/internal/secret"
 	"redline/internal/serverhost"
 )
@@ -207,10 +206,10 @@ func doctorReport(ctx context.Context, s *streams, o *doctorOptions) (*doctor.Re
 		return nil, serverhost.Info{}, err
 	}
 	defer closeHost(s, "doctor", h)
-	a := remote.DoctorArgs{Pid: o.pid, Iface: o.iface, Clients: o.clients, Sample: o.sample, Only: o.only, Skip: o.skip, IRQPatterns: o.irqPatterns,
+	a := serverhost.DoctorArgs{Pid: o.pid, Iface: o.iface, Clients: o.clients, Sample: o.sample, Only: o.only, Skip: o.skip, IRQPatterns: o.irqPatterns,
 		Cluster: o.clusterMode(), ClusterAuthAny: o.clusterAuthAny, HostOnlyFallback: !o.redisExplicitlySet && !o.clusterSet, Timeout: o.timeout, Intrinsic: o.intrinsic}
 	if !o.noRedis {
-		a.Redis = &remote.RedisTarget{Addr: net.JoinHostPort(o.host, strconv.Itoa(o.port)), User: o.user, Password: o.password}
+		a.Redis = &serverhost.RedisTarget{Addr: net.JoinHostPort(o.host, strconv.Itoa(o.port)), User: o.user, Password: o.password}
 		if o.socket != "" {
 			a.Redis.Network, a.Redis.Addr = "unix", o.socket
 		}

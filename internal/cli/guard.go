@@ -16,7 +16,6 @@ import (
 
 	"redline/internal/guard"
 	"redline/internal/redisadmin"
-	"redline/internal/remote"
 	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
@@ -79,7 +78,7 @@ func (g *guardOptions) check(name string) error {
 }
 
 // options are the guard's options for the server r.
-func (g *guardOptions) options(r *remote.RedisTarget, netns string) guard.Options {
+func (g *guardOptions) options(r *serverhost.RedisTarget, netns string) guard.Options {
 	return guard.Options{
 		Monitor: guard.MonitorOptions{
 			Redis:     redisadmin.Options{Network: r.Network, Addr: r.Addr, Username: r.User, Password: r.Password, NetNS: netns},
@@ -91,19 +90,19 @@ func (g *guardOptions) options(r *remote.RedisTarget, netns string) guard.Option
 
 // guardTarget is the server the guard watches: --redis or -p, else the
 // plan's redis.addr.
-func guardTarget(o *tuneOptions, p *tune.Plan, warn io.Writer) (*remote.RedisTarget, error) {
+func guardTarget(o *tuneOptions, p *tune.Plan, warn io.Writer) (*serverhost.RedisTarget, error) {
 	if r := o.redisFor(p, warn); r != nil {
 		return r, nil
 	}
 	if p != nil && p.Redis != nil && p.Redis.Addr != "" {
-		return &remote.RedisTarget{Network: p.Redis.Network, Addr: p.Redis.Addr, User: p.Redis.User}, nil
+		return &serverhost.RedisTarget{Network: p.Redis.Network, Addr: p.Redis.Addr, User: p.Redis.User}, nil
 	}
 	return nil, usageError("redline: the guard needs the server to watch: give --redis HOST:PORT or -p PORT (or redis.addr in the plan)")
 }
 
 // guardActions are the guard's apply and rollback through h's journal:
 // the calls tune apply and tune rollback --session make.
-func guardActions(s *streams, o *tuneOptions, h serverhost.Host, p *tune.Plan, redis *remote.RedisTarget) guard.Actions {
+func guardActions(s *streams, o *tuneOptions, h serverhost.Host, p *tune.Plan, redis *serverhost.RedisTarget) guard.Actions {
 	return guard.Actions{
 		Apply: func(ctx context.Context) (string, error) {
 			res, err := h.TuneApply(ctx, p, redis, serverhost.Kept)
@@ -119,7 +118,7 @@ func guardActions(s *streams, o *tuneOptions, h serverhost.Host, p *tune.Plan, r
 			return res.Session, err
 		},
 		Rollback: func(ctx context.Context, id string) (string, error) {
-			res, err := h.TuneRollback(ctx, remote.TuneRollbackArgs{Session: id, RedisPassword: o.password, Exclusive: true})
+			res, err := h.TuneRollback(ctx, serverhost.TuneRollbackArgs{Session: id, RedisPassword: o.password, Exclusive: true})
 			if res == nil {
 				return "", err
 			}
@@ -361,7 +360,7 @@ func runGuardResume(ctx context.Context, s *streams, o *guardCmdOptions) error {
 	defer stop()
 	var errs []error
 	for _, c := range orphans {
-		r := &remote.RedisTarget{Network: c.State.RedisNetwork, Addr: c.State.RedisAddr, User: c.State.RedisUser, Password: o.password}
+		r := &serverhost.RedisTarget{Network: c.State.RedisNetwork, Addr: c.State.RedisAddr, User: c.State.RedisUser, Password: o.password}
 		gopts := o.options(r, c.State.RedisNetNS)
 		gopts.OnTick = tick
 		fmt.Fprintf(s.err, "redline guard: resuming guard %s (%s, session %s, last heard of %s)\n",

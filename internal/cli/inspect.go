@@ -14,7 +14,6 @@ import (
 
 	"redline/internal/atomicfile"
 	"redline/internal/host"
-	"redline/internal/remote"
 	"redline/internal/serverhost"
 )
 
@@ -120,7 +119,7 @@ func runInspect(ctx context.Context, s *streams, o *inspectOptions) error {
 		return err
 	}
 	defer closeHost(s, "inspect", h)
-	snap, err := h.Snapshot(ctx, remote.SnapshotArgs{PIDs: o.pids, Ports: o.ports, IRQPatterns: o.irqPatterns, NoProcesses: o.noProcesses})
+	snap, err := h.Snapshot(ctx, serverhost.SnapshotArgs{PIDs: o.pids, Ports: o.ports, IRQPatterns: o.irqPatterns, NoProcesses: o.noProcesses})
 	if err != nil {
 		return exitCode(ExitError, fmt.Sprintf("redline inspect: %v", err))
 	}

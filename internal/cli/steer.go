@@ -16,7 +16,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"redline/internal/host"
+	"redline/internal/percent"
 	"redline/internal/steer"
+	"redline/internal/steerspec"
 	"redline/internal/tune"
 )
 
@@ -109,17 +111,15 @@ func newSteerStatusCmd(s *streams, o *steerOptions) *cobra.Command {
 }
 
 func (o *steerOptions) validate() error {
-	switch {
-	case o.period < 10*time.Millisecond:
-		return usageError("redline steer: --period %s: want at least 10ms", o.period)
-	case o.periods < 1:
-		return usageError("redline steer: --periods %d: want at least 1", o.periods)
-	case o.majority <= 0.5 || o.majority > 1:
-		return usageError("redline steer: --majority %g: want more than 0.5 and at most 1", o.majority)
-	case o.sample < 1 || o.sample&(o.sample-1) != 0 || o.sample > 64:
-		return usageError("redline steer: --sample %d: want a power of two from 1 to 64", o.sample)
-	case o.domain != steer.DomainNode && o.domain != steer.DomainLLC:
-		return usageError("redline steer: --domain %q: want node or llc", o.domain)
+	var bad error
+	spec := steerspec.Spec{Period: o.period, Periods: o.periods, Majority: percent.Value(o.majority), Sample: o.sample, Domain: o.domain}
+	spec.CheckGiven(func(field, format string, args ...any) {
+		if bad == nil {
+			bad = usageError("redline steer: --"+field+" "+format, args...)
+		}
+	})
+	if bad != nil {
+		return bad
 	}
 	for _, p := range o.ports {
 		if p <= 0 || p > 65535 {

@@ -19,6 +19,8 @@ func TestSteerRejectsBadFlags(t *testing.T) {
 		{"steer", "--majority", "0.5"},
 		{"steer", "--periods", "0"},
 		{"steer", "--period", "1ms"},
+		{"steer", "--period", "0s"}, // zero is a default in a scenario, out of range on the command line
+		{"steer", "--sample", "0"},
 		{"steer", "-p", "70000"},
 		{"steer", "--domain", "cache"},
 		{"steer", "--bogus"},

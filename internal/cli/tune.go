@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"redline/internal/remote"
 	"redline/internal/secret"
 	"redline/internal/serverhost"
 	"redline/internal/textsafe"
@@ -117,7 +116,7 @@ func (o *tuneOptions) local() serverhost.LocalOptions {
 // A plan is a file: its redis.addr and its changes' nodes get the
 // password only as secret.Given.ForFileAddress decides for each (else
 // none of them does), and why it was withheld goes to warn.
-func (o *tuneOptions) redisFor(p *tune.Plan, warn io.Writer) *remote.RedisTarget {
+func (o *tuneOptions) redisFor(p *tune.Plan, warn io.Writer) *serverhost.RedisTarget {
 	pw := o.password
 	for _, a := range planAddrs(p, o.redis) {
 		if got, withheld := o.given.ForFileAddress(a.network, a.addr); withheld != "" {
@@ -129,9 +128,9 @@ func (o *tuneOptions) redisFor(p *tune.Plan, warn io.Writer) *remote.RedisTarget
 	switch {
 	case o.redis != "":
 		r := tuneRedisOptions(o.redis, o.user)
-		return &remote.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: pw}
+		return &serverhost.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: pw}
 	case p != nil && p.Redis != nil && pw != "":
-		return &remote.RedisTarget{Network: p.Redis.Network, Addr: p.Redis.Addr, User: p.Redis.User, Password: pw}
+		return &serverhost.RedisTarget{Network: p.Redis.Network, Addr: p.Redis.Addr, User: p.Redis.User, Password: pw}
 	}
 	return nil
 }

@@ -15,7 +15,6 @@ import (
 	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
-	"redline/internal/remote"
 	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
@@ -165,7 +164,7 @@ func (o *tunePlanOptions) clusterNodes(ctx context.Context, p *tune.Plan) error 
 		return nil
 	}
 	r := tuneRedisOptions(o.redis, o.user)
-	nodes, err := o.h.RedisNodes(ctx, remote.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: o.password})
+	nodes, err := o.h.RedisNodes(ctx, serverhost.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: o.password})
 	if err != nil || len(nodes) == 0 {
 		return err
 	}
@@ -205,7 +204,7 @@ func (o *tunePlanOptions) snapshot(ctx context.Context) (*host.Snapshot, error) 
 	if o.pid != 0 {
 		pids = []int{o.pid}
 	}
-	return o.h.Snapshot(ctx, remote.SnapshotArgs{PIDs: pids})
+	return o.h.Snapshot(ctx, serverhost.SnapshotArgs{PIDs: pids})
 }
 
 // tunePlanFromDoctor runs the doctor on the host and takes the fixes of
@@ -215,10 +214,10 @@ func tunePlanFromDoctor(ctx context.Context, s *streams, o *tunePlanOptions, src
 	if err != nil {
 		return err
 	}
-	a := remote.DoctorArgs{Pid: o.pid, Iface: o.nic}
+	a := serverhost.DoctorArgs{Pid: o.pid, Iface: o.nic}
 	if o.redis != "" {
 		r := tuneRedisOptions(o.redis, o.user)
-		a.Redis = &remote.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: o.password}
+		a.Redis = &serverhost.RedisTarget{Network: r.Network, Addr: r.Addr, User: r.User, Password: o.password}
 	}
 	rep, err := o.h.Doctor(ctx, a)
 	if err != nil {

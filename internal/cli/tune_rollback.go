@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"redline/internal/remote"
+	"redline/internal/serverhost"
 	"redline/internal/tune"
 )
 
@@ -53,7 +53,7 @@ func runTuneRollback(ctx context.Context, s *streams, o *tuneRollbackOptions) er
 		return err
 	}
 	defer closeHost(s, "tune rollback", h)
-	res, err := h.TuneRollback(ctx, remote.TuneRollbackArgs{Session: o.session, Last: o.last, DryRun: o.dryRun, RedisPassword: o.password, Exclusive: true})
+	res, err := h.TuneRollback(ctx, serverhost.TuneRollbackArgs{Session: o.session, Last: o.last, DryRun: o.dryRun, RedisPassword: o.password, Exclusive: true})
 	if res == nil {
 		return exitCode(ExitError, "redline tune rollback: "+err.Error())
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"redline/internal/change"
+	"redline/internal/shellwords"
 )
 
 // Command returns the shell command that makes change c by hand, the
@@ -38,16 +39,16 @@ var emptySysctls = map[string]bool{"net.ipv4.ip_local_reserved_ports": true}
 
 var commandFormats = map[change.Kind]func(change.Change, string) string{
 	change.KindSysctl: func(c change.Change, _ string) string {
-		return fmt.Sprintf("sysctl -w %s=%s", c.Target, shellQuote(c.Value))
+		return fmt.Sprintf("sysctl -w %s=%s", c.Target, shellwords.Quote(c.Value))
 	},
 	change.KindFile: func(c change.Change, _ string) string {
-		return fmt.Sprintf("echo %s > %s", shellQuote(c.Value), c.Target)
+		return fmt.Sprintf("echo %s > %s", shellwords.Quote(c.Value), c.Target)
 	},
 	change.KindRedisConfig: func(c change.Change, addr string) string {
 		if c.Node != "" {
 			addr = c.Node
 		}
-		return fmt.Sprintf("redis-cli %sCONFIG SET %s %s", redisCLIArgs(addr), c.Target, shellQuote(c.Value))
+		return fmt.Sprintf("redis-cli %sCONFIG SET %s %s", redisCLIArgs(addr), c.Target, shellwords.Quote(c.Value))
 	},
 	change.KindAffinity: func(c change.Change, _ string) string {
 		return fmt.Sprintf("taskset -a -p -c %s %s", c.Value, c.Target)
@@ -76,14 +77,4 @@ func redisCLIArgs(addr string) string {
 		return ""
 	}
 	return fmt.Sprintf("-h %s -p %s ", h, p)
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_.,:/=+@%", r))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -161,33 +161,33 @@ func WriteJSON(w io.Writer, r *Report) error {
 // o.Verbose adds each finding's evidence, why, undo and persistence and
 // lists every skipped rule and the rules that passed.
 func WriteText(w io.Writer, r *Report, o RenderOptions) error {
-	tw := &errWriter{w: w}
-	tw.printf("redline doctor: %s\n", r.Target.describe())
-	tw.printf("%s\n", r.Summarize().line())
+	tw := textsafe.NewWriter(w)
+	tw.Printf("redline doctor: %s\n", r.Target.describe())
+	tw.Printf("%s\n", r.Summarize().line())
 	if len(r.Nodes) > 0 {
-		tw.printf("\nNodes (%d):\n", len(r.Nodes))
+		tw.Printf("\nNodes (%d):\n", len(r.Nodes))
 		for _, n := range r.Nodes {
-			tw.printf("  %s\n", n.describe())
+			tw.Printf("  %s\n", n.describe())
 		}
 	}
 	for _, g := range r.groups() {
 		var body strings.Builder
-		writeTextBody(&errWriter{w: &body}, g.rep, o)
+		writeTextBody(textsafe.NewWriter(&body), g.rep, o)
 		if g.title != "" && (body.Len() > 0 || g.unread) {
-			tw.printf("\n=== %s ===\n", g.title)
+			tw.Printf("\n=== %s ===\n", g.title)
 		}
-		tw.printf("%s", body.String())
+		tw.Printf("%s", body.String())
 	}
-	return tw.err
+	return tw.Err()
 }
 
-func writeTextBody(tw *errWriter, r *Report, o RenderOptions) {
+func writeTextBody(tw *textsafe.Writer, r *Report, o RenderOptions) {
 	for sev := High; sev >= o.MinSeverity; sev-- {
 		fs := r.bySeverity(sev)
 		if len(fs) == 0 {
 			continue
 		}
-		tw.printf("\n%s (%d)\n", strings.ToUpper(sev.String()), len(fs))
+		tw.Printf("\n%s (%d)\n", strings.ToUpper(sev.String()), len(fs))
 		if !o.Verbose {
 			writeBriefFindings(tw, fs, r.Target.Redis)
 			continue
@@ -197,60 +197,60 @@ func writeTextBody(tw *errWriter, r *Report, o RenderOptions) {
 		}
 	}
 	if n := len(r.Fired(Info)) - len(r.Fired(o.MinSeverity)); n > 0 {
-		tw.printf("\n%d finding(s) below --min-severity %s not shown.\n", n, o.MinSeverity)
+		tw.Printf("\n%d finding(s) below --min-severity %s not shown.\n", n, o.MinSeverity)
 	}
 	writeTextOthers(tw, r, o)
 }
 
-func writeTextFinding(tw *errWriter, f Finding, addr string) {
-	tw.printf("\n  [%s] %s\n", f.ID, f.Title)
-	tw.printf("    %s\n", f.Message)
-	tw.printf("    why: %s [%s]\n", f.Why, f.Source)
+func writeTextFinding(tw *textsafe.Writer, f Finding, addr string) {
+	tw.Printf("\n  [%s] %s\n", f.ID, f.Title)
+	tw.Printf("    %s\n", f.Message)
+	tw.Printf("    why: %s [%s]\n", f.Why, f.Source)
 	if len(f.Evidence) > 0 {
-		tw.printf("    evidence:\n")
+		tw.Printf("    evidence:\n")
 		for _, e := range f.Evidence {
-			tw.printf("      %s\n", e.text())
+			tw.Printf("      %s\n", e.text())
 		}
 	}
 	for _, n := range f.Notes {
-		tw.printf("    note: %s\n", n)
+		tw.Printf("    note: %s\n", n)
 	}
 	if f.Fix == nil {
 		return
 	}
 	fx := f.Fix
 	if fx.Caution != "" {
-		tw.printf("    caution: %s\n", fx.Caution)
+		tw.Printf("    caution: %s\n", fx.Caution)
 	}
 	if len(fx.Changes) > 0 {
-		tw.printf("    fix%s:\n", fx.needs())
+		tw.Printf("    fix%s:\n", fx.needs())
 		for _, c := range fx.Changes {
-			tw.printf("      %s\n", Command(c, addr))
+			tw.Printf("      %s\n", Command(c, addr))
 		}
 	}
 	for _, a := range fx.Advice {
-		tw.printf("    advice: %s\n", a)
+		tw.Printf("    advice: %s\n", a)
 	}
 	if len(fx.Changes) == 0 && fx.needs() != "" {
-		tw.printf("    (the advice%s)\n", fx.needs())
+		tw.Printf("    (the advice%s)\n", fx.needs())
 	}
 	if len(fx.Undo) > 0 {
-		tw.printf("    undo:\n")
+		tw.Printf("    undo:\n")
 		for _, c := range fx.Undo {
-			tw.printf("      %s\n", UndoCommand(c, addr))
+			tw.Printf("      %s\n", UndoCommand(c, addr))
 		}
 	}
 	for _, p := range fx.Persist {
-		tw.printf("    persist: %s\n", p)
+		tw.Printf("    persist: %s\n", p)
 	}
 }
 
-func writeTextOthers(tw *errWriter, r *Report, o RenderOptions) {
+func writeTextOthers(tw *textsafe.Writer, r *Report, o RenderOptions) {
 	for _, refused := range []bool{false, true} {
 		if es := r.readErrors(refused); len(es) > 0 {
-			tw.printf("\n%s (%d):\n", readErrorsTitle[refused], len(es))
+			tw.Printf("\n%s (%d):\n", readErrorsTitle[refused], len(es))
 			for _, e := range es {
-				tw.printf("  %s\n", readErrorText(e))
+				tw.Printf("  %s\n", readErrorText(e))
 			}
 		}
 	}
@@ -265,16 +265,16 @@ func writeTextOthers(tw *errWriter, r *Report, o RenderOptions) {
 		if len(fs) == 0 {
 			continue
 		}
-		tw.printf("\n%s (%d):\n", statusTitle[st], len(fs))
+		tw.Printf("\n%s (%d):\n", statusTitle[st], len(fs))
 		for _, f := range fs {
-			tw.printf("  %-24s %s\n", f.ID, f.Reason)
+			tw.Printf("  %-24s %s\n", f.ID, f.Reason)
 		}
 	}
 	if o.Verbose {
 		fs := r.byStatus(OK)
-		tw.printf("\nOK (%d):\n", len(fs))
+		tw.Printf("\nOK (%d):\n", len(fs))
 		for _, f := range fs {
-			tw.printf("  %-24s %s\n", f.ID, f.Message)
+			tw.Printf("  %-24s %s\n", f.ID, f.Message)
 		}
 	}
 }
@@ -375,20 +375,6 @@ func (r *Report) byStatus(s Status) []Finding {
 		}
 	}
 	return out
-}
-
-// errWriter keeps the first write error so the renderers stay readable.
-// Everything it writes goes through printable: addresses, errors and
-// values read from servers and files reach the terminal only escaped.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = io.WriteString(e.w, textsafe.Printable(fmt.Sprintf(format, args...)))
-	}
 }
 
 // group is a part of a cluster report: the host, the cluster, or one

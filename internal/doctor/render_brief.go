@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"redline/internal/textsafe"
 	"sort"
 	"strings"
 )
@@ -12,7 +13,7 @@ import (
 // --verbose (RenderOptions.Verbose) prints everything, as JSON does.
 
 // writeBriefFindings writes fs, one severity's findings.
-func writeBriefFindings(tw *errWriter, fs []Finding, addr string) {
+func writeBriefFindings(tw *textsafe.Writer, fs []Finding, addr string) {
 	var order []string
 	byID := map[string][]Finding{}
 	for _, f := range fs {
@@ -23,20 +24,20 @@ func writeBriefFindings(tw *errWriter, fs []Finding, addr string) {
 	}
 	for _, id := range order {
 		g := byID[id]
-		tw.printf("  [%s] %s\n", id, g[0].Message)
+		tw.Printf("  [%s] %s\n", id, g[0].Message)
 		if len(g) > 1 {
 			pids := make([]string, 0, len(g)-1)
 			for _, f := range g[1:] {
 				pids = append(pids, fmt.Sprint(f.Pid))
 			}
-			tw.printf("    and on %d more server(s): pids %s\n", len(g)-1, strings.Join(pids, ", "))
+			tw.Printf("    and on %d more server(s): pids %s\n", len(g)-1, strings.Join(pids, ", "))
 		}
 		if fx := g[0].Fix; fx != nil {
 			switch {
 			case len(fx.Changes) > 0:
-				tw.printf("    fix%s: %s\n", fx.needs(), Command(fx.Changes[0], addr))
+				tw.Printf("    fix%s: %s\n", fx.needs(), Command(fx.Changes[0], addr))
 			case len(fx.Advice) > 0:
-				tw.printf("    advice: %s\n", fx.Advice[0])
+				tw.Printf("    advice: %s\n", fx.Advice[0])
 			}
 		}
 	}
@@ -44,7 +45,7 @@ func writeBriefFindings(tw *errWriter, fs []Finding, addr string) {
 
 // writeSkipped is one line for the rules not checked or not applicable,
 // their reasons grouped (the same reason for several servers once).
-func writeSkipped(tw *errWriter, r *Report) {
+func writeSkipped(tw *textsafe.Writer, r *Report) {
 	nc, na := r.byStatus(NotChecked), r.byStatus(NotApplicable)
 	if len(nc)+len(na) == 0 {
 		return
@@ -71,7 +72,7 @@ func writeSkipped(tw *errWriter, r *Report) {
 	if len(reasons) > shown {
 		parts = append(parts, fmt.Sprintf("%d other reasons", len(reasons)-shown))
 	}
-	tw.printf("\n%d not checked, %d not applicable (--verbose lists each): %s\n", len(nc), len(na), strings.Join(parts, "; "))
+	tw.Printf("\n%d not checked, %d not applicable (--verbose lists each): %s\n", len(nc), len(na), strings.Join(parts, "; "))
 }
 
 // bareReason is a finding's reason without the server it was judged for.

@@ -80,6 +80,13 @@ func (f *Fix) Set(kind change.Kind, target, value, old, why string) *Fix {
 	return f
 }
 
+// IRQ adds the change that delivers irq on cpu alone (change.IRQAffinity),
+// undone by writing old back.
+func (f *Fix) IRQ(irq, cpu int, old, why string) *Fix {
+	c := change.IRQAffinity(irq, cpu, why)
+	return f.Set(c.Kind, c.Target, c.Value, old, why)
+}
+
 // Affinity adds a CPU affinity change of the redis-server whose pid and
 // name (comm) are given, guarded by that name: apply refuses it if the
 // pid has since been taken by another program, and validation refuses an

@@ -3,6 +3,7 @@ package doctor
 import (
 	"fmt"
 	"net"
+	"redline/internal/textsafe"
 	"sort"
 	"strings"
 )
@@ -44,7 +45,7 @@ func serversSeen(f *Facts) []ServerSeen {
 // verbose, the quiet servers of other network namespaces beyond
 // quietOthers are counted, not listed (a shared host or a test machine has
 // dozens: the list would bury the findings).
-func writeServers(tw *errWriter, r *Report, verbose bool) {
+func writeServers(tw *textsafe.Writer, r *Report, verbose bool) {
 	if len(r.Servers) < 2 {
 		return
 	}
@@ -53,7 +54,7 @@ func writeServers(tw *errWriter, r *Report, verbose bool) {
 		judged = r.Target.Redis
 	}
 	elsewhere := ""
-	tw.printf("\nRedis servers found (%d): the process rules judged each, the Redis rules %s\n", len(r.Servers), judged)
+	tw.Printf("\nRedis servers found (%d): the process rules judged each, the Redis rules %s\n", len(r.Servers), judged)
 	var quiet, quietElsewhere []string
 	for _, s := range r.Servers {
 		listen := strings.Join(s.Listen, " ")
@@ -79,7 +80,7 @@ func writeServers(tw *errWriter, r *Report, verbose bool) {
 		if s.RedisRules {
 			what += ", Redis rules judged"
 		}
-		tw.printf("  pid %d %s: %s\n", s.Pid, listen, what)
+		tw.Printf("  pid %d %s: %s\n", s.Pid, listen, what)
 	}
 	if n := len(quietElsewhere); n > quietOthers && !verbose {
 		quiet = append(quiet, quietElsewhere[:quietOthers]...)
@@ -91,7 +92,7 @@ func writeServers(tw *errWriter, r *Report, verbose bool) {
 		writeWrapped(tw, "  nothing fired: ", quiet, 100)
 	}
 	if elsewhere != "" {
-		tw.printf("  a server in another network namespace is reached from there: --netns NETNS -p PORT (e.g. --netns %s)\n", elsewhere)
+		tw.Printf("  a server in another network namespace is reached from there: --netns NETNS -p PORT (e.g. --netns %s)\n", elsewhere)
 	}
 }
 
@@ -117,17 +118,17 @@ func firedFor(r *Report, pid int) int {
 
 // writeWrapped writes words after lead, comma-separated, in lines of at
 // most width columns (a longer word gets a line of its own).
-func writeWrapped(tw *errWriter, lead string, words []string, width int) {
+func writeWrapped(tw *textsafe.Writer, lead string, words []string, width int) {
 	line := lead
 	for i, w := range words {
 		if i < len(words)-1 {
 			w += ","
 		}
 		if len(line)+len(w) >= width && line != lead && strings.TrimSpace(line) != "" {
-			tw.printf("%s\n", strings.TrimRight(line, " "))
+			tw.Printf("%s\n", strings.TrimRight(line, " "))
 			line = strings.Repeat(" ", len(lead))
 		}
 		line += w + " "
 	}
-	tw.printf("%s\n", strings.TrimRight(line, " "))
+	tw.Printf("%s\n", strings.TrimRight(line, " "))
 }

@@ -2,6 +2,7 @@ package doctor
 
 import (
 	"fmt"
+	"redline/internal/textsafe"
 	"strings"
 	"testing"
 )
@@ -18,8 +19,8 @@ func TestServersSeenCountsOtherNamespacesBeyondAFew(t *testing.T) {
 		r.Servers = append(r.Servers, ServerSeen{Pid: 200 + i, Listen: []string{fmt.Sprintf("127.0.0.1:%d", 8000+i)}, NetNS: fmt.Sprintf("/proc/%d/ns/net", 200+i)})
 	}
 	var brief, verbose strings.Builder
-	writeServers(&errWriter{w: &brief}, r, false)
-	writeServers(&errWriter{w: &verbose}, r, true)
+	writeServers(textsafe.NewWriter(&brief), r, false)
+	writeServers(textsafe.NewWriter(&verbose), r, true)
 	for i := 0; i < 3; i++ {
 		if !strings.Contains(brief.String(), fmt.Sprintf(":%d", 7000+i)) {
 			t.Errorf("this namespace's server :%d not listed:\n%s", 7000+i, brief.String())

@@ -16,6 +16,7 @@ import (
 	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"
 	"redline/internal/redisserver"
+	"redline/internal/shellwords"
 	"redline/internal/textsafe"
 	"redline/internal/yamlerr"
 )
@@ -328,7 +329,7 @@ func validateWorkers(s *labdata.Scenario, bad func(path, format string, args ...
 		bad("client.cpus", "pins this host's load generator; with worker_hosts the load comes from those hosts (drop cpus)")
 	}
 	for i, h := range c.WorkerHosts {
-		if !labdata.ValidSSHDestination(h) {
+		if !shellwords.ValidSSHDestination(h) {
 			bad(fmt.Sprintf("client.worker_hosts.%d", i), "%q: want an ssh destination, [user@]host or a Host of your ssh config", h)
 		}
 	}
@@ -351,7 +352,7 @@ func loopback(addr string) bool {
 // validateSSH checks a target of kind ssh.
 func validateSSH(s *labdata.Scenario, bad func(path, format string, args ...any)) {
 	t := s.Target
-	if !labdata.ValidSSHDestination(t.Host) {
+	if !shellwords.ValidSSHDestination(t.Host) {
 		bad("target.host", "%q: want the ssh destination, [user@]host or a Host of your ssh config", t.Host)
 	}
 	if t.Address != "" && net.ParseIP(t.Address) == nil {

@@ -135,7 +135,7 @@ variants:
 	if sshErr != nil {
 		t.Errorf("steer with an ssh target (steered on the server host through its session): %v", sshErr)
 	}
-	for _, want := range []string{"variants.0.steer: the baseline variant cannot steer", "variants.1.steer.sample: 3", "variants.1.steer.majority: 0.4", `variants.1.steer.domain: "cache" is not node or llc`} {
+	for _, want := range []string{"variants.0.steer: the baseline variant cannot steer", "variants.1.steer.sample: 3", "variants.1.steer.majority: 0.4", `variants.1.steer.domain: "cache": want node or llc`} {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("error %v, want %q", err, want)
 		}

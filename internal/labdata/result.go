@@ -216,13 +216,9 @@ type VariantInfo struct {
 	Steer []SteerSession `json:"steer,omitempty"`
 }
 
-// PlanStep is one change of a variant's plan and what happened to it.
-type PlanStep struct {
-	Change change.Change `json:"change"`
-	Old    string        `json:"old,omitempty"`
-	Status string        `json:"status"` // applied, skipped, refused, restored, drifted
-	Note   string        `json:"note,omitempty"`
-}
+// PlanStep is one change of a variant's plan and what happened to it
+// (change.Step, which the server-host API shares).
+type PlanStep = change.Step
 
 // Run is one measurement: a workload under a variant, one repetition.
 type Run struct {

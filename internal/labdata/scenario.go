@@ -1,34 +1,16 @@
 package labdata
 
 import (
-	"fmt"
 	"net"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
-	"go.yaml.in/yaml/v3"
+	"redline/internal/percent"
 )
 
-// Percent is a fraction written either as a number (0.03) or a percentage
-// ("3%") in a scenario.
-type Percent float64
-
-// UnmarshalYAML accepts 0.03 and 3%.
-func (p *Percent) UnmarshalYAML(n *yaml.Node) error {
-	s := strings.TrimSpace(n.Value)
-	div := 1.0
-	if t, ok := strings.CutSuffix(s, "%"); ok {
-		s, div = strings.TrimSpace(t), 100
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return fmt.Errorf("line %d: %q is not a fraction or a percentage (0.03 or 3%%)", n.Line, n.Value)
-	}
-	*p = Percent(v / div)
-	return nil
-}
+// Percent is a fraction written either as a number (0.03) or a
+// percentage ("3%"): internal/percent, a leaf steerspec shares.
+type Percent = percent.Value
 
 // Scenario describes an experiment. It is read from YAML strictly (an
 // unknown field or a bad value is an error with its line number).
@@ -122,10 +104,6 @@ type TargetSpec struct {
 	Queues int `json:"queues,omitempty" yaml:"queues,omitempty"`
 }
 
-// ValidSSHDestination reports whether s can be an ssh destination:
-// [user@]host or a Host of the user's ssh config, and nothing ssh would
-// take for an option or a shell would split (a lab target's host, a
-// bench --workers ssh: host).
 // LoopbackHost reports whether host (a name or an address, no port)
 // names this machine from wherever it is used: localhost and its
 // subdomains, the loopback ranges, the unspecified addresses (0.0.0.0 and
@@ -141,19 +119,6 @@ func LoopbackHost(host string) bool {
 	}
 	short := h != "" && strings.Trim(h, "0123456789.") == ""
 	return short && (strings.HasPrefix(h, "127.") || h == "127" || strings.Trim(h, "0.") == "")
-}
-
-func ValidSSHDestination(s string) bool {
-	host := s[strings.LastIndexByte(s, '@')+1:] // "-oProxyCommand=..." after "user@" is an option too
-	if host == "" || strings.HasPrefix(s, "-") || strings.HasPrefix(host, "-") || strings.ContainsAny(s, " '\"\\;|&$`,") {
-		return false
-	}
-	for _, r := range s {
-		if !unicode.IsPrint(r) { // control characters: a newline ends the line ssh reads
-			return false
-		}
-	}
-	return true
 }
 
 // ServerSpec configures a managed or netns server.

@@ -1,107 +1,12 @@
 package labdata
 
-import "time"
+import "redline/internal/steerspec"
 
-// SteerSpec runs redline steer (dynamic NIC interrupt steering, docs/steer.md)
-// while a variant measures: started when the variant starts, stopped (every
-// IRQ restored) when its runs end. Zero fields take steer's defaults.
-type SteerSpec struct {
-	// Period is the decision period (steer's default 1s).
-	Period time.Duration `json:"period_ns,omitempty" yaml:"period,omitempty"`
-	// Periods is the hysteresis: how many periods in a row a node must
-	// hold the majority of a queue's packets before its IRQ moves.
-	Periods int `json:"periods,omitempty" yaml:"periods,omitempty"`
-	// Majority is the share of a queue's packets one node must consume.
-	Majority Percent `json:"majority,omitempty" yaml:"majority,omitempty"`
-	// MinPackets is the sampled packets per period that make a queue busy
-	// enough to judge.
-	MinPackets uint64 `json:"min_packets,omitempty" yaml:"min_packets,omitempty"`
-	// Sample follows about one skb in Sample (a power of two, 1 to 64).
-	Sample int `json:"sample,omitempty" yaml:"sample,omitempty"`
-	// Domain is what a queue's IRQ is kept in: "node" (NUMA node, the
-	// default) or "llc" (the CPUs sharing a last-level cache).
-	Domain string `json:"domain,omitempty" yaml:"domain,omitempty"`
-	// DryRun decides and records the moves steer would make, writing
-	// nothing.
-	DryRun bool `json:"dry_run,omitempty" yaml:"dry_run,omitempty"`
-}
-
-// SteerSession is what one steer session did during one round of a
-// variant: from the variant's start to the end of its runs.
-type SteerSession struct {
-	Rep      int       `json:"rep"`
-	Started  time.Time `json:"started"`
-	Finished time.Time `json:"finished"`
-	DryRun   bool      `json:"dry_run,omitempty"`
-	Periods  int       `json:"periods"`
-	// Moves are the IRQ moves made (in a dry run: proposed), in order.
-	Moves []SteerMove `json:"moves,omitempty"`
-	// Drifts are IRQs someone else changed after steer wrote them (steer
-	// left them alone), as "irq 30 (eth0 rx-0): steer wrote 4, now 0-7".
-	Drifts []string `json:"drifts,omitempty"`
-	// Final is the queue map of the last period, before the restore.
-	Final []SteerQueue `json:"final,omitempty"`
-	// SamplerCPU is the sampler thread's CPU time over the session as a
-	// fraction of one CPU; Events and Lost are the tracepoint records it
-	// read and those the kernel dropped.
-	SamplerCPU float64 `json:"sampler_cpu"`
-	Events     uint64  `json:"events"`
-	Lost       uint64  `json:"lost"`
-	// Restored says what stopping steer restored; RestoreError is set when
-	// the restore failed (redline tune rollback then finishes it).
-	Restored     string `json:"restored,omitempty"`
-	RestoreError string `json:"restore_error,omitempty"`
-	// Irqbalance says what was done about a running irqbalance, if any.
-	Irqbalance string `json:"irqbalance,omitempty"`
-	// Notes are what steer reported otherwise (IRQs it could not move, a
-	// sampler failure).
-	Notes []string `json:"notes,omitempty"`
-}
-
-// SteerMove is one IRQ move.
-type SteerMove struct {
-	Time   time.Time `json:"time"`
-	IRQ    int       `json:"irq"`
-	Queue  string    `json:"queue"` // "eth0 rx-0"
-	From   string    `json:"from"`  // cpulist
-	To     int       `json:"to"`
-	Reason string    `json:"reason"`
-}
-
-// SteerQueue is one queue in steer's map at the end of a session. A
-// queue without an IRQ (veth) has no IRQ and On: steer sees its packets
-// but has nothing to move.
-type SteerQueue struct {
-	Queue string `json:"queue"` // "eth0 rx-0"
-	IRQ   int    `json:"irq,omitempty"`
-	On    string `json:"on,omitempty"` // cpulist the IRQ is delivered on
-	// Matched is the session's sampled packets of the queue followed to
-	// their consumer, and Consumers the same by the consuming CPU.
-	Matched   uint64         `json:"matched"`
-	Consumers map[int]uint64 `json:"consumers,omitempty"`
-	// Preferred is the domain (node or LLC) steer judged the queue's home
-	// in the last period; nil when none held a clear majority.
-	Preferred *int `json:"preferred,omitempty"`
-	Drifted   bool `json:"drifted,omitempty"`
-}
-
-// Check calls bad for every setting of s out of range, with the field's
-// name: the one set of rules for a scenario's steer and a remote
-// session's steer.start.
-func (s SteerSpec) Check(bad func(field, format string, args ...any)) {
-	if s.Period != 0 && s.Period < 10*time.Millisecond {
-		bad("period", "%s: want at least 10ms", s.Period)
-	}
-	if s.Periods < 0 {
-		bad("periods", "%d: want at least 1", s.Periods)
-	}
-	if s.Majority != 0 && (s.Majority <= 0.5 || s.Majority > 1) {
-		bad("majority", "%g: want more than 0.5 and at most 1 (or 50%%..100%%)", float64(s.Majority))
-	}
-	if s.Sample != 0 && (s.Sample < 1 || s.Sample > 64 || s.Sample&(s.Sample-1) != 0) {
-		bad("sample", "%d: want a power of two from 1 to 64", s.Sample)
-	}
-	if s.Domain != "" && s.Domain != "node" && s.Domain != "llc" {
-		bad("domain", "%q is not node or llc", s.Domain)
-	}
-}
+// A steer variant's words live in internal/steerspec (a leaf the engines
+// import); these names keep the saved schema's readers as they were.
+type (
+	SteerSpec    = steerspec.Spec
+	SteerSession = steerspec.Session
+	SteerMove    = steerspec.Move
+	SteerQueue   = steerspec.Queue
+)

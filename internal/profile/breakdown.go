@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"redline/internal/host"
-	"redline/internal/labdata"
+	"redline/internal/profiledata"
 )
 
 // clockTicks is USER_HZ, 100 on every Linux architecture redline runs on.
@@ -208,12 +208,12 @@ func (r *BreakdownRun) Stop() (*Breakdown, error) {
 
 // The breakdown's saved types live in labdata (a leaf the report reads).
 type (
-	Breakdown       = labdata.Breakdown
-	CPUShare        = labdata.CPUShare
-	NodeShare       = labdata.NodeShare
-	ServerBreakdown = labdata.ServerBreakdown
-	ThreadShare     = labdata.ThreadShare
-	ThreadCounters  = labdata.ThreadCounters
+	Breakdown       = profiledata.Breakdown
+	CPUShare        = profiledata.CPUShare
+	NodeShare       = profiledata.NodeShare
+	ServerBreakdown = profiledata.ServerBreakdown
+	ThreadShare     = profiledata.ThreadShare
+	ThreadCounters  = profiledata.ThreadCounters
 )
 
 // Compare returns the breakdown between two snapshots of the same
@@ -296,7 +296,7 @@ func queueIRQDelta(before, after *Snapshot, cpu int) *uint64 {
 	return &d
 }
 
-func softnetDelta(before, after *Snapshot, cpu int) *labdata.Softnet {
+func softnetDelta(before, after *Snapshot, cpu int) *profiledata.Softnet {
 	row := func(s *Snapshot) *host.Softnet {
 		for i := range s.Softnet {
 			if s.Softnet[i].CPU == cpu {
@@ -309,7 +309,7 @@ func softnetDelta(before, after *Snapshot, cpu int) *labdata.Softnet {
 	if a == nil || b == nil {
 		return nil
 	}
-	return &labdata.Softnet{Processed: delta(a.Processed, b.Processed), Dropped: delta(a.Dropped, b.Dropped),
+	return &profiledata.Softnet{Processed: delta(a.Processed, b.Processed), Dropped: delta(a.Dropped, b.Dropped),
 		Squeezed: delta(a.TimeSqueeze, b.TimeSqueeze)}
 }
 

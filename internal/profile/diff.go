@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"redline/internal/labdata"
+	"redline/internal/profiledata"
 	"sort"
 )
 
-// Move is saved in lab results: labdata.Move.
-type Move = labdata.Move
+// Move is saved in lab results: profiledata.Move.
+type Move = profiledata.Move
 
 // Diff lists the functions whose self share moved most between base and
 // p, largest absolute move first (ties: larger total move, then name);

@@ -10,11 +10,11 @@ import (
 	"strconv"
 	"strings"
 
-	"redline/internal/labdata"
+	"redline/internal/profiledata"
 )
 
-// Preemptions is saved in lab results: labdata.Preemptions.
-type Preemptions = labdata.Preemptions
+// Preemptions is saved in lab results: profiledata.Preemptions.
+type Preemptions = profiledata.Preemptions
 
 // preemptorsKept is how many tasks a Preemptions names; the rest are
 // summed as "other".
@@ -90,10 +90,10 @@ var (
 	switchKeys    = []string{"prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid", "next_prio"}
 )
 
-func topPreemptors(by map[string]uint64) []labdata.Preemptor {
-	out := make([]labdata.Preemptor, 0, len(by))
+func topPreemptors(by map[string]uint64) []profiledata.Preemptor {
+	out := make([]profiledata.Preemptor, 0, len(by))
 	for c, n := range by {
-		out = append(out, labdata.Preemptor{Comm: c, Count: n})
+		out = append(out, profiledata.Preemptor{Comm: c, Count: n})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Count != out[j].Count {
@@ -106,7 +106,7 @@ func topPreemptors(by map[string]uint64) []labdata.Preemptor {
 		for _, p := range out[preemptorsKept:] {
 			rest += p.Count
 		}
-		out = append(out[:preemptorsKept], labdata.Preemptor{Comm: "other", Count: rest})
+		out = append(out[:preemptorsKept], profiledata.Preemptor{Comm: "other", Count: rest})
 	}
 	return out
 }

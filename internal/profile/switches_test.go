@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"redline/internal/labdata"
+	"redline/internal/profiledata"
 )
 
 func TestParseSwitchesCapture(t *testing.T) {
@@ -19,7 +19,7 @@ func TestParseSwitchesCapture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []labdata.Preemptor{{Comm: "redline", Count: 307}, {Comm: "cli.test", Count: 24}, {Comm: "ksoftirqd/0", Count: 1}}
+	want := []profiledata.Preemptor{{Comm: "redline", Count: 307}, {Comm: "cli.test", Count: 24}, {Comm: "ksoftirqd/0", Count: 1}}
 	if p.Count != 332 || p.Asleep != 68 || !reflect.DeepEqual(p.By, want) {
 		t.Errorf("got %+v", p)
 	}
@@ -41,7 +41,7 @@ func TestParseSwitchesTable(t *testing.T) {
 	}
 	by := map[string]uint64{"a": 1, "b": 9, "c": 3, "d": 3, "e": 2, "f": 1, "g": 1}
 	top := topPreemptors(by)
-	if len(top) != 6 || top[0].Comm != "b" || top[1].Comm != "c" || top[5] != (labdata.Preemptor{Comm: "other", Count: 2}) {
+	if len(top) != 6 || top[0].Comm != "b" || top[1].Comm != "c" || top[5] != (profiledata.Preemptor{Comm: "other", Count: 2}) {
 		t.Errorf("top %+v", top)
 	}
 }

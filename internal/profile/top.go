@@ -4,15 +4,15 @@ import (
 	"bufio"
 	"fmt"
 	"io"
-	"redline/internal/labdata"
+	"redline/internal/profiledata"
 	"sort"
 )
 
-// Function is saved in lab results: labdata.Function.
-type Function = labdata.Function
+// Function is saved in lab results: profiledata.Function.
+type Function = profiledata.Function
 
-// TopTable is saved in lab results: labdata.TopTable.
-type TopTable = labdata.TopTable
+// TopTable is saved in lab results: profiledata.TopTable.
+type TopTable = profiledata.TopTable
 
 // Top summarises p; n > 0 keeps only the first n functions of each side.
 // Thread-name roots are not functions and are left out.

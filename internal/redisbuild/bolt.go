@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 	"redline/internal/trusted"
 )
 
@@ -84,7 +84,7 @@ func newestVersioned(name string) string {
 // bolt instruments the optimised binary, trains the instrumented copy
 // with the PGO workload, and rewrites the binary with that profile, in
 // place (finish keeps it).
-func (p *plan) bolt(ctx context.Context, o Options, r *runner, logs, src, tmp, profDir string, t *labdata.BuildTraining) error {
+func (p *plan) bolt(ctx context.Context, o Options, r *runner, logs, src, tmp, profDir string, t *buildspec.Training) error {
 	bin := filepath.Join(src, "src", "redis-server")
 	dir := filepath.Join(tmp, "bolt")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -152,7 +152,7 @@ func boltProfiled(log string) int {
 // incompatible with gcc's hot/cold partitioning, on by default since gcc 8
 // (its README): with it a BOLTed redis-server crashed in SET here. Both
 // go to the link too, where gcc's LTO generates the code.
-func boltFlags(tc Toolchain, s labdata.BuildSpec) (cflags, ldflags []string) {
+func boltFlags(tc Toolchain, s buildspec.Spec) (cflags, ldflags []string) {
 	if s.PGO == nil || !s.PGO.BOLT {
 		return nil, nil
 	}

@@ -18,7 +18,7 @@ import (
 	"syscall"
 	"time"
 
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 	"redline/internal/redisserver"
 )
 
@@ -77,7 +77,7 @@ func DefaultCache() string {
 
 // plan is a build worked out: what will be compiled, and how.
 type plan struct {
-	spec     labdata.BuildSpec
+	spec     buildspec.Spec
 	tc       Toolchain
 	src      source
 	vars     makeVars
@@ -90,27 +90,27 @@ type plan struct {
 
 // Build builds the spec's redis-server, or finds it in the cache, and
 // returns its provenance (Binary is the path to run).
-func Build(ctx context.Context, spec labdata.BuildSpec, o Options) (labdata.BuildProvenance, error) {
+func Build(ctx context.Context, spec buildspec.Spec, o Options) (buildspec.Provenance, error) {
 	if err := Validate(spec); err != nil {
-		return labdata.BuildProvenance{}, err
+		return buildspec.Provenance{}, err
 	}
 	if o.Cache == "" {
 		o.Cache = DefaultCache()
 	}
 	if err := os.MkdirAll(o.Cache, 0o755); err != nil {
-		return labdata.BuildProvenance{}, fmt.Errorf("build: cache %s: %w", o.Cache, err)
+		return buildspec.Provenance{}, fmt.Errorf("build: cache %s: %w", o.Cache, err)
 	}
 	r := &runner{cache: o.Cache, progress: o.Progress}
 	p, err := newPlan(ctx, spec, o, r)
 	if err != nil {
-		return labdata.BuildProvenance{}, err
+		return buildspec.Provenance{}, err
 	}
 	dir := filepath.Join(o.Cache, p.key[:16])
 	// One build of a key at a time (two labs, or tests in parallel): the
 	// second waits, then finds the first one's binary.
 	unlock, err := lockKey(ctx, dir+".lock")
 	if err != nil {
-		return labdata.BuildProvenance{}, err
+		return buildspec.Provenance{}, err
 	}
 	defer unlock()
 	if prov, err := readProvenance(dir); err == nil {
@@ -144,7 +144,7 @@ func lockKey(ctx context.Context, path string) (func(), error) {
 	}
 }
 
-func newPlan(ctx context.Context, spec labdata.BuildSpec, o Options, r *runner) (*plan, error) {
+func newPlan(ctx context.Context, spec buildspec.Spec, o Options, r *runner) (*plan, error) {
 	p := &plan{spec: spec}
 	var err error
 	if p.tc, err = FindToolchain(ctx, spec.CC); err != nil {
@@ -187,7 +187,7 @@ func newPlan(ctx context.Context, spec labdata.BuildSpec, o Options, r *runner) 
 	return p, nil
 }
 
-func trainingOf(pgo *labdata.PGOSpec, fallback string) (string, time.Duration) {
+func trainingOf(pgo *buildspec.PGO, fallback string) (string, time.Duration) {
 	w, d := pgo.Workload, DefaultTraining
 	if w == "" {
 		w = fallback
@@ -288,7 +288,7 @@ func (p *plan) cacheKey() string {
 
 // build makes the binary in dir.tmp-PID and renames it to dir when done,
 // so a cache entry is complete or absent.
-func (p *plan) build(ctx context.Context, o Options, r *runner, dir string) (labdata.BuildProvenance, error) {
+func (p *plan) build(ctx context.Context, o Options, r *runner, dir string) (buildspec.Provenance, error) {
 	tmp := fmt.Sprintf("%s.tmp-%d", dir, os.Getpid())
 	// The key's lock is held: any other dir.tmp-* is a killed build's.
 	if stale, _ := filepath.Glob(dir + ".tmp-*"); len(stale) > 0 {
@@ -297,14 +297,14 @@ func (p *plan) build(ctx context.Context, o Options, r *runner, dir string) (lab
 		}
 	}
 	defer os.RemoveAll(tmp)
-	failed := func(err error) (labdata.BuildProvenance, error) {
+	failed := func(err error) (buildspec.Provenance, error) {
 		// The failed build is kept whole, its logs and tree, until the
 		// next attempt of the same key.
 		os.RemoveAll(dir + ".failed")
 		if os.Rename(tmp, dir+".failed") == nil {
 			err = fmt.Errorf("%w; kept in %s", err, dir+".failed")
 		}
-		return labdata.BuildProvenance{}, fmt.Errorf("build: %w", err)
+		return buildspec.Provenance{}, fmt.Errorf("build: %w", err)
 	}
 	logs := filepath.Join(tmp, "logs")
 	src := filepath.Join(tmp, "src")
@@ -330,14 +330,14 @@ func (p *plan) build(ctx context.Context, o Options, r *runner, dir string) (lab
 		t.BOLTProfile = strings.Replace(t.BOLTProfile, tmp, dir, 1)
 	}
 	if err := writeProvenance(tmp, prov); err != nil {
-		return labdata.BuildProvenance{}, err
+		return buildspec.Provenance{}, err
 	}
 	if err := os.Rename(tmp, dir); err != nil {
 		if prev, perr := readProvenance(dir); perr == nil { // another build of the same key won
 			prev.Cached = true
 			return prev, nil
 		}
-		return labdata.BuildProvenance{}, fmt.Errorf("build: %w", err)
+		return buildspec.Provenance{}, fmt.Errorf("build: %w", err)
 	}
 	return prov, nil
 }
@@ -352,7 +352,7 @@ func (p *plan) make(ctx context.Context, o Options, r *runner, src string, extra
 
 // finish keeps the binary (mode 0755 in a 0755 directory), checks a
 // linked-in allocator is in it, and drops the source tree.
-func (p *plan) finish(src, tmp string, prov *labdata.BuildProvenance) error {
+func (p *plan) finish(src, tmp string, prov *buildspec.Provenance) error {
 	out := filepath.Join(tmp, "redis-server")
 	if err := os.Rename(filepath.Join(src, "src", "redis-server"), out); err != nil {
 		return fmt.Errorf("build: %w", err)
@@ -385,8 +385,8 @@ func checkLinked(bin, lib string) error {
 	return nil
 }
 
-func (p *plan) provenance(binary string) labdata.BuildProvenance {
-	return labdata.BuildProvenance{
+func (p *plan) provenance(binary string) buildspec.Provenance {
+	return buildspec.Provenance{
 		Binary: binary, Key: p.key, Source: p.src.path, SourceKind: p.src.kind,
 		SourceVersion: p.src.version, SourceSHA256: p.src.sha256,
 		Compiler: p.tc.Path, CompilerVersion: p.tc.Version,
@@ -394,8 +394,8 @@ func (p *plan) provenance(binary string) labdata.BuildProvenance {
 	}
 }
 
-func readProvenance(dir string) (labdata.BuildProvenance, error) {
-	var prov labdata.BuildProvenance
+func readProvenance(dir string) (buildspec.Provenance, error) {
+	var prov buildspec.Provenance
 	b, err := os.ReadFile(filepath.Join(dir, "provenance.json"))
 	if err != nil {
 		return prov, err
@@ -409,7 +409,7 @@ func readProvenance(dir string) (labdata.BuildProvenance, error) {
 	return prov, nil
 }
 
-func writeProvenance(dir string, prov labdata.BuildProvenance) error {
+func writeProvenance(dir string, prov buildspec.Provenance) error {
 	b, err := json.MarshalIndent(prov, "", "  ")
 	if err != nil {
 		return err

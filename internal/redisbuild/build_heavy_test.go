@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 	"redline/internal/testutil"
 )
 
@@ -18,16 +18,16 @@ import (
 // with the lab test in internal/cli and with write-up 003's lab
 // (examples/writeup-003-build.yaml names the same specs).
 var (
-	gccSpec = labdata.BuildSpec{Source: DebianSource}
-	pgoSpec = labdata.BuildSpec{Source: DebianSource, CC: "clang", Opt: "-O3", LTO: "thin",
-		PGO: &labdata.PGOSpec{Workload: "-t ping,set,get -P 16 -d 1000 -c 50", Duration: "10s"}}
+	gccSpec = buildspec.Spec{Source: DebianSource}
+	pgoSpec = buildspec.Spec{Source: DebianSource, CC: "clang", Opt: "-O3", LTO: "thin",
+		PGO: &buildspec.PGO{Workload: "-t ping,set,get -P 16 -d 1000 -c 50", Duration: "10s"}}
 	// gcc's PGO at gcc's default level, so its binary compares with
 	// gccSpec's: the profile is the only difference.
-	gccPGOSpec = labdata.BuildSpec{Source: DebianSource,
-		PGO: &labdata.PGOSpec{Workload: "-t ping,set,get -P 16 -d 1000 -c 50", Duration: "10s"}}
+	gccPGOSpec = buildspec.Spec{Source: DebianSource,
+		PGO: &buildspec.PGO{Workload: "-t ping,set,get -P 16 -d 1000 -c 50", Duration: "10s"}}
 	// BOLT after gcc's PGO, trained the same way.
-	boltSpec = labdata.BuildSpec{Source: DebianSource,
-		PGO: &labdata.PGOSpec{Workload: "-t ping,set,get -P 16 -d 1000 -c 50", Duration: "10s", BOLT: true}}
+	boltSpec = buildspec.Spec{Source: DebianSource,
+		PGO: &buildspec.PGO{Workload: "-t ping,set,get -P 16 -d 1000 -c 50", Duration: "10s", BOLT: true}}
 )
 
 // needBuildTools: root (the cache is under /var/cache and apt-get source
@@ -39,7 +39,7 @@ func needBuildTools(t *testing.T, tools ...string) {
 	testutil.NeedTools(t, append([]string{"apt-get", "dpkg-source", "xz", "make", systemJemalloc, "/usr/share/keyrings/debian-archive-keyring.gpg"}, tools...)...)
 }
 
-func build(t *testing.T, spec labdata.BuildSpec) labdata.BuildProvenance {
+func build(t *testing.T, spec buildspec.Spec) buildspec.Provenance {
 	t.Helper()
 	p, err := Build(context.Background(), spec, Options{Jobs: 2})
 	if err != nil {
@@ -143,7 +143,7 @@ func TestBuildPGOGCC(t *testing.T) {
 	serves(t, p.Binary)
 }
 
-func stepLog(t *testing.T, p labdata.BuildProvenance, name string) string {
+func stepLog(t *testing.T, p buildspec.Provenance, name string) string {
 	t.Helper()
 	for _, s := range p.Steps {
 		if s.Name == name {

@@ -3,7 +3,7 @@
 // optimisation, -march/-mcpu, LTO, allocator and profile-guided
 // optimisation, in a cache directory of its own keyed by a hash of the
 // source, the toolchain and the flags. Every build records its provenance
-// (labdata.BuildProvenance) next to the binary. Nothing runs through a
+// (buildspec.Provenance) next to the binary. Nothing runs through a
 // shell: make, the compiler, tar, dpkg-source and apt-get are executed with
 // argument vectors, and every flag is checked first (Validate), because
 // make hands its variables to /bin/sh in its recipes.

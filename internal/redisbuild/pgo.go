@@ -11,14 +11,14 @@ import (
 	"strconv"
 	"strings"
 
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 )
 
 // pgo is profile-guided optimisation as one step: an instrumented build,
 // the training run against it, the profile merged (llvm-profdata for
 // clang; gcc's .gcda files are the profile), and the optimised build in
 // the same directory (gcc finds a .gcda by its object's path).
-func (p *plan) pgo(ctx context.Context, o Options, r *runner, logs, src, tmp string) (*labdata.BuildTraining, error) {
+func (p *plan) pgo(ctx context.Context, o Options, r *runner, logs, src, tmp string) (*buildspec.Training, error) {
 	if o.Train == nil {
 		o.Train = BenchTraining
 	}
@@ -26,7 +26,7 @@ func (p *plan) pgo(ctx context.Context, o Options, r *runner, logs, src, tmp str
 	if err := os.MkdirAll(prof, 0o755); err != nil {
 		return nil, err
 	}
-	t := &labdata.BuildTraining{Workload: p.workload, Duration: p.training.String(), Profile: prof}
+	t := &buildspec.Training{Workload: p.workload, Duration: p.training.String(), Profile: prof}
 	err := r.step(logs, "instrumented-build", func() error { return p.make(ctx, o, r, src, p.tc.profileFlags(prof, "")) })
 	if err == nil {
 		err = r.step(logs, "train", func() error { return p.train(ctx, o, src, prof) })

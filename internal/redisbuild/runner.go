@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 	"redline/internal/trusted"
 )
 
@@ -21,7 +21,7 @@ type runner struct {
 	log      io.Writer // the current step's log
 	logPath  string
 	progress io.Writer // one line per step, when set
-	steps    []labdata.BuildStep
+	steps    []buildspec.Step
 }
 
 // buildEnv is the environment of make and the compiler: an allow-list
@@ -109,7 +109,7 @@ func (r *runner) step(logDir, name string, fn func() error) error {
 	start := time.Now()
 	err = fn()
 	secs := time.Since(start).Seconds()
-	r.steps = append(r.steps, labdata.BuildStep{Name: name, Seconds: secs, Log: p})
+	r.steps = append(r.steps, buildspec.Step{Name: name, Seconds: secs, Log: p})
 	if r.progress != nil && err == nil {
 		fmt.Fprintf(r.progress, "build: %s done in %.1fs\n", name, secs)
 	}

@@ -6,10 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 
-	"redline/internal/labdata"
-	"redline/internal/redisserver"
+	"redline/internal/buildspec"
+	"redline/internal/trusted"
 )
 
 // CompilerDirs are where a session looks up a compiler a client names:
@@ -22,11 +21,11 @@ var CompilerDirs = []string{"/usr/local/bin", "/usr/bin"}
 // Validate (compiler flags only, no shell) the compiler is a name,
 // resolved in CompilerDirs, and the source is Debian's source package or
 // an absolute path to a tarball or tree that root owns, with every
-// directory from / (redisserver.OpenTrusted's rule), so nobody but root
+// directory from / (trusted.Open's rule), so nobody but root
 // could have written what runs. It returns the spec with the compiler
 // resolved to its path. The same rules hold for a session that is not
 // root, except the ownership: it runs with its own user's rights.
-func CheckSession(s labdata.BuildSpec) (labdata.BuildSpec, error) {
+func CheckSession(s buildspec.Spec) (buildspec.Spec, error) {
 	if err := Validate(s); err != nil {
 		return s, err
 	}
@@ -88,27 +87,27 @@ func sessionSource(src string) error {
 	})
 }
 
-// rootOwned applies redisserver.OpenTrusted's rule to p when this process
-// is root.
+// rootOwned applies root's rule (trusted.Open) to p when this process is
+// root.
 func rootOwned(p string) error {
 	if os.Geteuid() != 0 {
 		return nil
 	}
-	f, err := redisserver.OpenTrusted(p)
+	f, err := trusted.Open(p)
 	if err != nil {
 		return fmt.Errorf("build: a root session builds only what root owns: %w", err)
 	}
 	return f.Close()
 }
 
-// rootOnlyInfo is that rule for one entry of a tree whose root passed it.
+// rootOnlyInfo is that rule for one entry of a tree whose root passed it
+// (trusted.RootOnly).
 func rootOnlyInfo(p string, info fs.FileInfo) error {
 	if os.Geteuid() != 0 {
 		return nil
 	}
-	st, ok := info.Sys().(*syscall.Stat_t)
-	if !ok || st.Uid != 0 || (info.Mode()&fs.ModeSymlink == 0 && info.Mode().Perm()&0o022 != 0) {
-		return fmt.Errorf("build: a root session builds only what root owns: %s is not owned by root or is writable by others", p)
+	if err := trusted.RootOnly(p, info); err != nil {
+		return fmt.Errorf("build: a root session builds only what root owns: %w", err)
 	}
 	return nil
 }

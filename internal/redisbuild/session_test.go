@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 	"redline/internal/testutil"
 )
 
@@ -18,7 +18,7 @@ import (
 func TestCheckSession(t *testing.T) {
 	testutil.NeedRoot(t)
 	testutil.NeedTools(t, "gcc")
-	got, err := CheckSession(labdata.BuildSpec{Source: DebianSource})
+	got, err := CheckSession(buildspec.Spec{Source: DebianSource})
 	if err != nil || !filepath.IsAbs(got.CC) || filepath.Base(got.CC) != "gcc" {
 		t.Fatalf("debian with gcc: %+v, %v", got, err)
 	}
@@ -33,7 +33,7 @@ func TestCheckSession(t *testing.T) {
 	os.MkdirAll(filepath.Join(tree, "src"), 0o755)
 	os.WriteFile(filepath.Join(tree, "src", "server.c"), []byte("int main;\n"), 0o644)
 	os.WriteFile(filepath.Join(tree, "Makefile"), []byte("all:\n"), 0o644)
-	if _, err := CheckSession(labdata.BuildSpec{Source: tree}); err != nil {
+	if _, err := CheckSession(buildspec.Spec{Source: tree}); err != nil {
 		t.Errorf("a tree root owns: %v", err)
 	}
 	userTree := filepath.Join(dir, "user-redis")
@@ -49,15 +49,15 @@ func TestCheckSession(t *testing.T) {
 	os.Chmod(tarball, 0o666)
 	for _, c := range []struct {
 		name string
-		spec labdata.BuildSpec
+		spec buildspec.Spec
 		want string
 	}{
-		{"shell in a flag", labdata.BuildSpec{Source: DebianSource, CFlags: []string{"-O2;id"}}, "not a compiler flag"},
-		{"compiler by path", labdata.BuildSpec{Source: DebianSource, CC: "/tmp/gcc"}, "by name"},
-		{"compiler elsewhere", labdata.BuildSpec{Source: DebianSource, CC: "no-such-cc"}, "not found in /usr/local/bin or /usr/bin"},
-		{"relative source", labdata.BuildSpec{Source: "redis"}, "absolute path"},
-		{"a file somebody else owns in the tree", labdata.BuildSpec{Source: userTree}, "not owned by root"},
-		{"a tarball others can write", labdata.BuildSpec{Source: tarball}, "writable by group or others"},
+		{"shell in a flag", buildspec.Spec{Source: DebianSource, CFlags: []string{"-O2;id"}}, "not a compiler flag"},
+		{"compiler by path", buildspec.Spec{Source: DebianSource, CC: "/tmp/gcc"}, "by name"},
+		{"compiler elsewhere", buildspec.Spec{Source: DebianSource, CC: "no-such-cc"}, "not found in /usr/local/bin or /usr/bin"},
+		{"relative source", buildspec.Spec{Source: "redis"}, "absolute path"},
+		{"a file somebody else owns in the tree", buildspec.Spec{Source: userTree}, "owned by uid 65534, not root"},
+		{"a tarball others can write", buildspec.Spec{Source: tarball}, "writable by group or others"},
 	} {
 		_, err := CheckSession(c.spec)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"strings"
 
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 )
 
 // CheckUntrusted holds a build spec that someone else may have written (a
@@ -14,7 +14,7 @@ import (
 // compiler found on PATH. A source tree's or tarball's Makefile, or a
 // compiler named by path, runs as the user who builds: root, for a lab or
 // autotune that tunes the host.
-func CheckUntrusted(s labdata.BuildSpec) error {
+func CheckUntrusted(s buildspec.Spec) error {
 	if s.Source != DebianSource || strings.Contains(s.CC, "/") {
 		return errors.New("build: a source tree's or tarball's Makefile, or a compiler named by path, runs as root; only source: debian with a compiler on PATH is built from a spec that is not trusted")
 	}

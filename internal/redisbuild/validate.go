@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"redline/internal/bench/cmdline"
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 )
 
 // flagShape is what a compiler flag may look like here: make splits its
@@ -59,7 +59,7 @@ var Allocators = []string{"jemalloc", "libc", "mimalloc", "tcmalloc"}
 
 // Validate checks a build spec before anything runs: every flag has a
 // compiler flag's shape and is not refused, the settings are known values.
-func Validate(s labdata.BuildSpec) error {
+func Validate(s buildspec.Spec) error {
 	if strings.TrimSpace(s.Source) == "" {
 		return fmt.Errorf("build: source is required (a source tree, a release tarball, or debian)")
 	}
@@ -88,7 +88,7 @@ func Validate(s labdata.BuildSpec) error {
 	return validatePGO(s.PGO)
 }
 
-func validatePGO(p *labdata.PGOSpec) error {
+func validatePGO(p *buildspec.PGO) error {
 	if p == nil {
 		return nil
 	}

@@ -4,61 +4,61 @@ import (
 	"strings"
 	"testing"
 
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 )
 
 func TestValidate(t *testing.T) {
-	ok := labdata.BuildSpec{Source: "debian"}
+	ok := buildspec.Spec{Source: "debian"}
 	cases := []struct {
 		name string
-		edit func(*labdata.BuildSpec)
+		edit func(*buildspec.Spec)
 		err  string // "" for valid
 	}{
-		{"plain", func(*labdata.BuildSpec) {}, ""},
-		{"write-up 003", func(s *labdata.BuildSpec) {
+		{"plain", func(*buildspec.Spec) {}, ""},
+		{"write-up 003", func(s *buildspec.Spec) {
 			s.CC, s.Opt, s.LTO, s.Mcpu = "clang", "-O3", "full", "tsv110"
 			s.CFlags = []string{"-mllvm", "-inline-threshold=2000", "-fno-plt"}
 		}, ""},
-		{"no source", func(s *labdata.BuildSpec) { s.Source = " " }, "source is required"},
-		{"shell in a flag", func(s *labdata.BuildSpec) { s.CFlags = []string{"-O2;touch /tmp/x"} }, "not a compiler flag"},
-		{"blank in a flag", func(s *labdata.BuildSpec) { s.CFlags = []string{"-DX=1 -DY"} }, "not a compiler flag"},
-		{"dollar", func(s *labdata.BuildSpec) { s.LDFlags = []string{"-L$(HOME)"} }, "not a compiler flag"},
-		{"not a flag", func(s *labdata.BuildSpec) { s.CFlags = []string{"server.c"} }, "not a compiler flag"},
-		{"wrapper", func(s *labdata.BuildSpec) { s.CFlags = []string{"-wrapper=/bin/sh"} }, "runs another program"},
-		{"plugin", func(s *labdata.BuildSpec) { s.CFlags = []string{"-fplugin=/tmp/p.so"} }, "loads code"},
-		{"output", func(s *labdata.BuildSpec) { s.CFlags = []string{"-o/tmp/x"} }, "changes what the build writes"},
-		{"level twice", func(s *labdata.BuildSpec) { s.CFlags = []string{"-O3"} }, "is the opt setting"},
-		{"lto twice", func(s *labdata.BuildSpec) { s.LDFlags = []string{"-flto=thin"} }, "is the lto setting"},
-		{"pgo by hand", func(s *labdata.BuildSpec) { s.CFlags = []string{"-fprofile-use=x"} }, "is the pgo setting"},
-		{"mllvm alone", func(s *labdata.BuildSpec) { s.CFlags = []string{"-mllvm"} }, "needs its argument"},
-		{"mllvm shell", func(s *labdata.BuildSpec) { s.CFlags = []string{"-mllvm", "`id`"} }, "not a compiler flag"},
+		{"no source", func(s *buildspec.Spec) { s.Source = " " }, "source is required"},
+		{"shell in a flag", func(s *buildspec.Spec) { s.CFlags = []string{"-O2;touch /tmp/x"} }, "not a compiler flag"},
+		{"blank in a flag", func(s *buildspec.Spec) { s.CFlags = []string{"-DX=1 -DY"} }, "not a compiler flag"},
+		{"dollar", func(s *buildspec.Spec) { s.LDFlags = []string{"-L$(HOME)"} }, "not a compiler flag"},
+		{"not a flag", func(s *buildspec.Spec) { s.CFlags = []string{"server.c"} }, "not a compiler flag"},
+		{"wrapper", func(s *buildspec.Spec) { s.CFlags = []string{"-wrapper=/bin/sh"} }, "runs another program"},
+		{"plugin", func(s *buildspec.Spec) { s.CFlags = []string{"-fplugin=/tmp/p.so"} }, "loads code"},
+		{"output", func(s *buildspec.Spec) { s.CFlags = []string{"-o/tmp/x"} }, "changes what the build writes"},
+		{"level twice", func(s *buildspec.Spec) { s.CFlags = []string{"-O3"} }, "is the opt setting"},
+		{"lto twice", func(s *buildspec.Spec) { s.LDFlags = []string{"-flto=thin"} }, "is the lto setting"},
+		{"pgo by hand", func(s *buildspec.Spec) { s.CFlags = []string{"-fprofile-use=x"} }, "is the pgo setting"},
+		{"mllvm alone", func(s *buildspec.Spec) { s.CFlags = []string{"-mllvm"} }, "needs its argument"},
+		{"mllvm shell", func(s *buildspec.Spec) { s.CFlags = []string{"-mllvm", "`id`"} }, "not a compiler flag"},
 		// Held out (issue 24, the build): gcc -Wl,-plugin=FILE and
 		// -Xlinker -plugin=FILE load FILE into the linker, which runs its
 		// constructor as the user building (root in a session or a root
 		// lab); -include/etc/shadow prints the file's first line in the
 		// compiler's error; -MF writes where it names.
-		{"linker plugin", func(s *labdata.BuildSpec) { s.LDFlags = []string{"-Wl,-plugin=/tmp/p.so"} }, "names a path"},
-		{"linker plugin by name", func(s *labdata.BuildSpec) { s.LDFlags = []string{"-Wl,-plugin=p.so"} }, "linker option"},
-		{"linker output", func(s *labdata.BuildSpec) { s.LDFlags = []string{"-Wl,-o,x"} }, "linker option"},
-		{"linker map", func(s *labdata.BuildSpec) { s.LDFlags = []string{"-Wl,-Map=x"} }, "linker option"},
-		{"Xlinker plugin", func(s *labdata.BuildSpec) { s.LDFlags = []string{"-Xlinker", "-plugin=p.so"} }, "raw options to a tool"},
-		{"Xassembler", func(s *labdata.BuildSpec) { s.CFlags = []string{"-Xassembler", "-o"} }, "raw options to a tool"},
-		{"assembler passthrough", func(s *labdata.BuildSpec) { s.CFlags = []string{"-Wa,-o,x"} }, "assembler"},
-		{"preprocessor passthrough", func(s *labdata.BuildSpec) { s.CFlags = []string{"-Wp,-MF,x"} }, "preprocessor"},
-		{"clang pass plugin", func(s *labdata.BuildSpec) { s.CFlags = []string{"-fpass-plugin=p.so"} }, "loads code"},
-		{"include a root file", func(s *labdata.BuildSpec) { s.CFlags = []string{"-include/etc/shadow"} }, "names a path"},
-		{"dependency file", func(s *labdata.BuildSpec) { s.CFlags = []string{"-MD", "-MF/etc/cron.d/x"} }, "names a path"},
-		{"dump to a file", func(s *labdata.BuildSpec) { s.CFlags = []string{"-fdump-tree-all=/etc/x"} }, "names a path"},
-		{"linker hardening", func(s *labdata.BuildSpec) {
+		{"linker plugin", func(s *buildspec.Spec) { s.LDFlags = []string{"-Wl,-plugin=/tmp/p.so"} }, "names a path"},
+		{"linker plugin by name", func(s *buildspec.Spec) { s.LDFlags = []string{"-Wl,-plugin=p.so"} }, "linker option"},
+		{"linker output", func(s *buildspec.Spec) { s.LDFlags = []string{"-Wl,-o,x"} }, "linker option"},
+		{"linker map", func(s *buildspec.Spec) { s.LDFlags = []string{"-Wl,-Map=x"} }, "linker option"},
+		{"Xlinker plugin", func(s *buildspec.Spec) { s.LDFlags = []string{"-Xlinker", "-plugin=p.so"} }, "raw options to a tool"},
+		{"Xassembler", func(s *buildspec.Spec) { s.CFlags = []string{"-Xassembler", "-o"} }, "raw options to a tool"},
+		{"assembler passthrough", func(s *buildspec.Spec) { s.CFlags = []string{"-Wa,-o,x"} }, "assembler"},
+		{"preprocessor passthrough", func(s *buildspec.Spec) { s.CFlags = []string{"-Wp,-MF,x"} }, "preprocessor"},
+		{"clang pass plugin", func(s *buildspec.Spec) { s.CFlags = []string{"-fpass-plugin=p.so"} }, "loads code"},
+		{"include a root file", func(s *buildspec.Spec) { s.CFlags = []string{"-include/etc/shadow"} }, "names a path"},
+		{"dependency file", func(s *buildspec.Spec) { s.CFlags = []string{"-MD", "-MF/etc/cron.d/x"} }, "names a path"},
+		{"dump to a file", func(s *buildspec.Spec) { s.CFlags = []string{"-fdump-tree-all=/etc/x"} }, "names a path"},
+		{"linker hardening", func(s *buildspec.Spec) {
 			s.LDFlags = []string{"-Wl,-O1", "-Wl,--as-needed", "-Wl,-z,now", "-Wl,--icf=all"}
 		}, ""},
-		{"bad opt", func(s *labdata.BuildSpec) { s.Opt = "-O9" }, "not an optimisation level"},
-		{"bad march", func(s *labdata.BuildSpec) { s.March = "native -fplugin=x" }, "not a CPU name"},
-		{"bad lto", func(s *labdata.BuildSpec) { s.LTO = "yes" }, "full or thin"},
-		{"bad cc", func(s *labdata.BuildSpec) { s.CC = "gcc;id" }, "not a compiler"},
-		{"bad allocator", func(s *labdata.BuildSpec) { s.Allocator = "hoard" }, "one of jemalloc"},
-		{"bad duration", func(s *labdata.BuildSpec) { s.PGO = &labdata.PGOSpec{Duration: "-1s"} }, "not a positive duration"},
-		{"bad workload", func(s *labdata.BuildSpec) { s.PGO = &labdata.PGOSpec{Workload: "-t set --no-such-flag"} }, "pgo.workload"},
+		{"bad opt", func(s *buildspec.Spec) { s.Opt = "-O9" }, "not an optimisation level"},
+		{"bad march", func(s *buildspec.Spec) { s.March = "native -fplugin=x" }, "not a CPU name"},
+		{"bad lto", func(s *buildspec.Spec) { s.LTO = "yes" }, "full or thin"},
+		{"bad cc", func(s *buildspec.Spec) { s.CC = "gcc;id" }, "not a compiler"},
+		{"bad allocator", func(s *buildspec.Spec) { s.Allocator = "hoard" }, "one of jemalloc"},
+		{"bad duration", func(s *buildspec.Spec) { s.PGO = &buildspec.PGO{Duration: "-1s"} }, "not a positive duration"},
+		{"bad workload", func(s *buildspec.Spec) { s.PGO = &buildspec.PGO{Workload: "-t set --no-such-flag"} }, "pgo.workload"},
 	}
 	for _, c := range cases {
 		s := ok
@@ -93,7 +93,7 @@ func TestProfFunctions(t *testing.T) {
 }
 
 func TestMakeVars(t *testing.T) {
-	p := &plan{spec: labdata.BuildSpec{Source: "x", Opt: "-O3", March: "native", LTO: "full", CFlags: []string{"-fno-plt"}},
+	p := &plan{spec: buildspec.Spec{Source: "x", Opt: "-O3", March: "native", LTO: "full", CFlags: []string{"-fno-plt"}},
 		tc: Toolchain{Path: "/usr/bin/gcc", Family: "gcc"}, src: source{kind: "tarball"}}
 	v, err := p.makeVars()
 	if err != nil {

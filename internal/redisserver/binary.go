@@ -83,7 +83,7 @@ func openBinary(name string, anyOwner bool) (*binary, error) {
 	if anyOwner || os.Geteuid() != 0 {
 		f, err = openPath(p)
 	} else {
-		f, err = OpenTrusted(p)
+		f, err = trusted.Open(p)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("redis-server binary %q: %w", p, err)
@@ -111,10 +111,6 @@ func openPath(p string) (*os.File, error) {
 	}
 	return os.NewFile(uintptr(fd), p), nil
 }
-
-// OpenTrusted is trusted.Open: the root rule for anything redline
-// executes, kept here for the callers that name it so.
-func OpenTrusted(p string) (*os.File, error) { return trusted.Open(p) }
 
 // lookProgram resolves a wrapper program (trusted.Program).
 func lookProgram(name string) (string, error) { return trusted.Program(name) }

@@ -97,25 +97,6 @@ func TestStartAsRootRefusesAnUntrustedPath(t *testing.T) {
 	}
 }
 
-func TestOpenTrusted(t *testing.T) {
-	testutil.NeedRoot(t)
-	real := testutil.NeedPath(t, "redis-server")
-	if f, err := OpenTrusted(real); err != nil {
-		t.Errorf("OpenTrusted(%s) = %v; root's own links are followed", real, err)
-	} else {
-		f.Close()
-	}
-	mine := filepath.Join(t.TempDir(), "redis-server")
-	os.WriteFile(mine, []byte("#!/bin/sh\n"), 0o755)
-	if f, err := OpenTrusted(mine); err == nil {
-		f.Close()
-		t.Errorf("OpenTrusted(%s) accepted a file under the world-writable /tmp", mine)
-	}
-	if _, err := OpenTrusted("/etc/passwd/x"); err == nil {
-		t.Error("a path through a file was accepted")
-	}
-}
-
 func itoa(n int) string { return strconv.Itoa(n) }
 
 // Issue 24, item 11: a root redline's redis-server ran as root, on an

@@ -31,7 +31,7 @@ type Options struct {
 	Binary string // redis-server binary; default "redis-server" from PATH, else redis-tools' redis-check-rdb
 	// AnyOwner runs Binary whoever owns it, as root too (the local command
 	// line's explicit trust); otherwise a root redline runs only a binary
-	// root owns from / down (OpenTrusted).
+	// root owns from / down (trusted.Open).
 	AnyOwner bool
 	Dir      string   // working directory, written by this process alone; default a new temporary directory, removed by Stop
 	Bind     string   // default 127.0.0.1

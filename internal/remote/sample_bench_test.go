@@ -24,7 +24,7 @@ func BenchmarkSampleOverSSH(b *testing.B) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	var srv remote.RedisServer
-	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Bind: h.Pair.ServerIP, Config: []string{"io-threads 4"}, Password: "pw"}, &srv); err != nil {
+	if err := c.Call(ctx, serverhost.OpRedisStart, serverhost.RedisStartArgs{Bind: h.Pair.ServerIP, Config: []string{"io-threads 4"}, Password: "pw"}, &srv); err != nil {
 		b.Fatal(err)
 	}
 	for b.Loop() {

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"redline/internal/shellwords"
 	"redline/internal/trusted"
 )
 
@@ -376,13 +377,13 @@ func versionError(err error, cmd *exec.Cmd, stderr, target string) error {
 func sessionCommand(o DialOptions, cached, sum string) string {
 	args := " session"
 	if o.StateDir != "" {
-		args += " --state-dir " + shellQuote(o.StateDir)
+		args += " --state-dir " + shellwords.Quote(o.StateDir)
 	}
 	if o.Sudo {
-		return "exec sudo -n " + shellQuote(orDefault(o.RemoteBinary, "redline")) + args
+		return "exec sudo -n " + shellwords.Quote(orDefault(o.RemoteBinary, "redline")) + args
 	}
 	return fmt.Sprintf(`p=%s; if [ -x "$p" ] && [ "$(sha256sum < "$p" | cut -d" " -f1)" = %s ]; then exec "$p"%s; fi; exec %s%s`,
-		cached, sum, args, shellQuote(orDefault(o.RemoteBinary, "redline")), args)
+		cached, sum, args, shellwords.Quote(orDefault(o.RemoteBinary, "redline")), args)
 }
 
 // push copies the binary into the cache through the ssh channel, verifies
@@ -407,7 +408,7 @@ func cachePath(dir, sum string) string {
 	if dir == "" {
 		dir = ".cache/redline"
 	}
-	p := shellQuote(filepath.Join(dir, "redline-"+sum))
+	p := shellwords.Quote(filepath.Join(dir, "redline-"+sum))
 	if !filepath.IsAbs(dir) {
 		p = `"$HOME"/` + p
 	}
@@ -460,11 +461,6 @@ func localBinary(path string) (string, string, error) {
 		return "", "", err
 	}
 	return path, hex.EncodeToString(h.Sum(nil)), nil
-}
-
-// shellQuote makes s one word for the remote POSIX shell.
-func shellQuote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func orDefault(s, d string) string {

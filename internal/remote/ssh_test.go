@@ -135,14 +135,14 @@ func TestSSHHandshake(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	if err := c.Call(ctx, remote.OpSnapshot, remote.SnapshotArgs{NoProcesses: true}, &snap); err != nil {
+	if err := c.Call(ctx, serverhost.OpSnapshot, serverhost.SnapshotArgs{NoProcesses: true}, &snap); err != nil {
 		t.Fatal(err)
 	}
 	if snap.Hostname == "" {
 		t.Fatal("snapshot without a hostname")
 	}
 	var smp serverhost.Sample
-	if err := c.Call(ctx, remote.OpSample, struct{}{}, &smp); err != nil {
+	if err := c.Call(ctx, serverhost.OpSample, struct{}{}, &smp); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(smp.Files["/proc/stat"], "cpu ") {
@@ -252,10 +252,10 @@ func testCut(t *testing.T, reason string, cut func(*twoHosts, *remote.Client)) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	var srv remote.RedisServer
-	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Bind: h.Pair.ServerIP, Password: "pw"}, &srv); err != nil {
+	if err := c.Call(ctx, serverhost.OpRedisStart, serverhost.RedisStartArgs{Bind: h.Pair.ServerIP, Password: "pw"}, &srv); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan(want), Scoped: true}, nil); err != nil {
+	if err := c.Call(ctx, serverhost.OpTuneApply, serverhost.TuneApplyArgs{Plan: somaxconnPlan(want), Scoped: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got := h.readServerFile(t, knob); got != want {
@@ -302,12 +302,12 @@ func TestSSHBreakdown(t *testing.T) {
 		t.Fatalf("hello: ssh server ip %q (want %s)", c.Hello.SSHServerIP, h.Pair.ServerIP)
 	}
 	var srv remote.RedisServer
-	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Bind: h.Pair.ServerIP, Password: "pw"}, &srv); err != nil {
+	if err := c.Call(ctx, serverhost.OpRedisStart, serverhost.RedisStartArgs{Bind: h.Pair.ServerIP, Password: "pw"}, &srv); err != nil {
 		t.Fatal(err)
 	}
-	var att remote.RedisAttached
+	var att serverhost.RedisAttached
 	addr := net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port))
-	if err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Addr: addr, Password: "pw"}}, &att); err != nil || att.Pid != srv.Pid {
+	if err := c.Call(ctx, serverhost.OpRedisAttach, serverhost.RedisAttachArgs{Redis: serverhost.RedisTarget{Addr: addr, Password: "pw"}}, &att); err != nil || att.Pid != srv.Pid {
 		t.Fatalf("attach %s: pid %d, %v; want %d", addr, att.Pid, err, srv.Pid)
 	}
 	snap := func() *profile.Snapshot {

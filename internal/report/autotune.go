@@ -284,27 +284,27 @@ func perCall(c AutotuneCommand) string {
 
 // WriteAutotuneMarkdown writes the session's report as Markdown.
 func WriteAutotuneMarkdown(w io.Writer, a *Autotune) error {
-	mw := &errWriter{w: w}
-	mw.printf("# redline autotune\n")
+	mw := textsafe.NewWriter(w)
+	mw.Printf("# redline autotune\n")
 	for _, s := range autotuneDoc(a) {
-		mw.printf("\n## %s\n", s.Title)
+		mw.Printf("\n## %s\n", s.Title)
 		for _, p := range s.Paragraphs {
 			if p != "" {
-				mw.printf("\n%s\n", md(p))
+				mw.Printf("\n%s\n", md(p))
 			}
 		}
 		if len(s.List) > 0 {
-			mw.printf("\n")
+			mw.Printf("\n")
 		}
 		for _, l := range s.List {
-			mw.printf("- %s\n", md(l))
+			mw.Printf("- %s\n", md(l))
 		}
 		for _, t := range s.Tables {
 			if t.Title != "" {
-				mw.printf("\n**%s**\n", md(t.Title))
+				mw.Printf("\n**%s**\n", md(t.Title))
 			}
 			if len(t.Rows) == 0 {
-				mw.printf("\nnone\n")
+				mw.Printf("\nnone\n")
 				continue
 			}
 			var rows [][]string
@@ -326,7 +326,7 @@ func WriteAutotuneMarkdown(w io.Writer, a *Autotune) error {
 			table(mw, align, t.Header, rows)
 		}
 	}
-	return mw.err
+	return mw.Err()
 }
 
 //go:embed autotune.html.tmpl

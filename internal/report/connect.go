@@ -5,6 +5,7 @@ import (
 
 	"redline/internal/labdata"
 	"redline/internal/stats"
+	"redline/internal/textsafe"
 )
 
 // The lab compares connection set-up for a workload with connect: true
@@ -42,12 +43,12 @@ func connectRows(res *labdata.Result) [][]string {
 }
 
 // writeConnectMD writes the connection set-up comparisons, if any.
-func writeConnectMD(mw *errWriter, res *labdata.Result) {
+func writeConnectMD(mw *textsafe.Writer, res *labdata.Result) {
 	rows := connectRows(res)
 	if len(rows) == 0 {
 		return
 	}
-	mw.printf("\n## Connection set-up\n\n%s\n\n", connectIntro)
+	mw.Printf("\n## Connection set-up\n\n%s\n\n", connectIntro)
 	table(mw, "lllrrlll", connectHeader, mdRows(rows))
 }
 

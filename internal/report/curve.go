@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"redline/internal/textsafe"
 	"strconv"
 	"strings"
 
@@ -222,7 +223,7 @@ func curveRows(c *benchdata.Capacity) [][]string {
 var curveHeader = []string{"offered/s", "achieved/s", "p50", "p99", "p99.9", "errors", "target"}
 
 // writeCapacityMD prints each row's searches and their curves.
-func writeCapacityMD(mw *errWriter, r *Report) {
+func writeCapacityMD(mw *textsafe.Writer, r *Report) {
 	first := true
 	for _, w := range r.Workloads {
 		cs := capacities(w)
@@ -230,13 +231,13 @@ func writeCapacityMD(mw *errWriter, r *Report) {
 			continue
 		}
 		if first {
-			mw.printf("\n## Capacity at the latency target\n\nEach search offered the workload open loop (latency from intended send times) at the rates below; the capacity is the rate at which a step holds the targets half the time, with its 95%% credible interval.\n")
+			mw.Printf("\n## Capacity at the latency target\n\nEach search offered the workload open loop (latency from intended send times) at the rates below; the capacity is the rate at which a step holds the targets half the time, with its 95%% credible interval.\n")
 			first = false
 		}
-		mw.printf("\n### %s\n\n", md(w.Name))
+		mw.Printf("\n### %s\n\n", md(w.Name))
 		table(mw, "llrrrl", capacityHeader, mdRows(capacityRows(r, w)))
 		for _, lc := range cs {
-			mw.printf("\n**%s**: %s at %s\n", md(lc.Label), capacityLine(lc.C), targetsText(lc.C.Targets))
+			mw.Printf("\n**%s**: %s at %s\n", md(lc.Label), capacityLine(lc.C), targetsText(lc.C.Targets))
 			table(mw, "rrrrrrl", curveHeader, mdRows(curveRows(lc.C)))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"redline/internal/secret"
+	"redline/internal/shellwords"
 	"redline/internal/stats"
 )
 
@@ -97,23 +98,7 @@ func fmtTime(t time.Time) string {
 // shellJoin quotes argv so it can be pasted into a shell, without the
 // passwords that files written before redaction may still hold.
 func shellJoin(argv []string) string {
-	argv = secret.Redact(argv)
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, unsafeShell) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-func unsafeShell(r rune) bool {
-	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%", r))
+	return shellwords.Join(secret.Redact(argv))
 }
 
 // fmtBrief is a summary cell's verdict: the change when the verdict claims

@@ -8,31 +8,15 @@ import (
 	"redline/internal/textsafe"
 )
 
-// errWriter keeps the first write error so rendering code can write
-// without checking each line.
-type errWriter struct {
-	w   io.Writer
-	err error
-}
-
-// printf writes through textsafe.Printable: a lab's result holds text
-// read from outside (server errors, cluster node addresses, evidence),
-// and a control character in it must not act on the reader's terminal.
-func (e *errWriter) printf(format string, args ...any) {
-	if e.err == nil {
-		_, e.err = io.WriteString(e.w, textsafe.Printable(fmt.Sprintf(format, args...)))
-	}
-}
-
 // WriteMarkdown writes the report as Markdown: notes, a summary table,
 // for a lab result its host, target, findings and plans, then per
 // workload the throughput, p99 and percentile tables, every run, and the
 // provenance.
 func WriteMarkdown(w io.Writer, r *Report) error {
-	mw := &errWriter{w: w}
-	mw.printf("# %s\n", md(r.Title))
+	mw := textsafe.NewWriter(w)
+	mw.Printf("# %s\n", md(r.Title))
 	if r.Lab != nil && r.Lab.Scenario.Description != "" {
-		mw.printf("\n%s\n", md(r.Lab.Scenario.Description))
+		mw.Printf("\n%s\n", md(r.Lab.Scenario.Description))
 	}
 	writeNotesMD(mw, r.Notes)
 	writeSummaryMD(mw, r)
@@ -49,16 +33,16 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	writeResultsMD(mw, r)
 	writeRunsMD(mw, r)
 	writeProvenanceMD(mw, r)
-	return mw.err
+	return mw.Err()
 }
 
-func writeNotesMD(mw *errWriter, notes []string) {
+func writeNotesMD(mw *textsafe.Writer, notes []string) {
 	if len(notes) == 0 {
 		return
 	}
-	mw.printf("\n> **Read this first.**\n")
+	mw.Printf("\n> **Read this first.**\n")
 	for _, n := range notes {
-		mw.printf(">\n> - %s\n", mdNote(n))
+		mw.Printf(">\n> - %s\n", mdNote(n))
 	}
 }
 
@@ -88,40 +72,40 @@ func mdNote(s string) string {
 }
 
 // table writes a Markdown table; align holds one of 'l' or 'r' per column.
-func table(mw *errWriter, align string, header []string, rows [][]string) {
-	mw.printf("\n| %s |\n|", strings.Join(header, " | "))
+func table(mw *textsafe.Writer, align string, header []string, rows [][]string) {
+	mw.Printf("\n| %s |\n|", strings.Join(header, " | "))
 	for _, a := range align {
-		mw.printf("%s|", map[rune]string{'l': "---", 'r': "--:"}[a])
+		mw.Printf("%s|", map[rune]string{'l': "---", 'r': "--:"}[a])
 	}
-	mw.printf("\n")
+	mw.Printf("\n")
 	for _, row := range rows {
-		mw.printf("| %s |\n", strings.Join(row, " | "))
+		mw.Printf("| %s |\n", strings.Join(row, " | "))
 	}
 }
 
 // writeSummaryMD writes one pivot per metric: workloads by labels.
-func writeSummaryMD(mw *errWriter, r *Report) {
+func writeSummaryMD(mw *textsafe.Writer, r *Report) {
 	if len(r.Workloads) == 0 {
 		return
 	}
-	mw.printf("\n## Summary\n")
+	mw.Printf("\n## Summary\n")
 	for _, m := range shownMetrics(r) {
-		mw.printf("\n%s, median of the runs; the change against %s is named only where its interval excludes 1.\n", m.Title, md(r.Reference))
+		mw.Printf("\n%s, median of the runs; the change against %s is named only where its interval excludes 1.\n", m.Title, md(r.Reference))
 		header := append([]string{"workload"}, mdAll(r.Labels)...)
 		table(mw, "l"+strings.Repeat("r", len(r.Labels)), header, summaryRows(r, m))
 	}
 }
 
 // writeSweepsMD writes each swept workload's metrics against its values.
-func writeSweepsMD(mw *errWriter, r *Report) {
+func writeSweepsMD(mw *textsafe.Writer, r *Report) {
 	sws := sweeps(r)
 	if len(sws) == 0 {
 		return
 	}
-	mw.printf("\n## Sweeps\n\nMedian of the runs at each value, with its 95%% interval from order statistics.\n")
+	mw.Printf("\n## Sweeps\n\nMedian of the runs at each value, with its 95%% interval from order statistics.\n")
 	for _, sw := range sws {
 		for m, metric := range sweepMetrics {
-			mw.printf("\n**%s: %s against %s**\n", md(sw.Name), metric.title, md(sw.Param))
+			mw.Printf("\n**%s: %s against %s**\n", md(sw.Name), metric.title, md(sw.Param))
 			table(mw, "l"+strings.Repeat("r", len(r.Labels)), append([]string{md(sw.Param)}, mdAll(r.Labels)...), mdRows(sweepRows(r, sw, m)))
 		}
 	}
@@ -159,16 +143,16 @@ func summaryCell(g *Group, m metric) string {
 }
 
 // writeResultsMD writes, per workload, the comparison tables.
-func writeResultsMD(mw *errWriter, r *Report) {
-	mw.printf("\n## Results\n\n%s\n", howToRead)
+func writeResultsMD(mw *textsafe.Writer, r *Report) {
+	mw.Printf("\n## Results\n\n%s\n", howToRead)
 	for _, w := range r.Workloads {
-		mw.printf("\n### %s\n", md(w.Name))
+		mw.Printf("\n### %s\n", md(w.Name))
 		writeCommandsMD(mw, w.Commands)
 		for _, m := range shownMetrics(r) {
-			mw.printf("\n**%s**\n", m.Title)
+			mw.Printf("\n**%s**\n", m.Title)
 			table(mw, "lrrrrrl", []string{md(r.Dimension), "runs", "median", "min..max", "spread", "ratio [CI]", "verdict"}, mdRows(metricRows(w, m, r.markComputed)))
 		}
-		mw.printf("\n**Latency percentiles** (ms), from the HDR histograms of each group's runs merged into one\n")
+		mw.Printf("\n**Latency percentiles** (ms), from the HDR histograms of each group's runs merged into one\n")
 		table(mw, "lrrrrrrrrrr", mdAll(percentileHeader(r.Dimension)), mdRows(percentileRows(w)))
 	}
 }
@@ -255,12 +239,12 @@ func percentileRows(w *Workload) [][]string {
 	return rows
 }
 
-func writeRunsMD(mw *errWriter, r *Report) {
+func writeRunsMD(mw *textsafe.Writer, r *Report) {
 	if len(r.Runs) == 0 {
 		return
 	}
 	cols := runColumns(r)
-	mw.printf("\n## Runs\n\nEvery measurement in the order it was taken.\n")
+	mw.Printf("\n## Runs\n\nEvery measurement in the order it was taken.\n")
 	header, align := make([]string, len(cols)), ""
 	for i, c := range cols {
 		header[i] = c.header
@@ -277,15 +261,15 @@ func writeRunsMD(mw *errWriter, r *Report) {
 	table(mw, align, header, rows)
 }
 
-func writeCommandsMD(mw *errWriter, cmds []string) {
+func writeCommandsMD(mw *textsafe.Writer, cmds []string) {
 	if len(cmds) == 1 {
-		mw.printf("\nCommand: %s\n", code(cmds[0]))
+		mw.Printf("\nCommand: %s\n", code(cmds[0]))
 		return
 	}
 	if len(cmds) > 1 {
-		mw.printf("\nCommands:\n\n")
+		mw.Printf("\nCommands:\n\n")
 	}
 	for _, c := range cmds {
-		mw.printf("- %s\n", code(c))
+		mw.Printf("- %s\n", code(c))
 	}
 }

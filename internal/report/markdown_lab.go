@@ -8,39 +8,41 @@ import (
 	"time"
 
 	"redline/internal/labdata"
+	"redline/internal/shellwords"
+	"redline/internal/textsafe"
 )
 
 // writeLabContextMD writes what a single lab result adds: the machine,
 // the target, the doctor's findings and each variant's plan.
-func writeLabContextMD(mw *errWriter, r *Report) {
+func writeLabContextMD(mw *textsafe.Writer, r *Report) {
 	res := r.Lab
-	mw.printf("\n## %s\n", hostTitle(res))
+	mw.Printf("\n## %s\n", hostTitle(res))
 	pairTable(mw, hostRows(res.Host))
 	for _, n := range res.Host.Notes {
-		mw.printf("\n- %s\n", md(n))
+		mw.Printf("\n- %s\n", md(n))
 	}
 	if sh := res.ServerHost; sh != nil {
-		mw.printf("\n## Server host\n")
+		mw.Printf("\n## Server host\n")
 		pairTable(mw, hostRows(*sh))
 		for _, n := range sh.Notes {
-			mw.printf("\n- %s\n", md(n))
+			mw.Printf("\n- %s\n", md(n))
 		}
 	}
 	if lines := remoteCleanupLines(res.RemoteCleanup); len(lines) > 0 {
-		mw.printf("\n## What the server host restored by itself (the link to it was lost)\n\n")
+		mw.Printf("\n## What the server host restored by itself (the link to it was lost)\n\n")
 		for _, l := range lines {
-			mw.printf("- %s\n", md(l))
+			mw.Printf("- %s\n", md(l))
 		}
 	}
-	mw.printf("\n## Target\n")
+	mw.Printf("\n## Target\n")
 	pairTable(mw, targetRows(res))
 	writeFindingsMD(mw, res.Findings)
 	writeVariantsMD(mw, r)
 }
 
-func pairTable(mw *errWriter, rows [][2]string) {
+func pairTable(mw *textsafe.Writer, rows [][2]string) {
 	if len(rows) == 0 {
-		mw.printf("\nNot recorded.\n")
+		mw.Printf("\nNot recorded.\n")
 		return
 	}
 	var cells [][]string
@@ -50,15 +52,15 @@ func pairTable(mw *errWriter, rows [][2]string) {
 	table(mw, "ll", []string{"", ""}, cells)
 }
 
-func writeFindingsMD(mw *errWriter, fs []labdata.Finding) {
-	mw.printf("\n## Doctor findings (before any change)\n")
+func writeFindingsMD(mw *textsafe.Writer, fs []labdata.Finding) {
+	mw.Printf("\n## Doctor findings (before any change)\n")
 	if len(fs) == 0 {
-		mw.printf("\nNone recorded.\n")
+		mw.Printf("\nNone recorded.\n")
 		return
 	}
 	order, by := findingsBySeverity(fs)
 	for _, sev := range order {
-		mw.printf("\n### %s (%d)\n\n", md(strings.ToUpper(sev[:1])+sev[1:]), len(by[sev]))
+		mw.Printf("\n### %s (%d)\n\n", md(strings.ToUpper(sev[:1])+sev[1:]), len(by[sev]))
 		for _, f := range by[sev] {
 			writeFindingMD(mw, f)
 		}
@@ -68,45 +70,45 @@ func writeFindingsMD(mw *errWriter, fs []labdata.Finding) {
 // scratchWords mark a finding about the lab's own scratch server.
 const scratchWords = "about the lab's own server, not applied"
 
-func writeFindingMD(mw *errWriter, f labdata.Finding) {
-	mw.printf("- %s", code(f.ID))
+func writeFindingMD(mw *textsafe.Writer, f labdata.Finding) {
+	mw.Printf("- %s", code(f.ID))
 	if f.Node != "" {
-		mw.printf(" on node %s", code(f.Node))
+		mw.Printf(" on node %s", code(f.Node))
 	}
-	mw.printf(" **%s**", md(f.Title))
+	mw.Printf(" **%s**", md(f.Title))
 	if f.Message != "" {
-		mw.printf(": %s", md(f.Message))
+		mw.Printf(": %s", md(f.Message))
 	}
 	if f.Scratch != "" {
-		mw.printf(" *(%s: %s)*", scratchWords, md(f.Scratch))
+		mw.Printf(" *(%s: %s)*", scratchWords, md(f.Scratch))
 	}
-	mw.printf("\n")
+	mw.Printf("\n")
 	for _, e := range f.Evidence {
-		mw.printf("  - evidence: %s\n", code(e))
+		mw.Printf("  - evidence: %s\n", code(e))
 	}
 	for _, x := range f.Fix {
-		mw.printf("  - fix: %s\n", code(x))
+		mw.Printf("  - fix: %s\n", code(x))
 	}
 }
 
-func writeVariantsMD(mw *errWriter, r *Report) {
-	mw.printf("\n## Variants and their plans\n")
+func writeVariantsMD(mw *textsafe.Writer, r *Report) {
+	mw.Printf("\n## Variants and their plans\n")
 	for _, v := range r.Lab.Variants {
 		title := md(v.Name)
 		if v.Name == r.Reference {
 			title += " (reference)"
 		}
-		mw.printf("\n### %s\n", title)
+		mw.Printf("\n### %s\n", title)
 		if v.Description != "" {
-			mw.printf("\n%s\n", md(v.Description))
+			mw.Printf("\n%s\n", md(v.Description))
 		}
 		writeVariantBodyMD(mw, v)
 	}
 }
 
-func writeVariantBodyMD(mw *errWriter, v labdata.VariantInfo) {
+func writeVariantBodyMD(mw *textsafe.Writer, v labdata.VariantInfo) {
 	if len(v.Plan) == 0 && len(v.Server) == 0 && len(v.Steer) == 0 {
-		mw.printf("\nNo changes.\n")
+		mw.Printf("\nNo changes.\n")
 	}
 	if len(v.Plan) > 0 {
 		var rows [][]string
@@ -122,21 +124,21 @@ func writeVariantBodyMD(mw *errWriter, v labdata.VariantInfo) {
 			rows = append(rows, row)
 		}
 		table(mw, "rlllllll", planHeader, rows)
-		mw.printf("\nHost state: %s.\n", rolledBack(v))
+		mw.Printf("\nHost state: %s.\n", rolledBack(v))
 	}
 	if len(v.Server) > 0 {
-		mw.printf("\nServer settings: %s\n", code(strings.Join(v.Server, "; ")))
+		mw.Printf("\nServer settings: %s\n", code(strings.Join(v.Server, "; ")))
 	}
 	for _, n := range append(steerLines(v), v.Notes...) {
-		mw.printf("\n- %s\n", md(n))
+		mw.Printf("\n- %s\n", md(n))
 	}
 }
 
 // writeProvenanceMD writes where the numbers come from: each input's
 // command line, versions and times, and what the runs recorded about the
 // server and the client.
-func writeProvenanceMD(mw *errWriter, r *Report) {
-	mw.printf("\n## Provenance\n")
+func writeProvenanceMD(mw *textsafe.Writer, r *Report) {
+	mw.Printf("\n## Provenance\n")
 	for _, in := range r.Inputs {
 		writeInputMD(mw, in, r.Lab == nil)
 	}
@@ -146,12 +148,12 @@ func writeProvenanceMD(mw *errWriter, r *Report) {
 	writeWorkloadCommandsMD(mw, r)
 }
 
-func writeInputMD(mw *errWriter, in InputInfo, merged bool) {
+func writeInputMD(mw *textsafe.Writer, in InputInfo, merged bool) {
 	name := orDefault(in.File, "(result)")
 	if in.Label != "" {
 		name += " = " + in.Label
 	}
-	mw.printf("\n**%s** (%s, %s): %s, %s.\n\n", md(name), md(in.Kind), md(in.Schema), runsWord(in.Runs), completeness(in))
+	mw.Printf("\n**%s** (%s, %s): %s, %s.\n\n", md(name), md(in.Kind), md(in.Schema), runsWord(in.Runs), completeness(in))
 	rows := present([][2]string{
 		{"command", code(shellJoin(in.CommandLine))}, {"redline", md(in.Redline)},
 		{"started", fmtTimeOpt(in.Started)}, {"finished", finished(in)},
@@ -159,7 +161,7 @@ func writeInputMD(mw *errWriter, in InputInfo, merged bool) {
 		{"error", md(in.Error)}, {"findings and plans", code(labDetails(in, merged))},
 	})
 	for _, p := range rows {
-		mw.printf("- %s: %s\n", p[0], p[1])
+		mw.Printf("- %s: %s\n", p[0], p[1])
 	}
 }
 
@@ -199,28 +201,28 @@ func hostLine(in InputInfo) string {
 	return strings.TrimPrefix(s, ", ")
 }
 
-func writeListMD(mw *errWriter, title string, items []string) {
+func writeListMD(mw *textsafe.Writer, title string, items []string) {
 	if len(items) == 0 {
 		return
 	}
-	mw.printf("\n%s:\n\n", title)
+	mw.Printf("\n%s:\n\n", title)
 	for _, it := range items {
-		mw.printf("- %s\n", md(it))
+		mw.Printf("- %s\n", md(it))
 	}
 }
 
-func writeWorkloadCommandsMD(mw *errWriter, r *Report) {
+func writeWorkloadCommandsMD(mw *textsafe.Writer, r *Report) {
 	first := true
 	for _, w := range r.Workloads {
 		if len(w.Commands) == 0 {
 			continue
 		}
 		if first {
-			mw.printf("\nWorkloads:\n\n")
+			mw.Printf("\nWorkloads:\n\n")
 			first = false
 		}
 		for _, c := range w.Commands {
-			mw.printf("- %s: %s\n", md(w.Name), code(c))
+			mw.Printf("- %s: %s\n", md(w.Name), code(c))
 		}
 	}
 }
@@ -231,7 +233,7 @@ func labDetails(in InputInfo, merged bool) string {
 	if !merged || in.Kind != "lab" || in.File == "" {
 		return ""
 	}
-	return "redline report " + shellQuote(in.File)
+	return "redline report " + shellwords.Quote(in.File)
 }
 
 // runsWord is "1 run" or "N runs".
@@ -244,14 +246,14 @@ func runsWord(n int) string {
 
 // writeServerTimeMD writes where the server's time went, per workload
 // and variant (the lab's per-run breakdowns, averaged).
-func writeServerTimeMD(mw *errWriter, res *labdata.Result) {
+func writeServerTimeMD(mw *textsafe.Writer, res *labdata.Result) {
 	sts := serverTimes(res)
 	if len(sts) == 0 {
 		return
 	}
-	mw.printf("\n## Where the server's time went\n\n%s\n", serverTimeIntro)
+	mw.Printf("\n## Where the server's time went\n\n%s\n", serverTimeIntro)
 	for _, w := range workloadOrder(sts) {
-		mw.printf("\n**%s**\n", md(w))
+		mw.Printf("\n**%s**\n", md(w))
 		table(mw, "lrllll", serverTimeHeader, mdRows(serverTimeRows(sts, w)))
 	}
 }
@@ -269,35 +271,35 @@ func workloadOrder(sts []serverTime) []string {
 // writeProfilesMD writes each profiled run's top functions and, for a
 // variant, what moved against the baseline, with links to the flame
 // graphs beside result.json.
-func writeProfilesMD(mw *errWriter, res *labdata.Result) {
+func writeProfilesMD(mw *textsafe.Writer, res *labdata.Result) {
 	pvs := profileViews(res)
 	if len(pvs) == 0 {
 		return
 	}
-	mw.printf("\n## CPU profiles\n\n%s\n", profileIntro)
+	mw.Printf("\n## CPU profiles\n\n%s\n", profileIntro)
 	workload := ""
 	for _, v := range pvs {
 		if v.Workload != workload {
 			workload = v.Workload
-			mw.printf("\n### %s\n", md(workload))
+			mw.Printf("\n### %s\n", md(workload))
 		}
-		mw.printf("\n**%s**, %s.", md(v.Variant), md(v.headline()))
+		mw.Printf("\n**%s**, %s.", md(v.Variant), md(v.headline()))
 		if v.Flame != "" {
-			mw.printf(" Flame graph: %s.", mdLink(v.Flame))
+			mw.Printf(" Flame graph: %s.", mdLink(v.Flame))
 		}
 		if v.Preempted != "" {
-			mw.printf(" %s", md(v.Preempted))
+			mw.Printf(" %s", md(v.Preempted))
 		}
-		mw.printf("\n")
+		mw.Printf("\n")
 		if len(v.Top) > 0 {
 			table(mw, "rlrlr", profileTopHeader, codeCols(v.Top, 1, 3))
 		}
 		if len(v.Moves) > 0 {
-			mw.printf("\nMoved most against the baseline's run #%d:", v.BaseSeq)
+			mw.Printf("\nMoved most against the baseline's run #%d:", v.BaseSeq)
 			if v.DiffFlame != "" {
-				mw.printf(" differential flame graph %s.", mdLink(v.DiffFlame))
+				mw.Printf(" differential flame graph %s.", mdLink(v.DiffFlame))
 			}
-			mw.printf("\n")
+			mw.Printf("\n")
 			table(mw, "llrrr", profileMoveHeader, codeCols(v.Moves, 0))
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"redline/internal/labdata"
 	"redline/internal/testutil"
+	"redline/internal/textsafe"
 )
 
 // The profile fixture is a real lab run (testdata/input/lab-profile/SOURCE).
@@ -23,12 +24,12 @@ func profileReport(t *testing.T) *Report {
 // the rest of the report does not rewrite it.
 func TestProfileReportMarkdownGolden(t *testing.T) {
 	var b bytes.Buffer
-	mw := &errWriter{w: &b}
+	mw := textsafe.NewWriter(&b)
 	res := profileReport(t).Lab
 	writeServerTimeMD(mw, res)
 	writeProfilesMD(mw, res)
-	if mw.err != nil {
-		t.Fatal(mw.err)
+	if mw.Err() != nil {
+		t.Fatal(mw.Err())
 	}
 	testutil.Golden(t, filepath.Join("testdata", "golden", "lab-profile-sections.md"), b.Bytes())
 }

@@ -74,7 +74,7 @@ func targetKey(network, addr string) (string, error) {
 
 // admit checks r as a server the client may name from now on (see
 // above) and adds it; added says it was not there before.
-func (a *admitted) admit(ctx context.Context, r remote.RedisTarget) (added bool, err error) {
+func (a *admitted) admit(ctx context.Context, r RedisTarget) (added bool, err error) {
 	key, err := targetKey(r.Network, r.Addr)
 	if err != nil {
 		return false, err
@@ -98,7 +98,7 @@ func (a *admitted) admit(ctx context.Context, r remote.RedisTarget) (added bool,
 }
 
 // forget drops a server admit added (an attach that then failed).
-func (a *admitted) forget(r remote.RedisTarget) {
+func (a *admitted) forget(r RedisTarget) {
 	if key, err := targetKey(r.Network, r.Addr); err == nil {
 		a.mu.Lock()
 		delete(a.keys, key)

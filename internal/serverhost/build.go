@@ -6,9 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 	"redline/internal/redisbuild"
-	"redline/internal/remote"
 )
 
 // Builder builds redis-servers on the host (redline build, a lab's
@@ -16,7 +15,7 @@ import (
 // refused spec (the session's rules, or one the host cannot build as
 // asked) is a redisbuild.SpecError, on either side of a session.
 type Builder interface {
-	Build(ctx context.Context, a remote.BuildArgs) (labdata.BuildProvenance, error)
+	Build(ctx context.Context, a BuildArgs) (buildspec.Provenance, error)
 }
 
 // BuildTimeout bounds a build on a remote host (an LTO or PGO build of
@@ -25,24 +24,24 @@ type Builder interface {
 const BuildTimeout = 3 * time.Hour
 
 // Build builds on this machine, in LocalOptions.BuildCache.
-func (l *Local) Build(ctx context.Context, a remote.BuildArgs) (labdata.BuildProvenance, error) {
+func (l *Local) Build(ctx context.Context, a BuildArgs) (buildspec.Provenance, error) {
 	return redisbuild.Build(ctx, a.Spec, redisbuild.Options{Cache: l.o.BuildCache, Jobs: a.Jobs,
 		Workload: a.Workload, Progress: l.o.BuildProgress})
 }
 
 // Build builds there, in the session host's build cache.
-func (r *Remote) Build(ctx context.Context, a remote.BuildArgs) (labdata.BuildProvenance, error) {
-	var out remote.BuildResult
-	if err := r.call(ctx, BuildTimeout, remote.OpBuild, a, &out); err != nil {
-		return labdata.BuildProvenance{}, err
+func (r *Remote) Build(ctx context.Context, a BuildArgs) (buildspec.Provenance, error) {
+	var out BuildResult
+	if err := r.call(ctx, BuildTimeout, OpBuild, a, &out); err != nil {
+		return buildspec.Provenance{}, err
 	}
 	switch {
 	case out.Refused != "":
-		return labdata.BuildProvenance{}, redisbuild.SpecError{Err: fmt.Errorf("%s (refused by the session on %s)", out.Refused, r.Info().Hostname)}
+		return buildspec.Provenance{}, redisbuild.SpecError{Err: fmt.Errorf("%s (refused by the session on %s)", out.Refused, r.Info().Hostname)}
 	case out.Error != "":
-		return labdata.BuildProvenance{}, fmt.Errorf("%s (on %s)", out.Error, r.Info().Hostname)
+		return buildspec.Provenance{}, fmt.Errorf("%s (on %s)", out.Error, r.Info().Hostname)
 	case out.Provenance == nil:
-		return labdata.BuildProvenance{}, errors.New("build: the session answered without a provenance")
+		return buildspec.Provenance{}, errors.New("build: the session answered without a provenance")
 	}
 	return *out.Provenance, nil
 }
@@ -53,13 +52,10 @@ const maxBuildJobs = 1024
 // build checks a build request (redisbuild.CheckSession: compiler by name
 // from a root-owned directory, source debian or root-owned, flags that are
 // compiler flags) and runs it with the Local, in the session host's own
-// cache.
-func (h *handler) build(ctx context.Context, raw []byte) (any, error) {
-	var a remote.BuildArgs
-	if err := remote.DecodeArgs(raw, &a); err != nil {
-		return nil, err
-	}
-	refused := func(err error) (any, error) { return remote.BuildResult{Refused: err.Error()}, nil }
+// cache. Its own validator: a refused spec is a result (BuildResult.Refused),
+// not an error.
+func (h *handler) build(ctx context.Context, a *BuildArgs) (any, error) {
+	refused := func(err error) (any, error) { return BuildResult{Refused: err.Error()}, nil }
 	if a.Jobs < 0 || a.Jobs > maxBuildJobs {
 		return refused(fmt.Errorf("build: jobs %d: want 0 (the CPUs) to %d", a.Jobs, maxBuildJobs))
 	}
@@ -71,12 +67,12 @@ func (h *handler) build(ctx context.Context, raw []byte) (any, error) {
 		return refused(err)
 	}
 	a.Spec = spec
-	prov, err := h.l.Build(ctx, a)
+	prov, err := h.l.Build(ctx, *a)
 	switch {
 	case errors.As(err, new(redisbuild.SpecError)):
 		return refused(err)
 	case err != nil:
-		return remote.BuildResult{Error: err.Error()}, nil
+		return BuildResult{Error: err.Error()}, nil
 	}
-	return remote.BuildResult{Provenance: &prov}, nil
+	return BuildResult{Provenance: &prov}, nil
 }

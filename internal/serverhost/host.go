@@ -17,8 +17,8 @@ import (
 	"redline/internal/bench"
 	"redline/internal/doctor"
 	"redline/internal/host"
-	"redline/internal/labdata"
 	"redline/internal/remote"
+	"redline/internal/steerspec"
 	"redline/internal/tune"
 )
 
@@ -27,10 +27,10 @@ type Host interface {
 	// Info says which host this is.
 	Info() Info
 	// Snapshot reads the host's model (redline inspect).
-	Snapshot(ctx context.Context, a remote.SnapshotArgs) (*host.Snapshot, error)
+	Snapshot(ctx context.Context, a SnapshotArgs) (*host.Snapshot, error)
 	// Doctor runs the rules against the host and, unless a.Redis is nil,
 	// its server (or cluster).
-	Doctor(ctx context.Context, a remote.DoctorArgs) (*doctor.Report, error)
+	Doctor(ctx context.Context, a DoctorArgs) (*doctor.Report, error)
 	Tuner
 	Servers
 	// Sample reads the host's counters now, served as its /proc: CPU
@@ -49,18 +49,18 @@ type Host interface {
 type Tuner interface {
 	// TunePreview says what applying p would do (redis: the server its
 	// redis-config changes go to, with its password; nil for the plan's).
-	TunePreview(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget) (outcomes []tune.Outcome, warnings []string, err error)
+	TunePreview(ctx context.Context, p *tune.Plan, redis *RedisTarget) (outcomes []tune.Outcome, warnings []string, err error)
 	// TuneVerify compares p's values with the live ones.
-	TuneVerify(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget) ([]tune.Outcome, error)
+	TuneVerify(ctx context.Context, p *tune.Plan, redis *RedisTarget) ([]tune.Outcome, error)
 	// TuneApply applies p, journaled, for as long as scope says. The
 	// result is set even when the apply failed (it rolled back what it
 	// applied).
-	TuneApply(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget, scope Scope) (*tune.ApplyResult, error)
+	TuneApply(ctx context.Context, p *tune.Plan, redis *RedisTarget, scope Scope) (*tune.ApplyResult, error)
 	// TuneKeep makes the scoped apply of journal session id permanent.
 	TuneKeep(ctx context.Context, id string) error
 	// TuneRollback rolls back journaled changes; the result is set even
 	// when some values could not be restored.
-	TuneRollback(ctx context.Context, a remote.TuneRollbackArgs) (*tune.RollbackResult, error)
+	TuneRollback(ctx context.Context, a TuneRollbackArgs) (*tune.RollbackResult, error)
 	// TuneStatus says where the journaled changes stand.
 	TuneStatus(ctx context.Context, redisPassword string) (*tune.StatusReport, error)
 }
@@ -82,27 +82,27 @@ const (
 // Servers starts, stops and attaches redis-servers on the host.
 type Servers interface {
 	// RedisStart starts a managed redis-server, stopped by Close.
-	RedisStart(ctx context.Context, a remote.RedisStartArgs) (remote.RedisServer, error)
+	RedisStart(ctx context.Context, a RedisStartArgs) (remote.RedisServer, error)
 	// RedisStop stops a server RedisStart started (and a steer running for
 	// it) and returns the end of its log.
 	RedisStop(ctx context.Context, id string) (logTail string, err error)
 	// RedisAttach checks an existing server and samples its process from
 	// then on; it is never stopped.
-	RedisAttach(ctx context.Context, r remote.RedisTarget) (remote.RedisAttached, error)
+	RedisAttach(ctx context.Context, r RedisTarget) (RedisAttached, error)
 	// RedisNodes lists the nodes of the Redis Cluster r belongs to
 	// (primaries and replicas; none for a server not in cluster mode), as
 	// the host reaches them.
-	RedisNodes(ctx context.Context, r remote.RedisTarget) ([]string, error)
+	RedisNodes(ctx context.Context, r RedisTarget) ([]string, error)
 }
 
 // Steerer runs redline steer for one of the host's servers.
 type Steerer interface {
 	// SteerStart starts steer for the server with pid (one this Host
 	// started or attached), its moves journaled.
-	SteerStart(ctx context.Context, spec labdata.SteerSpec, pid int) (id string, err error)
+	SteerStart(ctx context.Context, spec steerspec.Spec, pid int) (id string, err error)
 	// SteerStop stops it, restoring every IRQ it moved; the record is
 	// filled in even when the restore fails.
-	SteerStop(ctx context.Context, id string) (labdata.SteerSession, error)
+	SteerStop(ctx context.Context, id string) (steerspec.Session, error)
 }
 
 // Workers runs bench workers on the host (bench --workers, the lab's

@@ -14,15 +14,16 @@ import (
 	"sync"
 	"time"
 
+	"redline/internal/change"
 	"redline/internal/doctor"
 	_ "redline/internal/doctor/rules" // registers the rules
 	"redline/internal/host"
-	"redline/internal/labdata"
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
 	"redline/internal/remote"
 	"redline/internal/steer"
+	"redline/internal/steerspec"
 	"redline/internal/tune"
 )
 
@@ -146,7 +147,7 @@ func (l *Local) FS(record bool) (*host.FS, error) {
 // network namespace of the live host, /sys is a sysfs of that namespace
 // (netns.DoWithSysfs), so its NICs are the ones netlink answers for; where
 // none can be mounted the NICs are left out, marked not checked.
-func (l *Local) Snapshot(_ context.Context, a remote.SnapshotArgs) (*host.Snapshot, error) {
+func (l *Local) Snapshot(_ context.Context, a SnapshotArgs) (*host.Snapshot, error) {
 	var snap *host.Snapshot
 	read := func(sysErr error) error {
 		fs, err := l.FS(l.o.Record)
@@ -183,14 +184,14 @@ func (l *Local) Recorded() *host.FS {
 
 // ReadSnapshot reads the model from fs as a asks (6379 and the other
 // default ports always counted).
-func ReadSnapshot(fs *host.FS, a remote.SnapshotArgs) (*host.Snapshot, error) {
+func ReadSnapshot(fs *host.FS, a SnapshotArgs) (*host.Snapshot, error) {
 	ports := append(append([]int{}, host.DefaultPorts...), a.Ports...)
 	return host.Read(fs, host.Options{PIDs: a.PIDs, IRQPatterns: a.IRQPatterns, Ports: ports, NoProcesses: a.NoProcesses})
 }
 
 // Doctor runs the rules (doctor.Diagnose: the cluster and the host-only
 // fallback are the doctor's).
-func (l *Local) Doctor(ctx context.Context, a remote.DoctorArgs) (*doctor.Report, error) {
+func (l *Local) Doctor(ctx context.Context, a DoctorArgs) (*doctor.Report, error) {
 	o := doctor.DiagnoseOptions{
 		Gather: doctor.GatherOptions{Root: l.o.Root, Pid: a.Pid, Sample: a.Sample, Iface: a.Iface, ExpectedClients: a.Clients,
 			Host: host.Options{IRQPatterns: a.IRQPatterns}, Cluster: a.Cluster, ClusterAuthAny: a.ClusterAuthAny},
@@ -229,7 +230,7 @@ func nicsNotChecked(ns string, sysErr error) string {
 }
 
 // System is the machine tune works on, with redis as its server.
-func (l *Local) System(redis *remote.RedisTarget) *tune.System {
+func (l *Local) System(redis *RedisTarget) *tune.System {
 	var sys *tune.System
 	switch {
 	case l.o.System != nil:
@@ -247,7 +248,7 @@ func (l *Local) System(redis *remote.RedisTarget) *tune.System {
 }
 
 // TunePreview says what applying p would do.
-func (l *Local) TunePreview(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget) ([]tune.Outcome, []string, error) {
+func (l *Local) TunePreview(ctx context.Context, p *tune.Plan, redis *RedisTarget) ([]tune.Outcome, []string, error) {
 	sys := l.System(redis)
 	defer sys.Close()
 	outs, err := tune.Preview(ctx, sys, p)
@@ -258,7 +259,7 @@ func (l *Local) TunePreview(ctx context.Context, p *tune.Plan, redis *remote.Red
 }
 
 // TuneVerify compares p's values with the live ones.
-func (l *Local) TuneVerify(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget) ([]tune.Outcome, error) {
+func (l *Local) TuneVerify(ctx context.Context, p *tune.Plan, redis *RedisTarget) ([]tune.Outcome, error) {
 	sys := l.System(redis)
 	defer sys.Close()
 	return tune.Verify(ctx, sys, p)
@@ -266,7 +267,7 @@ func (l *Local) TuneVerify(ctx context.Context, p *tune.Plan, redis *remote.Redi
 
 // TuneApply applies p behind the journal; a scoped apply is the ledger's
 // until TuneKeep or Close.
-func (l *Local) TuneApply(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget, scope Scope) (*tune.ApplyResult, error) {
+func (l *Local) TuneApply(ctx context.Context, p *tune.Plan, redis *RedisTarget, scope Scope) (*tune.ApplyResult, error) {
 	scoped := scope == Scoped
 	if scoped {
 		if err := l.Hold(); err != nil {
@@ -331,7 +332,7 @@ func (l *Local) TuneKeep(_ context.Context, id string) error {
 // not exist has none (and is not made). An exclusive one (a user's)
 // refuses while another redline holds the state directory: rolling back
 // under a running autotune or lab would undo its trial mid-measurement.
-func (l *Local) TuneRollback(ctx context.Context, a remote.TuneRollbackArgs) (*tune.RollbackResult, error) {
+func (l *Local) TuneRollback(ctx context.Context, a TuneRollbackArgs) (*tune.RollbackResult, error) {
 	if _, err := os.Stat(l.o.StateDir); errors.Is(err, fs.ErrNotExist) {
 		return &tune.RollbackResult{Outcomes: []tune.Outcome{}}, nil
 	}
@@ -371,7 +372,7 @@ func (l *Local) TuneStatus(ctx context.Context, redisPassword string) (*tune.Sta
 }
 
 // RedisStart starts a managed server.
-func (l *Local) RedisStart(ctx context.Context, a remote.RedisStartArgs) (remote.RedisServer, error) {
+func (l *Local) RedisStart(ctx context.Context, a RedisStartArgs) (remote.RedisServer, error) {
 	spec := redisserver.Spec{Binary: cmp.Or(a.Binary, l.o.RedisBinary), Config: a.Config, Allocator: a.Allocator, CPUs: a.CPUs, NUMANode: a.NUMANode}
 	o, err := redisserver.SpecOptions(spec)
 	if err != nil {
@@ -428,7 +429,7 @@ func (l *Local) RedisStop(ctx context.Context, id string) (string, error) {
 
 // RedisAttach finds an existing server's pid through its own INFO and
 // checks that the pid is a redis-server process here, before sampling it.
-func (l *Local) RedisAttach(ctx context.Context, r remote.RedisTarget) (remote.RedisAttached, error) {
+func (l *Local) RedisAttach(ctx context.Context, r RedisTarget) (RedisAttached, error) {
 	var info *redisadmin.Info
 	err := netns.Do(l.o.NetNS, func() error {
 		c, err := redisadmin.Dial(ctx, redisadmin.Options{Network: r.Network, Addr: r.Addr, Username: r.User, Password: r.Password, Timeout: redisadmin.DefaultTimeout})
@@ -442,25 +443,25 @@ func (l *Local) RedisAttach(ctx context.Context, r remote.RedisTarget) (remote.R
 		return nil
 	})
 	if err != nil {
-		return remote.RedisAttached{}, err
+		return RedisAttached{}, err
 	}
 	pid, ok := info.ProcessID()
 	if !ok {
-		return remote.RedisAttached{}, fmt.Errorf("Redis at %s: INFO has no process_id", r.Addr)
+		return RedisAttached{}, fmt.Errorf("Redis at %s: INFO has no process_id", r.Addr)
 	}
 	if err := checkRedisProcess(pid); err != nil {
-		return remote.RedisAttached{}, fmt.Errorf("Redis at %s: %w", r.Addr, err)
+		return RedisAttached{}, fmt.Errorf("Redis at %s: %w", r.Addr, err)
 	}
 	l.mu.Lock()
 	if !slices.Contains(l.attached, pid) {
 		l.attached = append(l.attached, pid)
 	}
 	l.mu.Unlock()
-	return remote.RedisAttached{Pid: pid, Version: info.Version()}, nil
+	return RedisAttached{Pid: pid, Version: info.Version()}, nil
 }
 
 // RedisNodes lists a cluster's nodes (tune.ClusterNodes).
-func (l *Local) RedisNodes(ctx context.Context, r remote.RedisTarget) ([]string, error) {
+func (l *Local) RedisNodes(ctx context.Context, r RedisTarget) ([]string, error) {
 	var nodes []string
 	err := netns.Do(l.o.NetNS, func() (err error) {
 		nodes, err = tune.ClusterNodes(ctx, tune.RedisOptions{Network: r.Network, Addr: r.Addr, User: r.User, Password: r.Password})
@@ -562,7 +563,7 @@ func sortedKeys[V any](m map[string]V) []string {
 // servers, its moves journaled in the state directory, which it holds as
 // a lab's apply does. One steer at a time: two would move the same IRQs,
 // each journaling the other's value as the one to restore.
-func (l *Local) SteerStart(ctx context.Context, spec labdata.SteerSpec, pid int) (string, error) {
+func (l *Local) SteerStart(ctx context.Context, spec steerspec.Spec, pid int) (string, error) {
 	if !l.owns(pid) {
 		return "", fmt.Errorf("steer: process %d is not a redis-server started or attached here", pid)
 	}
@@ -591,13 +592,13 @@ func (l *Local) SteerStart(ctx context.Context, spec labdata.SteerSpec, pid int)
 }
 
 // SteerStop stops a steer, restoring every IRQ it moved.
-func (l *Local) SteerStop(ctx context.Context, id string) (labdata.SteerSession, error) {
+func (l *Local) SteerStop(ctx context.Context, id string) (steerspec.Session, error) {
 	l.mu.Lock()
 	st, ok := l.steers[id]
 	delete(l.steers, id)
 	l.mu.Unlock()
 	if !ok {
-		return labdata.SteerSession{}, fmt.Errorf("no steer %q started here", id)
+		return steerspec.Session{}, fmt.Errorf("no steer %q started here", id)
 	}
 	rec, err := st.s.Stop(ctx)
 	out := SteerData(rec)
@@ -613,7 +614,7 @@ func (l *Local) SteerStop(ctx context.Context, id string) (labdata.SteerSession,
 // written through the Host's System (a rehearsal tree's, in tests), never
 // the live host behind its back. IRQs are the host's, whichever namespace
 // the server is in: the moves journal none.
-func (l *Local) steerOptions(spec labdata.SteerSpec, pid int) steer.SessionOptions {
+func (l *Local) steerOptions(spec steerspec.Spec, pid int) steer.SessionOptions {
 	var namespaces []string
 	for _, ns := range []string{l.o.NetNS, l.o.ClientNetNS} {
 		if ns != "" {
@@ -687,10 +688,10 @@ func (l *Local) End(ctx context.Context, c *remote.Cleanup) {
 }
 
 // StepsOf are tune's outcomes as the lab records them.
-func StepsOf(outs []tune.Outcome) []labdata.PlanStep {
-	steps := make([]labdata.PlanStep, 0, len(outs))
+func StepsOf(outs []tune.Outcome) []change.Step {
+	steps := make([]change.Step, 0, len(outs))
 	for _, o := range outs {
-		steps = append(steps, labdata.PlanStep{Change: o.Change, Old: o.Old, Status: string(o.Status), Note: o.Reason})
+		steps = append(steps, change.Step{Change: o.Change, Old: o.Old, Status: string(o.Status), Note: o.Reason})
 	}
 	return steps
 }

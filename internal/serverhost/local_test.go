@@ -9,8 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"redline/internal/labdata"
-	"redline/internal/remote"
+	"redline/internal/steerspec"
 	"redline/internal/testutil"
 	"redline/internal/tune"
 )
@@ -21,7 +20,7 @@ import (
 func TestSteerWritesThroughTheHostsSystem(t *testing.T) {
 	root := testutil.WriteTree(t, map[string]string{"proc/sys/net/core/somaxconn": "4096\n"})
 	l := NewLocal(LocalOptions{System: func() *tune.System { return tune.RehearsalSystem(root) }})
-	o := l.steerOptions(labdata.SteerSpec{}, 42)
+	o := l.steerOptions(steerspec.Spec{}, 42)
 	if o.System == nil {
 		t.Fatal("steer's options carry no System: it would write the live host")
 	}
@@ -51,7 +50,7 @@ func TestInNetNSIsTheSameHost(t *testing.T) {
 	if err := NewLocal(LocalOptions{StateDir: state}).Hold(); err == nil || !strings.Contains(err.Error(), "in use by a test lab") {
 		t.Fatalf("a second Local took the held state directory: %v", err)
 	}
-	o := v.steerOptions(labdata.SteerSpec{}, 42)
+	o := v.steerOptions(steerspec.Spec{}, 42)
 	if !slices.Equal(o.NetNS, []string{"srv-ns", "cli-ns"}) {
 		t.Errorf("steer counts the namespaces %q, want the server's and the load's", o.NetNS)
 	}
@@ -81,7 +80,7 @@ func TestMissingStateDir(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := h.TuneRollback(ctx, remote.TuneRollbackArgs{})
+	res, err := h.TuneRollback(ctx, TuneRollbackArgs{})
 	if err != nil || res == nil || res.Outcomes == nil || len(res.Outcomes) != 0 {
 		t.Errorf("rollback of a missing state directory: %+v, %v; want an empty result", res, err)
 	}

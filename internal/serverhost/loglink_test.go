@@ -9,6 +9,7 @@ import (
 
 	"redline/internal/redisserver"
 	"redline/internal/remote"
+	"redline/internal/serverhost"
 	"redline/internal/testutil"
 )
 
@@ -30,12 +31,12 @@ func TestSessionRedisStopLogTailNotThroughALink(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var srv remote.RedisServer
-	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{Config: []string{"io-threads 1"}}, &srv); err != nil {
+	if err := c.Call(ctx, serverhost.OpRedisStart, serverhost.RedisStartArgs{Config: []string{"io-threads 1"}}, &srv); err != nil {
 		t.Fatal(err)
 	}
 	testutil.RunAs(t, u, fmt.Sprintf("mv -f %[1]s/redis.log %[1]s/old.log && ln -s %[2]s %[1]s/redis.log", srv.Dir, secret))
-	var out remote.RedisStopResult
-	err = c.Call(ctx, remote.OpRedisStop, remote.RedisStopArgs{ID: srv.ID}, &out)
+	var out serverhost.RedisStopResult
+	err = c.Call(ctx, serverhost.OpRedisStop, serverhost.RedisStopArgs{ID: srv.ID}, &out)
 	if strings.Contains(out.LogTail, marker) || (err != nil && strings.Contains(err.Error(), marker)) {
 		t.Fatalf("redis.stop carried the link's target: %q, %v", out.LogTail, err)
 	}

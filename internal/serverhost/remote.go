@@ -16,8 +16,8 @@ import (
 	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
-	"redline/internal/labdata"
 	"redline/internal/remote"
+	"redline/internal/steerspec"
 	"redline/internal/tune"
 )
 
@@ -49,7 +49,7 @@ func NewRemote(c *remote.Client, target string) *Remote {
 // reach the servers ts: a session connects only to the servers it started
 // or was asked to attach (redis.attach; admit only: no connection yet, and
 // no password sent), and refuses there what its user could not reach.
-func (r *Remote) admit(ctx context.Context, ts ...remote.RedisTarget) error {
+func (r *Remote) admit(ctx context.Context, ts ...RedisTarget) error {
 	for _, t := range ts {
 		key := t.Network + " " + t.Addr
 		r.mu.Lock()
@@ -58,8 +58,8 @@ func (r *Remote) admit(ctx context.Context, ts ...remote.RedisTarget) error {
 		if done {
 			continue
 		}
-		a := remote.RedisAttachArgs{Redis: remote.RedisTarget{Network: t.Network, Addr: t.Addr}, AdmitOnly: true}
-		if err := r.call(ctx, 0, remote.OpRedisAttach, a, nil); err != nil {
+		a := RedisAttachArgs{Redis: RedisTarget{Network: t.Network, Addr: t.Addr}, AdmitOnly: true}
+		if err := r.call(ctx, 0, OpRedisAttach, a, nil); err != nil {
 			return err
 		}
 		r.remember(t.Network, t.Addr)
@@ -76,14 +76,14 @@ func (r *Remote) remember(network, addr string) {
 // planTargets are the servers applying p reaches: redis (else the plan's
 // own server) for its node-less Redis settings, and each node a setting
 // names (over TCP); none for a plan without Redis settings.
-func planTargets(p *tune.Plan, redis *remote.RedisTarget) []remote.RedisTarget {
-	var out []remote.RedisTarget
+func planTargets(p *tune.Plan, redis *RedisTarget) []RedisTarget {
+	var out []RedisTarget
 	server := false
 	for _, c := range p.Changes {
 		switch {
 		case c.Kind != change.KindRedisConfig:
 		case c.Node != "":
-			out = append(out, remote.RedisTarget{Network: "tcp", Addr: c.Node})
+			out = append(out, RedisTarget{Network: "tcp", Addr: c.Node})
 		default:
 			server = true
 		}
@@ -93,7 +93,7 @@ func planTargets(p *tune.Plan, redis *remote.RedisTarget) []remote.RedisTarget {
 	case redis != nil:
 		out = append(out, *redis)
 	case p.Redis != nil && p.Redis.Addr != "":
-		out = append(out, remote.RedisTarget{Network: p.Redis.Network, Addr: p.Redis.Addr})
+		out = append(out, RedisTarget{Network: p.Redis.Network, Addr: p.Redis.Addr})
 	}
 	return out
 }
@@ -131,16 +131,16 @@ func (r *Remote) call(ctx context.Context, extra time.Duration, op string, args,
 }
 
 // Snapshot reads the host's model there.
-func (r *Remote) Snapshot(ctx context.Context, a remote.SnapshotArgs) (*host.Snapshot, error) {
+func (r *Remote) Snapshot(ctx context.Context, a SnapshotArgs) (*host.Snapshot, error) {
 	var snap host.Snapshot
-	if err := r.call(ctx, 0, remote.OpSnapshot, a, &snap); err != nil {
+	if err := r.call(ctx, 0, OpSnapshot, a, &snap); err != nil {
 		return nil, err
 	}
 	return &snap, nil
 }
 
 // Doctor runs the rules there.
-func (r *Remote) Doctor(ctx context.Context, a remote.DoctorArgs) (*doctor.Report, error) {
+func (r *Remote) Doctor(ctx context.Context, a DoctorArgs) (*doctor.Report, error) {
 	if a.Intrinsic != 0 {
 		return nil, errors.New("--ssh checks the live server host; --intrinsic-latency is for this machine")
 	}
@@ -155,7 +155,7 @@ func (r *Remote) Doctor(ctx context.Context, a remote.DoctorArgs) (*doctor.Repor
 		}
 	}
 	var raw json.RawMessage
-	if err := r.call(ctx, a.Sample, remote.OpDoctor, a, &raw); err != nil {
+	if err := r.call(ctx, a.Sample, OpDoctor, a, &raw); err != nil {
 		return nil, err
 	}
 	return doctor.ReadReport(bytes.NewReader(raw))
@@ -165,23 +165,23 @@ func (r *Remote) Doctor(ctx context.Context, a remote.DoctorArgs) (*doctor.Repor
 // the session's host, for the doctor to read; a node elsewhere is not
 // the session's to reach (the report says it could not be read), nor is
 // a seed that is down or no cluster node an error here.
-func (r *Remote) admitNodes(ctx context.Context, seed remote.RedisTarget) {
+func (r *Remote) admitNodes(ctx context.Context, seed RedisTarget) {
 	nodes, err := r.RedisNodes(ctx, seed)
 	if err != nil {
 		return
 	}
 	for _, n := range nodes {
-		_ = r.admit(ctx, remote.RedisTarget{Network: "tcp", Addr: n})
+		_ = r.admit(ctx, RedisTarget{Network: "tcp", Addr: n})
 	}
 }
 
-func planWire(p *tune.Plan, redis *remote.RedisTarget, scoped bool) (remote.TuneApplyArgs, error) {
+func planWire(p *tune.Plan, redis *RedisTarget, scoped bool) (TuneApplyArgs, error) {
 	raw, err := json.Marshal(p)
-	return remote.TuneApplyArgs{Plan: raw, Redis: redis, Scoped: scoped}, err
+	return TuneApplyArgs{Plan: raw, Redis: redis, Scoped: scoped}, err
 }
 
 // TunePreview says what applying p there would do.
-func (r *Remote) TunePreview(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget) ([]tune.Outcome, []string, error) {
+func (r *Remote) TunePreview(ctx context.Context, p *tune.Plan, redis *RedisTarget) ([]tune.Outcome, []string, error) {
 	args, err := planWire(p, redis, false)
 	if err != nil {
 		return nil, nil, err
@@ -190,14 +190,14 @@ func (r *Remote) TunePreview(ctx context.Context, p *tune.Plan, redis *remote.Re
 		return nil, nil, err
 	}
 	var out TunePreviewResult
-	if err := r.call(ctx, 0, remote.OpTunePreview, args, &out); err != nil {
+	if err := r.call(ctx, 0, OpTunePreview, args, &out); err != nil {
 		return nil, nil, err
 	}
 	return out.Outcomes, out.Warnings, nil
 }
 
 // TuneVerify compares p's values with the live ones there.
-func (r *Remote) TuneVerify(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget) ([]tune.Outcome, error) {
+func (r *Remote) TuneVerify(ctx context.Context, p *tune.Plan, redis *RedisTarget) ([]tune.Outcome, error) {
 	args, err := planWire(p, redis, false)
 	if err != nil {
 		return nil, err
@@ -206,7 +206,7 @@ func (r *Remote) TuneVerify(ctx context.Context, p *tune.Plan, redis *remote.Red
 		return nil, err
 	}
 	var out TuneVerifyResult
-	if err := r.call(ctx, 0, remote.OpTuneVerify, args, &out); err != nil {
+	if err := r.call(ctx, 0, OpTuneVerify, args, &out); err != nil {
 		return nil, err
 	}
 	return out.Outcomes, nil
@@ -215,7 +215,7 @@ func (r *Remote) TuneVerify(ctx context.Context, p *tune.Plan, redis *remote.Red
 // TuneApply applies p there. A Kept apply is scoped until it has
 // answered, then kept: a link lost during the apply makes the session
 // undo it.
-func (r *Remote) TuneApply(ctx context.Context, p *tune.Plan, redis *remote.RedisTarget, scope Scope) (*tune.ApplyResult, error) {
+func (r *Remote) TuneApply(ctx context.Context, p *tune.Plan, redis *RedisTarget, scope Scope) (*tune.ApplyResult, error) {
 	args, err := planWire(p, redis, true)
 	if err != nil {
 		return nil, err
@@ -224,7 +224,7 @@ func (r *Remote) TuneApply(ctx context.Context, p *tune.Plan, redis *remote.Redi
 		return nil, err
 	}
 	var out TuneApplyResult
-	if err := r.call(ctx, 0, remote.OpTuneApply, args, &out); err != nil {
+	if err := r.call(ctx, 0, OpTuneApply, args, &out); err != nil {
 		return nil, fmt.Errorf("%w (the session on the server host rolls back what it applied)", err)
 	}
 	if scope == Kept && out.Result != nil && out.Result.Session != "" {
@@ -237,13 +237,13 @@ func (r *Remote) TuneApply(ctx context.Context, p *tune.Plan, redis *remote.Redi
 
 // TuneKeep keeps a scoped apply there.
 func (r *Remote) TuneKeep(ctx context.Context, id string) error {
-	return r.call(ctx, 0, remote.OpTuneKeep, remote.TuneKeepArgs{Session: id}, nil)
+	return r.call(ctx, 0, OpTuneKeep, TuneKeepArgs{Session: id}, nil)
 }
 
 // TuneRollback rolls back there.
-func (r *Remote) TuneRollback(ctx context.Context, a remote.TuneRollbackArgs) (*tune.RollbackResult, error) {
+func (r *Remote) TuneRollback(ctx context.Context, a TuneRollbackArgs) (*tune.RollbackResult, error) {
 	var out TuneRollbackResult
-	if err := r.call(ctx, 0, remote.OpTuneRollback, a, &out); err != nil {
+	if err := r.call(ctx, 0, OpTuneRollback, a, &out); err != nil {
 		return nil, err
 	}
 	return out.Result, errorOf(out.Error)
@@ -252,16 +252,16 @@ func (r *Remote) TuneRollback(ctx context.Context, a remote.TuneRollbackArgs) (*
 // TuneStatus says where the journal there stands.
 func (r *Remote) TuneStatus(ctx context.Context, redisPassword string) (*tune.StatusReport, error) {
 	var rep tune.StatusReport
-	if err := r.call(ctx, 0, remote.OpTuneStatus, remote.TuneStatusArgs{RedisPassword: redisPassword}, &rep); err != nil {
+	if err := r.call(ctx, 0, OpTuneStatus, TuneStatusArgs{RedisPassword: redisPassword}, &rep); err != nil {
 		return nil, err
 	}
 	return &rep, nil
 }
 
 // RedisStart starts a server there.
-func (r *Remote) RedisStart(ctx context.Context, a remote.RedisStartArgs) (remote.RedisServer, error) {
+func (r *Remote) RedisStart(ctx context.Context, a RedisStartArgs) (remote.RedisServer, error) {
 	var srv remote.RedisServer
-	err := r.call(ctx, 0, remote.OpRedisStart, a, &srv)
+	err := r.call(ctx, 0, OpRedisStart, a, &srv)
 	if err == nil {
 		r.remember("", net.JoinHostPort(srv.Host, strconv.Itoa(srv.Port)))
 	}
@@ -270,15 +270,15 @@ func (r *Remote) RedisStart(ctx context.Context, a remote.RedisStartArgs) (remot
 
 // RedisStop stops a server there.
 func (r *Remote) RedisStop(ctx context.Context, id string) (string, error) {
-	var out remote.RedisStopResult
-	err := r.call(ctx, 0, remote.OpRedisStop, remote.RedisStopArgs{ID: id}, &out)
+	var out RedisStopResult
+	err := r.call(ctx, 0, OpRedisStop, RedisStopArgs{ID: id}, &out)
 	return out.LogTail, err
 }
 
 // RedisAttach attaches a server there.
-func (r *Remote) RedisAttach(ctx context.Context, t remote.RedisTarget) (remote.RedisAttached, error) {
-	var a remote.RedisAttached
-	err := r.call(ctx, 0, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: t}, &a)
+func (r *Remote) RedisAttach(ctx context.Context, t RedisTarget) (RedisAttached, error) {
+	var a RedisAttached
+	err := r.call(ctx, 0, OpRedisAttach, RedisAttachArgs{Redis: t}, &a)
 	if err == nil {
 		r.remember(t.Network, t.Addr)
 	}
@@ -286,12 +286,12 @@ func (r *Remote) RedisAttach(ctx context.Context, t remote.RedisTarget) (remote.
 }
 
 // RedisNodes lists a cluster's nodes as the host there reaches them.
-func (r *Remote) RedisNodes(ctx context.Context, t remote.RedisTarget) ([]string, error) {
+func (r *Remote) RedisNodes(ctx context.Context, t RedisTarget) ([]string, error) {
 	if err := r.admit(ctx, t); err != nil {
 		return nil, err
 	}
 	var nodes []string
-	err := r.call(ctx, 0, remote.OpRedisNodes, remote.RedisNodesArgs{Redis: t}, &nodes)
+	err := r.call(ctx, 0, OpRedisNodes, RedisNodesArgs{Redis: t}, &nodes)
 	return nodes, err
 }
 
@@ -301,24 +301,24 @@ func (r *Remote) Sample(ctx context.Context) (fs.FS, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	var smp Sample
-	if err := r.call(ctx, 0, remote.OpSample, struct{}{}, &smp); err != nil {
+	if err := r.call(ctx, 0, OpSample, struct{}{}, &smp); err != nil {
 		return nil, err
 	}
 	return smp.ProcFS(), nil
 }
 
 // SteerStart starts steer there.
-func (r *Remote) SteerStart(ctx context.Context, spec labdata.SteerSpec, pid int) (string, error) {
-	var out remote.SteerStarted
-	err := r.call(ctx, 0, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: pid}, &out)
+func (r *Remote) SteerStart(ctx context.Context, spec steerspec.Spec, pid int) (string, error) {
+	var out SteerStarted
+	err := r.call(ctx, 0, OpSteerStart, SteerStartArgs{Spec: spec, Pid: pid}, &out)
 	return out.ID, err
 }
 
 // SteerStop stops steer there.
-func (r *Remote) SteerStop(ctx context.Context, id string) (labdata.SteerSession, error) {
-	var out remote.SteerStopResult
-	if err := r.call(ctx, 0, remote.OpSteerStop, remote.SteerStopArgs{ID: id}, &out); err != nil {
-		return labdata.SteerSession{Finished: time.Now(), RestoreError: err.Error()}, err
+func (r *Remote) SteerStop(ctx context.Context, id string) (steerspec.Session, error) {
+	var out SteerStopResult
+	if err := r.call(ctx, 0, OpSteerStop, SteerStopArgs{ID: id}, &out); err != nil {
+		return steerspec.Session{Finished: time.Now(), RestoreError: err.Error()}, err
 	}
 	if out.Error != "" {
 		out.Session.RestoreError = out.Error

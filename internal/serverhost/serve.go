@@ -94,192 +94,211 @@ func (h *handler) Async(ctx context.Context, op string, raw json.RawMessage) (fu
 	return h.w.async(ctx, op, raw)
 }
 
-// Do answers one operation.
+// Do answers one operation: a bench worker's, else the Local's through
+// its entry in operations.
 func (h *handler) Do(ctx context.Context, op string, raw json.RawMessage) (any, error) {
 	if res, err := h.w.do(op, raw); !errors.Is(err, remote.ErrUnknownOp) {
 		return res, err
 	}
-	if h.l == nil {
+	o, ok := operations[op]
+	if h.l == nil || !ok {
 		return nil, remote.ErrUnknownOp
 	}
-	switch op {
-	case remote.OpSnapshot:
-		var a remote.SnapshotArgs
+	return o(h, ctx, raw)
+}
+
+// operation answers one request: it decodes the arguments strictly,
+// validates them, and calls the Local.
+type operation func(h *handler, ctx context.Context, raw json.RawMessage) (any, error)
+
+// operations is the server-host API a session serves, an entry an
+// operation: its name (protocol.go), its validator and what it calls.
+// Adding an operation adds its name and types to protocol.go, its entry
+// here and its method to Host (docs/remote.md).
+var operations = map[string]operation{
+	OpSnapshot:     op(checkSnapshot, (*handler).snapshot),
+	OpDoctor:       op(checkDoctor, (*handler).doctor),
+	OpTunePreview:  op(checkPlanArgs, (*handler).tunePreview),
+	OpTuneVerify:   op(checkPlanArgs, (*handler).tuneVerify),
+	OpTuneApply:    op(checkPlanArgs, (*handler).tuneApply),
+	OpTuneKeep:     op(func(a *TuneKeepArgs) error { return validateSessionID(a.Session) }, (*handler).tuneKeep),
+	OpTuneRollback: op(func(a *TuneRollbackArgs) error { return validateSessionID(a.Session) }, (*handler).tuneRollback),
+	OpTuneStatus:   op(nil, (*handler).tuneStatus),
+	OpRedisStart:   op(validateRedisStart, (*handler).redisStart),
+	OpRedisStop:    op(nil, (*handler).redisStop),
+	OpRedisAttach:  op(func(a *RedisAttachArgs) error { return validateRedisTarget(&a.Redis) }, (*handler).redisAttach),
+	OpRedisNodes:   op(func(a *RedisNodesArgs) error { return validateRedisTarget(&a.Redis) }, (*handler).redisNodes),
+	OpSample:       op(nil, func(h *handler, _ context.Context, _ *struct{}) (any, error) { return h.l.sample(), nil }),
+	OpSteerStart:   op(checkSteerStart, (*handler).steerStart),
+	OpSteerStop:    op(nil, (*handler).steerStop),
+	OpBuild:        op(nil, (*handler).build), // refusals are its result: build.go
+}
+
+// op makes an operation of a validator (nil: decoding is the whole check)
+// and the call it guards.
+func op[A any](check func(*A) error, call func(*handler, context.Context, *A) (any, error)) operation {
+	return func(h *handler, ctx context.Context, raw json.RawMessage) (any, error) {
+		var a A
 		if err := remote.DecodeArgs(raw, &a); err != nil {
 			return nil, err
 		}
-		if err := checkIRQPatterns(a.IRQPatterns); err != nil {
-			return nil, err
-		}
-		// Only redis-servers: a root session would otherwise hand out any
-		// process's command line, memory map and cgroup.
-		for _, pid := range a.PIDs {
-			if err := checkRedisProcess(pid); err != nil {
+		if check != nil {
+			if err := check(&a); err != nil {
 				return nil, err
 			}
 		}
-		return h.l.Snapshot(ctx, a)
-	case remote.OpDoctor:
-		return h.doctor(ctx, raw)
-	case remote.OpTunePreview:
-		a, p, err := planArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		outs, warns, err := h.l.TunePreview(h.guarded(ctx), p, a.Redis)
-		return TunePreviewResult{Outcomes: outs, Warnings: warns}, err
-	case remote.OpTuneVerify:
-		a, p, err := planArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		outs, err := h.l.TuneVerify(h.guarded(ctx), p, a.Redis)
-		return TuneVerifyResult{Outcomes: outs}, err
-	case remote.OpTuneApply:
-		a, p, err := planArgs(raw)
-		if err != nil {
-			return nil, err
-		}
-		scope := Kept
-		if a.Scoped {
-			scope = Scoped
-		}
-		res, err := h.l.TuneApply(h.guarded(ctx), p, a.Redis, scope)
-		if res == nil {
-			return nil, err
-		}
-		return TuneApplyResult{Result: res, Error: errString(err)}, nil
-	case remote.OpTuneKeep:
-		var a remote.TuneKeepArgs
-		if err := remote.DecodeArgs(raw, &a); err != nil {
-			return nil, err
-		}
-		if err := validateSessionID(a.Session); err != nil {
-			return nil, err
-		}
-		return struct{}{}, h.l.TuneKeep(ctx, a.Session)
-	case remote.OpTuneRollback:
-		var a remote.TuneRollbackArgs
-		if err := remote.DecodeArgs(raw, &a); err != nil {
-			return nil, err
-		}
-		if err := validateSessionID(a.Session); err != nil {
-			return nil, err
-		}
-		res, err := h.l.TuneRollback(ctx, a)
-		if res == nil {
-			return nil, err
-		}
-		return TuneRollbackResult{Result: res, Error: errString(err)}, nil
-	case remote.OpTuneStatus:
-		var a remote.TuneStatusArgs
-		if err := remote.DecodeArgs(raw, &a); err != nil {
-			return nil, err
-		}
-		return h.l.TuneStatus(ctx, a.RedisPassword)
-	case remote.OpRedisStart:
-		var a remote.RedisStartArgs
-		if err := remote.DecodeArgs(raw, &a); err != nil {
-			return nil, err
-		}
-		if err := validateRedisStart(&a); err != nil {
-			return nil, err
-		}
-		srv, err := h.l.RedisStart(ctx, a)
-		if err == nil {
-			h.a.start(srv)
-		}
-		return srv, err
-	case remote.OpRedisStop:
-		var a remote.RedisStopArgs
-		if err := remote.DecodeArgs(raw, &a); err != nil {
-			return nil, err
-		}
-		tail, err := h.l.RedisStop(ctx, a.ID)
-		h.a.stop(a.ID)
-		return remote.RedisStopResult{LogTail: tail}, err
-	case remote.OpRedisAttach:
-		var a remote.RedisAttachArgs
-		if err := remote.DecodeArgs(raw, &a); err != nil {
-			return nil, err
-		}
-		if err := validateRedisTarget(&a.Redis); err != nil {
-			return nil, err
-		}
-		added, err := h.a.admit(ctx, a.Redis)
-		if err != nil || a.AdmitOnly {
-			return remote.RedisAttached{}, err
-		}
-		res, err := h.l.RedisAttach(h.guarded(ctx), a.Redis)
-		if err != nil && added {
-			h.a.forget(a.Redis)
-		}
-		return res, err
-	case remote.OpRedisNodes:
-		var a remote.RedisNodesArgs
-		if err := remote.DecodeArgs(raw, &a); err != nil {
-			return nil, err
-		}
-		if err := validateRedisTarget(&a.Redis); err != nil {
-			return nil, err
-		}
-		return h.l.RedisNodes(h.guarded(ctx), a.Redis)
-	case remote.OpSample:
-		if err := remote.DecodeArgs(raw, &struct{}{}); err != nil {
-			return nil, err
-		}
-		return h.l.sample(), nil
-	case remote.OpSteerStart:
-		var a remote.SteerStartArgs
-		if err := remote.DecodeArgs(raw, &a); err != nil {
-			return nil, err
-		}
-		var bad []string
-		a.Spec.Check(func(field, format string, args ...any) {
-			bad = append(bad, "steer."+field+": "+fmt.Sprintf(format, args...))
-		})
-		if len(bad) > 0 {
-			return nil, errors.New(strings.Join(bad, "; "))
-		}
-		id, err := h.l.SteerStart(ctx, a.Spec, a.Pid)
-		return remote.SteerStarted{ID: id}, err
-	case remote.OpBuild:
-		return h.build(ctx, raw)
-	case remote.OpSteerStop:
-		var a remote.SteerStopArgs
-		if err := remote.DecodeArgs(raw, &a); err != nil {
-			return nil, err
-		}
-		rec, err := h.l.SteerStop(ctx, a.ID)
-		if err != nil && rec.Finished.IsZero() {
-			return nil, err // no such steer
-		}
-		return remote.SteerStopResult{Session: rec, Error: errString(err)}, nil
+		return call(h, ctx, &a)
 	}
-	return nil, remote.ErrUnknownOp
 }
 
-func (h *handler) doctor(ctx context.Context, raw json.RawMessage) (any, error) {
-	var a remote.DoctorArgs
-	if err := remote.DecodeArgs(raw, &a); err != nil {
+// checkSnapshot: only redis-servers' PIDs, since a root session would
+// otherwise hand out any process's command line, memory map and cgroup.
+func checkSnapshot(a *SnapshotArgs) error {
+	if err := checkIRQPatterns(a.IRQPatterns); err != nil {
+		return err
+	}
+	for _, pid := range a.PIDs {
+		if err := checkRedisProcess(pid); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (h *handler) snapshot(ctx context.Context, a *SnapshotArgs) (any, error) {
+	return h.l.Snapshot(ctx, *a)
+}
+
+// checkPlanArgs checks a plan operation's Redis; the plan itself is
+// parsed (and so checked) by plan.
+func checkPlanArgs(a *TuneApplyArgs) error { return validateRedisTarget(a.Redis) }
+
+func plan(a *TuneApplyArgs) (*tune.Plan, error) { return tune.ParsePlan(a.Plan, ".json") }
+
+func (h *handler) tunePreview(ctx context.Context, a *TuneApplyArgs) (any, error) {
+	p, err := plan(a)
+	if err != nil {
 		return nil, err
 	}
+	outs, warns, err := h.l.TunePreview(h.guarded(ctx), p, a.Redis)
+	return TunePreviewResult{Outcomes: outs, Warnings: warns}, err
+}
+
+func (h *handler) tuneVerify(ctx context.Context, a *TuneApplyArgs) (any, error) {
+	p, err := plan(a)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := h.l.TuneVerify(h.guarded(ctx), p, a.Redis)
+	return TuneVerifyResult{Outcomes: outs}, err
+}
+
+func (h *handler) tuneApply(ctx context.Context, a *TuneApplyArgs) (any, error) {
+	p, err := plan(a)
+	if err != nil {
+		return nil, err
+	}
+	scope := Kept
+	if a.Scoped {
+		scope = Scoped
+	}
+	res, err := h.l.TuneApply(h.guarded(ctx), p, a.Redis, scope)
+	if res == nil {
+		return nil, err
+	}
+	return TuneApplyResult{Result: res, Error: errString(err)}, nil
+}
+
+func (h *handler) tuneKeep(ctx context.Context, a *TuneKeepArgs) (any, error) {
+	return struct{}{}, h.l.TuneKeep(ctx, a.Session)
+}
+
+func (h *handler) tuneRollback(ctx context.Context, a *TuneRollbackArgs) (any, error) {
+	res, err := h.l.TuneRollback(ctx, *a)
+	if res == nil {
+		return nil, err
+	}
+	return TuneRollbackResult{Result: res, Error: errString(err)}, nil
+}
+
+func (h *handler) tuneStatus(ctx context.Context, a *TuneStatusArgs) (any, error) {
+	return h.l.TuneStatus(ctx, a.RedisPassword)
+}
+
+func (h *handler) redisStart(ctx context.Context, a *RedisStartArgs) (any, error) {
+	srv, err := h.l.RedisStart(ctx, *a)
+	if err == nil {
+		h.a.start(srv)
+	}
+	return srv, err
+}
+
+func (h *handler) redisStop(ctx context.Context, a *RedisStopArgs) (any, error) {
+	tail, err := h.l.RedisStop(ctx, a.ID)
+	h.a.stop(a.ID)
+	return RedisStopResult{LogTail: tail}, err
+}
+
+func (h *handler) redisAttach(ctx context.Context, a *RedisAttachArgs) (any, error) {
+	added, err := h.a.admit(ctx, a.Redis)
+	if err != nil || a.AdmitOnly {
+		return RedisAttached{}, err
+	}
+	res, err := h.l.RedisAttach(h.guarded(ctx), a.Redis)
+	if err != nil && added {
+		h.a.forget(a.Redis)
+	}
+	return res, err
+}
+
+func (h *handler) redisNodes(ctx context.Context, a *RedisNodesArgs) (any, error) {
+	return h.l.RedisNodes(h.guarded(ctx), a.Redis)
+}
+
+// checkSteerStart applies the one set of steer ranges (steerspec.Check).
+func checkSteerStart(a *SteerStartArgs) error {
+	var bad []string
+	a.Spec.Check(func(field, format string, args ...any) {
+		bad = append(bad, "steer."+field+": "+fmt.Sprintf(format, args...))
+	})
+	if len(bad) > 0 {
+		return errors.New(strings.Join(bad, "; "))
+	}
+	return nil
+}
+
+func (h *handler) steerStart(ctx context.Context, a *SteerStartArgs) (any, error) {
+	id, err := h.l.SteerStart(ctx, a.Spec, a.Pid)
+	return SteerStarted{ID: id}, err
+}
+
+func (h *handler) steerStop(ctx context.Context, a *SteerStopArgs) (any, error) {
+	rec, err := h.l.SteerStop(ctx, a.ID)
+	if err != nil && rec.Finished.IsZero() {
+		return nil, err // no such steer
+	}
+	return SteerStopResult{Session: rec, Error: errString(err)}, nil
+}
+
+// checkDoctor bounds what a session's doctor may cost its host.
+func checkDoctor(a *DoctorArgs) error {
 	if a.Intrinsic != 0 {
-		return nil, errors.New("intrinsic latency: a session does not saturate a core of its host (--intrinsic-latency is for this machine)")
+		return errors.New("intrinsic latency: a session does not saturate a core of its host (--intrinsic-latency is for this machine)")
 	}
 	if err := validateRedisTarget(a.Redis); err != nil {
-		return nil, err
+		return err
 	}
 	if a.Sample < 0 || a.Sample > 10*time.Minute {
-		return nil, fmt.Errorf("sample %s: want 0 to 10m", a.Sample)
+		return fmt.Errorf("sample %s: want 0 to 10m", a.Sample)
 	}
 	if a.Timeout < 0 || a.Timeout > 10*time.Minute {
-		return nil, fmt.Errorf("timeout %s: want 0 to 10m", a.Timeout)
+		return fmt.Errorf("timeout %s: want 0 to 10m", a.Timeout)
 	}
-	if err := checkIRQPatterns(a.IRQPatterns); err != nil {
-		return nil, err
-	}
-	rep, err := h.l.Doctor(h.guarded(ctx), a)
+	return checkIRQPatterns(a.IRQPatterns)
+}
+
+func (h *handler) doctor(ctx context.Context, a *DoctorArgs) (any, error) {
+	rep, err := h.l.Doctor(h.guarded(ctx), *a)
 	if err != nil {
 		return nil, err
 	}
@@ -303,22 +322,6 @@ func checkIRQPatterns(ps []string) error {
 		}
 	}
 	return nil
-}
-
-// planArgs decodes a plan operation's arguments and the plan in them.
-func planArgs(raw json.RawMessage) (*remote.TuneApplyArgs, *tune.Plan, error) {
-	var a remote.TuneApplyArgs
-	if err := remote.DecodeArgs(raw, &a); err != nil {
-		return nil, nil, err
-	}
-	if err := validateRedisTarget(a.Redis); err != nil {
-		return nil, nil, err
-	}
-	p, err := tune.ParsePlan(a.Plan, ".json")
-	if err != nil {
-		return nil, nil, err
-	}
-	return &a, p, nil
 }
 
 func errString(err error) string {

@@ -12,10 +12,10 @@ import (
 	"testing"
 	"time"
 
-	"redline/internal/labdata"
 	"redline/internal/redistest"
 	"redline/internal/remote"
 	"redline/internal/serverhost"
+	"redline/internal/steerspec"
 	"redline/internal/testutil"
 	"redline/internal/testutil/respscript"
 	"redline/internal/tune"
@@ -59,7 +59,7 @@ func TestSessionInputClosedRollsBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out serverhost.TuneApplyResult
-	if err := c.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &out); err != nil || out.Error != "" {
+	if err := c.Call(ctx, serverhost.OpTuneApply, serverhost.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &out); err != nil || out.Error != "" {
 		t.Fatal(err, out.Error)
 	}
 	res := out.Result
@@ -95,10 +95,10 @@ func TestSessionKeep(t *testing.T) {
 	c, in, done := pipeSession(t, root, t.TempDir())
 	ctx := context.Background()
 	var out serverhost.TuneApplyResult
-	if err := c.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &out); err != nil {
+	if err := c.Call(ctx, serverhost.OpTuneApply, serverhost.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &out); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, remote.OpTuneKeep, remote.TuneKeepArgs{Session: out.Result.Session}, nil); err != nil {
+	if err := c.Call(ctx, serverhost.OpTuneKeep, serverhost.TuneKeepArgs{Session: out.Result.Session}, nil); err != nil {
 		t.Fatal(err)
 	}
 	in.Close()
@@ -120,7 +120,7 @@ func TestSessionHeartbeatTimeout(t *testing.T) {
 	if err := c.Call(ctx, remote.OpHello, remote.HelloArgs{Version: "test", HeartbeatTimeout: time.Second}, &c.Hello); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, nil); err != nil {
+	if err := c.Call(ctx, serverhost.OpTuneApply, serverhost.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, nil); err != nil {
 		t.Fatal(err)
 	}
 	select {
@@ -149,18 +149,18 @@ func TestSessionRefuses(t *testing.T) {
 	}{
 		{"exec", map[string]string{"cmd": "id"}, "unknown operation"},
 		{remote.OpHello, remote.HelloArgs{Version: "other"}, "redline versions differ"},
-		{remote.OpDoctor, remote.DoctorArgs{Intrinsic: time.Second}, "intrinsic latency"},
-		{remote.OpTuneApply, remote.TuneApplyArgs{Plan: json.RawMessage(`{"version":1,"changes":[{"kind":"sysctl","target":"kernel.core_pattern","value":"|/bin/sh"}]}`)}, "core_pattern"},
-		{remote.OpTuneApply, map[string]any{"plan": somaxconnPlan("1"), "state_dir": "/etc"}, "unknown field"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Config: []string{"loadmodule /tmp/x.so"}}, "loadmodule"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Config: []string{"dir /etc"}}, "dir"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Bind: "0.0.0.0; rm -rf /"}, "IP address"},
-		{remote.OpTuneRollback, remote.TuneRollbackArgs{Session: "../../x"}, "not a tune session"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Binary: "bin/redis-server"}, "absolute path"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Binary: "/bin/sh"}, "redis-server* executable"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Binary: "/usr/bin/../bin/redis-server"}, "absolute path"},
-		{remote.OpRedisStart, remote.RedisStartArgs{Allocator: "/tmp/evil.so"}, "allocator"},
-		{remote.OpRedisStart, remote.RedisStartArgs{NUMANode: new(-1)}, "numa_node"},
+		{serverhost.OpDoctor, serverhost.DoctorArgs{Intrinsic: time.Second}, "intrinsic latency"},
+		{serverhost.OpTuneApply, serverhost.TuneApplyArgs{Plan: json.RawMessage(`{"version":1,"changes":[{"kind":"sysctl","target":"kernel.core_pattern","value":"|/bin/sh"}]}`)}, "core_pattern"},
+		{serverhost.OpTuneApply, map[string]any{"plan": somaxconnPlan("1"), "state_dir": "/etc"}, "unknown field"},
+		{serverhost.OpRedisStart, serverhost.RedisStartArgs{Config: []string{"loadmodule /tmp/x.so"}}, "loadmodule"},
+		{serverhost.OpRedisStart, serverhost.RedisStartArgs{Config: []string{"dir /etc"}}, "dir"},
+		{serverhost.OpRedisStart, serverhost.RedisStartArgs{Bind: "0.0.0.0; rm -rf /"}, "IP address"},
+		{serverhost.OpTuneRollback, serverhost.TuneRollbackArgs{Session: "../../x"}, "not a tune session"},
+		{serverhost.OpRedisStart, serverhost.RedisStartArgs{Binary: "bin/redis-server"}, "absolute path"},
+		{serverhost.OpRedisStart, serverhost.RedisStartArgs{Binary: "/bin/sh"}, "redis-server* executable"},
+		{serverhost.OpRedisStart, serverhost.RedisStartArgs{Binary: "/usr/bin/../bin/redis-server"}, "absolute path"},
+		{serverhost.OpRedisStart, serverhost.RedisStartArgs{Allocator: "/tmp/evil.so"}, "allocator"},
+		{serverhost.OpRedisStart, serverhost.RedisStartArgs{NUMANode: new(-1)}, "numa_node"},
 	}
 	for _, tc := range cases {
 		err := c.Call(ctx, tc.op, tc.args, nil)
@@ -186,7 +186,7 @@ func TestSessionRedisServer(t *testing.T) {
 	defer cancel()
 	const secret = "s3cret-pass"
 	var srv remote.RedisServer
-	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{CPUs: "0", Password: secret, Config: []string{"io-threads 1"}}, &srv); err != nil {
+	if err := c.Call(ctx, serverhost.OpRedisStart, serverhost.RedisStartArgs{CPUs: "0", Password: secret, Config: []string{"io-threads 1"}}, &srv); err != nil {
 		t.Fatal(err)
 	}
 	for _, pid := range []int{srv.Pid, os.Getpid()} {
@@ -196,7 +196,7 @@ func TestSessionRedisServer(t *testing.T) {
 		}
 	}
 	var smp serverhost.Sample
-	if err := c.Call(ctx, remote.OpSample, struct{}{}, &smp); err != nil {
+	if err := c.Call(ctx, serverhost.OpSample, struct{}{}, &smp); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := smp.Files[fmt.Sprintf("/proc/%d/stat", srv.Pid)]; !ok {
@@ -219,17 +219,17 @@ func TestSessionHoldsStateDirForALab(t *testing.T) {
 	ctx := context.Background()
 	c1, in1, done1 := pipeSession(t, root, state)
 	var out serverhost.TuneApplyResult
-	if err := c1.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &out); err != nil {
+	if err := c1.Call(ctx, serverhost.OpTuneApply, serverhost.TuneApplyArgs{Plan: somaxconnPlan("1234"), Scoped: true}, &out); err != nil {
 		t.Fatal(err)
 	}
 	c2, in2, done2 := pipeSession(t, root, state)
-	err := c2.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("2345"), Scoped: true}, &out)
+	err := c2.Call(ctx, serverhost.OpTuneApply, serverhost.TuneApplyArgs{Plan: somaxconnPlan("2345"), Scoped: true}, &out)
 	if err == nil || !strings.Contains(err.Error(), "in use by a lab's redline session") {
 		t.Fatalf("a second lab's apply on a held state directory: %v", err)
 	}
 	in1.Close()
 	<-done1
-	if err := c2.Call(ctx, remote.OpTuneApply, remote.TuneApplyArgs{Plan: somaxconnPlan("2345"), Scoped: true}, &out); err != nil {
+	if err := c2.Call(ctx, serverhost.OpTuneApply, serverhost.TuneApplyArgs{Plan: somaxconnPlan("2345"), Scoped: true}, &out); err != nil {
 		t.Fatalf("after the first session ended: %v", err)
 	}
 	in2.Close()
@@ -250,7 +250,7 @@ func steerSession(t *testing.T) (*remote.Client, io.Closer, <-chan *remote.Clean
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var srv remote.RedisServer
-	if err := c.Call(ctx, remote.OpRedisStart, remote.RedisStartArgs{}, &srv); err != nil {
+	if err := c.Call(ctx, serverhost.OpRedisStart, serverhost.RedisStartArgs{}, &srv); err != nil {
 		in.Close()
 		t.Fatal(err)
 	}
@@ -265,28 +265,28 @@ func TestSessionSteer(t *testing.T) {
 	c, in, done, srv := steerSession(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	spec := labdata.SteerSpec{DryRun: true, Period: 100 * time.Millisecond}
-	var started remote.SteerStarted
-	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: labdata.SteerSpec{DryRun: true, Period: time.Nanosecond, Sample: 3}, Pid: srv.Pid}, &started); err == nil ||
+	spec := steerspec.Spec{DryRun: true, Period: 100 * time.Millisecond}
+	var started serverhost.SteerStarted
+	if err := c.Call(ctx, serverhost.OpSteerStart, serverhost.SteerStartArgs{Spec: steerspec.Spec{DryRun: true, Period: time.Nanosecond, Sample: 3}, Pid: srv.Pid}, &started); err == nil ||
 		!strings.Contains(err.Error(), "steer.period: 1ns: want at least 10ms") || !strings.Contains(err.Error(), "steer.sample: 3") {
 		t.Errorf("a steer spec out of range: %v", err)
 	}
-	err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: os.Getpid()}, &started)
+	err := c.Call(ctx, serverhost.OpSteerStart, serverhost.SteerStartArgs{Spec: spec, Pid: os.Getpid()}, &started)
 	if err == nil || !strings.Contains(err.Error(), "not a redis-server started or attached here") {
 		t.Fatalf("steer for a process of someone else's: %v", err)
 	}
-	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &started); err != nil {
+	if err := c.Call(ctx, serverhost.OpSteerStart, serverhost.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &started); err != nil {
 		if strings.Contains(err.Error(), "tracefs") || strings.Contains(err.Error(), "perf_event_open") {
 			t.Skipf("steer cannot sample here: %v", err)
 		}
 		t.Fatal(err)
 	}
-	var second remote.SteerStarted
-	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &second); err == nil || !strings.Contains(err.Error(), "already runs here") {
+	var second serverhost.SteerStarted
+	if err := c.Call(ctx, serverhost.OpSteerStart, serverhost.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &second); err == nil || !strings.Contains(err.Error(), "already runs here") {
 		t.Errorf("a second steer beside a running one: %v", err)
 	}
-	var stopped remote.SteerStopResult
-	if err := c.Call(ctx, remote.OpSteerStop, remote.SteerStopArgs{ID: started.ID}, &stopped); err != nil || stopped.Error != "" {
+	var stopped serverhost.SteerStopResult
+	if err := c.Call(ctx, serverhost.OpSteerStop, serverhost.SteerStopArgs{ID: started.ID}, &stopped); err != nil || stopped.Error != "" {
 		t.Fatalf("steer.stop: %v %s", err, stopped.Error)
 	}
 	// How many periods ran depends on the machine's load: the record of a
@@ -295,7 +295,7 @@ func TestSessionSteer(t *testing.T) {
 	if !stopped.Session.DryRun || stopped.Session.Finished.IsZero() {
 		t.Errorf("steer record %+v: want a finished dry run", stopped.Session)
 	}
-	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &started); err != nil {
+	if err := c.Call(ctx, serverhost.OpSteerStart, serverhost.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &started); err != nil {
 		t.Fatal(err)
 	}
 	in.Close() // the link goes with steer running
@@ -312,18 +312,18 @@ func TestSessionRedisStopStopsSteer(t *testing.T) {
 	c, in, done, srv := steerSession(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var started remote.SteerStarted
-	spec := labdata.SteerSpec{DryRun: true, Period: 100 * time.Millisecond}
-	if err := c.Call(ctx, remote.OpSteerStart, remote.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &started); err != nil {
+	var started serverhost.SteerStarted
+	spec := steerspec.Spec{DryRun: true, Period: 100 * time.Millisecond}
+	if err := c.Call(ctx, serverhost.OpSteerStart, serverhost.SteerStartArgs{Spec: spec, Pid: srv.Pid}, &started); err != nil {
 		if strings.Contains(err.Error(), "tracefs") || strings.Contains(err.Error(), "perf_event_open") {
 			t.Skipf("steer cannot sample here: %v", err)
 		}
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, remote.OpRedisStop, remote.RedisStopArgs{ID: srv.ID}, nil); err != nil {
+	if err := c.Call(ctx, serverhost.OpRedisStop, serverhost.RedisStopArgs{ID: srv.ID}, nil); err != nil {
 		t.Fatal(err)
 	}
-	err := c.Call(ctx, remote.OpSteerStop, remote.SteerStopArgs{ID: started.ID}, nil)
+	err := c.Call(ctx, serverhost.OpSteerStop, serverhost.SteerStopArgs{ID: started.ID}, nil)
 	if err == nil || !strings.Contains(err.Error(), "no steer") {
 		t.Errorf("steer.stop after its server's redis.stop: %v, want no such steer", err)
 	}
@@ -357,38 +357,38 @@ func TestSessionRefusesServersItDidNotStart(t *testing.T) {
 	c, in, done := pipeSession(t, t.TempDir(), t.TempDir())
 	defer func() { in.Close(); <-done }()
 	ctx := context.Background()
-	target := &remote.RedisTarget{Addr: srv.Addr()}
+	target := &serverhost.RedisTarget{Addr: srv.Addr()}
 	var raw json.RawMessage
-	err := c.Call(ctx, remote.OpDoctor, remote.DoctorArgs{Redis: target, Only: []string{"expire-cycle-hz"}}, &raw)
+	err := c.Call(ctx, serverhost.OpDoctor, serverhost.DoctorArgs{Redis: target, Only: []string{"expire-cycle-hz"}}, &raw)
 	if err == nil || !strings.Contains(err.Error(), "not a server this session started") {
 		t.Errorf("doctor of a server the session did not start: %v", err)
 	}
 	var prev serverhost.TunePreviewResult
-	if err := c.Call(ctx, remote.OpTunePreview, remote.TuneApplyArgs{Plan: redisConfigPlan("tcp", srv.Addr())}, &prev); err == nil {
+	if err := c.Call(ctx, serverhost.OpTunePreview, serverhost.TuneApplyArgs{Plan: redisConfigPlan("tcp", srv.Addr())}, &prev); err == nil {
 		t.Errorf("a plan's own redis.addr was reached: %+v", prev.Outcomes)
 	}
 	nodePlan := json.RawMessage(`{"version":1,"changes":[{"kind":"redis-config","target":"hz","value":"11","node":"` + srv.Addr() + `"}]}`)
-	if err := c.Call(ctx, remote.OpTunePreview, remote.TuneApplyArgs{Plan: nodePlan}, &prev); err == nil {
+	if err := c.Call(ctx, serverhost.OpTunePreview, serverhost.TuneApplyArgs{Plan: nodePlan}, &prev); err == nil {
 		t.Errorf("a plan's node was reached: %+v", prev.Outcomes)
 	}
-	if err := c.Call(ctx, remote.OpRedisNodes, remote.RedisNodesArgs{Redis: *target}, nil); err == nil {
+	if err := c.Call(ctx, serverhost.OpRedisNodes, serverhost.RedisNodesArgs{Redis: *target}, nil); err == nil {
 		t.Error("redis.nodes of a server the session did not start")
 	}
 	if n := requests(srv); n != 0 {
 		t.Fatalf("the session sent the server %d commands before it was attached", n)
 	}
-	for _, bad := range []remote.RedisTarget{{Addr: "192.0.2.1:6379"}, {Addr: "192.0.2.1.nip.invalid:6379"}, {Addr: "0.0.0.0:6379"}} {
-		if err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: bad, AdmitOnly: true}, nil); err == nil {
+	for _, bad := range []serverhost.RedisTarget{{Addr: "192.0.2.1:6379"}, {Addr: "192.0.2.1.nip.invalid:6379"}, {Addr: "0.0.0.0:6379"}} {
+		if err := c.Call(ctx, serverhost.OpRedisAttach, serverhost.RedisAttachArgs{Redis: bad, AdmitOnly: true}, nil); err == nil {
 			t.Errorf("attached %s, not an address of this host", bad.Addr)
 		}
 	}
-	if err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: *target, AdmitOnly: true}, nil); err != nil {
+	if err := c.Call(ctx, serverhost.OpRedisAttach, serverhost.RedisAttachArgs{Redis: *target, AdmitOnly: true}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Call(ctx, remote.OpTunePreview, remote.TuneApplyArgs{Plan: redisConfigPlan("tcp", srv.Addr())}, &prev); err != nil {
+	if err := c.Call(ctx, serverhost.OpTunePreview, serverhost.TuneApplyArgs{Plan: redisConfigPlan("tcp", srv.Addr())}, &prev); err != nil {
 		t.Fatalf("preview once attached: %v", err)
 	}
-	if err := c.Call(ctx, remote.OpDoctor, remote.DoctorArgs{Redis: target, Only: []string{"expire-cycle-hz"}}, &raw); err != nil ||
+	if err := c.Call(ctx, serverhost.OpDoctor, serverhost.DoctorArgs{Redis: target, Only: []string{"expire-cycle-hz"}}, &raw); err != nil ||
 		!strings.Contains(string(raw), `"redis_version":"7.2.0"`) {
 		t.Fatalf("doctor once attached: %v %.300s", err, raw)
 	}
@@ -422,31 +422,31 @@ func TestSessionSocketOnlyWhereTheInvokerCould(t *testing.T) {
 	ctx := context.Background()
 
 	var prev serverhost.TunePreviewResult
-	err := c.Call(ctx, remote.OpTunePreview, remote.TuneApplyArgs{Plan: redisConfigPlan("unix", rootSock)}, &prev)
+	err := c.Call(ctx, serverhost.OpTunePreview, serverhost.TuneApplyArgs{Plan: redisConfigPlan("unix", rootSock)}, &prev)
 	if err == nil {
 		t.Errorf("a plan's own server behind root's 0700 directory was read: %+v", prev.Outcomes)
 	}
 	for _, p := range []string{rootSock, link} {
-		err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Network: "unix", Addr: p}, AdmitOnly: true}, nil)
+		err := c.Call(ctx, serverhost.OpRedisAttach, serverhost.RedisAttachArgs{Redis: serverhost.RedisTarget{Network: "unix", Addr: p}, AdmitOnly: true}, nil)
 		if err == nil || !strings.Contains(err.Error(), "cannot search directory") {
 			t.Errorf("attach %s: %v", p, err)
 		}
 		var raw json.RawMessage
-		if err := c.Call(ctx, remote.OpDoctor, remote.DoctorArgs{Redis: &remote.RedisTarget{Network: "unix", Addr: p}}, &raw); err == nil {
+		if err := c.Call(ctx, serverhost.OpDoctor, serverhost.DoctorArgs{Redis: &serverhost.RedisTarget{Network: "unix", Addr: p}}, &raw); err == nil {
 			t.Errorf("doctor of %s: a report", p)
 		}
 	}
 	if n := requests(rootOnly); n != 0 {
 		t.Fatalf("the session sent the root-only server %d commands", n)
 	}
-	if err := c.Call(ctx, remote.OpRedisAttach, remote.RedisAttachArgs{Redis: remote.RedisTarget{Network: "unix", Addr: openSock}, AdmitOnly: true}, nil); err != nil {
+	if err := c.Call(ctx, serverhost.OpRedisAttach, serverhost.RedisAttachArgs{Redis: serverhost.RedisTarget{Network: "unix", Addr: openSock}, AdmitOnly: true}, nil); err != nil {
 		t.Fatalf("attach a socket anyone may connect to: %v", err)
 	}
-	if err := c.Call(ctx, remote.OpTunePreview, remote.TuneApplyArgs{Plan: redisConfigPlan("unix", openSock)}, &prev); err != nil || requests(open) == 0 {
+	if err := c.Call(ctx, serverhost.OpTunePreview, serverhost.TuneApplyArgs{Plan: redisConfigPlan("unix", openSock)}, &prev); err != nil || requests(open) == 0 {
 		t.Fatalf("preview on the attached socket: %v", err)
 	}
 	os.Chmod(openSock, 0o700) // root's alone from now on: refused at the next connection
-	if err := c.Call(ctx, remote.OpTunePreview, remote.TuneApplyArgs{Plan: redisConfigPlan("unix", openSock)}, &prev); err == nil {
+	if err := c.Call(ctx, serverhost.OpTunePreview, serverhost.TuneApplyArgs{Plan: redisConfigPlan("unix", openSock)}, &prev); err == nil {
 		t.Error("a socket made root's after it was attached was still reached")
 	}
 }
@@ -462,7 +462,7 @@ func TestRemoteAttachesWhatItNames(t *testing.T) {
 	defer func() { in.Close(); <-done }()
 	ctx := context.Background()
 	h := serverhost.NewRemote(c, "pipe")
-	rep, err := h.Doctor(ctx, remote.DoctorArgs{Redis: &remote.RedisTarget{Addr: srv.Addr()}, Only: []string{"expire-cycle-hz"}})
+	rep, err := h.Doctor(ctx, serverhost.DoctorArgs{Redis: &serverhost.RedisTarget{Addr: srv.Addr()}, Only: []string{"expire-cycle-hz"}})
 	if err != nil || rep.Target.Version != "7.2.0" {
 		t.Fatalf("doctor: %v %+v", err, rep)
 	}
@@ -473,15 +473,15 @@ func TestRemoteAttachesWhatItNames(t *testing.T) {
 	if outs, _, err := h.TunePreview(ctx, p, nil); err != nil || len(outs) != 1 || outs[0].Old != "10" {
 		t.Fatalf("preview of the plan's own server: %v %+v", err, outs)
 	}
-	byName := &remote.RedisTarget{Addr: "localhost:" + strconv.Itoa(srv.Port())}
-	if rep, err := h.Doctor(ctx, remote.DoctorArgs{Redis: byName, Only: []string{"expire-cycle-hz"}}); err != nil || rep.Target.Version != "7.2.0" {
+	byName := &serverhost.RedisTarget{Addr: "localhost:" + strconv.Itoa(srv.Port())}
+	if rep, err := h.Doctor(ctx, serverhost.DoctorArgs{Redis: byName, Only: []string{"expire-cycle-hz"}}); err != nil || rep.Target.Version != "7.2.0" {
 		t.Fatalf("doctor of localhost: %v %+v", err, rep)
 	}
-	if _, err := h.Doctor(ctx, remote.DoctorArgs{Redis: &remote.RedisTarget{Addr: "192.0.2.1:6379"}, Only: []string{"expire-cycle-hz"}}); err == nil ||
+	if _, err := h.Doctor(ctx, serverhost.DoctorArgs{Redis: &serverhost.RedisTarget{Addr: "192.0.2.1:6379"}, Only: []string{"expire-cycle-hz"}}); err == nil ||
 		!strings.Contains(err.Error(), "not an address of this host") {
 		t.Errorf("doctor of a server on another host: %v", err)
 	}
-	rep, err = h.Doctor(ctx, remote.DoctorArgs{Redis: &remote.RedisTarget{Addr: "192.0.2.1:6379"}, HostOnlyFallback: true, Only: []string{"expire-cycle-hz"}})
+	rep, err = h.Doctor(ctx, serverhost.DoctorArgs{Redis: &serverhost.RedisTarget{Addr: "192.0.2.1:6379"}, HostOnlyFallback: true, Only: []string{"expire-cycle-hz"}})
 	if err != nil || !strings.Contains(rep.Target.RedisError, "not a server this session started") {
 		t.Errorf("the host-only fallback: %v %+v", err, rep)
 	}
@@ -497,7 +497,7 @@ func TestRemoteDoctorAttachesClusterNodes(t *testing.T) {
 	defer func() { in.Close(); <-done }()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	rep, err := serverhost.NewRemote(c, "pipe").Doctor(ctx, remote.DoctorArgs{Redis: &remote.RedisTarget{Addr: cl.Seed()}, Only: []string{"cluster-coverage"}})
+	rep, err := serverhost.NewRemote(c, "pipe").Doctor(ctx, serverhost.DoctorArgs{Redis: &serverhost.RedisTarget{Addr: cl.Seed()}, Only: []string{"cluster-coverage"}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,10 +12,9 @@ import (
 	"redline/internal/cpuset"
 	"redline/internal/redisparam"
 	"redline/internal/redisserver"
-	"redline/internal/remote"
 )
 
-func validateRedisStart(a *remote.RedisStartArgs) error {
+func validateRedisStart(a *RedisStartArgs) error {
 	if err := validateBind(a.Bind); err != nil {
 		return err
 	}
@@ -67,7 +66,7 @@ func validateBind(bind string) error {
 	return fmt.Errorf("bind %s: a session's server listens on loopback or on this host's address of the SSH connection only", bind)
 }
 
-func validateRedisTarget(r *remote.RedisTarget) error {
+func validateRedisTarget(r *RedisTarget) error {
 	if r == nil {
 		return nil
 	}

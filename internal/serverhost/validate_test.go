@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"redline/internal/remote"
 	"redline/internal/testutil"
 )
 
@@ -175,7 +174,7 @@ func TestGuardConnectsToTheSocketChecked(t *testing.T) {
 	os.Symlink(shared, link)
 	sock := filepath.Join(link, "redis.sock")
 	a := &admitted{inv: nobody, keys: map[string]bool{}, started: map[string]string{}}
-	if _, err := a.admit(context.Background(), remote.RedisTarget{Network: "unix", Addr: sock}); err != nil {
+	if _, err := a.admit(context.Background(), RedisTarget{Network: "unix", Addr: sock}); err != nil {
 		t.Fatal(err)
 	}
 	testHookSocketChecked = func() {
@@ -200,14 +199,14 @@ func TestGuardConnectsToTheSocketChecked(t *testing.T) {
 func TestSessionServerAddress(t *testing.T) {
 	t.Setenv("SSH_CONNECTION", "10.0.0.9 50000 10.0.0.5 22")
 	for _, tc := range []struct {
-		a    remote.RedisStartArgs
+		a    RedisStartArgs
 		want string
 	}{
-		{remote.RedisStartArgs{Bind: "0.0.0.0"}, "loopback or on this host's address"},
-		{remote.RedisStartArgs{Bind: "10.0.0.6"}, "loopback or on this host's address"},
-		{remote.RedisStartArgs{Bind: "127.0.0.1", Port: 22}, "1024-65535"},
-		{remote.RedisStartArgs{Bind: "10.0.0.5", Port: 6380}, ""},
-		{remote.RedisStartArgs{Bind: "::1"}, ""},
+		{RedisStartArgs{Bind: "0.0.0.0"}, "loopback or on this host's address"},
+		{RedisStartArgs{Bind: "10.0.0.6"}, "loopback or on this host's address"},
+		{RedisStartArgs{Bind: "127.0.0.1", Port: 22}, "1024-65535"},
+		{RedisStartArgs{Bind: "10.0.0.5", Port: 6380}, ""},
+		{RedisStartArgs{Bind: "::1"}, ""},
 	} {
 		err := validateRedisStart(&tc.a)
 		if (tc.want == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tc.want)) {

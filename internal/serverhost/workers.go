@@ -184,7 +184,7 @@ func workerBounds(sp *bench.WorkerSpec) []struct {
 // any other operation.
 func (b *benchWorkers) async(ctx context.Context, op string, raw json.RawMessage) (func() (any, error), error) {
 	switch op {
-	case remote.OpBenchPrepare:
+	case OpBenchPrepare:
 		var a BenchPrepareArgs
 		if err := remote.DecodeArgs(raw, &a); err != nil {
 			return nil, err
@@ -193,7 +193,7 @@ func (b *benchWorkers) async(ctx context.Context, op string, raw json.RawMessage
 			return nil, err
 		}
 		return b.prepare(ctx, a)
-	case remote.OpBenchResult:
+	case OpBenchResult:
 		var a BenchRef
 		if err := remote.DecodeArgs(raw, &a); err != nil {
 			return nil, err
@@ -207,18 +207,18 @@ func (b *benchWorkers) async(ctx context.Context, op string, raw json.RawMessage
 // for any other operation.
 func (b *benchWorkers) do(op string, raw json.RawMessage) (any, error) {
 	switch op {
-	case remote.OpBenchClock:
+	case OpBenchClock:
 		if err := remote.DecodeArgs(raw, &struct{}{}); err != nil {
 			return nil, err
 		}
 		return BenchClock{Time: time.Now()}, nil
-	case remote.OpBenchStart:
+	case OpBenchStart:
 		var a BenchStartArgs
 		if err := remote.DecodeArgs(raw, &a); err != nil {
 			return nil, err
 		}
 		return struct{}{}, b.start(a)
-	case remote.OpBenchStop:
+	case OpBenchStop:
 		var a BenchRef
 		if err := remote.DecodeArgs(raw, &a); err != nil {
 			return nil, err

@@ -48,7 +48,7 @@ func (w *sessionWorker) Ready(ctx context.Context) error {
 		w.mu.Unlock()
 		return errors.New("stopped before it was prepared")
 	}
-	p, err := w.c.Send(remote.OpBenchPrepare, BenchPrepareArgs{ID: w.id, Spec: w.spec})
+	p, err := w.c.Send(OpBenchPrepare, BenchPrepareArgs{ID: w.id, Spec: w.spec})
 	w.sent = err == nil
 	w.mu.Unlock()
 	if err == nil {
@@ -66,13 +66,13 @@ func (w *sessionWorker) Ready(ctx context.Context) error {
 // Clock implements bench.Worker.
 func (w *sessionWorker) Clock(ctx context.Context) (time.Time, error) {
 	var c BenchClock
-	err := w.call(ctx, remote.OpBenchClock, struct{}{}, &c)
+	err := w.call(ctx, OpBenchClock, struct{}{}, &c)
 	return c.Time, err
 }
 
 // Start implements bench.Worker.
 func (w *sessionWorker) Start(ctx context.Context, d time.Duration) error {
-	return w.call(ctx, remote.OpBenchStart, BenchStartArgs{ID: w.id, Delay: d}, nil)
+	return w.call(ctx, OpBenchStart, BenchStartArgs{ID: w.id, Delay: d}, nil)
 }
 
 // Result implements bench.Worker.
@@ -84,7 +84,7 @@ func (w *sessionWorker) Result(ctx context.Context) (*benchdata.Summary, []bench
 		return nil, nil, errors.New("never ready (stopped)")
 	}
 	var r BenchResult
-	if err := w.call(ctx, remote.OpBenchResult, BenchRef{ID: w.id}, &r); err != nil {
+	if err := w.call(ctx, OpBenchResult, BenchRef{ID: w.id}, &r); err != nil {
 		return nil, nil, err
 	}
 	if r.Error != "" {
@@ -100,7 +100,7 @@ func (w *sessionWorker) Stop() {
 	defer w.mu.Unlock()
 	w.stopped = true
 	if w.sent {
-		w.c.Notify(remote.OpBenchStop, BenchRef{ID: w.id})
+		w.c.Notify(OpBenchStop, BenchRef{ID: w.id})
 	}
 }
 

@@ -157,7 +157,7 @@ func TestWorkerSession(t *testing.T) {
 	if len(c.Hello.Cleanups) != 0 {
 		t.Errorf("the worker session took cleanup reports: %+v", c.Hello.Cleanups)
 	}
-	if err := c.Call(ctx, remote.OpSnapshot, remote.SnapshotArgs{}, nil); err == nil || !strings.Contains(err.Error(), "unknown operation") {
+	if err := c.Call(ctx, serverhost.OpSnapshot, serverhost.SnapshotArgs{}, nil); err == nil || !strings.Contains(err.Error(), "unknown operation") {
 		t.Errorf("snapshot in a worker session: %v", err)
 	}
 	w, err := serverhost.NewBenchWorker(c, "", spec)

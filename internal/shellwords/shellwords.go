@@ -6,6 +6,7 @@ package shellwords
 import (
 	"fmt"
 	"strings"
+	"unicode"
 )
 
 // Split splits a command line with POSIX shell quoting ('...', "...",
@@ -79,4 +80,21 @@ func Quote(s string) string {
 
 func unsafe(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=,+@%", r))
+}
+
+// ValidSSHDestination reports whether s can be an ssh destination:
+// [user@]host or a Host of the user's ssh config, and nothing ssh would
+// take for an option or a shell would split (a lab target's host, a
+// bench --workers ssh: host).
+func ValidSSHDestination(s string) bool {
+	host := s[strings.LastIndexByte(s, '@')+1:] // "-oProxyCommand=..." after "user@" is an option too
+	if host == "" || strings.HasPrefix(s, "-") || strings.HasPrefix(host, "-") || strings.ContainsAny(s, " '\"\\;|&$`,") {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) { // control characters: a newline ends the line ssh reads
+			return false
+		}
+	}
+	return true
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"redline/internal/change"
 	"redline/internal/tune"
@@ -50,10 +49,9 @@ type Banner interface {
 
 // AffinityChange is the change that puts irq on cpu.
 func AffinityChange(irq, cpu int, why string) change.Change {
-	return change.Change{
-		Kind: change.KindFile, Target: "/proc/irq/" + strconv.Itoa(irq) + "/smp_affinity_list",
-		Value: strconv.Itoa(cpu), Why: why, Rule: "steer",
-	}
+	c := change.IRQAffinity(irq, cpu, why)
+	c.Rule = "steer"
+	return c
 }
 
 // Apply implements Actuator.

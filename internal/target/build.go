@@ -19,16 +19,16 @@ import (
 	"time"
 
 	"redline/internal/autotune"
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 	"redline/internal/redisbuild"
-	"redline/internal/remote"
+	"redline/internal/serverhost"
 )
 
 // Build is one --build NAME=SPEC and, once built, what was built.
 type Build struct {
-	Name  string                   `json:"name"`
-	Spec  labdata.BuildSpec        `json:"spec"`
-	Built *labdata.BuildProvenance `json:"built,omitempty"`
+	Name  string                `json:"name"`
+	Spec  buildspec.Spec        `json:"spec"`
+	Built *buildspec.Provenance `json:"built,omitempty"`
 }
 
 // buildServers builds every --build spec on the server host (its Builder:
@@ -45,10 +45,10 @@ func (t *Target) buildServers(ctx context.Context, spec *Spec, say func(string))
 	}
 	say(fmt.Sprintf("building %d --build spec(s)%s before the first measurement (a cached spec at once, a build from source in minutes)", len(builds), onHost(t.host.Info())))
 	start := time.Now()
-	t.built = map[string]labdata.BuildProvenance{}
+	t.built = map[string]buildspec.Provenance{}
 	for i := range builds {
 		b := &builds[i]
-		prov, err := t.host.Build(ctx, remote.BuildArgs{Spec: b.Spec, Workload: spec.Workload})
+		prov, err := t.host.Build(ctx, serverhost.BuildArgs{Spec: b.Spec, Workload: spec.Workload})
 		switch {
 		case errors.As(err, new(redisbuild.SpecError)):
 			return &Error{Fault: Usage, Err: fmt.Errorf("--build %s: %w", b.Name, err)}
@@ -66,12 +66,12 @@ func (t *Target) buildServers(ctx context.Context, spec *Spec, say func(string))
 
 // buildLine is one line of a build's provenance: cached or built, the
 // binary, the compiler, the make variables and the source's hash.
-func buildLine(p labdata.BuildProvenance) string {
+func buildLine(p buildspec.Provenance) string {
 	return strings.Join(p.Lines()[:min(5, len(p.Lines()))], "; ")
 }
 
 // startBuild points a at the binary built as name.
-func (t *Target) startBuild(a *remote.RedisStartArgs, name string) error {
+func (t *Target) startBuild(a *serverhost.RedisStartArgs, name string) error {
 	p, ok := t.built[name]
 	if !ok {
 		return fmt.Errorf("no build %q in this session (--build %s=SPEC)", name, name)

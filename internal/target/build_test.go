@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"redline/internal/autotune"
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 	"redline/internal/testutil"
 )
 
@@ -25,7 +25,7 @@ func TestAutotuneTrialServerBuild(t *testing.T) {
 	testutil.NeedRoot(t) // the build cache is /var/cache/redline/build
 	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "/usr/lib/x86_64-linux-gnu/libjemalloc.so", "gcc")
 	tg, state := startTrialTarget(t, nil, false)
-	b3 := Build{Name: "o3", Spec: labdata.BuildSpec{Source: "debian", Opt: "-O3"}} // --build o3="--source debian -O -O3"
+	b3 := Build{Name: "o3", Spec: buildspec.Spec{Source: "debian", Opt: "-O3"}} // --build o3="--source debian -O -O3"
 	spec := Spec{Workload: trialWorkload, Builds: []Build{b3}}
 	var out bytes.Buffer
 	say := func(l string) { fmt.Fprintln(&out, l) }

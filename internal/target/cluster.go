@@ -23,7 +23,7 @@ import (
 	"redline/internal/knobs"
 	"redline/internal/redisadmin"
 	"redline/internal/redisserver"
-	"redline/internal/remote"
+	"redline/internal/serverhost"
 	"redline/internal/target/policy"
 )
 
@@ -54,7 +54,7 @@ func (t *Target) openCluster(ctx context.Context, o Options) error {
 	others := policy.OtherServers("/") // before a managed cluster starts
 	c := &clusterNodes{admins: map[string]*redisadmin.Conn{}, primaries: tg.Primaries, replicas: tg.Replicas, authAny: o.ClusterAuthAny}
 	t.cluster = c
-	seed := &remote.RedisTarget{Addr: tg.Addr, User: tg.User, Password: o.Password}
+	seed := &serverhost.RedisTarget{Addr: tg.Addr, User: tg.User, Password: o.Password}
 	if tg.Addr == "" {
 		started, err := c.start(ctx, t.start)
 		if err != nil {
@@ -84,7 +84,7 @@ func (t *Target) openCluster(ctx context.Context, o Options) error {
 // node (the binary of a --build, the config lines, the allocator
 // preloaded and checked on each, the CPU set), as redisserver.StartCluster
 // does for the lab.
-func (c *clusterNodes) start(ctx context.Context, a remote.RedisStartArgs) (*redisserver.Cluster, error) {
+func (c *clusterNodes) start(ctx context.Context, a serverhost.RedisStartArgs) (*redisserver.Cluster, error) {
 	spec := redisserver.Spec{Binary: a.Binary, Config: policy.StartConfig(a.Config), Allocator: a.Allocator, CPUs: a.CPUs, NUMANode: a.NUMANode}
 	so, err := redisserver.SpecOptions(spec)
 	if err != nil {
@@ -95,7 +95,7 @@ func (c *clusterNodes) start(ctx context.Context, a remote.RedisStartArgs) (*red
 
 // listNodes lists the cluster's nodes through the host (RedisNodes) and
 // attaches each; pids are theirs, as the guard names servers.
-func (c *clusterNodes) listNodes(ctx context.Context, t *Target, seed *remote.RedisTarget) (pids []string, err error) {
+func (c *clusterNodes) listNodes(ctx context.Context, t *Target, seed *serverhost.RedisTarget) (pids []string, err error) {
 	if c.nodes, err = t.host.RedisNodes(ctx, *seed); err != nil {
 		return nil, fmt.Errorf("--cluster: the nodes of %s: %w", seed.Addr, err)
 	}
@@ -115,7 +115,7 @@ func (c *clusterNodes) listNodes(ctx context.Context, t *Target, seed *remote.Re
 // trialCluster starts the pool's server for start-up spec a on a managed
 // cluster: a cluster of its own, beside the baseline's (as a single
 // server's start-up trial runs beside the baseline's).
-func (t *Target) trialCluster(ctx context.Context, a remote.RedisStartArgs, key string) (*trialServer, error) {
+func (t *Target) trialCluster(ctx context.Context, a serverhost.RedisStartArgs, key string) (*trialServer, error) {
 	base := t.cluster
 	c := &clusterNodes{admins: map[string]*redisadmin.Conn{}, primaries: base.primaries, replicas: base.replicas}
 	started, err := c.start(ctx, a)
@@ -123,7 +123,7 @@ func (t *Target) trialCluster(ctx context.Context, a remote.RedisStartArgs, key 
 		return nil, fmt.Errorf("start a cluster (%s): %w", key, err)
 	}
 	c.started = started
-	seed := &remote.RedisTarget{Addr: started.Seed()}
+	seed := &serverhost.RedisTarget{Addr: started.Seed()}
 	if _, err := c.listNodes(ctx, t, seed); err != nil {
 		c.close()
 		return nil, err
@@ -133,8 +133,8 @@ func (t *Target) trialCluster(ctx context.Context, a remote.RedisStartArgs, key 
 
 // attach dials node n and checks it is a process of the server host; a
 // node that is not leaves the host knobs out (t.noHost), naming it.
-func (c *clusterNodes) attach(ctx context.Context, t *Target, n string, seed *remote.RedisTarget) (pid string, err error) {
-	r := remote.RedisTarget{Addr: n, User: seed.User, Password: seed.Password}
+func (c *clusterNodes) attach(ctx context.Context, t *Target, n string, seed *serverhost.RedisTarget) (pid string, err error) {
+	r := serverhost.RedisTarget{Addr: n, User: seed.User, Password: seed.Password}
 	if r.Password != "" {
 		if err := redisadmin.NodeGetsPassword(seed.Addr, n, c.authAny); err != nil {
 			return "", fmt.Errorf("--cluster: node %s: %w", n, err)

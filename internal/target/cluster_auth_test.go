@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"redline/internal/redisadmin"
-	"redline/internal/remote"
 	"redline/internal/serverhost"
 )
 
@@ -17,9 +16,9 @@ type attachHost struct {
 	attached []string
 }
 
-func (h *attachHost) RedisAttach(_ context.Context, r remote.RedisTarget) (remote.RedisAttached, error) {
+func (h *attachHost) RedisAttach(_ context.Context, r serverhost.RedisTarget) (serverhost.RedisAttached, error) {
 	h.attached = append(h.attached, r.Addr)
-	return remote.RedisAttached{}, context.Canceled
+	return serverhost.RedisAttached{}, context.Canceled
 }
 
 // Issue 35, item 5: autotune --cluster --addr sent the password to every
@@ -30,7 +29,7 @@ func TestAutotuneClusterPasswordStaysNearTheSeed(t *testing.T) {
 	h := &attachHost{}
 	tg := &Target{host: h}
 	c := &clusterNodes{admins: map[string]*redisadmin.Conn{}}
-	seed := &remote.RedisTarget{Addr: "127.0.0.1:7000", Password: "pw"}
+	seed := &serverhost.RedisTarget{Addr: "127.0.0.1:7000", Password: "pw"}
 	_, err := c.attach(context.Background(), tg, "192.0.2.1:6379", seed)
 	if err == nil || !strings.Contains(err.Error(), "not sent the password") || !strings.Contains(err.Error(), "--cluster-auth-any") {
 		t.Errorf("attach = %v; want the node refused the password", err)

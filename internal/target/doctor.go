@@ -8,7 +8,7 @@ import (
 	"redline/internal/autotune"
 	"redline/internal/doctor"
 	"redline/internal/knobs"
-	"redline/internal/remote"
+	"redline/internal/serverhost"
 	"redline/internal/textsafe"
 )
 
@@ -19,7 +19,7 @@ import (
 // untested with its finding. lines say, for the output, which knobs the
 // doctor put first and why.
 func (t *Target) doctorFirst(ctx context.Context, cands []autotune.Candidate, untested []string) (_ []autotune.Candidate, _ []string, lines []string) {
-	rep, err := t.host.Doctor(ctx, remote.DoctorArgs{Pid: t.base().pid, Redis: t.redis})
+	rep, err := t.host.Doctor(ctx, serverhost.DoctorArgs{Pid: t.base().pid, Redis: t.redis})
 	if err != nil {
 		return cands, untested, []string{textsafe.Printable("not run: " + err.Error())}
 	}

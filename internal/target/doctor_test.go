@@ -7,7 +7,6 @@ import (
 
 	"redline/internal/change"
 	"redline/internal/doctor"
-	"redline/internal/remote"
 	"redline/internal/serverhost"
 	"redline/internal/textsafe"
 )
@@ -18,7 +17,7 @@ type doctorHost struct {
 	rep *doctor.Report
 }
 
-func (h doctorHost) Doctor(context.Context, remote.DoctorArgs) (*doctor.Report, error) {
+func (h doctorHost) Doctor(context.Context, serverhost.DoctorArgs) (*doctor.Report, error) {
 	return h.rep, nil
 }
 
@@ -34,7 +33,7 @@ func TestAutotuneDoctorLinesEscaped(t *testing.T) {
 		{ID: "advice", Status: doctor.Fired, Severity: doctor.Medium, Message: "event " + evil,
 			Fix: &doctor.Fix{Advice: []string{"look at " + evil}}},
 	}}
-	key, _ := json.Marshal(remote.RedisStartArgs{})
+	key, _ := json.Marshal(serverhost.RedisStartArgs{})
 	tg := &Target{host: doctorHost{rep: rep}, servers: map[string]*trialServer{string(key): {}}}
 	cands, untested := Candidates(Spec{Knobs: []string{"redis.hz"}})
 	_, untested, lines := tg.doctorFirst(context.Background(), cands, untested)

@@ -23,10 +23,9 @@ import (
 	"redline/internal/autotune"
 	"redline/internal/bench"
 	"redline/internal/bench/cmdline"
-	"redline/internal/labdata"
+	"redline/internal/buildspec"
 	"redline/internal/netns"
 	"redline/internal/redisadmin"
-	"redline/internal/remote"
 	"redline/internal/serverhost"
 	"redline/internal/target/policy"
 	"redline/internal/tune"
@@ -45,7 +44,7 @@ const rollbackTimeout = 30 * time.Second
 type Target struct {
 	host  serverhost.Host
 	addr  string // the baseline server's
-	redis *remote.RedisTarget
+	redis *serverhost.RedisTarget
 	admin *redisadmin.Conn
 	opts  bench.Options
 	test  bench.Test
@@ -54,7 +53,7 @@ type Target struct {
 	// managed: autotune started the server, so start-up knobs can be
 	// tried (an attached server keeps its settings).
 	managed bool
-	start   remote.RedisStartArgs // the baseline server's
+	start   serverhost.RedisStartArgs // the baseline server's
 	servers map[string]*trialServer
 	clock   int
 	// profilePlans are the tune profiles planned per server and set.
@@ -77,7 +76,7 @@ type Target struct {
 	where  string // what the target is, for the terminal
 	// built are the session's --build binaries by name (build.go),
 	// buildTime what building them took.
-	built     map[string]labdata.BuildProvenance
+	built     map[string]buildspec.Provenance
 	buildTime time.Duration
 	// beforeMeasure, when set (tests), sees the trial's server with
 	// everything applied, just before the measurement.
@@ -93,7 +92,7 @@ type Target struct {
 func Open(ctx context.Context, o Options, wl cmdline.Workload) (*Target, error) {
 	tg := o.Spec
 	t := &Target{test: wl.Tests[0], p99: tg.Objective == "p99", managed: !tg.Attached() && !tg.Cluster,
-		start: remote.RedisStartArgs{Config: tg.ServerConfig}, servers: map[string]*trialServer{}, profilePlans: map[string]*tune.Plan{}}
+		start: serverhost.RedisStartArgs{Config: tg.ServerConfig}, servers: map[string]*trialServer{}, profilePlans: map[string]*tune.Plan{}}
 	local := serverhost.LocalOptions{StateDir: o.StateDir, Holder: "redline autotune", BuildProgress: o.BuildProgress}
 	if tg.NetNS {
 		netns.RemoveStale()
@@ -171,7 +170,7 @@ func (t *Target) open(ctx context.Context, o Options) error {
 // attach takes the existing server as the pool's one server.
 func (t *Target) attach(ctx context.Context, o Options) (pid int, err error) {
 	tg := o.Spec
-	r := &remote.RedisTarget{Addr: cmp.Or(tg.Addr, tg.Socket), User: tg.User, Password: o.Password}
+	r := &serverhost.RedisTarget{Addr: cmp.Or(tg.Addr, tg.Socket), User: tg.User, Password: o.Password}
 	if tg.Socket != "" {
 		r.Network = "unix"
 	}
@@ -182,7 +181,7 @@ func (t *Target) attach(ctx context.Context, o Options) (pid int, err error) {
 // baseline's, never started or stopped; a cluster's seed): its CONFIG is
 // tuned, and its host when it is a process of the server host (pid, 0
 // when not).
-func (t *Target) attachServer(ctx context.Context, r *remote.RedisTarget) (pid int, err error) {
+func (t *Target) attachServer(ctx context.Context, r *serverhost.RedisTarget) (pid int, err error) {
 	t.addr, t.redis = r.Addr, r
 	t.where = "the existing redis-server at " + t.addr + onHost(t.host.Info())
 	a, aerr := t.host.RedisAttach(ctx, *r)
@@ -252,7 +251,7 @@ func (t *Target) measure(ctx context.Context, addr string) (autotune.Measurement
 	return autotune.Measurement{}, err
 }
 
-func (t *Target) applyScoped(ctx context.Context, plan *tune.Plan, redis *remote.RedisTarget) (string, error) {
+func (t *Target) applyScoped(ctx context.Context, plan *tune.Plan, redis *serverhost.RedisTarget) (string, error) {
 	res, err := t.host.TuneApply(ctx, plan, redis, serverhost.Scoped)
 	if res == nil {
 		return "", err
@@ -262,9 +261,9 @@ func (t *Target) applyScoped(ctx context.Context, plan *tune.Plan, redis *remote
 
 // rollback restores one trial's session, with a context of its own: an
 // interrupted session still rolls back.
-func (t *Target) rollback(session string, redis *remote.RedisTarget) error {
+func (t *Target) rollback(session string, redis *serverhost.RedisTarget) error {
 	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
 	defer cancel()
-	_, err := t.host.TuneRollback(ctx, remote.TuneRollbackArgs{Session: session, RedisPassword: redis.Password})
+	_, err := t.host.TuneRollback(ctx, serverhost.TuneRollbackArgs{Session: session, RedisPassword: redis.Password})
 	return err
 }

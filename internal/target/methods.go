@@ -22,12 +22,12 @@ import (
 	"redline/internal/change"
 	"redline/internal/knobs"
 	"redline/internal/redisserver"
-	"redline/internal/remote"
+	"redline/internal/serverhost"
 )
 
 // trialParts is a config split by how its settings are applied.
 type trialParts struct {
-	start    remote.RedisStartArgs
+	start    serverhost.RedisStartArgs
 	changes  []change.Change
 	profiles []string
 	steer    bool
@@ -99,14 +99,14 @@ var methods = map[knobs.Method]method{
 // startup is how one start-up knob kind sets the server's start, why a
 // value is not compared, and what plan.yaml says of it.
 type startup struct {
-	set    func(t *Target, a *remote.RedisStartArgs, st knobs.Start) error
+	set    func(t *Target, a *serverhost.RedisStartArgs, st knobs.Start) error
 	cannot func(ctx context.Context, t *Target, k knobs.Knob, v string) string
 	note   func(k knobs.Knob, v string) string
 }
 
 var startups = map[knobs.Kind]startup{
 	knobs.KindRedisRestart: {
-		set: func(_ *Target, a *remote.RedisStartArgs, st knobs.Start) error {
+		set: func(_ *Target, a *serverhost.RedisStartArgs, st knobs.Start) error {
 			a.Config = append(a.Config, st.ConfigLine) // the last line of a directive wins
 			return nil
 		},
@@ -122,7 +122,7 @@ var startups = map[knobs.Kind]startup{
 		},
 	},
 	knobs.KindAllocator: {
-		set: func(_ *Target, a *remote.RedisStartArgs, st knobs.Start) error {
+		set: func(_ *Target, a *serverhost.RedisStartArgs, st knobs.Start) error {
 			a.Allocator = st.Allocator
 			return nil
 		},
@@ -139,7 +139,7 @@ var startups = map[knobs.Kind]startup{
 		note: func(_ knobs.Knob, v string) string { return fmt.Sprintf("LD_PRELOAD the %s library", v) },
 	},
 	knobs.KindServerCPUs: {
-		set: func(t *Target, a *remote.RedisStartArgs, st knobs.Start) error {
+		set: func(t *Target, a *serverhost.RedisStartArgs, st knobs.Start) error {
 			cpus, ok := t.cpus[st.CPUs]
 			if !ok {
 				return fmt.Errorf("CPU set %q was not resolved on this host", st.CPUs)
@@ -163,7 +163,7 @@ var startups = map[knobs.Kind]startup{
 		note: func(_ knobs.Knob, v string) string { return fmt.Sprintf("CPU set %s (taskset or numactl)", v) },
 	},
 	knobs.KindServerBuild: {
-		set:    func(t *Target, a *remote.RedisStartArgs, st knobs.Start) error { return t.startBuild(a, st.Build) },
+		set:    func(t *Target, a *serverhost.RedisStartArgs, st knobs.Start) error { return t.startBuild(a, st.Build) },
 		cannot: func(_ context.Context, t *Target, _ knobs.Knob, v string) string { return t.cannotBuild(v) },
 		note:   func(_ knobs.Knob, v string) string { return fmt.Sprintf("the binary built as %s (below)", v) },
 	},

@@ -36,9 +36,9 @@ import (
 	"redline/internal/change"
 	"redline/internal/host"
 	"redline/internal/knobs"
-	"redline/internal/labdata"
 	"redline/internal/redisadmin"
-	"redline/internal/remote"
+	"redline/internal/serverhost"
+	"redline/internal/steerspec"
 	"redline/internal/target/policy"
 	"redline/internal/tune"
 )
@@ -50,7 +50,7 @@ const maxTrialServers = 3
 
 // trialSteer is how steer runs in a trial: decisions every 250 ms, a move
 // after two agreeing periods, so it acts within a measurement of seconds.
-var trialSteer = labdata.SteerSpec{Period: 250 * time.Millisecond, Periods: 2}
+var trialSteer = steerspec.Spec{Period: 250 * time.Millisecond, Periods: 2}
 
 // trialServer is one managed server of the pool.
 type trialServer struct {
@@ -58,7 +58,7 @@ type trialServer struct {
 	key   string // its start-up spec, as JSON
 	addr  string
 	pid   int
-	redis *remote.RedisTarget
+	redis *serverhost.RedisTarget
 	admin *redisadmin.Conn
 	used  int // the measurement that last used it
 	// cluster is its cluster's nodes on a --cluster target (addr its
@@ -79,7 +79,7 @@ type resolvedCPUs struct {
 // the baseline's (every online CPU, unpinned) is said to.
 func (t *Target) resolveCPUs(ctx context.Context) error {
 	t.cpus = map[string]resolvedCPUs{"unpinned": {note: "unpinned"}}
-	snap, err := t.host.Snapshot(ctx, remote.SnapshotArgs{NoProcesses: true})
+	snap, err := t.host.Snapshot(ctx, serverhost.SnapshotArgs{NoProcesses: true})
 	if err != nil {
 		return err
 	}
@@ -102,7 +102,7 @@ func (t *Target) resolveCPUs(ctx context.Context) error {
 // server returns the pool's server started with a, starting it (and
 // stopping the least recently used one but the baseline's beyond
 // maxTrialServers).
-func (t *Target) server(ctx context.Context, a remote.RedisStartArgs) (*trialServer, error) {
+func (t *Target) server(ctx context.Context, a serverhost.RedisStartArgs) (*trialServer, error) {
 	b, _ := json.Marshal(a)
 	key := string(b)
 	t.clock++
@@ -128,7 +128,7 @@ func (t *Target) server(ctx context.Context, a remote.RedisStartArgs) (*trialSer
 		return nil, fmt.Errorf("start redis-server (%s): %w", key, err)
 	}
 	s := &trialServer{id: info.ID, key: key, pid: info.Pid, used: t.clock, addr: net.JoinHostPort(info.Host, strconv.Itoa(info.Port))}
-	s.redis = &remote.RedisTarget{Addr: s.addr, Password: a.Password}
+	s.redis = &serverhost.RedisTarget{Addr: s.addr, Password: a.Password}
 	if s.admin, err = redisadmin.Dial(ctx, redisadmin.Options{Addr: s.addr, Password: a.Password, NetNS: t.clientNetNS}); err != nil {
 		t.host.RedisStop(ctx, s.id)
 		return nil, err
@@ -164,7 +164,9 @@ func (t *Target) plan(ctx context.Context, srv *trialServer, p trialParts) (*tun
 		prof, err = tune.Compose(tune.Sources{
 			Profiles: p.profiles,
 			Input:    tune.PlanInput{PID: srv.pid, Redis: &tune.PlanRedis{Addr: srv.addr}},
-			Snapshot: func() (*host.Snapshot, error) { return t.host.Snapshot(ctx, remote.SnapshotArgs{PIDs: []int{srv.pid}}) },
+			Snapshot: func() (*host.Snapshot, error) {
+				return t.host.Snapshot(ctx, serverhost.SnapshotArgs{PIDs: []int{srv.pid}})
+			},
 		})
 		if err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ package textsafe
 
 import (
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -170,3 +171,26 @@ func startsBlock(s string) bool {
 	}
 	return false
 }
+
+// Writer keeps the first write error, so that rendering code (the
+// doctor's and the report's text and Markdown) writes without checking
+// each line. Everything it writes goes through Printable: text read from
+// servers, files and results reaches the reader's terminal only escaped.
+type Writer struct {
+	w   io.Writer
+	err error
+}
+
+// NewWriter writes to w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
+
+// Printf writes the formatted text, made printable, unless an earlier
+// write failed.
+func (e *Writer) Printf(format string, args ...any) {
+	if e.err == nil {
+		_, e.err = io.WriteString(e.w, Printable(fmt.Sprintf(format, args...)))
+	}
+}
+
+// Err is the first write error.
+func (e *Writer) Err() error { return e.err }

@@ -12,10 +12,12 @@ package trusted
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -34,6 +36,22 @@ func Open(p string) (*os.File, error) {
 }
 
 func dirRootOnly(at string, _ int, st *unix.Stat_t) error { return rootOnly(at, st) }
+
+// RootOnly is the rule for one entry a walk reached below a directory
+// Open accepted (a build's source tree): owned by root and, unless it is
+// a symlink (whose mode means nothing; it is not followed), writable by
+// nobody else.
+func RootOnly(p string, info fs.FileInfo) error {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fmt.Errorf("%s: no owner to check", p)
+	}
+	mode := st.Mode
+	if info.Mode()&fs.ModeSymlink != 0 {
+		mode &^= 0o022
+	}
+	return rootOnly(p, &unix.Stat_t{Uid: st.Uid, Mode: mode})
+}
 
 // rootOnly is the ownership rule: owned by root, writable by nobody else.
 func rootOnly(at string, st *unix.Stat_t) error {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"redline/internal/testutil"
 	"strings"
 	"testing"
 
@@ -62,5 +63,26 @@ func TestOpenRefusesWhatOthersCanReplace(t *testing.T) {
 	f.Close()
 	if _, err := Program("sh"); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestOpenRedisServer: root's rule for a redis-server binary (what a root
+// session runs): root's own links are followed, a file under /tmp is not.
+func TestOpenRedisServer(t *testing.T) {
+	testutil.NeedRoot(t)
+	real := testutil.NeedPath(t, "redis-server")
+	if f, err := Open(real); err != nil {
+		t.Errorf("Open(%s) = %v; root's own links are followed", real, err)
+	} else {
+		f.Close()
+	}
+	mine := filepath.Join(t.TempDir(), "redis-server")
+	os.WriteFile(mine, []byte("#!/bin/sh\n"), 0o755)
+	if f, err := Open(mine); err == nil {
+		f.Close()
+		t.Errorf("Open(%s) accepted a file under the world-writable /tmp", mine)
+	}
+	if _, err := Open("/etc/passwd/x"); err == nil {
+		t.Error("a path through a file was accepted")
 	}
 }

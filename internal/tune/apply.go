@@ -467,6 +467,12 @@ func (a *applier) refusedOrFailed(out Outcome, seq int, c change.Change, err err
 	return out, fmt.Errorf("%s: %w", c.Key(), err)
 }
 
+// irqbalanceUndoes is the one wording of what a running irqbalance does
+// to pinned IRQs: a plan's warning and the irq-local profile's note.
+func irqbalanceUndoes(pids, irqs string) string {
+	return fmt.Sprintf("irqbalance is running (pid %s) and will rewrite %s' affinity within 10 s", pids, irqs)
+}
+
 // Warnings are things about a plan as a whole that the user should know
 // before applying it: IRQ pinning that a running irqbalance will undo.
 func Warnings(s *System, p *Plan) []string {
@@ -482,8 +488,8 @@ func Warnings(s *System, p *Plan) []string {
 		return nil
 	}
 	if pids, err := findProcesses(s.FS, "irqbalance"); err == nil && len(pids) > 0 {
-		out = append(out, fmt.Sprintf("irqbalance is running (pid %s) and will move the %d pinned IRQs back within 10 s: "+
-			"put {kind: service, target: irqbalance, value: inactive} before them, or plan with --profile irq-local", pids[0], irqs))
+		out = append(out, irqbalanceUndoes(pids[0], fmt.Sprintf("the %d pinned IRQs", irqs))+
+			": put {kind: service, target: irqbalance, value: inactive} before them, or plan with --profile irq-local")
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"redline/internal/change"
 	"redline/internal/host"
@@ -37,8 +38,8 @@ func buildIRQLocal(pc *planContext) error {
 			where = fmt.Sprintf("on CPU %d (shared: more queues than CPUs)", q.CPU)
 		}
 		for _, irq := range q.IRQs {
-			pc.add("irq-local", change.Change{Kind: change.KindFile, Target: fmt.Sprintf("/proc/irq/%d/smp_affinity_list", irq.IRQ), Value: strconv.Itoa(q.CPU),
-				Why: fmt.Sprintf("%s queue %d (%s) %s, local to the NIC", nic.Name, q.Queue, irq.Name, where)})
+			pc.add("irq-local", change.IRQAffinity(irq.IRQ, q.CPU,
+				fmt.Sprintf("%s queue %d (%s) %s, local to the NIC", nic.Name, q.Queue, irq.Name, where)))
 		}
 	}
 	for _, u := range nic.UnmappedIRQs {
@@ -71,7 +72,7 @@ func (pc *planContext) stopIrqbalance() {
 		return
 	}
 	if pc.in.KeepIrqbalance {
-		pc.note("irqbalance is running (pids %v) and will rewrite these IRQs' affinity within 10 s; stop it, or ban them with --banirq in %s", ib.PIDs, orDefault(ib.ConfigPath, "its config"))
+		pc.note("%s; stop it, or ban them with --banirq in %s", irqbalanceUndoes(strings.Trim(fmt.Sprint(ib.PIDs), "[]"), "these IRQs"), orDefault(ib.ConfigPath, "its config"))
 		return
 	}
 	pc.add("irq-local", change.Change{Kind: change.KindService, Target: "irqbalance", Value: "inactive",

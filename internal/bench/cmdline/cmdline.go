@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"redline/internal/bench"
-	"redline/internal/labdata"
 	"redline/internal/secret"
 	"redline/internal/shellwords"
 )
@@ -449,7 +448,7 @@ func (v workersValue) Set(s string) error {
 	if list, ok := strings.CutPrefix(s, "ssh:"); ok {
 		hosts := strings.Split(list, ",")
 		for _, h := range hosts {
-			if !labdata.ValidSSHDestination(h) {
+			if !shellwords.ValidSSHDestination(h) {
 				return fmt.Errorf("ssh:%s: %q is not an ssh destination: want ssh:[USER@]HOST[,...], hosts of your ssh config (port, key and known_hosts go there or in --ssh-config)", list, h)
 			}
 		}

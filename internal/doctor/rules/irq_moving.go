@@ -11,7 +11,7 @@ func init() {
 	doctor.Register(doctor.Rule{
 		ID: "irq-affinity-moving", Section: "network", Severity: doctor.Medium,
 		Title:  "NIC queue interrupts move between CPUs while doctor watches",
-		Why:    "irqbalance rewrites IRQ affinity every 10 s and \"may override any manual settings\": a queue IRQ that moves takes its cache-warm softirq work to another CPU, and pins do not stay",
+		Why:    irqbalanceRewrites + ": a queue IRQ that moves takes its cache-warm softirq work to another CPU, and pins do not stay",
 		Source: "K-scal; KP (stop and disable irqbalance); /proc/interrupts and /proc/irq/N/smp_affinity_list read twice (--sample)",
 		Reads:  []string{"interrupts", "irq", "nics", "irqbalance"},
 		Needs:  doctor.NeedHost,

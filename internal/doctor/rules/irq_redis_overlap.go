@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 
-	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
 )
@@ -70,7 +69,7 @@ func fireOverlap(f *doctor.Facts, n *host.NIC, irqs []*host.IRQ, main host.CPUSe
 			continue
 		}
 		if to, ok := pl.CPUOf(irq.Number); ok && !main.Contains(to) {
-			fix.Set(change.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", irq.Number), fmt.Sprint(to), affinityList(irq), "move the IRQ off the main thread's CPUs")
+			fix.IRQ(irq.Number, to, affinityList(irq), "move the IRQ off the main thread's CPUs")
 		}
 	}
 	if len(fix.Changes) == 0 {

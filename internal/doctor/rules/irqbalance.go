@@ -13,7 +13,7 @@ func init() {
 	doctor.Register(doctor.Rule{
 		ID: "irqbalance-pinning", Section: "network", Severity: doctor.Medium,
 		Title:  "irqbalance runs while NIC interrupts need pinning",
-		Why:    "irqbalance rewrites IRQ affinity every 10 s and \"may override any manual settings\": pins made by hand or by redline do not stay",
+		Why:    irqbalanceRewrites + ": pins made by hand or by redline do not stay",
 		Source: "K-scal; KP (stop and disable irqbalance); tuners.md (irqbalance section)",
 		Reads:  []string{"interrupts", "irq", "nics", "irqbalance"},
 		Needs:  doctor.NeedHost,
@@ -61,3 +61,7 @@ func orDefault(s, d string) string {
 	}
 	return s
 }
+
+// irqbalanceRewrites is what irqbalance does to IRQ affinity, as the
+// irqbalance and irq-moving rules say it.
+const irqbalanceRewrites = "irqbalance rewrites IRQ affinity every 10 s and \"may override any manual settings\""

@@ -3,7 +3,6 @@ package rules
 import (
 	"fmt"
 
-	"redline/internal/change"
 	"redline/internal/doctor"
 	"redline/internal/host"
 )
@@ -84,7 +83,7 @@ func irqPlacementFix(f *doctor.Facts, n *host.NIC, node *int) *doctor.Fix {
 	fix.Advice = append(fix.Advice, pl.Notes...)
 	for _, q := range pl.Queues {
 		for _, qi := range q.IRQs {
-			fix.Set(change.KindFile, fmt.Sprintf("/proc/irq/%d/smp_affinity_list", qi.IRQ), fmt.Sprint(q.CPU), affinityList(f.IRQ(qi.IRQ)),
+			fix.IRQ(qi.IRQ, q.CPU, affinityList(f.IRQ(qi.IRQ)),
 				fmt.Sprintf("%s queue %d on node %d", n.Name, q.Queue, pl.Node))
 		}
 	}

@@ -156,7 +156,7 @@ func (t *hostTuner) Preview(ctx context.Context, spec labdata.TuneSpec, env lab.
 // plan is labPlan over a snapshot of h.
 func (t *hostTuner) plan(ctx context.Context, h serverhost.Host, spec labdata.TuneSpec, env lab.Env) (*tune.Plan, error) {
 	return labPlan(spec, env, func(pid int) (*host.Snapshot, error) {
-		a := remote.SnapshotArgs{}
+		a := serverhost.SnapshotArgs{}
 		if pid > 0 {
 			a.PIDs = []int{pid}
 		}
@@ -165,8 +165,8 @@ func (t *hostTuner) plan(ctx context.Context, h serverhost.Host, spec labdata.Tu
 }
 
 // labRedis is the lab's server, with its password.
-func labRedis(env lab.Env) *remote.RedisTarget {
-	return &remote.RedisTarget{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
+func labRedis(env lab.Env) *serverhost.RedisTarget {
+	return &serverhost.RedisTarget{Addr: env.RedisAddr, User: env.RedisUser, Password: env.RedisPassword}
 }
 
 // labPlan composes a variant's plan (tune.Compose): its plan file, the
@@ -211,7 +211,7 @@ func (t *hostTuner) Rollback(ctx context.Context, env lab.Env) ([]labdata.PlanSt
 	if t.lost != nil && t.lost() {
 		return t.restored(ctx)
 	}
-	res, err := t.host(env).TuneRollback(ctx, remote.TuneRollbackArgs{Session: session, RedisPassword: env.RedisPassword})
+	res, err := t.host(env).TuneRollback(ctx, serverhost.TuneRollbackArgs{Session: session, RedisPassword: env.RedisPassword})
 	if res == nil && t.lost != nil && t.lost() {
 		return t.restored(ctx)
 	}
@@ -238,7 +238,7 @@ type hostDoctor struct{ host func(lab.Env) serverhost.Host }
 
 // Diagnose runs every rule against the host and the server.
 func (d hostDoctor) Diagnose(ctx context.Context, env lab.Env) ([]labdata.Finding, lab.Fixes, error) {
-	rep, err := d.host(env).Doctor(ctx, remote.DoctorArgs{Pid: env.ServerPID, Redis: labRedis(env)})
+	rep, err := d.host(env).Doctor(ctx, serverhost.DoctorArgs{Pid: env.ServerPID, Redis: labRedis(env)})
 	if err != nil {
 		return nil, lab.Fixes{}, err
 	}

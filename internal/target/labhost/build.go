@@ -7,7 +7,6 @@ import (
 
 	"redline/internal/lab"
 	"redline/internal/labdata"
-	"redline/internal/remote"
 	"redline/internal/serverhost"
 )
 
@@ -47,6 +46,6 @@ func hostBuild(open func(context.Context) (serverhost.Builder, error)) lab.Build
 		if err != nil {
 			return labdata.BuildProvenance{}, err
 		}
-		return h.Build(ctx, remote.BuildArgs{Spec: spec, Workload: workload})
+		return h.Build(ctx, serverhost.BuildArgs{Spec: spec, Workload: workload})
 	}
 }

@@ -83,7 +83,7 @@ func (h *sshServerHost) Start(ctx context.Context, spec labdata.ServerSpec, pass
 	if err != nil {
 		return lab.HostServer{}, err
 	}
-	srv, err := h.h.RedisStart(ctx, remote.RedisStartArgs{Bind: ip, Config: spec.Config, CPUs: spec.CPUs, NUMANode: spec.NUMANode,
+	srv, err := h.h.RedisStart(ctx, serverhost.RedisStartArgs{Bind: ip, Config: spec.Config, CPUs: spec.CPUs, NUMANode: spec.NUMANode,
 		Allocator: spec.Allocator, Binary: spec.Binary, Password: password})
 	if err != nil {
 		return lab.HostServer{}, err
@@ -106,13 +106,13 @@ func (h *sshServerHost) Attach(ctx context.Context, port int, user, password str
 		return lab.HostServer{}, err
 	}
 	addr := net.JoinHostPort(ip, strconv.Itoa(port))
-	a, err := h.h.RedisAttach(ctx, remote.RedisTarget{Addr: addr, User: user, Password: password})
+	a, err := h.h.RedisAttach(ctx, serverhost.RedisTarget{Addr: addr, User: user, Password: password})
 	return lab.HostServer{Addr: addr, Pid: a.Pid}, err
 }
 
 // Snapshot reads the server host's model, without its processes.
 func (h *sshServerHost) Snapshot(ctx context.Context) (*host.Snapshot, error) {
-	snap, err := h.h.Snapshot(ctx, remote.SnapshotArgs{NoProcesses: true})
+	snap, err := h.h.Snapshot(ctx, serverhost.SnapshotArgs{NoProcesses: true})
 	if err != nil && h.h.Info().Hostname != "" {
 		err = fmt.Errorf("%s: %w", h.h.Info().Hostname, err)
 	}
