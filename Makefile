@@ -21,9 +21,10 @@ TEST_PKGS_HOST = numactl libtcmalloc-minimal4 libmimalloc2.0 ethtool util-linux 
 	linux-perf irqbalance openssh-server openssh-client
 # redline build and go test -race's cgo: Debian's redis source (apt-get source, signed by
 # Debian's keyring; dpkg-source, xz), gcc and libc6-dev, clang with lld and llvm-profdata
-# (thin LTO, PGO; lld-14 named too: it ships the ld.lld that lld links to), bolt-16 (BOLT), the
+# (thin LTO, PGO; lld-14 named too: it ships the ld.lld that lld links to; libclang-rt-14-dev,
+# clang's profile runtime, which clang does not pull in without recommends), bolt-16 (BOLT), the
 # system jemalloc Debian's source links;
-TEST_PKGS_BUILD = make gcc libc6-dev clang lld lld-14 llvm bolt-16 apt dpkg-dev xz-utils \
+TEST_PKGS_BUILD = make gcc libc6-dev clang lld lld-14 llvm libclang-rt-14-dev bolt-16 apt dpkg-dev xz-utils \
 	libjemalloc-dev debian-archive-keyring
 # reports and fleets: chromium (screenshots), cmark-gfm (renders the Markdown reports made
 # from hostile values, as a viewer would), promtool (prometheus: doctor's textfile, the

@@ -53,7 +53,8 @@ func TestBuildGCCThinLTO(t *testing.T) {
 func TestLabBuiltBinaries(t *testing.T) {
 	t.Parallel()         // waits on its own servers (or builds)
 	testutil.NeedRoot(t) // the build cache is /var/cache/redline/build
-	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "/usr/lib/x86_64-linux-gnu/libjemalloc.so", "gcc", "clang", "ld.lld", "llvm-profdata")
+	testutil.NeedTools(t, "apt-get", "dpkg-source", "make", "/usr/lib/x86_64-linux-gnu/libjemalloc.so", "gcc", "clang", "ld.lld", "llvm-profdata",
+		"/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.profile-x86_64.a") // clang PGO links its profile runtime
 	dir := t.TempDir()
 	scenario := `name: built-binaries
 target: {kind: managed}

@@ -164,6 +164,9 @@ func newPlan(ctx context.Context, spec buildspec.Spec, o Options, r *runner) (*p
 			if _, err := p.tc.Tool("llvm-profdata"); err != nil {
 				return nil, err
 			}
+			if err := p.tc.ProfileRuntime(ctx); err != nil {
+				return nil, err
+			}
 		}
 		if spec.PGO.BOLT {
 			if p.boltTool, err = FindBolt(ctx); err != nil {

@@ -74,7 +74,7 @@ func TestBuildDebianGCC(t *testing.T) {
 // profile with counts, and the optimised build compiled with it without one
 // missing-profile warning (-Wprofile-instr-missing is on).
 func TestBuildPGORoundTrip(t *testing.T) {
-	needBuildTools(t, "clang", "ld.lld", "llvm-profdata")
+	needBuildTools(t, "clang", "ld.lld", "llvm-profdata", clangProfileRuntime)
 	p := build(t, pgoSpec)
 	tr := p.Training
 	if tr == nil || tr.Workload != pgoSpec.PGO.Workload || tr.Functions == 0 || tr.MissingWarnings != 0 || !strings.HasSuffix(tr.Profile, ".profdata") {
@@ -239,3 +239,7 @@ func serves(t *testing.T, bin string) {
 		t.Fatalf("%s under load: %v", bin, err)
 	}
 }
+
+// clangProfileRuntime is what clang's -fprofile-generate links (Debian 12's
+// clang 14; libclang-rt-14-dev).
+const clangProfileRuntime = "/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.profile-x86_64.a"

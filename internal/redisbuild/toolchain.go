@@ -3,6 +3,7 @@ package redisbuild
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,29 @@ func family(versionOutput string) string {
 		return "gcc"
 	}
 	return ""
+}
+
+// ProfileRuntime checks that clang can link -fprofile-generate: its
+// profile runtime (libclang_rt.profile-ARCH.a in clang's runtime
+// directory) is a package of its own on Debian (libclang-rt-N-dev), which
+// clang does not pull in without recommends; without it the instrumented
+// build fails at its last link, minutes in.
+func (t Toolchain) ProfileRuntime(ctx context.Context) error {
+	out, err := exec.CommandContext(ctx, t.Path, "-print-runtime-dir").Output()
+	if err != nil {
+		return fmt.Errorf("build: %s -print-runtime-dir: %w", t.Path, err)
+	}
+	dir := strings.TrimSpace(string(out))
+	arch, err := exec.CommandContext(ctx, t.Path, "-dumpmachine").Output()
+	if err != nil {
+		return fmt.Errorf("build: %s -dumpmachine: %w", t.Path, err)
+	}
+	cpu, _, _ := strings.Cut(strings.TrimSpace(string(arch)), "-")
+	lib := filepath.Join(dir, "libclang_rt.profile-"+cpu+".a")
+	if _, err := os.Stat(lib); err != nil {
+		return SpecError{fmt.Errorf("build: clang's profile runtime %s is missing, needed for pgo (install it: apt-get install -y libclang-rt-%s-dev)", lib, t.Major)}
+	}
+	return nil
 }
 
 // Tool finds an LLVM tool that goes with a clang: name, or name-MAJOR.

@@ -60,7 +60,9 @@ var needs = map[string]string{
 	"clang":                "clang",
 	"ld.lld":               "lld",
 	"llvm-profdata":        "llvm",
-	"llvm-bolt-16":         "bolt-16",
+	// clang's PGO links its profile runtime, a package of its own.
+	"/usr/lib/llvm-14/lib/clang/14.0.6/lib/linux/libclang_rt.profile-x86_64.a": "libclang-rt-14-dev",
+	"llvm-bolt-16": "bolt-16",
 	"/usr/lib/x86_64-linux-gnu/libjemalloc.so":       "libjemalloc-dev",
 	"/usr/share/keyrings/debian-archive-keyring.gpg": "debian-archive-keyring",
 
