@@ -1,16 +1,13 @@
 package lab
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
 
 	"redline/internal/bench"
 	"redline/internal/bench/cmdline"
@@ -38,20 +35,12 @@ func LoadScenario(path string) (labdata.Scenario, error) {
 // or a bad value is an error that names its line.
 func ParseScenario(b []byte) (labdata.Scenario, error) {
 	var s labdata.Scenario
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&s); err != nil {
-		if errors.Is(err, io.EOF) {
-			return s, fmt.Errorf("empty scenario")
-		}
-		return s, yamlerr.Humanize(err)
-	}
-	var node yaml.Node
-	if err := yaml.Unmarshal(b, &node); err != nil {
+	line, err := yamlerr.Strict(b, &s, "scenario")
+	if err != nil {
 		return s, err
 	}
 	fillDefaults(&s)
-	if err := validate(&s, lineFinder(&node)); err != nil {
+	if err := validate(&s, line); err != nil {
 		return s, err
 	}
 	return s, nil
@@ -266,43 +255,6 @@ func validateRuns(s *labdata.Scenario, bad func(path, format string, args ...any
 
 // lineFinder returns "line N: " for a dotted path (list indexes as
 // numbers) in the YAML document, or "" when the path is not in it.
-func lineFinder(doc *yaml.Node) func(string) string {
-	return func(path string) string {
-		n := doc
-		if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-			n = n.Content[0]
-		}
-		for _, part := range strings.Split(path, ".") {
-			next := child(n, part)
-			if next == nil {
-				break
-			}
-			n = next
-		}
-		if n == nil || n.Line == 0 {
-			return ""
-		}
-		return fmt.Sprintf("line %d: ", n.Line)
-	}
-}
-
-func child(n *yaml.Node, key string) *yaml.Node {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				return n.Content[i+1]
-			}
-		}
-	case yaml.SequenceNode:
-		var idx int
-		if _, err := fmt.Sscanf(key, "%d", &idx); err == nil && idx < len(n.Content) {
-			return n.Content[idx]
-		}
-	}
-	return nil
-}
-
 // existingServer reports whether the target is someone's running server,
 // which the lab never restarts.
 func existingServer(t labdata.TargetSpec) bool {

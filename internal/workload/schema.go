@@ -11,9 +11,7 @@ package workload
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -155,19 +153,11 @@ func Load(path string) (*File, error) {
 // or a bad value is an error that names its line.
 func Parse(b []byte) (*File, error) {
 	var f File
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, fmt.Errorf("empty workload file")
-		}
-		return nil, yamlerr.Humanize(err)
-	}
-	var node yaml.Node
-	if err := yaml.Unmarshal(b, &node); err != nil {
+	line, err := yamlerr.Strict(b, &f, "workload file")
+	if err != nil {
 		return nil, err
 	}
-	if err := validate(&f, lineFinder(&node)); err != nil {
+	if err := validate(&f, line); err != nil {
 		return nil, err
 	}
 	return &f, nil
@@ -186,52 +176,3 @@ func Marshal(f *File) ([]byte, error) {
 
 // lineFinder returns "line N: " for a dotted path (list indexes as
 // numbers) in the document, or "" when no part of it is there.
-func lineFinder(doc *yaml.Node) func(string) string {
-	return func(path string) string {
-		n := doc
-		if n.Kind == yaml.DocumentNode && len(n.Content) > 0 {
-			n = n.Content[0]
-		}
-		for _, part := range splitPath(path) {
-			next := child(n, part)
-			if next == nil {
-				break
-			}
-			n = next
-		}
-		if n == nil || n.Line == 0 {
-			return ""
-		}
-		return fmt.Sprintf("line %d: ", n.Line)
-	}
-}
-
-func splitPath(p string) []string {
-	var parts []string
-	for len(p) > 0 {
-		i := bytes.IndexByte([]byte(p), '.')
-		if i < 0 {
-			return append(parts, p)
-		}
-		parts = append(parts, p[:i])
-		p = p[i+1:]
-	}
-	return parts
-}
-
-func child(n *yaml.Node, key string) *yaml.Node {
-	switch n.Kind {
-	case yaml.MappingNode:
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			if n.Content[i].Value == key {
-				return n.Content[i+1]
-			}
-		}
-	case yaml.SequenceNode:
-		var idx int
-		if _, err := fmt.Sscanf(key, "%d", &idx); err == nil && idx >= 0 && idx < len(n.Content) {
-			return n.Content[idx]
-		}
-	}
-	return nil
-}

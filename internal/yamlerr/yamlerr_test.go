@@ -58,3 +58,31 @@ func TestHumanize(t *testing.T) {
 		t.Error("Humanize(nil) != nil")
 	}
 }
+
+// TestStrictNamesLines: the one strict decode of the lab's scenarios and
+// the workload files: an empty document, an unknown field, and a path's
+// line for the validation after it (a sequence index, a path not there).
+func TestStrictNamesLines(t *testing.T) {
+	type doc struct {
+		Name  string `yaml:"name"`
+		Items []struct {
+			Size int `yaml:"size"`
+		} `yaml:"items"`
+	}
+	var d doc
+	if _, err := Strict([]byte(""), &d, "thing"); err == nil || err.Error() != "empty thing" {
+		t.Errorf("empty: %v", err)
+	}
+	if _, err := Strict([]byte("name: a\nnope: 1\n"), &d, "thing"); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Errorf("unknown field: %v", err)
+	}
+	line, err := Strict([]byte("name: a\nitems:\n  - size: 1\n  - size: 2\n"), &d, "thing")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]string{"items.1.size": "line 4: ", "name": "line 1: ", "items.9": "line 3: "} {
+		if got := line(path); got != want {
+			t.Errorf("line(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
