@@ -6,24 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"redline/internal/redisadmin"
 	"redline/internal/redistest"
 	"redline/internal/target"
 )
-
-func configValue(t *testing.T, addr, name string) string {
-	t.Helper()
-	c, err := redisadmin.Dial(context.Background(), redisadmin.Options{Addr: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	m, err := c.ConfigGet(context.Background(), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m[name]
-}
 
 // TestAutotuneApplyOnTheCommandLine: --apply is taken with an attached
 // server (--addr); a session that keeps nothing applies nothing and says

@@ -22,25 +22,6 @@ import (
 	"redline/internal/resp"
 )
 
-// clusterConfig reads one setting of every node, in c.Nodes() order
-// (with AUTH first when a password is given).
-func clusterConfig(t *testing.T, c *redisserver.Cluster, name string, password ...string) []string {
-	t.Helper()
-	var out []string
-	for _, s := range c.Nodes() {
-		cl := redistest.Client(t, s)
-		for _, pw := range password {
-			redistest.Do(t, cl, "AUTH", pw)
-		}
-		v := redistest.Do(t, cl, "CONFIG", "GET", name)
-		if len(v.Elems) != 2 {
-			t.Fatalf("CONFIG GET %s on %s: %+v", name, s.Addr(), v)
-		}
-		out = append(out, v.Elems[1].Str)
-	}
-	return out
-}
-
 // allAre reports whether every value is want.
 func allAre(vals []string, want string) bool {
 	return !slices.ContainsFunc(vals, func(v string) bool { return v != want })
@@ -99,7 +80,7 @@ func TestAutotuneClusterAttached(t *testing.T) {
 	if !slices.ContainsFunc(res.Trials, func(tr autotune.Trial) bool { return tr.Setting.Knob == "redis.hz" }) {
 		t.Errorf("no trial of redis.hz: %+v", res.Trials)
 	}
-	if hz := clusterConfig(t, c, "hz", password); !allAre(hz, "10") {
+	if hz := redistest.ClusterConfig(t, c, "hz", password); !allAre(hz, "10") {
 		t.Errorf("hz on the nodes after the session: %v, want 10 as found", hz)
 	}
 	cl := redistest.Client(t, owner)
@@ -173,7 +154,7 @@ func TestAutotuneClusterKill9(t *testing.T) {
 	var during []string
 	for {
 		// The trial applied on every node: killed in its measurement.
-		if during = clusterConfig(t, c, "hz"); !slices.Contains(during, "10") {
+		if during = redistest.ClusterConfig(t, c, "hz"); !slices.Contains(during, "10") {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -192,7 +173,7 @@ func TestAutotuneClusterKill9(t *testing.T) {
 	if code != ExitOK || !strings.Contains(out, "restored 3") {
 		t.Fatalf("tune rollback: exit %d\n%s%s", code, out, errs)
 	}
-	if hz := clusterConfig(t, c, "hz"); !allAre(hz, "10") {
+	if hz := redistest.ClusterConfig(t, c, "hz"); !allAre(hz, "10") {
 		t.Errorf("hz on the nodes after tune rollback: %v, want 10 on every node", hz)
 	}
 	noPending(t, filepath.Join(dir, "tune"))

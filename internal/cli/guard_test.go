@@ -71,7 +71,7 @@ func TestTuneApplyGuardTrips(t *testing.T) {
 	if code != 1 || !strings.Contains(out, "tripped errors") || !strings.Contains(errs, "guard tripped (errors)") {
 		t.Fatalf("apply --guard: code %d, want 1 and the errors rule\n%s%s", code, out, errs)
 	}
-	if v := configValue(t, s.Addr(), "maxmemory"); v != "0" {
+	if v := redistest.ConfigValue(t, s.Addr(), "maxmemory"); v != "0" {
 		t.Errorf("maxmemory after the guard tripped: %s, want 0 (rolled back)", v)
 	}
 	st, _, code := runCLI(t, ctx, nil, "tune", "status", "--state-dir", state)
@@ -97,7 +97,7 @@ func TestTuneApplyGuardKeeps(t *testing.T) {
 	if code != 0 || !strings.Contains(out, ": kept") {
 		t.Fatalf("apply --guard: code %d, want 0, kept\n%s%s", code, out, errs)
 	}
-	if v := configValue(t, s.Addr(), "hz"); v != "11" {
+	if v := redistest.ConfigValue(t, s.Addr(), "hz"); v != "11" {
 		t.Errorf("hz after a kept guard: %s, want 11", v)
 	}
 	runCLI(t, ctx, nil, "tune", "rollback", "--state-dir", state)
@@ -126,7 +126,7 @@ func TestGuardKilledResumes(t *testing.T) {
 	waitPhase(t, ended, state, guard.PhaseWatching)
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-ended
-	if v := configValue(t, s.Addr(), "hz"); v != "12" {
+	if v := redistest.ConfigValue(t, s.Addr(), "hz"); v != "12" {
 		t.Fatalf("hz after the kill: %s, want 12 (applied, watched by the killed guard)", v)
 	}
 	st, _, _ := runCLI(t, ctx, nil, "tune", "status", "--state-dir", state)

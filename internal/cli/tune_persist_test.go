@@ -106,7 +106,7 @@ changes:
 		t.Errorf("THP after the boot apply: %q, want madvise", b)
 	}
 	restarted := redistest.Start(t, rewrittenSettings(t, s)...)
-	if v := configValue(t, restarted.Addr(), "hz"); v != "33" {
+	if v := redistest.ConfigValue(t, restarted.Addr(), "hz"); v != "33" {
 		t.Errorf("a server restarted from the rewritten config: hz %s, want 33", v)
 	}
 	if out, _, code := runCLI(t, ctx, nil, "tune", "verify", "--state-dir", state); code != 0 || !strings.Contains(out, "after a reboot") {
@@ -129,7 +129,7 @@ changes:
 		t.Errorf("a fresh netns after rollback: %q, want the original %q", got, original)
 	}
 	again := redistest.Start(t, rewrittenSettings(t, s)...)
-	if v := configValue(t, again.Addr(), "hz"); v != "10" {
+	if v := redistest.ConfigValue(t, again.Addr(), "hz"); v != "10" {
 		t.Errorf("a server restarted from the config after rollback: hz %s, want 10", v)
 	}
 }

@@ -5,6 +5,7 @@ package redistest
 import (
 	"context"
 	"fmt"
+	"redline/internal/redisadmin"
 	"testing"
 	"time"
 
@@ -118,4 +119,38 @@ func StartSentinel(t testing.TB, primary *redisserver.Server, name string, repli
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// ClusterConfig reads one setting of every node of c, in c.Nodes() order
+// (with AUTH first when a password is given).
+func ClusterConfig(t testing.TB, c *redisserver.Cluster, name string, password ...string) []string {
+	t.Helper()
+	var out []string
+	for _, s := range c.Nodes() {
+		cl := Client(t, s)
+		for _, pw := range password {
+			Do(t, cl, "AUTH", pw)
+		}
+		v := Do(t, cl, "CONFIG", "GET", name)
+		if len(v.Elems) != 2 {
+			t.Fatalf("CONFIG GET %s on %s: %+v", name, s.Addr(), v)
+		}
+		out = append(out, v.Elems[1].Str)
+	}
+	return out
+}
+
+// ConfigValue is CONFIG GET name of the server at addr.
+func ConfigValue(t testing.TB, addr, name string) string {
+	t.Helper()
+	c, err := redisadmin.Dial(context.Background(), redisadmin.Options{Addr: addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	m, err := c.ConfigGet(context.Background(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m[name]
 }

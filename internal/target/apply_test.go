@@ -8,7 +8,6 @@ import (
 
 	"redline/internal/autotune"
 	"redline/internal/bench/cmdline"
-	"redline/internal/redisadmin"
 	"redline/internal/redistest"
 	"redline/internal/stats"
 	"redline/internal/tune"
@@ -32,7 +31,7 @@ func TestAutotuneApplyLeavesThePlanJournaled(t *testing.T) {
 	if err != nil || len(lines) != 1 || !strings.Contains(lines[0], "refused: the plan was not confirmed") {
 		t.Fatalf("apply of a plan not confirmed: %v, said %q", err, lines)
 	}
-	if hz := configValue(t, srv.Addr(), "hz"); hz != "10" {
+	if hz := redistest.ConfigValue(t, srv.Addr(), "hz"); hz != "10" {
 		t.Fatalf("hz %s after a refused apply; want 10", hz)
 	}
 	res.Confirmation.Confirmed = true
@@ -44,7 +43,7 @@ func TestAutotuneApplyLeavesThePlanJournaled(t *testing.T) {
 		t.Errorf("apply said %q", lines)
 	}
 	tg.Close() // the session ends: a scoped apply would be rolled back here
-	if hz := configValue(t, srv.Addr(), "hz"); hz != "50" {
+	if hz := redistest.ConfigValue(t, srv.Addr(), "hz"); hz != "50" {
 		t.Fatalf("hz %s after the session; want the applied 50", hz)
 	}
 	if st, err := tune.Journaled(context.Background(), tune.StatusOptions{StateDir: state}); err != nil || st.Pending() != 1 {
@@ -53,7 +52,7 @@ func TestAutotuneApplyLeavesThePlanJournaled(t *testing.T) {
 	if _, err := tune.Rollback(context.Background(), tune.RollbackOptions{StateDir: state}); err != nil {
 		t.Fatalf("tune rollback: %v", err)
 	}
-	if hz := configValue(t, srv.Addr(), "hz"); hz != "10" {
+	if hz := redistest.ConfigValue(t, srv.Addr(), "hz"); hz != "10" {
 		t.Errorf("hz %s after tune rollback; want 10", hz)
 	}
 }
@@ -75,16 +74,3 @@ func attachedTestTarget(t *testing.T, addr, state string) *Target {
 	return tg
 }
 
-func configValue(t *testing.T, addr, name string) string {
-	t.Helper()
-	c, err := redisadmin.Dial(context.Background(), redisadmin.Options{Addr: addr})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	m, err := c.ConfigGet(context.Background(), name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m[name]
-}

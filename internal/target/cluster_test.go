@@ -11,30 +11,10 @@ import (
 
 	"redline/internal/autotune"
 	"redline/internal/bench/cmdline"
-	"redline/internal/redisserver"
 	"redline/internal/redistest"
 	"redline/internal/stats"
 	"redline/internal/tune"
 )
-
-// clusterConfig reads one setting of every node, in c.Nodes() order
-// (with AUTH first when a password is given).
-func clusterConfig(t *testing.T, c *redisserver.Cluster, name string, password ...string) []string {
-	t.Helper()
-	var out []string
-	for _, s := range c.Nodes() {
-		cl := redistest.Client(t, s)
-		for _, pw := range password {
-			redistest.Do(t, cl, "AUTH", pw)
-		}
-		v := redistest.Do(t, cl, "CONFIG", "GET", name)
-		if len(v.Elems) != 2 {
-			t.Fatalf("CONFIG GET %s on %s: %+v", name, s.Addr(), v)
-		}
-		out = append(out, v.Elems[1].Str)
-	}
-	return out
-}
 
 // allAre reports whether every value is want.
 func allAre(vals []string, want string) bool {
@@ -78,11 +58,11 @@ func TestAutotuneClusterTrial(t *testing.T) {
 		{autotune.Config{{Knob: "profile.redis-config", Value: "on"}}, "lazyfree-lazy-user-del", "yes", "no"},
 	} {
 		var during []string
-		tg.beforeMeasure = func(*trialServer) { during = clusterConfig(t, c, tc.name) }
+		tg.beforeMeasure = func(*trialServer) { during = redistest.ClusterConfig(t, c, tc.name) }
 		if m, err := tg.Trial(ctx, tc.cfg, autotune.TrialOptions{}); err != nil || m.Value <= 0 {
 			t.Fatalf("trial %s: %v, %v", tc.cfg, m, err)
 		}
-		after := clusterConfig(t, c, tc.name)
+		after := redistest.ClusterConfig(t, c, tc.name)
 		if !allAre(during, tc.during) || !allAre(after, tc.was) {
 			t.Errorf("%s: %v on the nodes during the trial, %v after; want %s on every node, then %s", tc.name, during, after, tc.during, tc.was)
 		}
@@ -243,13 +223,13 @@ func TestAutotuneClusterApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	tg.Close()
-	if hz := clusterConfig(t, c, "hz"); !allAre(hz, "50") {
+	if hz := redistest.ClusterConfig(t, c, "hz"); !allAre(hz, "50") {
 		t.Fatalf("hz on the nodes after --apply and the session's end: %v, want 50 on every node (%s)", hz, out)
 	}
 	if rb, err := tune.Rollback(ctx, tune.RollbackOptions{StateDir: state}); err != nil || rb.Count(tune.StatusRestored) != 3 {
 		t.Fatalf("tune rollback: %+v, %v; want 3 changes restored", rb, err)
 	}
-	if hz := clusterConfig(t, c, "hz"); !allAre(hz, "10") {
+	if hz := redistest.ClusterConfig(t, c, "hz"); !allAre(hz, "10") {
 		t.Errorf("hz after tune rollback: %v, want 10 on every node", hz)
 	}
 }
