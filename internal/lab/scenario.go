@@ -8,7 +8,6 @@ import (
 	"strings"
 	"time"
 
-
 	"redline/internal/bench"
 	"redline/internal/bench/cmdline"
 	"redline/internal/labdata"

@@ -73,4 +73,3 @@ func attachedTestTarget(t *testing.T, addr, state string) *Target {
 	t.Cleanup(tg.Close)
 	return tg
 }
-
