@@ -184,8 +184,12 @@ func ReadStates(dir string) ([]*State, []bool, error) {
 	return out, alive, nil
 }
 
+// maxStateBytes bounds a guard's state file (its baseline is a few
+// hundred ticks of figures).
+const maxStateBytes = 4 << 20
+
 func readState(p string) (*State, error) {
-	b, err := os.ReadFile(p)
+	b, err := atomicfile.ReadRegular(p, maxStateBytes)
 	if err != nil {
 		return nil, fmt.Errorf("guard state: %w", err)
 	}
