@@ -50,8 +50,14 @@ func TestRolloutHaltsOnCanary(t *testing.T) {
 			os.WriteFile(filepath.Join(work, fmt.Sprintf("plan%d.yaml", i+1)),
 				[]byte(fmt.Sprintf("version: 1\nredis: {addr: %q}\nchanges:\n  - {kind: redis-config, target: %s, value: %q}\n", s.Addr(), setting, value)), 0o644)
 		}
+		// The guard's rules that read the machine's pace (latency, the
+		// server's time per call, the command rate, CPU per command) are set out of reach: the test's
+		// steady load shares a busy CI machine, and a 2 s baseline against
+		// a 4 s watch saw the neutral plan's command rate halve there (the
+		// ops-drop rule tripped on hz 11). The harm under test is the
+		// errors rule's.
 		cmd := exec.Command("ansible-playbook", "redline.redis_host.rollout", "-i", invPath, "-e", "redline_become=false",
-			"-e", "redline_guard_window=4s", "-e", `{"redline_guard_args": ["--guard-baseline", "2s", "--guard-interval", "200ms", "--guard-latency-floor", "1m"]}`)
+			"-e", "redline_guard_window=4s", "-e", `{"redline_guard_args": ["--guard-baseline", "2s", "--guard-interval", "200ms", "--guard-latency-floor", "1m", "--guard-server-latency-floor", "1m", "--guard-ops-drop", "0", "--guard-cpu-floor", "1000"]}`)
 		cmd.Env = append(os.Environ(), "ANSIBLE_COLLECTIONS_PATH="+coll, "HOME="+work, "ANSIBLE_NOCOLOR=1")
 		out, err := cmd.CombinedOutput()
 		code := 0
