@@ -46,17 +46,23 @@ status is 1. The guard needs the server: --redis, -p or the plan's redis.addr.`,
 			return runTuneApply(cmd.Context(), s, o, args[0])
 		},
 	}
+	o.applyFlags(cmd)
+	cmd.Flags().BoolVar(&o.persist, "persist", false, "also make the plan survive a reboot (as redline tune persist; rollback removes it too)")
+	cmd.Flags().BoolVar(&o.boot, "boot", false, "the boot unit's apply: no --yes needed, and changes this boot cannot make (a NIC gone) are reported, not failed")
+	cmd.Flags().BoolVar(&o.guard.on, "guard", false, "watch the server before and after the change and roll it back when it hurts (docs/guard.md)")
+	o.guard.flags(cmd, guard.DefaultWindow)
+	return cmd
+}
+
+// applyFlags are the flags of every command that applies a plan (tune
+// apply, tune persist).
+func (o *tuneApplyOptions) applyFlags(cmd *cobra.Command) {
 	o.stateFlags(cmd)
 	o.remote.flags(cmd)
 	o.hostFlags(cmd)
 	cmd.Flags().BoolVar(&o.yes, "yes", false, "really apply")
 	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would change and stop")
 	cmd.Flags().BoolVar(&o.json, "json", false, "print the result as JSON")
-	cmd.Flags().BoolVar(&o.persist, "persist", false, "also make the plan survive a reboot (as redline tune persist; rollback removes it too)")
-	cmd.Flags().BoolVar(&o.boot, "boot", false, "the boot unit's apply: no --yes needed, and changes this boot cannot make (a NIC gone) are reported, not failed")
-	cmd.Flags().BoolVar(&o.guard.on, "guard", false, "watch the server before and after the change and roll it back when it hurts (docs/guard.md)")
-	o.guard.flags(cmd, guard.DefaultWindow)
-	return cmd
 }
 
 func runTuneApply(ctx context.Context, s *streams, o *tuneApplyOptions, path string) error {

@@ -31,11 +31,6 @@ Same as tune apply --persist.`,
 			return runTuneApply(cmd.Context(), s, o, args[0])
 		},
 	}
-	o.stateFlags(cmd)
-	o.remote.flags(cmd)
-	o.hostFlags(cmd)
-	cmd.Flags().BoolVar(&o.yes, "yes", false, "really apply")
-	cmd.Flags().BoolVar(&o.dryRun, "dry-run", false, "show what would change and stop")
-	cmd.Flags().BoolVar(&o.json, "json", false, "print the result as JSON")
+	o.applyFlags(cmd)
 	return cmd
 }
